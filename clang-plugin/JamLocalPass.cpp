@@ -1,0 +1,66 @@
+//===- JamLocalPass.cpp - Local mode --------------------------------------===//
+//
+// The same source, unmodified, for the package's Local-Function library:
+// no rewrite; the entry and the sender-side helpers get package-unique names
+// (tc.<package>.<element>.main, .payload_size, .payload_init) and everything
+// else becomes internal, so elements never clash inside one library.
+//
+//===----------------------------------------------------------------------===//
+#include "JamMetadata.h"
+#include "JamPasses.h"
+#include "JamSymbols.h"
+
+#include "llvm/TargetParser/Triple.h"
+
+using namespace llvm;
+
+namespace twochains {
+
+PreservedAnalyses JamLocalPass::run(Module &M, ModuleAnalysisManager &) {
+  if (Opts.Package.empty() || !isValidJamName(Opts.Package)) {
+    M.getContext().emitError(
+        Opts.Package.empty()
+            ? Twine("local mode needs a package name (package=<name>)")
+            : "invalid package name '" + Opts.Package +
+                  "': use letters, digits and '_'");
+    return PreservedAnalyses::all();
+  }
+  Expected<JamSymbols> Syms = findJamSymbols(M, Opts);
+  if (!Syms) {
+    M.getContext().emitError(toString(Syms.takeError()));
+    return PreservedAnalyses::all();
+  }
+
+  dropAnnotations(M);
+  SmallVector<const GlobalValue *, 3> Keep = {Syms->Entry};
+  JamInfo Info = {
+      {"tc.abi", std::to_string(JamABIVersion)},
+      {"mode", "local"},
+      {"package", Opts.Package},
+      {"element", Syms->Element},
+      {"isa", Triple(M.getTargetTriple()).getArchName().str()},
+  };
+  auto Export = [&](Function *F, StringRef Role, StringRef Key) {
+    if (!F)
+      return;
+    F->setName(localSymbol(Opts.Package, Syms->Element, Role));
+    F->setLinkage(GlobalValue::ExternalLinkage);
+    F->setVisibility(GlobalValue::DefaultVisibility);
+    F->setComdat(nullptr);
+    Keep.push_back(F);
+    Info.push_back({Key.str(), F->getName().str()});
+  };
+  Export(Syms->Entry, "main", "entry");
+  Export(Syms->PayloadSize, "payload_size", "payload-size");
+  Export(Syms->PayloadInit, "payload_init", "payload-init");
+  internalizeAllBut(M, Keep);
+  eraseDeadGlobals(M);
+
+  if (!Opts.ArgsType.empty())
+    Info.push_back({"args", Opts.ArgsType});
+  Info.push_back({"hash", contentHash(M)});
+  emitJamMetadata(M, Info, {});
+  return PreservedAnalyses::none();
+}
+
+} // namespace twochains

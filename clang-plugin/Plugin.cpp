@@ -1,0 +1,117 @@
+//===- Plugin.cpp - The clang plugin: -fplugin=<plugin>.so ----------------===//
+//
+// Loading the plugin is all a user does:
+//
+//   clang-19 -x c -O2 -fplugin=<prefix>/lib/twochains/TwoChainsJam.so -c jam_x.amc
+//
+// It runs before code generation (no -plugin flag needed), checks the jam at
+// source level, adapts code generation to the ISA, and appends the jam pass
+// to the end of clang's optimisation pipeline through
+// CodeGenOptions::PassBuilderCallbacks.
+//
+// Arguments: -fplugin-arg-twochains-<arg>, where <arg> is one of
+//   mode=inject|local   inject (default) ships code; local builds the
+//                       Local-Function library's copy
+//   package=<name>      package name (required in local mode)
+//   element=<name>      element name (default: from jam_<name>.amc)
+//   no-rewrite          debugging: skip the GOTP rewrite
+//   help                print this list
+//
+//===----------------------------------------------------------------------===//
+#include "JamChecker.h"
+#include "JamOptions.h"
+#include "PassRegistration.h"
+#include "TargetConfig.h"
+
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendPluginRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace clang;
+
+namespace twochains {
+namespace {
+
+constexpr const char *PluginHelp =
+    "Two-Chains jam plugin: -fplugin-arg-twochains-<arg>\n"
+    "  mode=inject|local  inject (default): the code travels in messages\n"
+    "                     local: the copy for the Local-Function library\n"
+    "  package=<name>     package name (required in local mode)\n"
+    "  element=<name>     element name (default: from jam_<name>.amc)\n"
+    "  no-rewrite         debugging: keep outside references as they are\n"
+    "  help               print this help\n";
+
+class JamAction : public PluginASTAction {
+public:
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
+                                                 StringRef) override {
+    auto Opts = std::make_shared<JamOptions>(Parsed);
+    if (configureJamTarget(CI)) {
+      // The checker fills Opts before code generation; the pass reads it
+      // when the pipeline runs.
+      CI.getCodeGenOpts().PassBuilderCallbacks.push_back(
+          [Opts](llvm::PassBuilder &PB) {
+            PB.registerOptimizerLastEPCallback(
+                [Opts](llvm::ModulePassManager &MPM, llvm::OptimizationLevel) {
+                  addJamPass(MPM, *Opts);
+                });
+          });
+    }
+    return createJamChecker(CI, Opts);
+  }
+
+  bool ParseArgs(const CompilerInstance &CI,
+                 const std::vector<std::string> &Args) override {
+    DiagnosticsEngine &D = CI.getDiagnostics();
+    unsigned BadArg = D.getCustomDiagID(
+        DiagnosticsEngine::Error,
+        "unknown Two-Chains plugin argument '%0' (see -fplugin-arg-twochains-help)");
+    unsigned BadMode = D.getCustomDiagID(
+        DiagnosticsEngine::Error,
+        "invalid Two-Chains plugin mode '%0': expected 'inject' or 'local'");
+    bool OK = true;
+    for (const std::string &Arg : Args) {
+      auto [Key, Value] = StringRef(Arg).split('=');
+      if (Key == "mode") {
+        if (Value == "inject")
+          Parsed.Mode = JamMode::Inject;
+        else if (Value == "local")
+          Parsed.Mode = JamMode::Local;
+        else {
+          D.Report(BadMode) << Value;
+          OK = false;
+        }
+      } else if (Key == "package") {
+        Parsed.Package = Value.str();
+      } else if (Key == "element") {
+        Parsed.Element = Value.str();
+      } else if (Arg == "no-rewrite") {
+        Parsed.SkipRewrite = true;
+      } else if (Arg == "help") {
+        llvm::outs() << PluginHelp;
+      } else {
+        D.Report(BadArg) << Arg;
+        OK = false;
+      }
+    }
+    if (OK && Parsed.Mode == JamMode::Local && Parsed.Package.empty()) {
+      D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
+                                 "local mode needs a package name: "
+                                 "-fplugin-arg-twochains-package=<name>"));
+      OK = false;
+    }
+    return OK;
+  }
+
+  ActionType getActionType() override { return AddBeforeMainAction; }
+
+private:
+  JamOptions Parsed;
+};
+
+} // namespace
+} // namespace twochains
+
+static FrontendPluginRegistry::Add<twochains::JamAction>
+    X("twochains", "check and rewrite Two-Chains jams");

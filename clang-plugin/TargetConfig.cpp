@@ -1,0 +1,59 @@
+//===- TargetConfig.cpp - Settings every ISA shares -----------------------===//
+#include "TargetConfig.h"
+
+#include "clang/Basic/TargetInfo.h"
+#include "llvm/TargetParser/Triple.h"
+
+using namespace clang;
+
+namespace twochains {
+
+bool configureJamTarget(CompilerInstance &CI) {
+  DiagnosticsEngine &D = CI.getDiagnostics();
+  CodeGenOptions &CG = CI.getCodeGenOpts();
+  const llvm::Triple &T = CI.getTarget().getTriple();
+
+  std::unique_ptr<TargetConfig> Config;
+  switch (T.getArch()) {
+  case llvm::Triple::x86_64:
+    Config = createX86_64TargetConfig();
+    break;
+  case llvm::Triple::aarch64:
+    Config = createAArch64TargetConfig();
+    break;
+  default:
+    D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
+                               "jams can be built for x86_64 and aarch64; "
+                               "target '%0' is not supported"))
+        << T.str();
+    return false;
+  }
+
+  if (!T.isOSLinux() || !T.isOSBinFormatELF()) {
+    D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
+                               "jams are built for Linux ELF targets; target "
+                               "'%0' is not supported"))
+        << T.str();
+    return false;
+  }
+
+  if (CG.PrepareForLTO || CG.PrepareForThinLTO) {
+    // The rewrite must see the final code of the jam, which LTO would only
+    // produce at link time, without the plugin.
+    D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
+                               "-flto is not supported for jams"));
+    return false;
+  }
+
+  // A jam is copied to an address unknown at build time: position-independent
+  // code is not an option but the premise.
+  if (CG.RelocationModel != llvm::Reloc::PIC_) {
+    D.Report(D.getCustomDiagID(DiagnosticsEngine::Warning,
+                               "jams are always position independent; "
+                               "-fno-pic is ignored"));
+    CG.RelocationModel = llvm::Reloc::PIC_;
+  }
+  return Config->adjust(CI);
+}
+
+} // namespace twochains

@@ -1,0 +1,51 @@
+/*===- twochains/jam.h - What a jam source includes -------------------------===
+ *
+ * A jam is one C source file, jam_<name>.amc, built with the Two-Chains
+ * plugin. It defines
+ *
+ *   void <name>_main(tc_jam_ctx_t *ctx, void *payload, size_t payload_size);
+ *       runs on the receiver when the message arrives (required)
+ *
+ *   size_t <name>_payload_size(const ARGS *args);
+ *   size_t <name>_payload_init(const ARGS *args, void *payload);
+ *       run on the sender: an upper bound of the payload for these
+ *       arguments, and the code that writes it, returning the bytes written
+ *       (optional, both or neither; ARGS is any type the jam declares)
+ *
+ * A function with another name takes a role with TC_JAM_ENTRY,
+ * TC_JAM_PAYLOAD_SIZE or TC_JAM_PAYLOAD_INIT. See docs/writing-jams.md.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef TWOCHAINS_JAM_H
+#define TWOCHAINS_JAM_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What the receiver's runtime hands a running jam. Opaque to the jam. */
+typedef struct tc_jam_ctx tc_jam_ctx_t;
+
+/* The role attributes exist only while the plugin is loaded; elsewhere
+ * (an IDE, a plain compile of the sender) the macros expand to nothing and
+ * the canonical names still apply. */
+#if defined(__has_attribute)
+#if __has_attribute(jam_entry)
+#define TC_JAM_ENTRY __attribute__((jam_entry))
+#define TC_JAM_PAYLOAD_SIZE __attribute__((jam_payload_size))
+#define TC_JAM_PAYLOAD_INIT __attribute__((jam_payload_init))
+#endif
+#endif
+#ifndef TC_JAM_ENTRY
+#define TC_JAM_ENTRY
+#define TC_JAM_PAYLOAD_SIZE
+#define TC_JAM_PAYLOAD_INIT
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TWOCHAINS_JAM_H */
