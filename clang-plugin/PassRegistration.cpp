@@ -1,7 +1,7 @@
 //===- PassRegistration.cpp - The passes under opt and in clang's pipeline ===//
 //
-//   opt -load-pass-plugin=<plugin>.so -passes='twochains-jam-rewrite<element=x>'
-//   opt -load-pass-plugin=<plugin>.so -passes='twochains-jam-local<package=p>'
+//   opt -load-pass-plugin=TwoChainsJamPass.so -passes='twochains-jam-rewrite<element=x>'
+//   opt -load-pass-plugin=TwoChainsJamPass.so -passes='twochains-jam-local<package=p>'
 //
 // Parameters: element, package, entry, payload-size, payload-init, no-rewrite.
 //
