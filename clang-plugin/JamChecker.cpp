@@ -18,7 +18,8 @@ struct JamDiags {
   unsigned NoElementName, BadElementName, NoEntry, DuplicateRole, RoleLinkage,
       RoleAsmLabel, EntrySignature, HelperSignature, HelperArgsMismatch,
       HelperUnpaired, ParamNote, PreviousNote, ThreadLocalVar, ThreadLocalUse,
-      WritableStatic, InlineAsm, FileScopeAsm, CtorDtor, IFunc;
+      WritableStatic, OutsideAddressInData, InlineAsm, FileScopeAsm, CtorDtor,
+      IFunc;
 
   explicit JamDiags(DiagnosticsEngine &D) {
     using L = DiagnosticsEngine::Level;
@@ -60,6 +61,10 @@ struct JamDiags {
         L::Warning, "writable static data '%0' is copied into every message "
                     "and its changes on the receiver do not persist; keep "
                     "persistent state in a ried");
+    OutsideAddressInData = D.getCustomDiagID(
+        L::Error, "static data '%0' takes the address of '%1', which the jam "
+                  "does not define: the address is only known on the "
+                  "receiver; take it at run time instead");
     InlineAsm = D.getCustomDiagID(
         L::Warning, "inline assembly is shipped as written: it must not refer "
                     "to symbols or absolute addresses, which the jam rewrite "
@@ -111,7 +116,30 @@ public:
       return true;
     if (!VD->getType().isConstant(*Ctx))
       Diags.Report(VD->getLocation(), IDs.WritableStatic) << VD->getName();
+    if (const Expr *Init = VD->getInit())
+      diagnoseOutsideAddresses(VD, Init);
     return true;
+  }
+
+  /// An initialiser that takes the address of a function or variable the
+  /// jam does not define would need the receiver's address at build time.
+  void diagnoseOutsideAddresses(const VarDecl *Owner, const Stmt *S) {
+    if (!S)
+      return;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
+      const ValueDecl *Target = Ref->getDecl();
+      bool Outside = false;
+      if (const auto *FD = dyn_cast<FunctionDecl>(Target))
+        Outside = !FD->isDefined();
+      else if (const auto *VD = dyn_cast<VarDecl>(Target))
+        Outside = VD->hasGlobalStorage() &&
+                  VD->hasDefinition() == VarDecl::DeclarationOnly;
+      if (Outside)
+        Diags.Report(Ref->getLocation(), IDs.OutsideAddressInData)
+            << Owner->getName() << Target->getName();
+    }
+    for (const Stmt *Child : S->children())
+      diagnoseOutsideAddresses(Owner, Child);
   }
 
   bool VisitDeclRefExpr(DeclRefExpr *E) {
