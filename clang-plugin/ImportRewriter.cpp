@@ -42,9 +42,6 @@ std::vector<GlobalValue *> collectImports(Module &M) {
     Consider(F);
   for (GlobalVariable &GV : M.globals())
     Consider(GV);
-  for (GlobalAlias &GA : M.aliases())
-    if (GA.getAliaseeObject() && GA.getAliaseeObject()->isDeclaration())
-      Consider(GA);
   llvm::sort(Imports, [](GlobalValue *A, GlobalValue *B) {
     return importName(*A) < importName(*B);
   });
@@ -193,8 +190,16 @@ void rewriteImports(Module &M, ArrayRef<GlobalValue *> Imports,
                                 "tc.imp." + importName(*Import), false, PtrAlign,
                                 P.Before);
       Load->setMetadata(LLVMContext::MD_invariant_load, Invariant);
-      for (Use *U : Uses)
+      for (Use *U : Uses) {
+        // An indirect call knows nothing of its target: keep what the
+        // declaration promised (noreturn, returns_twice for setjmp, ...).
+        if (auto *CB = dyn_cast<CallBase>(U->getUser()))
+          if (CB->isCallee(U))
+            if (auto *Callee = dyn_cast<Function>(Import))
+              CB->setAttributes(CB->getAttributes().addFnAttributes(
+                  Ctx, AttrBuilder(Ctx, Callee->getAttributes().getFnAttrs())));
         U->set(Load);
+      }
       EntryLoads.push_back({Load, Index});
     }
 

@@ -103,7 +103,7 @@ private:
       return false;
     if (auto *Len = dyn_cast<ConstantInt>(MI.getLength()))
       if (Len->getZExtValue() <= MaxInlineMemOpBytes)
-        return false;
+        return expandInline(MI, Len->getZExtValue());
     IRBuilder<> B(&MI);
     Value *Len = B.CreateZExtOrTrunc(MI.getLength(), IntPtrTy);
     if (auto *MS = dyn_cast<MemSetInst>(&MI)) {
@@ -116,6 +116,41 @@ private:
     StringRef Name = isa<MemMoveInst>(MT) ? "memmove" : "memcpy";
     replaceWithCall(MI, libcall(Name, PtrTy, {PtrTy, PtrTy, IntPtrTy}),
                     {MT->getDest(), MT->getSource(), Len});
+    return true;
+  }
+
+  bool expandInline(MemIntrinsic &MI, uint64_t Len) {
+    IRBuilder<> B(&MI);
+    Instruction *New = nullptr;
+    if (auto *MS = dyn_cast<MemSetInst>(&MI)) {
+      New = B.CreateMemSetInline(MS->getDest(), MS->getDestAlign(),
+                                 MS->getValue(), MS->getLength(),
+                                 MS->isVolatile());
+      New->copyMetadata(MI);
+    } else if (auto *MC = dyn_cast<MemCpyInst>(&MI)) {
+      New = B.CreateMemCpyInline(MC->getDest(), MC->getDestAlign(),
+                                 MC->getSource(), MC->getSourceAlign(),
+                                 MC->getLength(), MC->isVolatile());
+      New->copyMetadata(MI);
+    } else {
+      // memmove: reading all bytes before writing any is correct for any
+      // overlap.
+      auto *MM = cast<MemMoveInst>(&MI);
+      if (Len == 0) {
+        MI.eraseFromParent();
+        return true;
+      }
+      auto *Ty = FixedVectorType::get(B.getInt8Ty(), Len);
+      LoadInst *L = B.CreateAlignedLoad(Ty, MM->getSource(),
+                                        MM->getSourceAlign().valueOrOne(),
+                                        MM->isVolatile());
+      L->setDebugLoc(MI.getDebugLoc());
+      New = B.CreateAlignedStore(L, MM->getDest(),
+                                 MM->getDestAlign().valueOrOne(),
+                                 MM->isVolatile());
+    }
+    New->setDebugLoc(MI.getDebugLoc());
+    MI.eraseFromParent();
     return true;
   }
 

@@ -14,9 +14,12 @@
 
 namespace twochains {
 
-/// Memory intrinsics with a constant length up to this many bytes are left
-/// to the backend, which expands them inline on every supported ISA at any
-/// optimisation level.
+/// Memory intrinsics with a constant length up to this many bytes are
+/// expanded inline: memcpy and memset become their .inline variants, which
+/// the backend must expand whatever the optimisation level and target
+/// features (at -O0, -Oz or with -mno-sse it would otherwise call memcpy
+/// even for a few bytes); memmove becomes one load and one store. Longer or
+/// variable ones call the receiver's functions through the import table.
 constexpr uint64_t MaxInlineMemOpBytes = 64;
 
 /// Rewrites library-call-producing IR in the module's definitions. Reports
