@@ -45,6 +45,30 @@ bool configureJamTarget(CompilerInstance &CI) {
     return false;
   }
 
+  // Instrumentation calls a runtime of its own (sanitizer, profiler, mcount,
+  // __morestack) by names the backend picks after the jam pass has run.
+  const char *Instrumentation = nullptr;
+  if (!CI.getLangOpts().Sanitize.empty())
+    Instrumentation = "-fsanitize";
+  else if (CG.hasProfileClangInstr() || CG.hasProfileIRInstr() ||
+           CG.hasProfileCSIRInstr())
+    Instrumentation = "profile instrumentation";
+  else if (CG.InstrumentForProfiling)
+    Instrumentation = "-pg";
+  else if (CG.InstrumentFunctions || CG.InstrumentFunctionsAfterInlining)
+    Instrumentation = "-finstrument-functions";
+  else if (CG.XRayInstrumentFunctions)
+    Instrumentation = "-fxray-instrument";
+  else if (CG.EnableSegmentedStacks)
+    Instrumentation = "-fsplit-stack";
+  if (Instrumentation) {
+    D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
+                               "%0 is not supported for jams: it calls a "
+                               "runtime the jam cannot reach"))
+        << Instrumentation;
+    return false;
+  }
+
   // A jam is copied to an address unknown at build time: position-independent
   // code is not an option but the premise.
   if (CG.RelocationModel != llvm::Reloc::PIC_) {
