@@ -22,9 +22,9 @@ cmake -S "$SRC/test/install/consumer" -B "$WORK/consumer" -G Ninja \
       -DCMAKE_PREFIX_PATH="$P" >/dev/null
 cmake --build "$WORK/consumer" >/dev/null
 grep -qx "$P/lib/twochains/TwoChainsJam.so" "$WORK/consumer/found.txt"
-"$LLVM/llvm-readelf" -p .tc.jam "$WORK/consumer/jam_server_side_sum.o" | grep -q 'element=server_side_sum'
+"$LLVM/llvm-readelf" -p .tc.jam "$WORK/consumer/jam_server_side_sum.o" | grep 'element=server_side_sum' >/dev/null
 [ -z "$("$LLVM/llvm-nm" -u "$WORK/consumer/jam_server_side_sum.o")" ]
 
 "$P/bin/twochains-jamcc" -c "$SRC/examples/jams/jam_hello.amc" -o "$WORK/hello.o"
-"$LLVM/llvm-readelf" -p .tc.imports "$WORK/hello.o" | grep -q puts
+"$LLVM/llvm-readelf" -p .tc.imports "$WORK/hello.o" | grep puts >/dev/null
 echo "relocatable install: OK"
