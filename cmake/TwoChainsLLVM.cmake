@@ -25,6 +25,13 @@ if(NOT Clang_FOUND)
     "LLVM ${LLVM_PACKAGE_VERSION} (Debian: libclang-${TWOCHAINS_LLVM_MAJOR}-dev).")
 endif()
 
+find_package(LLD CONFIG HINTS "${LLVM_INSTALL_PREFIX}/lib/cmake/lld" NO_DEFAULT_PATH)
+if(NOT LLD_FOUND)
+  message(FATAL_ERROR
+    "Two-Chains needs LLD ${TWOCHAINS_LLVM_MAJOR} as a library matching "
+    "LLVM ${LLVM_PACKAGE_VERSION} (Debian: liblld-${TWOCHAINS_LLVM_MAJOR}-dev).")
+endif()
+
 if(NOT LLVM_LINK_LLVM_DYLIB)
   # The plugin is loaded into clang and opt; it must share their libLLVM
   # rather than carry a second copy of LLVM's global state.

@@ -9,7 +9,7 @@ PACKAGES=(
   clang-19 llvm-19 llvm-19-dev libclang-19-dev liblld-19-dev lld-19 llvm-19-tools
   libucx-dev ucx-utils libibverbs-dev
   googletest libgtest-dev
-  libc6-dev-arm64-cross libgcc-12-dev-arm64-cross qemu-user
+  libc6-dev-arm64-cross libgcc-12-dev-arm64-cross libstdc++-12-dev-arm64-cross qemu-user
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
 )
 

@@ -2,6 +2,9 @@
 #   %jamcc      clang -x c -O2 with the jam plugin, for x86_64
 #   %jamcc-a64  the same for aarch64 (REQUIRES: aarch64-headers)
 #   %jamopt     opt with the jam passes loaded
+#   %jamlink    the jam linker
+#   %run-jam    test/harness/run-jam.sh: build a jam both ways and run it in
+#               the loader harness (features: harness-aarch64 under qemu)
 #   %clang, %plugin, %pass-plugin, %include
 # Parameter: --param disable-pass=1 runs the suite with the jam pass switched
 # off (TWOCHAINS_JAM_DISABLE_PASS), to show which tests depend on it.
@@ -28,6 +31,15 @@ config.substitutions.append(("%pass-plugin", config.jam_pass_plugin))
 config.substitutions.append(("%plugin", config.jam_plugin))
 config.substitutions.append(("%include", config.include_dir))
 config.substitutions.append(("%clang", config.clang))
+config.substitutions.append(("%jamlink", config.jamlink))
+config.substitutions.append(("%run-jam", "bash %s/test/harness/run-jam.sh" % config.twochains_src_root))
+for var, value in [("TC_CLANG", config.clang), ("TC_PLUGIN", config.jam_plugin),
+                   ("TC_INCLUDE", config.include_dir), ("TC_JAMLINK", config.jamlink),
+                   ("TC_HARNESS_DIR", config.harness_dir)]:
+    config.environment[var] = value
+if os.path.exists(os.path.join(config.harness_dir, "aarch64", "jam-harness")) and \
+        os.path.exists("/usr/bin/qemu-aarch64"):
+    config.available_features.add("harness-aarch64")
 
 if os.path.exists("/usr/aarch64-linux-gnu/include/stdio.h"):
     config.available_features.add("aarch64-headers")

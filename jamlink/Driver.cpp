@@ -1,0 +1,122 @@
+//===- Driver.cpp - jamlink: the jam linker -------------------------------===//
+//
+//   jamlink jam_x.o -o x.jam                    image mode
+//   jamlink --shared a.local.o b.local.o -o libpkg_local.so
+//   jamlink --dump x.jam
+//
+//===----------------------------------------------------------------------===//
+#include "Dump.h"
+#include "JamImage.h"
+#include "Linker.h"
+#include "SharedLibrary.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+using namespace twochains;
+using namespace twochains::jamlink;
+
+static cl::OptionCategory Category("jamlink options");
+
+static cl::list<std::string> Inputs(cl::Positional, cl::desc("<input files>"),
+                                    cl::cat(Category));
+static cl::opt<std::string> Output("o", cl::desc("Output file"),
+                                   cl::value_desc("path"), cl::cat(Category));
+static cl::opt<bool> Shared("shared",
+                            cl::desc("Build the Local-Function library from "
+                                     "local-mode objects"),
+                            cl::cat(Category));
+static cl::opt<bool> Dump("dump",
+                          cl::desc("Print an image's header, imports, fixups "
+                                   "and disassembled code"),
+                          cl::cat(Category));
+static cl::opt<std::string> Element("element",
+                                    cl::desc("Element name (default: from the "
+                                             "object's .tc.jam or jam_<name>.o)"),
+                                    cl::value_desc("name"), cl::cat(Category));
+static cl::opt<std::string> Entry("entry",
+                                  cl::desc("Entry symbol (default: from .tc.jam "
+                                           "or <element>_main)"),
+                                  cl::value_desc("symbol"), cl::cat(Category));
+static cl::opt<std::string> Package("package",
+                                    cl::desc("--shared: package name (default: "
+                                             "from the objects)"),
+                                    cl::value_desc("name"), cl::cat(Category));
+static cl::list<std::string> IDs("id",
+                                 cl::desc("--shared: element ID, as name=N "
+                                          "(default: input order)"),
+                                 cl::value_desc("name=N"), cl::cat(Category));
+
+static int fail(const Twine &Msg) {
+  std::string Text = Msg.str();
+  SmallVector<StringRef, 8> Lines;
+  StringRef(Text).split(Lines, '\n', -1, false);
+  for (StringRef L : Lines)
+    WithColor::error(errs(), "jamlink") << L << '\n';
+  return 1;
+}
+
+int main(int Argc, char **Argv) {
+  InitLLVM X(Argc, Argv);
+  cl::HideUnrelatedOptions(Category);
+  cl::ParseCommandLineOptions(
+      Argc, Argv,
+      "jamlink: links Two-Chains jam objects into jam images (the bytes that\n"
+      "travel in a message) and builds a package's Local-Function library.\n\n"
+      "  jamlink jam_x.o -o x.jam\n"
+      "  jamlink --shared jam_a.local.o jam_b.local.o -o libpkg_local.so\n"
+      "  jamlink --dump x.jam\n");
+
+  if (Shared && Dump)
+    return fail("--shared and --dump cannot be combined");
+  if (Inputs.empty())
+    return fail("no input files");
+
+  if (Dump) {
+    if (Inputs.size() != 1)
+      return fail("--dump takes one image");
+    auto Image = readJamImage(Inputs[0]);
+    if (!Image)
+      return fail(toString(Image.takeError()));
+    if (Error E = dumpImage(*Image, outs()))
+      return fail(toString(std::move(E)));
+    return 0;
+  }
+
+  if (Output.empty())
+    return fail("no output file (-o)");
+
+  if (Shared) {
+    SharedOptions Opts;
+    Opts.Inputs.assign(Inputs.begin(), Inputs.end());
+    Opts.Output = Output;
+    Opts.Package = Package;
+    for (const std::string &Spec : IDs) {
+      auto [Name, Num] = StringRef(Spec).split('=');
+      unsigned N;
+      if (Name.empty() || !to_integer(Num, N, 10))
+        return fail("--id expects name=N, got '" + Spec + "'");
+      Opts.IDs[Name] = N;
+    }
+    if (Error E = linkSharedLibrary(Opts))
+      return fail(toString(std::move(E)));
+    return 0;
+  }
+
+  if (Inputs.size() != 1)
+    return fail("image mode links one jam object (got " +
+                Twine(Inputs.size()) + ")");
+  auto Obj = InputObject::open(Inputs[0]);
+  if (!Obj)
+    return fail(toString(Obj.takeError()));
+  auto Image = linkImage(**Obj, {Element, Entry});
+  if (!Image)
+    return fail(toString(Image.takeError()));
+  if (Error E = writeJamImage(*Image, Output))
+    return fail(toString(std::move(E)));
+  return 0;
+}

@@ -1,0 +1,187 @@
+//===- InputObject.cpp ----------------------------------------------------===//
+#include "InputObject.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/BinaryFormat/ELF.h"
+#include "llvm/Support/Format.h"
+
+using namespace llvm;
+using namespace llvm::object;
+
+namespace twochains::jamlink {
+
+bool Symbol::isUndefined() const { return SectionIndex == ELF::SHN_UNDEF; }
+bool Symbol::isAbsolute() const { return SectionIndex == ELF::SHN_ABS; }
+bool Symbol::isCommon() const { return SectionIndex == ELF::SHN_COMMON; }
+
+static Error objError(StringRef Path, const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(), Path + ": " + Msg);
+}
+
+/// Which part of the image a section belongs to, or Dropped: unwind tables,
+/// notes, metadata and everything not allocated never travel.
+static SectionKind classifySection(const InputSection &S) {
+  if (S.Name == ".tc.gotp")
+    return SectionKind::GOTP;
+  if (!(S.Flags & ELF::SHF_ALLOC))
+    return SectionKind::Dropped;
+  if (S.Type == ELF::SHT_NOTE || S.Type == ELF::SHT_X86_64_UNWIND ||
+      S.Name == ".eh_frame" || S.Type == ELF::SHT_GROUP)
+    return SectionKind::Dropped;
+  if (S.Flags & ELF::SHF_EXECINSTR)
+    return SectionKind::Code;
+  if (S.Type == ELF::SHT_NOBITS)
+    return SectionKind::ZeroFill;
+  if (S.Flags & ELF::SHF_WRITE)
+    return SectionKind::Data;
+  return SectionKind::ReadOnly;
+}
+
+static std::vector<std::string> splitStrings(ArrayRef<uint8_t> Bytes) {
+  std::vector<std::string> Out;
+  StringRef Rest(reinterpret_cast<const char *>(Bytes.data()), Bytes.size());
+  while (!Rest.empty()) {
+    auto [S, Tail] = Rest.split('\0');
+    if (!S.empty())
+      Out.push_back(S.str());
+    Rest = Tail;
+  }
+  return Out;
+}
+
+Expected<std::unique_ptr<InputObject>> InputObject::open(StringRef Path) {
+  auto BufOrErr = MemoryBuffer::getFile(Path);
+  if (!BufOrErr)
+    return objError(Path, "cannot open: " + BufOrErr.getError().message());
+  auto Obj = std::make_unique<InputObject>();
+  Obj->Path = Path.str();
+  Obj->Buffer = std::move(*BufOrErr);
+
+  StringRef Bytes = Obj->Buffer->getBuffer();
+  if (Bytes.size() < 16 || !Bytes.starts_with("\x7f" "ELF"))
+    return objError(Path, "not an ELF file");
+  if (Bytes[ELF::EI_CLASS] != ELF::ELFCLASS64 ||
+      Bytes[ELF::EI_DATA] != ELF::ELFDATA2LSB)
+    return objError(Path, "not a 64-bit little-endian ELF file");
+  auto FileOrErr = ELF64LEFile::create(Bytes);
+  if (!FileOrErr)
+    return objError(Path, toString(FileOrErr.takeError()));
+  const ELF64LEFile &File = *FileOrErr;
+  if (File.getHeader().e_type != ELF::ET_REL)
+    return objError(Path, "not a relocatable object (ET_REL)");
+  Obj->Machine = File.getHeader().e_machine;
+
+  auto Shdrs = File.sections();
+  if (!Shdrs)
+    return objError(Path, toString(Shdrs.takeError()));
+  Obj->Sections.resize(Shdrs->size());
+  const ELF64LE::Shdr *SymTab = nullptr;
+  for (const auto &[I, Shdr] : enumerate(*Shdrs)) {
+    InputSection &S = Obj->Sections[I];
+    S.Index = I;
+    auto Name = File.getSectionName(Shdr);
+    if (!Name)
+      return objError(Path, toString(Name.takeError()));
+    S.Name = Name->str();
+    S.Type = Shdr.sh_type;
+    S.Flags = Shdr.sh_flags;
+    S.Align = std::max<uint64_t>(Shdr.sh_addralign, 1);
+    S.Size = Shdr.sh_size;
+    if (Shdr.sh_type != ELF::SHT_NOBITS && Shdr.sh_type != ELF::SHT_NULL) {
+      auto Contents = File.getSectionContents(Shdr);
+      if (!Contents)
+        return objError(Path, "section " + S.Name + ": " +
+                                  toString(Contents.takeError()));
+      S.Contents = *Contents;
+    }
+    if (Shdr.sh_type == ELF::SHT_SYMTAB)
+      SymTab = &Shdr;
+  }
+  for (InputSection &S : Obj->Sections)
+    if (S.Index != 0)
+      S.Kind = classifySection(S);
+
+  // Relocations, attached to the section they apply to.
+  for (const ELF64LE::Shdr &Shdr : *Shdrs) {
+    if (Shdr.sh_type == ELF::SHT_REL)
+      return objError(Path, "SHT_REL relocations are not supported (expected SHT_RELA)");
+    if (Shdr.sh_type != ELF::SHT_RELA)
+      continue;
+    if (Shdr.sh_info >= Obj->Sections.size())
+      return objError(Path, "relocation section applies to a section that does not exist");
+    auto Relas = File.relas(Shdr);
+    if (!Relas)
+      return objError(Path, toString(Relas.takeError()));
+    InputSection &Target = Obj->Sections[Shdr.sh_info];
+    for (const ELF64LE::Rela &R : *Relas) {
+      if (R.r_offset + 1 > Target.Size)
+        return objError(Path, Obj->location(Target.Index, R.r_offset) +
+                                  ": relocation offset is outside the section");
+      Target.Relocs.push_back({R.r_offset, R.getType(false),
+                               R.getSymbol(false), R.r_addend});
+    }
+  }
+
+  if (SymTab) {
+    auto Syms = File.symbols(SymTab);
+    if (!Syms)
+      return objError(Path, toString(Syms.takeError()));
+    auto StrTab = File.getStringTableForSymtab(*SymTab);
+    if (!StrTab)
+      return objError(Path, toString(StrTab.takeError()));
+    for (const ELF64LE::Sym &Sym : *Syms) {
+      Symbol S;
+      auto Name = Sym.getName(*StrTab);
+      if (!Name)
+        return objError(Path, toString(Name.takeError()));
+      S.Name = Name->str();
+      S.SectionIndex = Sym.st_shndx;
+      S.Value = Sym.st_value;
+      S.Type = Sym.getType();
+      S.Binding = Sym.getBinding();
+      if (S.SectionIndex != ELF::SHN_UNDEF && S.SectionIndex < ELF::SHN_LORESERVE &&
+          S.SectionIndex >= Obj->Sections.size())
+        return objError(Path, "symbol '" + S.Name + "' refers to a section that does not exist");
+      Obj->Symbols.push_back(std::move(S));
+    }
+  }
+  for (InputSection &S : Obj->Sections)
+    for (const Relocation &R : S.Relocs)
+      if (R.SymbolIndex >= Obj->Symbols.size())
+        return objError(Path, Obj->location(S.Index, R.Offset) +
+                                  ": relocation refers to a symbol that does not exist");
+
+  for (const InputSection &S : Obj->Sections) {
+    if (S.Name == ".tc.jam")
+      for (const std::string &KV : splitStrings(S.Contents)) {
+        auto [K, V] = StringRef(KV).split('=');
+        Obj->Info[K] = V.str();
+      }
+    else if (S.Name == ".tc.imports")
+      Obj->Imports = splitStrings(S.Contents);
+  }
+  return std::move(Obj);
+}
+
+std::string InputObject::location(unsigned SectionIndex, uint64_t Offset) const {
+  std::string Sec = SectionIndex < Sections.size() ? Sections[SectionIndex].Name
+                                                   : "<unknown section>";
+  return (Path + ":(" + Sec + "+0x" + utohexstr(Offset, true) + ")");
+}
+
+std::string InputObject::symbolName(uint32_t Index) const {
+  const Symbol &S = Symbols[Index];
+  if (S.Type == ELF::STT_SECTION && S.SectionIndex < Sections.size())
+    return Sections[S.SectionIndex].Name;
+  return S.Name;
+}
+
+const Symbol *InputObject::findDefined(StringRef Name) const {
+  for (const Symbol &S : Symbols)
+    if (S.Name == Name && !S.isUndefined() && S.Type != ELF::STT_SECTION &&
+        S.Type != ELF::STT_FILE)
+      return &S;
+  return nullptr;
+}
+
+} // namespace twochains::jamlink

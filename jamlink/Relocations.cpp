@@ -1,0 +1,251 @@
+//===- Relocations.cpp - Classify, then apply -----------------------------===//
+//
+// scanRelocations decides, for every relocation of a live section, how its
+// value is made (directly, through a stub, through a GOT slot, as a fixup)
+// and reserves stubs, slots and imports; nothing is written yet. Once the
+// layout is known, applyRelocations computes S, A, P and lets the target
+// encode the value.
+//
+// An outside function is called through a stub that loads GOTP; an outside
+// address that code loads from a GOT slot gets a slot in the image, filled
+// on arrival from the import table (an import fixup); an outside address in
+// data is an import fixup itself.
+//
+//===----------------------------------------------------------------------===//
+#include "Linker.h"
+
+#include "llvm/BinaryFormat/ELF.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace llvm;
+
+namespace twochains::jamlink {
+namespace {
+
+enum RelocAction : uint8_t {
+  Skip,
+  Direct,          // S + A - P, or S + A for Lo12
+  ToStub,          // a call or jump to an import, through its stub
+  RelaxToDirect,   // indirect call through GOT relaxed to a direct call
+  RelaxToStub,     // ... of an import, through its stub
+  ViaGot,          // G + A - P, G & 0xfff, or Page(G) - P
+  ImageFixup,      // absolute address in the image
+  ImportFixup,     // absolute address of an import
+};
+
+uint64_t page(uint64_t V) { return V & ~uint64_t(0xfff); }
+
+} // namespace
+
+static unsigned stubFor(LinkContext &Ctx, const std::string &Name) {
+  unsigned Import = Ctx.importFor(Name);
+  auto [It, Inserted] = Ctx.StubIndex.try_emplace(Name, Ctx.StubImports.size());
+  if (Inserted)
+    Ctx.StubImports.push_back(Import);
+  return It->second;
+}
+
+static void gotSlotFor(LinkContext &Ctx, uint32_t SymbolIndex) {
+  auto [It, Inserted] = Ctx.GotSlots.try_emplace(SymbolIndex, Ctx.GotSymbols.size());
+  if (Inserted)
+    Ctx.GotSymbols.push_back(SymbolIndex);
+  const Symbol &S = Ctx.Obj.Symbols[SymbolIndex];
+  if (S.isUndefined())
+    Ctx.importFor(S.Name);
+}
+
+void scanRelocations(LinkContext &Ctx) {
+  InputObject &Obj = Ctx.Obj;
+  const TargetInfo &T = Ctx.Target;
+  Ctx.Actions.resize(Obj.Sections.size());
+  for (InputSection &Sec : Obj.Sections) {
+    if (!Sec.Live)
+      continue;
+    std::vector<uint8_t> &Actions = Ctx.Actions[Sec.Index];
+    Actions.assign(Sec.Relocs.size(), Skip);
+    for (auto [I, R] : enumerate(Sec.Relocs)) {
+      const Symbol &S = Obj.Symbols[R.SymbolIndex];
+      bool Outside = S.isUndefined();
+      if (S.isAbsolute()) {
+        Ctx.relocError(Sec, R, "refers to an absolute symbol, which cannot travel");
+        continue;
+      }
+      if (Outside && S.Name.empty()) {
+        Ctx.relocError(Sec, R, "refers to an undefined symbol without a name");
+        continue;
+      }
+      RelExpr E = T.classify(R.Type);
+      uint8_t &Action = Actions[I];
+      switch (E) {
+      case RelExpr::None:
+        break;
+      case RelExpr::ThreadLocal:
+        Ctx.relocError(Sec, R, "refers to thread-local storage, which "
+                               "cannot travel: the receiver thread has its own");
+        break;
+      case RelExpr::Absolute32:
+        Ctx.relocError(Sec, R, "is an absolute address narrower than 64 "
+                               "bits and cannot be made position independent "
+                               "(compile with -fPIC)");
+        break;
+      case RelExpr::Unsupported:
+        Ctx.relocError(Sec, R, "is not supported in a jam");
+        break;
+      case RelExpr::PC:
+        if (!Outside) {
+          Action = Direct;
+        } else if (T.isDirectBranch(Sec.Contents.data(), R.Offset, R.Type)) {
+          stubFor(Ctx, S.Name);
+          Action = ToStub;
+        } else {
+          Ctx.relocError(Sec, R, "is a PC-relative reference to an outside "
+                                 "symbol, which cannot be made position "
+                                 "independent (compile with -fPIC)");
+        }
+        break;
+      case RelExpr::Call:
+        if (Outside)
+          stubFor(Ctx, S.Name);
+        Action = Outside ? ToStub : Direct;
+        break;
+      case RelExpr::Abs64:
+        if (Outside)
+          Ctx.importFor(S.Name);
+        Action = Outside ? ImportFixup : ImageFixup;
+        break;
+      case RelExpr::GotPCCall: {
+        // Decide on a scratch copy: the bytes are rewritten only when the
+        // relocation is applied.
+        std::vector<uint8_t> Copy(Sec.Contents.begin(), Sec.Contents.end());
+        uint64_t Off = R.Offset;
+        if (!Copy.empty() && T.relaxGotCall(Copy.data(), Off)) {
+          if (Outside)
+            stubFor(Ctx, S.Name);
+          Action = Outside ? RelaxToStub : RelaxToDirect;
+          break;
+        }
+        gotSlotFor(Ctx, R.SymbolIndex);
+        Action = ViaGot;
+        break;
+      }
+      case RelExpr::GotPC:
+      case RelExpr::GotPagePC:
+      case RelExpr::GotLo12:
+        gotSlotFor(Ctx, R.SymbolIndex);
+        Action = ViaGot;
+        break;
+      case RelExpr::PagePC:
+      case RelExpr::Lo12:
+        if (Outside)
+          Ctx.relocError(Sec, R, "is a page-relative reference to an outside "
+                                 "symbol, which cannot be made position "
+                                 "independent (compile with -fPIC)");
+        else
+          Action = Direct;
+        break;
+      }
+    }
+  }
+  if (Ctx.Target.machine() == ELF::EM_AARCH64 && Ctx.Imports.size() > 4096)
+    Ctx.error(Obj.Path + ": more than 4096 imports");
+}
+
+void applyRelocations(LinkContext &Ctx) {
+  InputObject &Obj = Ctx.Obj;
+  const TargetInfo &T = Ctx.Target;
+  std::vector<uint8_t> &Bytes = Ctx.Image.Bytes;
+  for (InputSection &Sec : Obj.Sections)
+    if (Sec.Live && Sec.Kind != SectionKind::ZeroFill &&
+        Sec.Kind != SectionKind::GOTP)
+      std::copy(Sec.Contents.begin(), Sec.Contents.end(),
+                Bytes.begin() + Sec.ImageOffset);
+
+  auto StubOffset = [&](const std::string &Name) {
+    return Ctx.StubsOffset + Ctx.StubIndex.lookup(Name) * T.stubSize();
+  };
+  auto GotOffset = [&](uint32_t SymbolIndex) {
+    return Ctx.GotOffset + 8 * Ctx.GotSlots.lookup(SymbolIndex);
+  };
+
+  for (InputSection &Sec : Obj.Sections) {
+    if (!Sec.Live)
+      continue;
+    for (auto [I, R] : enumerate(Sec.Relocs)) {
+      const Symbol &S = Obj.Symbols[R.SymbolIndex];
+      RelExpr E = T.classify(R.Type);
+      uint64_t FieldOffset = R.Offset;
+      uint64_t P = Sec.ImageOffset + FieldOffset;
+      int64_t A = R.Addend;
+      uint64_t Value = 0;
+      switch (RelocAction(Ctx.Actions[Sec.Index][I])) {
+      case Skip:
+        continue;
+      case Direct: {
+        uint64_t SA = Ctx.symbolOffset(S) + A;
+        Value = E == RelExpr::Lo12     ? SA
+                : E == RelExpr::PagePC ? page(SA) - P
+                                       : SA - P;
+        break;
+      }
+      case ToStub:
+        Value = StubOffset(S.Name) + A - P;
+        break;
+      case RelaxToDirect:
+      case RelaxToStub: {
+        T.relaxGotCall(Bytes.data() + Sec.ImageOffset, FieldOffset);
+        P = Sec.ImageOffset + FieldOffset;
+        uint64_t Target = RelocAction(Ctx.Actions[Sec.Index][I]) == RelaxToStub
+                              ? StubOffset(S.Name)
+                              : Ctx.symbolOffset(S);
+        Value = Target + A - P;
+        break;
+      }
+      case ViaGot: {
+        uint64_t G = GotOffset(R.SymbolIndex);
+        Value = E == RelExpr::GotLo12     ? G
+                : E == RelExpr::GotPagePC ? page(G) - P
+                                          : G + A - P;
+        break;
+      }
+      case ImageFixup:
+        Value = Ctx.symbolOffset(S) + A;
+        Ctx.Image.Fixups.push_back(
+            {uint32_t(P), TC_FIXUP_IMAGE64, 0, 0, int64_t(Value)});
+        break;
+      case ImportFixup:
+        Value = 0;
+        Ctx.Image.Fixups.push_back(
+            {uint32_t(P), TC_FIXUP_IMPORT64, Ctx.ImportIndex.lookup(S.Name), 0, A});
+        break;
+      }
+      std::string Err = T.relocate(Bytes.data() + P, R.Type, Value);
+      if (!Err.empty())
+        Ctx.relocError(Sec, R, "cannot be applied: " + Err);
+    }
+  }
+
+  // GOT slots are filled on arrival: from the import table for outside
+  // symbols, with the image's address for the jam's own.
+  for (auto [Slot, SymbolIndex] : enumerate(Ctx.GotSymbols)) {
+    const Symbol &S = Obj.Symbols[SymbolIndex];
+    uint64_t Off = Ctx.GotOffset + 8 * Slot;
+    if (S.isUndefined()) {
+      Ctx.Image.Fixups.push_back(
+          {uint32_t(Off), TC_FIXUP_IMPORT64, Ctx.ImportIndex.lookup(S.Name), 0, 0});
+    } else {
+      uint64_t V = Ctx.symbolOffset(S);
+      write64le(Bytes.data() + Off, V);
+      Ctx.Image.Fixups.push_back({uint32_t(Off), TC_FIXUP_IMAGE64, 0, 0, int64_t(V)});
+    }
+  }
+}
+
+void writeStubs(LinkContext &Ctx) {
+  const TargetInfo &T = Ctx.Target;
+  for (auto [I, Import] : enumerate(Ctx.StubImports)) {
+    uint64_t Off = Ctx.StubsOffset + I * T.stubSize();
+    T.writeStub(Ctx.Image.Bytes.data() + Off, Off, Ctx.GOTPOffset, Import);
+  }
+}
+
+} // namespace twochains::jamlink

@@ -1,0 +1,129 @@
+//===- X86_64.cpp - x86_64 relocations and stubs --------------------------===//
+#include "Target.h"
+
+#include "llvm/BinaryFormat/ELF.h"
+
+using namespace llvm::ELF;
+
+namespace twochains::jamlink {
+namespace {
+
+class X86_64 final : public TargetInfo {
+public:
+  llvm::StringRef name() const override { return "x86_64"; }
+  uint16_t machine() const override { return EM_X86_64; }
+  unsigned codeAlignment() const override { return 1; }
+
+  RelExpr classify(uint32_t Type) const override {
+    switch (Type) {
+    case R_X86_64_NONE:
+      return RelExpr::None;
+    case R_X86_64_PC32:
+    case R_X86_64_PC64:
+      return RelExpr::PC;
+    case R_X86_64_PLT32:
+      return RelExpr::Call;
+    case R_X86_64_64:
+      return RelExpr::Abs64;
+    case R_X86_64_GOTPCREL:
+      return RelExpr::GotPC;
+    case R_X86_64_GOTPCRELX:
+    case R_X86_64_REX_GOTPCRELX:
+      return RelExpr::GotPCCall;
+    case R_X86_64_32:
+    case R_X86_64_32S:
+    case R_X86_64_16:
+    case R_X86_64_8:
+      return RelExpr::Absolute32;
+    case R_X86_64_TPOFF32:
+    case R_X86_64_TPOFF64:
+    case R_X86_64_GOTTPOFF:
+    case R_X86_64_TLSGD:
+    case R_X86_64_TLSLD:
+    case R_X86_64_DTPOFF32:
+    case R_X86_64_DTPOFF64:
+    case R_X86_64_GOTPC32_TLSDESC:
+    case R_X86_64_TLSDESC_CALL:
+      return RelExpr::ThreadLocal;
+    default:
+      return RelExpr::Unsupported;
+    }
+  }
+
+  std::string relocate(uint8_t *Loc, uint32_t Type,
+                       uint64_t Value) const override {
+    switch (Type) {
+    case R_X86_64_PC32:
+    case R_X86_64_PLT32:
+    case R_X86_64_GOTPCREL:
+    case R_X86_64_GOTPCRELX:
+    case R_X86_64_REX_GOTPCRELX: {
+      std::string Err = checkSignedRange(int64_t(Value), 32);
+      if (Err.empty())
+        write32le(Loc, uint32_t(Value));
+      return Err;
+    }
+    case R_X86_64_PC64:
+    case R_X86_64_64:
+      write64le(Loc, Value);
+      return "";
+    default:
+      return "cannot apply relocation type " + std::to_string(Type);
+    }
+  }
+
+  // call rel32 (E8), jmp rel32 (E9), jcc rel32 (0F 80..8F).
+  bool isDirectBranch(const uint8_t *Sec, uint64_t Off,
+                      uint32_t Type) const override {
+    if (Type == R_X86_64_PLT32)
+      return true;
+    if (Type != R_X86_64_PC32)
+      return false;
+    if (Off >= 1 && (Sec[Off - 1] == 0xe8 || Sec[Off - 1] == 0xe9))
+      return true;
+    return Off >= 2 && Sec[Off - 2] == 0x0f && (Sec[Off - 1] & 0xf0) == 0x80;
+  }
+
+  // `call *G(%rip)` is FF 15 disp32, `jmp *G(%rip)` is FF 25 disp32. Both
+  // become the 6-byte direct form: `addr32 call rel32` (67 E8) and
+  // `jmp rel32; int3` (E9 ... CC), as lld relaxes them.
+  bool relaxGotCall(uint8_t *Sec, uint64_t &Off) const override {
+    if (Off < 2 || Sec[Off - 2] != 0xff)
+      return false;
+    if (Sec[Off - 1] == 0x15) {
+      Sec[Off - 2] = 0x67;
+      Sec[Off - 1] = 0xe8;
+      return true;
+    }
+    if (Sec[Off - 1] == 0x25) {
+      // The displacement moves one byte earlier and still ends where the
+      // jump ends, so the addend stays -4.
+      Sec[Off - 2] = 0xe9;
+      Sec[Off + 3] = 0xcc;
+      Off -= 1;
+      return true;
+    }
+    return false;
+  }
+
+  // movq GOTP(%rip), %r11      4C 8B 1D disp32
+  // jmpq *(8*i)(%r11)          41 FF A3 disp32
+  // %r11 is the scratch register the psABI gives PLT stubs.
+  unsigned stubSize() const override { return 14; }
+  void writeStub(uint8_t *Buf, uint64_t StubOffset, uint64_t GOTPOffset,
+                 unsigned ImportIndex) const override {
+    const uint8_t Insn[] = {0x4c, 0x8b, 0x1d, 0, 0, 0, 0,
+                            0x41, 0xff, 0xa3, 0, 0, 0, 0};
+    std::copy(std::begin(Insn), std::end(Insn), Buf);
+    write32le(Buf + 3, uint32_t(int64_t(GOTPOffset) - int64_t(StubOffset + 7)));
+    write32le(Buf + 10, uint32_t(ImportIndex * 8));
+  }
+};
+
+} // namespace
+
+std::unique_ptr<TargetInfo> createX86_64Target() {
+  return std::make_unique<X86_64>();
+}
+
+} // namespace twochains::jamlink
