@@ -7,6 +7,7 @@
 #include "llvm/MC/MCDisassembler/MCDisassembler.h"
 #include "llvm/MC/MCInst.h"
 #include "llvm/MC/MCInstPrinter.h"
+#include "llvm/MC/MCInstrAnalysis.h"
 #include "llvm/MC/MCInstrInfo.h"
 #include "llvm/MC/MCRegisterInfo.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -18,6 +19,13 @@
 using namespace llvm;
 
 namespace twochains::jamlink {
+
+/// Names the image parts an address falls in, for the reader of a dump.
+static std::string describe(const JamImage &Image, uint64_t Addr) {
+  if (Addr == Image.GOTPOffset)
+    return " <GOTP>";
+  return "";
+}
 
 static Error disassemble(const JamImage &Image, raw_ostream &OS) {
   InitializeAllTargetInfos();
@@ -43,6 +51,8 @@ static Error disassemble(const JamImage &Image, raw_ostream &OS) {
     return createStringError(inconvertibleErrorCode(),
                              "cannot disassemble " + Image.ISA);
   IP->setPrintImmHex(true);
+  IP->setPrintBranchImmAsAddress(true);
+  std::unique_ptr<MCInstrAnalysis> MIA(T->createMCInstrAnalysis(MII.get()));
 
   uint64_t Begin = Image.GOTPOffset + 8;
   uint64_t End = std::min<uint64_t>(Begin + Image.CodeSize, Image.Bytes.size());
@@ -57,7 +67,14 @@ static Error disassemble(const JamImage &Image, raw_ostream &OS) {
     raw_string_ostream TS(Text);
     if (DisAsm->getInstruction(Inst, Size, Bytes.slice(Addr, End - Addr), Addr,
                                nulls()) == MCDisassembler::Success) {
-      IP->printInst(&Inst, Addr, "", *STI, TS);
+      // x86 branch displacements count from the next instruction.
+      uint64_t PrintAddr = Image.ISA == "x86_64" ? Addr + Size : Addr;
+      IP->printInst(&Inst, PrintAddr, "", *STI, TS);
+      // PC-relative data references, as llvm-objdump annotates them.
+      if (MIA)
+        if (std::optional<uint64_t> Target =
+                MIA->evaluateMemoryOperandAddress(Inst, STI.get(), Addr, Size))
+          TS << "  # 0x" << utohexstr(*Target, true) << describe(Image, *Target);
     } else {
       Size = Image.ISA == "aarch64" ? 4 : 1;
       TS << "\t<unknown>";
@@ -81,7 +98,7 @@ Error dumpImage(const JamImage &Image, raw_ostream &OS) {
     OS << format("  [%u] ", unsigned(I)) << Name << '\n';
   OS << "fixups:\n";
   for (const TcFixup &F : Image.Fixups) {
-    OS << format("  0x%04x ", F.Offset);
+    OS << "  " << left_justify("0x" + utohexstr(F.Offset, true), 7) << ' ';
     if (F.Kind == TC_FIXUP_IMAGE64)
       OS << "image64   base + 0x" << utohexstr(F.Addend, true) << '\n';
     else

@@ -13,7 +13,7 @@ import lit.formats
 
 config.name = "TwoChains"
 config.test_format = lit.formats.ShTest(True)
-config.suffixes = [".c", ".amc", ".ll", ".test"]
+config.suffixes = [".c", ".amc", ".ll", ".s", ".test"]
 config.excludes = ["Inputs", "CMakeLists.txt"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.twochains_obj_root, "test", "lit")
