@@ -9,6 +9,7 @@
 # Parameter: --param disable-pass=1 runs the suite with the jam pass switched
 # off (TWOCHAINS_JAM_DISABLE_PASS), to show which tests depend on it.
 import os
+import sys
 import lit.formats
 
 config.name = "TwoChains"
@@ -31,6 +32,7 @@ config.substitutions.append(("%pass-plugin", config.jam_pass_plugin))
 config.substitutions.append(("%plugin", config.jam_plugin))
 config.substitutions.append(("%include", config.include_dir))
 config.substitutions.append(("%clang", config.clang))
+config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%jamlink", config.jamlink))
 config.substitutions.append(("%run-jam", "bash %s/test/harness/run-jam.sh" % config.twochains_src_root))
 for var, value in [("TC_CLANG", config.clang), ("TC_PLUGIN", config.jam_plugin),
