@@ -12,6 +12,8 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -42,6 +44,11 @@ static cl::opt<std::string> Entry("entry",
                                   cl::desc("Entry symbol (default: from .tc.jam "
                                            "or <element>_main)"),
                                   cl::value_desc("symbol"), cl::cat(Category));
+static cl::opt<std::string> OutputDir(
+    "output-dir",
+    cl::desc("Image mode: link each input into <dir>/<element>.jam, in one "
+             "process (none is written if any fails)"),
+    cl::value_desc("dir"), cl::cat(Category));
 static cl::opt<std::string> Package("package",
                                     cl::desc("--shared: package name (default: "
                                              "from the objects)"),
@@ -60,6 +67,46 @@ static int fail(const Twine &Msg) {
   return 1;
 }
 
+/// --output-dir: many images in one process, so the cost of starting the
+/// tool (loading libLLVM) is paid once per package rather than per jam.
+static int linkAll() {
+  if (!Output.empty())
+    return fail("-o and --output-dir cannot be combined");
+  if (!Element.empty() || !Entry.empty())
+    return fail("--element and --entry name one jam; they cannot be used "
+                "with --output-dir");
+  std::vector<JamImage> Images;
+  std::string Errors;
+  for (const std::string &In : Inputs) {
+    auto Obj = InputObject::open(In);
+    if (!Obj) {
+      Errors += toString(Obj.takeError()) + "\n";
+      continue;
+    }
+    auto Image = linkImage(**Obj, {});
+    if (!Image) {
+      Errors += toString(Image.takeError()) + "\n";
+      continue;
+    }
+    for (const JamImage &Other : Images)
+      if (Other.Element == Image->Element)
+        Errors += In + ": element '" + Image->Element +
+                  "' is also linked from " + Other.Source + "\n";
+    Images.push_back(std::move(*Image));
+  }
+  if (!Errors.empty())
+    return fail(Errors);
+  if (std::error_code EC = sys::fs::create_directories(OutputDir))
+    return fail("cannot create " + OutputDir + ": " + EC.message());
+  for (const JamImage &Image : Images) {
+    SmallString<128> Path(OutputDir);
+    sys::path::append(Path, Image.Element + ".jam");
+    if (Error E = writeJamImage(Image, Path))
+      return fail(toString(std::move(E)));
+  }
+  return 0;
+}
+
 int main(int Argc, char **Argv) {
   InitLLVM X(Argc, Argv);
   cl::HideUnrelatedOptions(Category);
@@ -68,6 +115,7 @@ int main(int Argc, char **Argv) {
       "jamlink: links Two-Chains jam objects into jam images (the bytes that\n"
       "travel in a message) and builds a package's Local-Function library.\n\n"
       "  jamlink jam_x.o -o x.jam\n"
+      "  jamlink jam_a.o jam_b.o --output-dir images/\n"
       "  jamlink --shared jam_a.local.o jam_b.local.o -o libpkg_local.so\n"
       "  jamlink --dump x.jam\n");
 
@@ -86,6 +134,9 @@ int main(int Argc, char **Argv) {
       return fail(toString(std::move(E)));
     return 0;
   }
+
+  if (!Shared && !OutputDir.empty())
+    return linkAll();
 
   if (Output.empty())
     return fail("no output file (-o)");

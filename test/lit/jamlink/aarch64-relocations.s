@@ -23,6 +23,8 @@
 # INPUT-DAG: R_AARCH64_ABS64 {{.*}} helper + 0
 # INPUT-DAG: R_AARCH64_ABS64 {{.*}} environ + 10
 # INPUT-DAG: R_AARCH64_PREL32 {{.*}} helper + 0
+# INPUT-DAG: R_AARCH64_PREL64 {{.*}} helper + 0
+# INPUT-DAG: R_AARCH64_PREL16 {{.*}} helper + 0
 
         .text
         .globl  relocs_main
@@ -57,6 +59,9 @@ msg:    .asciz  "hi"
 table:  .xword  helper
         .xword  environ+16
         .word   helper - .
+        .p2align 3
+        .xword  helper - .
+        .hword  helper - .
 
 # CHECK:      isa          aarch64
 # CHECK:      imports:
