@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job, for now: build and install Two-Chains, compile the sample
 # jams in examples/jams with the installed plugin for x86_64 and aarch64,
-# and show what the plugin produced: metadata, imports, code with its
-# relocations, and the size of what will travel.
+# show what the plugin produced (metadata, imports, undefined symbols),
+# link each into a jam image with jamlink and dump it, and link the
+# Local-Function library of the samples.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
@@ -32,11 +33,19 @@ for src in "$ROOT"/examples/jams/jam_*.amc; do
     fi
     undefined=$("$LLVM/llvm-nm" -u "$obj" | wc -l)
     echo "  undefined symbols in the object: $undefined"
-    "$LLVM/llvm-size" -A "$obj" | awk '/^\.(text|rodata|data|bss|tc\.gotp)/ { s += $2 } END { print "  code+data+GOTP bytes: " s }'
-    echo "  code:"
-    "$LLVM/llvm-objdump" -dr --no-show-raw-insn "$obj" \
-      | sed -n '/^Disassembly of section .text/,$p' | sed 's/^/    /'
+    echo "  jamlink $(basename "$obj") -o ${name#jam_}.$isa.jam; jamlink --dump:"
+    "$PREFIX/bin/jamlink" "$obj" -o "$OUT/${name#jam_}.$isa.jam"
+    "$PREFIX/bin/jamlink" --dump "$OUT/${name#jam_}.$isa.jam" | sed 's/^/    /'
+    "$LLVM/clang" --target=$isa-linux-gnu -x c -O2 -fPIC -fplugin="$PLUGIN" \
+        -fplugin-arg-twochains-mode=local -fplugin-arg-twochains-package=samples \
+        -I"$PREFIX/include" -c "$src" -o "$OUT/$name.$isa.local.o"
   done
+done
+for isa in x86_64 aarch64; do
+  "$PREFIX/bin/jamlink" --shared "$OUT"/jam_*.$isa.local.o -o "$OUT/libsamples_local.$isa.so"
+  echo
+  echo "=== Local-Function library ($isa): jamlink --shared -o libsamples_local.$isa.so"
+  "$LLVM/llvm-readelf" --dyn-syms "$OUT/libsamples_local.$isa.so" | grep -E 'tc[._]' | awk '{print "  " $8}'
 done
 echo
 echo "demo: objects are in $OUT"
