@@ -105,7 +105,7 @@ public:
       return Err;
     case R_AARCH64_ADR_PREL_LO21:
       if ((Err = checkSignedRange(V, 21)).empty())
-        write32le(Loc, asADR(Insn, V) | (Insn & (1u << 31)));
+        write32le(Loc, asADR(Insn, V));
       return Err;
     case R_AARCH64_ADR_PREL_PG_HI21:
     case R_AARCH64_ADR_PREL_PG_HI21_NC:

@@ -18,6 +18,11 @@ static Error objError(StringRef Path, const Twine &Msg) {
   return createStringError(inconvertibleErrorCode(), Path + ": " + Msg);
 }
 
+/// For messages that begin with a location, which names the file already.
+static Error locError(const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(), Msg);
+}
+
 /// Which part of the image a section belongs to, or Dropped: unwind tables,
 /// notes, metadata and everything not allocated never travel.
 static SectionKind classifySection(const InputSection &S) {
@@ -115,8 +120,8 @@ Expected<std::unique_ptr<InputObject>> InputObject::open(StringRef Path) {
     InputSection &Target = Obj->Sections[Shdr.sh_info];
     for (const ELF64LE::Rela &R : *Relas) {
       if (R.r_offset + 1 > Target.Size)
-        return objError(Path, Obj->location(Target.Index, R.r_offset) +
-                                  ": relocation offset is outside the section");
+        return locError(Obj->location(Target.Index, R.r_offset) +
+                        ": relocation offset is outside the section");
       Target.Relocs.push_back({R.r_offset, R.getType(false),
                                R.getSymbol(false), R.r_addend});
     }
@@ -148,8 +153,8 @@ Expected<std::unique_ptr<InputObject>> InputObject::open(StringRef Path) {
   for (InputSection &S : Obj->Sections)
     for (const Relocation &R : S.Relocs)
       if (R.SymbolIndex >= Obj->Symbols.size())
-        return objError(Path, Obj->location(S.Index, R.Offset) +
-                                  ": relocation refers to a symbol that does not exist");
+        return locError(Obj->location(S.Index, R.Offset) +
+                        ": relocation refers to a symbol that does not exist");
 
   for (const InputSection &S : Obj->Sections) {
     if (S.Name == ".tc.jam")

@@ -221,6 +221,9 @@ Expected<JamImage> readJamImage(StringRef Path) {
   }
   if (!HaveImage || !HaveFacts || Facts["format"] != "tc-jam-image")
     return imageError(Path, "not a jam image (no .tc.image or .tc.jam)");
+  if (Facts["tc.abi"] != "1")
+    return imageError(Path, "jam ABI version '" + Facts["tc.abi"] +
+                                "' is not supported (expected 1)");
   if (Facts["version"] != std::to_string(JamImageFormatVersion))
     return imageError(Path, "jam image format version '" + Facts["version"] +
                                 "' is not supported (expected " +
