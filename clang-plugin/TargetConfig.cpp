@@ -13,6 +13,13 @@ bool configureJamTarget(CompilerInstance &CI) {
   CodeGenOptions &CG = CI.getCodeGenOpts();
   const llvm::Triple &T = CI.getTarget().getTriple();
 
+  if (CI.getLangOpts().CPlusPlus || CI.getLangOpts().ObjC) {
+    // The entry is found and exported by its C name.
+    D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
+                               "jams are C sources: compile with -x c"));
+    return false;
+  }
+
   std::unique_ptr<TargetConfig> Config;
   switch (T.getArch()) {
   case llvm::Triple::x86_64:

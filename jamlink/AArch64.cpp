@@ -83,6 +83,21 @@ public:
     }
   }
 
+  unsigned fieldSize(uint32_t Type) const override {
+    switch (Type) {
+    case R_AARCH64_NONE:
+      return 0;
+    case R_AARCH64_ABS64:
+    case R_AARCH64_PREL64:
+      return 8;
+    case R_AARCH64_PREL16:
+    case R_AARCH64_ABS16:
+      return 2;
+    default:
+      return 4;
+    }
+  }
+
   std::string relocate(uint8_t *Loc, uint32_t Type,
                        uint64_t Value) const override {
     int64_t V = int64_t(Value);

@@ -74,6 +74,10 @@ void scanRelocations(LinkContext &Ctx) {
         Ctx.relocError(Sec, R, "refers to an undefined symbol without a name");
         continue;
       }
+      if (R.Offset + T.fieldSize(R.Type) > Sec.Size) {
+        Ctx.relocError(Sec, R, "reaches past the end of the section");
+        continue;
+      }
       RelExpr E = T.classify(R.Type);
       uint8_t &Action = Actions[I];
       switch (E) {

@@ -44,6 +44,9 @@ public:
 
   virtual RelExpr classify(uint32_t Type) const = 0;
 
+  /// Bytes a relocation of Type reads and writes at its offset.
+  virtual unsigned fieldSize(uint32_t Type) const = 0;
+
   /// Writes Value into the field at Loc for a relocation of Type. Returns an
   /// empty string, or why it cannot (out of range, misaligned).
   virtual std::string relocate(uint8_t *Loc, uint32_t Type,

@@ -50,6 +50,18 @@ public:
     }
   }
 
+  unsigned fieldSize(uint32_t Type) const override {
+    switch (Type) {
+    case R_X86_64_NONE:
+      return 0;
+    case R_X86_64_64:
+    case R_X86_64_PC64:
+      return 8;
+    default:
+      return 4;
+    }
+  }
+
   std::string relocate(uint8_t *Loc, uint32_t Type,
                        uint64_t Value) const override {
     switch (Type) {
