@@ -318,6 +318,36 @@ private:
     return true;
   }
 
+  /// The source-level declaration of a helper's argument type: a struct,
+  /// union or enum definition, or a typedef together with the definition
+  /// of the tag it names. Empty for built-in types.
+  std::string declarationOf(QualType T) const {
+    std::string Text;
+    llvm::raw_string_ostream OS(Text);
+    PrintingPolicy Policy = Ctx->getPrintingPolicy();
+    Policy.IncludeTagDefinition = true;
+    Policy.PolishForDeclaration = true;
+    if (const auto *TT = T->getAs<TypedefType>()) {
+      const TypedefNameDecl *TD = TT->getDecl();
+      QualType Under = TD->getUnderlyingType();
+      if (const TagDecl *Tag = Under->getAsTagDecl())
+        if (Tag->getDeclName() && Tag->getDefinition()) {
+          Tag->getDefinition()->print(OS, Policy);
+          OS << ";\n";
+          Policy.IncludeTagDefinition = false;
+        }
+      TD->print(OS, Policy);
+      OS << ";";
+      return Text;
+    }
+    if (const TagDecl *Tag = T->getAsTagDecl())
+      if (const TagDecl *Def = Tag->getDefinition()) {
+        Def->print(OS, Policy);
+        OS << ";";
+      }
+    return Text;
+  }
+
   void resolveRoles() {
     SourceManager &SM = CI.getSourceManager();
     std::string Element = Opts->Element;
@@ -378,6 +408,7 @@ private:
     Opts->PayloadSize = Size->getName().str();
     Opts->PayloadInit = Init->getName().str();
     Opts->ArgsType = SizeArgs.getAsString(Ctx->getPrintingPolicy());
+    Opts->ArgsDecl = declarationOf(SizeArgs);
   }
 };
 

@@ -58,6 +58,8 @@ PreservedAnalyses JamLocalPass::run(Module &M, ModuleAnalysisManager &) {
 
   if (!Opts.ArgsType.empty())
     Info.push_back({"args", Opts.ArgsType});
+  if (!Opts.ArgsDecl.empty())
+    Info.push_back({"args-decl", Opts.ArgsDecl});
   Info.push_back({"hash", contentHash(M)});
   emitJamMetadata(M, Info, {});
   return PreservedAnalyses::none();

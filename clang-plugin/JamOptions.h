@@ -45,6 +45,9 @@ struct JamOptions {
   /// C spelling of the type the helpers take their arguments as, recorded
   /// for the package generator. Empty when the jam has no helpers.
   std::string ArgsType;
+  /// The C declaration of that type (struct definition, or typedef and the
+  /// definition it names), so the package header can declare it.
+  std::string ArgsDecl;
   /// Debugging aid: run everything but the rewrite of outside references.
   /// Used to show that the tests depend on the rewrite.
   bool SkipRewrite = false;

@@ -118,6 +118,8 @@ PreservedAnalyses JamRewritePass::run(Module &M, ModuleAnalysisManager &MAM) {
   };
   if (!Opts.ArgsType.empty())
     Info.push_back({"args", Opts.ArgsType});
+  if (!Opts.ArgsDecl.empty())
+    Info.push_back({"args-decl", Opts.ArgsDecl});
   Info.push_back({"hash", contentHash(M)});
   emitJamMetadata(M, Info, ImportNames);
   return PreservedAnalyses::none();

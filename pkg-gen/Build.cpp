@@ -1,0 +1,281 @@
+//===- Build.cpp ----------------------------------------------------------===//
+//
+// A compilation is skipped when its key — the command line and the content
+// of every file the compiler read for it (clang's -MD list) — matches the
+// key stored beside its output by the previous build.
+//
+//===----------------------------------------------------------------------===//
+#include "Build.h"
+
+#include "JamImage.h"
+#include "Linker.h"
+#include "SharedLibrary.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/raw_ostream.h"
+#include <atomic>
+#include <mutex>
+
+using namespace llvm;
+
+namespace twochains::pkggen {
+namespace {
+
+struct Job {
+  std::string What;                 // for progress lines
+  std::string Output;
+  std::vector<std::string> Args;    // Args[0] is the program
+  std::string DepFile;              // empty: no dependency tracking
+  std::string Element;
+};
+
+std::string hashFile(StringRef Path) {
+  auto Buf = MemoryBuffer::getFile(Path);
+  if (!Buf)
+    return "missing";
+  return toHex(SHA256::hash(arrayRefFromStringRef((*Buf)->getBuffer())));
+}
+
+/// The dependencies clang listed in a make-style .d file.
+std::vector<std::string> readDepFile(StringRef Path) {
+  std::vector<std::string> Deps;
+  auto Buf = MemoryBuffer::getFile(Path);
+  if (!Buf)
+    return Deps;
+  std::string Text = (*Buf)->getBuffer().str();
+  size_t Colon = Text.find(": ");
+  if (Colon == std::string::npos)
+    return Deps;
+  std::string Rest;
+  for (size_t I = Colon + 2; I < Text.size(); ++I) {
+    if (Text[I] == '\\' && I + 1 < Text.size() && Text[I + 1] == '\n') {
+      ++I;
+      Rest.push_back(' ');
+    } else if (Text[I] == '\\' && I + 1 < Text.size() && Text[I + 1] == ' ') {
+      Rest.push_back('\x01'); // escaped space inside a path
+      ++I;
+    } else {
+      Rest.push_back(Text[I]);
+    }
+  }
+  SmallVector<StringRef, 32> Parts;
+  StringRef(Rest).split(Parts, ' ', -1, false);
+  for (StringRef P : Parts) {
+    P = P.trim();
+    if (P.empty())
+      continue;
+    std::string Dep = P.str();
+    std::replace(Dep.begin(), Dep.end(), '\x01', ' ');
+    Deps.push_back(Dep);
+  }
+  return Deps;
+}
+
+std::string jobKey(const Job &J) {
+  SHA256 H;
+  for (const std::string &A : J.Args) {
+    H.update(A);
+    H.update(ArrayRef<uint8_t>{0});
+  }
+  if (!J.DepFile.empty())
+    for (const std::string &Dep : readDepFile(J.DepFile)) {
+      H.update(Dep);
+      H.update(hashFile(Dep));
+    }
+  return toHex(H.final());
+}
+
+bool upToDate(const Job &J) {
+  if (J.DepFile.empty() || !sys::fs::exists(J.Output) ||
+      !sys::fs::exists(J.DepFile))
+    return false;
+  auto Stored = MemoryBuffer::getFile(J.Output + ".key");
+  return Stored && (*Stored)->getBuffer() == jobKey(J);
+}
+
+class Runner {
+public:
+  Runner(const BuildConfig &Config, unsigned Total)
+      : Config(Config), Total(Total) {}
+
+  /// Runs Jobs in parallel; returns the names of elements that failed.
+  std::vector<std::string> run(std::vector<Job> &Jobs, BuildResult &Result) {
+    DefaultThreadPool Pool(hardware_concurrency(std::max(1u, Config.Jobs)));
+    for (Job &J : Jobs)
+      Pool.async([&] { runOne(J, Result); });
+    Pool.wait();
+    return Failed;
+  }
+
+private:
+  const BuildConfig &Config;
+  unsigned Total;
+  std::atomic<unsigned> Done{0};
+  std::mutex Lock;
+  std::vector<std::string> Failed;
+
+  void runOne(Job &J, BuildResult &Result) {
+    if (upToDate(J)) {
+      std::lock_guard<std::mutex> G(Lock);
+      ++Result.UpToDate;
+      unsigned N = ++Done;
+      if (Config.Verbose)
+        outs() << "[" << N << "/" << Total << "] up to date: " << J.What << "\n";
+      return;
+    }
+    SmallString<128> ErrPath;
+    sys::fs::createTemporaryFile("pkg-gen", "err", ErrPath);
+    std::vector<StringRef> Args(J.Args.begin(), J.Args.end());
+    std::optional<StringRef> Redirects[] = {StringRef(""), std::nullopt,
+                                            StringRef(ErrPath)};
+    std::string ExecError;
+    int RC = sys::ExecuteAndWait(J.Args[0], Args, std::nullopt, Redirects, 0, 0,
+                                 &ExecError);
+    auto Diag = MemoryBuffer::getFile(ErrPath);
+    sys::fs::remove(ErrPath);
+    std::lock_guard<std::mutex> G(Lock);
+    unsigned N = ++Done;
+    ++Result.Compiled;
+    outs() << "[" << N << "/" << Total << "] " << J.What << "\n";
+    if (Diag && !(*Diag)->getBuffer().empty())
+      errs() << (*Diag)->getBuffer();
+    if (RC != 0) {
+      if (!ExecError.empty())
+        errs() << "twochains-pkg-gen: error: " << ExecError << "\n";
+      Failed.push_back(J.Element);
+      sys::fs::remove(J.Output);
+      sys::fs::remove(J.Output + ".key");
+      return;
+    }
+    if (!J.DepFile.empty()) {
+      std::error_code EC;
+      raw_fd_ostream Key(J.Output + ".key", EC);
+      Key << jobKey(J);
+    }
+  }
+};
+
+} // namespace
+
+Expected<BuildResult> buildPackage(const BuildConfig &Config,
+                                   const std::vector<Element> &Elements) {
+  BuildResult Result;
+  std::vector<Job> Jobs;
+  // A ried's constructor calls <name>_init() if the ried defines it.
+  auto AutoInit = [&](StringRef Dir, StringRef Name) {
+    SmallString<256> Path(Dir);
+    sys::path::append(Path, "ried_" + Name + ".autoinit.c");
+    std::error_code EC;
+    raw_fd_ostream OS(Path, EC);
+    OS << "/* Generated by twochains-pkg-gen: initialises ried '" << Name
+       << "' when it is loaded. */\n"
+       << "extern void " << Name << "_init(void) __attribute__((weak));\n"
+       << "__attribute__((constructor)) static void tc_ried_autoinit(void) {\n"
+       << "  if (" << Name << "_init)\n    " << Name << "_init();\n}\n";
+    return std::string(Path);
+  };
+
+  for (const std::string &ISA : Config.ISAs) {
+    SmallString<256> Dir(Config.BuildDir);
+    sys::path::append(Dir, ISA);
+    if (std::error_code EC = sys::fs::create_directories(Dir))
+      return createStringError(EC, "cannot create " + Dir + ": " + EC.message());
+    ISAOutputs &Out = Result.PerISA[ISA];
+    std::vector<std::string> Common = {
+        Config.Clang, "--target=" + ISA + "-linux-gnu", "-x", "c", "-O2",
+        "-I" + Config.IncludeDir, "-fno-color-diagnostics",
+        "-fdiagnostics-absolute-paths"};
+    for (const Element &E : Elements) {
+      std::string Base = (Dir + "/").str();
+      std::string Inc = "-I" + sys::path::parent_path(E.Source).str();
+      if (E.Kind == ElementKind::Jam) {
+        Job Inject{"compile jam_" + E.Name + ".amc (" + ISA + ", inject)",
+                   Base + "jam_" + E.Name + ".o", Common, Base + "jam_" + E.Name + ".d",
+                   E.Name};
+        for (const std::string &A : std::initializer_list<std::string>{"-fplugin=" + Config.Plugin, Inc, std::string("-MD"),
+                              "-MF", Inject.DepFile, std::string("-c"), E.Source,
+                              std::string("-o"), Inject.Output})
+          Inject.Args.push_back(A);
+        Job Local{"compile jam_" + E.Name + ".amc (" + ISA + ", local)",
+                  Base + "jam_" + E.Name + ".local.o", Common,
+                  Base + "jam_" + E.Name + ".local.d", E.Name};
+        for (const std::string &A : std::initializer_list<std::string>{
+             "-fPIC", "-fplugin=" + Config.Plugin,
+              std::string("-fplugin-arg-twochains-mode=local"),
+              "-fplugin-arg-twochains-package=" + Config.Package, Inc,
+              std::string("-MD"), "-MF", Local.DepFile, std::string("-c"),
+              E.Source, std::string("-o"), Local.Output})
+          Local.Args.push_back(A);
+        Out.Images[E.Name] = Base + E.Name + ".jam";
+        Out.Objects[E.Name] = Inject.Output;
+        Out.LocalObjects[E.Name] = Local.Output;
+        Jobs.push_back(std::move(Inject));
+        Jobs.push_back(std::move(Local));
+      } else {
+        std::string Shim = AutoInit(Dir, E.Name);
+        Job Ried{"build ried_" + E.Name + ".rdc (" + ISA + ")",
+                 Base + "libried_" + E.Name + ".so", Common,
+                 Base + "ried_" + E.Name + ".d", E.Name};
+        for (const std::string &A : std::initializer_list<std::string>{std::string("-fPIC"), std::string("-shared"),
+                              std::string("-fuse-ld=lld"), Inc, std::string("-MD"),
+                              std::string("-MF"), Ried.DepFile, E.Source, Shim,
+                              std::string("-o"), Ried.Output})
+          Ried.Args.push_back(A);
+        Out.Rieds[E.Name] = Ried.Output;
+        Jobs.push_back(std::move(Ried));
+      }
+    }
+    Out.LocalLibrary = (Dir + "/lib" + Config.Package + "_local.so").str();
+  }
+
+  Runner R(Config, Jobs.size());
+  std::vector<std::string> Failed = R.run(Jobs, Result);
+  if (!Failed.empty()) {
+    llvm::sort(Failed);
+    Failed.erase(std::unique(Failed.begin(), Failed.end()), Failed.end());
+    return createStringError(inconvertibleErrorCode(),
+                             "elements failed to build: " + join(Failed, ", "));
+  }
+
+  // Linking is fast and in process: always redone.
+  std::vector<std::string> Errors;
+  for (auto &[ISA, Out] : Result.PerISA) {
+    jamlink::SharedOptions Shared;
+    Shared.Output = Out.LocalLibrary;
+    Shared.Package = Config.Package;
+    for (const Element &E : Elements) {
+      if (E.Kind != ElementKind::Jam)
+        continue;
+      auto Obj = jamlink::InputObject::open(Out.Objects[E.Name]);
+      if (!Obj) {
+        Errors.push_back(toString(Obj.takeError()));
+        continue;
+      }
+      auto Image = jamlink::linkImage(**Obj, {});
+      if (!Image) {
+        Errors.push_back(toString(Image.takeError()));
+        continue;
+      }
+      if (Error Err = writeJamImage(*Image, Out.Images[E.Name]))
+        Errors.push_back(toString(std::move(Err)));
+      Shared.Inputs.push_back(Out.LocalObjects[E.Name]);
+      Shared.IDs[E.Name] = E.ID;
+    }
+    if (!Shared.Inputs.empty() && Errors.empty()) {
+      outs() << "link " << sys::path::filename(Out.LocalLibrary) << " (" << ISA << ")\n";
+      if (Error Err = jamlink::linkSharedLibrary(Shared))
+        Errors.push_back(toString(std::move(Err)));
+    }
+  }
+  if (!Errors.empty())
+    return createStringError(inconvertibleErrorCode(), join(Errors, "\n"));
+  return Result;
+}
+
+} // namespace twochains::pkggen

@@ -1,0 +1,50 @@
+//===- Build.h - Compiling and linking a package's elements ---------------===//
+#ifndef TWOCHAINS_PKGGEN_BUILD_H
+#define TWOCHAINS_PKGGEN_BUILD_H
+
+#include "PackageSource.h"
+
+#include "llvm/Support/Error.h"
+#include <map>
+#include <string>
+#include <vector>
+
+namespace twochains::pkggen {
+
+struct BuildConfig {
+  std::string Package;
+  std::string SourceRoot;
+  std::string BuildDir;
+  std::vector<std::string> ISAs;
+  std::string Clang;
+  std::string Plugin;
+  std::string IncludeDir;
+  unsigned Jobs = 1;
+  bool Verbose = false;
+};
+
+/// What the build produced for one ISA, as paths in the build directory.
+struct ISAOutputs {
+  std::map<std::string, std::string> Objects;     // jam name -> inject .o
+  std::map<std::string, std::string> Images;      // jam name -> .jam
+  std::map<std::string, std::string> LocalObjects;
+  std::map<std::string, std::string> Rieds;       // ried name -> .so
+  std::string LocalLibrary;
+};
+
+struct BuildResult {
+  std::map<std::string, ISAOutputs> PerISA;
+  unsigned Compiled = 0;      // compilations actually run
+  unsigned UpToDate = 0;      // compilations skipped
+};
+
+/// Compiles every jam (inject and local mode) and ried for every ISA, in
+/// parallel and incrementally, then links images and the Local-Function
+/// library. Compiler diagnostics are printed as they come; the error lists
+/// every element that failed.
+llvm::Expected<BuildResult> buildPackage(const BuildConfig &Config,
+                                         const std::vector<Element> &Elements);
+
+} // namespace twochains::pkggen
+
+#endif

@@ -1,0 +1,219 @@
+//===- Driver.cpp - twochains-pkg-gen: a package folder to an installed package
+//
+//   twochains-pkg-gen --package NAME --source DIR --prefix DIR [--isa x86_64,aarch64] [-j N]
+//   twochains-pkg-gen --check-manifest PREFIX/lib/twochains/packages/NAME/manifest.tcm
+//
+// Steps: find elements -> assign stable IDs -> compile (parallel,
+// incremental) -> link images and the Local-Function library -> manifest
+// and header -> install, all or nothing.
+//
+//===----------------------------------------------------------------------===//
+#include "Build.h"
+#include "ElementIDs.h"
+#include "Header.h"
+#include "Install.h"
+#include "Manifest.h"
+#include "PackageSource.h"
+
+#include "InputObject.h"
+#include "JamImage.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+using namespace twochains;
+using namespace twochains::pkggen;
+
+static cl::OptionCategory Category("twochains-pkg-gen options");
+static cl::opt<std::string> PackageName("package", cl::desc("Package name"),
+                                        cl::value_desc("name"), cl::cat(Category));
+static cl::opt<std::string> SourceDir("source",
+                                      cl::desc("Folder of jam_*.amc and ried_*.rdc files"),
+                                      cl::value_desc("dir"), cl::cat(Category));
+static cl::opt<std::string> InstallPrefix("prefix", cl::desc("Install prefix"),
+                                   cl::value_desc("dir"), cl::cat(Category));
+static cl::opt<std::string> ISAList("isa",
+                                    cl::desc("Target ISAs, comma-separated "
+                                             "(x86_64, aarch64; default: this machine's)"),
+                                    cl::value_desc("list"), cl::cat(Category));
+static cl::opt<std::string> BuildDirOpt("build-dir",
+                                        cl::desc("Where intermediate files live between "
+                                                 "builds (default: .twochains-build/<package>)"),
+                                        cl::value_desc("dir"), cl::cat(Category));
+static cl::opt<unsigned> Jobs("j", cl::desc("Parallel compilations (default: all cores)"),
+                              cl::value_desc("N"), cl::init(0), cl::cat(Category));
+static cl::opt<bool> Verbose("v", cl::desc("Also list what was up to date"),
+                             cl::cat(Category));
+static cl::opt<std::string> CheckManifest("check-manifest",
+                                          cl::desc("Validate an installed manifest and exit"),
+                                          cl::value_desc("file"), cl::cat(Category));
+static cl::opt<std::string> ClangPath("clang", cl::desc("clang to compile with"),
+                                      cl::init(TWOCHAINS_CLANG), cl::cat(Category));
+
+static int fail(const Twine &Msg) {
+  std::string Text = Msg.str();
+  SmallVector<StringRef, 8> Lines;
+  StringRef(Text).split(Lines, '\n', -1, false);
+  for (StringRef L : Lines)
+    WithColor::error(errs(), "twochains-pkg-gen") << L << '\n';
+  return 1;
+}
+
+/// The plugin and headers of the Two-Chains install this tool belongs to.
+static std::string besideTool(const char *Argv0, StringRef Rel) {
+  std::string Exe = sys::fs::getMainExecutable(Argv0, (void *)&fail);
+  SmallString<256> P(sys::path::parent_path(sys::path::parent_path(Exe)));
+  sys::path::append(P, Rel);
+  return std::string(P);
+}
+
+int main(int Argc, char **Argv) {
+  InitLLVM X(Argc, Argv);
+  cl::HideUnrelatedOptions(Category);
+  cl::ParseCommandLineOptions(
+      Argc, Argv,
+      "twochains-pkg-gen: builds a folder of jams and rieds into an installed\n"
+      "Two-Chains package (header, manifest, jam images, Local-Function and\n"
+      "ried libraries). See docs/packages.md.\n");
+
+  if (!CheckManifest.empty()) {
+    auto M = readManifest(CheckManifest);
+    if (!M)
+      return fail(toString(M.takeError()));
+    outs() << "manifest of package '" << M->Package << "' is valid: "
+           << M->Entries.size() << " entries, " << M->ISAs.size() << " ISAs\n";
+    return 0;
+  }
+  if (PackageName.empty() || SourceDir.empty() || InstallPrefix.empty())
+    return fail("--package, --source and --prefix are required (see --help)");
+  StringRef Pkg = PackageName;
+  if (!(isAlpha(Pkg[0]) || Pkg[0] == '_') ||
+      !all_of(Pkg, [](char C) { return isAlnum(C) || C == '_'; }))
+    return fail("invalid package name '" + Pkg + "': use letters, digits and '_'");
+
+  // LLD, which links the Local-Function library in this process, resets
+  // every command-line option when it starts: keep the values first.
+  const std::string Prefix = InstallPrefix;
+  const std::string Source = SourceDir;
+
+  BuildConfig Config;
+  Config.Package = PackageName;
+  Config.SourceRoot = SourceDir;
+  Config.Clang = ClangPath;
+  Config.Plugin = besideTool(Argv[0], "lib/twochains/TwoChainsJam.so");
+  Config.IncludeDir = besideTool(Argv[0], "include");
+  Config.Jobs = Jobs ? Jobs : get_physical_cores() > 0 ? unsigned(get_physical_cores()) : 2;
+  Config.Verbose = Verbose;
+  SmallVector<StringRef, 2> ISAs;
+  StringRef(ISAList.empty() ? sys::getDefaultTargetTriple().substr(0, 6) == "x86_64"
+                                  ? "x86_64"
+                                  : "aarch64"
+                            : ISAList.getValue())
+      .split(ISAs, ',', -1, false);
+  for (StringRef ISA : ISAs) {
+    if (ISA != "x86_64" && ISA != "aarch64")
+      return fail("unknown ISA '" + ISA + "': expected x86_64 or aarch64");
+    Config.ISAs.push_back(ISA.str());
+  }
+  SmallString<256> BuildDir(BuildDirOpt.empty() ? ".twochains-build" : BuildDirOpt.getValue());
+  if (BuildDirOpt.empty())
+    sys::path::append(BuildDir, Config.Package);
+  sys::fs::make_absolute(BuildDir);
+  Config.BuildDir = std::string(BuildDir);
+  for (const std::string &Tool : {Config.Plugin, Config.Clang})
+    if (!sys::fs::exists(Tool))
+      return fail("cannot find " + Tool);
+
+  // 1. Elements and their stable IDs.
+  auto Elements = findElements(Source);
+  if (!Elements)
+    return fail(toString(Elements.takeError()));
+  bool IDsChanged = false;
+  if (Error E = assignElementIDs(Source, *Elements, IDsChanged))
+    return fail(toString(std::move(E)));
+  if (IDsChanged)
+    outs() << "element IDs updated in " << Source << "/twochains.ids\n";
+
+  // 2. Compile and link.
+  auto Built = buildPackage(Config, *Elements);
+  if (!Built)
+    return fail(toString(Built.takeError()) +
+                "\nnothing was installed");
+
+  // 3. Manifest, identity, header.
+  Manifest M;
+  M.Package = Config.Package;
+  InstallPlan Plan;
+  Plan.Prefix = Prefix;
+  Plan.Package = Config.Package;
+  std::map<std::string, JamArgs> Args;
+  for (const auto &[ISA, Out] : Built->PerISA) {
+    std::string LocalRel = ISA + "/" + sys::path::filename(Out.LocalLibrary).str();
+    bool HasJams = !Out.Images.empty();
+    M.ISAs[ISA] = {{"local", HasJams ? LocalRel : ""},
+                   {"local-hash", HasJams ? sha256File(Out.LocalLibrary) : ""}};
+    if (HasJams)
+      Plan.Files.push_back({Out.LocalLibrary, LocalRel});
+    for (const Element &E : *Elements) {
+      ManifestEntry Entry;
+      Entry.ID = E.ID;
+      Entry.Name = E.Name;
+      Entry.Fields["isa"] = ISA;
+      if (E.Kind == ElementKind::Jam) {
+        auto Image = readJamImage(Out.Images.at(E.Name));
+        if (!Image)
+          return fail(toString(Image.takeError()));
+        std::string Rel = ISA + "/jams/" + E.Name + ".jam";
+        Entry.Kind = "jam";
+        Entry.Fields["image"] = Rel;
+        Entry.Fields["hash"] = Image->Hash;
+        Entry.Fields["imports"] = join(Image->Imports, ",");
+        if (auto Obj = jamlink::InputObject::open(Out.LocalObjects.at(E.Name))) {
+          std::string Type = (*Obj)->Info.lookup("args");
+          std::replace(Type.begin(), Type.end(), ' ', '+');
+          Entry.Fields["args"] = Type;
+          Args[E.Name] = {(*Obj)->Info.lookup("args"), (*Obj)->Info.lookup("args-decl")};
+        } else {
+          consumeError(Obj.takeError());
+        }
+        Plan.Files.push_back({Out.Images.at(E.Name), Rel});
+      } else {
+        std::string Rel = ISA + "/libried_" + E.Name + ".so";
+        Entry.Kind = "ried";
+        Entry.Fields["lib"] = Rel;
+        Entry.Fields["hash"] = sha256File(Out.Rieds.at(E.Name));
+        Plan.Files.push_back({Out.Rieds.at(E.Name), Rel});
+      }
+      M.Entries.push_back(std::move(Entry));
+    }
+  }
+  SHA256 Identity;
+  Identity.update(M.Package);
+  for (const ManifestEntry &E : M.Entries)
+    Identity.update(E.Kind + " " + std::to_string(E.ID) + " " + E.Name + " " +
+                    E.Fields.at("isa") + " " + E.Fields.at("hash") + "\n");
+  M.Identity = toHex(Identity.final(), true);
+  Plan.ManifestText = M.text();
+  Plan.HeaderText = packageHeader(M.Package, M.Identity, *Elements, Args);
+
+  // 4. Install, all or nothing.
+  if (Error E = installPackage(Plan))
+    return fail(toString(std::move(E)) + "\nthe installed package was left as it was");
+  unsigned NumJams = count_if(*Elements, [](const Element &E) {
+    return E.Kind == ElementKind::Jam;
+  });
+  outs() << "package " << M.Package << ": " << NumJams << " jams, "
+         << Elements->size() - NumJams << " rieds, for " << join(Config.ISAs, ", ")
+         << "; " << Built->Compiled << " compiled, " << Built->UpToDate
+         << " up to date; installed under " << Prefix << "\n";
+  return 0;
+}

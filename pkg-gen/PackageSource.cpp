@@ -1,0 +1,68 @@
+//===- PackageSource.cpp --------------------------------------------------===//
+#include "PackageSource.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+
+namespace twochains::pkggen {
+
+static bool isValidName(StringRef Name) {
+  if (Name.empty() || !(isAlpha(Name[0]) || Name[0] == '_'))
+    return false;
+  return all_of(Name, [](char C) { return isAlnum(C) || C == '_'; });
+}
+
+Expected<std::vector<Element>> findElements(StringRef Root) {
+  if (!sys::fs::is_directory(Root))
+    return createStringError(inconvertibleErrorCode(),
+                             Root + ": not a directory");
+  std::vector<Element> Elements;
+  std::vector<std::string> Errors;
+  std::error_code EC;
+  for (sys::fs::recursive_directory_iterator It(Root, EC), End; It != End && !EC;
+       It.increment(EC)) {
+    StringRef Path = It->path();
+    StringRef File = sys::path::filename(Path);
+    Element E;
+    StringRef Stem = File;
+    if (Stem.consume_front("jam_") && Stem.consume_back(".amc"))
+      E.Kind = ElementKind::Jam;
+    else if (Stem = File, Stem.consume_front("ried_") && Stem.consume_back(".rdc"))
+      E.Kind = ElementKind::Ried;
+    else
+      continue;
+    if (!isValidName(Stem)) {
+      Errors.push_back(Path.str() + ": invalid element name '" + Stem.str() +
+                       "': use letters, digits and '_'");
+      continue;
+    }
+    SmallString<256> Abs(Path);
+    sys::fs::make_absolute(Abs);
+    E.Name = Stem.str();
+    E.Source = std::string(Abs);
+    Elements.push_back(std::move(E));
+  }
+  if (EC)
+    return createStringError(EC, "cannot walk " + Root + ": " + EC.message());
+  llvm::sort(Elements, [](const Element &A, const Element &B) {
+    return std::tie(A.Name, A.Source) < std::tie(B.Name, B.Source);
+  });
+  StringMap<const Element *> Seen;
+  for (const Element &E : Elements) {
+    auto [It, Inserted] = Seen.try_emplace(E.Name, &E);
+    if (!Inserted)
+      Errors.push_back(E.Source + ": duplicate element name '" + E.Name +
+                       "' (also " + It->second->Source + ")");
+  }
+  if (Elements.empty() && Errors.empty())
+    Errors.push_back(Root.str() + ": no jam_*.amc or ried_*.rdc files");
+  if (!Errors.empty())
+    return createStringError(inconvertibleErrorCode(), join(Errors, "\n"));
+  return Elements;
+}
+
+} // namespace twochains::pkggen
