@@ -113,12 +113,13 @@ int main(int Argc, char **Argv) {
   Config.IncludeDir = besideTool(Argv[0], "include");
   Config.Jobs = Jobs ? Jobs : get_physical_cores() > 0 ? unsigned(get_physical_cores()) : 2;
   Config.Verbose = Verbose;
+  std::string ISAText = ISAList;
+  if (ISAText.empty())
+    ISAText = StringRef(sys::getDefaultTargetTriple()).starts_with("x86_64")
+                  ? "x86_64"
+                  : "aarch64";
   SmallVector<StringRef, 2> ISAs;
-  StringRef(ISAList.empty() ? sys::getDefaultTargetTriple().substr(0, 6) == "x86_64"
-                                  ? "x86_64"
-                                  : "aarch64"
-                            : ISAList.getValue())
-      .split(ISAs, ',', -1, false);
+  StringRef(ISAText).split(ISAs, ',', -1, false);
   for (StringRef ISA : ISAs) {
     if (ISA != "x86_64" && ISA != "aarch64")
       return fail("unknown ISA '" + ISA + "': expected x86_64 or aarch64");

@@ -21,7 +21,7 @@ Error assignElementIDs(StringRef Root, std::vector<Element> &Elements,
   StringMap<unsigned> ByName;
   if (auto Buf = MemoryBuffer::getFile(Path)) {
     SmallVector<StringRef, 64> Lines;
-    (*Buf)->getBuffer().split(Lines, '\n', -1, false);
+    (*Buf)->getBuffer().split(Lines, '\n');
     for (auto [N, Line] : enumerate(Lines)) {
       Line = Line.trim();
       if (Line.empty() || Line.starts_with("#"))

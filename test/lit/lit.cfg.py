@@ -34,6 +34,7 @@ config.substitutions.append(("%include", config.include_dir))
 config.substitutions.append(("%clang", config.clang))
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%jamlink", config.jamlink))
+config.substitutions.append(("%pkg-gen", config.pkg_gen))
 config.substitutions.append(("%run-jam", "bash %s/test/harness/run-jam.sh" % config.twochains_src_root))
 for var, value in [("TC_CLANG", config.clang), ("TC_PLUGIN", config.jam_plugin),
                    ("TC_INCLUDE", config.include_dir), ("TC_JAMLINK", config.jamlink),
