@@ -1,0 +1,40 @@
+/*===- twochains/status.h - Status codes of the Two-Chains runtime ---------===
+ *
+ * TC_OK is 0; every error is negative. tc_status_string() names each one.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef TWOCHAINS_STATUS_H
+#define TWOCHAINS_STATUS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tc_status {
+  TC_OK = 0,
+  TC_ERR_INVALID_PARAM = -1,    /* an argument is out of its documented range */
+  TC_ERR_NO_MEMORY = -2,
+  TC_ERR_NO_CREDIT = -3,        /* the peer's ring is full: progress and retry */
+  TC_ERR_TOO_LARGE = -4,        /* the frame would not fit a slot */
+  TC_ERR_INCOMPLETE = -5,       /* the frame's bytes have not all arrived */
+  TC_ERR_BAD_MAGIC = -6,
+  TC_ERR_BAD_VERSION = -7,
+  TC_ERR_BAD_LENGTH = -8,       /* a length or offset leaves the slot */
+  TC_ERR_BAD_CHECKSUM = -9,
+  TC_ERR_UNKNOWN_PACKAGE = -10,
+  TC_ERR_UNKNOWN_ELEMENT = -11,
+  TC_ERR_BAD_KIND = -12,
+  TC_ERR_SEQUENCE = -13,        /* a frame out of the ring's order */
+  TC_ERR_MISSING_IMPORT = -14,  /* a jam names a symbol the receiver lacks */
+  TC_ERR_BAD_IMAGE = -15,
+  TC_ERR_IO = -16
+} tc_status_t;
+
+/* A short, constant English description; never NULL. */
+const char *tc_status_string(tc_status_t status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TWOCHAINS_STATUS_H */

@@ -1,0 +1,135 @@
+//===- Frame.cpp ----------------------------------------------------------===//
+#include "Frame.h"
+
+#include <cstring>
+
+namespace twochains::rt {
+
+static size_t roundToLines(size_t N) {
+  return (N + FrameLine - 1) / FrameLine * FrameLine;
+}
+
+size_t frameSize(uint32_t ImageSize, uint32_t PayloadSize) {
+  if (ImageSize == 0 && PayloadSize <= FrameInlinePayload)
+    return FrameLine;
+  // Header line, image lines, then payload and trailer in whole lines.
+  size_t Image = roundToLines(ImageSize);
+  return FrameLine + Image + roundToLines(size_t(PayloadSize) + FrameTrailerSize);
+}
+
+uint32_t frameChecksum(const void *Bytes, size_t Size, uint64_t Sequence) {
+  // A multiply-xorshift over 64-bit words: every bit of every word reaches
+  // the result, and it runs at memory speed on both ISAs.
+  const uint8_t *P = static_cast<const uint8_t *>(Bytes);
+  uint64_t H = 0x9e3779b97f4a7c15ull ^ Sequence;
+  for (size_t I = 0; I + 8 <= Size; I += 8) {
+    uint64_t W;
+    std::memcpy(&W, P + I, 8);
+    H = (H ^ W) * 0xff51afd7ed558ccdull;
+    H ^= H >> 32;
+  }
+  H ^= H >> 29;
+  H *= 0xc4ceb9fe1a85ec53ull;
+  return uint32_t(H ^ (H >> 32));
+}
+
+tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,
+                        size_t *Size) {
+  if (!Slot || !Size || (Spec.Kind != FrameLocal && Spec.Kind != FrameInjected) ||
+      (Spec.Kind == FrameInjected && (!Spec.Image || Spec.ImageSize == 0 ||
+                                      Spec.ImageSize % FrameLine)) ||
+      (Spec.Kind == FrameLocal && Spec.ImageSize) ||
+      (Spec.PayloadSize && !Spec.Payload))
+    return TC_ERR_INVALID_PARAM;
+  size_t N = frameSize(Spec.ImageSize, Spec.PayloadSize);
+  if (N > SlotSize || N / FrameLine > UINT16_MAX)
+    return TC_ERR_TOO_LARGE;
+
+  uint8_t *F = static_cast<uint8_t *>(Slot);
+  FrameHeader H = {};
+  H.Magic = FrameMagic;
+  H.Version = FrameVersion;
+  H.Kind = Spec.Kind;
+  H.Lines = uint16_t(N / FrameLine);
+  H.Package = Spec.Package;
+  H.Element = Spec.Element;
+  H.Sequence = Spec.Sequence;
+  if (Spec.Kind == FrameInjected) {
+    H.ImageOffset = FrameLine;
+    H.ImageSize = Spec.ImageSize;
+  }
+  H.PayloadSize = Spec.PayloadSize;
+  if (N == FrameLine) {
+    H.PayloadOffset = offsetof(FrameHeader, Inline);
+    if (Spec.PayloadSize)
+      std::memcpy(H.Inline, Spec.Payload, Spec.PayloadSize);
+    std::memcpy(F, &H, sizeof H);
+  } else {
+    H.PayloadOffset = uint32_t(FrameLine + roundToLines(Spec.ImageSize));
+    std::memcpy(F, &H, sizeof H);
+    std::memset(F + sizeof H, 0, FrameLine - sizeof H);
+    if (Spec.ImageSize)
+      std::memcpy(F + H.ImageOffset, Spec.Image, Spec.ImageSize);
+    if (Spec.PayloadSize)
+      std::memcpy(F + H.PayloadOffset, Spec.Payload, Spec.PayloadSize);
+    size_t Pad = N - FrameTrailerSize - (H.PayloadOffset + Spec.PayloadSize);
+    std::memset(F + H.PayloadOffset + Spec.PayloadSize, 0, Pad);
+  }
+  FrameTrailer T = {uint32_t(Spec.Sequence),
+                    frameChecksum(F, N - FrameTrailerSize, Spec.Sequence)};
+  std::memcpy(F + N - FrameTrailerSize, &T, sizeof T);
+  *Size = N;
+  return TC_OK;
+}
+
+tc_status_t checkFrame(const void *Slot, size_t SlotSize, uint64_t Expected,
+                       FrameView *Out) {
+  if (!Slot || SlotSize < FrameLine || SlotSize % FrameLine)
+    return TC_ERR_INVALID_PARAM;
+  const uint8_t *F = static_cast<const uint8_t *>(Slot);
+  FrameHeader H;
+  std::memcpy(&H, F, sizeof H);
+  size_t N = size_t(H.Lines) * FrameLine;
+  // Until the trailer shows the expected sequence, the slot holds an older
+  // frame or a frame still landing: wait.
+  if (H.Lines == 0 || N > SlotSize)
+    return H.Magic == FrameMagic && H.Sequence == Expected ? TC_ERR_BAD_LENGTH
+                                                           : TC_ERR_INCOMPLETE;
+  FrameTrailer T;
+  std::memcpy(&T, F + N - FrameTrailerSize, sizeof T);
+  if (T.Sequence != uint32_t(Expected))
+    return TC_ERR_INCOMPLETE;
+  if (T.Checksum != frameChecksum(F, N - FrameTrailerSize, Expected))
+    return TC_ERR_INCOMPLETE; // the caller turns a lasting mismatch into BAD_CHECKSUM
+  // Complete: now every field must hold together before anything is used.
+  if (H.Magic != FrameMagic)
+    return TC_ERR_BAD_MAGIC;
+  if (H.Version != FrameVersion)
+    return TC_ERR_BAD_VERSION;
+  if (H.Sequence != Expected)
+    return TC_ERR_SEQUENCE;
+  if (H.Kind != FrameLocal && H.Kind != FrameInjected)
+    return TC_ERR_BAD_KIND;
+  size_t PayloadEnd = size_t(H.PayloadOffset) + H.PayloadSize;
+  if (H.PayloadOffset < offsetof(FrameHeader, Inline) ||
+      PayloadEnd > N - FrameTrailerSize ||
+      (N == FrameLine && H.PayloadSize > FrameInlinePayload))
+    return TC_ERR_BAD_LENGTH;
+  if (H.Kind == FrameInjected) {
+    size_t ImageEnd = size_t(H.ImageOffset) + H.ImageSize;
+    if (H.ImageOffset < FrameLine || H.ImageOffset % FrameLine ||
+        H.ImageSize == 0 || H.ImageSize % FrameLine || ImageEnd > H.PayloadOffset)
+      return TC_ERR_BAD_LENGTH;
+  } else if (H.ImageOffset || H.ImageSize) {
+    return TC_ERR_BAD_LENGTH;
+  }
+  if (Out) {
+    Out->Header = reinterpret_cast<const FrameHeader *>(F);
+    Out->Image = H.Kind == FrameInjected ? F + H.ImageOffset : nullptr;
+    Out->Payload = F + H.PayloadOffset;
+    Out->Size = N;
+  }
+  return TC_OK;
+}
+
+} // namespace twochains::rt

@@ -1,0 +1,98 @@
+//===- Frame.h - The frame: one message as it lies in a mailbox slot ------===//
+//
+// Every frame is a whole number of 64-byte lines (docs/frames.md):
+//
+//   line 0       header (56 bytes) + trailer, or more header
+//   ...          image (injected frames: GOTP, code, data, zeroed bss)
+//   ...          payload
+//   last 8 bytes trailer: { uint32 sequence; uint32 checksum }
+//
+// A one-line Local Function frame carries up to 8 payload bytes inline in
+// the header, so a 1-integer message is one line. The receiver knows a
+// frame has fully arrived when the trailer holds the sequence it expects
+// for the slot and the checksum over everything before the trailer
+// matches; until then, whatever order the transport writes bytes in, the
+// frame is incomplete and nothing runs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TWOCHAINS_RUNTIME_FRAME_H
+#define TWOCHAINS_RUNTIME_FRAME_H
+
+#include "twochains/status.h"
+#include <cstddef>
+#include <cstdint>
+
+namespace twochains::rt {
+
+constexpr uint32_t FrameMagic = 0x31464354; // "TCF1"
+constexpr uint8_t FrameVersion = 1;
+constexpr size_t FrameLine = 64;
+constexpr size_t FrameTrailerSize = 8;
+constexpr size_t FrameInlinePayload = 8;
+
+enum FrameKind : uint8_t { FrameLocal = 1, FrameInjected = 2 };
+
+struct FrameHeader {
+  uint32_t Magic;
+  uint8_t Version;
+  uint8_t Kind;
+  uint16_t Lines;          // frame length in lines, trailer included
+  uint64_t Package;        // first 8 bytes of the package identity
+  uint32_t Element;
+  uint32_t ImageOffset;    // injected: where the image starts; else 0
+  uint32_t ImageSize;
+  uint32_t PayloadOffset;
+  uint32_t PayloadSize;
+  uint32_t Flags;
+  uint64_t Sequence;
+  uint8_t Inline[FrameInlinePayload];
+};
+static_assert(sizeof(FrameHeader) == FrameLine - FrameTrailerSize,
+              "the header and a trailer fill one line");
+
+struct FrameTrailer {
+  uint32_t Sequence;       // low 32 bits of the header's
+  uint32_t Checksum;
+};
+
+/// Bytes a frame needs for an image and a payload of these sizes.
+size_t frameSize(uint32_t ImageSize, uint32_t PayloadSize);
+
+/// The 32-bit checksum over Size bytes (a whole number of 8-byte words)
+/// seeded with the sequence.
+uint32_t frameChecksum(const void *Bytes, size_t Size, uint64_t Sequence);
+
+struct FrameSpec {
+  FrameKind Kind = FrameLocal;
+  uint64_t Package = 0;
+  uint32_t Element = 0;
+  const void *Image = nullptr;   // injected only
+  uint32_t ImageSize = 0;        // a multiple of 64
+  const void *Payload = nullptr;
+  uint32_t PayloadSize = 0;
+  uint64_t Sequence = 0;
+};
+
+/// Writes the frame for Spec into Slot (SlotSize bytes). On success sets
+/// *Size to the frame's size. TC_ERR_TOO_LARGE if it does not fit.
+tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,
+                        size_t *Size);
+
+/// A frame that has arrived and passed every check.
+struct FrameView {
+  const FrameHeader *Header;
+  const uint8_t *Image;     // null for local frames
+  const uint8_t *Payload;
+  size_t Size;
+};
+
+/// Checks the frame in Slot against the sequence the ring expects there.
+/// TC_ERR_INCOMPLETE means "not all bytes are there yet": poll again. Any
+/// other error means the frame must be dropped, never run. Out is set only
+/// on TC_OK.
+tc_status_t checkFrame(const void *Slot, size_t SlotSize, uint64_t Expected,
+                       FrameView *Out);
+
+} // namespace twochains::rt
+
+#endif

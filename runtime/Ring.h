@@ -1,0 +1,64 @@
+//===- Ring.h - Slots and credits of one sender's ring --------------------===//
+//
+// Each connected sender owns one ring of Slots fixed-size slots in the
+// receiver's mailbox. Frames carry consecutive sequence numbers; frame s
+// goes to slot s % Slots. The receiver runs frames strictly in sequence and
+// counts the ones it has finished; every Batch frames (or when asked) it
+// puts that count into the sender's credit word, one-sided. The sender may
+// use sequence s only while s < finished + Slots, so it never writes a slot
+// whose previous frame has not finished, and nothing is overwritten, lost
+// or run twice.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TWOCHAINS_RUNTIME_RING_H
+#define TWOCHAINS_RUNTIME_RING_H
+
+#include "twochains/status.h"
+#include <cstdint>
+
+namespace twochains::rt {
+
+class SenderRing {
+public:
+  explicit SenderRing(uint32_t Slots) : Slots(Slots) {}
+
+  /// Takes the next sequence and its slot, or TC_ERR_NO_CREDIT. Outputs are
+  /// set only on success.
+  tc_status_t reserve(uint64_t *Sequence, uint32_t *Slot);
+  /// The receiver reported Finished frames done (monotonic; stale or
+  /// impossible reports are ignored).
+  void credit(uint64_t Finished);
+
+  uint64_t next() const { return Next; }
+  uint64_t available() const { return Finished + Slots - Next; }
+
+private:
+  uint32_t Slots;
+  uint64_t Next = 0;
+  uint64_t Finished = 0;
+};
+
+class ReceiverRing {
+public:
+  ReceiverRing(uint32_t Slots, uint32_t Batch)
+      : Slots(Slots), Batch(Batch ? Batch : 1) {}
+
+  uint64_t expected() const { return Expected; }
+  uint32_t expectedSlot() const { return uint32_t(Expected % Slots); }
+  /// The frame in the expected slot is done (run or dropped): the slot may
+  /// be reused. Returns true when a credit report is due.
+  bool finish();
+  /// The count to report, and records that it was reported.
+  uint64_t takeCreditReport();
+  bool creditPending() const { return Expected != Reported; }
+
+private:
+  uint32_t Slots;
+  uint32_t Batch;
+  uint64_t Expected = 0;
+  uint64_t Reported = 0;
+};
+
+} // namespace twochains::rt
+
+#endif

@@ -1,0 +1,25 @@
+/*===- status.c - tc_status_string -----------------------------------------===*/
+#include "twochains/status.h"
+
+const char *tc_status_string(tc_status_t status) {
+  switch (status) {
+  case TC_OK: return "success";
+  case TC_ERR_INVALID_PARAM: return "invalid parameter";
+  case TC_ERR_NO_MEMORY: return "out of memory";
+  case TC_ERR_NO_CREDIT: return "no credit: the peer's ring is full";
+  case TC_ERR_TOO_LARGE: return "frame too large for a slot";
+  case TC_ERR_INCOMPLETE: return "frame not completely arrived";
+  case TC_ERR_BAD_MAGIC: return "bad frame magic";
+  case TC_ERR_BAD_VERSION: return "unsupported frame version";
+  case TC_ERR_BAD_LENGTH: return "frame length or offset outside the slot";
+  case TC_ERR_BAD_CHECKSUM: return "frame checksum mismatch";
+  case TC_ERR_UNKNOWN_PACKAGE: return "unknown package";
+  case TC_ERR_UNKNOWN_ELEMENT: return "unknown element";
+  case TC_ERR_BAD_KIND: return "unknown frame kind";
+  case TC_ERR_SEQUENCE: return "frame out of sequence";
+  case TC_ERR_MISSING_IMPORT: return "missing import";
+  case TC_ERR_BAD_IMAGE: return "invalid jam image";
+  case TC_ERR_IO: return "input/output error";
+  }
+  return "unknown status";
+}

@@ -1,0 +1,241 @@
+//===- FrameTest.cpp - Frame encoding, arrival in any order, validation ---===//
+#include "Frame.h"
+
+#include <gtest/gtest.h>
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <vector>
+
+using namespace twochains::rt;
+
+namespace {
+
+constexpr size_t SlotSize = 4096;
+
+struct Slot {
+  alignas(64) uint8_t Bytes[SlotSize] = {};
+};
+
+std::vector<uint8_t> bytes(size_t N, uint8_t Seed) {
+  std::vector<uint8_t> V(N);
+  for (size_t I = 0; I < N; ++I)
+    V[I] = uint8_t(Seed + I * 7);
+  return V;
+}
+
+TEST(Frame, OneIntegerLocalMessageIsOneLine) {
+  Slot S;
+  int32_t Value = 0x12345678;
+  FrameSpec Spec;
+  Spec.Package = 0xabcdef;
+  Spec.Element = 3;
+  Spec.Payload = &Value;
+  Spec.PayloadSize = sizeof Value;
+  Spec.Sequence = 7;
+  size_t Size = 0;
+  ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_OK);
+  EXPECT_EQ(Size, 64u);
+  FrameView View;
+  ASSERT_EQ(checkFrame(S.Bytes, SlotSize, 7, &View), TC_OK);
+  EXPECT_EQ(View.Size, 64u);
+  EXPECT_EQ(View.Header->Kind, FrameLocal);
+  EXPECT_EQ(View.Header->Element, 3u);
+  EXPECT_EQ(View.Header->Package, 0xabcdefu);
+  EXPECT_EQ(View.Image, nullptr);
+  int32_t Got;
+  std::memcpy(&Got, View.Payload, sizeof Got);
+  EXPECT_EQ(Got, Value);
+}
+
+TEST(Frame, InjectedFrameCarriesImageThenPayload) {
+  Slot S;
+  std::vector<uint8_t> Image = bytes(128, 1), Payload = bytes(100, 9);
+  FrameSpec Spec;
+  Spec.Kind = FrameInjected;
+  Spec.Image = Image.data();
+  Spec.ImageSize = Image.size();
+  Spec.Payload = Payload.data();
+  Spec.PayloadSize = Payload.size();
+  Spec.Sequence = 1;
+  size_t Size = 0;
+  ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_OK);
+  EXPECT_EQ(Size, 64u + 128u + 128u);
+  EXPECT_EQ(Size % FrameLine, 0u);
+  FrameView View;
+  ASSERT_EQ(checkFrame(S.Bytes, SlotSize, 1, &View), TC_OK);
+  EXPECT_EQ(View.Image, S.Bytes + 64);
+  EXPECT_EQ(0, std::memcmp(View.Image, Image.data(), Image.size()));
+  EXPECT_EQ(View.Payload, S.Bytes + 64 + 128);
+  EXPECT_EQ(0, std::memcmp(View.Payload, Payload.data(), Payload.size()));
+}
+
+TEST(Frame, SizesAreWholeLines) {
+  for (uint32_t Payload : {0u, 1u, 8u, 9u, 56u, 57u, 120u, 1000u})
+    for (uint32_t Image : {0u, 64u, 1408u}) {
+      size_t N = frameSize(Image, Payload);
+      EXPECT_EQ(N % FrameLine, 0u);
+      EXPECT_GE(N, size_t(Image) + Payload + FrameTrailerSize);
+    }
+  EXPECT_EQ(frameSize(0, 8), 64u);
+  EXPECT_EQ(frameSize(0, 9), 128u);
+}
+
+TEST(Frame, RefusesWhatDoesNotFitOrMakesNoSense) {
+  Slot S;
+  std::vector<uint8_t> Big = bytes(SlotSize, 0);
+  FrameSpec Spec;
+  Spec.Payload = Big.data();
+  Spec.PayloadSize = SlotSize;
+  size_t Size = 123;
+  EXPECT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_ERR_TOO_LARGE);
+  EXPECT_EQ(Size, 123u) << "outputs are set only on success";
+  FrameSpec Injected;
+  Injected.Kind = FrameInjected; // no image
+  EXPECT_EQ(encodeFrame(S.Bytes, SlotSize, Injected, &Size), TC_ERR_INVALID_PARAM);
+  std::vector<uint8_t> Odd = bytes(100, 0);
+  Injected.Image = Odd.data();
+  Injected.ImageSize = 100; // not whole lines
+  EXPECT_EQ(encodeFrame(S.Bytes, SlotSize, Injected, &Size), TC_ERR_INVALID_PARAM);
+  FrameSpec NoPayload;
+  NoPayload.PayloadSize = 4; // but no pointer
+  EXPECT_EQ(encodeFrame(S.Bytes, SlotSize, NoPayload, &Size), TC_ERR_INVALID_PARAM);
+}
+
+// Bytes may land in any order (shared-memory memcpy, TCP emulation): the
+// frame must read as incomplete until the last byte is there.
+TEST(Frame, CompleteOnlyWhenEveryByteHasLanded) {
+  std::vector<uint8_t> Image = bytes(192, 3), Payload = bytes(77, 5);
+  FrameSpec Spec;
+  Spec.Kind = FrameInjected;
+  Spec.Image = Image.data();
+  Spec.ImageSize = Image.size();
+  Spec.Payload = Payload.data();
+  Spec.PayloadSize = Payload.size();
+  Spec.Sequence = 42;
+  Slot Source;
+  size_t Size = 0;
+  ASSERT_EQ(encodeFrame(Source.Bytes, SlotSize, Spec, &Size), TC_OK);
+
+  std::mt19937 Rng(1234);
+  for (int Round = 0; Round < 50; ++Round) {
+    // The slot holds what was there before (here: noise), not zeroes: a
+    // chunk of the new frame that equals the old bytes cannot be told
+    // apart from one that has landed, and needs not be.
+    Slot Target;
+    for (uint8_t &B : Target.Bytes)
+      B = uint8_t(Rng() | 1);
+    std::vector<size_t> Chunks(Size / 8);
+    std::iota(Chunks.begin(), Chunks.end(), 0);
+    std::shuffle(Chunks.begin(), Chunks.end(), Rng);
+    for (size_t I = 0; I < Chunks.size(); ++I) {
+      std::memcpy(Target.Bytes + Chunks[I] * 8, Source.Bytes + Chunks[I] * 8, 8);
+      tc_status_t St = checkFrame(Target.Bytes, SlotSize, 42, nullptr);
+      if (I + 1 < Chunks.size())
+        ASSERT_EQ(St, TC_ERR_INCOMPLETE) << "round " << Round << " chunk " << I;
+      else
+        ASSERT_EQ(St, TC_OK);
+    }
+  }
+}
+
+TEST(Frame, OlderFrameInTheSlotIsNotTheExpectedOne) {
+  Slot S;
+  int32_t V = 1;
+  FrameSpec Spec;
+  Spec.Payload = &V;
+  Spec.PayloadSize = 4;
+  Spec.Sequence = 5;
+  size_t Size;
+  ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_OK);
+  EXPECT_EQ(checkFrame(S.Bytes, SlotSize, 5 + 16, nullptr), TC_ERR_INCOMPLETE);
+}
+
+TEST(Frame, CorruptionIsNeverComplete) {
+  Slot S;
+  std::vector<uint8_t> Payload = bytes(300, 11);
+  FrameSpec Spec;
+  Spec.Payload = Payload.data();
+  Spec.PayloadSize = Payload.size();
+  Spec.Sequence = 9;
+  size_t Size;
+  ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_OK);
+  for (size_t I = 0; I < Size - FrameTrailerSize; I += 13) {
+    Slot C = S;
+    C.Bytes[I] ^= 0x20;
+    EXPECT_EQ(checkFrame(C.Bytes, SlotSize, 9, nullptr), TC_ERR_INCOMPLETE)
+        << "flipped byte " << I;
+  }
+}
+
+/// Rewrites a frame's header field, then re-seals it with a valid trailer,
+/// as a buggy or hostile sender could.
+template <typename Fn> void reseal(Slot &S, size_t Size, uint64_t Seq, Fn Change) {
+  FrameHeader H;
+  std::memcpy(&H, S.Bytes, sizeof H);
+  Change(H);
+  std::memcpy(S.Bytes, &H, sizeof H);
+  FrameTrailer T = {uint32_t(Seq), frameChecksum(S.Bytes, Size - FrameTrailerSize, Seq)};
+  std::memcpy(S.Bytes + Size - FrameTrailerSize, &T, sizeof T);
+}
+
+TEST(Frame, ValidatesEveryFieldOfACompleteFrame) {
+  std::vector<uint8_t> Image = bytes(64, 2), Payload = bytes(40, 4);
+  FrameSpec Spec;
+  Spec.Kind = FrameInjected;
+  Spec.Image = Image.data();
+  Spec.ImageSize = 64;
+  Spec.Payload = Payload.data();
+  Spec.PayloadSize = 40;
+  Spec.Sequence = 3;
+  Slot Good;
+  size_t Size;
+  ASSERT_EQ(encodeFrame(Good.Bytes, SlotSize, Spec, &Size), TC_OK);
+
+  struct Case {
+    const char *What;
+    void (*Change)(FrameHeader &);
+    tc_status_t Expect;
+  } Cases[] = {
+      {"magic", [](FrameHeader &H) { H.Magic ^= 1; }, TC_ERR_BAD_MAGIC},
+      {"version", [](FrameHeader &H) { H.Version = 9; }, TC_ERR_BAD_VERSION},
+      {"kind", [](FrameHeader &H) { H.Kind = 7; }, TC_ERR_BAD_KIND},
+      {"sequence", [](FrameHeader &H) { H.Sequence += 64; }, TC_ERR_SEQUENCE},
+      {"payload past the trailer", [](FrameHeader &H) { H.PayloadSize = 4000; },
+       TC_ERR_BAD_LENGTH},
+      {"payload over the header", [](FrameHeader &H) { H.PayloadOffset = 8; },
+       TC_ERR_BAD_LENGTH},
+      {"image over the payload", [](FrameHeader &H) { H.ImageSize = 128; },
+       TC_ERR_BAD_LENGTH},
+      {"image inside the header", [](FrameHeader &H) { H.ImageOffset = 0; },
+       TC_ERR_BAD_LENGTH},
+      {"local frame with an image", [](FrameHeader &H) { H.Kind = FrameLocal; },
+       TC_ERR_BAD_LENGTH},
+  };
+  for (const Case &C : Cases) {
+    Slot S = Good;
+    reseal(S, Size, 3, C.Change);
+    EXPECT_EQ(checkFrame(S.Bytes, SlotSize, 3, nullptr), C.Expect) << C.What;
+  }
+  // A header claiming more lines than the slot has.
+  Slot S = Good;
+  FrameHeader H;
+  std::memcpy(&H, S.Bytes, sizeof H);
+  H.Lines = SlotSize / FrameLine + 1;
+  std::memcpy(S.Bytes, &H, sizeof H);
+  EXPECT_EQ(checkFrame(S.Bytes, SlotSize, 3, nullptr), TC_ERR_BAD_LENGTH);
+}
+
+TEST(Frame, ChecksumSeesEveryWordAndTheSequence) {
+  std::vector<uint8_t> A = bytes(256, 1);
+  uint32_t Base = frameChecksum(A.data(), A.size(), 1);
+  EXPECT_NE(Base, frameChecksum(A.data(), A.size(), 2));
+  for (size_t I = 0; I < A.size(); ++I) {
+    std::vector<uint8_t> B = A;
+    B[I] ^= 1;
+    EXPECT_NE(Base, frameChecksum(B.data(), B.size(), 1)) << "byte " << I;
+  }
+}
+
+} // namespace
