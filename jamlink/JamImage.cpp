@@ -1,13 +1,13 @@
 //===- JamImage.cpp - Reading and writing the image container -------------===//
 #include "JamImage.h"
+#include "JamImageReader.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/BinaryFormat/ELF.h"
-#include "llvm/Object/ELF.h"
+#include "llvm/Object/ELFTypes.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileOutputBuffer.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SHA256.h"
 
 using namespace llvm;
@@ -162,114 +162,30 @@ Error writeJamImage(const JamImage &Image, StringRef Path) {
   return (*Out)->commit();
 }
 
-static Error imageError(StringRef Path, const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), Path + ": " + Msg);
-}
-
 Expected<JamImage> readJamImage(StringRef Path) {
-  auto BufOrErr = MemoryBuffer::getFile(Path);
-  if (!BufOrErr)
-    return imageError(Path, "cannot open: " + BufOrErr.getError().message());
-  StringRef Bytes = (*BufOrErr)->getBuffer();
-  if (Bytes.size() < 16 || !Bytes.starts_with("\x7f" "ELF") ||
-      Bytes[ELF::EI_CLASS] != ELF::ELFCLASS64 ||
-      Bytes[ELF::EI_DATA] != ELF::ELFDATA2LSB)
-    return imageError(Path, "not a jam image (not a 64-bit little-endian ELF file)");
-  auto File = object::ELF64LEFile::create(Bytes);
-  if (!File)
-    return imageError(Path, toString(File.takeError()));
-  auto Shdrs = File->sections();
-  if (!Shdrs)
-    return imageError(Path, toString(Shdrs.takeError()));
-
+  // One reader for everyone: the runtime's, which trusts nothing.
+  rt::JamImageData Data;
+  std::string Error;
+  if (rt::readJamImageFile(Path.str(), Data, Error) != TC_OK)
+    return createStringError(inconvertibleErrorCode(), Path + ": " + Error);
   JamImage Image;
-  Image.Machine = File->getHeader().e_machine;
-  StringMap<std::string> Facts;
-  bool HaveImage = false, HaveFacts = false;
-  for (const auto &Shdr : *Shdrs) {
-    auto Name = File->getSectionName(Shdr);
-    if (!Name)
-      return imageError(Path, toString(Name.takeError()));
-    if (Shdr.sh_type == ELF::SHT_NULL || Shdr.sh_type == ELF::SHT_STRTAB)
-      continue;
-    auto Data = File->getSectionContents(Shdr);
-    if (!Data)
-      return imageError(Path, toString(Data.takeError()));
-    StringRef Text(reinterpret_cast<const char *>(Data->data()), Data->size());
-    if (*Name == ".tc.image") {
-      Image.Bytes.assign(Data->begin(), Data->end());
-      HaveImage = true;
-    } else if (*Name == ".tc.jam") {
-      HaveFacts = true;
-      SmallVector<StringRef, 24> Lines;
-      Text.split(Lines, '\0', -1, false);
-      for (StringRef L : Lines) {
-        auto [K, V] = L.split('=');
-        Facts[K] = V.str();
-      }
-    } else if (*Name == ".tc.imports") {
-      SmallVector<StringRef, 16> Names;
-      Text.split(Names, '\0', -1, false);
-      for (StringRef N : Names)
-        Image.Imports.push_back(N.str());
-    } else if (*Name == ".tc.fixups") {
-      if (Data->size() % sizeof(TcFixup))
-        return imageError(Path, ".tc.fixups is not a whole number of records");
-      Image.Fixups.resize(Data->size() / sizeof(TcFixup));
-      std::memcpy(Image.Fixups.data(), Data->data(), Data->size());
-    }
-  }
-  if (!HaveImage || !HaveFacts || Facts["format"] != "tc-jam-image")
-    return imageError(Path, "not a jam image (no .tc.image or .tc.jam)");
-  if (Facts["tc.abi"] != "1")
-    return imageError(Path, "jam ABI version '" + Facts["tc.abi"] +
-                                "' is not supported (expected 1)");
-  if (Facts["version"] != std::to_string(JamImageFormatVersion))
-    return imageError(Path, "jam image format version '" + Facts["version"] +
-                                "' is not supported (expected " +
-                                std::to_string(JamImageFormatVersion) + ")");
-  auto Num = [&](StringRef Key, uint64_t &Out) -> Error {
-    if (to_integer(StringRef(Facts[Key]), Out, 0))
-      return Error::success();
-    return imageError(Path, "bad or missing '" + Key + "' in .tc.jam");
-  };
-  for (auto [Key, Field] :
-       {std::pair<StringRef, uint64_t *>{"entry", &Image.EntryOffset},
-        {"gotp", &Image.GOTPOffset},
-        {"align", &Image.Align},
-        {"code-size", &Image.CodeSize},
-        {"rodata-size", &Image.ReadOnlySize},
-        {"data-size", &Image.DataSize},
-        {"bss-size", &Image.ZeroFillSize}})
-    if (Error E = Num(Key, *Field))
-      return std::move(E);
-  Image.Element = Facts["element"];
-  Image.ISA = Facts["isa"];
-  Image.EntrySymbol = Facts["entry-symbol"];
-  Image.Hash = Facts["hash"];
-  Image.Source = Facts["source"];
-
-  // Everything the receiver will trust must hold together.
-  uint64_t Size = Image.Bytes.size();
-  if (Size == 0 || Size % JamImageLine)
-    return imageError(Path, "image size " + Twine(Size) +
-                                " is not a whole number of 64-byte lines");
-  if (Image.EntryOffset >= Size || Image.GOTPOffset + 8 > Size)
-    return imageError(Path, "entry or GOTP offset lies outside the image");
-  if (Image.Imports.size() != std::stoull("0" + Facts["imports"]) ||
-      Image.Fixups.size() != std::stoull("0" + Facts["fixups"]))
-    return imageError(Path, "import or fixup count does not match .tc.jam");
-  for (const TcFixup &F : Image.Fixups) {
-    if (uint64_t(F.Offset) + 8 > Size)
-      return imageError(Path, "fixup at " + Twine(F.Offset) + " lies outside the image");
-    if (F.Kind != TC_FIXUP_IMAGE64 && F.Kind != TC_FIXUP_IMPORT64)
-      return imageError(Path, "unknown fixup kind " + Twine(F.Kind));
-    if (F.Kind == TC_FIXUP_IMPORT64 && F.Symbol >= Image.Imports.size())
-      return imageError(Path, "fixup refers to import " + Twine(F.Symbol) +
-                                  ", which does not exist");
-  }
-  if (Image.computeHash() != Image.Hash)
-    return imageError(Path, "content hash does not match: the image is corrupt");
+  Image.Element = Data.Element;
+  Image.ISA = Data.ISA;
+  Image.Machine = Data.Machine;
+  Image.EntrySymbol = Data.EntrySymbol;
+  Image.EntryOffset = Data.Entry;
+  Image.GOTPOffset = Data.GOTP;
+  Image.Align = Data.Align;
+  Image.CodeSize = Data.CodeSize;
+  Image.ReadOnlySize = Data.ReadOnlySize;
+  Image.DataSize = Data.DataSize;
+  Image.ZeroFillSize = Data.ZeroFillSize;
+  Image.Bytes = std::move(Data.Bytes);
+  Image.Imports = std::move(Data.Imports);
+  Image.Hash = Data.Hash;
+  Image.Source = Data.Source;
+  for (const rt::ImageFixup &F : Data.Fixups)
+    Image.Fixups.push_back({F.Offset, F.Kind, F.Symbol, F.Reserved, F.Addend});
   return Image;
 }
 

@@ -1,0 +1,50 @@
+//===- JamImageReader.h - Reading and checking jam images -----------------===//
+//
+// The one reader of the image container (docs/jam-image-format.md): the
+// runtime loads images with it, jamlink --dump and pkg-gen check them with
+// it. It trusts nothing: every offset, count and index is checked, and the
+// content hash recomputed.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TWOCHAINS_RUNTIME_JAMIMAGEREADER_H
+#define TWOCHAINS_RUNTIME_JAMIMAGEREADER_H
+
+#include "twochains/status.h"
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace twochains::rt {
+
+struct ImageFixup {
+  uint32_t Offset, Kind, Symbol, Reserved;
+  int64_t Addend;
+};
+static_assert(sizeof(ImageFixup) == 24, "on-disk layout");
+
+enum : uint32_t { FixupImage64 = 1, FixupImport64 = 2 };
+
+struct JamImageData {
+  std::string Element, ISA, EntrySymbol, Hash, Source;
+  uint16_t Machine = 0;
+  uint64_t Entry = 0, GOTP = 0, Align = 8;
+  uint64_t CodeSize = 0, ReadOnlySize = 0, DataSize = 0, ZeroFillSize = 0;
+  std::vector<uint8_t> Bytes;
+  std::vector<std::string> Imports;
+  std::vector<ImageFixup> Fixups;
+};
+
+/// The content hash jamlink records: SHA-256 over the bytes, the import
+/// names, the fixup records, the entry and GOTP offsets and the ISA.
+std::string jamImageHash(const JamImageData &Image);
+
+/// Parses and checks a container held in memory. On failure Error says
+/// what is wrong (without a file name) and Out is untouched.
+tc_status_t parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
+                          std::string &Error);
+tc_status_t readJamImageFile(const std::string &Path, JamImageData &Out,
+                             std::string &Error);
+
+} // namespace twochains::rt
+
+#endif
