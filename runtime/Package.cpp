@@ -1,0 +1,207 @@
+//===- Package.cpp - tc_package_load and friends --------------------------===//
+//
+// Receiver side, in order: rieds (RTLD_GLOBAL, so their initialisers run and
+// jams can reach their symbols by name), one import table per jam, resolved
+// with dlsym in the rieds first and then in the whole process, then the
+// Local-Function library (RTLD_LOCAL; its tc_local_vector gives the entry
+// of each element ID).
+//
+//===----------------------------------------------------------------------===//
+#include "Package.h"
+#include "Log.h"
+#include "ManifestReader.h"
+
+#include <cstring>
+#include <dlfcn.h>
+#include <memory>
+
+namespace {
+
+struct LocalElement {
+  const char *Name;
+  void *Entry, *PayloadSize, *PayloadInit;
+};
+struct LocalVector {
+  uint32_t ABI, Count;
+  const char *Package;
+  const LocalElement *Elements;
+};
+
+const char *hostISA() {
+#if defined(__x86_64__)
+  return "x86_64";
+#elif defined(__aarch64__)
+  return "aarch64";
+#else
+  return "unknown";
+#endif
+}
+
+} // namespace
+
+using namespace twochains::rt;
+
+static tc_status_t loadReceiverSide(tc_package &P, const ManifestData &M) {
+  std::vector<void *> Rieds;
+  for (const ManifestElement &E : M.Elements) {
+    if (E.Kind != "ried" || E.Fields.at("isa") != P.ISA)
+      continue;
+    std::string Path = M.Dir + "/" + E.Fields.at("lib");
+    void *H = dlopen(Path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    if (!H) {
+      logError("package '" + P.Name + "': cannot load ried '" + E.Name + "': " + dlerror());
+      return TC_ERR_IO;
+    }
+    P.Libraries.push_back(H);
+    Rieds.push_back(H);
+  }
+  // Imports before the Local-Function library: a missing symbol is then
+  // reported with the jam that needs it, not as a loader error.
+  for (PackageElement &E : P.Elements) {
+    if (!E.Present || !E.IsJam)
+      continue;
+    for (const std::string &Name : E.Image.Imports) {
+      void *Addr = nullptr;
+      for (void *H : Rieds)
+        if ((Addr = dlsym(H, Name.c_str())))
+          break;
+      if (!Addr)
+        Addr = dlsym(RTLD_DEFAULT, Name.c_str());
+      if (!Addr) {
+        logError("package '" + P.Name + "': jam '" + E.Name + "' imports '" + Name +
+                 "', which no ried of the package and no library of this "
+                 "process defines");
+        return TC_ERR_MISSING_IMPORT;
+      }
+      E.ImportTable.push_back(Addr);
+    }
+  }
+  auto ISA = M.ISAs.find(P.ISA);
+  if (ISA == M.ISAs.end())
+    return TC_ERR_INVALID_PARAM;
+  auto Local = ISA->second.find("local");
+  if (Local != ISA->second.end() && !Local->second.empty()) {
+    std::string Path = M.Dir + "/" + Local->second;
+    void *H = dlopen(Path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!H) {
+      logError("package '" + P.Name + "': cannot load its Local-Function library: " +
+               dlerror());
+      return TC_ERR_IO;
+    }
+    P.Libraries.push_back(H);
+    auto *Vec = static_cast<const LocalVector *>(dlsym(H, "tc_local_vector"));
+    if (!Vec || Vec->ABI != 1) {
+      logError("package '" + P.Name + "': " + Path + " has no tc_local_vector of ABI 1");
+      return TC_ERR_BAD_IMAGE;
+    }
+    for (uint32_t ID = 0; ID < Vec->Count; ++ID) {
+      const LocalElement &L = Vec->Elements[ID];
+      if (!L.Name)
+        continue;
+      if (ID >= P.Elements.size() || !P.Elements[ID].Present ||
+          P.Elements[ID].Name != L.Name) {
+        logError("package '" + P.Name + "': its Local-Function library places '" +
+                 L.Name + "' at ID " + std::to_string(ID) +
+                 ", which the manifest does not");
+        return TC_ERR_BAD_IMAGE;
+      }
+      P.Elements[ID].LocalEntry = reinterpret_cast<JamEntry>(L.Entry);
+      P.Elements[ID].PayloadSize = L.PayloadSize;
+      P.Elements[ID].PayloadInit = L.PayloadInit;
+    }
+  }
+  return TC_OK;
+}
+
+extern "C" tc_status_t tc_package_load(const tc_package_params_t *Params,
+                                       tc_package_t **Out) {
+  if (!Params || !Out || Params->version != TC_PACKAGE_PARAMS_VERSION ||
+      !Params->prefix || !Params->name || !Params->roles ||
+      (Params->roles & ~uint32_t(TC_PACKAGE_SENDER | TC_PACKAGE_RECEIVER)))
+    return TC_ERR_INVALID_PARAM;
+  std::string Path = std::string(Params->prefix) + "/lib/twochains/packages/" +
+                     Params->name + "/manifest.tcm";
+  ManifestData M;
+  std::string Error;
+  if (tc_status_t St = readManifestFile(Path, M, Error); St != TC_OK) {
+    logError(Error);
+    return St;
+  }
+  if (M.Package != Params->name) {
+    logError(Path + ": is the manifest of package '" + M.Package + "'");
+    return TC_ERR_UNKNOWN_PACKAGE;
+  }
+  auto P = std::make_unique<tc_package>();
+  P->Name = M.Package;
+  P->Identity = M.Identity;
+  P->ISA = Params->isa ? Params->isa : hostISA();
+  P->Roles = Params->roles;
+  if (!M.ISAs.count(P->ISA)) {
+    logError("package '" + P->Name + "' was not built for " + P->ISA);
+    return TC_ERR_UNKNOWN_PACKAGE;
+  }
+  for (const ManifestElement &E : M.Elements) {
+    if (E.Fields.at("isa") != P->ISA)
+      continue;
+    if (E.ID >= P->Elements.size())
+      P->Elements.resize(E.ID + 1);
+    PackageElement &PE = P->Elements[E.ID];
+    PE.Present = true;
+    PE.Name = E.Name;
+    PE.IsJam = E.Kind == "jam";
+    if (PE.IsJam &&
+        readJamImageFile(M.Dir + "/" + E.Fields.at("image"), PE.Image, Error) != TC_OK) {
+      logError(Error);
+      return TC_ERR_BAD_IMAGE;
+    }
+  }
+  if (P->Roles & TC_PACKAGE_RECEIVER)
+    if (tc_status_t St = loadReceiverSide(*P, M); St != TC_OK) {
+      tc_package_unload(P.release());
+      return St;
+    }
+  *Out = P.release();
+  return TC_OK;
+}
+
+extern "C" void tc_package_unload(tc_package_t *P) {
+  if (!P)
+    return;
+  // Rieds stay loaded: jams of frames still in flight may refer to them,
+  // and their state is the receiver's.
+  delete P;
+}
+
+extern "C" const char *tc_package_identity(const tc_package_t *P) {
+  return P ? P->Identity.c_str() : "";
+}
+
+extern "C" tc_status_t tc_package_find(const tc_package_t *P, const char *Name,
+                                       uint32_t *ID) {
+  if (!P || !Name || !ID)
+    return TC_ERR_INVALID_PARAM;
+  for (size_t I = 0; I < P->Elements.size(); ++I)
+    if (P->Elements[I].Present && P->Elements[I].Name == Name) {
+      *ID = uint32_t(I);
+      return TC_OK;
+    }
+  return TC_ERR_UNKNOWN_ELEMENT;
+}
+
+namespace twochains::rt {
+
+void prepareInjected(uint8_t *Base, const PackageElement &E) {
+  void *const *Table = E.ImportTable.data();
+  std::memcpy(Base + E.Image.GOTP, &Table, sizeof Table);
+  for (const ImageFixup &F : E.Image.Fixups) {
+    uint64_t V;
+    std::memcpy(&V, Base + F.Offset, 8);
+    if (F.Kind == FixupImage64)
+      V += reinterpret_cast<uintptr_t>(Base);
+    else
+      V = reinterpret_cast<uintptr_t>(E.ImportTable[F.Symbol]) + uint64_t(F.Addend);
+    std::memcpy(Base + F.Offset, &V, 8);
+  }
+}
+
+} // namespace twochains::rt
