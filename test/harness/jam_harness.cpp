@@ -20,13 +20,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
-#include <elf.h>
-#include <fcntl.h>
 #include <string>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <unistd.h>
 #include <vector>
+
+#include "JamImageReader.h"
 
 namespace {
 
@@ -35,18 +35,7 @@ namespace {
   std::exit(2);
 }
 
-struct Fixup {
-  uint32_t Offset, Kind, Symbol, Reserved;
-  int64_t Addend;
-};
-
-struct Image {
-  std::vector<uint8_t> Bytes;
-  std::vector<std::string> Imports;
-  std::vector<Fixup> Fixups;
-  uint64_t Entry = 0, GOTP = 0, Align = 8;
-  std::string Element;
-};
+using twochains::rt::JamImageData;
 
 std::vector<uint8_t> readFile(const std::string &Path) {
   FILE *F = std::fopen(Path.c_str(), "rb");
@@ -61,63 +50,12 @@ std::vector<uint8_t> readFile(const std::string &Path) {
   return Data;
 }
 
-std::vector<std::string> splitNul(const uint8_t *P, size_t N) {
-  std::vector<std::string> Out;
-  std::string Cur;
-  for (size_t I = 0; I < N; ++I) {
-    if (P[I]) {
-      Cur.push_back(char(P[I]));
-    } else if (!Cur.empty()) {
-      Out.push_back(Cur);
-      Cur.clear();
-    }
-  }
-  return Out;
-}
-
-/// The container is documented in docs/jam-image-format.md.
-Image loadImage(const std::string &Path) {
-  std::vector<uint8_t> File = readFile(Path);
-  if (File.size() < sizeof(Elf64_Ehdr) || std::memcmp(File.data(), ELFMAG, 4))
-    die(Path + ": not a jam image");
-  Elf64_Ehdr Eh;
-  std::memcpy(&Eh, File.data(), sizeof Eh);
-  if (Eh.e_shoff + uint64_t(Eh.e_shnum) * sizeof(Elf64_Shdr) > File.size() ||
-      Eh.e_shstrndx >= Eh.e_shnum)
-    die(Path + ": bad section headers");
-  std::vector<Elf64_Shdr> Sh(Eh.e_shnum);
-  std::memcpy(Sh.data(), File.data() + Eh.e_shoff, Eh.e_shnum * sizeof(Elf64_Shdr));
-  const Elf64_Shdr &StrSh = Sh[Eh.e_shstrndx];
-  Image Img;
-  for (const Elf64_Shdr &S : Sh) {
-    if (S.sh_type == SHT_NULL || S.sh_offset + S.sh_size > File.size())
-      continue;
-    const char *Name = reinterpret_cast<const char *>(File.data() + StrSh.sh_offset + S.sh_name);
-    const uint8_t *Data = File.data() + S.sh_offset;
-    if (!std::strcmp(Name, ".tc.image")) {
-      Img.Bytes.assign(Data, Data + S.sh_size);
-    } else if (!std::strcmp(Name, ".tc.imports")) {
-      Img.Imports = splitNul(Data, S.sh_size);
-    } else if (!std::strcmp(Name, ".tc.fixups")) {
-      Img.Fixups.resize(S.sh_size / sizeof(Fixup));
-      std::memcpy(Img.Fixups.data(), Data, Img.Fixups.size() * sizeof(Fixup));
-    } else if (!std::strcmp(Name, ".tc.jam")) {
-      for (const std::string &KV : splitNul(Data, S.sh_size)) {
-        size_t Eq = KV.find('=');
-        std::string K = KV.substr(0, Eq), V = KV.substr(Eq + 1);
-        if (K == "entry")
-          Img.Entry = std::strtoull(V.c_str(), nullptr, 0);
-        else if (K == "gotp")
-          Img.GOTP = std::strtoull(V.c_str(), nullptr, 0);
-        else if (K == "align")
-          Img.Align = std::strtoull(V.c_str(), nullptr, 0);
-        else if (K == "element")
-          Img.Element = V;
-      }
-    }
-  }
-  if (Img.Bytes.empty() || Img.Element.empty())
-    die(Path + ": not a jam image");
+/// The runtime's reader: it checks everything, the hash included.
+JamImageData loadImage(const std::string &Path) {
+  JamImageData Img;
+  std::string Error;
+  if (twochains::rt::readJamImageFile(Path, Img, Error) != TC_OK)
+    die(Path + ": " + Error);
   return Img;
 }
 
@@ -130,7 +68,7 @@ struct Placed {
   std::vector<void *> Table;
 };
 
-Placed place(const Image &Img) {
+Placed place(const JamImageData &Img) {
   Placed P;
   uint32_t R = 0;
   if (getrandom(&R, sizeof R, 0) != sizeof R)
@@ -159,7 +97,7 @@ Placed place(const Image &Img) {
   }
   void *TableAddr = P.Table.data();
   std::memcpy(P.Base + Img.GOTP, &TableAddr, sizeof TableAddr);
-  for (const Fixup &F : Img.Fixups) {
+  for (const twochains::rt::ImageFixup &F : Img.Fixups) {
     uint64_t V;
     std::memcpy(&V, P.Base + F.Offset, 8);
     if (F.Kind == 1)
@@ -237,7 +175,7 @@ int main(int Argc, char **Argv) {
                        size_t(std::stoul(S.substr(Colon + 1)))});
   }
 
-  Image Img = loadImage(ImagePath);
+  JamImageData Img = loadImage(ImagePath);
   void *Local = dlopen(LocalPath.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!Local)
     die(std::string("dlopen ") + LocalPath + ": " + dlerror());
