@@ -1,13 +1,7 @@
 //===- SharedLibrary.cpp --------------------------------------------------===//
 //
-// The vector the receiver indexes by element ID (docs/jam-image-format.md):
-//
-//   struct tc_local_element { const char *name; void *entry;
-//                             void *payload_size; void *payload_init; };
-//   const struct tc_local_vector {
-//     uint32_t abi; uint32_t count; const char *package;
-//     const struct tc_local_element *elements;   // [count], by element ID
-//   } tc_local_vector;
+// The vector the receiver indexes by element ID, laid out as
+// include/twochains/local_vector.h declares it.
 //
 // It is generated as IR, compiled by the LLVM backend in this process, and
 // linked with the objects by LLD in this process.
@@ -15,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "SharedLibrary.h"
 #include "InputObject.h"
+
+#include "twochains/local_vector.h"
 
 #include "lld/Common/Driver.h"
 #include "llvm/ADT/StringExtras.h"
@@ -96,10 +92,10 @@ Error emitVector(StringRef Package, ArrayRef<LocalElement> Elements,
                                    ConstantArray::get(ArrTy, Slots), "elements");
   new GlobalVariable(
       M, VecTy, true, GlobalValue::ExternalLinkage,
-      ConstantStruct::get(VecTy, {ConstantInt::get(I32, 1),
+      ConstantStruct::get(VecTy, {ConstantInt::get(I32, TC_LOCAL_VECTOR_ABI),
                                   ConstantInt::get(I32, Count),
                                   String(Package), Table}),
-      "tc_local_vector");
+      TC_LOCAL_VECTOR_SYMBOL);
 
   std::error_code EC;
   ToolOutputFile Out(Path, EC, sys::fs::OF_None);

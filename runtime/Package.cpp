@@ -10,22 +10,13 @@
 #include "Package.h"
 #include "Log.h"
 #include "ManifestReader.h"
+#include "twochains/local_vector.h"
 
 #include <cstring>
 #include <dlfcn.h>
 #include <memory>
 
 namespace {
-
-struct LocalElement {
-  const char *Name;
-  void *Entry, *PayloadSize, *PayloadInit;
-};
-struct LocalVector {
-  uint32_t ABI, Count;
-  const char *Package;
-  const LocalElement *Elements;
-};
 
 const char *hostISA() {
 #if defined(__x86_64__)
@@ -89,25 +80,25 @@ static tc_status_t loadReceiverSide(tc_package &P, const ManifestData &M) {
       return TC_ERR_IO;
     }
     P.Libraries.push_back(H);
-    auto *Vec = static_cast<const LocalVector *>(dlsym(H, "tc_local_vector"));
-    if (!Vec || Vec->ABI != 1) {
+    auto *Vec = static_cast<const tc_local_vector *>(dlsym(H, TC_LOCAL_VECTOR_SYMBOL));
+    if (!Vec || Vec->abi != TC_LOCAL_VECTOR_ABI) {
       logError("package '" + P.Name + "': " + Path + " has no tc_local_vector of ABI 1");
       return TC_ERR_BAD_IMAGE;
     }
-    for (uint32_t ID = 0; ID < Vec->Count; ++ID) {
-      const LocalElement &L = Vec->Elements[ID];
-      if (!L.Name)
+    for (uint32_t ID = 0; ID < Vec->count; ++ID) {
+      const tc_local_element &L = Vec->elements[ID];
+      if (!L.name)
         continue;
       if (ID >= P.Elements.size() || !P.Elements[ID].Present ||
-          P.Elements[ID].Name != L.Name) {
+          P.Elements[ID].Name != L.name) {
         logError("package '" + P.Name + "': its Local-Function library places '" +
-                 L.Name + "' at ID " + std::to_string(ID) +
+                 L.name + "' at ID " + std::to_string(ID) +
                  ", which the manifest does not");
         return TC_ERR_BAD_IMAGE;
       }
-      P.Elements[ID].LocalEntry = reinterpret_cast<JamEntry>(L.Entry);
-      P.Elements[ID].PayloadSize = L.PayloadSize;
-      P.Elements[ID].PayloadInit = L.PayloadInit;
+      P.Elements[ID].LocalEntry = reinterpret_cast<JamEntry>(L.entry);
+      P.Elements[ID].PayloadSize = L.payload_size;
+      P.Elements[ID].PayloadInit = L.payload_init;
     }
   }
   return TC_OK;

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "JamImageReader.h"
+#include "twochains/local_vector.h"
 
 namespace {
 
@@ -119,15 +120,6 @@ struct StateRegion {
   size_t Size;
 };
 
-struct LocalElement {
-  const char *Name;
-  void *Entry, *PayloadSize, *PayloadInit;
-};
-struct LocalVector {
-  uint32_t ABI, Count;
-  const char *Package;
-  const LocalElement *Elements;
-};
 
 std::vector<uint8_t> parseHex(const std::string &Hex) {
   std::vector<uint8_t> Out;
@@ -179,13 +171,13 @@ int main(int Argc, char **Argv) {
   void *Local = dlopen(LocalPath.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!Local)
     die(std::string("dlopen ") + LocalPath + ": " + dlerror());
-  auto *Vec = static_cast<const LocalVector *>(dlsym(Local, "tc_local_vector"));
+  auto *Vec = static_cast<const tc_local_vector *>(dlsym(Local, TC_LOCAL_VECTOR_SYMBOL));
   if (!Vec)
     die(LocalPath + " has no tc_local_vector");
   EntryFn LocalEntry = nullptr;
-  for (uint32_t I = 0; I < Vec->Count; ++I)
-    if (Vec->Elements[I].Name && Img.Element == Vec->Elements[I].Name)
-      LocalEntry = reinterpret_cast<EntryFn>(Vec->Elements[I].Entry);
+  for (uint32_t I = 0; I < Vec->count; ++I)
+    if (Vec->elements[I].name && Img.Element == Vec->elements[I].name)
+      LocalEntry = reinterpret_cast<EntryFn>(Vec->elements[I].entry);
   if (!LocalEntry)
     die("element " + Img.Element + " is not in " + LocalPath);
 
