@@ -1,0 +1,89 @@
+/*===- twochains/twochains.h - The Two-Chains runtime C API ----------------===
+ *
+ * A context owns a UCX context and worker, the packages loaded into it, and
+ * the mailbox: one ring of fixed-size slots per connected sender, in memory
+ * that UCX allocates and registers. Connections use UCX's own sockaddr
+ * connection establishment; frames move with one ucp_put_nbx each.
+ *
+ *   receiver: tc_context_create, tc_context_add_package, tc_listen,
+ *             then tc_progress in a loop (it runs the frames that arrived)
+ *   sender:   tc_context_create, tc_context_add_package, tc_connect,
+ *             tc_send ..., tc_flush, tc_peer_close
+ *
+ * Every function returns TC_OK or a negative tc_status_t; outputs are set
+ * only on success; errors are logged once, where they are found.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef TWOCHAINS_TWOCHAINS_H
+#define TWOCHAINS_TWOCHAINS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "twochains/package.h"
+#include "twochains/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tc_context tc_context_t;
+typedef struct tc_peer tc_peer_t;
+
+#define TC_CONTEXT_PARAMS_VERSION 1u
+
+typedef struct tc_context_params {
+  uint32_t version;       /* TC_CONTEXT_PARAMS_VERSION */
+  uint32_t slots;         /* slots per sender's ring (0: 64) */
+  uint32_t slot_size;     /* bytes per slot, a multiple of 64 (0: 4096) */
+  uint32_t credit_batch;  /* frames per credit report (0: slots / 4) */
+} tc_context_params_t;
+
+tc_status_t tc_context_create(const tc_context_params_t *params, tc_context_t **context);
+void tc_context_destroy(tc_context_t *context);
+
+/* Makes a loaded package usable by the context's sends (sender role) and
+ * frames (receiver role). The context does not take ownership. */
+tc_status_t tc_context_add_package(tc_context_t *context, tc_package_t *package);
+
+/* Receiver: accepts connections on address:port (IPv4 dotted or a name). */
+tc_status_t tc_listen(tc_context_t *context, const char *address, uint16_t port);
+
+/* Sender: connects and completes the handshake (waits up to timeout_ms). */
+tc_status_t tc_connect(tc_context_t *context, const char *address, uint16_t port,
+                       int timeout_ms, tc_peer_t **peer);
+
+typedef enum tc_send_mode {
+  TC_SEND_LOCAL = 1,     /* the receiver runs its own copy of the element */
+  TC_SEND_INJECTED = 2   /* the element's code travels in the frame */
+} tc_send_mode_t;
+
+/* One frame, one ucp_put_nbx. TC_ERR_NO_CREDIT when the peer's ring is
+ * full: call tc_progress and try again. TC_ERR_TOO_LARGE when the frame
+ * would not fit a slot. */
+tc_status_t tc_send(tc_peer_t *peer, const tc_package_t *package, uint32_t element,
+                    tc_send_mode_t mode, const void *payload, size_t payload_size);
+
+/* Waits until every frame sent to the peer has run on the receiver. */
+tc_status_t tc_flush(tc_peer_t *peer, int timeout_ms);
+void tc_peer_close(tc_peer_t *peer);
+
+/* Progresses communication and, on a receiver, runs the frames that have
+ * arrived. *executed (if not NULL) is set to the number run. */
+tc_status_t tc_progress(tc_context_t *context, unsigned *executed);
+
+typedef struct tc_stats {
+  uint64_t frames_sent;
+  uint64_t frames_executed_local;
+  uint64_t frames_executed_injected;
+  uint64_t frames_rejected;
+  uint64_t credit_reports;
+  uint64_t peers;
+} tc_stats_t;
+
+tc_status_t tc_context_stats(const tc_context_t *context, tc_stats_t *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TWOCHAINS_TWOCHAINS_H */

@@ -1,0 +1,407 @@
+//===- Context.cpp - Contexts, listening, connecting, the handshake -------===//
+//
+// The handshake travels as two UCX active messages on the endpoint UCX's
+// sockaddr connection establishment created:
+//
+//   sender   -> receiver  HELLO    the sender's credit word: address + rkey
+//   receiver -> sender    WELCOME  the sender's ring: address, geometry, rkey
+//
+// After it, data moves only with one-sided puts: frames into the ring,
+// credit reports into the credit word.
+//
+//===----------------------------------------------------------------------===//
+#include "Log.h"
+#include "Runtime.h"
+
+#include <algorithm>
+#include <arpa/inet.h>
+#include <chrono>
+#include <cstring>
+#include <netdb.h>
+#include <sys/mman.h>
+
+using namespace twochains::rt;
+
+namespace twochains::rt {
+
+ucs_status_t waitRequest(ucp_worker_h Worker, ucs_status_ptr_t Request) {
+  if (Request == nullptr)
+    return UCS_OK;
+  if (UCS_PTR_IS_ERR(Request))
+    return UCS_PTR_STATUS(Request);
+  ucs_status_t St;
+  while ((St = ucp_request_check_status(Request)) == UCS_INPROGRESS)
+    ucp_worker_progress(Worker);
+  ucp_request_free(Request);
+  return St;
+}
+
+} // namespace twochains::rt
+
+static tc_status_t fromUcs(ucs_status_t St) {
+  switch (St) {
+  case UCS_OK: return TC_OK;
+  case UCS_ERR_NO_MEMORY: return TC_ERR_NO_MEMORY;
+  case UCS_ERR_INVALID_PARAM: return TC_ERR_INVALID_PARAM;
+  default: return TC_ERR_IO;
+  }
+}
+
+static void onEndpointError(void *Arg, ucp_ep_h, ucs_status_t St) {
+  // A peer that vanishes only fails its own connection; the receiver keeps
+  // serving the others.
+  auto *Peer = static_cast<tc_peer *>(Arg);
+  Peer->Failed = true;
+}
+
+static ucs_status_t onHello(void *Arg, const void *Header, size_t HeaderLength,
+                            void *Data, size_t Length, const ucp_am_recv_param_t *Param) {
+  auto *Ctx = static_cast<tc_context *>(Arg);
+  if (HeaderLength != sizeof(HelloHeader) ||
+      !(Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ||
+      (Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
+    return UCS_OK; // not ours, or malformed: ignored
+  tc_context::PendingHello H;
+  H.Ep = Param->reply_ep;
+  std::memcpy(&H.Header, Header, sizeof H.Header);
+  H.Key.assign(static_cast<uint8_t *>(Data), static_cast<uint8_t *>(Data) + Length);
+  Ctx->Hellos.push_back(std::move(H));
+  return UCS_OK;
+}
+
+static ucs_status_t onWelcome(void *Arg, const void *Header, size_t HeaderLength,
+                              void *Data, size_t Length, const ucp_am_recv_param_t *Param) {
+  auto *Ctx = static_cast<tc_context *>(Arg);
+  if (HeaderLength != sizeof(WelcomeHeader) ||
+      !(Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ||
+      (Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
+    return UCS_OK;
+  WelcomeHeader W;
+  std::memcpy(&W, Header, sizeof W);
+  for (tc_peer *Peer : Ctx->Connecting) {
+    if (Peer->Ep != Param->reply_ep || Peer->Welcomed)
+      continue;
+    if (W.Magic != HandshakeMagic || W.Version != 1 || W.Slots == 0 ||
+        W.SlotSize < 64 || W.SlotSize % 64 ||
+        ucp_ep_rkey_unpack(Peer->Ep, Data, &Peer->RingKey) != UCS_OK) {
+      Peer->Failed = true;
+      return UCS_OK;
+    }
+    Peer->RingAddress = W.RingAddress;
+    Peer->Slots = W.Slots;
+    Peer->SlotSize = W.SlotSize;
+    Peer->Send = std::make_unique<SenderRing>(W.Slots);
+    Peer->Staging.assign(W.SlotSize, 0);
+    Peer->Welcomed = true;
+  }
+  return UCS_OK;
+}
+
+static void onConnectionRequest(ucp_conn_request_h Request, void *Arg) {
+  auto *Ctx = static_cast<tc_context *>(Arg);
+  auto Peer = std::make_unique<tc_peer>();
+  Peer->Ctx = Ctx;
+  ucp_ep_params_t P = {};
+  P.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST | UCP_EP_PARAM_FIELD_ERR_HANDLER |
+                 UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+  P.conn_request = Request;
+  P.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+  P.err_handler.cb = onEndpointError;
+  P.err_handler.arg = Peer.get();
+  if (ucp_ep_create(Ctx->Worker, &P, &Peer->Ep) != UCS_OK) {
+    logError("cannot accept a connection");
+    return;
+  }
+  Ctx->Accepted.push_back(std::move(Peer));
+}
+
+/// Receiver: gives the sender that said HELLO its ring.
+static void welcome(tc_context *Ctx, tc_context::PendingHello &H) {
+  tc_peer *Peer = nullptr;
+  for (auto &P : Ctx->Accepted)
+    if (P->Ep == H.Ep)
+      Peer = P.get();
+  if (!Peer || Peer->Ring || H.Header.Magic != HandshakeMagic || H.Header.Version != 1) {
+    logError("refused a malformed or repeated handshake");
+    return;
+  }
+  ucp_mem_map_params_t M = {};
+  M.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
+                 UCP_MEM_MAP_PARAM_FIELD_FLAGS;
+  M.address = nullptr;
+  M.length = size_t(Ctx->Slots) * Ctx->SlotSize;
+  M.flags = UCP_MEM_MAP_ALLOCATE; // UCX-allocated memory takes the fast shm path
+  ucp_mem_attr_t A = {};
+  A.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
+  if (ucp_mem_map(Ctx->Ucp, &M, &Peer->RingMem) != UCS_OK ||
+      ucp_mem_query(Peer->RingMem, &A) != UCS_OK ||
+      ucp_ep_rkey_unpack(Peer->Ep, H.Key.data(), &Peer->CreditKey) != UCS_OK) {
+    logError("cannot set up the ring of a new sender");
+    Peer->Failed = true;
+    return;
+  }
+  Peer->Ring = static_cast<uint8_t *>(A.address);
+  std::memset(Peer->Ring, 0, M.length);
+  Peer->Receive = std::make_unique<ReceiverRing>(Ctx->Slots, Ctx->Batch);
+  Peer->CreditAddress = H.Header.CreditAddress;
+
+  void *Key = nullptr;
+  size_t KeySize = 0;
+  if (ucp_rkey_pack(Ctx->Ucp, Peer->RingMem, &Key, &KeySize) != UCS_OK) {
+    logError("cannot pack the ring's key");
+    Peer->Failed = true;
+    return;
+  }
+  WelcomeHeader W = {HandshakeMagic, 1, reinterpret_cast<uint64_t>(Peer->Ring),
+                     Ctx->Slots, Ctx->SlotSize};
+  ucp_request_param_t RP = {};
+  RP.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  RP.flags = UCP_AM_SEND_FLAG_REPLY;
+  ucs_status_t St = waitRequest(
+      Ctx->Worker, ucp_am_send_nbx(Peer->Ep, AmWelcome, &W, sizeof W, Key, KeySize, &RP));
+  ucp_rkey_buffer_release(Key);
+  if (St != UCS_OK) {
+    logError(std::string("cannot send the handshake: ") + ucs_status_string(St));
+    Peer->Failed = true;
+    return;
+  }
+  ++Ctx->Stats.peers;
+}
+
+void twochains::rt::processHandshakes(tc_context *Ctx) {
+  while (!Ctx->Hellos.empty()) {
+    auto H = std::move(Ctx->Hellos.back());
+    Ctx->Hellos.pop_back();
+    welcome(Ctx, H);
+  }
+}
+
+static bool resolve(const char *Address, uint16_t Port, sockaddr_in &Out) {
+  std::memset(&Out, 0, sizeof Out);
+  Out.sin_family = AF_INET;
+  Out.sin_port = htons(Port);
+  if (!Address || !*Address) {
+    Out.sin_addr.s_addr = htonl(INADDR_ANY);
+    return true;
+  }
+  if (inet_pton(AF_INET, Address, &Out.sin_addr) == 1)
+    return true;
+  addrinfo Hints = {}, *Res = nullptr;
+  Hints.ai_family = AF_INET;
+  if (getaddrinfo(Address, nullptr, &Hints, &Res) != 0 || !Res)
+    return false;
+  Out.sin_addr = reinterpret_cast<sockaddr_in *>(Res->ai_addr)->sin_addr;
+  freeaddrinfo(Res);
+  return true;
+}
+
+extern "C" tc_status_t tc_context_create(const tc_context_params_t *Params,
+                                         tc_context_t **Out) {
+  if (!Out || (Params && Params->version != TC_CONTEXT_PARAMS_VERSION))
+    return TC_ERR_INVALID_PARAM;
+  auto Ctx = std::make_unique<tc_context>();
+  if (Params) {
+    if (Params->slots)
+      Ctx->Slots = Params->slots;
+    if (Params->slot_size)
+      Ctx->SlotSize = Params->slot_size;
+    Ctx->Batch = Params->credit_batch ? Params->credit_batch : std::max(1u, Ctx->Slots / 4);
+  }
+  if (Ctx->SlotSize % 64 || Ctx->SlotSize < 64 || Ctx->Batch > Ctx->Slots)
+    return TC_ERR_INVALID_PARAM;
+
+  ucp_config_t *Config = nullptr;
+  ucs_status_t St = ucp_config_read(nullptr, nullptr, &Config);
+  if (St != UCS_OK)
+    return fromUcs(St);
+  ucp_params_t P = {};
+  P.field_mask = UCP_PARAM_FIELD_FEATURES;
+  P.features = UCP_FEATURE_RMA | UCP_FEATURE_AM;
+  St = ucp_init(&P, Config, &Ctx->Ucp);
+  ucp_config_release(Config);
+  if (St != UCS_OK) {
+    logError(std::string("ucp_init: ") + ucs_status_string(St));
+    return fromUcs(St);
+  }
+  ucp_worker_params_t W = {};
+  W.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+  W.thread_mode = UCS_THREAD_MODE_SINGLE;
+  if ((St = ucp_worker_create(Ctx->Ucp, &W, &Ctx->Worker)) != UCS_OK) {
+    ucp_cleanup(Ctx->Ucp);
+    logError(std::string("ucp_worker_create: ") + ucs_status_string(St));
+    return fromUcs(St);
+  }
+  for (auto [Id, Cb] : {std::pair{unsigned(AmHello), onHello},
+                        std::pair{unsigned(AmWelcome), onWelcome}}) {
+    ucp_am_handler_param_t H = {};
+    H.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                   UCP_AM_HANDLER_PARAM_FIELD_ARG;
+    H.id = Id;
+    H.cb = Cb;
+    H.arg = Ctx.get();
+    if ((St = ucp_worker_set_am_recv_handler(Ctx->Worker, &H)) != UCS_OK) {
+      tc_context_destroy(Ctx.release());
+      return fromUcs(St);
+    }
+  }
+  // Injected images run in memory of their own, never in the mailbox
+  // (which UCX may map from a noexec shared-memory file): one slot's worth.
+  Ctx->ExecSize = Ctx->SlotSize;
+  void *Exec = mmap(nullptr, Ctx->ExecSize, PROT_READ | PROT_WRITE | PROT_EXEC,
+                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (Exec == MAP_FAILED) {
+    tc_context_destroy(Ctx.release());
+    return TC_ERR_NO_MEMORY;
+  }
+  Ctx->Exec = static_cast<uint8_t *>(Exec);
+  *Out = Ctx.release();
+  return TC_OK;
+}
+
+static void closeEndpoint(tc_context *Ctx, ucp_ep_h Ep) {
+  if (!Ep)
+    return;
+  ucp_request_param_t P = {};
+  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  P.flags = UCP_EP_CLOSE_FLAG_FORCE;
+  waitRequest(Ctx->Worker, ucp_ep_close_nbx(Ep, &P));
+}
+
+extern "C" void tc_context_destroy(tc_context_t *Ctx) {
+  if (!Ctx)
+    return;
+  for (auto &Peer : Ctx->Accepted) {
+    if (Peer->CreditRequest)
+      waitRequest(Ctx->Worker, Peer->CreditRequest);
+    if (Peer->CreditKey)
+      ucp_rkey_destroy(Peer->CreditKey);
+    closeEndpoint(Ctx, Peer->Ep);
+    if (Peer->RingMem)
+      ucp_mem_unmap(Ctx->Ucp, Peer->RingMem);
+  }
+  if (Ctx->Listener)
+    ucp_listener_destroy(Ctx->Listener);
+  if (Ctx->Worker)
+    ucp_worker_destroy(Ctx->Worker);
+  if (Ctx->Ucp)
+    ucp_cleanup(Ctx->Ucp);
+  if (Ctx->Exec)
+    munmap(Ctx->Exec, Ctx->ExecSize);
+  delete Ctx;
+}
+
+extern "C" tc_status_t tc_context_add_package(tc_context_t *Ctx, tc_package_t *Pkg) {
+  if (!Ctx || !Pkg)
+    return TC_ERR_INVALID_PARAM;
+  for (tc_package *P : Ctx->Packages)
+    if (P->Identity == Pkg->Identity)
+      return TC_ERR_INVALID_PARAM;
+  Ctx->Packages.push_back(Pkg);
+  return TC_OK;
+}
+
+extern "C" tc_status_t tc_listen(tc_context_t *Ctx, const char *Address, uint16_t Port) {
+  sockaddr_in SA;
+  if (!Ctx || Ctx->Listener || !resolve(Address, Port, SA))
+    return TC_ERR_INVALID_PARAM;
+  ucp_listener_params_t L = {};
+  L.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
+  L.sockaddr.addr = reinterpret_cast<sockaddr *>(&SA);
+  L.sockaddr.addrlen = sizeof SA;
+  L.conn_handler.cb = onConnectionRequest;
+  L.conn_handler.arg = Ctx;
+  ucs_status_t St = ucp_listener_create(Ctx->Worker, &L, &Ctx->Listener);
+  if (St != UCS_OK) {
+    logError(std::string("cannot listen on ") + (Address ? Address : "*") + ":" +
+             std::to_string(Port) + ": " + ucs_status_string(St));
+    return fromUcs(St);
+  }
+  return TC_OK;
+}
+
+extern "C" tc_status_t tc_connect(tc_context_t *Ctx, const char *Address, uint16_t Port,
+                                  int TimeoutMs, tc_peer_t **Out) {
+  sockaddr_in SA;
+  if (!Ctx || !Out || !resolve(Address, Port, SA))
+    return TC_ERR_INVALID_PARAM;
+  auto Peer = std::make_unique<tc_peer>();
+  Peer->Ctx = Ctx;
+  ucp_ep_params_t P = {};
+  P.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR |
+                 UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+  P.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
+  P.sockaddr.addr = reinterpret_cast<sockaddr *>(&SA);
+  P.sockaddr.addrlen = sizeof SA;
+  P.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+  P.err_handler.cb = onEndpointError;
+  P.err_handler.arg = Peer.get();
+  ucs_status_t St = ucp_ep_create(Ctx->Worker, &P, &Peer->Ep);
+  if (St != UCS_OK) {
+    logError(std::string("cannot connect: ") + ucs_status_string(St));
+    return fromUcs(St);
+  }
+
+  // The credit word the receiver reports finished frames into.
+  ucp_mem_map_params_t M = {};
+  M.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
+                 UCP_MEM_MAP_PARAM_FIELD_FLAGS;
+  M.length = 64;
+  M.flags = UCP_MEM_MAP_ALLOCATE;
+  ucp_mem_attr_t A = {};
+  A.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
+  void *Key = nullptr;
+  size_t KeySize = 0;
+  if (ucp_mem_map(Ctx->Ucp, &M, &Peer->CreditMem) != UCS_OK ||
+      ucp_mem_query(Peer->CreditMem, &A) != UCS_OK ||
+      ucp_rkey_pack(Ctx->Ucp, Peer->CreditMem, &Key, &KeySize) != UCS_OK) {
+    tc_peer_close(Peer.release());
+    return TC_ERR_NO_MEMORY;
+  }
+  Peer->CreditWord = static_cast<volatile uint64_t *>(A.address);
+  *Peer->CreditWord = 0;
+
+  HelloHeader H = {HandshakeMagic, 1, reinterpret_cast<uint64_t>(A.address)};
+  ucp_request_param_t RP = {};
+  RP.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  RP.flags = UCP_AM_SEND_FLAG_REPLY;
+  Ctx->Connecting.push_back(Peer.get());
+  St = waitRequest(Ctx->Worker,
+                   ucp_am_send_nbx(Peer->Ep, AmHello, &H, sizeof H, Key, KeySize, &RP));
+  ucp_rkey_buffer_release(Key);
+  auto Deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(TimeoutMs);
+  while (St == UCS_OK && !Peer->Welcomed && !Peer->Failed &&
+         std::chrono::steady_clock::now() < Deadline)
+    ucp_worker_progress(Ctx->Worker);
+  Ctx->Connecting.erase(std::remove(Ctx->Connecting.begin(), Ctx->Connecting.end(), Peer.get()),
+                        Ctx->Connecting.end());
+  if (St != UCS_OK || !Peer->Welcomed) {
+    logError(std::string("connecting to ") + (Address ? Address : "") + ":" +
+             std::to_string(Port) + " failed: " +
+             (St != UCS_OK ? ucs_status_string(St)
+              : Peer->Failed ? "the connection was refused or broke"
+                             : "no handshake before the timeout"));
+    tc_peer_close(Peer.release());
+    return TC_ERR_IO;
+  }
+  *Out = Peer.release();
+  return TC_OK;
+}
+
+extern "C" void tc_peer_close(tc_peer_t *Peer) {
+  if (!Peer)
+    return;
+  tc_context *Ctx = Peer->Ctx;
+  if (Peer->RingKey)
+    ucp_rkey_destroy(Peer->RingKey);
+  closeEndpoint(Ctx, Peer->Ep);
+  if (Peer->CreditMem)
+    ucp_mem_unmap(Ctx->Ucp, Peer->CreditMem);
+  delete Peer;
+}
+
+extern "C" tc_status_t tc_context_stats(const tc_context_t *Ctx, tc_stats_t *Out) {
+  if (!Ctx || !Out)
+    return TC_ERR_INVALID_PARAM;
+  *Out = Ctx->Stats;
+  return TC_OK;
+}

@@ -1,0 +1,110 @@
+//===- Executor.cpp - Running the frames that arrived ---------------------===//
+//
+// tc_progress polls every sender's ring at the slot it expects next. A
+// frame runs only when it is complete and passes every check: frame fields
+// (Frame.cpp), a package this receiver loaded, an element of it, and for
+// injected frames an image identical to the package's own. It then runs
+// (Local: the library's copy; Injected: the arrived bytes, copied to
+// executable memory, GOTP and fixups applied, instruction stream
+// synchronised), the slot is released, and credits are reported in
+// batches with a one-sided put.
+//
+//===----------------------------------------------------------------------===//
+#include "Frame.h"
+#include "Identity.h"
+#include "Log.h"
+#include "Runtime.h"
+
+#include <cstring>
+
+using namespace twochains::rt;
+
+static void reportCredits(tc_context *Ctx, tc_peer *Peer) {
+  if (Peer->CreditRequest) {
+    if (ucp_request_check_status(Peer->CreditRequest) == UCS_INPROGRESS)
+      return; // the previous report is still being put; report later
+    ucp_request_free(Peer->CreditRequest);
+    Peer->CreditRequest = nullptr;
+  }
+  Peer->CreditSource = Peer->Receive->takeCreditReport();
+  ucp_request_param_t P = {};
+  ucs_status_ptr_t R = ucp_put_nbx(Peer->Ep, &Peer->CreditSource, sizeof Peer->CreditSource,
+                                   Peer->CreditAddress, Peer->CreditKey, &P);
+  if (UCS_PTR_IS_ERR(R)) {
+    Peer->Failed = true;
+    return;
+  }
+  Peer->CreditRequest = R;
+  ++Ctx->Stats.credit_reports;
+}
+
+static tc_status_t runFrame(tc_context *Ctx, tc_peer *Peer, const FrameView &V) {
+  const FrameHeader &H = *V.Header;
+  tc_package *Pkg = nullptr;
+  for (tc_package *P : Ctx->Packages)
+    if ((P->Roles & TC_PACKAGE_RECEIVER) && identityTag(P->Identity) == H.Package)
+      Pkg = P;
+  if (!Pkg)
+    return TC_ERR_UNKNOWN_PACKAGE;
+  if (H.Element >= Pkg->Elements.size() || !Pkg->Elements[H.Element].Present ||
+      !Pkg->Elements[H.Element].IsJam)
+    return TC_ERR_UNKNOWN_ELEMENT;
+  const PackageElement &E = Pkg->Elements[H.Element];
+  tc_jam_ctx JamCtx = {Peer, H.Sequence};
+  void *Payload = const_cast<uint8_t *>(V.Payload);
+  if (H.Kind == FrameLocal) {
+    if (!E.LocalEntry)
+      return TC_ERR_UNKNOWN_ELEMENT;
+    E.LocalEntry(&JamCtx, Payload, H.PayloadSize);
+    ++Ctx->Stats.frames_executed_local;
+    return TC_OK;
+  }
+  // Only code this receiver already trusts runs: the image must be the
+  // package's, byte for byte (GOTP and fixups are still unapplied).
+  const std::vector<uint8_t> &Known = E.Image.Bytes;
+  if (H.ImageSize != Known.size() || Known.size() > Ctx->ExecSize ||
+      std::memcmp(V.Image, Known.data(), Known.size()) != 0)
+    return TC_ERR_UNKNOWN_ELEMENT;
+  std::memcpy(Ctx->Exec, V.Image, Known.size());
+  prepareInjected(Ctx->Exec, E);
+  __builtin___clear_cache(reinterpret_cast<char *>(Ctx->Exec),
+                          reinterpret_cast<char *>(Ctx->Exec + Known.size()));
+  reinterpret_cast<JamEntry>(Ctx->Exec + E.Image.Entry)(&JamCtx, Payload, H.PayloadSize);
+  ++Ctx->Stats.frames_executed_injected;
+  return TC_OK;
+}
+
+extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
+  if (!Ctx)
+    return TC_ERR_INVALID_PARAM;
+  ucp_worker_progress(Ctx->Worker);
+  processHandshakes(Ctx);
+  unsigned Count = 0;
+  for (auto &PeerPtr : Ctx->Accepted) {
+    tc_peer *Peer = PeerPtr.get();
+    if (!Peer->Ring || Peer->Failed)
+      continue;
+    for (;;) {
+      uint64_t Seq = Peer->Receive->expected();
+      uint8_t *Slot = Peer->Ring + size_t(Peer->Receive->expectedSlot()) * Ctx->SlotSize;
+      FrameView V;
+      tc_status_t St = checkFrame(Slot, Ctx->SlotSize, Seq, &V);
+      if (St == TC_ERR_INCOMPLETE)
+        break;
+      if (St == TC_OK)
+        St = runFrame(Ctx, Peer, V);
+      if (St != TC_OK) {
+        ++Ctx->Stats.frames_rejected;
+        logError("dropped frame " + std::to_string(Seq) + ": " + tc_status_string(St));
+      }
+      ++Count;
+      if (Peer->Receive->finish())
+        reportCredits(Ctx, Peer);
+    }
+    if (Peer->Receive->creditPending())
+      reportCredits(Ctx, Peer); // idle: tell the sender now
+  }
+  if (Executed)
+    *Executed = Count;
+  return TC_OK;
+}

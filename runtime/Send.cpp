@@ -1,0 +1,72 @@
+//===- Send.cpp - tc_send and tc_flush ------------------------------------===//
+#include "Frame.h"
+#include "Identity.h"
+#include "Runtime.h"
+
+#include <chrono>
+
+using namespace twochains::rt;
+
+extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_t Element,
+                               tc_send_mode_t Mode, const void *Payload, size_t PayloadSize) {
+  if (!Peer || !Pkg || (Mode != TC_SEND_LOCAL && Mode != TC_SEND_INJECTED) ||
+      (PayloadSize && !Payload) || PayloadSize > UINT32_MAX)
+    return TC_ERR_INVALID_PARAM;
+  if (Peer->Failed || !Peer->Welcomed)
+    return TC_ERR_IO;
+  if (Element >= Pkg->Elements.size() || !Pkg->Elements[Element].Present ||
+      !Pkg->Elements[Element].IsJam)
+    return TC_ERR_UNKNOWN_ELEMENT;
+  const JamImageData &Image = Pkg->Elements[Element].Image;
+  uint32_t ImageSize = Mode == TC_SEND_INJECTED ? uint32_t(Image.Bytes.size()) : 0;
+  if (frameSize(ImageSize, uint32_t(PayloadSize)) > Peer->SlotSize)
+    return TC_ERR_TOO_LARGE;
+
+  Peer->Send->credit(*Peer->CreditWord);
+  uint64_t Seq;
+  uint32_t Slot;
+  if (Peer->Send->reserve(&Seq, &Slot) != TC_OK) {
+    ucp_worker_progress(Peer->Ctx->Worker);
+    return TC_ERR_NO_CREDIT;
+  }
+  FrameSpec Spec;
+  Spec.Kind = Mode == TC_SEND_INJECTED ? FrameInjected : FrameLocal;
+  Spec.Package = identityTag(Pkg->Identity);
+  Spec.Element = Element;
+  Spec.Image = ImageSize ? Image.Bytes.data() : nullptr;
+  Spec.ImageSize = ImageSize;
+  Spec.Payload = Payload;
+  Spec.PayloadSize = uint32_t(PayloadSize);
+  Spec.Sequence = Seq;
+  size_t Size = 0;
+  tc_status_t St = encodeFrame(Peer->Staging.data(), Peer->SlotSize, Spec, &Size);
+  if (St != TC_OK)
+    return St;
+  ucp_request_param_t P = {};
+  ucs_status_t Put = waitRequest(
+      Peer->Ctx->Worker,
+      ucp_put_nbx(Peer->Ep, Peer->Staging.data(), Size,
+                  Peer->RingAddress + uint64_t(Slot) * Peer->SlotSize, Peer->RingKey, &P));
+  if (Put != UCS_OK) {
+    Peer->Failed = true;
+    return TC_ERR_IO;
+  }
+  ++Peer->Ctx->Stats.frames_sent;
+  return TC_OK;
+}
+
+extern "C" tc_status_t tc_flush(tc_peer_t *Peer, int TimeoutMs) {
+  if (!Peer || !Peer->Welcomed)
+    return TC_ERR_INVALID_PARAM;
+  auto Deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(TimeoutMs);
+  for (;;) {
+    Peer->Send->credit(*Peer->CreditWord);
+    if (Peer->Send->available() == Peer->Slots)
+      return TC_OK;
+    if (Peer->Failed)
+      return TC_ERR_IO;
+    if (std::chrono::steady_clock::now() > Deadline)
+      return TC_ERR_INCOMPLETE;
+    ucp_worker_progress(Peer->Ctx->Worker);
+  }
+}

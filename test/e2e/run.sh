@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Two real processes over a real UCX transport: a receiver with the standard
+# package loaded and a sender injecting and locally invoking its jams.
+#   run.sh <tc-e2e> <stdlib prefix> <frames> [UCX_TLS]
+set -euo pipefail
+E2E=$1 PREFIX=$2 FRAMES=$3
+if [ $# -ge 4 ]; then export UCX_TLS=$4; fi
+PORT=$(( 20000 + RANDOM % 20000 ))
+OUT=$(mktemp -d)
+trap 'kill $RPID 2>/dev/null || true; rm -rf "$OUT"' EXIT
+timeout 90 "$E2E" receiver "$PREFIX" "$PORT" "$FRAMES" > "$OUT/receiver" 2>&1 &
+RPID=$!
+for _ in $(seq 100); do
+  grep -q listening "$OUT/receiver" 2>/dev/null && break
+  sleep 0.1
+done
+timeout 90 "$E2E" sender "$PREFIX" "$PORT" "$FRAMES" > "$OUT/sender" 2>&1
+wait $RPID
+cat "$OUT/sender" "$OUT/receiver"
+# Every frame ran exactly once: half the frames are server_side_sum (+36
+# each); indirect_put wrote frame i's number at i % 1000 and 1000 + i % 1000.
+SUMS=$(( (FRAMES + 1) / 2 ))
+grep -qx "receiver: total $(( SUMS * 36 ))" "$OUT/receiver"
+EXPECT=$(python3 -c "
+n=$FRAMES; a=[0]*2000
+for i in range(1, n, 2): a[i%1000]=i; a[1000+i%1000]=i
+print(sum(a))")
+grep -qx "receiver: array checksum $EXPECT" "$OUT/receiver"
+grep -q "0 rejected" "$OUT/receiver"
+echo "e2e over ${UCX_TLS:-default transports}: OK"
