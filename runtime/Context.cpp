@@ -83,7 +83,14 @@ static ucs_status_t onWelcome(void *Arg, const void *Header, size_t HeaderLength
       continue;
     if (W.Magic != HandshakeMagic || W.Version != 1 || W.Slots == 0 ||
         W.SlotSize < 64 || W.SlotSize % 64 ||
-        ucp_ep_rkey_unpack(Peer->Ep, Data, &Peer->RingKey) != UCS_OK) {
+        size_t(W.KeySize) + W.AddressSize != Length || !W.KeySize || !W.AddressSize) {
+      Peer->Failed = true;
+      return UCS_OK;
+    }
+    // The worker address is only valid during this call: connect now.
+    const uint8_t *Bytes = static_cast<const uint8_t *>(Data);
+    Peer->DataEp = connectToWorker(Ctx, Peer, Bytes + W.KeySize);
+    if (!Peer->DataEp || ucp_ep_rkey_unpack(Peer->DataEp, Bytes, &Peer->RingKey) != UCS_OK) {
       Peer->Failed = true;
       return UCS_OK;
     }
@@ -95,6 +102,19 @@ static ucs_status_t onWelcome(void *Arg, const void *Header, size_t HeaderLength
     Peer->Welcomed = true;
   }
   return UCS_OK;
+}
+
+ucp_ep_h twochains::rt::connectToWorker(tc_context *Ctx, tc_peer *Peer, const void *Address) {
+  // No peer-failure handling on this endpoint: UCX 1.13 gives such
+  // endpoints only transports that detect failures (TCP here), never shared
+  // memory. Failures are still seen on the sockaddr endpoint.
+  ucp_ep_params_t P = {};
+  P.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+  P.address = static_cast<const ucp_address_t *>(Address);
+  ucp_ep_h Ep = nullptr;
+  if (ucp_ep_create(Ctx->Worker, &P, &Ep) != UCS_OK)
+    return nullptr;
+  return Ep;
 }
 
 static void onConnectionRequest(ucp_conn_request_h Request, void *Arg) {
@@ -135,7 +155,9 @@ static void welcome(tc_context *Ctx, tc_context::PendingHello &H) {
   A.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
   if (ucp_mem_map(Ctx->Ucp, &M, &Peer->RingMem) != UCS_OK ||
       ucp_mem_query(Peer->RingMem, &A) != UCS_OK ||
-      ucp_ep_rkey_unpack(Peer->Ep, H.Key.data(), &Peer->CreditKey) != UCS_OK) {
+      size_t(H.Header.KeySize) + H.Header.AddressSize != H.Key.size() ||
+      !(Peer->DataEp = connectToWorker(Ctx, Peer, H.Key.data() + H.Header.KeySize)) ||
+      ucp_ep_rkey_unpack(Peer->DataEp, H.Key.data(), &Peer->CreditKey) != UCS_OK) {
     logError("cannot set up the ring of a new sender");
     Peer->Failed = true;
     return;
@@ -153,13 +175,17 @@ static void welcome(tc_context *Ctx, tc_context::PendingHello &H) {
     return;
   }
   WelcomeHeader W = {HandshakeMagic, 1, reinterpret_cast<uint64_t>(Peer->Ring),
-                     Ctx->Slots, Ctx->SlotSize};
+                     Ctx->Slots, Ctx->SlotSize, uint32_t(KeySize),
+                     uint32_t(Ctx->WorkerAddressSize)};
+  std::vector<uint8_t> Body(static_cast<uint8_t *>(Key), static_cast<uint8_t *>(Key) + KeySize);
+  const uint8_t *Addr = reinterpret_cast<const uint8_t *>(Ctx->WorkerAddress);
+  Body.insert(Body.end(), Addr, Addr + Ctx->WorkerAddressSize);
+  ucp_rkey_buffer_release(Key);
   ucp_request_param_t RP = {};
   RP.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   RP.flags = UCP_AM_SEND_FLAG_REPLY;
   ucs_status_t St = waitRequest(
-      Ctx->Worker, ucp_am_send_nbx(Peer->Ep, AmWelcome, &W, sizeof W, Key, KeySize, &RP));
-  ucp_rkey_buffer_release(Key);
+      Ctx->Worker, ucp_am_send_nbx(Peer->Ep, AmWelcome, &W, sizeof W, Body.data(), Body.size(), &RP));
   if (St != UCS_OK) {
     logError(std::string("cannot send the handshake: ") + ucs_status_string(St));
     Peer->Failed = true;
@@ -244,6 +270,11 @@ extern "C" tc_status_t tc_context_create(const tc_context_params_t *Params,
       return fromUcs(St);
     }
   }
+  if ((St = ucp_worker_get_address(Ctx->Worker, &Ctx->WorkerAddress,
+                                   &Ctx->WorkerAddressSize)) != UCS_OK) {
+    tc_context_destroy(Ctx.release());
+    return fromUcs(St);
+  }
   // Injected images run in memory of their own, never in the mailbox
   // (which UCX may map from a noexec shared-memory file): one slot's worth.
   Ctx->ExecSize = Ctx->SlotSize;
@@ -275,12 +306,15 @@ extern "C" void tc_context_destroy(tc_context_t *Ctx) {
       waitRequest(Ctx->Worker, Peer->CreditRequest);
     if (Peer->CreditKey)
       ucp_rkey_destroy(Peer->CreditKey);
+    closeEndpoint(Ctx, Peer->DataEp);
     closeEndpoint(Ctx, Peer->Ep);
     if (Peer->RingMem)
       ucp_mem_unmap(Ctx->Ucp, Peer->RingMem);
   }
   if (Ctx->Listener)
     ucp_listener_destroy(Ctx->Listener);
+  if (Ctx->WorkerAddress)
+    ucp_worker_release_address(Ctx->Worker, Ctx->WorkerAddress);
   if (Ctx->Worker)
     ucp_worker_destroy(Ctx->Worker);
   if (Ctx->Ucp)
@@ -360,14 +394,18 @@ extern "C" tc_status_t tc_connect(tc_context_t *Ctx, const char *Address, uint16
   Peer->CreditWord = static_cast<volatile uint64_t *>(A.address);
   *Peer->CreditWord = 0;
 
-  HelloHeader H = {HandshakeMagic, 1, reinterpret_cast<uint64_t>(A.address)};
+  HelloHeader H = {HandshakeMagic, 1, reinterpret_cast<uint64_t>(A.address),
+                    uint32_t(KeySize), uint32_t(Ctx->WorkerAddressSize)};
+  std::vector<uint8_t> Body(static_cast<uint8_t *>(Key), static_cast<uint8_t *>(Key) + KeySize);
+  const uint8_t *Addr = reinterpret_cast<const uint8_t *>(Ctx->WorkerAddress);
+  Body.insert(Body.end(), Addr, Addr + Ctx->WorkerAddressSize);
+  ucp_rkey_buffer_release(Key);
   ucp_request_param_t RP = {};
   RP.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   RP.flags = UCP_AM_SEND_FLAG_REPLY;
   Ctx->Connecting.push_back(Peer.get());
-  St = waitRequest(Ctx->Worker,
-                   ucp_am_send_nbx(Peer->Ep, AmHello, &H, sizeof H, Key, KeySize, &RP));
-  ucp_rkey_buffer_release(Key);
+  St = waitRequest(Ctx->Worker, ucp_am_send_nbx(Peer->Ep, AmHello, &H, sizeof H,
+                                                Body.data(), Body.size(), &RP));
   auto Deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(TimeoutMs);
   while (St == UCS_OK && !Peer->Welcomed && !Peer->Failed &&
          std::chrono::steady_clock::now() < Deadline)
@@ -393,6 +431,7 @@ extern "C" void tc_peer_close(tc_peer_t *Peer) {
   tc_context *Ctx = Peer->Ctx;
   if (Peer->RingKey)
     ucp_rkey_destroy(Peer->RingKey);
+  closeEndpoint(Ctx, Peer->DataEp);
   closeEndpoint(Ctx, Peer->Ep);
   if (Peer->CreditMem)
     ucp_mem_unmap(Ctx->Ucp, Peer->CreditMem);

@@ -28,7 +28,7 @@ static void reportCredits(tc_context *Ctx, tc_peer *Peer) {
   }
   Peer->CreditSource = Peer->Receive->takeCreditReport();
   ucp_request_param_t P = {};
-  ucs_status_ptr_t R = ucp_put_nbx(Peer->Ep, &Peer->CreditSource, sizeof Peer->CreditSource,
+  ucs_status_ptr_t R = ucp_put_nbx(Peer->DataEp, &Peer->CreditSource, sizeof Peer->CreditSource,
                                    Peer->CreditAddress, Peer->CreditKey, &P);
   if (UCS_PTR_IS_ERR(R)) {
     Peer->Failed = true;

@@ -101,7 +101,12 @@ tc_status_t checkFrame(const void *Slot, size_t SlotSize, uint64_t Expected,
     return TC_ERR_INCOMPLETE;
   if (T.Checksum != frameChecksum(F, N - FrameTrailerSize, Expected))
     return TC_ERR_INCOMPLETE; // the caller turns a lasting mismatch into BAD_CHECKSUM
-  // Complete: now every field must hold together before anything is used.
+  // Complete. The header copied above may predate the bytes the checksum
+  // just saw (they land while we read): take it again, from the frame the
+  // checksum vouches for, before trusting any field.
+  std::memcpy(&H, F, sizeof H);
+  if (size_t(H.Lines) * FrameLine != N)
+    return TC_ERR_INCOMPLETE;
   if (H.Magic != FrameMagic)
     return TC_ERR_BAD_MAGIC;
   if (H.Version != FrameVersion)

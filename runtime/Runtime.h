@@ -16,14 +16,16 @@ namespace twochains::rt {
 enum : unsigned { AmHello = 0x7c01, AmWelcome = 0x7c02 };
 constexpr uint32_t HandshakeMagic = 0x54434853; // "TCHS"
 
-struct HelloHeader {          // sender -> receiver; data: packed rkey
+struct HelloHeader {          // sender -> receiver; data: rkey, worker address
   uint32_t Magic, Version;
   uint64_t CreditAddress;     // the sender's credit word
+  uint32_t KeySize, AddressSize;
 };
-struct WelcomeHeader {        // receiver -> sender; data: packed rkey
+struct WelcomeHeader {        // receiver -> sender; data: rkey, worker address
   uint32_t Magic, Version;
   uint64_t RingAddress;
   uint32_t Slots, SlotSize;
+  uint32_t KeySize, AddressSize;
 };
 
 /// Waits for a UCX request (or an immediate completion) by progressing the
@@ -37,6 +39,8 @@ struct tc_context;
 namespace twochains::rt {
 /// Receiver: answers the HELLOs that arrived since the last call.
 void processHandshakes(tc_context *Ctx);
+/// An endpoint to a worker address, for puts.
+ucp_ep_h connectToWorker(tc_context *Ctx, tc_peer *Peer, const void *Address);
 } // namespace twochains::rt
 
 /// What a running jam receives as its tc_jam_ctx_t.
@@ -47,7 +51,10 @@ struct tc_jam_ctx {
 
 struct tc_peer {
   tc_context *Ctx = nullptr;
-  ucp_ep_h Ep = nullptr;
+  ucp_ep_h Ep = nullptr;      // from sockaddr connection establishment
+  /// The endpoint puts go through, created from the peer's worker address:
+  /// unlike the sockaddr one, UCX may give it shared-memory lanes.
+  ucp_ep_h DataEp = nullptr;
   bool Failed = false;
 
   // Sender side: the receiver's ring, and the credit word it writes.
@@ -84,6 +91,8 @@ struct tc_context {
   };
   std::vector<PendingHello> Hellos;
   std::vector<tc_peer *> Connecting;                // sender side, awaiting welcome
+  ucp_address_t *WorkerAddress = nullptr;
+  size_t WorkerAddressSize = 0;
   /// Executable memory injected images run in (docs/runtime.md).
   uint8_t *Exec = nullptr;
   size_t ExecSize = 0;

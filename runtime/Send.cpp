@@ -45,7 +45,7 @@ extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_
   ucp_request_param_t P = {};
   ucs_status_t Put = waitRequest(
       Peer->Ctx->Worker,
-      ucp_put_nbx(Peer->Ep, Peer->Staging.data(), Size,
+      ucp_put_nbx(Peer->DataEp, Peer->Staging.data(), Size,
                   Peer->RingAddress + uint64_t(Slot) * Peer->SlotSize, Peer->RingKey, &P));
   if (Put != UCS_OK) {
     Peer->Failed = true;
