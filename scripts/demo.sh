@@ -48,4 +48,8 @@ for isa in x86_64 aarch64; do
   "$LLVM/llvm-readelf" --dyn-syms "$OUT/libsamples_local.$isa.so" | grep -E 'tc[._]' | awk '{print "  " $8}'
 done
 echo
+echo "=== Two processes over UCX: a receiver with the standard package, and a"
+echo "    sender injecting and locally invoking its jams (test/e2e/run.sh)"
+"$ROOT/test/e2e/run.sh" "$BUILD_DIR/test/e2e/tc-e2e" "$PREFIX" 20000
+echo
 echo "demo: objects are in $OUT"
