@@ -55,6 +55,15 @@ PreservedAnalyses JamLocalPass::run(Module &M, ModuleAnalysisManager &) {
   Export(Syms->PayloadInit, "payload_init", "payload-init");
   internalizeAllBut(M, Keep);
   eraseDeadGlobals(M);
+  // Outside symbols are weak in the Local-Function library, so a sender
+  // can load it for the payload helpers without the receiver's rieds. On
+  // the receiver the runtime resolves every jam's imports before loading
+  // the library and refuses the package if one is missing, so no weak
+  // symbol is ever left null there.
+  for (GlobalValue &GV : M.global_values())
+    if (GV.isDeclaration() && !GV.getName().starts_with("llvm.") &&
+        !(isa<Function>(GV) && cast<Function>(GV).isIntrinsic()))
+      GV.setLinkage(GlobalValue::ExternalWeakLinkage);
 
   if (!Opts.ArgsType.empty())
     Info.push_back({"args", Opts.ArgsType});

@@ -33,6 +33,7 @@ struct Job {
   std::vector<std::string> Args;    // Args[0] is the program
   std::string DepFile;              // empty: no dependency tracking
   std::string Element;
+  std::string ToolKey = {};         // the plugin's content: a new plugin rebuilds all
 };
 
 std::string hashFile(StringRef Path) {
@@ -79,6 +80,7 @@ std::vector<std::string> readDepFile(StringRef Path) {
 
 std::string jobKey(const Job &J) {
   SHA256 H;
+  H.update(J.ToolKey);
   for (const std::string &A : J.Args) {
     H.update(A);
     H.update(ArrayRef<uint8_t>{0});
@@ -234,6 +236,11 @@ Expected<BuildResult> buildPackage(const BuildConfig &Config,
     Out.LocalLibrary = (Dir + "/lib" + Config.Package + "_local.so").str();
   }
 
+  // The compiler's own output depends on the plugin, which -MD does not
+  // list: its content is part of every key.
+  std::string ToolKey = hashFile(Config.Plugin) + "\n" + Config.Clang;
+  for (Job &J : Jobs)
+    J.ToolKey = ToolKey;
   Runner R(Config, Jobs.size());
   std::vector<std::string> Failed = R.run(Jobs, Result);
   if (!Failed.empty()) {

@@ -32,41 +32,10 @@ const char *hostISA() {
 
 using namespace twochains::rt;
 
-static tc_status_t loadReceiverSide(tc_package &P, const ManifestData &M) {
-  std::vector<void *> Rieds;
-  for (const ManifestElement &E : M.Elements) {
-    if (E.Kind != "ried" || E.Fields.at("isa") != P.ISA)
-      continue;
-    std::string Path = M.Dir + "/" + E.Fields.at("lib");
-    void *H = dlopen(Path.c_str(), RTLD_NOW | RTLD_GLOBAL);
-    if (!H) {
-      logError("package '" + P.Name + "': cannot load ried '" + E.Name + "': " + dlerror());
-      return TC_ERR_IO;
-    }
-    P.Libraries.push_back(H);
-    Rieds.push_back(H);
-  }
-  // Imports before the Local-Function library: a missing symbol is then
-  // reported with the jam that needs it, not as a loader error.
-  for (PackageElement &E : P.Elements) {
-    if (!E.Present || !E.IsJam)
-      continue;
-    for (const std::string &Name : E.Image.Imports) {
-      void *Addr = nullptr;
-      for (void *H : Rieds)
-        if ((Addr = dlsym(H, Name.c_str())))
-          break;
-      if (!Addr)
-        Addr = dlsym(RTLD_DEFAULT, Name.c_str());
-      if (!Addr) {
-        logError("package '" + P.Name + "': jam '" + E.Name + "' imports '" + Name +
-                 "', which no ried of the package and no library of this "
-                 "process defines");
-        return TC_ERR_MISSING_IMPORT;
-      }
-      E.ImportTable.push_back(Addr);
-    }
-  }
+/// The Local-Function library: the receiver's copies of the jams, and the
+/// sender-side payload helpers. Its outside symbols are weak, so a sender
+/// without the rieds can load it too.
+static tc_status_t loadLocalLibrary(tc_package &P, const ManifestData &M) {
   auto ISA = M.ISAs.find(P.ISA);
   if (ISA == M.ISAs.end())
     return TC_ERR_INVALID_PARAM;
@@ -102,6 +71,44 @@ static tc_status_t loadReceiverSide(tc_package &P, const ManifestData &M) {
     }
   }
   return TC_OK;
+}
+
+static tc_status_t loadReceiverSide(tc_package &P, const ManifestData &M) {
+  std::vector<void *> Rieds;
+  for (const ManifestElement &E : M.Elements) {
+    if (E.Kind != "ried" || E.Fields.at("isa") != P.ISA)
+      continue;
+    std::string Path = M.Dir + "/" + E.Fields.at("lib");
+    void *H = dlopen(Path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    if (!H) {
+      logError("package '" + P.Name + "': cannot load ried '" + E.Name + "': " + dlerror());
+      return TC_ERR_IO;
+    }
+    P.Libraries.push_back(H);
+    Rieds.push_back(H);
+  }
+  // Imports before the Local-Function library: a missing symbol is then
+  // reported with the jam that needs it, not as a loader error.
+  for (PackageElement &E : P.Elements) {
+    if (!E.Present || !E.IsJam)
+      continue;
+    for (const std::string &Name : E.Image.Imports) {
+      void *Addr = nullptr;
+      for (void *H : Rieds)
+        if ((Addr = dlsym(H, Name.c_str())))
+          break;
+      if (!Addr)
+        Addr = dlsym(RTLD_DEFAULT, Name.c_str());
+      if (!Addr) {
+        logError("package '" + P.Name + "': jam '" + E.Name + "' imports '" + Name +
+                 "', which no ried of the package and no library of this "
+                 "process defines");
+        return TC_ERR_MISSING_IMPORT;
+      }
+      E.ImportTable.push_back(Addr);
+    }
+  }
+  return loadLocalLibrary(P, M);
 }
 
 extern "C" tc_status_t tc_package_load(const tc_package_params_t *Params,
@@ -146,11 +153,12 @@ extern "C" tc_status_t tc_package_load(const tc_package_params_t *Params,
       return TC_ERR_BAD_IMAGE;
     }
   }
-  if (P->Roles & TC_PACKAGE_RECEIVER)
-    if (tc_status_t St = loadReceiverSide(*P, M); St != TC_OK) {
-      tc_package_unload(P.release());
-      return St;
-    }
+  tc_status_t St = (P->Roles & TC_PACKAGE_RECEIVER) ? loadReceiverSide(*P, M)
+                                                      : loadLocalLibrary(*P, M);
+  if (St != TC_OK) {
+    tc_package_unload(P.release());
+    return St;
+  }
   *Out = P.release();
   return TC_OK;
 }

@@ -29,6 +29,7 @@ define void @echo_main(ptr %ctx, ptr %payload, i64 %n) {
 
 ; LOCAL: c"tc.abi=1\00mode=local\00package=demo\00element=echo\00isa=x86_64\00entry=tc.demo.echo.main\00payload-size=tc.demo.echo.payload_size\00payload-init=tc.demo.echo.payload_init\00hash=
 ; LOCAL-NOT: __tc_gotp
+; LOCAL: declare extern_weak ptr @memcpy(
 ; LOCAL: define i64 @tc.demo.echo.payload_size(
 ; LOCAL: define i64 @tc.demo.echo.payload_init(
 ; LOCAL: call i64 @tc.demo.echo.payload_size(
