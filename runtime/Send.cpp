@@ -4,6 +4,7 @@
 #include "Runtime.h"
 
 #include <chrono>
+#include <vector>
 
 using namespace twochains::rt;
 
@@ -53,6 +54,27 @@ extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_
   }
   ++Peer->Ctx->Stats.frames_sent;
   return TC_OK;
+}
+
+extern "C" tc_status_t tc_send_args(tc_peer_t *Peer, const tc_package_t *Pkg,
+                                    uint32_t Element, tc_send_mode_t Mode, const void *Args) {
+  if (!Peer || !Pkg || !Args || Element >= Pkg->Elements.size() ||
+      !Pkg->Elements[Element].Present)
+    return TC_ERR_INVALID_PARAM;
+  const PackageElement &E = Pkg->Elements[Element];
+  if (!E.PayloadSize || !E.PayloadInit)
+    return TC_ERR_INVALID_PARAM; // the jam has no helpers: use tc_send
+  using SizeFn = size_t (*)(const void *);
+  using InitFn = size_t (*)(const void *, void *);
+  size_t Capacity = reinterpret_cast<SizeFn>(E.PayloadSize)(Args);
+  if (Capacity > Peer->SlotSize)
+    return TC_ERR_TOO_LARGE;
+  // The payload is built beside the frame staging buffer, then sent.
+  std::vector<uint8_t> Payload(Capacity ? Capacity : 1);
+  size_t Size = reinterpret_cast<InitFn>(E.PayloadInit)(Args, Payload.data());
+  if (Size > Capacity)
+    return TC_ERR_INVALID_PARAM; // the helper wrote more than it promised
+  return tc_send(Peer, Pkg, Element, Mode, Payload.data(), Size);
 }
 
 extern "C" tc_status_t tc_flush(tc_peer_t *Peer, int TimeoutMs) {

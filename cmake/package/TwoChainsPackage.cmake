@@ -39,6 +39,7 @@ function(twochains_add_package)
   add_custom_target(${TC_NAME}_package ALL DEPENDS "${header}" "${manifest}")
   add_library(${TC_NAME} INTERFACE)
   target_include_directories(${TC_NAME} INTERFACE "${prefix}/include")
+  target_link_libraries(${TC_NAME} INTERFACE TwoChains::headers)
   add_dependencies(${TC_NAME} ${TC_NAME}_package)
   set_target_properties(${TC_NAME} PROPERTIES TWOCHAINS_PACKAGE_PREFIX "${prefix}")
   install(DIRECTORY "${prefix}/" DESTINATION .

@@ -63,6 +63,13 @@ typedef enum tc_send_mode {
 tc_status_t tc_send(tc_peer_t *peer, const tc_package_t *package, uint32_t element,
                     tc_send_mode_t mode, const void *payload, size_t payload_size);
 
+/* For jams with payload helpers: sizes and writes the payload from args on
+ * this side (the jam's <name>_payload_size and _payload_init, from the
+ * package's Local-Function library), then sends it like tc_send. The
+ * package headers' typed <package>_send_<element>() call this. */
+tc_status_t tc_send_args(tc_peer_t *peer, const tc_package_t *package, uint32_t element,
+                         tc_send_mode_t mode, const void *args);
+
 /* Waits until every frame sent to the peer has run on the receiver. */
 tc_status_t tc_flush(tc_peer_t *peer, int timeout_ms);
 void tc_peer_close(tc_peer_t *peer);

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <twochains/twochains.h>
+#include <twochains/packages/stdlib.h>
 
 static double now(void) {
   struct timespec t;
@@ -37,11 +37,9 @@ int main(int argc, char **argv) {
   uint16_t port = (uint16_t)atoi(argv[3]);
   unsigned frames = (unsigned)atoi(argv[4]);
 
-  tc_package_params_t pp = {TC_PACKAGE_PARAMS_VERSION,
-                            receiver ? TC_PACKAGE_RECEIVER : TC_PACKAGE_SENDER,
-                            prefix, "stdlib", NULL};
   tc_package_t *pkg;
-  tc_status_t st = tc_package_load(&pp, &pkg);
+  tc_status_t st = stdlib_package_load(prefix, receiver ? TC_PACKAGE_RECEIVER : TC_PACKAGE_SENDER,
+                                       &pkg);
   if (st != TC_OK)
     return die("loading stdlib", st);
   tc_context_params_t cp = {TC_CONTEXT_PARAMS_VERSION, 16, 1024, 4};
@@ -89,19 +87,18 @@ int main(int argc, char **argv) {
     ;
   if (st != TC_OK)
     return die("connecting", st);
-  uint32_t sum_id, put_id;
-  if (tc_package_find(pkg, "server_side_sum", &sum_id) != TC_OK ||
-      tc_package_find(pkg, "indirect_put", &put_id) != TC_OK)
-    return die("finding the jams", TC_ERR_UNKNOWN_ELEMENT);
   double start = now();
   for (unsigned i = 0; i < frames; i++) {
     tc_send_mode_t mode = (i / 2) % 2 ? TC_SEND_INJECTED : TC_SEND_LOCAL;
     int32_t sum_payload[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-    struct { uint32_t count; struct { uint32_t index; int32_t value; } item[2]; } put_payload = {
-        2, {{i % 1000, (int32_t)i}, {1000 + i % 1000, (int32_t)i}}};
+    /* indirect_put goes through its typed helper: the jam's own
+       payload_size/payload_init build the payload on this side. */
+    int32_t values[2] = {(int32_t)i, (int32_t)i};
+    uint32_t indices[2] = {i % 1000, 1000 + i % 1000};
+    struct indirect_put_args args = {values, indices, 2};
     for (;;) {
-      st = i % 2 ? tc_send(peer, pkg, put_id, mode, &put_payload, sizeof put_payload)
-                 : tc_send(peer, pkg, sum_id, mode, sum_payload, sizeof sum_payload);
+      st = i % 2 ? stdlib_send_indirect_put(peer, pkg, mode, &args)
+                 : stdlib_send_server_side_sum(peer, pkg, mode, sum_payload, sizeof sum_payload);
       if (st != TC_ERR_NO_CREDIT)
         break;
       tc_progress(ctx, NULL);
