@@ -1,13 +1,13 @@
 //===- Context.cpp - Contexts, listening, connecting, the handshake -------===//
 //
 // The handshake travels as two UCX active messages on the endpoint UCX's
-// sockaddr connection establishment created:
+// sockaddr connection establishment created, each carrying an Offer:
 //
-//   sender   -> receiver  HELLO    the sender's credit word: address + rkey
-//   receiver -> sender    WELCOME  the sender's ring: address, geometry, rkey
+//   sender   -> receiver  HELLO    its ring and credit word, worker address
+//   receiver -> sender    WELCOME  the same for its side
 //
-// After it, data moves only with one-sided puts: frames into the ring,
-// credit reports into the credit word.
+// After it, data moves only with one-sided puts, in both directions: frames
+// into the other side's ring, credit reports into its credit word.
 //
 //===----------------------------------------------------------------------===//
 #include "Log.h"
@@ -57,7 +57,7 @@ static void onEndpointError(void *Arg, ucp_ep_h, ucs_status_t St) {
 static ucs_status_t onHello(void *Arg, const void *Header, size_t HeaderLength,
                             void *Data, size_t Length, const ucp_am_recv_param_t *Param) {
   auto *Ctx = static_cast<tc_context *>(Arg);
-  if (HeaderLength != sizeof(HelloHeader) ||
+  if (HeaderLength != sizeof(Offer) ||
       !(Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ||
       (Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
     return UCS_OK; // not ours, or malformed: ignored
@@ -72,35 +72,19 @@ static ucs_status_t onHello(void *Arg, const void *Header, size_t HeaderLength,
 static ucs_status_t onWelcome(void *Arg, const void *Header, size_t HeaderLength,
                               void *Data, size_t Length, const ucp_am_recv_param_t *Param) {
   auto *Ctx = static_cast<tc_context *>(Arg);
-  if (HeaderLength != sizeof(WelcomeHeader) ||
+  if (HeaderLength != sizeof(Offer) ||
       !(Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ||
       (Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
     return UCS_OK;
-  WelcomeHeader W;
+  Offer W;
   std::memcpy(&W, Header, sizeof W);
-  for (tc_peer *Peer : Ctx->Connecting) {
-    if (Peer->Ep != Param->reply_ep || Peer->Welcomed)
-      continue;
-    if (W.Magic != HandshakeMagic || W.Version != 1 || W.Slots == 0 ||
-        W.SlotSize < 64 || W.SlotSize % 64 ||
-        size_t(W.KeySize) + W.AddressSize != Length || !W.KeySize || !W.AddressSize) {
-      Peer->Failed = true;
-      return UCS_OK;
+  for (tc_peer *Peer : Ctx->Connecting)
+    if (Peer->Ep == Param->reply_ep && !Peer->Welcomed) {
+      if (acceptOffer(Ctx, Peer, W, static_cast<const uint8_t *>(Data), Length))
+        Peer->Welcomed = true;
+      else
+        Peer->Failed = true;
     }
-    // The worker address is only valid during this call: connect now.
-    const uint8_t *Bytes = static_cast<const uint8_t *>(Data);
-    Peer->DataEp = connectToWorker(Ctx, Peer, Bytes + W.KeySize);
-    if (!Peer->DataEp || ucp_ep_rkey_unpack(Peer->DataEp, Bytes, &Peer->RingKey) != UCS_OK) {
-      Peer->Failed = true;
-      return UCS_OK;
-    }
-    Peer->RingAddress = W.RingAddress;
-    Peer->Slots = W.Slots;
-    Peer->SlotSize = W.SlotSize;
-    Peer->Send = std::make_unique<SenderRing>(W.Slots);
-    Peer->Staging.assign(W.SlotSize, 0);
-    Peer->Welcomed = true;
-  }
   return UCS_OK;
 }
 
@@ -135,62 +119,109 @@ static void onConnectionRequest(ucp_conn_request_h Request, void *Arg) {
   Ctx->Accepted.push_back(std::move(Peer));
 }
 
-/// Receiver: gives the sender that said HELLO its ring.
+tc_status_t twochains::rt::setupLocalSide(tc_context *Ctx, tc_peer *Peer) {
+  auto Map = [&](size_t Length, ucp_mem_h &Mem) -> void * {
+    ucp_mem_map_params_t M = {};
+    M.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
+                   UCP_MEM_MAP_PARAM_FIELD_FLAGS;
+    M.address = nullptr;
+    M.length = Length;
+    M.flags = UCP_MEM_MAP_ALLOCATE; // UCX-allocated memory takes the fast shm path
+    ucp_mem_attr_t A = {};
+    A.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
+    if (ucp_mem_map(Ctx->Ucp, &M, &Mem) != UCS_OK)
+      return nullptr;
+    if (ucp_mem_query(Mem, &A) != UCS_OK)
+      return nullptr;
+    std::memset(A.address, 0, Length);
+    return A.address;
+  };
+  Peer->Ring = static_cast<uint8_t *>(Map(size_t(Ctx->Slots) * Ctx->SlotSize, Peer->RingMem));
+  Peer->CreditWord = static_cast<volatile uint64_t *>(Map(64, Peer->CreditMem));
+  if (!Peer->Ring || !Peer->CreditWord) {
+    logError("cannot allocate a ring and credit word for a connection");
+    return TC_ERR_NO_MEMORY;
+  }
+  Peer->Receive = std::make_unique<ReceiverRing>(Ctx->Slots, Ctx->Batch);
+  return TC_OK;
+}
+
+tc_status_t twochains::rt::makeOffer(tc_context *Ctx, tc_peer *Peer, Offer &O,
+                                     std::vector<uint8_t> &Body) {
+  void *CreditKey = nullptr, *RingKey = nullptr;
+  size_t CreditKeySize = 0, RingKeySize = 0;
+  if (ucp_rkey_pack(Ctx->Ucp, Peer->CreditMem, &CreditKey, &CreditKeySize) != UCS_OK)
+    return TC_ERR_IO;
+  if (ucp_rkey_pack(Ctx->Ucp, Peer->RingMem, &RingKey, &RingKeySize) != UCS_OK) {
+    ucp_rkey_buffer_release(CreditKey);
+    return TC_ERR_IO;
+  }
+  O = {HandshakeMagic, 1, reinterpret_cast<uint64_t>(Peer->CreditWord),
+       reinterpret_cast<uint64_t>(Peer->Ring), Ctx->Slots, Ctx->SlotSize,
+       uint32_t(CreditKeySize), uint32_t(RingKeySize), uint32_t(Ctx->WorkerAddressSize), 0};
+  auto Append = [&](const void *P, size_t N) {
+    Body.insert(Body.end(), static_cast<const uint8_t *>(P), static_cast<const uint8_t *>(P) + N);
+  };
+  Append(CreditKey, CreditKeySize);
+  Append(RingKey, RingKeySize);
+  Append(Ctx->WorkerAddress, Ctx->WorkerAddressSize);
+  ucp_rkey_buffer_release(CreditKey);
+  ucp_rkey_buffer_release(RingKey);
+  return TC_OK;
+}
+
+bool twochains::rt::acceptOffer(tc_context *Ctx, tc_peer *Peer, const Offer &O,
+                                const uint8_t *Data, size_t Length) {
+  if (O.Magic != HandshakeMagic || O.Version != 1 || O.Slots == 0 || O.SlotSize < 64 ||
+      O.SlotSize % 64 || !O.CreditKeySize || !O.RingKeySize || !O.WorkerAddressSize ||
+      size_t(O.CreditKeySize) + O.RingKeySize + O.WorkerAddressSize != Length)
+    return false;
+  const uint8_t *CreditKey = Data, *RingKey = Data + O.CreditKeySize;
+  const uint8_t *Worker = RingKey + O.RingKeySize;
+  Peer->DataEp = connectToWorker(Ctx, Peer, Worker);
+  if (!Peer->DataEp ||
+      ucp_ep_rkey_unpack(Peer->DataEp, CreditKey, &Peer->CreditKey) != UCS_OK ||
+      ucp_ep_rkey_unpack(Peer->DataEp, RingKey, &Peer->RingKey) != UCS_OK)
+    return false;
+  Peer->CreditAddress = O.CreditAddress;
+  Peer->RingAddress = O.RingAddress;
+  Peer->Slots = O.Slots;
+  Peer->SlotSize = O.SlotSize;
+  Peer->Send = std::make_unique<SenderRing>(O.Slots);
+  Peer->Staging.assign(O.SlotSize, 0);
+  return true;
+}
+
+/// Receiver: answers a sender's HELLO with its own offer.
 static void welcome(tc_context *Ctx, tc_context::PendingHello &H) {
   tc_peer *Peer = nullptr;
   for (auto &P : Ctx->Accepted)
     if (P->Ep == H.Ep)
       Peer = P.get();
-  if (!Peer || Peer->Ring || H.Header.Magic != HandshakeMagic || H.Header.Version != 1) {
-    logError("refused a malformed or repeated handshake");
+  if (!Peer || Peer->Ring) {
+    logError("refused a handshake from an unknown or already connected peer");
     return;
   }
-  ucp_mem_map_params_t M = {};
-  M.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
-                 UCP_MEM_MAP_PARAM_FIELD_FLAGS;
-  M.address = nullptr;
-  M.length = size_t(Ctx->Slots) * Ctx->SlotSize;
-  M.flags = UCP_MEM_MAP_ALLOCATE; // UCX-allocated memory takes the fast shm path
-  ucp_mem_attr_t A = {};
-  A.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
-  if (ucp_mem_map(Ctx->Ucp, &M, &Peer->RingMem) != UCS_OK ||
-      ucp_mem_query(Peer->RingMem, &A) != UCS_OK ||
-      size_t(H.Header.KeySize) + H.Header.AddressSize != H.Key.size() ||
-      !(Peer->DataEp = connectToWorker(Ctx, Peer, H.Key.data() + H.Header.KeySize)) ||
-      ucp_ep_rkey_unpack(Peer->DataEp, H.Key.data(), &Peer->CreditKey) != UCS_OK) {
-    logError("cannot set up the ring of a new sender");
+  Offer O;
+  std::vector<uint8_t> Body;
+  if (setupLocalSide(Ctx, Peer) != TC_OK ||
+      !acceptOffer(Ctx, Peer, H.Header, H.Key.data(), H.Key.size()) ||
+      makeOffer(Ctx, Peer, O, Body) != TC_OK) {
+    logError("refused a malformed handshake");
     Peer->Failed = true;
     return;
   }
-  Peer->Ring = static_cast<uint8_t *>(A.address);
-  std::memset(Peer->Ring, 0, M.length);
-  Peer->Receive = std::make_unique<ReceiverRing>(Ctx->Slots, Ctx->Batch);
-  Peer->CreditAddress = H.Header.CreditAddress;
-
-  void *Key = nullptr;
-  size_t KeySize = 0;
-  if (ucp_rkey_pack(Ctx->Ucp, Peer->RingMem, &Key, &KeySize) != UCS_OK) {
-    logError("cannot pack the ring's key");
-    Peer->Failed = true;
-    return;
-  }
-  WelcomeHeader W = {HandshakeMagic, 1, reinterpret_cast<uint64_t>(Peer->Ring),
-                     Ctx->Slots, Ctx->SlotSize, uint32_t(KeySize),
-                     uint32_t(Ctx->WorkerAddressSize)};
-  std::vector<uint8_t> Body(static_cast<uint8_t *>(Key), static_cast<uint8_t *>(Key) + KeySize);
-  const uint8_t *Addr = reinterpret_cast<const uint8_t *>(Ctx->WorkerAddress);
-  Body.insert(Body.end(), Addr, Addr + Ctx->WorkerAddressSize);
-  ucp_rkey_buffer_release(Key);
   ucp_request_param_t RP = {};
   RP.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   RP.flags = UCP_AM_SEND_FLAG_REPLY;
   ucs_status_t St = waitRequest(
-      Ctx->Worker, ucp_am_send_nbx(Peer->Ep, AmWelcome, &W, sizeof W, Body.data(), Body.size(), &RP));
+      Ctx->Worker, ucp_am_send_nbx(Peer->Ep, AmWelcome, &O, sizeof O, Body.data(), Body.size(), &RP));
   if (St != UCS_OK) {
     logError(std::string("cannot send the handshake: ") + ucs_status_string(St));
     Peer->Failed = true;
     return;
   }
+  Peer->Welcomed = true;
   ++Ctx->Stats.peers;
 }
 
@@ -289,6 +320,25 @@ extern "C" tc_status_t tc_context_create(const tc_context_params_t *Params,
   return TC_OK;
 }
 
+static void closeEndpoint(tc_context *Ctx, ucp_ep_h Ep);
+
+/// Releases everything a peer holds, in both directions.
+static void releasePeer(tc_context *Ctx, tc_peer *Peer) {
+  if (Peer->CreditRequest)
+    waitRequest(Ctx->Worker, Peer->CreditRequest);
+  Peer->CreditRequest = nullptr;
+  if (Peer->CreditKey)
+    ucp_rkey_destroy(Peer->CreditKey);
+  if (Peer->RingKey)
+    ucp_rkey_destroy(Peer->RingKey);
+  closeEndpoint(Ctx, Peer->DataEp);
+  closeEndpoint(Ctx, Peer->Ep);
+  if (Peer->RingMem)
+    ucp_mem_unmap(Ctx->Ucp, Peer->RingMem);
+  if (Peer->CreditMem)
+    ucp_mem_unmap(Ctx->Ucp, Peer->CreditMem);
+}
+
 static void closeEndpoint(tc_context *Ctx, ucp_ep_h Ep) {
   if (!Ep)
     return;
@@ -301,16 +351,8 @@ static void closeEndpoint(tc_context *Ctx, ucp_ep_h Ep) {
 extern "C" void tc_context_destroy(tc_context_t *Ctx) {
   if (!Ctx)
     return;
-  for (auto &Peer : Ctx->Accepted) {
-    if (Peer->CreditRequest)
-      waitRequest(Ctx->Worker, Peer->CreditRequest);
-    if (Peer->CreditKey)
-      ucp_rkey_destroy(Peer->CreditKey);
-    closeEndpoint(Ctx, Peer->DataEp);
-    closeEndpoint(Ctx, Peer->Ep);
-    if (Peer->RingMem)
-      ucp_mem_unmap(Ctx->Ucp, Peer->RingMem);
-  }
+  for (auto &Peer : Ctx->Accepted)
+    releasePeer(Ctx, Peer.get());
   if (Ctx->Listener)
     ucp_listener_destroy(Ctx->Listener);
   if (Ctx->WorkerAddress)
@@ -375,36 +417,17 @@ extern "C" tc_status_t tc_connect(tc_context_t *Ctx, const char *Address, uint16
     return fromUcs(St);
   }
 
-  // The credit word the receiver reports finished frames into.
-  ucp_mem_map_params_t M = {};
-  M.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
-                 UCP_MEM_MAP_PARAM_FIELD_FLAGS;
-  M.length = 64;
-  M.flags = UCP_MEM_MAP_ALLOCATE;
-  ucp_mem_attr_t A = {};
-  A.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
-  void *Key = nullptr;
-  size_t KeySize = 0;
-  if (ucp_mem_map(Ctx->Ucp, &M, &Peer->CreditMem) != UCS_OK ||
-      ucp_mem_query(Peer->CreditMem, &A) != UCS_OK ||
-      ucp_rkey_pack(Ctx->Ucp, Peer->CreditMem, &Key, &KeySize) != UCS_OK) {
+  Offer O;
+  std::vector<uint8_t> Body;
+  if (setupLocalSide(Ctx, Peer.get()) != TC_OK || makeOffer(Ctx, Peer.get(), O, Body) != TC_OK) {
     tc_peer_close(Peer.release());
     return TC_ERR_NO_MEMORY;
   }
-  Peer->CreditWord = static_cast<volatile uint64_t *>(A.address);
-  *Peer->CreditWord = 0;
-
-  HelloHeader H = {HandshakeMagic, 1, reinterpret_cast<uint64_t>(A.address),
-                    uint32_t(KeySize), uint32_t(Ctx->WorkerAddressSize)};
-  std::vector<uint8_t> Body(static_cast<uint8_t *>(Key), static_cast<uint8_t *>(Key) + KeySize);
-  const uint8_t *Addr = reinterpret_cast<const uint8_t *>(Ctx->WorkerAddress);
-  Body.insert(Body.end(), Addr, Addr + Ctx->WorkerAddressSize);
-  ucp_rkey_buffer_release(Key);
   ucp_request_param_t RP = {};
   RP.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   RP.flags = UCP_AM_SEND_FLAG_REPLY;
   Ctx->Connecting.push_back(Peer.get());
-  St = waitRequest(Ctx->Worker, ucp_am_send_nbx(Peer->Ep, AmHello, &H, sizeof H,
+  St = waitRequest(Ctx->Worker, ucp_am_send_nbx(Peer->Ep, AmHello, &O, sizeof O,
                                                 Body.data(), Body.size(), &RP));
   auto Deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(TimeoutMs);
   while (St == UCS_OK && !Peer->Welcomed && !Peer->Failed &&
@@ -421,6 +444,7 @@ extern "C" tc_status_t tc_connect(tc_context_t *Ctx, const char *Address, uint16
     tc_peer_close(Peer.release());
     return TC_ERR_IO;
   }
+  Ctx->Connected.push_back(Peer.get());
   *Out = Peer.release();
   return TC_OK;
 }
@@ -429,12 +453,9 @@ extern "C" void tc_peer_close(tc_peer_t *Peer) {
   if (!Peer)
     return;
   tc_context *Ctx = Peer->Ctx;
-  if (Peer->RingKey)
-    ucp_rkey_destroy(Peer->RingKey);
-  closeEndpoint(Ctx, Peer->DataEp);
-  closeEndpoint(Ctx, Peer->Ep);
-  if (Peer->CreditMem)
-    ucp_mem_unmap(Ctx->Ucp, Peer->CreditMem);
+  Ctx->Connected.erase(std::remove(Ctx->Connected.begin(), Ctx->Connected.end(), Peer),
+                       Ctx->Connected.end());
+  releasePeer(Ctx, Peer);
   delete Peer;
 }
 

@@ -80,9 +80,13 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
   ucp_worker_progress(Ctx->Worker);
   processHandshakes(Ctx);
   unsigned Count = 0;
-  for (auto &PeerPtr : Ctx->Accepted) {
-    tc_peer *Peer = PeerPtr.get();
-    if (!Peer->Ring || Peer->Failed)
+  // Frames come from the senders that connected to us and, as replies,
+  // from the receivers we connected to.
+  std::vector<tc_peer *> Peers(Ctx->Connected);
+  for (auto &P : Ctx->Accepted)
+    Peers.push_back(P.get());
+  for (tc_peer *Peer : Peers) {
+    if (!Peer->Ring || !Peer->Welcomed || Peer->Failed)
       continue;
     for (;;) {
       uint64_t Seq = Peer->Receive->expected();

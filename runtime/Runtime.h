@@ -16,16 +16,16 @@ namespace twochains::rt {
 enum : unsigned { AmHello = 0x7c01, AmWelcome = 0x7c02 };
 constexpr uint32_t HandshakeMagic = 0x54434853; // "TCHS"
 
-struct HelloHeader {          // sender -> receiver; data: rkey, worker address
+/// What each side offers the other at connection time, in HELLO (sender
+/// to receiver) and WELCOME (back). Data after it: the credit word's rkey,
+/// the ring's rkey, the worker address. Connections are symmetric: either
+/// side can put frames into the other's ring (replies travel this way).
+struct Offer {
   uint32_t Magic, Version;
-  uint64_t CreditAddress;     // the sender's credit word
-  uint32_t KeySize, AddressSize;
-};
-struct WelcomeHeader {        // receiver -> sender; data: rkey, worker address
-  uint32_t Magic, Version;
-  uint64_t RingAddress;
+  uint64_t CreditAddress;     // where the other side reports finished frames
+  uint64_t RingAddress;       // where the other side puts frames
   uint32_t Slots, SlotSize;
-  uint32_t KeySize, AddressSize;
+  uint32_t CreditKeySize, RingKeySize, WorkerAddressSize, Reserved;
 };
 
 /// Waits for a UCX request (or an immediate completion) by progressing the
@@ -41,6 +41,15 @@ namespace twochains::rt {
 void processHandshakes(tc_context *Ctx);
 /// An endpoint to a worker address, for puts.
 ucp_ep_h connectToWorker(tc_context *Ctx, tc_peer *Peer, const void *Address);
+/// Allocates the peer's ring (frames from it) and credit word (its reports).
+tc_status_t setupLocalSide(tc_context *Ctx, tc_peer *Peer);
+/// The offer describing Peer's local side, with its body.
+tc_status_t makeOffer(tc_context *Ctx, tc_peer *Peer, Offer &Header,
+                      std::vector<uint8_t> &Body);
+/// Takes the other side's offer: endpoint to its worker, its ring and
+/// credit word. Data is only valid during the call.
+bool acceptOffer(tc_context *Ctx, tc_peer *Peer, const Offer &Header,
+                 const uint8_t *Data, size_t Length);
 } // namespace twochains::rt
 
 /// What a running jam receives as its tc_jam_ctx_t.
@@ -86,11 +95,12 @@ struct tc_context {
   std::vector<std::unique_ptr<tc_peer>> Accepted;   // receiver side
   struct PendingHello {
     ucp_ep_h Ep;
-    twochains::rt::HelloHeader Header;
+    twochains::rt::Offer Header;
     std::vector<uint8_t> Key;
   };
   std::vector<PendingHello> Hellos;
   std::vector<tc_peer *> Connecting;                // sender side, awaiting welcome
+  std::vector<tc_peer *> Connected;                 // sender side, ready
   ucp_address_t *WorkerAddress = nullptr;
   size_t WorkerAddressSize = 0;
   /// Executable memory injected images run in (docs/runtime.md).
