@@ -50,7 +50,7 @@ static tc_status_t runFrame(tc_context *Ctx, tc_peer *Peer, const FrameView &V) 
       !Pkg->Elements[H.Element].IsJam)
     return TC_ERR_UNKNOWN_ELEMENT;
   const PackageElement &E = Pkg->Elements[H.Element];
-  tc_jam_ctx JamCtx = {Peer, H.Sequence};
+  tc_jam_ctx JamCtx = {Peer, H.Sequence, Pkg};
   void *Payload = const_cast<uint8_t *>(V.Payload);
   if (H.Kind == FrameLocal) {
     if (!E.LocalEntry)

@@ -56,6 +56,7 @@ bool acceptOffer(tc_context *Ctx, tc_peer *Peer, const Offer &Header,
 struct tc_jam_ctx {
   tc_peer *Peer;
   uint64_t Sequence;
+  const tc_package *Package;
 };
 
 struct tc_peer {

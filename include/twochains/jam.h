@@ -28,6 +28,19 @@ extern "C" {
 /* What the receiver's runtime hands a running jam. Opaque to the jam. */
 typedef struct tc_jam_ctx tc_jam_ctx_t;
 
+/* What a running jam may call on the receiver (libtwochains provides them;
+ * jams reach them through their import tables like any outside function).
+ *
+ * tc_jam_reply sends element `element` (by name) of the jam's own package
+ * back to the process that sent this frame, as a Local Function frame with
+ * this payload; the sender runs it when it calls tc_progress. Returns 0, or
+ * a negative tc_status_t (TC_ERR_NO_CREDIT if the sender's ring stayed full,
+ * TC_ERR_UNKNOWN_ELEMENT, TC_ERR_TOO_LARGE). */
+int tc_jam_reply(tc_jam_ctx_t *ctx, const char *element, const void *payload,
+                 size_t payload_size);
+/* The sequence number of the frame being run, counted per sender. */
+unsigned long long tc_jam_sequence(const tc_jam_ctx_t *ctx);
+
 /* The role attributes exist only while the plugin is loaded; elsewhere
  * (an IDE, a plain compile of the sender) the macros expand to nothing and
  * the canonical names still apply. */

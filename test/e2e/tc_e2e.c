@@ -3,6 +3,9 @@
  *   tc-e2e receiver PREFIX PORT FRAMES   runs FRAMES frames, prints results
  *   tc-e2e sender   PREFIX PORT FRAMES   sends FRAMES frames of the standard
  *                                        package, half local, half injected
+ *   tc-e2e requester PREFIX PORT 18      sends the 18 frames of jams that
+ *                                        reply (get, fetch_add, compare_swap,
+ *                                        kv_get, gather) and checks every reply
  *
  * Each frame is server_side_sum of 1..8 (adds 36 to tc_stdlib_total) or
  * indirect_put of two values (index i % 1000 and 1000 + i % 1000 get i),
@@ -29,17 +32,117 @@ static int die(const char *what, tc_status_t st) {
   return 1;
 }
 
+#define REPLIES 15
+
+struct get_request { uint64_t offset, reply_offset; uint32_t length, reserved; };
+struct fetch_add_request { uint64_t offset; int64_t value; uint64_t reply_offset; };
+struct compare_swap_request { uint64_t offset; int64_t expected, desired; uint64_t reply_offset; };
+struct kv_get_request { char key[32]; uint64_t reply_offset; };
+struct gather_request { uint64_t reply_offset; uint32_t count, reserved; uint64_t offsets[2]; };
+
+static tc_status_t send_retrying(tc_context_t *ctx, tc_peer_t *peer, const tc_package_t *pkg,
+                                 uint32_t id, tc_send_mode_t mode, const void *p, size_t n) {
+  tc_status_t st;
+  while ((st = tc_send(peer, pkg, id, mode, p, n)) == TC_ERR_NO_CREDIT)
+    tc_progress(ctx, NULL);
+  return st;
+}
+
+/* Every jam that replies, each checked against what the receiver must have
+   answered. Replies run here, as deliver frames, when we progress. */
+static int request_and_check(tc_context_t *ctx, tc_peer_t *peer, tc_package_t *pkg) {
+  uint8_t pattern[64];
+  for (int i = 0; i < 64; i++)
+    pattern[i] = (uint8_t)(i * 3 + 1);
+  struct put_args put = {4096, pattern, sizeof pattern};
+  tc_status_t st = stdlib_send_put(peer, pkg, TC_SEND_INJECTED, &put);
+  struct get_request get = {4096, 0, 64, 0};
+  if (st == TC_OK)
+    st = send_retrying(ctx, peer, pkg, STDLIB_GET, TC_SEND_LOCAL, &get, sizeof get);
+  for (int i = 1; st == TC_OK && i <= 10; i++) {
+    struct fetch_add_request fa = {8192, i, 256 + 8 * (uint64_t)(i - 1)};
+    st = send_retrying(ctx, peer, pkg, STDLIB_FETCH_ADD, i % 2 ? TC_SEND_INJECTED : TC_SEND_LOCAL,
+                       &fa, sizeof fa);
+  }
+  struct compare_swap_request cas = {8192, 55, 1000, 512};
+  if (st == TC_OK)
+    st = send_retrying(ctx, peer, pkg, STDLIB_COMPARE_SWAP, TC_SEND_INJECTED, &cas, sizeof cas);
+  struct kv_put_args kv = {"alpha", "beta-value", 11};
+  if (st == TC_OK)
+    st = stdlib_send_kv_put(peer, pkg, TC_SEND_LOCAL, &kv);
+  struct kv_get_request kg = {"alpha", 1024};
+  if (st == TC_OK)
+    st = send_retrying(ctx, peer, pkg, STDLIB_KV_GET, TC_SEND_INJECTED, &kg, sizeof kg);
+  if (st == TC_OK)
+    st = send_retrying(ctx, peer, pkg, STDLIB_KV_DEL, TC_SEND_LOCAL, "alpha", 6);
+  struct kv_get_request gone = {"alpha", 1536};
+  if (st == TC_OK)
+    st = send_retrying(ctx, peer, pkg, STDLIB_KV_GET, TC_SEND_LOCAL, &gone, sizeof gone);
+  struct gather_request ga = {2048, 2, 0, {4096, 8192}};
+  if (st == TC_OK)
+    st = send_retrying(ctx, peer, pkg, STDLIB_GATHER, TC_SEND_INJECTED, &ga, sizeof ga);
+  if (st != TC_OK)
+    return die("sending requests", st);
+
+  volatile uint64_t *deliveries = dlsym(RTLD_DEFAULT, "tc_stdlib_inbox_deliveries");
+  uint8_t *inbox = dlsym(RTLD_DEFAULT, "tc_stdlib_inbox");
+  if (!deliveries || !inbox)
+    return die("finding the inbox ried", TC_ERR_MISSING_IMPORT);
+  double deadline = now() + 20;
+  while (*deliveries < REPLIES && now() < deadline)
+    tc_progress(ctx, NULL);
+  int bad = 0;
+  if (*deliveries != REPLIES)
+    fprintf(stderr, "requester: %llu replies, expected %d\n", (unsigned long long)*deliveries,
+            REPLIES), bad = 1;
+  if (memcmp(inbox, pattern, 64))
+    fprintf(stderr, "requester: get returned other bytes\n"), bad = 1;
+  int64_t sum = 0;
+  for (int i = 1; i <= 10; i++) {
+    int64_t old;
+    memcpy(&old, inbox + 256 + 8 * (i - 1), 8);
+    if (old != sum)
+      fprintf(stderr, "requester: fetch_add %d saw %lld, expected %lld\n", i, (long long)old,
+              (long long)sum), bad = 1;
+    sum += i;
+  }
+  int64_t old;
+  memcpy(&old, inbox + 512, 8);
+  if (old != 55)
+    fprintf(stderr, "requester: compare_swap saw %lld\n", (long long)old), bad = 1;
+  int32_t len;
+  memcpy(&len, inbox + 1024, 4);
+  if (len != 11 || memcmp(inbox + 1028, "beta-value", 11))
+    fprintf(stderr, "requester: kv_get returned length %d\n", len), bad = 1;
+  memcpy(&len, inbox + 1536, 4);
+  if (len != -1)
+    fprintf(stderr, "requester: kv_get after kv_del returned length %d\n", len), bad = 1;
+  uint64_t words[2];
+  memcpy(words, inbox + 2048, 16);
+  uint64_t first;
+  memcpy(&first, pattern, 8);
+  if (words[0] != first || words[1] != 1000)
+    fprintf(stderr, "requester: gather returned other words\n"), bad = 1;
+  if (!bad)
+    printf("requester: all %d replies correct\n", REPLIES);
+  return bad;
+}
+
 int main(int argc, char **argv) {
   if (argc != 5)
     return fprintf(stderr, "usage: tc-e2e receiver|sender PREFIX PORT FRAMES\n"), 2;
   int receiver = !strcmp(argv[1], "receiver");
+  int requester = !strcmp(argv[1], "requester");
   const char *prefix = argv[2];
   uint16_t port = (uint16_t)atoi(argv[3]);
   unsigned frames = (unsigned)atoi(argv[4]);
 
   tc_package_t *pkg;
-  tc_status_t st = stdlib_package_load(prefix, receiver ? TC_PACKAGE_RECEIVER : TC_PACKAGE_SENDER,
-                                       &pkg);
+  /* A requester receives too: replies are frames that run on its side. */
+  tc_status_t st = stdlib_package_load(
+      prefix, receiver ? TC_PACKAGE_RECEIVER
+                       : requester ? TC_PACKAGE_SENDER | TC_PACKAGE_RECEIVER : TC_PACKAGE_SENDER,
+      &pkg);
   if (st != TC_OK)
     return die("loading stdlib", st);
   tc_context_params_t cp = {TC_CONTEXT_PARAMS_VERSION, 16, 1024, 4};
@@ -87,6 +190,14 @@ int main(int argc, char **argv) {
     ;
   if (st != TC_OK)
     return die("connecting", st);
+  if (requester) {
+    int bad = request_and_check(ctx, peer, pkg);
+    tc_flush(peer, 20000);
+    tc_peer_close(peer);
+    tc_context_destroy(ctx);
+    tc_package_unload(pkg);
+    return bad;
+  }
   double start = now();
   for (unsigned i = 0; i < frames; i++) {
     tc_send_mode_t mode = (i / 2) % 2 ? TC_SEND_INJECTED : TC_SEND_LOCAL;
