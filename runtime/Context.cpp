@@ -47,7 +47,7 @@ static tc_status_t fromUcs(ucs_status_t St) {
   }
 }
 
-static void onEndpointError(void *Arg, ucp_ep_h, ucs_status_t St) {
+static void onEndpointError(void *Arg, ucp_ep_h, ucs_status_t) {
   // A peer that vanishes only fails its own connection; the receiver keeps
   // serving the others.
   auto *Peer = static_cast<tc_peer *>(Arg);
@@ -88,7 +88,7 @@ static ucs_status_t onWelcome(void *Arg, const void *Header, size_t HeaderLength
   return UCS_OK;
 }
 
-ucp_ep_h twochains::rt::connectToWorker(tc_context *Ctx, tc_peer *Peer, const void *Address) {
+ucp_ep_h twochains::rt::connectToWorker(tc_context *Ctx, tc_peer *, const void *Address) {
   // No peer-failure handling on this endpoint: UCX 1.13 gives such
   // endpoints only transports that detect failures (TCP here), never shared
   // memory. Failures are still seen on the sockaddr endpoint.
@@ -331,6 +331,11 @@ static void releasePeer(tc_context *Ctx, tc_peer *Peer) {
     ucp_rkey_destroy(Peer->CreditKey);
   if (Peer->RingKey)
     ucp_rkey_destroy(Peer->RingKey);
+  // Puts complete locally before they land: make them land before closing.
+  if (Peer->DataEp && !Peer->Failed) {
+    ucp_request_param_t P = {};
+    waitRequest(Ctx->Worker, ucp_ep_flush_nbx(Peer->DataEp, &P));
+  }
   closeEndpoint(Ctx, Peer->DataEp);
   closeEndpoint(Ctx, Peer->Ep);
   if (Peer->RingMem)
@@ -351,6 +356,10 @@ static void closeEndpoint(tc_context *Ctx, ucp_ep_h Ep) {
 extern "C" void tc_context_destroy(tc_context_t *Ctx) {
   if (!Ctx)
     return;
+  for (auto &[Key, Route] : Ctx->Routes)
+    if (Route)
+      tc_peer_close(Route);
+  Ctx->Routes.clear();
   for (auto &Peer : Ctx->Accepted)
     releasePeer(Ctx, Peer.get());
   if (Ctx->Listener)

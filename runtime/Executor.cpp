@@ -20,6 +20,8 @@
 using namespace twochains::rt;
 
 static void reportCredits(tc_context *Ctx, tc_peer *Peer) {
+  if (Peer->Failed)
+    return;
   if (Peer->CreditRequest) {
     if (ucp_request_check_status(Peer->CreditRequest) == UCS_INPROGRESS)
       return; // the previous report is still being put; report later
@@ -86,7 +88,9 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
   for (auto &P : Ctx->Accepted)
     Peers.push_back(P.get());
   for (tc_peer *Peer : Peers) {
-    if (!Peer->Ring || !Peer->Welcomed || Peer->Failed)
+    // A peer that went away may have left complete frames behind: they
+    // still run (nothing sent is lost); only credits stop.
+    if (!Peer->Ring || !Peer->Welcomed)
       continue;
     for (;;) {
       uint64_t Seq = Peer->Receive->expected();

@@ -6,7 +6,9 @@
 #include "Ring.h"
 #include "twochains/twochains.h"
 
+#include <map>
 #include <memory>
+#include <string>
 #include <ucp/api/ucp.h>
 #include <vector>
 
@@ -102,6 +104,7 @@ struct tc_context {
   std::vector<PendingHello> Hellos;
   std::vector<tc_peer *> Connecting;                // sender side, awaiting welcome
   std::vector<tc_peer *> Connected;                 // sender side, ready
+  std::map<std::string, tc_peer *> Routes;          // onward connections of jams
   ucp_address_t *WorkerAddress = nullptr;
   size_t WorkerAddressSize = 0;
   /// Executable memory injected images run in (docs/runtime.md).

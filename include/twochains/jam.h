@@ -38,6 +38,12 @@ typedef struct tc_jam_ctx tc_jam_ctx_t;
  * TC_ERR_UNKNOWN_ELEMENT, TC_ERR_TOO_LARGE). */
 int tc_jam_reply(tc_jam_ctx_t *ctx, const char *element, const void *payload,
                  size_t payload_size);
+/* tc_jam_forward sends element `element` (by name) of the jam's own package
+ * onward, as a Local Function frame, to the Two-Chains process listening at
+ * address:port (connecting on first use and keeping the connection). Same
+ * returns as tc_jam_reply, and TC_ERR_IO if it cannot connect. */
+int tc_jam_forward(tc_jam_ctx_t *ctx, const char *address, unsigned port,
+                   const char *element, const void *payload, size_t payload_size);
 /* The sequence number of the frame being run, counted per sender. */
 unsigned long long tc_jam_sequence(const tc_jam_ctx_t *ctx);
 

@@ -3,6 +3,10 @@
  *   tc-e2e receiver PREFIX PORT FRAMES   runs FRAMES frames, prints results
  *   tc-e2e sender   PREFIX PORT FRAMES   sends FRAMES frames of the standard
  *                                        package, half local, half injected
+ *   tc-e2e chainer  PREFIX PORT FRAMES NEXT
+ *                                        sends FRAMES chain frames; each makes
+ *                                        the receiver forward server_side_sum
+ *                                        of 1..8 to 127.0.0.1:NEXT
  *   tc-e2e requester PREFIX PORT 18      sends the 18 frames of jams that
  *                                        reply (get, fetch_add, compare_swap,
  *                                        kv_get, gather) and checks every reply
@@ -129,8 +133,9 @@ static int request_and_check(tc_context_t *ctx, tc_peer_t *peer, tc_package_t *p
 }
 
 int main(int argc, char **argv) {
-  if (argc != 5)
-    return fprintf(stderr, "usage: tc-e2e receiver|sender PREFIX PORT FRAMES\n"), 2;
+  if (argc != 5 && !(argc == 6 && !strcmp(argv[1], "chainer")))
+    return fprintf(stderr, "usage: tc-e2e receiver|sender|requester PREFIX PORT FRAMES\n"
+                           "       tc-e2e chainer PREFIX PORT FRAMES NEXT_PORT\n"), 2;
   int receiver = !strcmp(argv[1], "receiver");
   int requester = !strcmp(argv[1], "requester");
   const char *prefix = argv[2];
@@ -190,6 +195,31 @@ int main(int argc, char **argv) {
     ;
   if (st != TC_OK)
     return die("connecting", st);
+  if (argc == 6) { /* chainer */
+    struct {
+      struct chain_header { char address[40]; uint16_t port, reserved; char element[32];
+                            uint32_t length; } h;
+      int32_t values[8];
+    } c;
+    memset(&c, 0, sizeof c);
+    strcpy(c.h.address, "127.0.0.1");
+    c.h.port = (uint16_t)atoi(argv[5]);
+    strcpy(c.h.element, "server_side_sum");
+    c.h.length = sizeof c.values;
+    for (int i = 0; i < 8; i++)
+      c.values[i] = i + 1;
+    for (unsigned i = 0; i < frames; i++)
+      if ((st = send_retrying(ctx, peer, pkg, STDLIB_CHAIN, i % 2 ? TC_SEND_INJECTED : TC_SEND_LOCAL,
+                              &c, sizeof c)) != TC_OK)
+        return die("sending chain frames", st);
+    if ((st = tc_flush(peer, 20000)) != TC_OK)
+      return die("flushing", st);
+    printf("chainer: %u chain frames sent\n", frames);
+    tc_peer_close(peer);
+    tc_context_destroy(ctx);
+    tc_package_unload(pkg);
+    return 0;
+  }
   if (requester) {
     int bad = request_and_check(ctx, peer, pkg);
     tc_flush(peer, 20000);
