@@ -15,6 +15,7 @@
 #include "Log.h"
 #include "Runtime.h"
 
+#include <chrono>
 #include <cstring>
 
 using namespace twochains::rt;
@@ -38,6 +39,33 @@ static void reportCredits(tc_context *Ctx, tc_peer *Peer) {
   }
   Peer->CreditRequest = R;
   ++Ctx->Stats.credit_reports;
+}
+
+static uint64_t nowNs() {
+  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::steady_clock::now().time_since_epoch())
+                      .count());
+}
+
+/// A frame that never completes (a write cut short, a corrupt byte) would
+/// stall its ring for ever. It is given up when the frame after it is
+/// already complete and it has stayed incomplete for TruncationDeadlineNs:
+/// the sender has moved on, so its bytes are not still landing.
+static constexpr uint64_t TruncationDeadlineNs = 100'000'000;
+
+static bool truncated(tc_context *Ctx, tc_peer *Peer, uint64_t Seq) {
+  uint32_t NextSlot = uint32_t((Seq + 1) % Ctx->Slots);
+  if (checkFrame(Peer->Ring + size_t(NextSlot) * Ctx->SlotSize, Ctx->SlotSize, Seq + 1,
+                 nullptr) != TC_OK) {
+    Peer->StalledSinceNs = 0;
+    return false;
+  }
+  uint64_t Now = nowNs();
+  if (!Peer->StalledSinceNs) {
+    Peer->StalledSinceNs = Now;
+    return false;
+  }
+  return Now - Peer->StalledSinceNs > TruncationDeadlineNs;
 }
 
 static tc_status_t runFrame(tc_context *Ctx, tc_peer *Peer, const FrameView &V) {
@@ -97,8 +125,9 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
       uint8_t *Slot = Peer->Ring + size_t(Peer->Receive->expectedSlot()) * Ctx->SlotSize;
       FrameView V;
       tc_status_t St = checkFrame(Slot, Ctx->SlotSize, Seq, &V);
-      if (St == TC_ERR_INCOMPLETE)
+      if (St == TC_ERR_INCOMPLETE && !truncated(Ctx, Peer, Seq))
         break;
+      Peer->StalledSinceNs = 0;
       if (St == TC_OK)
         St = runFrame(Ctx, Peer, V);
       if (St != TC_OK) {

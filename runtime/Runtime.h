@@ -86,6 +86,10 @@ struct tc_peer {
   uint64_t CreditAddress = 0;
   ucp_rkey_h CreditKey = nullptr;
   uint64_t CreditSource = 0;          // the buffer a credit put reads
+  /// When the expected frame was first seen incomplete while the next one
+  /// was already complete (0: not stalled). Past a deadline, it was cut
+  /// short: dropped.
+  uint64_t StalledSinceNs = 0;
   ucs_status_ptr_t CreditRequest = nullptr;
 };
 

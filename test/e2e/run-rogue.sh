@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Bad input: malformed frames are rejected, counted and never run, while
+# good frames after them run; a sender that dies mid-write does not stop
+# the receiver serving another one.
+#   run-rogue.sh <tc-e2e> <tc-rogue> <stdlib prefix>
+set -euo pipefail
+E2E=$1 ROGUE=$2 PREFIX=$3
+OUT=$(mktemp -d)
+trap 'kill $RPID 2>/dev/null || true; rm -rf "$OUT"' EXIT
+start_receiver() { # frames, port
+  timeout 60 "$E2E" receiver "$PREFIX" "$2" "$1" > "$OUT/receiver" 2>&1 &
+  RPID=$!
+  for _ in $(seq 100); do
+    grep -q listening "$OUT/receiver" 2>/dev/null && break
+    sleep 0.1
+  done
+}
+
+PORT=$(( 20000 + RANDOM % 20000 ))
+start_receiver 9 $PORT
+timeout 60 "$ROGUE" malformed "$PREFIX" $PORT
+wait $RPID
+cat "$OUT/receiver"
+grep -q "ran 9 frames: 1 local, 1 injected, 7 rejected" "$OUT/receiver"
+grep -qx "receiver: total 72" "$OUT/receiver"
+for why in "bad frame magic" "unsupported frame version" "unknown package" \
+           "unknown element" "frame length or offset outside the slot" \
+           "frame not completely arrived"; do
+  grep -q "dropped frame [0-9]*: $why" "$OUT/receiver" || { echo "no rejection for: $why"; exit 1; }
+done
+
+PORT=$(( PORT + 1 ))
+start_receiver 1005 $PORT
+timeout 60 "$ROGUE" die "$PREFIX" $PORT
+timeout 60 "$E2E" sender "$PREFIX" $PORT 1000
+wait $RPID
+cat "$OUT/receiver"
+grep -q "ran 1005 frames" "$OUT/receiver"
+grep -qx "receiver: total $(( (5 + 500) * 36 ))" "$OUT/receiver"
+echo "bad input: OK"

@@ -1,0 +1,125 @@
+//===- tc_rogue.cpp - A sender that breaks the rules ----------------------===//
+//
+//   tc-rogue malformed PREFIX PORT   puts 7 bad frames (bad magic, version,
+//                                    package, element, image, lengths, and
+//                                    a write cut short), then 2 good ones
+//   tc-rogue die PREFIX PORT         sends 5 good frames, cuts a write
+//                                    short, and exits without closing
+//
+// It connects like any sender, then writes frames itself, with the
+// runtime's internals, straight into its ring on the receiver.
+//
+//===----------------------------------------------------------------------===//
+#include "Frame.h"
+#include "Identity.h"
+#include "Runtime.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <twochains/packages/stdlib.h>
+#include <unistd.h>
+#include <vector>
+
+using namespace twochains::rt;
+
+static void fail(const char *What) {
+  std::fprintf(stderr, "tc-rogue: %s\n", What);
+  std::exit(1);
+}
+
+/// Puts the first Bytes bytes of a frame built for the next sequence.
+static void putFrame(tc_peer *Peer, const std::function<void(FrameSpec &)> &Shape,
+                     const std::function<void(uint8_t *, size_t, uint64_t)> &Damage,
+                     size_t Keep = SIZE_MAX) {
+  uint64_t Seq;
+  uint32_t Slot;
+  while (Peer->Send->credit(*Peer->CreditWord), Peer->Send->reserve(&Seq, &Slot) != TC_OK)
+    ucp_worker_progress(Peer->Ctx->Worker);
+  FrameSpec Spec;
+  Spec.Sequence = Seq;
+  Shape(Spec);
+  size_t Size = 0;
+  if (encodeFrame(Peer->Staging.data(), Peer->SlotSize, Spec, &Size) != TC_OK)
+    fail("cannot encode");
+  Damage(Peer->Staging.data(), Size, Seq);
+  ucp_request_param_t P = {};
+  if (waitRequest(Peer->Ctx->Worker,
+                  ucp_put_nbx(Peer->DataEp, Peer->Staging.data(), std::min(Size, Keep),
+                              Peer->RingAddress + uint64_t(Slot) * Peer->SlotSize,
+                              Peer->RingKey, &P)) != UCS_OK)
+    fail("put failed");
+}
+
+/// Rewrites the header, then seals the frame again with a valid trailer.
+static std::function<void(uint8_t *, size_t, uint64_t)>
+reseal(std::function<void(FrameHeader &)> Change) {
+  return [Change](uint8_t *F, size_t Size, uint64_t Seq) {
+    FrameHeader H;
+    std::memcpy(&H, F, sizeof H);
+    Change(H);
+    std::memcpy(F, &H, sizeof H);
+    FrameTrailer T = {uint32_t(Seq), frameChecksum(F, Size - FrameTrailerSize, Seq)};
+    std::memcpy(F + Size - FrameTrailerSize, &T, sizeof T);
+  };
+}
+
+int main(int Argc, char **Argv) {
+  if (Argc != 4)
+    return std::fprintf(stderr, "usage: tc-rogue malformed|die PREFIX PORT\n"), 2;
+  bool Die = !std::strcmp(Argv[1], "die");
+  tc_package_t *Pkg;
+  if (stdlib_package_load(Argv[2], TC_PACKAGE_SENDER, &Pkg) != TC_OK)
+    fail("cannot load stdlib");
+  tc_context_params_t CP = {TC_CONTEXT_PARAMS_VERSION, 16, 1024, 4};
+  tc_context_t *Ctx;
+  tc_peer_t *Peer = nullptr;
+  if (tc_context_create(&CP, &Ctx) != TC_OK || tc_context_add_package(Ctx, Pkg) != TC_OK ||
+      tc_connect(Ctx, "127.0.0.1", uint16_t(std::atoi(Argv[3])), 10000, &Peer) != TC_OK)
+    fail("cannot connect");
+
+  int32_t Sum[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  auto Good = [&](FrameSpec &S) {
+    S.Package = identityTag(Pkg->Identity);
+    S.Element = STDLIB_SERVER_SIDE_SUM;
+    S.Payload = Sum;
+    S.PayloadSize = sizeof Sum;
+  };
+  auto Injected = [&](FrameSpec &S) {
+    Good(S);
+    S.Kind = FrameInjected;
+    S.Image = Pkg->Elements[STDLIB_SERVER_SIDE_SUM].Image.Bytes.data();
+    S.ImageSize = uint32_t(Pkg->Elements[STDLIB_SERVER_SIDE_SUM].Image.Bytes.size());
+  };
+  auto None = [](uint8_t *, size_t, uint64_t) {};
+
+  if (Die) {
+    for (int I = 0; I < 5; ++I)
+      putFrame(Peer, Good, None);
+    putFrame(Peer, Good, None, 64); // cut short: the trailer never lands
+    std::printf("rogue: sent 5 frames and a cut one; dying\n");
+    std::fflush(stdout);
+    _exit(0); // no close, no flush
+  }
+
+  putFrame(Peer, Good, reseal([](FrameHeader &H) { H.Magic ^= 0xff; }));
+  putFrame(Peer, Good, reseal([](FrameHeader &H) { H.Version = 77; }));
+  putFrame(Peer, Good, reseal([](FrameHeader &H) { H.Package ^= 1; }));
+  putFrame(Peer, Good, reseal([](FrameHeader &H) { H.Element = 9999; }));
+  putFrame(Peer, Injected, [](uint8_t *F, size_t Size, uint64_t Seq) {
+    F[FrameLine + 20] ^= 0x01; // a changed instruction byte of the image
+    reseal([](FrameHeader &) {})(F, Size, Seq);
+  });
+  putFrame(Peer, Good, reseal([](FrameHeader &H) { H.PayloadSize = 100000; }));
+  putFrame(Peer, Good, None, 64); // cut short; the next frame completes
+  putFrame(Peer, Good, None);
+  putFrame(Peer, Injected, None);
+  if (tc_flush(Peer, 20000) != TC_OK)
+    fail("the receiver did not finish the frames");
+  std::printf("rogue: sent 7 bad frames and 2 good ones\n");
+  tc_peer_close(Peer);
+  tc_context_destroy(Ctx);
+  tc_package_unload(Pkg);
+  return 0;
+}
