@@ -263,6 +263,11 @@ extern "C" tc_status_t tc_context_create(const tc_context_params_t *Params,
     if (Params->slot_size)
       Ctx->SlotSize = Params->slot_size;
     Ctx->Batch = Params->credit_batch ? Params->credit_batch : std::max(1u, Ctx->Slots / 4);
+    Ctx->WaitMode = tc_wait_mode_t(Params->wait_mode);
+  }
+  if (Ctx->WaitMode > TC_WAIT_LOWPOWER || !(Ctx->Wait = createWaiter(Ctx->WaitMode))) {
+    logError("the wait mode asked for is not available on this CPU");
+    return TC_ERR_INVALID_PARAM;
   }
   if (Ctx->SlotSize % 64 || Ctx->SlotSize < 64 || Ctx->Batch > Ctx->Slots)
     return TC_ERR_INVALID_PARAM;
@@ -282,7 +287,7 @@ extern "C" tc_status_t tc_context_create(const tc_context_params_t *Params,
   }
   ucp_worker_params_t W = {};
   W.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-  W.thread_mode = UCS_THREAD_MODE_SINGLE;
+  W.thread_mode = UCS_THREAD_MODE_SERIALIZED; // the executor thread and the caller take turns
   if ((St = ucp_worker_create(Ctx->Ucp, &W, &Ctx->Worker)) != UCS_OK) {
     ucp_cleanup(Ctx->Ucp);
     logError(std::string("ucp_worker_create: ") + ucs_status_string(St));
@@ -356,6 +361,8 @@ static void closeEndpoint(tc_context *Ctx, ucp_ep_h Ep) {
 extern "C" void tc_context_destroy(tc_context_t *Ctx) {
   if (!Ctx)
     return;
+  if (Ctx->Executor.joinable())
+    tc_executor_stop(Ctx);
   for (auto &[Key, Route] : Ctx->Routes)
     if (Route)
       tc_peer_close(Route);
@@ -378,6 +385,7 @@ extern "C" void tc_context_destroy(tc_context_t *Ctx) {
 extern "C" tc_status_t tc_context_add_package(tc_context_t *Ctx, tc_package_t *Pkg) {
   if (!Ctx || !Pkg)
     return TC_ERR_INVALID_PARAM;
+  std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
   for (tc_package *P : Ctx->Packages)
     if (P->Identity == Pkg->Identity)
       return TC_ERR_INVALID_PARAM;
@@ -389,6 +397,7 @@ extern "C" tc_status_t tc_listen(tc_context_t *Ctx, const char *Address, uint16_
   sockaddr_in SA;
   if (!Ctx || Ctx->Listener || !resolve(Address, Port, SA))
     return TC_ERR_INVALID_PARAM;
+  std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
   ucp_listener_params_t L = {};
   L.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
   L.sockaddr.addr = reinterpret_cast<sockaddr *>(&SA);
@@ -409,6 +418,7 @@ extern "C" tc_status_t tc_connect(tc_context_t *Ctx, const char *Address, uint16
   sockaddr_in SA;
   if (!Ctx || !Out || !resolve(Address, Port, SA))
     return TC_ERR_INVALID_PARAM;
+  std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
   auto Peer = std::make_unique<tc_peer>();
   Peer->Ctx = Ctx;
   ucp_ep_params_t P = {};
@@ -462,6 +472,7 @@ extern "C" void tc_peer_close(tc_peer_t *Peer) {
   if (!Peer)
     return;
   tc_context *Ctx = Peer->Ctx;
+  std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
   Ctx->Connected.erase(std::remove(Ctx->Connected.begin(), Ctx->Connected.end(), Peer),
                        Ctx->Connected.end());
   releasePeer(Ctx, Peer);
@@ -471,6 +482,7 @@ extern "C" void tc_peer_close(tc_peer_t *Peer) {
 extern "C" tc_status_t tc_context_stats(const tc_context_t *Ctx, tc_stats_t *Out) {
   if (!Ctx || !Out)
     return TC_ERR_INVALID_PARAM;
+  std::lock_guard<std::recursive_mutex> Guard(const_cast<tc_context *>(Ctx)->Lock);
   *Out = Ctx->Stats;
   return TC_OK;
 }

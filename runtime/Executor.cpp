@@ -104,9 +104,55 @@ static tc_status_t runFrame(tc_context *Ctx, tc_peer *Peer, const FrameView &V) 
   return TC_OK;
 }
 
+/// The word a frame's arrival will write first: the header line of the
+/// slot the first ring expects next.
+static const volatile void *watchedWord(tc_context *Ctx) {
+  static const volatile uint64_t Nothing = 0;
+  for (auto &P : Ctx->Accepted)
+    if (P->Ring && P->Receive)
+      return P->Ring + size_t(P->Receive->expectedSlot()) * Ctx->SlotSize;
+  for (tc_peer *P : Ctx->Connected)
+    if (P->Ring && P->Receive)
+      return P->Ring + size_t(P->Receive->expectedSlot()) * Ctx->SlotSize;
+  return &Nothing;
+}
+
+extern "C" tc_status_t tc_executor_start(tc_context_t *Ctx) {
+  if (!Ctx || Ctx->Executor.joinable())
+    return TC_ERR_INVALID_PARAM;
+  Ctx->StopExecutor = false;
+  Ctx->Executor = std::thread([Ctx] {
+    while (!Ctx->StopExecutor.load(std::memory_order_relaxed)) {
+      unsigned Ran = 0;
+      const volatile void *Watched;
+      {
+        std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
+        tc_progress(Ctx, &Ran);
+        Watched = watchedWord(Ctx);
+      }
+      if (!Ran)
+        Ctx->Wait->wait(Watched);
+    }
+  });
+  return TC_OK;
+}
+
+extern "C" tc_status_t tc_executor_stop(tc_context_t *Ctx) {
+  if (!Ctx || !Ctx->Executor.joinable())
+    return TC_ERR_INVALID_PARAM;
+  Ctx->StopExecutor = true;
+  Ctx->Executor.join();
+  return TC_OK;
+}
+
+extern "C" const char *tc_wait_mode_name(const tc_context_t *Ctx) {
+  return Ctx && Ctx->Wait ? Ctx->Wait->name() : "";
+}
+
 extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
   if (!Ctx)
     return TC_ERR_INVALID_PARAM;
+  std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
   ucp_worker_progress(Ctx->Worker);
   processHandshakes(Ctx);
   unsigned Count = 0;

@@ -4,10 +4,14 @@
 
 #include "Package.h"
 #include "Ring.h"
+#include "Wait.h"
 #include "twochains/twochains.h"
 
+#include <atomic>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <string>
 #include <ucp/api/ucp.h>
 #include <vector>
@@ -111,6 +115,13 @@ struct tc_context {
   std::map<std::string, tc_peer *> Routes;          // onward connections of jams
   ucp_address_t *WorkerAddress = nullptr;
   size_t WorkerAddressSize = 0;
+  /// Serialises the API when the executor thread runs (recursive: jams call
+  /// tc_jam_reply from inside tc_progress).
+  std::recursive_mutex Lock;
+  std::thread Executor;
+  std::atomic<bool> StopExecutor{false};
+  tc_wait_mode_t WaitMode = TC_WAIT_AUTO;
+  std::unique_ptr<twochains::rt::Waiter> Wait;
   /// Executable memory injected images run in (docs/runtime.md).
   uint8_t *Exec = nullptr;
   size_t ExecSize = 0;

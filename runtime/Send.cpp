@@ -13,6 +13,7 @@ extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_
   if (!Peer || !Pkg || (Mode != TC_SEND_LOCAL && Mode != TC_SEND_INJECTED) ||
       (PayloadSize && !Payload) || PayloadSize > UINT32_MAX)
     return TC_ERR_INVALID_PARAM;
+  std::lock_guard<std::recursive_mutex> Guard(Peer->Ctx->Lock);
   if (Peer->Failed || !Peer->Welcomed)
     return TC_ERR_IO;
   if (Element >= Pkg->Elements.size() || !Pkg->Elements[Element].Present ||
@@ -82,6 +83,7 @@ extern "C" tc_status_t tc_flush(tc_peer_t *Peer, int TimeoutMs) {
     return TC_ERR_INVALID_PARAM;
   auto Deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(TimeoutMs);
   for (;;) {
+    std::lock_guard<std::recursive_mutex> Guard(Peer->Ctx->Lock);
     Peer->Send->credit(*Peer->CreditWord);
     if (Peer->Send->available() == Peer->Slots)
       return TC_OK;

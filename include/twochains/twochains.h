@@ -31,11 +31,20 @@ typedef struct tc_peer tc_peer_t;
 
 #define TC_CONTEXT_PARAMS_VERSION 1u
 
+typedef enum tc_wait_mode {
+  TC_WAIT_AUTO = 0,       /* the ISA's low-power wait if the CPU has one, else PAUSE */
+  TC_WAIT_POLL = 1,       /* spin without any hint */
+  TC_WAIT_PAUSE = 2,      /* x86 PAUSE / aarch64 YIELD between polls */
+  TC_WAIT_LOWPOWER = 3    /* aarch64 WFE; x86 UMWAIT (WAITPKG) or MWAITX (AMD);
+                             TC_ERR_INVALID_PARAM if the CPU has none */
+} tc_wait_mode_t;
+
 typedef struct tc_context_params {
   uint32_t version;       /* TC_CONTEXT_PARAMS_VERSION */
   uint32_t slots;         /* slots per sender's ring (0: 64) */
   uint32_t slot_size;     /* bytes per slot, a multiple of 64 (0: 4096) */
   uint32_t credit_batch;  /* frames per credit report (0: slots / 4) */
+  uint32_t wait_mode;     /* tc_wait_mode_t, for the executor thread */
 } tc_context_params_t;
 
 tc_status_t tc_context_create(const tc_context_params_t *params, tc_context_t **context);
@@ -77,6 +86,16 @@ void tc_peer_close(tc_peer_t *peer);
 /* Progresses communication and, on a receiver, runs the frames that have
  * arrived. *executed (if not NULL) is set to the number run. */
 tc_status_t tc_progress(tc_context_t *context, unsigned *executed);
+
+/* The executor thread runs tc_progress until stopped, waiting between empty
+ * polls as wait_mode says. While it runs, the context's other calls may be
+ * made from any thread (they are serialised). */
+tc_status_t tc_executor_start(tc_context_t *context);
+tc_status_t tc_executor_stop(tc_context_t *context);
+
+/* The wait the executor uses: "poll", "pause", "yield", "umwait", "mwaitx"
+ * or "wfe". */
+const char *tc_wait_mode_name(const tc_context_t *context);
 
 typedef struct tc_stats {
   uint64_t frames_sent;
