@@ -141,6 +141,8 @@ int main(int argc, char **argv) {
   const char *prefix = argv[2];
   uint16_t port = (uint16_t)atoi(argv[3]);
   unsigned frames = (unsigned)atoi(argv[4]);
+  /* Where the receiver listens and the senders connect (default loopback). */
+  const char *address = getenv("TC_E2E_ADDRESS") ? getenv("TC_E2E_ADDRESS") : "127.0.0.1";
 
   tc_package_t *pkg;
   /* A requester receives too: replies are frames that run on its side. */
@@ -158,9 +160,9 @@ int main(int argc, char **argv) {
     return die("adding the package", st);
 
   if (receiver) {
-    if ((st = tc_listen(ctx, "127.0.0.1", port)) != TC_OK)
+    if ((st = tc_listen(ctx, address, port)) != TC_OK)
       return die("listening", st);
-    printf("receiver: listening on 127.0.0.1:%u\n", port);
+    printf("receiver: listening on %s:%u\n", address, port);
     fflush(stdout);
     unsigned done = 0;
     double deadline = now() + 60;
@@ -206,7 +208,7 @@ int main(int argc, char **argv) {
 
   tc_peer_t *peer = NULL;
   double deadline = now() + 20;
-  while ((st = tc_connect(ctx, "127.0.0.1", port, 2000, &peer)) != TC_OK && now() < deadline)
+  while ((st = tc_connect(ctx, address, port, 2000, &peer)) != TC_OK && now() < deadline)
     ;
   if (st != TC_OK)
     return die("connecting", st);
