@@ -264,6 +264,7 @@ extern "C" tc_status_t tc_context_create(const tc_context_params_t *Params,
       Ctx->SlotSize = Params->slot_size;
     Ctx->Batch = Params->credit_batch ? Params->credit_batch : std::max(1u, Ctx->Slots / 4);
     Ctx->WaitMode = tc_wait_mode_t(Params->wait_mode);
+    Ctx->Flags = Params->flags;
   }
   if (Ctx->WaitMode > TC_WAIT_LOWPOWER || !(Ctx->Wait = createWaiter(Ctx->WaitMode))) {
     logError("the wait mode asked for is not available on this CPU");
@@ -293,8 +294,10 @@ extern "C" tc_status_t tc_context_create(const tc_context_params_t *Params,
     logError(std::string("ucp_worker_create: ") + ucs_status_string(St));
     return fromUcs(St);
   }
-  for (auto [Id, Cb] : {std::pair{unsigned(AmHello), onHello},
-                        std::pair{unsigned(AmWelcome), onWelcome}}) {
+  for (auto [Id, Cb] : {std::pair{unsigned(AmHello), &onHello},
+                        std::pair{unsigned(AmWelcome), &onWelcome},
+                        std::pair{unsigned(AmRied), &twochains::rt::onRied},
+                        std::pair{unsigned(AmRiedAck), &twochains::rt::onRiedAck}}) {
     ucp_am_handler_param_t H = {};
     H.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
                    UCP_AM_HANDLER_PARAM_FIELD_ARG;
@@ -321,6 +324,7 @@ extern "C" tc_status_t tc_context_create(const tc_context_params_t *Params,
     return TC_ERR_NO_MEMORY;
   }
   Ctx->Exec = static_cast<uint8_t *>(Exec);
+  Ctx->Stashing = detectStashing();
   *Out = Ctx.release();
   return TC_OK;
 }

@@ -155,6 +155,7 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
   std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
   ucp_worker_progress(Ctx->Worker);
   processHandshakes(Ctx);
+  processPushedRieds(Ctx);
   unsigned Count = 0;
   // Frames come from the senders that connected to us and, as replies,
   // from the receivers we connected to.

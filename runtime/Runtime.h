@@ -19,7 +19,7 @@
 namespace twochains::rt {
 
 /// AM ids of the handshake (docs/runtime.md).
-enum : unsigned { AmHello = 0x7c01, AmWelcome = 0x7c02 };
+enum : unsigned { AmHello = 0x7c01, AmWelcome = 0x7c02, AmRied = 0x7c03, AmRiedAck = 0x7c04 };
 constexpr uint32_t HandshakeMagic = 0x54434853; // "TCHS"
 
 /// What each side offers the other at connection time, in HELLO (sender
@@ -126,6 +126,26 @@ struct tc_context {
   uint8_t *Exec = nullptr;
   size_t ExecSize = 0;
   tc_stats_t Stats = {};
+  std::string Stashing;   // what detectStashing found
+  uint32_t Flags = 0;     // TC_CONTEXT_* flags
+  struct PushedRied {
+    ucp_ep_h Reply;
+    tc_status_t Status;
+    std::string Name;
+    std::vector<uint8_t> Bytes;
+  };
+  std::vector<PushedRied> PushedRieds;                       // to load, then answer
+  std::vector<std::pair<ucp_ep_h, tc_status_t>> RiedAcks;   // answers to our pushes
 };
+
+namespace twochains::rt {
+std::string detectStashing();
+ucs_status_t onRied(void *Arg, const void *Header, size_t HeaderLength, void *Data,
+                    size_t Length, const ucp_am_recv_param_t *Param);
+ucs_status_t onRiedAck(void *Arg, const void *Header, size_t HeaderLength, void *Data,
+                       size_t Length, const ucp_am_recv_param_t *Param);
+/// Loads the rieds peers pushed since the last call, and answers them.
+void processPushedRieds(tc_context *Ctx);
+} // namespace twochains::rt
 
 #endif

@@ -45,7 +45,12 @@ typedef struct tc_context_params {
   uint32_t slot_size;     /* bytes per slot, a multiple of 64 (0: 4096) */
   uint32_t credit_batch;  /* frames per credit report (0: slots / 4) */
   uint32_t wait_mode;     /* tc_wait_mode_t, for the executor thread */
+  uint32_t flags;         /* TC_CONTEXT_ACCEPT_RIEDS */
 } tc_context_params_t;
+
+/* Let connected peers drive ried libraries over to this process (see
+ * tc_ried_push). Off by default: a pushed ried is code that runs here. */
+#define TC_CONTEXT_ACCEPT_RIEDS 1u
 
 tc_status_t tc_context_create(const tc_context_params_t *params, tc_context_t **context);
 void tc_context_destroy(tc_context_t *context);
@@ -79,6 +84,13 @@ tc_status_t tc_send(tc_peer_t *peer, const tc_package_t *package, uint32_t eleme
 tc_status_t tc_send_args(tc_peer_t *peer, const tc_package_t *package, uint32_t element,
                          tc_send_mode_t mode, const void *args);
 
+/* Drives a ried over to the peer: the shared library's bytes travel over
+ * UCX and the receiver loads them (RTLD_GLOBAL, so its initialisers run and
+ * jams reach its symbols). Waits for the receiver's answer: TC_OK, or
+ * TC_ERR_IO if it refused (it does unless created with
+ * TC_CONTEXT_ACCEPT_RIEDS) or could not load it. */
+tc_status_t tc_ried_push(tc_peer_t *peer, const char *path, int timeout_ms);
+
 /* Waits until every frame sent to the peer has run on the receiver. */
 tc_status_t tc_flush(tc_peer_t *peer, int timeout_ms);
 void tc_peer_close(tc_peer_t *peer);
@@ -97,6 +109,11 @@ tc_status_t tc_executor_stop(tc_context_t *context);
  * or "wfe". */
 const char *tc_wait_mode_name(const tc_context_t *context);
 
+/* LLC stashing of the mailbox (PCIe TPH steering through rdma-core DMA
+ * handles): "available: ..." or "unavailable: <why>", found at
+ * tc_context_create. Never claimed where it is not there. */
+const char *tc_stashing_status(const tc_context_t *context);
+
 typedef struct tc_stats {
   uint64_t frames_sent;
   uint64_t frames_executed_local;
@@ -104,6 +121,7 @@ typedef struct tc_stats {
   uint64_t frames_rejected;
   uint64_t credit_reports;
   uint64_t peers;
+  uint64_t rieds_loaded;     /* pushed by peers */
 } tc_stats_t;
 
 tc_status_t tc_context_stats(const tc_context_t *context, tc_stats_t *stats);

@@ -27,4 +27,5 @@ for i in range(1, n, 2): a[i%1000]=i; a[1000+i%1000]=i
 print(sum(a))")
 grep -qx "receiver: array checksum $EXPECT" "$OUT/receiver"
 grep -q "0 rejected" "$OUT/receiver"
+grep -Eq "LLC stashing (unavailable: .+|available .+)" "$OUT/receiver"
 echo "e2e over ${UCX_TLS:-default transports}: OK"

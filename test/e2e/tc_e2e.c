@@ -162,6 +162,7 @@ int main(int argc, char **argv) {
   if (receiver) {
     if ((st = tc_listen(ctx, address, port)) != TC_OK)
       return die("listening", st);
+    printf("receiver: LLC stashing %s\n", tc_stashing_status(ctx));
     printf("receiver: listening on %s:%u\n", address, port);
     fflush(stdout);
     unsigned done = 0;

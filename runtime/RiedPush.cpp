@@ -1,0 +1,186 @@
+//===- RiedPush.cpp - Driving a ried over to a receiver -------------------===//
+//
+//   sender   -> receiver  RIED      { name size, library size } name, bytes
+//   receiver -> sender    RIED_ACK  { tc_status_t }
+//
+// The receiver, if it accepts rieds, writes the bytes to an anonymous
+// memory file and loads it from /proc/self/fd: nothing touches its disk.
+//
+//===----------------------------------------------------------------------===//
+#include "Log.h"
+#include "Runtime.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <dlfcn.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <vector>
+
+using namespace twochains::rt;
+
+namespace {
+
+struct RiedHeader {
+  uint32_t Magic, NameSize;
+  uint64_t LibrarySize;
+};
+struct AckHeader {
+  uint32_t Magic;
+  int32_t Status;
+};
+
+tc_status_t loadPushed(tc_context *Ctx, const std::string &Name, const uint8_t *Bytes,
+                       size_t Size) {
+  if (!(Ctx->Flags & TC_CONTEXT_ACCEPT_RIEDS)) {
+    logError("refused ried '" + Name + "' pushed by a peer: the context does not "
+             "accept rieds (TC_CONTEXT_ACCEPT_RIEDS)");
+    return TC_ERR_INVALID_PARAM;
+  }
+  int Fd = memfd_create(("tc-ried-" + Name).c_str(), MFD_CLOEXEC);
+  if (Fd < 0 || write(Fd, Bytes, Size) != ssize_t(Size)) {
+    if (Fd >= 0)
+      close(Fd);
+    logError("cannot hold pushed ried '" + Name + "'");
+    return TC_ERR_IO;
+  }
+  std::string Path = "/proc/self/fd/" + std::to_string(Fd);
+  void *H = dlopen(Path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  close(Fd);
+  if (!H) {
+    logError("cannot load pushed ried '" + Name + "': " + dlerror());
+    return TC_ERR_IO;
+  }
+  ++Ctx->Stats.rieds_loaded;
+  return TC_OK;
+}
+
+struct PendingRied {
+  tc_context *Ctx;
+  ucp_ep_h Reply;
+  std::string Name;
+  std::vector<uint8_t> Bytes;
+};
+
+void answer(tc_context *Ctx, ucp_ep_h Ep, tc_status_t St) {
+  AckHeader A = {HandshakeMagic, St};
+  ucp_request_param_t P = {};
+  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  P.flags = UCP_AM_SEND_FLAG_REPLY;
+  waitRequest(Ctx->Worker, ucp_am_send_nbx(Ep, AmRiedAck, &A, sizeof A, nullptr, 0, &P));
+}
+
+void onRiedData(void *Request, ucs_status_t St, size_t, void *Arg) {
+  auto *R = static_cast<PendingRied *>(Arg);
+  R->Ctx->PushedRieds.push_back({R->Reply, St == UCS_OK ? TC_OK : TC_ERR_IO, R->Name,
+                                 std::move(R->Bytes)});
+  delete R;
+  ucp_request_free(Request);
+}
+
+} // namespace
+
+ucs_status_t twochains::rt::onRied(void *Arg, const void *Header, size_t HeaderLength,
+                                   void *Data, size_t Length, const ucp_am_recv_param_t *Param) {
+  auto *Ctx = static_cast<tc_context *>(Arg);
+  RiedHeader H;
+  if (HeaderLength != sizeof H || !(Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
+    return UCS_OK;
+  std::memcpy(&H, Header, sizeof H);
+  if (H.Magic != HandshakeMagic || H.NameSize == 0 || H.NameSize > 256 ||
+      Length != H.NameSize + H.LibrarySize)
+    return UCS_OK;
+  auto *R = new PendingRied{Ctx, Param->reply_ep, "", {}};
+  R->Bytes.resize(Length);
+  if (Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+    // Large: UCX fetches the bytes; the callback queues the ried.
+    ucp_request_param_t P = {};
+    P.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    P.cb.recv_am = onRiedData;
+    P.user_data = R;
+    ucs_status_ptr_t Req = ucp_am_recv_data_nbx(Ctx->Worker, Data, R->Bytes.data(), Length, &P);
+    if (Req == nullptr) {
+      Ctx->PushedRieds.push_back({R->Reply, TC_OK, "", std::move(R->Bytes)});
+      delete R;
+    } else if (UCS_PTR_IS_ERR(Req)) {
+      delete R;
+    }
+    return UCS_OK;
+  }
+  std::memcpy(R->Bytes.data(), Data, Length);
+  Ctx->PushedRieds.push_back({R->Reply, TC_OK, "", std::move(R->Bytes)});
+  delete R;
+  return UCS_OK;
+}
+
+ucs_status_t twochains::rt::onRiedAck(void *Arg, const void *Header, size_t HeaderLength,
+                                      void *, size_t, const ucp_am_recv_param_t *Param) {
+  auto *Ctx = static_cast<tc_context *>(Arg);
+  AckHeader A;
+  if (HeaderLength != sizeof A || !(Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
+    return UCS_OK;
+  std::memcpy(&A, Header, sizeof A);
+  if (A.Magic == HandshakeMagic)
+    Ctx->RiedAcks.push_back({Param->reply_ep, tc_status_t(A.Status)});
+  return UCS_OK;
+}
+
+void twochains::rt::processPushedRieds(tc_context *Ctx) {
+  while (!Ctx->PushedRieds.empty()) {
+    auto P = std::move(Ctx->PushedRieds.front());
+    Ctx->PushedRieds.erase(Ctx->PushedRieds.begin());
+    tc_status_t St = P.Status;
+    if (St == TC_OK) {
+      // Bytes: name, then the library.
+      size_t NameEnd = 0;
+      while (NameEnd < P.Bytes.size() && P.Bytes[NameEnd])
+        ++NameEnd;
+      std::string Name(P.Bytes.begin(), P.Bytes.begin() + NameEnd);
+      size_t Skip = std::min(P.Bytes.size(), NameEnd + 1);
+      St = loadPushed(Ctx, Name, P.Bytes.data() + Skip, P.Bytes.size() - Skip);
+    }
+    answer(Ctx, P.Reply, St);
+  }
+}
+
+extern "C" tc_status_t tc_ried_push(tc_peer_t *Peer, const char *Path, int TimeoutMs) {
+  if (!Peer || !Path)
+    return TC_ERR_INVALID_PARAM;
+  FILE *F = std::fopen(Path, "rb");
+  if (!F) {
+    logError(std::string("cannot read ried ") + Path);
+    return TC_ERR_IO;
+  }
+  std::string Name = Path;
+  if (size_t Slash = Name.rfind('/'); Slash != std::string::npos)
+    Name = Name.substr(Slash + 1);
+  std::vector<uint8_t> Body(Name.begin(), Name.end());
+  Body.push_back(0);
+  uint8_t Buf[65536];
+  size_t N;
+  size_t LibStart = Body.size();
+  while ((N = std::fread(Buf, 1, sizeof Buf, F)) > 0)
+    Body.insert(Body.end(), Buf, Buf + N);
+  std::fclose(F);
+  tc_context *Ctx = Peer->Ctx;
+  std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
+  RiedHeader H = {HandshakeMagic, uint32_t(Name.size() + 1), Body.size() - LibStart};
+  ucp_request_param_t P = {};
+  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  P.flags = UCP_AM_SEND_FLAG_REPLY;
+  if (waitRequest(Ctx->Worker, ucp_am_send_nbx(Peer->Ep, AmRied, &H, sizeof H, Body.data(),
+                                               Body.size(), &P)) != UCS_OK)
+    return TC_ERR_IO;
+  auto Deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(TimeoutMs);
+  while (std::chrono::steady_clock::now() < Deadline) {
+    ucp_worker_progress(Ctx->Worker);
+    for (size_t I = 0; I < Ctx->RiedAcks.size(); ++I)
+      if (Ctx->RiedAcks[I].first == Peer->Ep) {
+        tc_status_t St = Ctx->RiedAcks[I].second;
+        Ctx->RiedAcks.erase(Ctx->RiedAcks.begin() + I);
+        return St == TC_OK ? TC_OK : TC_ERR_IO;
+      }
+  }
+  return TC_ERR_IO;
+}

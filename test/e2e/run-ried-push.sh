@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# A sender drives a ried over to a receiver that accepts rieds (it loads it,
+# its initialiser runs), and to one that does not (it refuses).
+#   run-ried-push.sh <tc-ried-push> <ried library>
+set -euo pipefail
+TOOL=$1 LIB=$2
+OUT=$(mktemp -d)
+trap 'kill $RPID 2>/dev/null || true; rm -rf "$OUT"' EXIT
+for policy in accept refuse; do
+  PORT=$(( 20000 + RANDOM % 20000 ))
+  timeout 30 "$TOOL" receiver $policy $PORT > "$OUT/receiver" 2>&1 &
+  RPID=$!
+  for _ in $(seq 100); do
+    grep -q listening "$OUT/receiver" 2>/dev/null && break
+    sleep 0.1
+  done
+  timeout 30 "$TOOL" pusher "$LIB" $PORT > "$OUT/pusher" 2>&1
+  wait $RPID
+  cat "$OUT/pusher" "$OUT/receiver"
+  if [ $policy = accept ]; then
+    grep -q "pusher: success" "$OUT/pusher"
+    grep -q "receiver: pushed ried loaded, marker 4242" "$OUT/receiver"
+  else
+    grep -q "pusher: input/output error" "$OUT/pusher"
+    grep -q "receiver: no pushed ried" "$OUT/receiver"
+    grep -q "refused ried 'libried_pushed.so'" "$OUT/receiver"
+  fi
+done
+echo "ried push: OK"
