@@ -314,16 +314,6 @@ extern "C" tc_status_t tc_context_create(const tc_context_params_t *Params,
     tc_context_destroy(Ctx.release());
     return fromUcs(St);
   }
-  // Injected images run in memory of their own, never in the mailbox
-  // (which UCX may map from a noexec shared-memory file): one slot's worth.
-  Ctx->ExecSize = Ctx->SlotSize;
-  void *Exec = mmap(nullptr, Ctx->ExecSize, PROT_READ | PROT_WRITE | PROT_EXEC,
-                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (Exec == MAP_FAILED) {
-    tc_context_destroy(Ctx.release());
-    return TC_ERR_NO_MEMORY;
-  }
-  Ctx->Exec = static_cast<uint8_t *>(Exec);
   Ctx->Stashing = detectStashing();
   *Out = Ctx.release();
   return TC_OK;
@@ -381,8 +371,8 @@ extern "C" void tc_context_destroy(tc_context_t *Ctx) {
     ucp_worker_destroy(Ctx->Worker);
   if (Ctx->Ucp)
     ucp_cleanup(Ctx->Ucp);
-  if (Ctx->Exec)
-    munmap(Ctx->Exec, Ctx->ExecSize);
+  for (auto &[Key, Code] : Ctx->InstalledCode)
+    munmap(Code.Code, Code.Size);
   delete Ctx;
 }
 

@@ -122,9 +122,14 @@ struct tc_context {
   std::atomic<bool> StopExecutor{false};
   tc_wait_mode_t WaitMode = TC_WAIT_AUTO;
   std::unique_ptr<twochains::rt::Waiter> Wait;
-  /// Executable memory injected images run in (docs/runtime.md).
-  uint8_t *Exec = nullptr;
-  size_t ExecSize = 0;
+  /// Injected images run from copies installed once per element, in pages
+  /// of their own that are writable while installed and then read+execute
+  /// only (docs/runtime.md).
+  struct Installed {
+    uint8_t *Code;
+    size_t Size;
+  };
+  std::map<std::pair<const tc_package *, uint32_t>, Installed> InstalledCode;
   tc_stats_t Stats = {};
   std::string Stashing;   // what detectStashing found
   uint32_t Flags = 0;     // TC_CONTEXT_* flags
