@@ -201,7 +201,8 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
       uint64_t Seq = Peer->Receive->expected();
       uint8_t *Slot = Peer->Ring + size_t(Peer->Receive->expectedSlot()) * Ctx->SlotSize;
       FrameView V;
-      tc_status_t St = checkFrame(Slot, Ctx->SlotSize, Seq, &V);
+      tc_status_t St = checkFrame(Slot, Ctx->SlotSize, Seq, &V,
+                                  Ctx->Flags & TC_CONTEXT_ORDERED_PLACEMENT);
       if (St == TC_ERR_INCOMPLETE && !truncated(Ctx, Peer, Seq))
         break;
       Peer->StalledSinceNs = 0;

@@ -83,7 +83,7 @@ tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,
 }
 
 tc_status_t checkFrame(const void *Slot, size_t SlotSize, uint64_t Expected,
-                       FrameView *Out) {
+                       FrameView *Out, bool Ordered) {
   if (!Slot || SlotSize < FrameLine || SlotSize % FrameLine)
     return TC_ERR_INVALID_PARAM;
   const uint8_t *F = static_cast<const uint8_t *>(Slot);
@@ -99,8 +99,10 @@ tc_status_t checkFrame(const void *Slot, size_t SlotSize, uint64_t Expected,
   std::memcpy(&T, F + N - FrameTrailerSize, sizeof T);
   if (T.Sequence != uint32_t(Expected))
     return TC_ERR_INCOMPLETE;
-  if (T.Checksum != frameChecksum(F, N - FrameTrailerSize, Expected))
-    return TC_ERR_INCOMPLETE; // the caller turns a lasting mismatch into BAD_CHECKSUM
+  if (Ordered)
+    __atomic_thread_fence(__ATOMIC_ACQUIRE); // read the frame after its trailer
+  else if (T.Checksum != frameChecksum(F, N - FrameTrailerSize, Expected))
+    return TC_ERR_INCOMPLETE; // the caller gives a lasting mismatch up (Executor.cpp)
   // Complete. The header copied above may predate the bytes the checksum
   // just saw (they land while we read): take it again, from the frame the
   // checksum vouches for, before trusting any field.

@@ -87,11 +87,13 @@ struct FrameView {
 };
 
 /// Checks the frame in Slot against the sequence the ring expects there.
+/// Ordered: the transport placed the bytes in order, so the trailer landing
+/// last proves completion and the checksum is skipped.
 /// TC_ERR_INCOMPLETE means "not all bytes are there yet": poll again. Any
 /// other error means the frame must be dropped, never run. Out is set only
 /// on TC_OK.
 tc_status_t checkFrame(const void *Slot, size_t SlotSize, uint64_t Expected,
-                       FrameView *Out);
+                       FrameView *Out, bool Ordered = false);
 
 } // namespace twochains::rt
 

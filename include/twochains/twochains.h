@@ -51,6 +51,11 @@ typedef struct tc_context_params {
 /* Let connected peers drive ried libraries over to this process (see
  * tc_ried_push). Off by default: a pushed ried is code that runs here. */
 #define TC_CONTEXT_ACCEPT_RIEDS 1u
+/* Ordered placement, as in the paper: the transport writes every frame's
+ * bytes in order, so a trailer holding the expected sequence means the
+ * frame is complete, and the checksum is not computed. Only for transports
+ * that guarantee it; the default mode is correct for any order. */
+#define TC_CONTEXT_ORDERED_PLACEMENT 2u
 
 tc_status_t tc_context_create(const tc_context_params_t *params, tc_context_t **context);
 void tc_context_destroy(tc_context_t *context);

@@ -152,7 +152,8 @@ int main(int argc, char **argv) {
       &pkg);
   if (st != TC_OK)
     return die("loading stdlib", st);
-  tc_context_params_t cp = {TC_CONTEXT_PARAMS_VERSION, 16, 1024, 4};
+  tc_context_params_t cp = {TC_CONTEXT_PARAMS_VERSION, 16, 1024, 4, TC_WAIT_AUTO,
+                            getenv("TC_E2E_ORDERED") ? TC_CONTEXT_ORDERED_PLACEMENT : 0};
   tc_context_t *ctx;
   if ((st = tc_context_create(&cp, &ctx)) != TC_OK)
     return die("creating the context", st);

@@ -310,3 +310,22 @@ TEST(Frame, ConcurrentWriterAndReader) {
   EXPECT_EQ(Problem, "");
   EXPECT_EQ(Seen, Total);
 }
+
+// Ordered placement trusts the trailer: a frame whose bytes are all there
+// passes without the checksum, and fields are still checked.
+TEST(Frame, OrderedPlacementSkipsOnlyTheChecksum) {
+  alignas(64) uint8_t S[4096] = {};
+  int32_t V = 7;
+  FrameSpec Spec;
+  Spec.Payload = &V;
+  Spec.PayloadSize = 4;
+  Spec.Sequence = 2;
+  size_t Size;
+  ASSERT_EQ(encodeFrame(S, sizeof S, Spec, &Size), TC_OK);
+  S[50] ^= 1; // the checksum no longer matches
+  EXPECT_EQ(checkFrame(S, sizeof S, 2, nullptr, /*Ordered=*/false), TC_ERR_INCOMPLETE);
+  EXPECT_EQ(checkFrame(S, sizeof S, 2, nullptr, /*Ordered=*/true), TC_OK);
+  S[0] ^= 1; // bad magic: still refused
+  EXPECT_EQ(checkFrame(S, sizeof S, 2, nullptr, /*Ordered=*/true), TC_ERR_BAD_MAGIC);
+  EXPECT_EQ(checkFrame(S, sizeof S, 3, nullptr, /*Ordered=*/true), TC_ERR_INCOMPLETE);
+}
