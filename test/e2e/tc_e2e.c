@@ -7,9 +7,11 @@
  *                                        sends FRAMES chain frames; each makes
  *                                        the receiver forward server_side_sum
  *                                        of 1..8 to 127.0.0.1:NEXT
- *   tc-e2e requester PREFIX PORT 18      sends the 18 frames of jams that
- *                                        reply (get, fetch_add, compare_swap,
- *                                        kv_get, gather) and checks every reply
+ *   tc-e2e requester PREFIX PORT 40      sends 20 frames in each mode: put,
+ *                                        get, fetch_add x10, compare_swap,
+ *                                        kv_put, kv_get, kv_del, kv_get,
+ *                                        scatter, gather, append; checks every
+ *                                        reply (the receiver reports the log)
  *
  * Each frame is server_side_sum of 1..8 (adds 36 to tc_stdlib_total) or
  * indirect_put of two values (index i % 1000 and 1000 + i % 1000 get i),
@@ -42,7 +44,7 @@ struct get_request { uint64_t offset, reply_offset; uint32_t length, reserved; }
 struct fetch_add_request { uint64_t offset; int64_t value; uint64_t reply_offset; };
 struct compare_swap_request { uint64_t offset; int64_t expected, desired; uint64_t reply_offset; };
 struct kv_get_request { char key[32]; uint64_t reply_offset; };
-struct gather_request { uint64_t reply_offset; uint32_t count, reserved; uint64_t offsets[2]; };
+struct gather_request { uint64_t reply_offset; uint32_t count, reserved; uint64_t offsets[3]; };
 
 static tc_status_t send_retrying(tc_context_t *ctx, tc_peer_t *peer, const tc_package_t *pkg,
                                  uint32_t id, tc_send_mode_t mode, const void *p, size_t n) {
@@ -52,39 +54,58 @@ static tc_status_t send_retrying(tc_context_t *ctx, tc_peer_t *peer, const tc_pa
   return st;
 }
 
+/* Retries a send while the peer's ring is full, progressing meanwhile
+   (replies to us need our progress to free the peer's slots). */
+#define RETRY(ctx, expr)                                                        \
+  ({                                                                          \
+    tc_status_t st_;                                                          \
+    while ((st_ = (expr)) == TC_ERR_NO_CREDIT)                                \
+      tc_progress((ctx), NULL);                                               \
+    st_;                                                                      \
+  })
+
 /* Every jam that replies, each checked against what the receiver must have
    answered. Replies run here, as deliver frames, when we progress. */
-static int request_and_check(tc_context_t *ctx, tc_peer_t *peer, tc_package_t *pkg) {
+static int request_and_check(tc_context_t *ctx, tc_peer_t *peer, tc_package_t *pkg,
+                             tc_send_mode_t mode, uint64_t base) {
   uint8_t pattern[64];
   for (int i = 0; i < 64; i++)
     pattern[i] = (uint8_t)(i * 3 + 1);
-  struct put_args put = {4096, pattern, sizeof pattern};
-  tc_status_t st = stdlib_send_put(peer, pkg, TC_SEND_INJECTED, &put);
-  struct get_request get = {4096, 0, 64, 0};
+  /* Each round (one per mode) uses its own memory words and inbox area. */
+  const uint64_t mem = 4096 + base * 16384, word = mem + 4096, box = base * 4096;
+  struct put_args put = {mem, pattern, sizeof pattern};
+  tc_status_t st = RETRY(ctx, stdlib_send_put(peer, pkg, mode, &put));
+  struct get_request get = {mem, box, 64, 0};
   if (st == TC_OK)
-    st = send_retrying(ctx, peer, pkg, STDLIB_GET, TC_SEND_LOCAL, &get, sizeof get);
+    st = send_retrying(ctx, peer, pkg, STDLIB_GET, mode, &get, sizeof get);
   for (int i = 1; st == TC_OK && i <= 10; i++) {
-    struct fetch_add_request fa = {8192, i, 256 + 8 * (uint64_t)(i - 1)};
-    st = send_retrying(ctx, peer, pkg, STDLIB_FETCH_ADD, i % 2 ? TC_SEND_INJECTED : TC_SEND_LOCAL,
-                       &fa, sizeof fa);
+    struct fetch_add_request fa = {word, i, box + 256 + 8 * (uint64_t)(i - 1)};
+    st = send_retrying(ctx, peer, pkg, STDLIB_FETCH_ADD, mode, &fa, sizeof fa);
   }
-  struct compare_swap_request cas = {8192, 55, 1000, 512};
+  struct compare_swap_request cas = {word, 55, 1000, box + 512};
   if (st == TC_OK)
-    st = send_retrying(ctx, peer, pkg, STDLIB_COMPARE_SWAP, TC_SEND_INJECTED, &cas, sizeof cas);
+    st = send_retrying(ctx, peer, pkg, STDLIB_COMPARE_SWAP, mode, &cas, sizeof cas);
   struct kv_put_args kv = {"alpha", "beta-value", 11};
   if (st == TC_OK)
-    st = stdlib_send_kv_put(peer, pkg, TC_SEND_LOCAL, &kv);
-  struct kv_get_request kg = {"alpha", 1024};
+    st = RETRY(ctx, stdlib_send_kv_put(peer, pkg, mode, &kv));
+  struct kv_get_request kg = {"alpha", box + 1024};
   if (st == TC_OK)
-    st = send_retrying(ctx, peer, pkg, STDLIB_KV_GET, TC_SEND_INJECTED, &kg, sizeof kg);
+    st = send_retrying(ctx, peer, pkg, STDLIB_KV_GET, mode, &kg, sizeof kg);
   if (st == TC_OK)
-    st = send_retrying(ctx, peer, pkg, STDLIB_KV_DEL, TC_SEND_LOCAL, "alpha", 6);
-  struct kv_get_request gone = {"alpha", 1536};
+    st = send_retrying(ctx, peer, pkg, STDLIB_KV_DEL, mode, "alpha", 6);
+  struct kv_get_request gone = {"alpha", box + 1536};
   if (st == TC_OK)
-    st = send_retrying(ctx, peer, pkg, STDLIB_KV_GET, TC_SEND_LOCAL, &gone, sizeof gone);
-  struct gather_request ga = {2048, 2, 0, {4096, 8192}};
+    st = send_retrying(ctx, peer, pkg, STDLIB_KV_GET, mode, &gone, sizeof gone);
+  /* scatter a word, then gather it back with the put's first word. */
+  uint64_t scatter_offset = word + 64, scatter_word = 0x5ca77e4ull + base;
+  struct scatter_args sc = {&scatter_offset, &scatter_word, 1};
   if (st == TC_OK)
-    st = send_retrying(ctx, peer, pkg, STDLIB_GATHER, TC_SEND_INJECTED, &ga, sizeof ga);
+    st = RETRY(ctx, stdlib_send_scatter(peer, pkg, mode, &sc));
+  struct gather_request ga = {box + 2048, 3, 0, {mem, word, word + 64}};
+  if (st == TC_OK)
+    st = send_retrying(ctx, peer, pkg, STDLIB_GATHER, mode, &ga, sizeof ga);
+  if (st == TC_OK)
+    st = send_retrying(ctx, peer, pkg, STDLIB_APPEND, mode, "log record", 10);
   if (st != TC_OK)
     return die("sending requests", st);
 
@@ -93,12 +114,14 @@ static int request_and_check(tc_context_t *ctx, tc_peer_t *peer, tc_package_t *p
   if (!deliveries || !inbox)
     return die("finding the inbox ried", TC_ERR_MISSING_IMPORT);
   double deadline = now() + 20;
-  while (*deliveries < REPLIES && now() < deadline)
+  uint64_t expected = (base + 1) * REPLIES;
+  while (*deliveries < expected && now() < deadline)
     tc_progress(ctx, NULL);
   int bad = 0;
-  if (*deliveries != REPLIES)
-    fprintf(stderr, "requester: %llu replies, expected %d\n", (unsigned long long)*deliveries,
-            REPLIES), bad = 1;
+  inbox += box;
+  if (*deliveries != expected)
+    fprintf(stderr, "requester: %llu replies, expected %llu\n", (unsigned long long)*deliveries,
+            (unsigned long long)expected), bad = 1;
   if (memcmp(inbox, pattern, 64))
     fprintf(stderr, "requester: get returned other bytes\n"), bad = 1;
   int64_t sum = 0;
@@ -121,14 +144,15 @@ static int request_and_check(tc_context_t *ctx, tc_peer_t *peer, tc_package_t *p
   memcpy(&len, inbox + 1536, 4);
   if (len != -1)
     fprintf(stderr, "requester: kv_get after kv_del returned length %d\n", len), bad = 1;
-  uint64_t words[2];
-  memcpy(words, inbox + 2048, 16);
+  uint64_t words[3];
+  memcpy(words, inbox + 2048, 24);
   uint64_t first;
   memcpy(&first, pattern, 8);
-  if (words[0] != first || words[1] != 1000)
+  if (words[0] != first || words[1] != 1000 || words[2] != scatter_word)
     fprintf(stderr, "requester: gather returned other words\n"), bad = 1;
   if (!bad)
-    printf("requester: all %d replies correct\n", REPLIES);
+    printf("requester: all %d replies correct (%s)\n", REPLIES,
+           mode == TC_SEND_LOCAL ? "local" : "injected");
   return bad;
 }
 
@@ -203,6 +227,8 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 2000; i++)
       checksum += array[i];
     printf("receiver: array checksum %lld\n", checksum);
+    uint64_t (*records)(void) = (uint64_t (*)(void))dlsym(RTLD_DEFAULT, "tc_stdlib_log_records");
+    printf("receiver: log records %llu\n", records ? (unsigned long long)records() : 0ull);
     tc_context_destroy(ctx);
     tc_package_unload(pkg);
     return done == frames ? 0 : 1;
@@ -240,7 +266,10 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (requester) {
-    int bad = request_and_check(ctx, peer, pkg);
+    /* Every jam of the standard package, Local then Injected. */
+    int bad = request_and_check(ctx, peer, pkg, TC_SEND_LOCAL, 0);
+    if (!bad)
+      bad = request_and_check(ctx, peer, pkg, TC_SEND_INJECTED, 1);
     tc_flush(peer, 20000);
     tc_peer_close(peer);
     tc_context_destroy(ctx);
