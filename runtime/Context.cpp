@@ -105,6 +105,7 @@ static void onConnectionRequest(ucp_conn_request_h Request, void *Arg) {
   auto *Ctx = static_cast<tc_context *>(Arg);
   auto Peer = std::make_unique<tc_peer>();
   Peer->Ctx = Ctx;
+  Peer->Number = ++Ctx->PeersSeen;
   ucp_ep_params_t P = {};
   P.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST | UCP_EP_PARAM_FIELD_ERR_HANDLER |
                  UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
@@ -415,6 +416,7 @@ extern "C" tc_status_t tc_connect(tc_context_t *Ctx, const char *Address, uint16
   std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
   auto Peer = std::make_unique<tc_peer>();
   Peer->Ctx = Ctx;
+  Peer->Number = ++Ctx->PeersSeen;
   ucp_ep_params_t P = {};
   P.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR |
                  UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;

@@ -50,15 +50,16 @@ static uint64_t nowNs() {
 }
 
 /// A frame that never completes (a write cut short, a corrupt byte) would
-/// stall its ring for ever. It is given up when the frame after it is
-/// already complete and it has stayed incomplete for TruncationDeadlineNs:
-/// the sender has moved on, so its bytes are not still landing.
+/// stall its ring for ever. It is given up when the sender has written the
+/// frame after it (its trailer shows the next sequence, sound or not) and
+/// it has stayed incomplete for TruncationDeadlineNs: the sender has moved
+/// on, so its bytes are not still landing.
 static constexpr uint64_t TruncationDeadlineNs = 100'000'000;
 
 static bool truncated(tc_context *Ctx, tc_peer *Peer, uint64_t Seq) {
   uint32_t NextSlot = uint32_t((Seq + 1) % Ctx->Slots);
-  if (checkFrame(Peer->Ring + size_t(NextSlot) * Ctx->SlotSize, Ctx->SlotSize, Seq + 1,
-                 nullptr) != TC_OK) {
+  if (!frameTrailerShows(Peer->Ring + size_t(NextSlot) * Ctx->SlotSize, Ctx->SlotSize,
+                         Seq + 1)) {
     Peer->StalledSinceNs = 0;
     return false;
   }

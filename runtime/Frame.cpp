@@ -82,6 +82,18 @@ tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,
   return TC_OK;
 }
 
+bool frameTrailerShows(const void *Slot, size_t SlotSize, uint64_t Sequence) {
+  const uint8_t *F = static_cast<const uint8_t *>(Slot);
+  FrameHeader H;
+  std::memcpy(&H, F, sizeof H);
+  size_t N = size_t(H.Lines) * FrameLine;
+  if (H.Lines == 0 || N > SlotSize)
+    return false;
+  FrameTrailer T;
+  std::memcpy(&T, F + N - FrameTrailerSize, sizeof T);
+  return T.Sequence == uint32_t(Sequence);
+}
+
 tc_status_t checkFrame(const void *Slot, size_t SlotSize, uint64_t Expected,
                        FrameView *Out, bool Ordered) {
   if (!Slot || SlotSize < FrameLine || SlotSize % FrameLine)

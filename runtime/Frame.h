@@ -78,6 +78,10 @@ struct FrameSpec {
 tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,
                         size_t *Size);
 
+/// True if the slot's trailer (where its header says it is) shows Sequence:
+/// the sender has written that frame, whether or not all of it is sound.
+bool frameTrailerShows(const void *Slot, size_t SlotSize, uint64_t Sequence);
+
 /// A frame that has arrived and passed every check.
 struct FrameView {
   const FrameHeader *Header;

@@ -52,6 +52,10 @@ extern "C" int tc_jam_forward(tc_jam_ctx_t *Ctx, const char *Address, unsigned P
   return sendFromJam(Ctx, Route, Element, Payload, PayloadSize);
 }
 
+extern "C" unsigned tc_jam_sender(const tc_jam_ctx_t *Ctx) {
+  return Ctx && Ctx->Peer ? Ctx->Peer->Number : 0;
+}
+
 extern "C" unsigned long long tc_jam_sequence(const tc_jam_ctx_t *Ctx) {
   return Ctx ? Ctx->Sequence : 0;
 }

@@ -68,6 +68,7 @@ struct tc_jam_ctx {
 struct tc_peer {
   tc_context *Ctx = nullptr;
   ucp_ep_h Ep = nullptr;      // from sockaddr connection establishment
+  unsigned Number = 0;        // tc_jam_sender: 1, 2, ... in connection order
   /// The endpoint puts go through, created from the peer's worker address:
   /// unlike the sockaddr one, UCX may give it shared-memory lanes.
   ucp_ep_h DataEp = nullptr;
@@ -111,6 +112,7 @@ struct tc_context {
   };
   std::vector<PendingHello> Hellos;
   std::vector<tc_peer *> Connecting;                // sender side, awaiting welcome
+  unsigned PeersSeen = 0;
   std::vector<tc_peer *> Connected;                 // sender side, ready
   std::map<std::string, tc_peer *> Routes;          // onward connections of jams
   ucp_address_t *WorkerAddress = nullptr;

@@ -44,6 +44,10 @@ int tc_jam_reply(tc_jam_ctx_t *ctx, const char *element, const void *payload,
  * returns as tc_jam_reply, and TC_ERR_IO if it cannot connect. */
 int tc_jam_forward(tc_jam_ctx_t *ctx, const char *address, unsigned port,
                    const char *element, const void *payload, size_t payload_size);
+/* Who sent the frame being run: a number the receiver gives each connected
+ * process (1, 2, ... in the order they connected; the same process keeps
+ * its number for the connection's life). */
+unsigned tc_jam_sender(const tc_jam_ctx_t *ctx);
 /* The sequence number of the frame being run, counted per sender. */
 unsigned long long tc_jam_sequence(const tc_jam_ctx_t *ctx);
 

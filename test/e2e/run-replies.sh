@@ -10,20 +10,20 @@ if [ $# -ge 3 ]; then export UCX_TLS=$3; fi
 PORT=$(( 20000 + RANDOM % 20000 ))
 OUT=$(mktemp -d)
 trap 'kill $RPID 2>/dev/null || true; rm -rf "$OUT"' EXIT
-timeout 90 "$E2E" receiver "$PREFIX" "$PORT" 40 > "$OUT/receiver" 2>&1 &
+timeout 90 "$E2E" receiver "$PREFIX" "$PORT" 42 > "$OUT/receiver" 2>&1 &
 RPID=$!
 for _ in $(seq 100); do
   grep -q listening "$OUT/receiver" 2>/dev/null && break
   sleep 0.1
 done
 STATUS=0
-timeout 90 "$E2E" requester "$PREFIX" "$PORT" 40 > "$OUT/requester" 2>&1 || STATUS=$?
+timeout 90 "$E2E" requester "$PREFIX" "$PORT" 42 > "$OUT/requester" 2>&1 || STATUS=$?
 wait $RPID || STATUS=$?
 cat "$OUT/requester" "$OUT/receiver"
 [ $STATUS -eq 0 ]
-grep -q "requester: all 15 replies correct (local)" "$OUT/requester"
-grep -q "requester: all 15 replies correct (injected)" "$OUT/requester"
-grep -q "ran 40 frames: 20 local, 20 injected, 0 rejected" "$OUT/receiver"
+grep -q "requester: all 16 replies correct (local)" "$OUT/requester"
+grep -q "requester: all 16 replies correct (injected)" "$OUT/requester"
+grep -q "ran 42 frames: 21 local, 21 injected, 0 rejected" "$OUT/receiver"
 grep -q "receiver: log records 2" "$OUT/receiver"
 grep -q "0 rejected" "$OUT/receiver"
 echo "replies over ${UCX_TLS:-default transports}: OK"

@@ -17,11 +17,13 @@ start_receiver() { # frames, port
 }
 
 PORT=$(( 20000 + RANDOM % 20000 ))
-start_receiver 9 $PORT
-timeout 60 "$ROGUE" malformed "$PREFIX" $PORT
+start_receiver 10 $PORT
+timeout 60 "$ROGUE" malformed "$PREFIX" $PORT > "$OUT/rogue"
 wait $RPID
-cat "$OUT/receiver"
-grep -q "ran 9 frames: 1 local, 1 injected, 7 rejected" "$OUT/receiver"
+cat "$OUT/rogue" "$OUT/receiver"
+grep -q "rogue: oversized send: frame too large for a slot" "$OUT/rogue"
+grep -q "ran 10 frames: 1 local, 1 injected, 8 rejected" "$OUT/receiver"
+[ "$(grep -c 'frame not completely arrived' "$OUT/receiver")" = 2 ]
 grep -qx "receiver: total 72" "$OUT/receiver"
 for why in "bad frame magic" "unsupported frame version" "unknown package" \
            "unknown element" "frame length or offset outside the slot" \

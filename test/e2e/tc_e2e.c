@@ -38,7 +38,7 @@ static int die(const char *what, tc_status_t st) {
   return 1;
 }
 
-#define REPLIES 15
+#define REPLIES 16
 
 struct get_request { uint64_t offset, reply_offset; uint32_t length, reserved; };
 struct fetch_add_request { uint64_t offset; int64_t value; uint64_t reply_offset; };
@@ -73,8 +73,11 @@ static int request_and_check(tc_context_t *ctx, tc_peer_t *peer, tc_package_t *p
     pattern[i] = (uint8_t)(i * 3 + 1);
   /* Each round (one per mode) uses its own memory words and inbox area. */
   const uint64_t mem = 4096 + base * 16384, word = mem + 4096, box = base * 4096;
+  uint64_t who = box + 3072; /* first frame of the round: who am I, which sequence */
+  tc_status_t st = send_retrying(ctx, peer, pkg, STDLIB_WHOAMI, mode, &who, sizeof who);
   struct put_args put = {mem, pattern, sizeof pattern};
-  tc_status_t st = RETRY(ctx, stdlib_send_put(peer, pkg, mode, &put));
+  if (st == TC_OK)
+    st = RETRY(ctx, stdlib_send_put(peer, pkg, mode, &put));
   struct get_request get = {mem, box, 64, 0};
   if (st == TC_OK)
     st = send_retrying(ctx, peer, pkg, STDLIB_GET, mode, &get, sizeof get);
@@ -150,6 +153,11 @@ static int request_and_check(tc_context_t *ctx, tc_peer_t *peer, tc_package_t *p
   memcpy(&first, pattern, 8);
   if (words[0] != first || words[1] != 1000 || words[2] != scatter_word)
     fprintf(stderr, "requester: gather returned other words\n"), bad = 1;
+  struct { uint32_t sender, reserved; uint64_t sequence; } me;
+  memcpy(&me, inbox + 3072, sizeof me);
+  if (me.sender != 1 || me.sequence != base * 21)
+    fprintf(stderr, "requester: whoami says sender %u, sequence %llu\n", me.sender,
+            (unsigned long long)me.sequence), bad = 1;
   if (!bad)
     printf("requester: all %d replies correct (%s)\n", REPLIES,
            mode == TC_SEND_LOCAL ? "local" : "injected");

@@ -1,8 +1,9 @@
 //===- tc_rogue.cpp - A sender that breaks the rules ----------------------===//
 //
-//   tc-rogue malformed PREFIX PORT   puts 7 bad frames (bad magic, version,
-//                                    package, element, image, lengths, and
-//                                    a write cut short), then 2 good ones
+//   tc-rogue malformed PREFIX PORT   puts 8 bad frames (bad magic, version,
+//                                    package, element, image, lengths, a
+//                                    write cut short, a wrong checksum), then
+//                                    2 good ones; then tries an oversized send
 //   tc-rogue die PREFIX PORT         sends 5 good frames, cuts a write
 //                                    short, and exits without closing
 //
@@ -113,11 +114,18 @@ int main(int Argc, char **Argv) {
   });
   putFrame(Peer, Good, reseal([](FrameHeader &H) { H.PayloadSize = 100000; }));
   putFrame(Peer, Good, None, 64); // cut short; the next frame completes
+  putFrame(Peer, Good, [](uint8_t *F, size_t Size, uint64_t) {
+    F[Size - 1] ^= 0x5a; // whole, but the checksum is wrong
+  });
   putFrame(Peer, Good, None);
   putFrame(Peer, Injected, None);
   if (tc_flush(Peer, 20000) != TC_OK)
     fail("the receiver did not finish the frames");
-  std::printf("rogue: sent 7 bad frames and 2 good ones\n");
+  std::vector<uint8_t> Big(4096, 1);
+  tc_status_t Oversized = tc_send(Peer, Pkg, STDLIB_SERVER_SIDE_SUM, TC_SEND_LOCAL,
+                                  Big.data(), Big.size());
+  std::printf("rogue: oversized send: %s\n", tc_status_string(Oversized));
+  std::printf("rogue: sent 8 bad frames and 2 good ones\n");
   tc_peer_close(Peer);
   tc_context_destroy(Ctx);
   tc_package_unload(Pkg);
