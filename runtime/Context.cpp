@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Log.h"
+#include "Identity.h"
 #include "Runtime.h"
 
 #include <algorithm>
@@ -157,15 +158,24 @@ tc_status_t twochains::rt::makeOffer(tc_context *Ctx, tc_peer *Peer, Offer &O,
     ucp_rkey_buffer_release(CreditKey);
     return TC_ERR_IO;
   }
+  std::vector<ImportTableRecord> Tables;
+  for (const tc_package *P : Ctx->Packages)
+    if (P->Roles & TC_PACKAGE_RECEIVER)
+      for (size_t E = 0; E < P->Elements.size(); ++E)
+        if (P->Elements[E].Present && P->Elements[E].IsJam)
+          Tables.push_back({identityTag(P->Identity), uint32_t(E), 0,
+                            reinterpret_cast<uint64_t>(P->Elements[E].ImportTable.data())});
   O = {HandshakeMagic, 1, reinterpret_cast<uint64_t>(Peer->CreditWord),
        reinterpret_cast<uint64_t>(Peer->Ring), Ctx->Slots, Ctx->SlotSize,
-       uint32_t(CreditKeySize), uint32_t(RingKeySize), uint32_t(Ctx->WorkerAddressSize), 0};
+       uint32_t(CreditKeySize), uint32_t(RingKeySize), uint32_t(Ctx->WorkerAddressSize),
+       uint32_t(Tables.size())};
   auto Append = [&](const void *P, size_t N) {
     Body.insert(Body.end(), static_cast<const uint8_t *>(P), static_cast<const uint8_t *>(P) + N);
   };
   Append(CreditKey, CreditKeySize);
   Append(RingKey, RingKeySize);
   Append(Ctx->WorkerAddress, Ctx->WorkerAddressSize);
+  Append(Tables.data(), Tables.size() * sizeof(ImportTableRecord));
   ucp_rkey_buffer_release(CreditKey);
   ucp_rkey_buffer_release(RingKey);
   return TC_OK;
@@ -175,7 +185,8 @@ bool twochains::rt::acceptOffer(tc_context *Ctx, tc_peer *Peer, const Offer &O,
                                 const uint8_t *Data, size_t Length) {
   if (O.Magic != HandshakeMagic || O.Version != 1 || O.Slots == 0 || O.SlotSize < 64 ||
       O.SlotSize % 64 || !O.CreditKeySize || !O.RingKeySize || !O.WorkerAddressSize ||
-      size_t(O.CreditKeySize) + O.RingKeySize + O.WorkerAddressSize != Length)
+      size_t(O.CreditKeySize) + O.RingKeySize + O.WorkerAddressSize +
+              size_t(O.TableCount) * sizeof(ImportTableRecord) != Length)
     return false;
   const uint8_t *CreditKey = Data, *RingKey = Data + O.CreditKeySize;
   const uint8_t *Worker = RingKey + O.RingKeySize;
@@ -184,6 +195,12 @@ bool twochains::rt::acceptOffer(tc_context *Ctx, tc_peer *Peer, const Offer &O,
       ucp_ep_rkey_unpack(Peer->DataEp, CreditKey, &Peer->CreditKey) != UCS_OK ||
       ucp_ep_rkey_unpack(Peer->DataEp, RingKey, &Peer->RingKey) != UCS_OK)
     return false;
+  const uint8_t *Tables = Worker + O.WorkerAddressSize;
+  for (uint32_t I = 0; I < O.TableCount; ++I) {
+    ImportTableRecord R;
+    std::memcpy(&R, Tables + I * sizeof R, sizeof R);
+    Peer->RemoteTables[{R.PackageTag, R.Element}] = R.Table;
+  }
   Peer->CreditAddress = O.CreditAddress;
   Peer->RingAddress = O.RingAddress;
   Peer->Slots = O.Slots;

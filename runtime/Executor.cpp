@@ -122,10 +122,18 @@ static tc_status_t runFrame(tc_context *Ctx, tc_peer *Peer, const FrameView &V) 
     return TC_OK;
   }
   // Only code this receiver already trusts runs: the image must be the
-  // package's, byte for byte (GOTP and fixups are still unapplied).
+  // package's, byte for byte, except GOTP, which the sender's template
+  // points at this receiver's import table for the element (handed over
+  // at connect).
   const std::vector<uint8_t> &Known = E.Image.Bytes;
-  if (H.ImageSize != Known.size() ||
-      std::memcmp(V.Image, Known.data(), Known.size()) != 0)
+  size_t G = E.Image.GOTP;
+  uint64_t Gotp;
+  if (H.ImageSize != Known.size())
+    return TC_ERR_UNKNOWN_ELEMENT;
+  std::memcpy(&Gotp, V.Image + G, sizeof Gotp);
+  if (Gotp != reinterpret_cast<uint64_t>(E.ImportTable.data()) ||
+      std::memcmp(V.Image, Known.data(), G) != 0 ||
+      std::memcmp(V.Image + G + 8, Known.data() + G + 8, Known.size() - G - 8) != 0)
     return TC_ERR_UNKNOWN_ELEMENT;
   uint8_t *Code = installedCode(Ctx, Pkg, H.Element);
   if (!Code)

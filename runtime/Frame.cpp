@@ -68,7 +68,8 @@ tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,
     H.PayloadOffset = uint32_t(FrameLine + roundToLines(Spec.ImageSize));
     std::memcpy(F, &H, sizeof H);
     std::memset(F + sizeof H, 0, FrameLine - sizeof H);
-    if (Spec.ImageSize)
+    // A template already holds the image in place.
+    if (Spec.ImageSize && Spec.Image != F + H.ImageOffset)
       std::memcpy(F + H.ImageOffset, Spec.Image, Spec.ImageSize);
     if (Spec.PayloadSize)
       std::memcpy(F + H.PayloadOffset, Spec.Payload, Spec.PayloadSize);

@@ -31,7 +31,15 @@ struct Offer {
   uint64_t CreditAddress;     // where the other side reports finished frames
   uint64_t RingAddress;       // where the other side puts frames
   uint32_t Slots, SlotSize;
-  uint32_t CreditKeySize, RingKeySize, WorkerAddressSize, Reserved;
+  uint32_t CreditKeySize, RingKeySize, WorkerAddressSize;
+  uint32_t TableCount;        // ImportTable records after the worker address
+};
+/// Where a jam's import table lives on the side that made the offer, so
+/// the other side's frame templates can carry GOTP already pointing at it.
+struct ImportTableRecord {
+  uint64_t PackageTag;
+  uint32_t Element, Reserved;
+  uint64_t Table;
 };
 
 /// Waits for a UCX request (or an immediate completion) by progressing the
@@ -83,6 +91,11 @@ struct tc_peer {
   ucp_mem_h CreditMem = nullptr;
   volatile uint64_t *CreditWord = nullptr;
   std::vector<uint8_t> Staging;
+  /// The other side's import tables: (package tag, element) -> address.
+  std::map<std::pair<uint64_t, uint32_t>, uint64_t> RemoteTables;
+  /// Injected-frame templates: header line and image, GOTP already set, so
+  /// a send writes only the payload, the sequence and the trailer.
+  std::map<std::pair<const tc_package *, uint32_t>, std::vector<uint8_t>> Templates;
 
   // Receiver side: this sender's ring, and where to report credits.
   ucp_mem_h RingMem = nullptr;

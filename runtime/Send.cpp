@@ -4,6 +4,7 @@
 #include "Runtime.h"
 
 #include <chrono>
+#include <cstring>
 #include <vector>
 
 using namespace twochains::rt;
@@ -31,23 +32,38 @@ extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_
     ucp_worker_progress(Peer->Ctx->Worker);
     return TC_ERR_NO_CREDIT;
   }
+  // Injected frames are built in the element's template: header line and
+  // image already there, GOTP already pointing at the receiver's import
+  // table; only the payload, the sequence and the trailer are written.
+  uint8_t *Frame = Peer->Staging.data();
+  if (ImageSize) {
+    std::vector<uint8_t> &T = Peer->Templates[{Pkg, Element}];
+    if (T.empty()) {
+      T.assign(Peer->SlotSize, 0);
+      std::memcpy(T.data() + FrameLine, Image.Bytes.data(), ImageSize);
+      auto It = Peer->RemoteTables.find({identityTag(Pkg->Identity), Element});
+      uint64_t Table = It == Peer->RemoteTables.end() ? 0 : It->second;
+      std::memcpy(T.data() + FrameLine + Image.GOTP, &Table, sizeof Table);
+    }
+    Frame = T.data();
+  }
   FrameSpec Spec;
   Spec.Kind = Mode == TC_SEND_INJECTED ? FrameInjected : FrameLocal;
   Spec.Package = identityTag(Pkg->Identity);
   Spec.Element = Element;
-  Spec.Image = ImageSize ? Image.Bytes.data() : nullptr;
+  Spec.Image = ImageSize ? Frame + FrameLine : nullptr;
   Spec.ImageSize = ImageSize;
   Spec.Payload = Payload;
   Spec.PayloadSize = uint32_t(PayloadSize);
   Spec.Sequence = Seq;
   size_t Size = 0;
-  tc_status_t St = encodeFrame(Peer->Staging.data(), Peer->SlotSize, Spec, &Size);
+  tc_status_t St = encodeFrame(Frame, Peer->SlotSize, Spec, &Size);
   if (St != TC_OK)
     return St;
   ucp_request_param_t P = {};
   ucs_status_t Put = waitRequest(
       Peer->Ctx->Worker,
-      ucp_put_nbx(Peer->DataEp, Peer->Staging.data(), Size,
+      ucp_put_nbx(Peer->DataEp, Frame, Size,
                   Peer->RingAddress + uint64_t(Slot) * Peer->SlotSize, Peer->RingKey, &P));
   if (Put != UCS_OK) {
     Peer->Failed = true;

@@ -94,6 +94,13 @@ int main(int Argc, char **Argv) {
     S.ImageSize = uint32_t(Pkg->Elements[STDLIB_SERVER_SIDE_SUM].Image.Bytes.size());
   };
   auto None = [](uint8_t *, size_t, uint64_t) {};
+  // GOTP as the runtime's templates set it: the receiver's import table.
+  uint64_t Table = Peer->RemoteTables[{identityTag(Pkg->Identity), STDLIB_SERVER_SIDE_SUM}];
+  size_t Gotp = Pkg->Elements[STDLIB_SERVER_SIDE_SUM].Image.GOTP;
+  auto WithGotp = [&](uint8_t *F, size_t Size, uint64_t Seq) {
+    std::memcpy(F + FrameLine + Gotp, &Table, sizeof Table);
+    reseal([](FrameHeader &) {})(F, Size, Seq);
+  };
 
   if (Die) {
     for (int I = 0; I < 5; ++I)
@@ -108,9 +115,9 @@ int main(int Argc, char **Argv) {
   putFrame(Peer, Good, reseal([](FrameHeader &H) { H.Version = 77; }));
   putFrame(Peer, Good, reseal([](FrameHeader &H) { H.Package ^= 1; }));
   putFrame(Peer, Good, reseal([](FrameHeader &H) { H.Element = 9999; }));
-  putFrame(Peer, Injected, [](uint8_t *F, size_t Size, uint64_t Seq) {
+  putFrame(Peer, Injected, [&](uint8_t *F, size_t Size, uint64_t Seq) {
     F[FrameLine + 20] ^= 0x01; // a changed instruction byte of the image
-    reseal([](FrameHeader &) {})(F, Size, Seq);
+    WithGotp(F, Size, Seq);
   });
   putFrame(Peer, Good, reseal([](FrameHeader &H) { H.PayloadSize = 100000; }));
   putFrame(Peer, Good, None, 64); // cut short; the next frame completes
@@ -118,7 +125,7 @@ int main(int Argc, char **Argv) {
     F[Size - 1] ^= 0x5a; // whole, but the checksum is wrong
   });
   putFrame(Peer, Good, None);
-  putFrame(Peer, Injected, None);
+  putFrame(Peer, Injected, WithGotp);
   if (tc_flush(Peer, 20000) != TC_OK)
     fail("the receiver did not finish the frames");
   std::vector<uint8_t> Big(4096, 1);
