@@ -1,4 +1,4 @@
-//===- AArch64.cpp - aarch64 relocations and stubs ------------------------===//
+//===- AArch64.cpp - aarch64 relocations and trampolines ------------------------===//
 //
 // An image may land at any 64-byte boundary, so page-relative ADRP cannot
 // stay: each ADRP becomes an ADR (byte-exact, +-1 MiB) of the same page as
@@ -182,11 +182,11 @@ public:
   // ldr x16, GOTP         (LDR literal)
   // ldr x16, [x16, #8*i]
   // br  x16
-  // x16 (IP0) is the register the AAPCS64 gives veneers and PLT stubs.
-  unsigned stubSize() const override { return 12; }
-  void writeStub(uint8_t *Buf, uint64_t StubOffset, uint64_t GOTPOffset,
+  // x16 (IP0) is the register the AAPCS64 gives veneers and PLT trampolines.
+  unsigned trampolineSize() const override { return 12; }
+  void writeTrampoline(uint8_t *Buf, uint64_t TrampolineOffset, uint64_t GOTPOffset,
                  unsigned ImportIndex) const override {
-    int64_t Rel = int64_t(GOTPOffset) - int64_t(StubOffset);
+    int64_t Rel = int64_t(GOTPOffset) - int64_t(TrampolineOffset);
     write32le(Buf, withImm19(0x58000010, Rel >> 2));
     write32le(Buf + 4, 0xf9400210 | ((ImportIndex & 0xfff) << 10));
     write32le(Buf + 8, 0xd61f0200);

@@ -3,7 +3,7 @@
 // On disk (docs/jam-image-format.md) an image is an ELF64 container of type
 // ET_NONE whose sections llvm-readelf can list:
 //
-//   .tc.image    the bytes that travel: GOTP, code, stubs, rodata, data,
+//   .tc.image    the bytes that travel: GOTP, code, trampolines, rodata, data,
 //                GOT slots, zeroed bss; a whole number of 64-byte lines
 //   .tc.jam      NUL-terminated key=value facts
 //   .tc.imports  NUL-terminated import names, in table order
@@ -49,7 +49,7 @@ struct JamImage {
   uint64_t EntryOffset = 0;
   uint64_t GOTPOffset = 0;
   uint64_t Align = 8;       // the image's base must be aligned to this
-  uint64_t CodeSize = 0;    // GOTP excluded; stubs included
+  uint64_t CodeSize = 0;    // GOTP excluded; trampolines included
   uint64_t ReadOnlySize = 0;
   uint64_t DataSize = 0;    // GOT slots included
   uint64_t ZeroFillSize = 0;

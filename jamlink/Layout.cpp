@@ -1,7 +1,7 @@
 //===- Layout.cpp - What travels, and where it lies in the image ----------===//
 //
 //   0          GOTP (8 bytes)
-//   8          code sections, then stubs   (ISA code alignment only)
+//   8          code sections, then trampolines   (ISA code alignment only)
 //              read-only data              (each at its own alignment)
 //              writable data, then GOT slots
 //              zero-fill (bss), written as zeroes
@@ -94,8 +94,8 @@ void assignLayout(LinkContext &Ctx) {
     Place(S, std::min<uint64_t>(S.Align, T.codeAlignment()));
   });
   Off = alignTo(Off, T.codeAlignment());
-  Ctx.StubsOffset = Off;
-  Off += Ctx.StubImports.size() * T.stubSize();
+  Ctx.TrampolinesOffset = Off;
+  Off += Ctx.TrampolineImports.size() * T.trampolineSize();
   Ctx.Image.CodeSize = Off - CodeStart;
 
   uint64_t ROStart = Off;

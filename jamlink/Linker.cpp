@@ -99,7 +99,7 @@ Expected<JamImage> linkImage(InputObject &Obj, const LinkOptions &Opts) {
   if (Ctx.Errors.empty()) {
     assignLayout(Ctx);
     applyRelocations(Ctx);
-    writeStubs(Ctx);
+    writeTrampolines(Ctx);
   }
   if (!Ctx.Errors.empty())
     return createStringError(inconvertibleErrorCode(),

@@ -2,7 +2,7 @@
 //
 // The image mode driver reads as a list of steps (Linker.cpp):
 //   findEntry -> markLive -> scanRelocations -> assignLayout
-//   -> applyRelocations -> writeStubs -> finish
+//   -> applyRelocations -> writeTrampolines -> finish
 // Errors are collected with their locations; the link goes on to find the
 // others, and no image is produced if there was any.
 //
@@ -46,8 +46,8 @@ public:
   const Symbol *Entry = nullptr;
   std::vector<std::string> Imports;        // table order
   llvm::StringMap<unsigned> ImportIndex;
-  llvm::StringMap<unsigned> StubIndex;     // import name -> stub number
-  std::vector<unsigned> StubImports;       // stub number -> import index
+  llvm::StringMap<unsigned> TrampolineIndex;     // import name -> trampoline number
+  std::vector<unsigned> TrampolineImports;       // trampoline number -> import index
   /// GOT slots: key is the symbol index; value is the slot number.
   llvm::DenseMap<uint32_t, unsigned> GotSlots;
   std::vector<uint32_t> GotSymbols;        // slot number -> symbol index
@@ -55,7 +55,7 @@ public:
   /// (values of RelocAction in Relocations.cpp).
   std::vector<std::vector<uint8_t>> Actions;
   uint64_t GOTPOffset = 0;
-  uint64_t StubsOffset = 0, GotOffset = 0;
+  uint64_t TrampolinesOffset = 0, GotOffset = 0;
   JamImage Image;
 
   unsigned importFor(const std::string &Name);
@@ -70,7 +70,7 @@ void markLive(LinkContext &Ctx);
 void scanRelocations(LinkContext &Ctx);
 void assignLayout(LinkContext &Ctx);
 void applyRelocations(LinkContext &Ctx);
-void writeStubs(LinkContext &Ctx);
+void writeTrampolines(LinkContext &Ctx);
 
 /// Links Obj into an image; on failure the error lists every problem found.
 llvm::Expected<JamImage> linkImage(InputObject &Obj, const LinkOptions &Opts);

@@ -1,12 +1,12 @@
 //===- Relocations.cpp - Classify, then apply -----------------------------===//
 //
 // scanRelocations decides, for every relocation of a live section, how its
-// value is made (directly, through a stub, through a GOT slot, as a fixup)
-// and reserves stubs, slots and imports; nothing is written yet. Once the
+// value is made (directly, through a trampoline, through a GOT slot, as a fixup)
+// and reserves trampolines, slots and imports; nothing is written yet. Once the
 // layout is known, applyRelocations computes S, A, P and lets the target
 // encode the value.
 //
-// An outside function is called through a stub that loads GOTP; an outside
+// An outside function is called through a trampoline that loads GOTP; an outside
 // address that code loads from a GOT slot gets a slot in the image, filled
 // on arrival from the import table (an import fixup); an outside address in
 // data is an import fixup itself.
@@ -25,9 +25,9 @@ namespace {
 enum RelocAction : uint8_t {
   Skip,
   Direct,          // S + A - P, or S + A for Lo12
-  ToStub,          // a call or jump to an import, through its stub
+  ToTrampoline,          // a call or jump to an import, through its trampoline
   RelaxToDirect,   // indirect call through GOT relaxed to a direct call
-  RelaxToStub,     // ... of an import, through its stub
+  RelaxToTrampoline,     // ... of an import, through its trampoline
   ViaGot,          // G + A - P, G & 0xfff, or Page(G) - P
   ImageFixup,      // absolute address in the image
   ImportFixup,     // absolute address of an import
@@ -37,11 +37,11 @@ uint64_t page(uint64_t V) { return V & ~uint64_t(0xfff); }
 
 } // namespace
 
-static unsigned stubFor(LinkContext &Ctx, const std::string &Name) {
+static unsigned trampolineFor(LinkContext &Ctx, const std::string &Name) {
   unsigned Import = Ctx.importFor(Name);
-  auto [It, Inserted] = Ctx.StubIndex.try_emplace(Name, Ctx.StubImports.size());
+  auto [It, Inserted] = Ctx.TrampolineIndex.try_emplace(Name, Ctx.TrampolineImports.size());
   if (Inserted)
-    Ctx.StubImports.push_back(Import);
+    Ctx.TrampolineImports.push_back(Import);
   return It->second;
 }
 
@@ -99,8 +99,8 @@ void scanRelocations(LinkContext &Ctx) {
         if (!Outside) {
           Action = Direct;
         } else if (T.isDirectBranch(Sec.Contents.data(), R.Offset, R.Type)) {
-          stubFor(Ctx, S.Name);
-          Action = ToStub;
+          trampolineFor(Ctx, S.Name);
+          Action = ToTrampoline;
         } else {
           Ctx.relocError(Sec, R, "is a PC-relative reference to an outside "
                                  "symbol, which cannot be made position "
@@ -109,8 +109,8 @@ void scanRelocations(LinkContext &Ctx) {
         break;
       case RelExpr::Call:
         if (Outside)
-          stubFor(Ctx, S.Name);
-        Action = Outside ? ToStub : Direct;
+          trampolineFor(Ctx, S.Name);
+        Action = Outside ? ToTrampoline : Direct;
         break;
       case RelExpr::Abs64:
         if (Outside)
@@ -124,8 +124,8 @@ void scanRelocations(LinkContext &Ctx) {
         uint64_t Off = R.Offset;
         if (!Copy.empty() && T.relaxGotCall(Copy.data(), Off)) {
           if (Outside)
-            stubFor(Ctx, S.Name);
-          Action = Outside ? RelaxToStub : RelaxToDirect;
+            trampolineFor(Ctx, S.Name);
+          Action = Outside ? RelaxToTrampoline : RelaxToDirect;
           break;
         }
         gotSlotFor(Ctx, R.SymbolIndex);
@@ -164,8 +164,8 @@ void applyRelocations(LinkContext &Ctx) {
       std::copy(Sec.Contents.begin(), Sec.Contents.end(),
                 Bytes.begin() + Sec.ImageOffset);
 
-  auto StubOffset = [&](const std::string &Name) {
-    return Ctx.StubsOffset + Ctx.StubIndex.lookup(Name) * T.stubSize();
+  auto TrampolineOffset = [&](const std::string &Name) {
+    return Ctx.TrampolinesOffset + Ctx.TrampolineIndex.lookup(Name) * T.trampolineSize();
   };
   auto GotOffset = [&](uint32_t SymbolIndex) {
     return Ctx.GotOffset + 8 * Ctx.GotSlots.lookup(SymbolIndex);
@@ -191,15 +191,15 @@ void applyRelocations(LinkContext &Ctx) {
                                        : SA - P;
         break;
       }
-      case ToStub:
-        Value = StubOffset(S.Name) + A - P;
+      case ToTrampoline:
+        Value = TrampolineOffset(S.Name) + A - P;
         break;
       case RelaxToDirect:
-      case RelaxToStub: {
+      case RelaxToTrampoline: {
         T.relaxGotCall(Bytes.data() + Sec.ImageOffset, FieldOffset);
         P = Sec.ImageOffset + FieldOffset;
-        uint64_t Target = RelocAction(Ctx.Actions[Sec.Index][I]) == RelaxToStub
-                              ? StubOffset(S.Name)
+        uint64_t Target = RelocAction(Ctx.Actions[Sec.Index][I]) == RelaxToTrampoline
+                              ? TrampolineOffset(S.Name)
                               : Ctx.symbolOffset(S);
         Value = Target + A - P;
         break;
@@ -244,11 +244,11 @@ void applyRelocations(LinkContext &Ctx) {
   }
 }
 
-void writeStubs(LinkContext &Ctx) {
+void writeTrampolines(LinkContext &Ctx) {
   const TargetInfo &T = Ctx.Target;
-  for (auto [I, Import] : enumerate(Ctx.StubImports)) {
-    uint64_t Off = Ctx.StubsOffset + I * T.stubSize();
-    T.writeStub(Ctx.Image.Bytes.data() + Off, Off, Ctx.GOTPOffset, Import);
+  for (auto [I, Import] : enumerate(Ctx.TrampolineImports)) {
+    uint64_t Off = Ctx.TrampolinesOffset + I * T.trampolineSize();
+    T.writeTrampoline(Ctx.Image.Bytes.data() + Off, Off, Ctx.GOTPOffset, Import);
   }
 }
 

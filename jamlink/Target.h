@@ -2,7 +2,7 @@
 //
 // As in lld/ELF: a relocation is first classified into a target-independent
 // RelExpr (how its value is computed), then applied by the target (how the
-// value is encoded into the instruction or data). Stubs that reach an
+// value is encoded into the instruction or data). Trampolines that reach an
 // import through GOTP are written by the target as well.
 //
 //===----------------------------------------------------------------------===//
@@ -20,10 +20,10 @@ enum class RelExpr {
   None,          // nothing to do
   PC,            // S + A - P
   Abs64,         // S + A, absolute: a fixup applied on arrival
-  Call,          // S + A - P to a function; through a stub if S is an import
+  Call,          // S + A - P to a function; through a trampoline if S is an import
   GotPC,         // G + A - P, G = the symbol's GOT slot in the image
   GotPCCall,     // as GotPC, but the instruction is an indirect call or
-                 // jump the target may relax into a direct one to a stub
+                 // jump the target may relax into a direct one to a trampoline
   PagePC,        // Page(S + A) - Page(P): ADRP, rewritten to ADR
   GotPagePC,     // Page(G) - Page(P): ADRP of a GOT slot, rewritten to ADR
   Lo12,          // (S + A) & 0xfff, scaled by the access size
@@ -54,7 +54,7 @@ public:
 
   /// x86_64 reaches calls through PC32 too: true if the bytes before Loc
   /// (LocOffset bytes into Section) make a direct call or jump whose rel32
-  /// is at Loc, so the call may go to a stub.
+  /// is at Loc, so the call may go to a trampoline.
   virtual bool isDirectBranch(const uint8_t *Section, uint64_t LocOffset,
                               uint32_t Type) const {
     return classify(Type) == RelExpr::Call;
@@ -69,11 +69,11 @@ public:
     return false;
   }
 
-  /// A stub jumps to import ImportIndex: loads the table address from GOTP
+  /// A trampoline jumps to import ImportIndex: loads the table address from GOTP
   /// and jumps through entry ImportIndex, clobbering only registers the ABI
   /// lets a call clobber before the callee runs.
-  virtual unsigned stubSize() const = 0;
-  virtual void writeStub(uint8_t *Buf, uint64_t StubOffset,
+  virtual unsigned trampolineSize() const = 0;
+  virtual void writeTrampoline(uint8_t *Buf, uint64_t TrampolineOffset,
                          uint64_t GOTPOffset, unsigned ImportIndex) const = 0;
 };
 

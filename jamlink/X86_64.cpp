@@ -1,4 +1,4 @@
-//===- X86_64.cpp - x86_64 relocations and stubs --------------------------===//
+//===- X86_64.cpp - x86_64 relocations and trampolines --------------------------===//
 #include "Target.h"
 
 #include "llvm/BinaryFormat/ELF.h"
@@ -120,14 +120,14 @@ public:
 
   // movq GOTP(%rip), %r11      4C 8B 1D disp32
   // jmpq *(8*i)(%r11)          41 FF A3 disp32
-  // %r11 is the scratch register the psABI gives PLT stubs.
-  unsigned stubSize() const override { return 14; }
-  void writeStub(uint8_t *Buf, uint64_t StubOffset, uint64_t GOTPOffset,
+  // %r11 is the scratch register the psABI gives PLT trampolines.
+  unsigned trampolineSize() const override { return 14; }
+  void writeTrampoline(uint8_t *Buf, uint64_t TrampolineOffset, uint64_t GOTPOffset,
                  unsigned ImportIndex) const override {
     const uint8_t Insn[] = {0x4c, 0x8b, 0x1d, 0, 0, 0, 0,
                             0x41, 0xff, 0xa3, 0, 0, 0, 0};
     std::copy(std::begin(Insn), std::end(Insn), Buf);
-    write32le(Buf + 3, uint32_t(int64_t(GOTPOffset) - int64_t(StubOffset + 7)));
+    write32le(Buf + 3, uint32_t(int64_t(GOTPOffset) - int64_t(TrampolineOffset + 7)));
     write32le(Buf + 10, uint32_t(ImportIndex * 8));
   }
 };

@@ -87,12 +87,12 @@ table:  .xword  helper
 # CHECK-NEXT:  2c: {{.*}} b.eq 0x[[HELPER]]
 # CHECK-NEXT:  30: {{.*}} tbz w0, #0x3, 0x[[HELPER]]
 # CHECK-NEXT:  34: {{.*}} bl 0x[[HELPER]]
-# CHECK-NEXT:  38: {{.*}} bl 0x[[STUB_PUTS:[0-9a-f]+]]
-# CHECK-NEXT:  3c: {{.*}} b 0x[[STUB_EXIT:[0-9a-f]+]]
+# CHECK-NEXT:  38: {{.*}} bl 0x[[TRAMP_PUTS:[0-9a-f]+]]
+# CHECK-NEXT:  3c: {{.*}} b 0x[[TRAMP_EXIT:[0-9a-f]+]]
 # CHECK-NEXT:  [[HELPER]]: {{.*}} ret
-# CHECK-NEXT:  [[STUB_PUTS]]: {{.*}} ldr x16, 0x0
+# CHECK-NEXT:  [[TRAMP_PUTS]]: {{.*}} ldr x16, 0x0
 # CHECK-NEXT:  {{.*}}: {{.*}} ldr x16, [x16, #0x10]
 # CHECK-NEXT:  {{.*}}: {{.*}} br x16
-# CHECK-NEXT:  [[STUB_EXIT]]: {{.*}} ldr x16, 0x0
+# CHECK-NEXT:  [[TRAMP_EXIT]]: {{.*}} ldr x16, 0x0
 # CHECK-NEXT:  {{.*}}: {{.*}} ldr x16, [x16, #0x18]
 # CHECK-NEXT:  {{.*}}: {{.*}} br x16

@@ -24,14 +24,14 @@
 relocs_main:
         leaq    .Lmsg(%rip), %rdi              # PC32 to rodata
         callq   helper                         # PLT32 to a local function
-        callq   puts                           # PLT32 to an import: stub
+        callq   puts                           # PLT32 to an import: trampoline
         .byte   0xe8                           # call rel32 with a PC32
-        .reloc  ., R_X86_64_PC32, abort-4      #   relocation: stub too
+        .reloc  ., R_X86_64_PC32, abort-4      #   relocation: trampoline too
         .long   0
         movq    counter@GOTPCREL(%rip), %rax   # REX_GOTPCRELX load: GOT slot
-        callq   *free@GOTPCREL(%rip)           # GOTPCRELX call: relaxed to stub
+        callq   *free@GOTPCREL(%rip)           # GOTPCRELX call: relaxed to trampoline
         leaq    table(%rip), %rdx              # PC32 to data
-        jmpq    *exit@GOTPCREL(%rip)           # GOTPCRELX jump: relaxed to stub
+        jmpq    *exit@GOTPCREL(%rip)           # GOTPCRELX jump: relaxed to trampoline
         .globl  helper
 helper:
         retq
@@ -59,21 +59,21 @@ table:  .quad   helper                         # 64 against local: image fixup
 # CHECK:      00000008 <relocs_main>:
 # CHECK-NEXT:   8: 48 8d 3d {{.*}} leaq {{.*}}(%rip), %rdi  # 0x[[RODATA:[0-9a-f]+]]
 # CHECK-NEXT:   f: e8 {{.*}} callq 0x[[HELPER]]
-# CHECK-NEXT:  14: e8 {{.*}} callq 0x[[STUB_PUTS:[0-9a-f]+]]
-# CHECK-NEXT:  19: e8 {{.*}} callq 0x[[STUB_ABORT:[0-9a-f]+]]
+# CHECK-NEXT:  14: e8 {{.*}} callq 0x[[TRAMP_PUTS:[0-9a-f]+]]
+# CHECK-NEXT:  19: e8 {{.*}} callq 0x[[TRAMP_ABORT:[0-9a-f]+]]
 # CHECK-NEXT:  1e: 48 8b 05 {{.*}} movq {{.*}}(%rip), %rax  # 0x[[GOT_COUNTER]]
-# CHECK-NEXT:  25: 67 e8 {{.*}} addr32 {{.*}}callq 0x[[STUB_FREE:[0-9a-f]+]]
+# CHECK-NEXT:  25: 67 e8 {{.*}} addr32 {{.*}}callq 0x[[TRAMP_FREE:[0-9a-f]+]]
 # CHECK-NEXT:  2b: 48 8d 15 {{.*}} leaq {{.*}}(%rip), %rdx  # 0x[[TABLE]]
-# CHECK-NEXT:  32: e9 {{.*}} jmp 0x[[STUB_EXIT:[0-9a-f]+]]
+# CHECK-NEXT:  32: e9 {{.*}} jmp 0x[[TRAMP_EXIT:[0-9a-f]+]]
 # CHECK-NEXT:  37: cc int3
 # CHECK-NEXT:  [[HELPER]]: c3 retq
-# CHECK-NEXT:  [[STUB_PUTS]]: 4c 8b 1d {{.*}} movq {{.*}}(%rip), %r11  # 0x0 <GOTP>
+# CHECK-NEXT:  [[TRAMP_PUTS]]: 4c 8b 1d {{.*}} movq {{.*}}(%rip), %r11  # 0x0 <GOTP>
 # CHECK-NEXT:  {{.*}}: 41 ff a3 00 00 00 00 jmpq *(%r11)
-# CHECK-NEXT:  [[STUB_ABORT]]: 4c 8b 1d {{.*}} # 0x0 <GOTP>
+# CHECK-NEXT:  [[TRAMP_ABORT]]: 4c 8b 1d {{.*}} # 0x0 <GOTP>
 # CHECK-NEXT:  {{.*}}: 41 ff a3 08 00 00 00 jmpq *0x8(%r11)
-# CHECK-NEXT:  [[STUB_FREE]]: 4c 8b 1d {{.*}} # 0x0 <GOTP>
+# CHECK-NEXT:  [[TRAMP_FREE]]: 4c 8b 1d {{.*}} # 0x0 <GOTP>
 # CHECK-NEXT:  {{.*}}: 41 ff a3 18 00 00 00 jmpq *0x18(%r11)
-# CHECK-NEXT:  [[STUB_EXIT]]: 4c 8b 1d {{.*}} # 0x0 <GOTP>
+# CHECK-NEXT:  [[TRAMP_EXIT]]: 4c 8b 1d {{.*}} # 0x0 <GOTP>
 # CHECK-NEXT:  {{.*}}: 41 ff a3 20 00 00 00 jmpq *0x20(%r11)
 
 # A plain GOTPCREL load (no relaxation allowed) also gets a GOT slot.
