@@ -3,6 +3,7 @@
 # server_side_sum frame to C. C must have run every one exactly once.
 #   run-chain.sh <tc-e2e> <stdlib prefix> <frames> [UCX_TLS]
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 E2E=$1 PREFIX=$2 FRAMES=$3
 if [ $# -ge 4 ]; then export UCX_TLS=$4; fi
 PORT_B=$(( 20000 + RANDOM % 20000 ))
@@ -13,10 +14,8 @@ timeout 90 "$E2E" receiver "$PREFIX" "$PORT_C" "$FRAMES" > "$OUT/c" 2>&1 &
 CPID=$!
 timeout 90 "$E2E" receiver "$PREFIX" "$PORT_B" "$FRAMES" > "$OUT/b" 2>&1 &
 BPID=$!
-for _ in $(seq 100); do
-  grep -q listening "$OUT/b" 2>/dev/null && grep -q listening "$OUT/c" 2>/dev/null && break
-  sleep 0.1
-done
+wait_for_listening "$OUT/b"
+wait_for_listening "$OUT/c"
 STATUS=0
 timeout 90 "$E2E" chainer "$PREFIX" "$PORT_B" "$FRAMES" "$PORT_C" > "$OUT/a" 2>&1 || STATUS=$?
 wait $BPID || STATUS=$?

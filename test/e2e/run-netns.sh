@@ -4,6 +4,7 @@
 # Skipped (exit 77) where namespaces cannot be made (not root, no iproute2).
 #   run-netns.sh <tc-e2e> <stdlib prefix> <frames>
 set -uo pipefail
+source "$(dirname "$0")/lib.sh"
 E2E=$1 PREFIX=$2 FRAMES=$3
 A=tc_a_$$ B=tc_b_$$
 NET=10.213.$(( RANDOM % 250 ))
@@ -31,10 +32,7 @@ PORT=$(( 20000 + RANDOM % 20000 ))
 ip netns exec $B env TC_E2E_ADDRESS=$NET.2 UCX_TLS=tcp \
   timeout 90 "$E2E" receiver "$PREFIX" $PORT "$FRAMES" > "$OUT/receiver" 2>&1 &
 RPID=$!
-for _ in $(seq 100); do
-  grep -q listening "$OUT/receiver" 2>/dev/null && break
-  sleep 0.1
-done
+wait_for_listening "$OUT/receiver"
 STATUS=0
 ip netns exec $A env TC_E2E_ADDRESS=$NET.2 UCX_TLS=tcp \
   timeout 90 "$E2E" sender "$PREFIX" $PORT "$FRAMES" > "$OUT/sender" 2>&1 || STATUS=$?

@@ -5,6 +5,7 @@
 # the requester, which checks every answer.
 #   run-replies.sh <tc-e2e> <stdlib prefix> [UCX_TLS]
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 E2E=$1 PREFIX=$2
 if [ $# -ge 3 ]; then export UCX_TLS=$3; fi
 PORT=$(( 20000 + RANDOM % 20000 ))
@@ -12,10 +13,7 @@ OUT=$(mktemp -d)
 trap 'kill $RPID 2>/dev/null || true; rm -rf "$OUT"' EXIT
 timeout 90 "$E2E" receiver "$PREFIX" "$PORT" 42 > "$OUT/receiver" 2>&1 &
 RPID=$!
-for _ in $(seq 100); do
-  grep -q listening "$OUT/receiver" 2>/dev/null && break
-  sleep 0.1
-done
+wait_for_listening "$OUT/receiver"
 STATUS=0
 timeout 90 "$E2E" requester "$PREFIX" "$PORT" 42 > "$OUT/requester" 2>&1 || STATUS=$?
 wait $RPID || STATUS=$?

@@ -3,6 +3,7 @@
 # its initialiser runs), and to one that does not (it refuses).
 #   run-ried-push.sh <tc-ried-push> <ried library>
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 TOOL=$1 LIB=$2
 OUT=$(mktemp -d)
 trap 'kill $RPID 2>/dev/null || true; rm -rf "$OUT"' EXIT
@@ -10,10 +11,7 @@ for policy in accept refuse; do
   PORT=$(( 20000 + RANDOM % 20000 ))
   timeout 30 "$TOOL" receiver $policy $PORT > "$OUT/receiver" 2>&1 &
   RPID=$!
-  for _ in $(seq 100); do
-    grep -q listening "$OUT/receiver" 2>/dev/null && break
-    sleep 0.1
-  done
+  wait_for_listening "$OUT/receiver"
   timeout 30 "$TOOL" pusher "$LIB" $PORT > "$OUT/pusher" 2>&1
   wait $RPID
   cat "$OUT/pusher" "$OUT/receiver"

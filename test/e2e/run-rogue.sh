@@ -4,16 +4,14 @@
 # the receiver serving another one.
 #   run-rogue.sh <tc-e2e> <tc-rogue> <stdlib prefix>
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 E2E=$1 ROGUE=$2 PREFIX=$3
 OUT=$(mktemp -d)
 trap 'kill $RPID 2>/dev/null || true; rm -rf "$OUT"' EXIT
 start_receiver() { # frames, port
   timeout 60 "$E2E" receiver "$PREFIX" "$2" "$1" > "$OUT/receiver" 2>&1 &
   RPID=$!
-  for _ in $(seq 100); do
-    grep -q listening "$OUT/receiver" 2>/dev/null && break
-    sleep 0.1
-  done
+  wait_for_listening "$OUT/receiver"
 }
 
 PORT=$(( 20000 + RANDOM % 20000 ))

@@ -3,6 +3,7 @@
 # package loaded and a sender injecting and locally invoking its jams.
 #   run.sh <tc-e2e> <stdlib prefix> <frames> [UCX_TLS]
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 E2E=$1 PREFIX=$2 FRAMES=$3
 if [ $# -ge 4 ]; then export UCX_TLS=$4; fi
 PORT=$(( 20000 + RANDOM % 20000 ))
@@ -10,10 +11,7 @@ OUT=$(mktemp -d)
 trap 'kill $RPID 2>/dev/null || true; rm -rf "$OUT"' EXIT
 timeout 90 "$E2E" receiver "$PREFIX" "$PORT" "$FRAMES" > "$OUT/receiver" 2>&1 &
 RPID=$!
-for _ in $(seq 100); do
-  grep -q listening "$OUT/receiver" 2>/dev/null && break
-  sleep 0.1
-done
+wait_for_listening "$OUT/receiver"
 timeout 90 "$E2E" sender "$PREFIX" "$PORT" "$FRAMES" > "$OUT/sender" 2>&1
 wait $RPID
 cat "$OUT/sender" "$OUT/receiver"
