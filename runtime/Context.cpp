@@ -163,7 +163,7 @@ tc_status_t twochains::rt::makeOffer(tc_context *Ctx, tc_peer *Peer, Offer &O,
     if (P->Roles & TC_PACKAGE_RECEIVER)
       for (size_t E = 0; E < P->Elements.size(); ++E)
         if (P->Elements[E].Present && P->Elements[E].IsJam)
-          Tables.push_back({identityTag(P->Identity), uint32_t(E), 0,
+          Tables.push_back({P->Tag, uint32_t(E), 0,
                             reinterpret_cast<uint64_t>(P->Elements[E].ImportTable.data())});
   O = {HandshakeMagic, 1, reinterpret_cast<uint64_t>(Peer->CreditWord),
        reinterpret_cast<uint64_t>(Peer->Ring), Ctx->Slots, Ctx->SlotSize,

@@ -104,7 +104,7 @@ static tc_status_t runFrame(tc_context *Ctx, tc_peer *Peer, const FrameView &V) 
   const FrameHeader &H = *V.Header;
   tc_package *Pkg = nullptr;
   for (tc_package *P : Ctx->Packages)
-    if ((P->Roles & TC_PACKAGE_RECEIVER) && identityTag(P->Identity) == H.Package)
+    if ((P->Roles & TC_PACKAGE_RECEIVER) && P->Tag == H.Package)
       Pkg = P;
   if (!Pkg)
     return TC_ERR_UNKNOWN_PACKAGE;

@@ -152,12 +152,11 @@ tc_status_t parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
   return TC_OK;
 }
 
-tc_status_t readJamImageFile(const std::string &Path, JamImageData &Out,
-                             std::string &Error) {
+bool readFileBytes(const std::string &Path, std::vector<uint8_t> &Out, std::string &Error) {
   FILE *F = std::fopen(Path.c_str(), "rb");
   if (!F) {
     Error = "cannot open: " + std::string(std::strerror(errno));
-    return TC_ERR_IO;
+    return false;
   }
   std::vector<uint8_t> Data;
   uint8_t Buf[65536];
@@ -165,6 +164,15 @@ tc_status_t readJamImageFile(const std::string &Path, JamImageData &Out,
   while ((N = std::fread(Buf, 1, sizeof Buf, F)) > 0)
     Data.insert(Data.end(), Buf, Buf + N);
   std::fclose(F);
+  Out = std::move(Data);
+  return true;
+}
+
+tc_status_t readJamImageFile(const std::string &Path, JamImageData &Out,
+                             std::string &Error) {
+  std::vector<uint8_t> Data;
+  if (!readFileBytes(Path, Data, Error))
+    return TC_ERR_IO;
   return parseJamImage(Data.data(), Data.size(), Out, Error);
 }
 

@@ -45,6 +45,9 @@ tc_status_t parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
 tc_status_t readJamImageFile(const std::string &Path, JamImageData &Out,
                              std::string &Error);
 
+/// A whole file's bytes; false (and Error set) if it cannot be read.
+bool readFileBytes(const std::string &Path, std::vector<uint8_t> &Out, std::string &Error);
+
 } // namespace twochains::rt
 
 #endif

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "Package.h"
 #include "Log.h"
+#include "Identity.h"
 #include "ManifestReader.h"
 #include "twochains/local_vector.h"
 
@@ -132,6 +133,7 @@ extern "C" tc_status_t tc_package_load(const tc_package_params_t *Params,
   auto P = std::make_unique<tc_package>();
   P->Name = M.Package;
   P->Identity = M.Identity;
+  P->Tag = identityTag(M.Identity);
   P->ISA = Params->isa ? Params->isa : hostISA();
   P->Roles = Params->roles;
   if (!M.ISAs.count(P->ISA)) {

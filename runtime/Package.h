@@ -29,6 +29,7 @@ struct PackageElement {
 struct tc_package {
   std::string Name;
   std::string Identity;
+  uint64_t Tag = 0;        // identityTag(Identity): what frames carry
   std::string ISA;
   uint32_t Roles = 0;
   std::vector<twochains::rt::PackageElement> Elements; // by element ID

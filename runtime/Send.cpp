@@ -41,7 +41,7 @@ extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_
     if (T.empty()) {
       T.assign(Peer->SlotSize, 0);
       std::memcpy(T.data() + FrameLine, Image.Bytes.data(), ImageSize);
-      auto It = Peer->RemoteTables.find({identityTag(Pkg->Identity), Element});
+      auto It = Peer->RemoteTables.find({Pkg->Tag, Element});
       uint64_t Table = It == Peer->RemoteTables.end() ? 0 : It->second;
       std::memcpy(T.data() + FrameLine + Image.GOTP, &Table, sizeof Table);
     }
@@ -49,7 +49,7 @@ extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_
   }
   FrameSpec Spec;
   Spec.Kind = Mode == TC_SEND_INJECTED ? FrameInjected : FrameLocal;
-  Spec.Package = identityTag(Pkg->Identity);
+  Spec.Package = Pkg->Tag;
   Spec.Element = Element;
   Spec.Image = ImageSize ? Frame + FrameLine : nullptr;
   Spec.ImageSize = ImageSize;

@@ -82,7 +82,7 @@ int main(int Argc, char **Argv) {
 
   int32_t Sum[8] = {1, 2, 3, 4, 5, 6, 7, 8};
   auto Good = [&](FrameSpec &S) {
-    S.Package = identityTag(Pkg->Identity);
+    S.Package = Pkg->Tag;
     S.Element = STDLIB_SERVER_SIDE_SUM;
     S.Payload = Sum;
     S.PayloadSize = sizeof Sum;
@@ -95,7 +95,7 @@ int main(int Argc, char **Argv) {
   };
   auto None = [](uint8_t *, size_t, uint64_t) {};
   // GOTP as the runtime's templates set it: the receiver's import table.
-  uint64_t Table = Peer->RemoteTables[{identityTag(Pkg->Identity), STDLIB_SERVER_SIDE_SUM}];
+  uint64_t Table = Peer->RemoteTables[{Pkg->Tag, STDLIB_SERVER_SIDE_SUM}];
   size_t Gotp = Pkg->Elements[STDLIB_SERVER_SIDE_SUM].Image.GOTP;
   auto WithGotp = [&](uint8_t *F, size_t Size, uint64_t Seq) {
     std::memcpy(F + FrameLine + Gotp, &Table, sizeof Table);

@@ -39,15 +39,10 @@ namespace {
 using twochains::rt::JamImageData;
 
 std::vector<uint8_t> readFile(const std::string &Path) {
-  FILE *F = std::fopen(Path.c_str(), "rb");
-  if (!F)
-    die("cannot open " + Path);
   std::vector<uint8_t> Data;
-  uint8_t Buf[65536];
-  size_t N;
-  while ((N = std::fread(Buf, 1, sizeof Buf, F)) > 0)
-    Data.insert(Data.end(), Buf, Buf + N);
-  std::fclose(F);
+  std::string Error;
+  if (!twochains::rt::readFileBytes(Path, Data, Error))
+    die(Path + ": " + Error);
   return Data;
 }
 
