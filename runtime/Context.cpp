@@ -15,11 +15,13 @@
 #include "Runtime.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <arpa/inet.h>
 #include <chrono>
 #include <cstring>
 #include <netdb.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 using namespace twochains::rt;
 
@@ -138,11 +140,24 @@ tc_status_t twochains::rt::setupLocalSide(tc_context *Ctx, tc_peer *Peer) {
     std::memset(A.address, 0, Length);
     return A.address;
   };
-  Peer->Ring = static_cast<uint8_t *>(Map(size_t(Ctx->Slots) * Ctx->SlotSize, Peer->RingMem));
+  size_t RingBytes = size_t(Ctx->Slots) * Ctx->SlotSize;
+  Peer->Ring = static_cast<uint8_t *>(Map(RingBytes, Peer->RingMem));
   Peer->CreditWord = static_cast<volatile uint64_t *>(Map(64, Peer->CreditMem));
   if (!Peer->Ring || !Peer->CreditWord) {
     logError("cannot allocate a ring and credit word for a connection");
     return TC_ERR_NO_MEMORY;
+  }
+  if (Ctx->Mode == TC_MAILBOX_IN_PLACE) {
+    // The paper's mailbox: code runs where it lands.
+    size_t Page = size_t(sysconf(_SC_PAGESIZE));
+    auto Start = reinterpret_cast<uintptr_t>(Peer->Ring) / Page * Page;
+    size_t Length = reinterpret_cast<uintptr_t>(Peer->Ring) + RingBytes - Start;
+    if (mprotect(reinterpret_cast<void *>(Start), Length,
+                 PROT_READ | PROT_WRITE | PROT_EXEC) != 0) {
+      logError(std::string("in-place mailbox mode: cannot make the ring executable: ") +
+               std::strerror(errno));
+      return TC_ERR_NO_MEMORY;
+    }
   }
   Peer->Receive = std::make_unique<ReceiverRing>(Ctx->Slots, Ctx->Batch);
   return TC_OK;
@@ -165,10 +180,10 @@ tc_status_t twochains::rt::makeOffer(tc_context *Ctx, tc_peer *Peer, Offer &O,
         if (P->Elements[E].Present && P->Elements[E].IsJam)
           Tables.push_back({P->Tag, uint32_t(E), 0,
                             reinterpret_cast<uint64_t>(P->Elements[E].ImportTable.data())});
-  O = {HandshakeMagic, 1, reinterpret_cast<uint64_t>(Peer->CreditWord),
+  O = {HandshakeMagic, OfferVersion, reinterpret_cast<uint64_t>(Peer->CreditWord),
        reinterpret_cast<uint64_t>(Peer->Ring), Ctx->Slots, Ctx->SlotSize,
        uint32_t(CreditKeySize), uint32_t(RingKeySize), uint32_t(Ctx->WorkerAddressSize),
-       uint32_t(Tables.size())};
+       uint32_t(Tables.size()), uint32_t(Ctx->Mode), 0};
   auto Append = [&](const void *P, size_t N) {
     Body.insert(Body.end(), static_cast<const uint8_t *>(P), static_cast<const uint8_t *>(P) + N);
   };
@@ -183,7 +198,9 @@ tc_status_t twochains::rt::makeOffer(tc_context *Ctx, tc_peer *Peer, Offer &O,
 
 bool twochains::rt::acceptOffer(tc_context *Ctx, tc_peer *Peer, const Offer &O,
                                 const uint8_t *Data, size_t Length) {
-  if (O.Magic != HandshakeMagic || O.Version != 1 || O.Slots == 0 || O.SlotSize < 64 ||
+  if (O.Magic != HandshakeMagic || O.Version != OfferVersion || O.Slots == 0 ||
+      O.SlotSize < 64 || O.MailboxMode < TC_MAILBOX_CODE_CACHE ||
+      O.MailboxMode > TC_MAILBOX_NO_CACHE ||
       O.SlotSize % 64 || !O.CreditKeySize || !O.RingKeySize || !O.WorkerAddressSize ||
       size_t(O.CreditKeySize) + O.RingKeySize + O.WorkerAddressSize +
               size_t(O.TableCount) * sizeof(ImportTableRecord) != Length)
@@ -207,6 +224,9 @@ bool twochains::rt::acceptOffer(tc_context *Ctx, tc_peer *Peer, const Offer &O,
   Peer->SlotSize = O.SlotSize;
   Peer->Send = std::make_unique<SenderRing>(O.Slots);
   Peer->Staging.assign(O.SlotSize, 0);
+  Peer->RemoteMode = tc_mailbox_mode_t(O.MailboxMode);
+  if (Peer->RemoteMode == TC_MAILBOX_CODE_CACHE)
+    Peer->SlotFrames.assign(size_t(O.Slots) * O.SlotSize, 0);
   return true;
 }
 
@@ -272,7 +292,7 @@ static bool resolve(const char *Address, uint16_t Port, sockaddr_in &Out) {
 
 extern "C" tc_status_t tc_context_create(const tc_context_params_t *Params,
                                          tc_context_t **Out) {
-  if (!Out || (Params && Params->version != TC_CONTEXT_PARAMS_VERSION))
+  if (!Out || (Params && (Params->version < 1 || Params->version > TC_CONTEXT_PARAMS_VERSION)))
     return TC_ERR_INVALID_PARAM;
   auto Ctx = std::make_unique<tc_context>();
   if (Params) {
@@ -283,7 +303,27 @@ extern "C" tc_status_t tc_context_create(const tc_context_params_t *Params,
     Ctx->Batch = Params->credit_batch ? Params->credit_batch : std::max(1u, Ctx->Slots / 4);
     Ctx->WaitMode = tc_wait_mode_t(Params->wait_mode);
     Ctx->Flags = Params->flags;
+    if (Params->version >= 2) {
+      Ctx->Mode = tc_mailbox_mode_t(Params->mailbox_mode);
+      if (Params->code_cache_size)
+        Ctx->CodeCacheSize = Params->code_cache_size;
+    }
   }
+  if (Ctx->Mode == TC_MAILBOX_DEFAULT) {
+    const char *Env = getenv("TC_MAILBOX_MODE");
+    std::string Name = Env ? Env : "";
+    Ctx->Mode = Name.empty() || Name == "code-cache" ? TC_MAILBOX_CODE_CACHE
+                : Name == "in-place"                 ? TC_MAILBOX_IN_PLACE
+                : Name == "no-cache"                 ? TC_MAILBOX_NO_CACHE
+                                                     : TC_MAILBOX_DEFAULT;
+    if (Ctx->Mode == TC_MAILBOX_DEFAULT) {
+      logError("TC_MAILBOX_MODE='" + Name +
+               "' is none of code-cache, in-place, no-cache");
+      return TC_ERR_INVALID_PARAM;
+    }
+  }
+  if (Ctx->Mode > TC_MAILBOX_NO_CACHE)
+    return TC_ERR_INVALID_PARAM;
   if (Ctx->WaitMode > TC_WAIT_LOWPOWER || !(Ctx->Wait = createWaiter(Ctx->WaitMode))) {
     logError("the wait mode asked for is not available on this CPU");
     return TC_ERR_INVALID_PARAM;
@@ -331,6 +371,15 @@ extern "C" tc_status_t tc_context_create(const tc_context_params_t *Params,
                                    &Ctx->WorkerAddressSize)) != UCS_OK) {
     tc_context_destroy(Ctx.release());
     return fromUcs(St);
+  }
+  if (Ctx->Mode == TC_MAILBOX_CODE_CACHE) {
+    Ctx->Cache = std::make_unique<CodeCache>();
+    std::string Error;
+    if (tc_status_t CS = Ctx->Cache->create(Ctx->CodeCacheSize, Error); CS != TC_OK) {
+      logError(Error);
+      tc_context_destroy(Ctx.release());
+      return CS;
+    }
   }
   Ctx->Stashing = detectStashing();
   *Out = Ctx.release();
@@ -389,8 +438,6 @@ extern "C" void tc_context_destroy(tc_context_t *Ctx) {
     ucp_worker_destroy(Ctx->Worker);
   if (Ctx->Ucp)
     ucp_cleanup(Ctx->Ucp);
-  for (auto &[Key, Code] : Ctx->InstalledCode)
-    munmap(Code.Code, Code.Size);
   delete Ctx;
 }
 
@@ -490,6 +537,28 @@ extern "C" void tc_peer_close(tc_peer_t *Peer) {
                        Ctx->Connected.end());
   releasePeer(Ctx, Peer);
   delete Peer;
+}
+
+extern "C" tc_status_t tc_context_peer(tc_context_t *Ctx, unsigned Number, tc_peer_t **Out) {
+  if (!Ctx || !Out)
+    return TC_ERR_INVALID_PARAM;
+  std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
+  for (auto &P : Ctx->Accepted)
+    if (P->Number == Number && P->Welcomed && !P->Failed) {
+      *Out = P.get();
+      return TC_OK;
+    }
+  return TC_ERR_INVALID_PARAM;
+}
+
+extern "C" const char *tc_mailbox_mode_name(const tc_context_t *Ctx) {
+  if (!Ctx)
+    return "";
+  switch (Ctx->Mode) {
+  case TC_MAILBOX_IN_PLACE: return "in-place";
+  case TC_MAILBOX_NO_CACHE: return "no-cache";
+  default: return "code-cache";
+  }
 }
 
 extern "C" tc_status_t tc_context_stats(const tc_context_t *Ctx, tc_stats_t *Out) {

@@ -17,8 +17,6 @@
 
 #include <chrono>
 #include <cstring>
-#include <sys/mman.h>
-#include <unistd.h>
 
 using namespace twochains::rt;
 
@@ -71,37 +69,8 @@ static bool truncated(tc_context *Ctx, tc_peer *Peer, uint64_t Seq) {
   return Now - Peer->StalledSinceNs > TruncationDeadlineNs;
 }
 
-/// The element's image, installed once: copied into pages of its own, GOTP
-/// and fixups applied, the instruction stream synchronised, then made
-/// read+execute only. Writing fresh code into executable pages for every
-/// frame would cost about 100 ns of self-modifying-code clears here
-/// (bench/isync); the arrived bytes are compared with this copy instead.
-static uint8_t *installedCode(tc_context *Ctx, const tc_package *Pkg, uint32_t Element) {
-  auto Key = std::make_pair(Pkg, Element);
-  auto It = Ctx->InstalledCode.find(Key);
-  if (It != Ctx->InstalledCode.end())
-    return It->second.Code;
-  const PackageElement &E = Pkg->Elements[Element];
-  size_t Page = size_t(sysconf(_SC_PAGESIZE));
-  size_t Size = (E.Image.Bytes.size() + Page - 1) / Page * Page;
-  void *M = mmap(nullptr, Size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (M == MAP_FAILED)
-    return nullptr;
-  auto *Code = static_cast<uint8_t *>(M);
-  std::memcpy(Code, E.Image.Bytes.data(), E.Image.Bytes.size());
-  prepareInjected(Code, E);
-  __builtin___clear_cache(reinterpret_cast<char *>(Code),
-                          reinterpret_cast<char *>(Code + E.Image.Bytes.size()));
-  if (mprotect(Code, Size, PROT_READ | PROT_EXEC) != 0) {
-    munmap(Code, Size);
-    return nullptr;
-  }
-  Ctx->InstalledCode[Key] = {Code, Size};
-  return Code;
-}
-
 static tc_status_t runFrame(tc_context *Ctx, tc_peer *Peer, const FrameView &V) {
-  const FrameHeader &H = *V.Header;
+  const FrameHeader &H = V.Header;
   tc_package *Pkg = nullptr;
   for (tc_package *P : Ctx->Packages)
     if ((P->Roles & TC_PACKAGE_RECEIVER) && P->Tag == H.Package)
@@ -113,34 +82,46 @@ static tc_status_t runFrame(tc_context *Ctx, tc_peer *Peer, const FrameView &V) 
     return TC_ERR_UNKNOWN_ELEMENT;
   const PackageElement &E = Pkg->Elements[H.Element];
   tc_jam_ctx JamCtx = {Peer, H.Sequence, Pkg};
-  void *Payload = const_cast<uint8_t *>(V.Payload);
   if (H.Kind == FrameLocal) {
     if (!E.LocalEntry)
       return TC_ERR_UNKNOWN_ELEMENT;
-    E.LocalEntry(&JamCtx, Payload, H.PayloadSize);
+    E.LocalEntry(&JamCtx, const_cast<uint8_t *>(V.Payload), H.PayloadSize);
     ++Ctx->Stats.frames_executed_local;
     return TC_OK;
   }
-  // Only code this receiver already trusts runs: the image must be the
-  // package's, byte for byte, except GOTP, which the sender's template
-  // points at this receiver's import table for the element (handed over
-  // at connect).
-  const std::vector<uint8_t> &Known = E.Image.Bytes;
-  size_t G = E.Image.GOTP;
-  uint64_t Gotp;
-  if (H.ImageSize != Known.size())
-    return TC_ERR_UNKNOWN_ELEMENT;
-  std::memcpy(&Gotp, V.Image + G, sizeof Gotp);
-  if (Gotp != reinterpret_cast<uint64_t>(E.ImportTable.data()) ||
-      std::memcmp(V.Image, Known.data(), G) != 0 ||
-      std::memcmp(V.Image + G + 8, Known.data() + G + 8, Known.size() - G - 8) != 0)
-    return TC_ERR_UNKNOWN_ELEMENT;
-  uint8_t *Code = installedCode(Ctx, Pkg, H.Element);
-  if (!Code)
-    return TC_ERR_NO_MEMORY;
-  reinterpret_cast<JamEntry>(Code + E.Image.Entry)(&JamCtx, Payload, H.PayloadSize);
-  ++Ctx->Stats.frames_executed_injected;
-  return TC_OK;
+  tc_status_t St = runInjected(Ctx, *Pkg, H.Element, V, &JamCtx);
+  if (St == TC_OK)
+    ++Ctx->Stats.frames_executed_injected;
+  return St;
+}
+
+/// A sender that never sends a missing image again is given up on after
+/// this long, so it stalls only its own ring, and only for a while.
+static constexpr uint64_t ResendDeadlineNs = 5'000'000'000;
+
+/// A cached frame named code this receiver does not hold. The first time,
+/// tell the sender (one put into its credit line) and wait: it sends the
+/// frame again, with code, into the same slot. True if the frame must be
+/// given up instead.
+static bool askForCode(tc_context *Ctx, tc_peer *Peer, uint64_t Seq) {
+  if (Peer->MissReported == Seq + 1)
+    return nowNs() - Peer->MissReportedNs > ResendDeadlineNs;
+  Peer->MissReported = Seq + 1;
+  Peer->MissReportedNs = nowNs();
+  ++Ctx->Stats.cache_misses;
+  if (Peer->Failed)
+    return true;
+  Peer->MissSource = Seq + 1;
+  ucp_request_param_t P = {};
+  ucs_status_t St = waitRequest(
+      Ctx->Worker, ucp_put_nbx(Peer->DataEp, &Peer->MissSource, sizeof Peer->MissSource,
+                               Peer->CreditAddress + CreditWordMiss * sizeof(uint64_t),
+                               Peer->CreditKey, &P));
+  if (St != UCS_OK) {
+    Peer->Failed = true;
+    return true;
+  }
+  return false;
 }
 
 /// The word a frame's arrival will write first: the header line of the
@@ -202,6 +183,7 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
   for (auto &P : Ctx->Accepted)
     Peers.push_back(P.get());
   for (tc_peer *Peer : Peers) {
+    resendMissing(Peer);
     // A peer that went away may have left complete frames behind: they
     // still run (nothing sent is lost); only credits stop.
     if (!Peer->Ring || !Peer->Welcomed)
@@ -210,13 +192,23 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
       uint64_t Seq = Peer->Receive->expected();
       uint8_t *Slot = Peer->Ring + size_t(Peer->Receive->expectedSlot()) * Ctx->SlotSize;
       FrameView V;
-      tc_status_t St = checkFrame(Slot, Ctx->SlotSize, Seq, &V,
-                                  Ctx->Flags & TC_CONTEXT_ORDERED_PLACEMENT);
+      // A frame sent again over a complete one lands in any order, whatever
+      // the transport: only the checksum tells when it is whole.
+      bool Ordered = (Ctx->Flags & TC_CONTEXT_ORDERED_PLACEMENT) &&
+                     Peer->MissReported != Seq + 1;
+      tc_status_t St = checkFrame(Slot, Ctx->SlotSize, Seq, &V, Ordered);
       if (St == TC_ERR_INCOMPLETE && !truncated(Ctx, Peer, Seq))
         break;
       Peer->StalledSinceNs = 0;
-      if (St == TC_OK)
-        St = runFrame(Ctx, Peer, V);
+      if (St == TC_OK) {
+        // Once the code is asked for, only the frame sent again with it
+        // runs: the cached one may be half overwritten by now.
+        bool Asked = Peer->MissReported == Seq + 1;
+        St = Asked && V.Header.Kind == FrameCached ? TC_ERR_NOT_CACHED : runFrame(Ctx, Peer, V);
+      }
+      if (St == TC_ERR_NOT_CACHED && V.Header.Kind == FrameCached &&
+          Ctx->Mode == TC_MAILBOX_CODE_CACHE && !askForCode(Ctx, Peer, Seq))
+        break; // its code is on the way
       if (St != TC_OK) {
         ++Ctx->Stats.frames_rejected;
         logError("dropped frame " + std::to_string(Seq) + ": " + tc_status_string(St));

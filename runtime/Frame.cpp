@@ -35,13 +35,16 @@ uint32_t frameChecksum(const void *Bytes, size_t Size, uint64_t Sequence) {
 
 tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,
                         size_t *Size) {
-  if (!Slot || !Size || (Spec.Kind != FrameLocal && Spec.Kind != FrameInjected) ||
-      (Spec.Kind == FrameInjected && (!Spec.Image || Spec.ImageSize == 0 ||
-                                      Spec.ImageSize % FrameLine)) ||
-      (Spec.Kind == FrameLocal && Spec.ImageSize) ||
+  bool Injected = Spec.Kind == FrameInjected, Cached = Spec.Kind == FrameCached;
+  if (!Slot || !Size || (Spec.Kind != FrameLocal && !Injected && !Cached) ||
+      (Injected && !Spec.Image) ||
+      ((Injected || Cached) && (Spec.ImageSize == 0 || Spec.ImageSize % FrameLine)) ||
+      (Spec.Kind == FrameLocal && (Spec.ImageSize || Spec.Code)) ||
       (Spec.PayloadSize && !Spec.Payload))
     return TC_ERR_INVALID_PARAM;
-  size_t N = frameSize(Spec.ImageSize, Spec.PayloadSize);
+  // Only an injected frame carries its image's bytes.
+  uint32_t Carried = Injected ? Spec.ImageSize : 0;
+  size_t N = frameSize(Carried, Spec.PayloadSize);
   if (N > SlotSize || N / FrameLine > UINT16_MAX)
     return TC_ERR_TOO_LARGE;
 
@@ -53,11 +56,9 @@ tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,
   H.Lines = uint16_t(N / FrameLine);
   H.Package = Spec.Package;
   H.Element = Spec.Element;
+  H.ImageSize = Spec.ImageSize;
+  H.Code = Spec.Code;
   H.Sequence = Spec.Sequence;
-  if (Spec.Kind == FrameInjected) {
-    H.ImageOffset = FrameLine;
-    H.ImageSize = Spec.ImageSize;
-  }
   H.PayloadSize = Spec.PayloadSize;
   if (N == FrameLine) {
     H.PayloadOffset = offsetof(FrameHeader, Inline);
@@ -65,12 +66,12 @@ tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,
       std::memcpy(H.Inline, Spec.Payload, Spec.PayloadSize);
     std::memcpy(F, &H, sizeof H);
   } else {
-    H.PayloadOffset = uint32_t(FrameLine + roundToLines(Spec.ImageSize));
+    H.PayloadOffset = uint32_t(FrameLine + roundToLines(Carried));
     std::memcpy(F, &H, sizeof H);
     std::memset(F + sizeof H, 0, FrameLine - sizeof H);
     // A template already holds the image in place.
-    if (Spec.ImageSize && Spec.Image != F + H.ImageOffset)
-      std::memcpy(F + H.ImageOffset, Spec.Image, Spec.ImageSize);
+    if (Carried && Spec.Image != F + FrameImageOffset)
+      std::memcpy(F + FrameImageOffset, Spec.Image, Carried);
     if (Spec.PayloadSize)
       std::memcpy(F + H.PayloadOffset, Spec.Payload, Spec.PayloadSize);
     size_t Pad = N - FrameTrailerSize - (H.PayloadOffset + Spec.PayloadSize);
@@ -128,24 +129,27 @@ tc_status_t checkFrame(const void *Slot, size_t SlotSize, uint64_t Expected,
     return TC_ERR_BAD_VERSION;
   if (H.Sequence != Expected)
     return TC_ERR_SEQUENCE;
-  if (H.Kind != FrameLocal && H.Kind != FrameInjected)
+  if (H.Kind != FrameLocal && H.Kind != FrameInjected && H.Kind != FrameCached)
     return TC_ERR_BAD_KIND;
   size_t PayloadEnd = size_t(H.PayloadOffset) + H.PayloadSize;
   if (H.PayloadOffset < offsetof(FrameHeader, Inline) ||
       PayloadEnd > N - FrameTrailerSize ||
-      (N == FrameLine && H.PayloadSize > FrameInlinePayload))
+      (N == FrameLine && H.PayloadSize > FrameInlinePayload) ||
+      (N > FrameLine && H.PayloadOffset < FrameLine))
     return TC_ERR_BAD_LENGTH;
   if (H.Kind == FrameInjected) {
-    size_t ImageEnd = size_t(H.ImageOffset) + H.ImageSize;
-    if (H.ImageOffset < FrameLine || H.ImageOffset % FrameLine ||
-        H.ImageSize == 0 || H.ImageSize % FrameLine || ImageEnd > H.PayloadOffset)
+    if (H.ImageSize == 0 || H.ImageSize % FrameLine ||
+        FrameImageOffset + size_t(H.ImageSize) > H.PayloadOffset)
       return TC_ERR_BAD_LENGTH;
-  } else if (H.ImageOffset || H.ImageSize) {
+  } else if (H.Kind == FrameCached) {
+    if (H.ImageSize == 0 || H.ImageSize % FrameLine)
+      return TC_ERR_BAD_LENGTH;
+  } else if (H.ImageSize || H.Code) {
     return TC_ERR_BAD_LENGTH;
   }
   if (Out) {
-    Out->Header = reinterpret_cast<const FrameHeader *>(F);
-    Out->Image = H.Kind == FrameInjected ? F + H.ImageOffset : nullptr;
+    Out->Header = H;
+    Out->Image = H.Kind == FrameInjected ? F + FrameImageOffset : nullptr;
     Out->Payload = F + H.PayloadOffset;
     Out->Size = N;
   }

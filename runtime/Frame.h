@@ -25,12 +25,16 @@
 namespace twochains::rt {
 
 constexpr uint32_t FrameMagic = 0x31464354; // "TCF1"
-constexpr uint8_t FrameVersion = 1;
+constexpr uint8_t FrameVersion = 2;
 constexpr size_t FrameLine = 64;
 constexpr size_t FrameTrailerSize = 8;
 constexpr size_t FrameInlinePayload = 8;
+/// Injected frames carry their image from the second line on.
+constexpr size_t FrameImageOffset = FrameLine;
 
-enum FrameKind : uint8_t { FrameLocal = 1, FrameInjected = 2 };
+/// Local: the receiver runs its own copy. Injected: the image travels.
+/// Cached: the frame names an image the receiver's code cache holds.
+enum FrameKind : uint8_t { FrameLocal = 1, FrameInjected = 2, FrameCached = 3 };
 
 struct FrameHeader {
   uint32_t Magic;
@@ -39,11 +43,11 @@ struct FrameHeader {
   uint16_t Lines;          // frame length in lines, trailer included
   uint64_t Package;        // first 8 bytes of the package identity
   uint32_t Element;
-  uint32_t ImageOffset;    // injected: where the image starts; else 0
-  uint32_t ImageSize;
+  uint32_t ImageSize;      // injected: bytes of image; cached: of the image named
   uint32_t PayloadOffset;
   uint32_t PayloadSize;
-  uint32_t Flags;
+  uint64_t Code;           // injected, cached: first 8 bytes of the image's
+                           // SHA-256 (GOTP zeroed), the code cache's key
   uint64_t Sequence;
   uint8_t Inline[FrameInlinePayload];
 };
@@ -67,7 +71,8 @@ struct FrameSpec {
   uint64_t Package = 0;
   uint32_t Element = 0;
   const void *Image = nullptr;   // injected only
-  uint32_t ImageSize = 0;        // a multiple of 64
+  uint32_t ImageSize = 0;        // a multiple of 64; injected and cached
+  uint64_t Code = 0;             // injected and cached
   const void *Payload = nullptr;
   uint32_t PayloadSize = 0;
   uint64_t Sequence = 0;
@@ -84,8 +89,10 @@ bool frameTrailerShows(const void *Slot, size_t SlotSize, uint64_t Sequence);
 
 /// A frame that has arrived and passed every check.
 struct FrameView {
-  const FrameHeader *Header;
-  const uint8_t *Image;     // null for local frames
+  /// The header as the checksum vouched for it: a copy, so nothing read
+  /// later can differ from what was checked.
+  FrameHeader Header;
+  const uint8_t *Image;     // injected frames only
   const uint8_t *Payload;
   size_t Size;
 };

@@ -11,6 +11,7 @@
 #include "Log.h"
 #include "Identity.h"
 #include "ManifestReader.h"
+#include "Sha256.h"
 #include "twochains/local_vector.h"
 
 #include <cstring>
@@ -154,6 +155,10 @@ extern "C" tc_status_t tc_package_load(const tc_package_params_t *Params,
       logError(Error);
       return TC_ERR_BAD_IMAGE;
     }
+    if (PE.IsJam) {
+      PE.CodeDigest = codeDigest(PE.Image.Bytes.data(), PE.Image.Bytes.size(), PE.Image.GOTP);
+      PE.CodeKey = identityTag(PE.CodeDigest);
+    }
   }
   tc_status_t St = (P->Roles & TC_PACKAGE_RECEIVER) ? loadReceiverSide(*P, M)
                                                       : loadLocalLibrary(*P, M);
@@ -191,14 +196,27 @@ extern "C" tc_status_t tc_package_find(const tc_package_t *P, const char *Name,
 
 namespace twochains::rt {
 
-void prepareInjected(uint8_t *Base, const PackageElement &E) {
+std::string codeDigest(const uint8_t *Image, size_t Size, uint64_t GOTP) {
+  static const uint8_t Zero[8] = {};
+  Sha256 H;
+  if (GOTP + 8 > Size)
+    H.update(Image, Size);
+  else {
+    H.update(Image, GOTP);
+    H.update(Zero, 8);
+    H.update(Image + GOTP + 8, Size - GOTP - 8);
+  }
+  return H.hex();
+}
+
+void prepareInjected(uint8_t *Base, const uint8_t *Run, const PackageElement &E) {
   void *const *Table = E.ImportTable.data();
   std::memcpy(Base + E.Image.GOTP, &Table, sizeof Table);
   for (const ImageFixup &F : E.Image.Fixups) {
     uint64_t V;
     std::memcpy(&V, Base + F.Offset, 8);
     if (F.Kind == FixupImage64)
-      V += reinterpret_cast<uintptr_t>(Base);
+      V += reinterpret_cast<uintptr_t>(Run);
     else
       V = reinterpret_cast<uintptr_t>(E.ImportTable[F.Symbol]) + uint64_t(F.Addend);
     std::memcpy(Base + F.Offset, &V, 8);

@@ -18,6 +18,8 @@ struct PackageElement {
   bool IsJam = false;
   std::string Name;
   JamImageData Image;              // jams
+  std::string CodeDigest;          // jams: codeDigest() of Image
+  uint64_t CodeKey = 0;            // its first 8 bytes: what frames name
   std::vector<void *> ImportTable; // receiver: the addresses of Image.Imports
   JamEntry LocalEntry = nullptr;   // receiver: from the Local-Function library
   void *PayloadSize = nullptr;     // sender-side helpers, if the jam has them
@@ -38,10 +40,16 @@ struct tc_package {
 
 namespace twochains::rt {
 
-/// Makes the image bytes at Base runnable: GOTP points at the element's
-/// import table and every fixup is applied. Base holds Image.Bytes and is
-/// aligned to Image.Align. The caller synchronises the instruction stream.
-void prepareInjected(uint8_t *Base, const PackageElement &Element);
+/// Hex SHA-256 of an image's bytes with its GOTP slot read as zero: the
+/// same on every sender and receiver, whatever table GOTP points at.
+std::string codeDigest(const uint8_t *Image, size_t Size, uint64_t GOTP);
+
+/// Makes image bytes runnable: GOTP points at the element's import table
+/// and every fixup is applied. Write holds Image.Bytes; Run is aligned to
+/// Image.Align. The caller synchronises the instruction stream.
+/// Write is where the bytes are written, Run where they will execute (the
+/// same address, or two aliases of the same memory).
+void prepareInjected(uint8_t *Write, const uint8_t *Run, const PackageElement &Element);
 
 } // namespace twochains::rt
 

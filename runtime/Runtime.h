@@ -2,6 +2,8 @@
 #ifndef TWOCHAINS_RUNTIME_RUNTIME_H
 #define TWOCHAINS_RUNTIME_RUNTIME_H
 
+#include "CodeCache.h"
+#include "Frame.h"
 #include "Package.h"
 #include "Ring.h"
 #include "Wait.h"
@@ -33,7 +35,15 @@ struct Offer {
   uint32_t Slots, SlotSize;
   uint32_t CreditKeySize, RingKeySize, WorkerAddressSize;
   uint32_t TableCount;        // ImportTable records after the worker address
+  uint32_t MailboxMode;       // tc_mailbox_mode_t of the side making the offer
+  uint32_t Reserved;
 };
+constexpr uint32_t OfferVersion = 2;
+
+/// The sender's credit area (one line the receiver puts into): finished
+/// frames at word 0, a code-cache miss at word 1 (the sequence of the
+/// frame that named code the receiver does not hold, plus one).
+enum : unsigned { CreditWordFinished = 0, CreditWordMiss = 1 };
 /// Where a jam's import table lives on the side that made the offer, so
 /// the other side's frame templates can carry GOTP already pointing at it.
 struct ImportTableRecord {
@@ -93,9 +103,22 @@ struct tc_peer {
   std::vector<uint8_t> Staging;
   /// The other side's import tables: (package tag, element) -> address.
   std::map<std::pair<uint64_t, uint32_t>, uint64_t> RemoteTables;
-  /// Injected-frame templates: header line and image, GOTP already set, so
-  /// a send writes only the payload, the sequence and the trailer.
-  std::map<std::pair<const tc_package *, uint32_t>, std::vector<uint8_t>> Templates;
+  /// How the receiver runs injected code (from its offer).
+  tc_mailbox_mode_t RemoteMode = TC_MAILBOX_CODE_CACHE;
+  /// Per package, per element: the injected-frame template (header line and
+  /// image, GOTP already set, so a send writes only the payload, the
+  /// sequence and the trailer), and whether the receiver's code cache is
+  /// believed to hold the image (set when the code is shipped; a miss
+  /// report clears it).
+  struct ElementSend {
+    std::vector<uint8_t> Template;
+    bool Held = false;
+  };
+  std::vector<std::pair<const tc_package *, std::vector<ElementSend>>> Sends;
+  /// Cached frames are built in their slot's copy here, so a frame the
+  /// receiver reports missing can be sent again, with code, from it.
+  std::vector<uint8_t> SlotFrames;
+  uint64_t MissSeen = 0;              // the last miss report handled
 
   // Receiver side: this sender's ring, and where to report credits.
   ucp_mem_h RingMem = nullptr;
@@ -109,6 +132,11 @@ struct tc_peer {
   /// short: dropped.
   uint64_t StalledSinceNs = 0;
   ucs_status_ptr_t CreditRequest = nullptr;
+  /// A cached frame naming code not held: reported (sequence + 1) when, so
+  /// a sender that never sends it again cannot stall the ring for ever.
+  uint64_t MissReported = 0;
+  uint64_t MissReportedNs = 0;
+  uint64_t MissSource = 0;            // the buffer the miss report's put reads
 };
 
 struct tc_context {
@@ -137,17 +165,16 @@ struct tc_context {
   std::atomic<bool> StopExecutor{false};
   tc_wait_mode_t WaitMode = TC_WAIT_AUTO;
   std::unique_ptr<twochains::rt::Waiter> Wait;
-  /// Injected images run from copies installed once per element, in pages
-  /// of their own that are writable while installed and then read+execute
-  /// only (docs/runtime.md).
-  struct Installed {
-    uint8_t *Code;
-    size_t Size;
-  };
-  std::map<std::pair<const tc_package *, uint32_t>, Installed> InstalledCode;
+  /// Code-cache mode: injected images installed once, by content hash.
+  std::unique_ptr<twochains::rt::CodeCache> Cache;
+  /// Where injected code that is not cached runs (no-cache mode, or an
+  /// image larger than the cache): one slot's worth of W^X memory.
+  std::unique_ptr<twochains::rt::CodeArena> Scratch;
   tc_stats_t Stats = {};
   std::string Stashing;   // what detectStashing found
   uint32_t Flags = 0;     // TC_CONTEXT_* flags
+  tc_mailbox_mode_t Mode = TC_MAILBOX_DEFAULT;
+  uint32_t CodeCacheSize = 1u << 20;
   struct PushedRied {
     ucp_ep_h Reply;
     tc_status_t Status;
@@ -166,6 +193,15 @@ ucs_status_t onRiedAck(void *Arg, const void *Header, size_t HeaderLength, void 
                        size_t Length, const ucp_am_recv_param_t *Param);
 /// Loads the rieds peers pushed since the last call, and answers them.
 void processPushedRieds(tc_context *Ctx);
+
+/// Runs a checked injected or cached frame as the context's mailbox mode
+/// says (InjectedCode.cpp). TC_ERR_NOT_CACHED: a cached frame names code
+/// this receiver does not hold (the caller asks the sender for it).
+tc_status_t runInjected(tc_context *Ctx, const tc_package &Pkg, uint32_t Element,
+                        const FrameView &V, tc_jam_ctx *JamCtx);
+/// Sender: sends again, with code, the cached frames the receiver reported
+/// missing (Send.cpp).
+void resendMissing(tc_peer *Peer);
 } // namespace twochains::rt
 
 #endif

@@ -1,4 +1,12 @@
 //===- Send.cpp - tc_send and tc_flush ------------------------------------===//
+//
+// To a receiver with a code cache, an element's code travels in its first
+// injected frame only; later ones name it by hash (cached frames). The
+// sender believes the receiver holds what it has shipped; when the
+// receiver has evicted it, it reports the frame's sequence in the credit
+// line, and the frame is sent again, with code, into the same slot.
+//
+//===----------------------------------------------------------------------===//
 #include "Frame.h"
 #include "Identity.h"
 #include "Runtime.h"
@@ -9,53 +17,34 @@
 
 using namespace twochains::rt;
 
-extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_t Element,
-                               tc_send_mode_t Mode, const void *Payload, size_t PayloadSize) {
-  if (!Peer || !Pkg || (Mode != TC_SEND_LOCAL && Mode != TC_SEND_INJECTED) ||
-      (PayloadSize && !Payload) || PayloadSize > UINT32_MAX)
-    return TC_ERR_INVALID_PARAM;
-  std::lock_guard<std::recursive_mutex> Guard(Peer->Ctx->Lock);
-  if (Peer->Failed || !Peer->Welcomed)
-    return TC_ERR_IO;
-  if (Element >= Pkg->Elements.size() || !Pkg->Elements[Element].Present ||
-      !Pkg->Elements[Element].IsJam)
-    return TC_ERR_UNKNOWN_ELEMENT;
-  const JamImageData &Image = Pkg->Elements[Element].Image;
-  uint32_t ImageSize = Mode == TC_SEND_INJECTED ? uint32_t(Image.Bytes.size()) : 0;
-  if (frameSize(ImageSize, uint32_t(PayloadSize)) > Peer->SlotSize)
-    return TC_ERR_TOO_LARGE;
+static tc_peer::ElementSend &elementSend(tc_peer *Peer, const tc_package *Pkg,
+                                        uint32_t Element) {
+  for (auto &[P, Elements] : Peer->Sends)
+    if (P == Pkg)
+      return Elements[Element];
+  Peer->Sends.emplace_back(Pkg, std::vector<tc_peer::ElementSend>(Pkg->Elements.size()));
+  return Peer->Sends.back().second[Element];
+}
 
-  Peer->Send->credit(*Peer->CreditWord);
-  uint64_t Seq;
-  uint32_t Slot;
-  if (Peer->Send->reserve(&Seq, &Slot) != TC_OK) {
-    ucp_worker_progress(Peer->Ctx->Worker);
-    return TC_ERR_NO_CREDIT;
+/// The element's injected-frame template: header line and image already
+/// there, GOTP already pointing at the receiver's import table, so a send
+/// writes only the payload, the sequence and the trailer.
+static uint8_t *injectedTemplate(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                                 tc_peer::ElementSend &S) {
+  if (S.Template.empty()) {
+    const JamImageData &Image = Pkg->Elements[Element].Image;
+    S.Template.assign(Peer->SlotSize, 0);
+    std::memcpy(S.Template.data() + FrameImageOffset, Image.Bytes.data(), Image.Bytes.size());
+    auto It = Peer->RemoteTables.find({Pkg->Tag, Element});
+    uint64_t Table = It == Peer->RemoteTables.end() ? 0 : It->second;
+    std::memcpy(S.Template.data() + FrameImageOffset + Image.GOTP, &Table, sizeof Table);
   }
-  // Injected frames are built in the element's template: header line and
-  // image already there, GOTP already pointing at the receiver's import
-  // table; only the payload, the sequence and the trailer are written.
-  uint8_t *Frame = Peer->Staging.data();
-  if (ImageSize) {
-    std::vector<uint8_t> &T = Peer->Templates[{Pkg, Element}];
-    if (T.empty()) {
-      T.assign(Peer->SlotSize, 0);
-      std::memcpy(T.data() + FrameLine, Image.Bytes.data(), ImageSize);
-      auto It = Peer->RemoteTables.find({Pkg->Tag, Element});
-      uint64_t Table = It == Peer->RemoteTables.end() ? 0 : It->second;
-      std::memcpy(T.data() + FrameLine + Image.GOTP, &Table, sizeof Table);
-    }
-    Frame = T.data();
-  }
-  FrameSpec Spec;
-  Spec.Kind = Mode == TC_SEND_INJECTED ? FrameInjected : FrameLocal;
-  Spec.Package = Pkg->Tag;
-  Spec.Element = Element;
-  Spec.Image = ImageSize ? Frame + FrameLine : nullptr;
-  Spec.ImageSize = ImageSize;
-  Spec.Payload = Payload;
-  Spec.PayloadSize = uint32_t(PayloadSize);
-  Spec.Sequence = Seq;
+  return S.Template.data();
+}
+
+/// Encodes the frame in Frame and puts it into the receiver's slot.
+static tc_status_t putFrame(tc_peer *Peer, uint8_t *Frame, const FrameSpec &Spec,
+                            uint32_t Slot) {
   size_t Size = 0;
   tc_status_t St = encodeFrame(Frame, Peer->SlotSize, Spec, &Size);
   if (St != TC_OK)
@@ -69,8 +58,113 @@ extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_
     Peer->Failed = true;
     return TC_ERR_IO;
   }
-  ++Peer->Ctx->Stats.frames_sent;
+  tc_stats_t &Stats = Peer->Ctx->Stats;
+  ++Stats.frames_sent;
+  if (Spec.Kind == FrameInjected) {
+    ++Stats.frames_sent_with_code;
+    Stats.code_bytes_sent += Spec.ImageSize;
+  } else if (Spec.Kind == FrameCached) {
+    ++Stats.frames_sent_cached;
+  }
   return TC_OK;
+}
+
+/// The frame for sequence Seq in Slot: local, injected with code, or
+/// naming code the receiver's cache holds.
+static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                             tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
+                             uint64_t Seq, uint32_t Slot) {
+  const PackageElement &E = Pkg->Elements[Element];
+  FrameSpec Spec;
+  Spec.Package = Pkg->Tag;
+  Spec.Element = Element;
+  Spec.Payload = Payload;
+  Spec.PayloadSize = uint32_t(PayloadSize);
+  Spec.Sequence = Seq;
+  if (Mode == TC_SEND_LOCAL)
+    return putFrame(Peer, Peer->Staging.data(), Spec, Slot);
+  Spec.ImageSize = uint32_t(E.Image.Bytes.size());
+  Spec.Code = E.CodeKey;
+  tc_peer::ElementSend &S = elementSend(Peer, Pkg, Element);
+  bool Cache = Peer->RemoteMode == TC_MAILBOX_CODE_CACHE;
+  if (Cache && Mode == TC_SEND_INJECTED && S.Held) {
+    // Built in the slot's own copy, kept until credited, in case the
+    // receiver has evicted the code and asks for it.
+    Spec.Kind = FrameCached;
+    return putFrame(Peer, Peer->SlotFrames.data() + size_t(Slot) * Peer->SlotSize, Spec, Slot);
+  }
+  Spec.Kind = FrameInjected;
+  uint8_t *Frame = injectedTemplate(Peer, Pkg, Element, S);
+  Spec.Image = Frame + FrameImageOffset;
+  tc_status_t St = putFrame(Peer, Frame, Spec, Slot);
+  if (St == TC_OK && Cache)
+    S.Held = true; // frames run in order: the next one finds it installed
+  return St;
+}
+
+namespace twochains::rt {
+
+void resendMissing(tc_peer *Peer) {
+  if (Peer->SlotFrames.empty() || !Peer->CreditWord)
+    return;
+  uint64_t Miss = Peer->CreditWord[CreditWordMiss];
+  if (Miss == Peer->MissSeen)
+    return;
+  Peer->MissSeen = Miss;
+  // Only a frame still in flight, sent as cached, is sent again: a stale
+  // or impossible report changes nothing.
+  uint64_t Seq = Miss - 1;
+  if (Miss == 0 || Seq >= Peer->Send->next() || Seq + Peer->Slots < Peer->Send->next())
+    return;
+  uint32_t Slot = uint32_t(Seq % Peer->Slots);
+  const uint8_t *Sent = Peer->SlotFrames.data() + size_t(Slot) * Peer->SlotSize;
+  FrameHeader H;
+  std::memcpy(&H, Sent, sizeof H);
+  if (H.Kind != FrameCached || H.Sequence != Seq)
+    return;
+  const tc_package *Pkg = nullptr;
+  for (const tc_package *P : Peer->Ctx->Packages)
+    if (P->Tag == H.Package)
+      Pkg = P;
+  if (!Pkg || H.Element >= Pkg->Elements.size())
+    return;
+  elementSend(Peer, Pkg, H.Element).Held = false;
+  std::vector<uint8_t> Payload(Sent + H.PayloadOffset, Sent + H.PayloadOffset + H.PayloadSize);
+  if (sendFrame(Peer, Pkg, H.Element, TC_SEND_INJECTED, Payload.data(), Payload.size(), Seq,
+                Slot) == TC_OK)
+    ++Peer->Ctx->Stats.frames_resent;
+}
+
+} // namespace twochains::rt
+
+extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_t Element,
+                               tc_send_mode_t Mode, const void *Payload, size_t PayloadSize) {
+  if (!Peer || !Pkg || (Mode != TC_SEND_LOCAL && Mode != TC_SEND_INJECTED &&
+                        Mode != TC_SEND_INJECTED_FULL) ||
+      (PayloadSize && !Payload) || PayloadSize > UINT32_MAX)
+    return TC_ERR_INVALID_PARAM;
+  std::lock_guard<std::recursive_mutex> Guard(Peer->Ctx->Lock);
+  if (Peer->Failed || !Peer->Welcomed)
+    return TC_ERR_IO;
+  if (Element >= Pkg->Elements.size() || !Pkg->Elements[Element].Present ||
+      !Pkg->Elements[Element].IsJam)
+    return TC_ERR_UNKNOWN_ELEMENT;
+  // The largest frame this send might become (a cached frame can be sent
+  // again with its code) must fit a slot.
+  uint32_t ImageSize =
+      Mode != TC_SEND_LOCAL ? uint32_t(Pkg->Elements[Element].Image.Bytes.size()) : 0;
+  if (frameSize(ImageSize, uint32_t(PayloadSize)) > Peer->SlotSize)
+    return TC_ERR_TOO_LARGE;
+
+  resendMissing(Peer);
+  Peer->Send->credit(Peer->CreditWord[CreditWordFinished]);
+  uint64_t Seq;
+  uint32_t Slot;
+  if (Peer->Send->reserve(&Seq, &Slot) != TC_OK) {
+    ucp_worker_progress(Peer->Ctx->Worker);
+    return TC_ERR_NO_CREDIT;
+  }
+  return sendFrame(Peer, Pkg, Element, Mode, Payload, PayloadSize, Seq, Slot);
 }
 
 extern "C" tc_status_t tc_send_args(tc_peer_t *Peer, const tc_package_t *Pkg,
@@ -100,7 +194,8 @@ extern "C" tc_status_t tc_flush(tc_peer_t *Peer, int TimeoutMs) {
   auto Deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(TimeoutMs);
   for (;;) {
     std::lock_guard<std::recursive_mutex> Guard(Peer->Ctx->Lock);
-    Peer->Send->credit(*Peer->CreditWord);
+    resendMissing(Peer);
+    Peer->Send->credit(Peer->CreditWord[CreditWordFinished]);
     if (Peer->Send->available() == Peer->Slots)
       return TC_OK;
     if (Peer->Failed)

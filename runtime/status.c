@@ -20,6 +20,8 @@ const char *tc_status_string(tc_status_t status) {
   case TC_ERR_MISSING_IMPORT: return "missing import";
   case TC_ERR_BAD_IMAGE: return "invalid jam image";
   case TC_ERR_IO: return "input/output error";
+  case TC_ERR_HASH_MISMATCH: return "code does not hash to the hash its frame claims";
+  case TC_ERR_NOT_CACHED: return "frame names code this receiver does not hold";
   }
   return "unknown status";
 }

@@ -27,7 +27,9 @@ typedef enum tc_status {
   TC_ERR_SEQUENCE = -13,        /* a frame out of the ring's order */
   TC_ERR_MISSING_IMPORT = -14,  /* a jam names a symbol the receiver lacks */
   TC_ERR_BAD_IMAGE = -15,
-  TC_ERR_IO = -16
+  TC_ERR_IO = -16,
+  TC_ERR_HASH_MISMATCH = -17,   /* code that does not hash to what its frame claims */
+  TC_ERR_NOT_CACHED = -18       /* a frame names code this receiver does not hold */
 } tc_status_t;
 
 /* A short, constant English description; never NULL. */

@@ -29,7 +29,9 @@ extern "C" {
 typedef struct tc_context tc_context_t;
 typedef struct tc_peer tc_peer_t;
 
-#define TC_CONTEXT_PARAMS_VERSION 1u
+/* 2 added mailbox_mode and code_cache_size; version 1 structs are still
+ * accepted (they end at flags). */
+#define TC_CONTEXT_PARAMS_VERSION 2u
 
 typedef enum tc_wait_mode {
   TC_WAIT_AUTO = 0,       /* the ISA's low-power wait if the CPU has one, else PAUSE */
@@ -39,6 +41,21 @@ typedef enum tc_wait_mode {
                              TC_ERR_INVALID_PARAM if the CPU has none */
 } tc_wait_mode_t;
 
+/* Where injected code runs on a receiver (docs/code-cache.md). */
+typedef enum tc_mailbox_mode {
+  TC_MAILBOX_DEFAULT = 0,     /* the TC_MAILBOX_MODE environment variable
+                                 ("code-cache", "in-place", "no-cache"), else
+                                 TC_MAILBOX_CODE_CACHE */
+  TC_MAILBOX_CODE_CACHE = 1,  /* code is installed once, keyed by its SHA-256,
+                                 into a cache whose pages are never writable
+                                 and executable at once; senders ship code
+                                 only when this receiver lacks it */
+  TC_MAILBOX_IN_PLACE = 2,    /* the paper's: the mailbox is writable and
+                                 executable, injected code runs where it landed */
+  TC_MAILBOX_NO_CACHE = 3     /* code travels in every injected frame and is
+                                 copied into W^X pages for each run */
+} tc_mailbox_mode_t;
+
 typedef struct tc_context_params {
   uint32_t version;       /* TC_CONTEXT_PARAMS_VERSION */
   uint32_t slots;         /* slots per sender's ring (0: 64) */
@@ -46,6 +63,10 @@ typedef struct tc_context_params {
   uint32_t credit_batch;  /* frames per credit report (0: slots / 4) */
   uint32_t wait_mode;     /* tc_wait_mode_t, for the executor thread */
   uint32_t flags;         /* TC_CONTEXT_ACCEPT_RIEDS */
+  /* version 2 */
+  uint32_t mailbox_mode;  /* tc_mailbox_mode_t */
+  uint32_t code_cache_size; /* bytes of installed code the cache holds before
+                               it evicts, rounded up to 64 (0: 1 MiB) */
 } tc_context_params_t;
 
 /* Let connected peers drive ried libraries over to this process (see
@@ -72,8 +93,11 @@ tc_status_t tc_connect(tc_context_t *context, const char *address, uint16_t port
                        int timeout_ms, tc_peer_t **peer);
 
 typedef enum tc_send_mode {
-  TC_SEND_LOCAL = 1,     /* the receiver runs its own copy of the element */
-  TC_SEND_INJECTED = 2   /* the element's code travels in the frame */
+  TC_SEND_LOCAL = 1,        /* the receiver runs its own copy of the element */
+  TC_SEND_INJECTED = 2,     /* the element's code runs on the receiver: it
+                               travels in the frame, or, when the receiver has
+                               a code cache that holds it, is named by hash */
+  TC_SEND_INJECTED_FULL = 3 /* the code travels in every frame, as in the paper */
 } tc_send_mode_t;
 
 /* One frame, one ucp_put_nbx. TC_ERR_NO_CREDIT when the peer's ring is
@@ -110,6 +134,14 @@ tc_status_t tc_progress(tc_context_t *context, unsigned *executed);
 tc_status_t tc_executor_start(tc_context_t *context);
 tc_status_t tc_executor_stop(tc_context_t *context);
 
+/* Receiver: the peer that connected to this context with this number (the
+ * one tc_jam_sender reports: 1, 2, ... in connection order), so the
+ * receiver can send to it too. TC_ERR_INVALID_PARAM if there is none. */
+tc_status_t tc_context_peer(tc_context_t *context, unsigned number, tc_peer_t **peer);
+
+/* The mailbox mode in force: "code-cache", "in-place" or "no-cache". */
+const char *tc_mailbox_mode_name(const tc_context_t *context);
+
 /* The wait the executor uses: "poll", "pause", "yield", "umwait", "mwaitx"
  * or "wfe". */
 const char *tc_wait_mode_name(const tc_context_t *context);
@@ -127,6 +159,17 @@ typedef struct tc_stats {
   uint64_t credit_reports;
   uint64_t peers;
   uint64_t rieds_loaded;     /* pushed by peers */
+  /* sender */
+  uint64_t frames_sent_with_code;  /* injected frames that carried the image */
+  uint64_t frames_sent_cached;     /* injected frames that named cached code */
+  uint64_t code_bytes_sent;        /* image bytes those frames carried */
+  uint64_t frames_resent;          /* cached frames sent again with code */
+  /* receiver */
+  uint64_t frames_executed_cached; /* of frames_executed_injected */
+  uint64_t cache_installs;         /* images hashed, checked and installed */
+  uint64_t cache_misses;           /* frames naming code not held: resend asked */
+  uint64_t cache_evictions;
+  uint64_t cache_hash_mismatches;  /* frames whose code did not hash to its claim */
 } tc_stats_t;
 
 tc_status_t tc_context_stats(const tc_context_t *context, tc_stats_t *stats);

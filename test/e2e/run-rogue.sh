@@ -15,17 +15,20 @@ start_receiver() { # frames, port
 }
 
 PORT=$(( 20000 + RANDOM % 20000 ))
-start_receiver 10 $PORT
+start_receiver 14 $PORT
 timeout 60 "$ROGUE" malformed "$PREFIX" $PORT > "$OUT/rogue"
 wait $RPID
 cat "$OUT/rogue" "$OUT/receiver"
 grep -q "rogue: oversized send: frame too large for a slot" "$OUT/rogue"
-grep -q "ran 10 frames: 1 local, 1 injected, 8 rejected" "$OUT/receiver"
+grep -q "ran 14 frames: 1 local, 2 injected, 11 rejected" "$OUT/receiver"
 [ "$(grep -c 'frame not completely arrived' "$OUT/receiver")" = 2 ]
-grep -qx "receiver: total 72" "$OUT/receiver"
+# The tampered image, the false claim and the forged cached hash.
+[ "$(grep -c 'code does not hash to the hash its frame claims' "$OUT/receiver")" = 3 ]
+grep -q "cache: installs 1, cached runs 1, misses 1, evictions 0, hash mismatches 3" "$OUT/receiver"
+grep -qx "receiver: total 108" "$OUT/receiver"
 for why in "bad frame magic" "unsupported frame version" "unknown package" \
            "unknown element" "frame length or offset outside the slot" \
-           "frame not completely arrived"; do
+           "frame not completely arrived" "frame names code this receiver does not hold"; do
   grep -q "dropped frame [0-9]*: $why" "$OUT/receiver" || { echo "no rejection for: $why"; exit 1; }
 done
 

@@ -38,6 +38,30 @@ static int die(const char *what, tc_status_t st) {
   return 1;
 }
 
+/* Mappings of this process that are writable and executable at once. */
+static int writable_executable_mappings(void) {
+  FILE *maps = fopen("/proc/self/maps", "r");
+  char line[512];
+  int n = 0;
+  if (!maps)
+    return -1;
+  while (fgets(line, sizeof line, maps)) {
+    char perms[5] = "";
+    if (sscanf(line, "%*x-%*x %4s", perms) == 1 && perms[1] == 'w' && perms[2] == 'x')
+      n++;
+  }
+  fclose(maps);
+  return n;
+}
+
+static void print_sender_stats(tc_context_t *ctx) {
+  tc_stats_t s;
+  tc_context_stats(ctx, &s);
+  printf("sender: code in %llu frames (%llu bytes), cached %llu, resent %llu\n",
+         (unsigned long long)s.frames_sent_with_code, (unsigned long long)s.code_bytes_sent,
+         (unsigned long long)s.frames_sent_cached, (unsigned long long)s.frames_resent);
+}
+
 #define REPLIES 16
 
 struct get_request { uint64_t offset, reply_offset; uint32_t length, reserved; };
@@ -184,8 +208,12 @@ int main(int argc, char **argv) {
       &pkg);
   if (st != TC_OK)
     return die("loading stdlib", st);
+  /* The mailbox mode comes from TC_MAILBOX_MODE (the runtime reads it);
+     TC_E2E_CODE_CACHE sets the code cache's size in bytes. */
   tc_context_params_t cp = {TC_CONTEXT_PARAMS_VERSION, 16, 1024, 4, TC_WAIT_AUTO,
-                            getenv("TC_E2E_ORDERED") ? TC_CONTEXT_ORDERED_PLACEMENT : 0};
+                            getenv("TC_E2E_ORDERED") ? TC_CONTEXT_ORDERED_PLACEMENT : 0,
+                            TC_MAILBOX_DEFAULT,
+                            getenv("TC_E2E_CODE_CACHE") ? (uint32_t)atoi(getenv("TC_E2E_CODE_CACHE")) : 0};
   tc_context_t *ctx;
   if ((st = tc_context_create(&cp, &ctx)) != TC_OK)
     return die("creating the context", st);
@@ -196,6 +224,7 @@ int main(int argc, char **argv) {
     if ((st = tc_listen(ctx, address, port)) != TC_OK)
       return die("listening", st);
     printf("receiver: LLC stashing %s\n", tc_stashing_status(ctx));
+    printf("receiver: mailbox %s\n", tc_mailbox_mode_name(ctx));
     printf("receiver: listening on %s:%u\n", address, port);
     fflush(stdout);
     unsigned done = 0;
@@ -230,6 +259,12 @@ int main(int argc, char **argv) {
            (unsigned long long)s.frames_executed_local,
            (unsigned long long)s.frames_executed_injected,
            (unsigned long long)s.frames_rejected);
+    printf("receiver: cache: installs %llu, cached runs %llu, misses %llu, evictions %llu, "
+           "hash mismatches %llu\n",
+           (unsigned long long)s.cache_installs, (unsigned long long)s.frames_executed_cached,
+           (unsigned long long)s.cache_misses, (unsigned long long)s.cache_evictions,
+           (unsigned long long)s.cache_hash_mismatches);
+    printf("receiver: writable+executable mappings: %d\n", writable_executable_mappings());
     printf("receiver: total %lld\n", (long long)*total);
     long long checksum = 0;
     for (int i = 0; i < 2000; i++)
@@ -306,6 +341,7 @@ int main(int argc, char **argv) {
   if ((st = tc_flush(peer, 20000)) != TC_OK)
     return die("flushing", st);
   printf("sender: %u frames in %.1f ms\n", frames, (now() - start) * 1e3);
+  print_sender_stats(ctx);
   tc_peer_close(peer);
   tc_context_destroy(ctx);
   tc_package_unload(pkg);

@@ -1,9 +1,13 @@
 //===- tc_rogue.cpp - A sender that breaks the rules ----------------------===//
 //
-//   tc-rogue malformed PREFIX PORT   puts 8 bad frames (bad magic, version,
+//   tc-rogue malformed PREFIX PORT   puts 11 bad frames (bad magic, version,
 //                                    package, element, image, lengths, a
-//                                    write cut short, a wrong checksum), then
-//                                    2 good ones; then tries an oversized send
+//                                    write cut short, a wrong checksum, code
+//                                    not hashing to its claim, a cached
+//                                    frame naming a forged hash, one naming
+//                                    code never sent and never resent),
+//                                    then 3 good ones (local, injected,
+//                                    cached); then tries an oversized send
 //   tc-rogue die PREFIX PORT         sends 5 good frames, cuts a write
 //                                    short, and exits without closing
 //
@@ -92,6 +96,13 @@ int main(int Argc, char **Argv) {
     S.Kind = FrameInjected;
     S.Image = Pkg->Elements[STDLIB_SERVER_SIDE_SUM].Image.Bytes.data();
     S.ImageSize = uint32_t(Pkg->Elements[STDLIB_SERVER_SIDE_SUM].Image.Bytes.size());
+    S.Code = Pkg->Elements[STDLIB_SERVER_SIDE_SUM].CodeKey;
+  };
+  auto Cached = [&](FrameSpec &S) {
+    Good(S);
+    S.Kind = FrameCached;
+    S.ImageSize = uint32_t(Pkg->Elements[STDLIB_SERVER_SIDE_SUM].Image.Bytes.size());
+    S.Code = Pkg->Elements[STDLIB_SERVER_SIDE_SUM].CodeKey;
   };
   auto None = [](uint8_t *, size_t, uint64_t) {};
   // GOTP as the runtime's templates set it: the receiver's import table.
@@ -124,15 +135,23 @@ int main(int Argc, char **Argv) {
   putFrame(Peer, Good, [](uint8_t *F, size_t Size, uint64_t) {
     F[Size - 1] ^= 0x5a; // whole, but the checksum is wrong
   });
+  // Right bytes, wrong claim.
+  putFrame(Peer, [&](FrameSpec &S) { Injected(S); S.Code ^= 1; }, WithGotp);
+  // A cached frame naming a hash that is no code of the element.
+  putFrame(Peer, [&](FrameSpec &S) { Cached(S); S.Code ^= 2; }, None);
+  // A cached frame naming the element's own code, which was never sent:
+  // the receiver asks for it; this sender never sends it.
+  putFrame(Peer, Cached, None);
   putFrame(Peer, Good, None);
   putFrame(Peer, Injected, WithGotp);
+  putFrame(Peer, Cached, None); // now installed: runs
   if (tc_flush(Peer, 20000) != TC_OK)
     fail("the receiver did not finish the frames");
   std::vector<uint8_t> Big(4096, 1);
   tc_status_t Oversized = tc_send(Peer, Pkg, STDLIB_SERVER_SIDE_SUM, TC_SEND_LOCAL,
                                   Big.data(), Big.size());
   std::printf("rogue: oversized send: %s\n", tc_status_string(Oversized));
-  std::printf("rogue: sent 8 bad frames and 2 good ones\n");
+  std::printf("rogue: sent 11 bad frames and 3 good ones\n");
   tc_peer_close(Peer);
   tc_context_destroy(Ctx);
   tc_package_unload(Pkg);

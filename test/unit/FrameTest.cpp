@@ -40,9 +40,9 @@ TEST(Frame, OneIntegerLocalMessageIsOneLine) {
   FrameView View;
   ASSERT_EQ(checkFrame(S.Bytes, SlotSize, 7, &View), TC_OK);
   EXPECT_EQ(View.Size, 64u);
-  EXPECT_EQ(View.Header->Kind, FrameLocal);
-  EXPECT_EQ(View.Header->Element, 3u);
-  EXPECT_EQ(View.Header->Package, 0xabcdefu);
+  EXPECT_EQ(View.Header.Kind, FrameLocal);
+  EXPECT_EQ(View.Header.Element, 3u);
+  EXPECT_EQ(View.Header.Package, 0xabcdefu);
   EXPECT_EQ(View.Image, nullptr);
   int32_t Got;
   std::memcpy(&Got, View.Payload, sizeof Got);
@@ -69,6 +69,33 @@ TEST(Frame, InjectedFrameCarriesImageThenPayload) {
   EXPECT_EQ(0, std::memcmp(View.Image, Image.data(), Image.size()));
   EXPECT_EQ(View.Payload, S.Bytes + 64 + 128);
   EXPECT_EQ(0, std::memcmp(View.Payload, Payload.data(), Payload.size()));
+}
+
+TEST(Frame, CachedFrameNamesCodeAndIsOneLineForOneInteger) {
+  Slot S;
+  int32_t Value = 42;
+  FrameSpec Spec;
+  Spec.Kind = FrameCached;
+  Spec.ImageSize = 1400; // what it names, not what it carries
+  Spec.Code = 0x1122334455667788ull;
+  Spec.Payload = &Value;
+  Spec.PayloadSize = sizeof Value;
+  Spec.Sequence = 5;
+  size_t Size = 0;
+  ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_ERR_INVALID_PARAM)
+      << "images are whole lines";
+  Spec.ImageSize = 1472;
+  ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_OK);
+  EXPECT_EQ(Size, 64u);
+  FrameView View;
+  ASSERT_EQ(checkFrame(S.Bytes, SlotSize, 5, &View), TC_OK);
+  EXPECT_EQ(View.Header.Kind, FrameCached);
+  EXPECT_EQ(View.Header.Code, 0x1122334455667788ull);
+  EXPECT_EQ(View.Header.ImageSize, 1472u);
+  EXPECT_EQ(View.Image, nullptr);
+  int32_t Got;
+  std::memcpy(&Got, View.Payload, sizeof Got);
+  EXPECT_EQ(Got, Value);
 }
 
 TEST(Frame, SizesAreWholeLines) {
@@ -208,9 +235,15 @@ TEST(Frame, ValidatesEveryFieldOfACompleteFrame) {
        TC_ERR_BAD_LENGTH},
       {"image over the payload", [](FrameHeader &H) { H.ImageSize = 128; },
        TC_ERR_BAD_LENGTH},
-      {"image inside the header", [](FrameHeader &H) { H.ImageOffset = 0; },
+      {"image not whole lines", [](FrameHeader &H) { H.ImageSize = 40; },
+       TC_ERR_BAD_LENGTH},
+      {"payload inside the header line", [](FrameHeader &H) { H.PayloadOffset = 48; },
        TC_ERR_BAD_LENGTH},
       {"local frame with an image", [](FrameHeader &H) { H.Kind = FrameLocal; },
+       TC_ERR_BAD_LENGTH},
+      {"local frame naming code", [](FrameHeader &H) { H.Kind = FrameLocal; H.ImageSize = 0; H.Code = 1; },
+       TC_ERR_BAD_LENGTH},
+      {"cached frame naming no image", [](FrameHeader &H) { H.Kind = FrameCached; H.ImageSize = 0; },
        TC_ERR_BAD_LENGTH},
   };
   for (const Case &C : Cases) {
@@ -295,7 +328,7 @@ TEST(Frame, ConcurrentWriterAndReader) {
     uint64_t First = 0;
     if (St == TC_OK)
       std::memcpy(&First, V.Payload, 8);
-    if (St != TC_OK || V.Header->Sequence != Seen || First != Seen * 100) {
+    if (St != TC_OK || V.Header.Sequence != Seen || First != Seen * 100) {
       Problem = "frame " + std::to_string(Seen) + ": " + tc_status_string(St);
       break;
     }

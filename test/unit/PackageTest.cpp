@@ -54,7 +54,7 @@ TEST(Package, ReceiverRunsAJamLocallyAndInjected) {
   ASSERT_NE(Map, MAP_FAILED);
   uint8_t *Base = static_cast<uint8_t *>(Map) + 192;
   std::memcpy(Base, E.Image.Bytes.data(), E.Image.Bytes.size());
-  prepareInjected(Base, E);
+  prepareInjected(Base, Base, E);
   __builtin___clear_cache(reinterpret_cast<char *>(Base),
                           reinterpret_cast<char *>(Base + E.Image.Bytes.size()));
   IndirectPut Injected = {2, {{9, 99}, {5, -5}}};
