@@ -179,10 +179,11 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
   unsigned Count = 0;
   // Frames come from the senders that connected to us and, as replies,
   // from the receivers we connected to.
-  std::vector<tc_peer *> Peers(Ctx->Connected);
-  for (auto &P : Ctx->Accepted)
-    Peers.push_back(P.get());
-  for (tc_peer *Peer : Peers) {
+  // By index, without a copy on the hot path: a jam may connect onward
+  // (tc_jam_forward) and so append to Connected while we iterate.
+  for (size_t I = 0; I < Ctx->Connected.size() + Ctx->Accepted.size(); ++I) {
+    tc_peer *Peer = I < Ctx->Connected.size() ? Ctx->Connected[I]
+                                              : Ctx->Accepted[I - Ctx->Connected.size()].get();
     resendMissing(Peer);
     // A peer that went away may have left complete frames behind: they
     // still run (nothing sent is lost); only credits stop.
