@@ -1,0 +1,233 @@
+//===- Client.cpp - tc-perf's client: drives the whole sweep ---------------===//
+//
+// The client connects to one server and, test by test, tells it what comes
+// next, runs its side, and collects the server's costs. The variants of one
+// workload and size run back to back, so their ratios are measured close
+// together in time (on this VM the two vCPUs' placement drifts).
+//===----------------------------------------------------------------------===//
+#include "Protocol.h"
+#include "Report.h"
+#include "Session.h"
+#include "Spin.h"
+#include "Workload.h"
+
+#include <cstdio>
+
+namespace tcperf {
+
+namespace {
+
+constexpr unsigned StallSeconds = 30;
+
+// What the server told us about itself.
+struct ServerInfo {
+  std::string Transport, Mailbox, OwnWait, ExecutorWait, Cycles;
+  uint32_t Stress = 0;
+};
+
+// Waits until the channel has run at least one message (the client always
+// spins: only the server's wait is under test).
+bool awaitReply(Channel &Ch, Watchdog &Dog) {
+  for (;;) {
+    int N = Ch.poll();
+    if (N > 0)
+      return true;
+    if (N < 0)
+      return false;
+    if (Dog.expired())
+      return fprintf(stderr, "tc-perf: the server stopped answering\n"), false;
+  }
+}
+
+// Ping-pong; every timed iteration's round trip, halved.
+bool runLatency(const Control &Ctl, Channel &Ch, const RunCommand &C, Summary *Out) {
+  std::vector<double> Half;
+  Half.reserve(C.Iters);
+  Watchdog Dog(StallSeconds, Ctl);
+  for (uint64_t K = 0; K < C.Warmup + C.Iters; ++K) {
+    uint64_t T0 = Clock::ticks();
+    if (!Ch.send() || !awaitReply(Ch, Dog))
+      return false;
+    uint64_t T1 = Clock::ticks();
+    Dog.alive();
+    if (K >= C.Warmup)
+      Half.push_back(Clock::toNs(T1 - T0) / 2);
+  }
+  *Out = summarize(Half);
+  return true;
+}
+
+// Streaming: warm-up messages and a drain, then the timed messages and a
+// drain; the rate counts the timed ones over the time to drain them.
+bool runRate(Channel &Ch, const RunCommand &C, double *Rate) {
+  for (uint64_t K = 0; K < C.Warmup; ++K)
+    if (!Ch.send())
+      return false;
+  if (!Ch.drain())
+    return false;
+  uint64_t T0 = Clock::monotonicNs();
+  for (uint64_t K = 0; K < C.Iters; ++K)
+    if (!Ch.send())
+      return false;
+  if (!Ch.drain())
+    return false;
+  *Rate = double(C.Iters) * 1e9 / double(Clock::monotonicNs() - T0);
+  return true;
+}
+
+// Paced messages, one every GapNs, so the server spends its time waiting.
+bool runPaced(Channel &Ch, const RunCommand &C, double *Rate) {
+  uint64_t T0 = Clock::monotonicNs(), Next = T0;
+  for (uint64_t K = 0; K < C.Iters; ++K) {
+    while (Clock::monotonicNs() < Next)
+      ;
+    Next += C.GapNs;
+    if (!Ch.send())
+      return false;
+  }
+  if (!Ch.drain())
+    return false;
+  *Rate = double(C.Iters) * 1e9 / double(Clock::monotonicNs() - T0);
+  return true;
+}
+
+// One test: tell the server, run this side, collect the server's costs.
+bool runTest(Session &S, const ServerInfo &Info, const RunCommand &C, Row *R) {
+  std::unique_ptr<Channel> Ch = S.channel(C.V);
+  if (!Ch->prepare(C.W, makePayload(C.W, C.PayloadBytes)))
+    return false;
+  tc_stats_t Before = S.Tc.stats();
+  std::vector<uint8_t> Body;
+  if (!S.Ctl.send(MsgType::Run, Writer().put(C).bytes()) || !S.Ctl.expect(MsgType::Ready, &Body))
+    return false;
+  bool Ok = C.T == Test::Latency ? runLatency(S.Ctl, *Ch, C, &R->Latency)
+            : C.T == Test::Rate  ? runRate(*Ch, C, &R->Rate)
+                                 : runPaced(*Ch, C, &R->Rate);
+  if (!Ok) {
+    if (S.Ctl.readable()) // the server gave up first: say why
+      S.Ctl.expect(MsgType::Result, &Body);
+    S.Ctl.send(MsgType::Failed, Writer().str("the client's side of the test failed").bytes());
+    return false;
+  }
+  if (C.T != Test::Latency && !S.Ctl.send(MsgType::Done))
+    return false;
+  if (!S.Ctl.expect(MsgType::Result, &Body) || !Reader(Body).get(&R->Server).ok())
+    return false;
+  tc_stats_t After = S.Tc.stats();
+  R->T = C.T;
+  R->W = C.W;
+  R->V = C.V;
+  R->Transport = Info.Transport;
+  R->Mailbox = Info.Mailbox;
+  R->Wait = C.T == Test::Wait ? Info.ExecutorWait : Info.OwnWait;
+  R->Bytes = C.PayloadBytes;
+  R->Ints = payloadInts(C.W, C.PayloadBytes);
+  R->Iters = C.Iters;
+  R->SentWithCode = After.frames_sent_with_code - Before.frames_sent_with_code;
+  R->SentCached = After.frames_sent_cached - Before.frames_sent_cached;
+  return true;
+}
+
+// The tests in order: per test and workload, each size, every variant.
+std::vector<RunCommand> plan(const Options &O) {
+  std::vector<RunCommand> Plan;
+  for (Test T : O.Tests)
+    for (Workload W : O.Workloads) {
+      std::vector<size_t> Sizes = payloadSizes(O, W);
+      if (T == Test::Wait && !Sizes.empty())
+        Sizes.resize(1); // waiting costs the same whatever the payload
+      for (size_t B : Sizes)
+        for (Variant V : O.Variants) {
+          if (T == Test::Wait && !isTwoChains(V))
+            continue; // the executor thread is the runtime's
+          uint64_t Iters = T == Test::Rate ? O.RateIters : O.Iters;
+          uint64_t Warmup = T == Test::Wait ? 0 : O.Warmup;
+          Plan.push_back({T, W, V, uint32_t(B), Iters, Warmup, O.GapNs});
+        }
+    }
+  return Plan;
+}
+
+bool greet(Session &S, ServerInfo *Info) {
+  Writer Out;
+  Out.put(ProtocolVersion).str(transportName());
+  S.Ucx.describe(Out);
+  std::vector<uint8_t> Body;
+  if (!S.Ctl.send(MsgType::Hello, Out.bytes()) || !S.Ctl.expect(MsgType::Hello, &Body))
+    return false;
+  Reader In(Body);
+  uint32_t Version = 0;
+  In.get(&Version).str(&Info->Transport).str(&Info->Mailbox).str(&Info->OwnWait);
+  In.str(&Info->ExecutorWait).str(&Info->Cycles).get(&Info->Stress);
+  if (!In.ok() || Version != ProtocolVersion)
+    return fprintf(stderr, "tc-perf: the server is another version of tc-perf\n"), false;
+  if (Info->Transport != transportName()) {
+    fprintf(stderr, "tc-perf: server UCX_TLS=%s but ours is %s: set it alike for both\n",
+            Info->Transport.c_str(), transportName());
+    return false;
+  }
+  return S.Ucx.connect(In);
+}
+
+void printPreamble(const Options &O, const ServerInfo &I, const std::vector<RunCommand> &Plan) {
+  printf("tc-perf: %zu tests against %s; UCX_TLS=%s; server mailbox %s, own loop waits with %s,"
+         " executor with %s, %u stress threads\n",
+         Plan.size(), O.Host.c_str(), I.Transport.c_str(), I.Mailbox.c_str(), I.OwnWait.c_str(),
+         I.ExecutorWait.c_str(), I.Stress);
+  printf("tc-perf: clock %s; server cycles %s; latency is half the round trip, in ns; "
+         "srv_cpu/msg is the server's thread CPU time per message\n",
+         Clock::source(), I.Cycles.empty() ? "counted" : I.Cycles.c_str());
+}
+
+} // namespace
+
+int runClient(const Options &O) {
+  Session S;
+  S.Opts = O;
+  ServerInfo Info;
+  if (!S.Ucx.init() || !S.Ctl.connectTo(O.Host, O.Port + 1, 30000) || !greet(S, &Info))
+    return 1;
+  uint32_t Mailbox = O.Mailbox;
+  if (!Mailbox && !mailboxFromName(Info.Mailbox, &Mailbox))
+    return fprintf(stderr, "tc-perf: the server has an unknown mailbox mode '%s'\n",
+                   Info.Mailbox.c_str()), 1;
+  if (!S.Tc.create(O.Prefix, Mailbox, TC_WAIT_POLL) || !S.Tc.connect(O.Host, O.Port, 30000))
+    return 1;
+  std::vector<RunCommand> Plan = plan(O);
+  printPreamble(O, Info, Plan);
+  printTableHeader();
+  std::vector<Row> Rows;
+  bool UsedUcx = false;
+  for (const RunCommand &C : Plan) {
+    Row R;
+    if (!runTest(S, Info, C, &R)) {
+      fprintf(stderr, "tc-perf: %s %s %s %u B failed\n", testName(C.T), workloadName(C.W),
+              variantName(C.V), C.PayloadBytes);
+      if (!O.Csv.empty() && !Rows.empty())
+        writeCsv(O.Csv, Rows); // keep what was measured
+      return 1;
+    }
+    UsedUcx |= !isTwoChains(C.V);
+    printRow(R);
+    Rows.push_back(R);
+  }
+  std::vector<uint8_t> Body;
+  tc_stats_t ServerStats = {};
+  if (!S.Ctl.send(MsgType::Quit) || !S.Ctl.expect(MsgType::Bye, &Body) ||
+      !Reader(Body).get(&ServerStats).ok())
+    return 1;
+  printRatios(Rows);
+  printf("\n");
+  printStats("client", S.Tc.stats());
+  printStats("server", ServerStats);
+  if (UsedUcx)
+    printf("UCX baseline endpoint lanes:\n%s", S.Ucx.lanes().c_str());
+  if (!O.Csv.empty()) {
+    if (!writeCsv(O.Csv, Rows))
+      return 1;
+    printf("wrote %s\n", O.Csv.c_str());
+  }
+  return 0;
+}
+
+} // namespace tcperf

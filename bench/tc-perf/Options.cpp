@@ -1,0 +1,263 @@
+//===- Options.cpp - tc-perf's command line --------------------------------===//
+#include "Options.h"
+
+#include <twochains/twochains.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <sstream>
+
+namespace tcperf {
+
+static const char Usage[] =
+    "usage: tc-perf [options]                 server: listens, follows the client\n"
+    "       tc-perf [options] <server-host>   client: runs the sweep, prints and writes results\n"
+    "\n"
+    "Two-Chains (tc_send Local / Injected / Injected-full) against raw UCX puts and UCX\n"
+    "active messages, in one run over one transport (UCX_TLS, set alike for both sides).\n"
+    "\n"
+    "  --port N          Two-Chains port (default 13370); bootstrap socket on N+1\n"
+    "  --iters N         timed ping-pongs per latency test (default 10000)\n"
+    "  --warmup N        untimed messages before each test (default 1000)\n"
+    "  --rate-iters N    messages per rate test (default 20000)\n"
+    "  --sizes-max B     largest payload in bytes (default 32768)\n"
+    "  --tests LIST      latency,rate,wait (default latency,rate)\n"
+    "  --workloads LIST  indirect_put,server_side_sum (default both)\n"
+    "  --variants LIST   tc-local,tc-injected,tc-injected-full,ucx-put,ucx-am (default all)\n"
+    "  --gap-us N        wait test: microseconds between the client's messages (default 20)\n"
+    "  --prefix DIR      the stdlib package's install prefix (default: this build's)\n"
+    "  --csv FILE        client: one row per (test, workload, variant, size)\n"
+    "  --quick           3 sizes per workload, 1000 iterations: a smoke check\n"
+    "  --cpu N           pin this process to CPU N\n"
+    "  --verbose         say more (UCX lanes of the baselines)\n"
+    "server only:\n"
+    "  --wait MODE       poll|pause|auto: how the server waits between empty polls;\n"
+    "                    the wait test runs the runtime's executor with this wait_mode\n"
+    "  --stress N        N memory-stress threads (64 MiB memcpy each) during the tests\n"
+    "  --mailbox MODE    code-cache|in-place|no-cache (default: TC_MAILBOX_MODE, else\n"
+    "                    code-cache); the client uses the server's unless given its own\n";
+
+static bool parseUnsigned(const char *Text, uint64_t Max, uint64_t *Out) {
+  if (!*Text || *Text == '-')
+    return false;
+  errno = 0;
+  char *End;
+  unsigned long long V = strtoull(Text, &End, 10);
+  if (errno || *End || V > Max)
+    return false;
+  *Out = V;
+  return true;
+}
+
+// Splits a comma list and maps each name with Find; false on an unknown one.
+template <typename T>
+static bool parseList(const std::string &Text, const std::function<bool(const std::string &, T *)> &Find,
+                      std::vector<T> *Out) {
+  std::vector<T> Items;
+  std::stringstream In(Text);
+  std::string Name;
+  while (std::getline(In, Name, ',')) {
+    T Item;
+    if (!Find(Name, &Item))
+      return false;
+    Items.push_back(Item);
+  }
+  if (Items.empty())
+    return false;
+  *Out = Items;
+  return true;
+}
+
+static bool findTest(const std::string &N, Test *T) {
+  for (Test C : {Test::Latency, Test::Rate, Test::Wait})
+    if (N == testName(C))
+      return *T = C, true;
+  return false;
+}
+
+static bool findWorkload(const std::string &N, Workload *W) {
+  for (Workload C : {Workload::IndirectPut, Workload::ServerSideSum})
+    if (N == workloadName(C))
+      return *W = C, true;
+  return false;
+}
+
+static bool findVariant(const std::string &N, Variant *V) {
+  for (Variant C : {Variant::TcLocal, Variant::TcInjected, Variant::TcInjectedFull,
+                    Variant::UcxPut, Variant::UcxAm})
+    if (N == variantName(C))
+      return *V = C, true;
+  return false;
+}
+
+static bool findWait(const std::string &N, WaitKind *K) {
+  for (WaitKind C : {WaitKind::Poll, WaitKind::Pause, WaitKind::Auto})
+    if (N == waitName(C))
+      return *K = C, true;
+  return false;
+}
+
+bool mailboxFromName(const std::string &N, uint32_t *M) {
+  if (N == "code-cache")
+    return *M = TC_MAILBOX_CODE_CACHE, true;
+  if (N == "in-place")
+    return *M = TC_MAILBOX_IN_PLACE, true;
+  if (N == "no-cache")
+    return *M = TC_MAILBOX_NO_CACHE, true;
+  return false;
+}
+
+static int bad(const char *Option, const char *Value, const char *Expected) {
+  fprintf(stderr, "tc-perf: bad value '%s' for %s (expected %s); see --help\n",
+          Value ? Value : "", Option, Expected);
+  return 2;
+}
+
+int parseOptions(int Argc, char **Argv, Options *O, bool *Exit) {
+  *Exit = true;
+  // --quick sets smaller defaults that explicit options after or before it
+  // still override, so look for it first.
+  for (int I = 1; I < Argc; ++I)
+    if (!strcmp(Argv[I], "--quick")) {
+      O->Quick = true;
+      O->Iters = 1000;
+      O->Warmup = 100;
+      O->RateIters = 5000;
+    }
+  for (int I = 1; I < Argc; ++I) {
+    const char *A = Argv[I];
+    if (A[0] != '-') {
+      if (!O->Host.empty())
+        return fprintf(stderr, "tc-perf: more than one server host ('%s', '%s')\n",
+                       O->Host.c_str(), A), 2;
+      O->Host = A;
+      O->Server = false;
+      continue;
+    }
+    if (!strcmp(A, "--help") || !strcmp(A, "-h"))
+      return fputs(Usage, stdout), 0;
+    if (!strcmp(A, "--quick")) continue;
+    if (!strcmp(A, "--verbose")) { O->Verbose = true; continue; }
+    // Every other option takes a value.
+    static const char *const WithValue[] = {
+        "--port", "--iters", "--warmup", "--rate-iters", "--gap-us", "--sizes-max",
+        "--tests", "--workloads", "--variants", "--prefix", "--csv", "--wait",
+        "--stress", "--mailbox", "--cpu"};
+    bool Known = false;
+    for (const char *Name : WithValue)
+      Known |= !strcmp(A, Name);
+    if (!Known)
+      return fprintf(stderr, "tc-perf: unknown option %s; see --help\n", A), 2;
+    const char *V = I + 1 < Argc ? Argv[I + 1] : nullptr;
+    if (!V)
+      return fprintf(stderr, "tc-perf: %s needs a value; see --help\n", A), 2;
+    ++I;
+    uint64_t N;
+    if (!strcmp(A, "--port")) {
+      if (!parseUnsigned(V, 65534, &N) || N == 0) return bad(A, V, "1..65534");
+      O->Port = uint16_t(N);
+    } else if (!strcmp(A, "--iters")) {
+      if (!parseUnsigned(V, 100000000, &N) || N == 0) return bad(A, V, "1..1e8");
+      O->Iters = N;
+    } else if (!strcmp(A, "--warmup")) {
+      if (!parseUnsigned(V, 100000000, &N)) return bad(A, V, "0..1e8");
+      O->Warmup = N;
+    } else if (!strcmp(A, "--rate-iters")) {
+      if (!parseUnsigned(V, 1000000000, &N) || N == 0) return bad(A, V, "1..1e9");
+      O->RateIters = N;
+    } else if (!strcmp(A, "--gap-us")) {
+      if (!parseUnsigned(V, 1000000, &N)) return bad(A, V, "0..1000000");
+      O->GapNs = N * 1000;
+    } else if (!strcmp(A, "--sizes-max")) {
+      if (!parseUnsigned(V, 32768, &N) || N < 12) return bad(A, V, "12..32768");
+      O->SizesMax = size_t(N);
+    } else if (!strcmp(A, "--tests")) {
+      if (!parseList<Test>(V, findTest, &O->Tests)) return bad(A, V, "latency,rate,wait");
+    } else if (!strcmp(A, "--workloads")) {
+      if (!parseList<Workload>(V, findWorkload, &O->Workloads))
+        return bad(A, V, "indirect_put,server_side_sum");
+    } else if (!strcmp(A, "--variants")) {
+      if (!parseList<Variant>(V, findVariant, &O->Variants))
+        return bad(A, V, "tc-local,tc-injected,tc-injected-full,ucx-put,ucx-am");
+    } else if (!strcmp(A, "--prefix")) {
+      O->Prefix = V;
+    } else if (!strcmp(A, "--csv")) {
+      O->Csv = V;
+    } else if (!strcmp(A, "--wait")) {
+      if (!findWait(V, &O->Wait)) return bad(A, V, "poll, pause or auto");
+    } else if (!strcmp(A, "--stress")) {
+      if (!parseUnsigned(V, 64, &N)) return bad(A, V, "0..64");
+      O->Stress = unsigned(N);
+    } else if (!strcmp(A, "--mailbox")) {
+      if (!mailboxFromName(V, &O->Mailbox)) return bad(A, V, "code-cache, in-place or no-cache");
+    } else if (!strcmp(A, "--cpu")) {
+      if (!parseUnsigned(V, 4095, &N)) return bad(A, V, "a CPU number");
+      O->Cpu = int(N);
+    }
+  }
+  if (O->Server && !O->Csv.empty())
+    return fprintf(stderr, "tc-perf: --csv is for the client (give it a server host)\n"), 2;
+  *Exit = false;
+  return 0;
+}
+
+std::vector<size_t> payloadSizes(const Options &O, Workload W) {
+  std::vector<size_t> Sizes;
+  if (W == Workload::IndirectPut) {
+    // A uint32 count and n {uint32 index, int32 value} items.
+    for (size_t N = 1; N <= 1024; N *= 2)
+      if (!O.Quick || N == 1 || N == 32 || N == 1024)
+        Sizes.push_back(4 + 8 * N);
+  } else {
+    for (size_t B = 64; B <= 32768; B *= 2)
+      if (!O.Quick || B == 64 || B == 1024 || B == 32768)
+        Sizes.push_back(B);
+  }
+  std::vector<size_t> Fit;
+  for (size_t S : Sizes)
+    if (S <= O.SizesMax)
+      Fit.push_back(S);
+  return Fit;
+}
+
+const char *testName(Test T) {
+  switch (T) {
+  case Test::Latency: return "latency";
+  case Test::Rate: return "rate";
+  case Test::Wait: return "wait";
+  }
+  return "?";
+}
+
+const char *workloadName(Workload W) {
+  return W == Workload::IndirectPut ? "indirect_put" : "server_side_sum";
+}
+
+const char *variantName(Variant V) {
+  switch (V) {
+  case Variant::TcLocal: return "tc-local";
+  case Variant::TcInjected: return "tc-injected";
+  case Variant::TcInjectedFull: return "tc-injected-full";
+  case Variant::UcxPut: return "ucx-put";
+  case Variant::UcxAm: return "ucx-am";
+  }
+  return "?";
+}
+
+const char *waitName(WaitKind K) {
+  switch (K) {
+  case WaitKind::Poll: return "poll";
+  case WaitKind::Pause: return "pause";
+  case WaitKind::Auto: return "auto";
+  }
+  return "?";
+}
+
+bool isTwoChains(Variant V) {
+  return V == Variant::TcLocal || V == Variant::TcInjected || V == Variant::TcInjectedFull;
+}
+
+} // namespace tcperf
