@@ -99,7 +99,7 @@ ucp_ep_h twochains::rt::connectToWorker(tc_context *Ctx, tc_peer *, const void *
   P.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
   P.address = static_cast<const ucp_address_t *>(Address);
   ucp_ep_h Ep = nullptr;
-  if (ucp_ep_create(Ctx->Worker, &P, &Ep) != UCS_OK)
+  if (ucp_ep_create(Ctx->DataWorker, &P, &Ep) != UCS_OK)
     return nullptr;
   return Ep;
 }
@@ -367,7 +367,15 @@ extern "C" tc_status_t tc_context_create(const tc_context_params_t *Params,
       return fromUcs(St);
     }
   }
-  if ((St = ucp_worker_get_address(Ctx->Worker, &Ctx->WorkerAddress,
+  // Data moves on a worker of its own: the control worker's sockaddr
+  // endpoints are TCP, and progressing a worker with TCP endpoints costs an
+  // epoll_wait system call each time, which the data path must not pay.
+  if ((St = ucp_worker_create(Ctx->Ucp, &W, &Ctx->DataWorker)) != UCS_OK) {
+    logError(std::string("ucp_worker_create: ") + ucs_status_string(St));
+    tc_context_destroy(Ctx.release());
+    return fromUcs(St);
+  }
+  if ((St = ucp_worker_get_address(Ctx->DataWorker, &Ctx->WorkerAddress,
                                    &Ctx->WorkerAddressSize)) != UCS_OK) {
     tc_context_destroy(Ctx.release());
     return fromUcs(St);
@@ -386,12 +394,12 @@ extern "C" tc_status_t tc_context_create(const tc_context_params_t *Params,
   return TC_OK;
 }
 
-static void closeEndpoint(tc_context *Ctx, ucp_ep_h Ep);
+static void closeEndpoint(ucp_worker_h Worker, ucp_ep_h Ep);
 
 /// Releases everything a peer holds, in both directions.
 static void releasePeer(tc_context *Ctx, tc_peer *Peer) {
   if (Peer->CreditRequest)
-    waitRequest(Ctx->Worker, Peer->CreditRequest);
+    waitRequest(Ctx->DataWorker, Peer->CreditRequest);
   Peer->CreditRequest = nullptr;
   if (Peer->CreditKey)
     ucp_rkey_destroy(Peer->CreditKey);
@@ -400,23 +408,23 @@ static void releasePeer(tc_context *Ctx, tc_peer *Peer) {
   // Puts complete locally before they land: make them land before closing.
   if (Peer->DataEp && !Peer->Failed) {
     ucp_request_param_t P = {};
-    waitRequest(Ctx->Worker, ucp_ep_flush_nbx(Peer->DataEp, &P));
+    waitRequest(Ctx->DataWorker, ucp_ep_flush_nbx(Peer->DataEp, &P));
   }
-  closeEndpoint(Ctx, Peer->DataEp);
-  closeEndpoint(Ctx, Peer->Ep);
+  closeEndpoint(Ctx->DataWorker, Peer->DataEp);
+  closeEndpoint(Ctx->Worker, Peer->Ep);
   if (Peer->RingMem)
     ucp_mem_unmap(Ctx->Ucp, Peer->RingMem);
   if (Peer->CreditMem)
     ucp_mem_unmap(Ctx->Ucp, Peer->CreditMem);
 }
 
-static void closeEndpoint(tc_context *Ctx, ucp_ep_h Ep) {
+static void closeEndpoint(ucp_worker_h Worker, ucp_ep_h Ep) {
   if (!Ep)
     return;
   ucp_request_param_t P = {};
   P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   P.flags = UCP_EP_CLOSE_FLAG_FORCE;
-  waitRequest(Ctx->Worker, ucp_ep_close_nbx(Ep, &P));
+  waitRequest(Worker, ucp_ep_close_nbx(Ep, &P));
 }
 
 extern "C" void tc_context_destroy(tc_context_t *Ctx) {
@@ -433,7 +441,9 @@ extern "C" void tc_context_destroy(tc_context_t *Ctx) {
   if (Ctx->Listener)
     ucp_listener_destroy(Ctx->Listener);
   if (Ctx->WorkerAddress)
-    ucp_worker_release_address(Ctx->Worker, Ctx->WorkerAddress);
+    ucp_worker_release_address(Ctx->DataWorker, Ctx->WorkerAddress);
+  if (Ctx->DataWorker)
+    ucp_worker_destroy(Ctx->DataWorker);
   if (Ctx->Worker)
     ucp_worker_destroy(Ctx->Worker);
   if (Ctx->Ucp)

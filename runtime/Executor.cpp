@@ -95,33 +95,34 @@ static tc_status_t runFrame(tc_context *Ctx, tc_peer *Peer, const FrameView &V) 
   return St;
 }
 
+static constexpr unsigned ControlEvery = 8;
+static constexpr uint64_t ControlPeriodNs = 50'000;
+static constexpr unsigned IdleReportPolls = 64;
+
 /// A sender that never sends a missing image again is given up on after
 /// this long, so it stalls only its own ring, and only for a while.
 static constexpr uint64_t ResendDeadlineNs = 5'000'000'000;
 
-/// A cached frame named code this receiver does not hold. The first time,
-/// tell the sender (one put into its credit line) and wait: it sends the
-/// frame again, with code, into the same slot. True if the frame must be
-/// given up instead.
+/// A cached frame named code this receiver does not hold: tell the sender
+/// (one put into its credit line) and wait; it sends the frame again, with
+/// code, into the same slot. False if the sender cannot be told.
 static bool askForCode(tc_context *Ctx, tc_peer *Peer, uint64_t Seq) {
-  if (Peer->MissReported == Seq + 1)
-    return nowNs() - Peer->MissReportedNs > ResendDeadlineNs;
   Peer->MissReported = Seq + 1;
   Peer->MissReportedNs = nowNs();
   ++Ctx->Stats.cache_misses;
   if (Peer->Failed)
-    return true;
+    return false;
   Peer->MissSource = Seq + 1;
   ucp_request_param_t P = {};
   ucs_status_t St = waitRequest(
-      Ctx->Worker, ucp_put_nbx(Peer->DataEp, &Peer->MissSource, sizeof Peer->MissSource,
-                               Peer->CreditAddress + CreditWordMiss * sizeof(uint64_t),
-                               Peer->CreditKey, &P));
+      Ctx->DataWorker, ucp_put_nbx(Peer->DataEp, &Peer->MissSource, sizeof Peer->MissSource,
+                                   Peer->CreditAddress + CreditWordMiss * sizeof(uint64_t),
+                                   Peer->CreditKey, &P));
   if (St != UCS_OK) {
     Peer->Failed = true;
-    return true;
+    return false;
   }
-  return false;
+  return true;
 }
 
 /// The word a frame's arrival will write first: the header line of the
@@ -141,6 +142,7 @@ extern "C" tc_status_t tc_executor_start(tc_context_t *Ctx) {
   if (!Ctx || Ctx->Executor.joinable())
     return TC_ERR_INVALID_PARAM;
   Ctx->StopExecutor = false;
+  Ctx->ExecutorRunning = true;
   Ctx->Executor = std::thread([Ctx] {
     while (!Ctx->StopExecutor.load(std::memory_order_relaxed)) {
       unsigned Ran = 0;
@@ -162,6 +164,7 @@ extern "C" tc_status_t tc_executor_stop(tc_context_t *Ctx) {
     return TC_ERR_INVALID_PARAM;
   Ctx->StopExecutor = true;
   Ctx->Executor.join();
+  Ctx->ExecutorRunning = false;
   return TC_OK;
 }
 
@@ -172,10 +175,22 @@ extern "C" const char *tc_wait_mode_name(const tc_context_t *Ctx) {
 extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
   if (!Ctx)
     return TC_ERR_INVALID_PARAM;
-  std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
-  ucp_worker_progress(Ctx->Worker);
-  processHandshakes(Ctx);
-  processPushedRieds(Ctx);
+  HotPathGuard Guard(Ctx);
+  ucp_worker_progress(Ctx->DataWorker);
+  // The control worker (TCP: an epoll_wait system call per progress, a
+  // microsecond or more in a VM) takes a turn at most every ControlPeriodNs,
+  // the clock read every ControlEvery calls: connections and rieds wait a
+  // little, frames never.
+  if (++Ctx->ControlPolls >= ControlEvery) {
+    Ctx->ControlPolls = 0;
+    uint64_t Now = nowNs();
+    if (Now - Ctx->ControlTurnNs >= ControlPeriodNs) {
+      Ctx->ControlTurnNs = Now;
+      ucp_worker_progress(Ctx->Worker);
+      processHandshakes(Ctx);
+      processPushedRieds(Ctx);
+    }
+  }
   unsigned Count = 0;
   // Frames come from the senders that connected to us and, as replies,
   // from the receivers we connected to.
@@ -198,28 +213,37 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
       bool Ordered = (Ctx->Flags & TC_CONTEXT_ORDERED_PLACEMENT) &&
                      Peer->MissReported != Seq + 1;
       tc_status_t St = checkFrame(Slot, Ctx->SlotSize, Seq, &V, Ordered);
-      if (St == TC_ERR_INCOMPLETE && !truncated(Ctx, Peer, Seq))
-        break;
-      Peer->StalledSinceNs = 0;
-      if (St == TC_OK) {
-        // Once the code is asked for, only the frame sent again with it
-        // runs: the cached one may be half overwritten by now.
-        bool Asked = Peer->MissReported == Seq + 1;
-        St = Asked && V.Header.Kind == FrameCached ? TC_ERR_NOT_CACHED : runFrame(Ctx, Peer, V);
+      if (Peer->MissReported == Seq + 1 && !(St == TC_OK && V.Header.Kind == FrameInjected)) {
+        // The code was asked for: the slot is being rewritten with the
+        // frame and its code, and reads as anything until that lands whole.
+        if (nowNs() - Peer->MissReportedNs <= ResendDeadlineNs)
+          break;
+        St = TC_ERR_NOT_CACHED; // the sender never sent it: give up
+      } else {
+        if (St == TC_ERR_INCOMPLETE && !truncated(Ctx, Peer, Seq))
+          break;
+        Peer->StalledSinceNs = 0;
+        if (St == TC_OK)
+          St = runFrame(Ctx, Peer, V);
+        if (St == TC_ERR_NOT_CACHED && V.Header.Kind == FrameCached &&
+            Ctx->Mode == TC_MAILBOX_CODE_CACHE && askForCode(Ctx, Peer, Seq))
+          break; // its code is on the way
       }
-      if (St == TC_ERR_NOT_CACHED && V.Header.Kind == FrameCached &&
-          Ctx->Mode == TC_MAILBOX_CODE_CACHE && !askForCode(Ctx, Peer, Seq))
-        break; // its code is on the way
       if (St != TC_OK) {
         ++Ctx->Stats.frames_rejected;
         logError("dropped frame " + std::to_string(Seq) + ": " + tc_status_string(St));
       }
       ++Count;
+      Peer->IdlePolls = 0;
       if (Peer->Receive->finish())
         reportCredits(Ctx, Peer);
     }
-    if (Peer->Receive->creditPending())
-      reportCredits(Ctx, Peer); // idle: tell the sender now
+    // Idle with frames unreported: tell the sender, but not at the first
+    // empty poll — in a ping-pong that would be one more put and one more
+    // cache line crossing cores per message; the batch reports keep a
+    // streaming sender going, this one only unblocks a sender that waits.
+    if (Peer->Receive->creditPending() && ++Peer->IdlePolls >= IdleReportPolls)
+      reportCredits(Ctx, Peer);
   }
   if (Executed)
     *Executed = Count;

@@ -9,25 +9,36 @@ static size_t roundToLines(size_t N) {
   return (N + FrameLine - 1) / FrameLine * FrameLine;
 }
 
-size_t frameSize(uint32_t ImageSize, uint32_t PayloadSize) {
-  if (ImageSize == 0 && PayloadSize <= FrameInlinePayload)
+static size_t inlineCapacity(FrameKind Kind) {
+  return Kind == FrameLocal ? LocalInlinePayload : Kind == FrameCached ? CachedInlinePayload : 0;
+}
+
+static size_t inlineOffset(uint8_t Kind) {
+  return Kind == FrameLocal ? LocalInlineOffset : CachedInlineOffset;
+}
+
+size_t frameSize(FrameKind Kind, uint32_t ImageSize, uint32_t PayloadSize) {
+  if (Kind != FrameInjected && PayloadSize <= inlineCapacity(Kind))
     return FrameLine;
   // Header line, image lines, then payload and trailer in whole lines.
-  size_t Image = roundToLines(ImageSize);
+  size_t Image = Kind == FrameInjected ? roundToLines(ImageSize) : 0;
   return FrameLine + Image + roundToLines(size_t(PayloadSize) + FrameTrailerSize);
 }
 
 uint32_t frameChecksum(const void *Bytes, size_t Size, uint64_t Sequence) {
-  // A multiply-xorshift over 64-bit words: every bit of every word reaches
-  // the result, and it runs at memory speed on both ISAs.
+  // Two running sums over 64-bit words (Fletcher's construction): a word
+  // that differs changes the first, and its position the second. Two adds
+  // a word keep it at memory speed; the final multiply-xorshift mixes both
+  // with the sequence into 32 bits.
   const uint8_t *P = static_cast<const uint8_t *>(Bytes);
-  uint64_t H = 0x9e3779b97f4a7c15ull ^ Sequence;
+  uint64_t A = Sequence, B = ~Sequence;
   for (size_t I = 0; I + 8 <= Size; I += 8) {
     uint64_t W;
     std::memcpy(&W, P + I, 8);
-    H = (H ^ W) * 0xff51afd7ed558ccdull;
-    H ^= H >> 32;
+    A += W;
+    B += A;
   }
+  uint64_t H = (A ^ (B >> 31) ^ (B << 33)) * 0xff51afd7ed558ccdull;
   H ^= H >> 29;
   H *= 0xc4ceb9fe1a85ec53ull;
   return uint32_t(H ^ (H >> 32));
@@ -37,14 +48,11 @@ tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,
                         size_t *Size) {
   bool Injected = Spec.Kind == FrameInjected, Cached = Spec.Kind == FrameCached;
   if (!Slot || !Size || (Spec.Kind != FrameLocal && !Injected && !Cached) ||
-      (Injected && !Spec.Image) ||
-      ((Injected || Cached) && (Spec.ImageSize == 0 || Spec.ImageSize % FrameLine)) ||
-      (Spec.Kind == FrameLocal && (Spec.ImageSize || Spec.Code)) ||
+      (Injected && (!Spec.Image || Spec.ImageSize == 0 || Spec.ImageSize % FrameLine)) ||
+      (!Injected && Spec.ImageSize) || (Spec.Kind == FrameLocal && Spec.Code) ||
       (Spec.PayloadSize && !Spec.Payload))
     return TC_ERR_INVALID_PARAM;
-  // Only an injected frame carries its image's bytes.
-  uint32_t Carried = Injected ? Spec.ImageSize : 0;
-  size_t N = frameSize(Carried, Spec.PayloadSize);
+  size_t N = frameSize(Spec.Kind, Spec.ImageSize, Spec.PayloadSize);
   if (N > SlotSize || N / FrameLine > UINT16_MAX)
     return TC_ERR_TOO_LARGE;
 
@@ -56,22 +64,22 @@ tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,
   H.Lines = uint16_t(N / FrameLine);
   H.Package = Spec.Package;
   H.Element = Spec.Element;
-  H.ImageSize = Spec.ImageSize;
-  H.Code = Spec.Code;
   H.Sequence = Spec.Sequence;
   H.PayloadSize = Spec.PayloadSize;
+  H.Code = Spec.Code;
   if (N == FrameLine) {
-    H.PayloadOffset = offsetof(FrameHeader, Inline);
     if (Spec.PayloadSize)
-      std::memcpy(H.Inline, Spec.Payload, Spec.PayloadSize);
+      std::memcpy(reinterpret_cast<uint8_t *>(&H) + inlineOffset(Spec.Kind), Spec.Payload,
+                  Spec.PayloadSize);
     std::memcpy(F, &H, sizeof H);
   } else {
-    H.PayloadOffset = uint32_t(FrameLine + roundToLines(Carried));
+    H.ImageSize = Spec.ImageSize;
+    H.PayloadOffset = uint32_t(FrameLine + roundToLines(Spec.ImageSize));
     std::memcpy(F, &H, sizeof H);
     std::memset(F + sizeof H, 0, FrameLine - sizeof H);
     // A template already holds the image in place.
-    if (Carried && Spec.Image != F + FrameImageOffset)
-      std::memcpy(F + FrameImageOffset, Spec.Image, Carried);
+    if (Injected && Spec.Image != F + FrameImageOffset)
+      std::memcpy(F + FrameImageOffset, Spec.Image, Spec.ImageSize);
     if (Spec.PayloadSize)
       std::memcpy(F + H.PayloadOffset, Spec.Payload, Spec.PayloadSize);
     size_t Pad = N - FrameTrailerSize - (H.PayloadOffset + Spec.PayloadSize);
@@ -131,26 +139,36 @@ tc_status_t checkFrame(const void *Slot, size_t SlotSize, uint64_t Expected,
     return TC_ERR_SEQUENCE;
   if (H.Kind != FrameLocal && H.Kind != FrameInjected && H.Kind != FrameCached)
     return TC_ERR_BAD_KIND;
-  size_t PayloadEnd = size_t(H.PayloadOffset) + H.PayloadSize;
-  if (H.PayloadOffset < offsetof(FrameHeader, Inline) ||
-      PayloadEnd > N - FrameTrailerSize ||
-      (N == FrameLine && H.PayloadSize > FrameInlinePayload) ||
-      (N > FrameLine && H.PayloadOffset < FrameLine))
-    return TC_ERR_BAD_LENGTH;
+  const uint8_t *Payload;
+  if (N == FrameLine) {
+    // The payload sits inline, over the fields this kind does not need.
+    if (H.Kind == FrameInjected)
+      return TC_ERR_BAD_LENGTH;
+    size_t Offset = inlineOffset(H.Kind);
+    if (H.PayloadSize > sizeof H - Offset)
+      return TC_ERR_BAD_LENGTH;
+    Payload = F + Offset;
+    auto *Covered = reinterpret_cast<uint8_t *>(&H) + Offset;
+    std::memset(Covered, 0, sizeof H - Offset); // not fields: read none of them
+  } else {
+    size_t PayloadEnd = size_t(H.PayloadOffset) + H.PayloadSize;
+    if (H.PayloadOffset < FrameLine || PayloadEnd > N - FrameTrailerSize)
+      return TC_ERR_BAD_LENGTH;
+    Payload = F + H.PayloadOffset;
+  }
   if (H.Kind == FrameInjected) {
     if (H.ImageSize == 0 || H.ImageSize % FrameLine ||
         FrameImageOffset + size_t(H.ImageSize) > H.PayloadOffset)
       return TC_ERR_BAD_LENGTH;
-  } else if (H.Kind == FrameCached) {
-    if (H.ImageSize == 0 || H.ImageSize % FrameLine)
-      return TC_ERR_BAD_LENGTH;
-  } else if (H.ImageSize || H.Code) {
-    return TC_ERR_BAD_LENGTH;
+  } else if (N > FrameLine && H.ImageSize) {
+    return TC_ERR_BAD_LENGTH; // only injected frames carry an image
   }
+  if (H.Kind == FrameLocal && H.Code)
+    return TC_ERR_BAD_LENGTH;
   if (Out) {
     Out->Header = H;
     Out->Image = H.Kind == FrameInjected ? F + FrameImageOffset : nullptr;
-    Out->Payload = F + H.PayloadOffset;
+    Out->Payload = Payload;
     Out->Size = N;
   }
   return TC_OK;

@@ -7,12 +7,14 @@
 //   ...          payload
 //   last 8 bytes trailer: { uint32 sequence; uint32 checksum }
 //
-// A one-line Local Function frame carries up to 8 payload bytes inline in
-// the header, so a 1-integer message is one line. The receiver knows a
-// frame has fully arrived when the trailer holds the sequence it expects
-// for the slot and the checksum over everything before the trailer
-// matches; until then, whatever order the transport writes bytes in, the
-// frame is incomplete and nothing runs.
+// A one-line frame carries its payload inline in the header, over the
+// fields it has no use for: up to 24 bytes for a Local frame, 16 for a
+// cached one, so a 1-integer message — even the paper's Indirect Put of
+// one (index, value) pair — is one line. The receiver knows a frame has
+// fully arrived when the trailer holds the sequence it expects for the
+// slot and the checksum over everything before the trailer matches; until
+// then, whatever order the transport writes bytes in, the frame is
+// incomplete and nothing runs.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TWOCHAINS_RUNTIME_FRAME_H
@@ -28,7 +30,6 @@ constexpr uint32_t FrameMagic = 0x31464354; // "TCF1"
 constexpr uint8_t FrameVersion = 2;
 constexpr size_t FrameLine = 64;
 constexpr size_t FrameTrailerSize = 8;
-constexpr size_t FrameInlinePayload = 8;
 /// Injected frames carry their image from the second line on.
 constexpr size_t FrameImageOffset = FrameLine;
 
@@ -42,28 +43,37 @@ struct FrameHeader {
   uint8_t Kind;
   uint16_t Lines;          // frame length in lines, trailer included
   uint64_t Package;        // first 8 bytes of the package identity
+  uint64_t Sequence;
   uint32_t Element;
-  uint32_t ImageSize;      // injected: bytes of image; cached: of the image named
-  uint32_t PayloadOffset;
   uint32_t PayloadSize;
+  // From here on, a one-line frame's payload may take the place of fields.
   uint64_t Code;           // injected, cached: first 8 bytes of the image's
                            // SHA-256 (GOTP zeroed), the code cache's key
-  uint64_t Sequence;
-  uint8_t Inline[FrameInlinePayload];
+  uint32_t ImageSize;      // injected: bytes of image (whole lines)
+  uint32_t PayloadOffset;  // frames of more than one line
+  uint8_t Inline[8];
 };
 static_assert(sizeof(FrameHeader) == FrameLine - FrameTrailerSize,
               "the header and a trailer fill one line");
+
+/// Where a one-line frame's payload starts, and how much it can hold.
+constexpr size_t LocalInlineOffset = offsetof(FrameHeader, Code);
+constexpr size_t CachedInlineOffset = offsetof(FrameHeader, ImageSize);
+constexpr size_t LocalInlinePayload = sizeof(FrameHeader) - LocalInlineOffset;   // 24
+constexpr size_t CachedInlinePayload = sizeof(FrameHeader) - CachedInlineOffset; // 16
 
 struct FrameTrailer {
   uint32_t Sequence;       // low 32 bits of the header's
   uint32_t Checksum;
 };
 
-/// Bytes a frame needs for an image and a payload of these sizes.
-size_t frameSize(uint32_t ImageSize, uint32_t PayloadSize);
+/// Bytes a frame of this kind needs for an image and a payload of these
+/// sizes (only injected frames carry their image).
+size_t frameSize(FrameKind Kind, uint32_t ImageSize, uint32_t PayloadSize);
 
 /// The 32-bit checksum over Size bytes (a whole number of 8-byte words)
-/// seeded with the sequence.
+/// seeded with the sequence: it tells a whole frame from one still landing
+/// over older bytes, not an attacker's forgery (frames are validated after).
 uint32_t frameChecksum(const void *Bytes, size_t Size, uint64_t Sequence);
 
 struct FrameSpec {
@@ -71,7 +81,7 @@ struct FrameSpec {
   uint64_t Package = 0;
   uint32_t Element = 0;
   const void *Image = nullptr;   // injected only
-  uint32_t ImageSize = 0;        // a multiple of 64; injected and cached
+  uint32_t ImageSize = 0;        // injected: a multiple of 64
   uint64_t Code = 0;             // injected and cached
   const void *Payload = nullptr;
   uint32_t PayloadSize = 0;
@@ -91,7 +101,7 @@ bool frameTrailerShows(const void *Slot, size_t SlotSize, uint64_t Sequence);
 struct FrameView {
   /// The header as the checksum vouched for it: a copy, so nothing read
   /// later can differ from what was checked.
-  FrameHeader Header;
+  FrameHeader Header;       // fields a one-line payload covers are zero
   const uint8_t *Image;     // injected frames only
   const uint8_t *Payload;
   size_t Size;

@@ -98,7 +98,7 @@ static tc_status_t runCached(tc_context *Ctx, const tc_package &Pkg, uint32_t El
     // A hash that is not this element's code can never be installed: no
     // resend would help. The element's own hash, not held (never sent, or
     // evicted): the sender must send the code again.
-    if (H.Code != E.CodeKey || H.ImageSize != E.Image.Bytes.size()) {
+    if (H.Code != E.CodeKey) {
       ++Ctx->Stats.cache_hash_mismatches;
       return TC_ERR_HASH_MISMATCH;
     }

@@ -87,8 +87,9 @@ struct tc_peer {
   tc_context *Ctx = nullptr;
   ucp_ep_h Ep = nullptr;      // from sockaddr connection establishment
   unsigned Number = 0;        // tc_jam_sender: 1, 2, ... in connection order
-  /// The endpoint puts go through, created from the peer's worker address:
-  /// unlike the sockaddr one, UCX may give it shared-memory lanes.
+  /// The endpoint puts go through, on the data worker, created from the
+  /// peer's data worker address: unlike the sockaddr one, UCX may give it
+  /// shared-memory lanes.
   ucp_ep_h DataEp = nullptr;
   bool Failed = false;
 
@@ -131,6 +132,7 @@ struct tc_peer {
   /// was already complete (0: not stalled). Past a deadline, it was cut
   /// short: dropped.
   uint64_t StalledSinceNs = 0;
+  unsigned IdlePolls = 0;             // empty polls since a frame last ran
   ucs_status_ptr_t CreditRequest = nullptr;
   /// A cached frame naming code not held: reported (sequence + 1) when, so
   /// a sender that never sends it again cannot stall the ring for ever.
@@ -141,7 +143,10 @@ struct tc_peer {
 
 struct tc_context {
   ucp_context_h Ucp = nullptr;
-  ucp_worker_h Worker = nullptr;
+  ucp_worker_h Worker = nullptr;       // control: connections, handshakes, rieds
+  ucp_worker_h DataWorker = nullptr;   // data: frames and credits (one-sided puts)
+  unsigned ControlPolls = 0;           // tc_progress calls since the clock was read
+  uint64_t ControlTurnNs = 0;          // when the control worker last progressed
   ucp_listener_h Listener = nullptr;
   uint32_t Slots = 64, SlotSize = 4096, Batch = 16;
   std::vector<tc_package *> Packages;
@@ -161,6 +166,7 @@ struct tc_context {
   /// Serialises the API when the executor thread runs (recursive: jams call
   /// tc_jam_reply from inside tc_progress).
   std::recursive_mutex Lock;
+  std::atomic<bool> ExecutorRunning{false};
   std::thread Executor;
   std::atomic<bool> StopExecutor{false};
   tc_wait_mode_t WaitMode = TC_WAIT_AUTO;
@@ -186,6 +192,29 @@ struct tc_context {
 };
 
 namespace twochains::rt {
+/// What tc_send and tc_progress hold: the context's lock while the
+/// executor thread runs, nothing otherwise (the caller then serialises, as
+/// with a UCX worker). An uncontended lock still costs an atomic
+/// read-modify-write, which waits for the frame just stored into the other
+/// process's memory to leave this core: in a stream, most of a send.
+class HotPathGuard {
+public:
+  explicit HotPathGuard(tc_context *Ctx)
+      : Held(Ctx->ExecutorRunning.load(std::memory_order_acquire) ? &Ctx->Lock : nullptr) {
+    if (Held)
+      Held->lock();
+  }
+  ~HotPathGuard() {
+    if (Held)
+      Held->unlock();
+  }
+  HotPathGuard(const HotPathGuard &) = delete;
+  HotPathGuard &operator=(const HotPathGuard &) = delete;
+
+private:
+  std::recursive_mutex *Held;
+};
+
 std::string detectStashing();
 ucs_status_t onRied(void *Arg, const void *Header, size_t HeaderLength, void *Data,
                     size_t Length, const ucp_am_recv_param_t *Param);

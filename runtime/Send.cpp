@@ -51,7 +51,7 @@ static tc_status_t putFrame(tc_peer *Peer, uint8_t *Frame, const FrameSpec &Spec
     return St;
   ucp_request_param_t P = {};
   ucs_status_t Put = waitRequest(
-      Peer->Ctx->Worker,
+      Peer->Ctx->DataWorker,
       ucp_put_nbx(Peer->DataEp, Frame, Size,
                   Peer->RingAddress + uint64_t(Slot) * Peer->SlotSize, Peer->RingKey, &P));
   if (Put != UCS_OK) {
@@ -83,7 +83,6 @@ static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
   Spec.Sequence = Seq;
   if (Mode == TC_SEND_LOCAL)
     return putFrame(Peer, Peer->Staging.data(), Spec, Slot);
-  Spec.ImageSize = uint32_t(E.Image.Bytes.size());
   Spec.Code = E.CodeKey;
   tc_peer::ElementSend &S = elementSend(Peer, Pkg, Element);
   bool Cache = Peer->RemoteMode == TC_MAILBOX_CODE_CACHE;
@@ -94,6 +93,7 @@ static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
     return putFrame(Peer, Peer->SlotFrames.data() + size_t(Slot) * Peer->SlotSize, Spec, Slot);
   }
   Spec.Kind = FrameInjected;
+  Spec.ImageSize = uint32_t(E.Image.Bytes.size());
   uint8_t *Frame = injectedTemplate(Peer, Pkg, Element, S);
   Spec.Image = Frame + FrameImageOffset;
   tc_status_t St = putFrame(Peer, Frame, Spec, Slot);
@@ -118,10 +118,10 @@ void resendMissing(tc_peer *Peer) {
     return;
   uint32_t Slot = uint32_t(Seq % Peer->Slots);
   const uint8_t *Sent = Peer->SlotFrames.data() + size_t(Slot) * Peer->SlotSize;
-  FrameHeader H;
-  std::memcpy(&H, Sent, sizeof H);
-  if (H.Kind != FrameCached || H.Sequence != Seq)
+  FrameView V;
+  if (checkFrame(Sent, Peer->SlotSize, Seq, &V) != TC_OK || V.Header.Kind != FrameCached)
     return;
+  const FrameHeader &H = V.Header;
   const tc_package *Pkg = nullptr;
   for (const tc_package *P : Peer->Ctx->Packages)
     if (P->Tag == H.Package)
@@ -129,7 +129,7 @@ void resendMissing(tc_peer *Peer) {
   if (!Pkg || H.Element >= Pkg->Elements.size())
     return;
   elementSend(Peer, Pkg, H.Element).Held = false;
-  std::vector<uint8_t> Payload(Sent + H.PayloadOffset, Sent + H.PayloadOffset + H.PayloadSize);
+  std::vector<uint8_t> Payload(V.Payload, V.Payload + H.PayloadSize);
   if (sendFrame(Peer, Pkg, H.Element, TC_SEND_INJECTED, Payload.data(), Payload.size(), Seq,
                 Slot) == TC_OK)
     ++Peer->Ctx->Stats.frames_resent;
@@ -143,7 +143,7 @@ extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_
                         Mode != TC_SEND_INJECTED_FULL) ||
       (PayloadSize && !Payload) || PayloadSize > UINT32_MAX)
     return TC_ERR_INVALID_PARAM;
-  std::lock_guard<std::recursive_mutex> Guard(Peer->Ctx->Lock);
+  HotPathGuard Guard(Peer->Ctx);
   if (Peer->Failed || !Peer->Welcomed)
     return TC_ERR_IO;
   if (Element >= Pkg->Elements.size() || !Pkg->Elements[Element].Present ||
@@ -153,15 +153,21 @@ extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_
   // again with its code) must fit a slot.
   uint32_t ImageSize =
       Mode != TC_SEND_LOCAL ? uint32_t(Pkg->Elements[Element].Image.Bytes.size()) : 0;
-  if (frameSize(ImageSize, uint32_t(PayloadSize)) > Peer->SlotSize)
+  if (frameSize(Mode != TC_SEND_LOCAL ? FrameInjected : FrameLocal, ImageSize,
+                uint32_t(PayloadSize)) > Peer->SlotSize)
     return TC_ERR_TOO_LARGE;
 
-  resendMissing(Peer);
-  Peer->Send->credit(Peer->CreditWord[CreditWordFinished]);
+  // The credit line is written by the receiver: reading it costs a cache
+  // line crossing cores, so it is read only when the credits seen so far
+  // are used up (a miss report waits until then, or the next tc_progress).
+  if (Peer->Send->available() == 0) {
+    resendMissing(Peer);
+    Peer->Send->credit(Peer->CreditWord[CreditWordFinished]);
+  }
   uint64_t Seq;
   uint32_t Slot;
   if (Peer->Send->reserve(&Seq, &Slot) != TC_OK) {
-    ucp_worker_progress(Peer->Ctx->Worker);
+    ucp_worker_progress(Peer->Ctx->DataWorker);
     return TC_ERR_NO_CREDIT;
   }
   return sendFrame(Peer, Pkg, Element, Mode, Payload, PayloadSize, Seq, Slot);
@@ -202,6 +208,7 @@ extern "C" tc_status_t tc_flush(tc_peer_t *Peer, int TimeoutMs) {
       return TC_ERR_IO;
     if (std::chrono::steady_clock::now() > Deadline)
       return TC_ERR_INCOMPLETE;
-    ucp_worker_progress(Peer->Ctx->Worker);
+    ucp_worker_progress(Peer->Ctx->DataWorker);
+    ucp_worker_progress(Peer->Ctx->Worker); // a peer failure shows here
   }
 }

@@ -130,7 +130,9 @@ tc_status_t tc_progress(tc_context_t *context, unsigned *executed);
 
 /* The executor thread runs tc_progress until stopped, waiting between empty
  * polls as wait_mode says. While it runs, the context's other calls may be
- * made from any thread (they are serialised). */
+ * made from any thread (they are serialised). Without it, the calls on a
+ * context must not be made from two threads at once (as with a UCX worker
+ * in SERIALIZED mode); start and stop it from the thread that makes them. */
 tc_status_t tc_executor_start(tc_context_t *context);
 tc_status_t tc_executor_stop(tc_context_t *context);
 

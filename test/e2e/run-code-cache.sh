@@ -35,6 +35,11 @@ for tls in default tcp; do
       "evictions and misses ($tls)"
 done
 
+# Resent frames land over the cached ones in any order: even with ordered
+# placement the receiver checks them whole (checksum) before running.
+TC_E2E_ORDERED=1 TC_E2E_CODE_CACHE=256 "$RUN" "$E2E" "$PREFIX" $FRAMES > "$OUT/run"
+expect "$OUT/run" "resent 998" "resends with ordered placement"
+
 TC_MAILBOX_MODE=no-cache "$RUN" "$E2E" "$PREFIX" $FRAMES > "$OUT/run"
 expect "$OUT/run" "receiver: mailbox no-cache" "no-cache mode"
 expect "$OUT/run" "sender: code in 1000 frames" "no-cache: code in every injected frame"

@@ -41,7 +41,7 @@ static void putFrame(tc_peer *Peer, const std::function<void(FrameSpec &)> &Shap
   uint64_t Seq;
   uint32_t Slot;
   while (Peer->Send->credit(*Peer->CreditWord), Peer->Send->reserve(&Seq, &Slot) != TC_OK)
-    ucp_worker_progress(Peer->Ctx->Worker);
+    ucp_worker_progress(Peer->Ctx->DataWorker);
   FrameSpec Spec;
   Spec.Sequence = Seq;
   Shape(Spec);
@@ -50,7 +50,7 @@ static void putFrame(tc_peer *Peer, const std::function<void(FrameSpec &)> &Shap
     fail("cannot encode");
   Damage(Peer->Staging.data(), Size, Seq);
   ucp_request_param_t P = {};
-  if (waitRequest(Peer->Ctx->Worker,
+  if (waitRequest(Peer->Ctx->DataWorker,
                   ucp_put_nbx(Peer->DataEp, Peer->Staging.data(), std::min(Size, Keep),
                               Peer->RingAddress + uint64_t(Slot) * Peer->SlotSize,
                               Peer->RingKey, &P)) != UCS_OK)
@@ -101,7 +101,6 @@ int main(int Argc, char **Argv) {
   auto Cached = [&](FrameSpec &S) {
     Good(S);
     S.Kind = FrameCached;
-    S.ImageSize = uint32_t(Pkg->Elements[STDLIB_SERVER_SIDE_SUM].Image.Bytes.size());
     S.Code = Pkg->Elements[STDLIB_SERVER_SIDE_SUM].CodeKey;
   };
   auto None = [](uint8_t *, size_t, uint64_t) {};

@@ -25,6 +25,17 @@ std::vector<uint8_t> bytes(size_t N, uint8_t Seed) {
   return V;
 }
 
+/// Rewrites a frame's header field, then re-seals it with a valid trailer,
+/// as a buggy or hostile sender could.
+template <typename Fn> void reseal(Slot &S, size_t Size, uint64_t Seq, Fn Change) {
+  FrameHeader H;
+  std::memcpy(&H, S.Bytes, sizeof H);
+  Change(H);
+  std::memcpy(S.Bytes, &H, sizeof H);
+  FrameTrailer T = {uint32_t(Seq), frameChecksum(S.Bytes, Size - FrameTrailerSize, Seq)};
+  std::memcpy(S.Bytes + Size - FrameTrailerSize, &T, sizeof T);
+}
+
 TEST(Frame, OneIntegerLocalMessageIsOneLine) {
   Slot S;
   int32_t Value = 0x12345678;
@@ -76,22 +87,21 @@ TEST(Frame, CachedFrameNamesCodeAndIsOneLineForOneInteger) {
   int32_t Value = 42;
   FrameSpec Spec;
   Spec.Kind = FrameCached;
-  Spec.ImageSize = 1400; // what it names, not what it carries
+  Spec.ImageSize = 1472;
   Spec.Code = 0x1122334455667788ull;
   Spec.Payload = &Value;
   Spec.PayloadSize = sizeof Value;
   Spec.Sequence = 5;
   size_t Size = 0;
   ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_ERR_INVALID_PARAM)
-      << "images are whole lines";
-  Spec.ImageSize = 1472;
+      << "only injected frames have an image";
+  Spec.ImageSize = 0;
   ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_OK);
   EXPECT_EQ(Size, 64u);
   FrameView View;
   ASSERT_EQ(checkFrame(S.Bytes, SlotSize, 5, &View), TC_OK);
   EXPECT_EQ(View.Header.Kind, FrameCached);
   EXPECT_EQ(View.Header.Code, 0x1122334455667788ull);
-  EXPECT_EQ(View.Header.ImageSize, 1472u);
   EXPECT_EQ(View.Image, nullptr);
   int32_t Got;
   std::memcpy(&Got, View.Payload, sizeof Got);
@@ -100,13 +110,45 @@ TEST(Frame, CachedFrameNamesCodeAndIsOneLineForOneInteger) {
 
 TEST(Frame, SizesAreWholeLines) {
   for (uint32_t Payload : {0u, 1u, 8u, 9u, 56u, 57u, 120u, 1000u})
-    for (uint32_t Image : {0u, 64u, 1408u}) {
-      size_t N = frameSize(Image, Payload);
+    for (uint32_t Image : {64u, 1408u}) {
+      size_t N = frameSize(FrameInjected, Image, Payload);
       EXPECT_EQ(N % FrameLine, 0u);
       EXPECT_GE(N, size_t(Image) + Payload + FrameTrailerSize);
     }
-  EXPECT_EQ(frameSize(0, 8), 64u);
-  EXPECT_EQ(frameSize(0, 9), 128u);
+  // One line: 24 bytes of payload for Local frames, 16 for cached ones —
+  // the paper's 1-integer Indirect Put (a count and one index/value pair,
+  // 12 bytes) is one line either way.
+  EXPECT_EQ(frameSize(FrameLocal, 0, 24), 64u);
+  EXPECT_EQ(frameSize(FrameLocal, 0, 25), 128u);
+  EXPECT_EQ(frameSize(FrameCached, 0, 16), 64u);
+  EXPECT_EQ(frameSize(FrameCached, 0, 17), 128u);
+  EXPECT_EQ(frameSize(FrameCached, 1408, 12), 64u) << "a cached frame carries no image";
+}
+
+TEST(Frame, OneLinePayloadsTakeThePlaceOfUnusedFields) {
+  for (FrameKind Kind : {FrameLocal, FrameCached}) {
+    size_t Max = Kind == FrameLocal ? LocalInlinePayload : CachedInlinePayload;
+    std::vector<uint8_t> Payload = bytes(Max, 0x41);
+    FrameSpec Spec;
+    Spec.Kind = Kind;
+    Spec.Code = Kind == FrameCached ? 0x0102030405060708ull : 0;
+    Spec.Payload = Payload.data();
+    Spec.PayloadSize = uint32_t(Max);
+    Spec.Sequence = 11;
+    Slot S;
+    size_t Size;
+    ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_OK);
+    EXPECT_EQ(Size, 64u);
+    FrameView View;
+    ASSERT_EQ(checkFrame(S.Bytes, SlotSize, 11, &View), TC_OK);
+    EXPECT_EQ(0, std::memcmp(View.Payload, Payload.data(), Max));
+    EXPECT_EQ(View.Header.Code, Spec.Code) << "a cached frame keeps its code key";
+    EXPECT_EQ(View.Header.ImageSize, 0u) << "covered fields read as zero";
+    EXPECT_EQ(View.Header.PayloadOffset, 0u);
+    // The same line claiming to be injected: no room for an image.
+    reseal(S, 64, 11, [](FrameHeader &H) { H.Kind = FrameInjected; });
+    EXPECT_EQ(checkFrame(S.Bytes, SlotSize, 11, nullptr), TC_ERR_BAD_LENGTH);
+  }
 }
 
 TEST(Frame, RefusesWhatDoesNotFitOrMakesNoSense) {
@@ -196,17 +238,6 @@ TEST(Frame, CorruptionIsNeverComplete) {
   }
 }
 
-/// Rewrites a frame's header field, then re-seals it with a valid trailer,
-/// as a buggy or hostile sender could.
-template <typename Fn> void reseal(Slot &S, size_t Size, uint64_t Seq, Fn Change) {
-  FrameHeader H;
-  std::memcpy(&H, S.Bytes, sizeof H);
-  Change(H);
-  std::memcpy(S.Bytes, &H, sizeof H);
-  FrameTrailer T = {uint32_t(Seq), frameChecksum(S.Bytes, Size - FrameTrailerSize, Seq)};
-  std::memcpy(S.Bytes + Size - FrameTrailerSize, &T, sizeof T);
-}
-
 TEST(Frame, ValidatesEveryFieldOfACompleteFrame) {
   std::vector<uint8_t> Image = bytes(64, 2), Payload = bytes(40, 4);
   FrameSpec Spec;
@@ -243,7 +274,7 @@ TEST(Frame, ValidatesEveryFieldOfACompleteFrame) {
        TC_ERR_BAD_LENGTH},
       {"local frame naming code", [](FrameHeader &H) { H.Kind = FrameLocal; H.ImageSize = 0; H.Code = 1; },
        TC_ERR_BAD_LENGTH},
-      {"cached frame naming no image", [](FrameHeader &H) { H.Kind = FrameCached; H.ImageSize = 0; },
+      {"cached frame carrying an image", [](FrameHeader &H) { H.Kind = FrameCached; },
        TC_ERR_BAD_LENGTH},
   };
   for (const Case &C : Cases) {
@@ -268,6 +299,12 @@ TEST(Frame, ChecksumSeesEveryWordAndTheSequence) {
     std::vector<uint8_t> B = A;
     B[I] ^= 1;
     EXPECT_NE(Base, frameChecksum(B.data(), B.size(), 1)) << "byte " << I;
+  }
+  // Words in another order: a landing that mixes frames must not pass.
+  for (size_t I = 0; I + 8 < A.size(); I += 8) {
+    std::vector<uint8_t> B = A;
+    std::swap_ranges(B.begin() + I, B.begin() + I + 8, B.begin() + I + 8);
+    EXPECT_NE(Base, frameChecksum(B.data(), B.size(), 1)) << "words at " << I;
   }
 }
 
