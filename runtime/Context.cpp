@@ -226,7 +226,7 @@ bool twochains::rt::acceptOffer(tc_context *Ctx, tc_peer *Peer, const Offer &O,
   Peer->Staging.assign(O.SlotSize, 0);
   Peer->RemoteMode = tc_mailbox_mode_t(O.MailboxMode);
   if (Peer->RemoteMode == TC_MAILBOX_CODE_CACHE)
-    Peer->SlotFrames.assign(size_t(O.Slots) * O.SlotSize, 0);
+    Peer->SlotFrames.assign(size_t(O.Slots) * (O.SlotSize + 64), 0);
   return true;
 }
 

@@ -117,8 +117,14 @@ struct tc_peer {
   };
   std::vector<std::pair<const tc_package *, std::vector<ElementSend>>> Sends;
   /// Cached frames are built in their slot's copy here, so a frame the
-  /// receiver reports missing can be sent again, with code, from it.
+  /// receiver reports missing can be sent again, with code, from it. The
+  /// copies are a line further apart than slots: slot sizes are multiples
+  /// of 4 KiB, and first lines 4 KiB apart would all fall into the same
+  /// few L1 sets and evict each other.
   std::vector<uint8_t> SlotFrames;
+  uint8_t *slotFrame(uint32_t Slot) {
+    return SlotFrames.data() + size_t(Slot) * (SlotSize + 64);
+  }
   uint64_t MissSeen = 0;              // the last miss report handled
 
   // Receiver side: this sender's ring, and where to report credits.

@@ -90,7 +90,7 @@ static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
     // Built in the slot's own copy, kept until credited, in case the
     // receiver has evicted the code and asks for it.
     Spec.Kind = FrameCached;
-    return putFrame(Peer, Peer->SlotFrames.data() + size_t(Slot) * Peer->SlotSize, Spec, Slot);
+    return putFrame(Peer, Peer->slotFrame(Slot), Spec, Slot);
   }
   Spec.Kind = FrameInjected;
   Spec.ImageSize = uint32_t(E.Image.Bytes.size());
@@ -117,7 +117,7 @@ void resendMissing(tc_peer *Peer) {
   if (Miss == 0 || Seq >= Peer->Send->next() || Seq + Peer->Slots < Peer->Send->next())
     return;
   uint32_t Slot = uint32_t(Seq % Peer->Slots);
-  const uint8_t *Sent = Peer->SlotFrames.data() + size_t(Slot) * Peer->SlotSize;
+  const uint8_t *Sent = Peer->slotFrame(Slot);
   FrameView V;
   if (checkFrame(Sent, Peer->SlotSize, Seq, &V) != TC_OK || V.Header.Kind != FrameCached)
     return;

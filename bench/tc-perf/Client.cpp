@@ -2,8 +2,9 @@
 //
 // The client connects to one server and, test by test, tells it what comes
 // next, runs its side, and collects the server's costs. The variants of one
-// workload and size run back to back, so their ratios are measured close
-// together in time (on this VM the two vCPUs' placement drifts).
+// workload and size take turns in rounds, so their ratios are measured at
+// the same moments (on this VM the two vCPUs' placement drifts, and
+// latencies change 2-4x over minutes).
 //===----------------------------------------------------------------------===//
 #include "Protocol.h"
 #include "Report.h"
@@ -11,6 +12,7 @@
 #include "Spin.h"
 #include "Workload.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace tcperf {
@@ -39,10 +41,8 @@ bool awaitReply(Channel &Ch, Watchdog &Dog) {
   }
 }
 
-// Ping-pong; every timed iteration's round trip, halved.
-bool runLatency(const Control &Ctl, Channel &Ch, const RunCommand &C, Summary *Out) {
-  std::vector<double> Half;
-  Half.reserve(C.Iters);
+// Ping-pong; every timed iteration's round trip, halved, added to Half.
+bool runLatency(const Control &Ctl, Channel &Ch, const RunCommand &C, std::vector<double> &Half) {
   Watchdog Dog(StallSeconds, Ctl);
   for (uint64_t K = 0; K < C.Warmup + C.Iters; ++K) {
     uint64_t T0 = Clock::ticks();
@@ -53,7 +53,6 @@ bool runLatency(const Control &Ctl, Channel &Ch, const RunCommand &C, Summary *O
     if (K >= C.Warmup)
       Half.push_back(Clock::toNs(T1 - T0) / 2);
   }
-  *Out = summarize(Half);
   return true;
 }
 
@@ -91,8 +90,10 @@ bool runPaced(Channel &Ch, const RunCommand &C, double *Rate) {
   return true;
 }
 
-// One test: tell the server, run this side, collect the server's costs.
-bool runTest(Session &S, const ServerInfo &Info, const RunCommand &C, Row *R) {
+// One round of a test: tell the server, run this side, collect the
+// server's costs. Latency samples go to Half; the rate to R->Rate.
+bool runTest(Session &S, const ServerInfo &Info, const RunCommand &C, Row *R,
+             std::vector<double> &Half) {
   std::unique_ptr<Channel> Ch = S.channel(C.V);
   if (!Ch->prepare(C.W, makePayload(C.W, C.PayloadBytes)))
     return false;
@@ -100,7 +101,7 @@ bool runTest(Session &S, const ServerInfo &Info, const RunCommand &C, Row *R) {
   std::vector<uint8_t> Body;
   if (!S.Ctl.send(MsgType::Run, Writer().put(C).bytes()) || !S.Ctl.expect(MsgType::Ready, &Body))
     return false;
-  bool Ok = C.T == Test::Latency ? runLatency(S.Ctl, *Ch, C, &R->Latency)
+  bool Ok = C.T == Test::Latency ? runLatency(S.Ctl, *Ch, C, Half)
             : C.T == Test::Rate  ? runRate(*Ch, C, &R->Rate)
                                  : runPaced(*Ch, C, &R->Rate);
   if (!Ok) {
@@ -128,22 +129,57 @@ bool runTest(Session &S, const ServerInfo &Info, const RunCommand &C, Row *R) {
   return true;
 }
 
-// The tests in order: per test and workload, each size, every variant.
-std::vector<RunCommand> plan(const Options &O) {
-  std::vector<RunCommand> Plan;
+// Adds one round's row into the test's total: counts and costs add up,
+// rates are kept to take the median of at the end.
+void accumulate(Row &Total, const Row &Round, std::vector<double> &Rates) {
+  if (Rates.empty() && Total.Iters == 0) {
+    Total = Round;
+  } else {
+    Total.Iters += Round.Iters;
+    Total.SentWithCode += Round.SentWithCode;
+    Total.SentCached += Round.SentCached;
+    Total.Server.Messages += Round.Server.Messages;
+    Total.Server.Polls += Round.Server.Polls;
+    Total.Server.WallNs += Round.Server.WallNs;
+    Total.Server.CpuNs += Round.Server.CpuNs;
+    Total.Server.Cycles += Round.Server.Cycles;
+    Total.Server.CyclesValid &= Round.Server.CyclesValid;
+    Total.Server.Rendezvous += Round.Server.Rendezvous;
+  }
+  Rates.push_back(Round.Rate);
+}
+
+double median(std::vector<double> V) {
+  std::sort(V.begin(), V.end());
+  size_t N = V.size();
+  return N == 0 ? 0 : N % 2 ? V[N / 2] : (V[N / 2 - 1] + V[N / 2]) / 2;
+}
+
+// The tests in order: per test and workload, each size; within it, every
+// variant, taking turns in rounds.
+struct Group {
+  std::vector<RunCommand> Variants; // Iters: the whole test's
+};
+
+std::vector<Group> plan(const Options &O) {
+  std::vector<Group> Plan;
   for (Test T : O.Tests)
     for (Workload W : O.Workloads) {
       std::vector<size_t> Sizes = payloadSizes(O, W);
       if (T == Test::Wait && !Sizes.empty())
         Sizes.resize(1); // waiting costs the same whatever the payload
-      for (size_t B : Sizes)
+      for (size_t B : Sizes) {
+        Group G;
         for (Variant V : O.Variants) {
           if (T == Test::Wait && !isTwoChains(V))
             continue; // the executor thread is the runtime's
           uint64_t Iters = T == Test::Rate ? O.RateIters : O.Iters;
           uint64_t Warmup = T == Test::Wait ? 0 : O.Warmup;
-          Plan.push_back({T, W, V, uint32_t(B), Iters, Warmup, O.GapNs});
+          G.Variants.push_back({T, W, V, uint32_t(B), Iters, Warmup, O.GapNs});
         }
+        if (!G.Variants.empty())
+          Plan.push_back(G);
+      }
     }
   return Plan;
 }
@@ -169,11 +205,14 @@ bool greet(Session &S, ServerInfo *Info) {
   return S.Ucx.connect(In);
 }
 
-void printPreamble(const Options &O, const ServerInfo &I, const std::vector<RunCommand> &Plan) {
-  printf("tc-perf: %zu tests against %s; UCX_TLS=%s; server mailbox %s, own loop waits with %s,"
-         " executor with %s, %u stress threads\n",
-         Plan.size(), O.Host.c_str(), I.Transport.c_str(), I.Mailbox.c_str(), I.OwnWait.c_str(),
-         I.ExecutorWait.c_str(), I.Stress);
+void printPreamble(const Options &O, const ServerInfo &I, const std::vector<Group> &Plan) {
+  size_t Tests = 0;
+  for (const Group &G : Plan)
+    Tests += G.Variants.size();
+  printf("tc-perf: %zu tests in %u rounds each against %s; UCX_TLS=%s; server mailbox %s, own "
+         "loop waits with %s, executor with %s, %u stress threads\n",
+         Tests, O.Rounds, O.Host.c_str(), I.Transport.c_str(), I.Mailbox.c_str(),
+         I.OwnWait.c_str(), I.ExecutorWait.c_str(), I.Stress);
   printf("tc-perf: clock %s; server cycles %s; latency is half the round trip, in ns; "
          "srv_cpu/msg is the server's thread CPU time per message\n",
          Clock::source(), I.Cycles.empty() ? "counted" : I.Cycles.c_str());
@@ -193,23 +232,43 @@ int runClient(const Options &O) {
                    Info.Mailbox.c_str()), 1;
   if (!S.Tc.create(O.Prefix, Mailbox, TC_WAIT_POLL) || !S.Tc.connect(O.Host, O.Port, 30000))
     return 1;
-  std::vector<RunCommand> Plan = plan(O);
+  std::vector<Group> Plan = plan(O);
   printPreamble(O, Info, Plan);
   printTableHeader();
   std::vector<Row> Rows;
   bool UsedUcx = false;
-  for (const RunCommand &C : Plan) {
-    Row R;
-    if (!runTest(S, Info, C, &R)) {
-      fprintf(stderr, "tc-perf: %s %s %s %u B failed\n", testName(C.T), workloadName(C.W),
-              variantName(C.V), C.PayloadBytes);
-      if (!O.Csv.empty() && !Rows.empty())
-        writeCsv(O.Csv, Rows); // keep what was measured
-      return 1;
+  for (const Group &G : Plan) {
+    size_t N = G.Variants.size();
+    std::vector<Row> Totals(N);
+    std::vector<std::vector<double>> Samples(N), Rates(N);
+    for (unsigned Round = 0; Round < O.Rounds; ++Round)
+      for (size_t I = 0; I < N; ++I) {
+        RunCommand C = G.Variants[I];
+        // Each round takes its share of the iterations; warm-up before
+        // every round, as the other variants ran in between.
+        C.Iters = std::max<uint64_t>(1, C.Iters / O.Rounds);
+        if (Round > 0)
+          C.Warmup = std::min<uint64_t>(C.Warmup, std::max<uint64_t>(C.Iters / 10, 10));
+        Row R;
+        if (!runTest(S, Info, C, &R, Samples[I])) {
+          fprintf(stderr, "tc-perf: %s %s %s %u B failed\n", testName(C.T), workloadName(C.W),
+                  variantName(C.V), C.PayloadBytes);
+          if (!O.Csv.empty() && !Rows.empty())
+            writeCsv(O.Csv, Rows); // keep what was measured
+          return 1;
+        }
+        accumulate(Totals[I], R, Rates[I]);
+      }
+    for (size_t I = 0; I < N; ++I) {
+      Row &R = Totals[I];
+      if (R.T == Test::Latency)
+        R.Latency = summarize(Samples[I]);
+      else
+        R.Rate = median(Rates[I]);
+      UsedUcx |= !isTwoChains(R.V);
+      printRow(R);
+      Rows.push_back(R);
     }
-    UsedUcx |= !isTwoChains(C.V);
-    printRow(R);
-    Rows.push_back(R);
   }
   std::vector<uint8_t> Body;
   tc_stats_t ServerStats = {};

@@ -23,6 +23,10 @@ static const char Usage[] =
     "  --iters N         timed ping-pongs per latency test (default 10000)\n"
     "  --warmup N        untimed messages before each test (default 1000)\n"
     "  --rate-iters N    messages per rate test (default 20000)\n"
+    "  --rounds N        split each test into N rounds that take turns with the\n"
+    "                    other variants' (default 5; latency merges the samples,\n"
+    "                    rate takes the median round): ratios then come from the\n"
+    "                    same moments even when the machine drifts\n"
     "  --sizes-max B     largest payload in bytes (default 32768)\n"
     "  --tests LIST      latency,rate,wait (default latency,rate)\n"
     "  --workloads LIST  indirect_put,server_side_sum (default both)\n"
@@ -143,7 +147,7 @@ int parseOptions(int Argc, char **Argv, Options *O, bool *Exit) {
     if (!strcmp(A, "--verbose")) { O->Verbose = true; continue; }
     // Every other option takes a value.
     static const char *const WithValue[] = {
-        "--port", "--iters", "--warmup", "--rate-iters", "--gap-us", "--sizes-max",
+        "--port", "--iters", "--warmup", "--rate-iters", "--rounds", "--gap-us", "--sizes-max",
         "--tests", "--workloads", "--variants", "--prefix", "--csv", "--wait",
         "--stress", "--mailbox", "--cpu"};
     bool Known = false;
@@ -168,6 +172,9 @@ int parseOptions(int Argc, char **Argv, Options *O, bool *Exit) {
     } else if (!strcmp(A, "--rate-iters")) {
       if (!parseUnsigned(V, 1000000000, &N) || N == 0) return bad(A, V, "1..1e9");
       O->RateIters = N;
+    } else if (!strcmp(A, "--rounds")) {
+      if (!parseUnsigned(V, 1000, &N) || N == 0) return bad(A, V, "1..1000");
+      O->Rounds = unsigned(N);
     } else if (!strcmp(A, "--gap-us")) {
       if (!parseUnsigned(V, 1000000, &N)) return bad(A, V, "0..1000000");
       O->GapNs = N * 1000;

@@ -24,6 +24,7 @@ struct Options {
   uint64_t Warmup = 1000;         // untimed ones before them (also for rate)
   uint64_t RateIters = 20000;     // messages per rate test
   uint64_t GapNs = 20000;         // wait test: the client's pause between messages
+  unsigned Rounds = 5;            // variants interleaved in this many rounds
   size_t SizesMax = 32768;        // largest payload in bytes
   std::vector<Test> Tests = {Test::Latency, Test::Rate};
   std::vector<Workload> Workloads = {Workload::IndirectPut, Workload::ServerSideSum};
