@@ -109,14 +109,19 @@ tc_status_t checkFrame(const void *Slot, size_t SlotSize, uint64_t Expected,
   if (!Slot || SlotSize < FrameLine || SlotSize % FrameLine)
     return TC_ERR_INVALID_PARAM;
   const uint8_t *F = static_cast<const uint8_t *>(Slot);
-  FrameHeader H;
-  std::memcpy(&H, F, sizeof H);
-  size_t N = size_t(H.Lines) * FrameLine;
+  // The length alone first: most polls find an older frame and stop here.
+  uint16_t Lines;
+  std::memcpy(&Lines, F + offsetof(FrameHeader, Lines), sizeof Lines);
+  size_t N = size_t(Lines) * FrameLine;
   // Until the trailer shows the expected sequence, the slot holds an older
   // frame or a frame still landing: wait.
-  if (H.Lines == 0 || N > SlotSize)
+  if (Lines == 0 || N > SlotSize) {
+    FrameHeader H;
+    std::memcpy(&H, F, sizeof H);
     return H.Magic == FrameMagic && H.Sequence == Expected ? TC_ERR_BAD_LENGTH
                                                            : TC_ERR_INCOMPLETE;
+  }
+  FrameHeader H;
   FrameTrailer T;
   std::memcpy(&T, F + N - FrameTrailerSize, sizeof T);
   if (T.Sequence != uint32_t(Expected))

@@ -139,6 +139,7 @@ struct tc_peer {
   /// short: dropped.
   uint64_t StalledSinceNs = 0;
   unsigned IdlePolls = 0;             // empty polls since a frame last ran
+  unsigned IncompletePolls = 0;       // polls that found the expected frame incomplete
   ucs_status_ptr_t CreditRequest = nullptr;
   /// A cached frame naming code not held: reported (sequence + 1) when, so
   /// a sender that never sends it again cannot stall the ring for ever.
