@@ -114,13 +114,12 @@ tc_status_t checkFrame(const void *Slot, size_t SlotSize, uint64_t Expected,
   std::memcpy(&Lines, F + offsetof(FrameHeader, Lines), sizeof Lines);
   size_t N = size_t(Lines) * FrameLine;
   // Until the trailer shows the expected sequence, the slot holds an older
-  // frame or a frame still landing: wait.
-  if (Lines == 0 || N > SlotSize) {
-    FrameHeader H;
-    std::memcpy(&H, F, sizeof H);
-    return H.Magic == FrameMagic && H.Sequence == Expected ? TC_ERR_BAD_LENGTH
-                                                           : TC_ERR_INCOMPLETE;
-  }
+  // frame or a frame still landing: wait. A length of no lines, or more
+  // than the slot, is a header still landing too (its bytes need not land
+  // together), or a broken one that never completes: the executor gives
+  // such a frame up like any other that stays incomplete.
+  if (Lines == 0 || N > SlotSize)
+    return TC_ERR_INCOMPLETE;
   FrameHeader H;
   FrameTrailer T;
   std::memcpy(&T, F + N - FrameTrailerSize, sizeof T);

@@ -41,6 +41,9 @@ static const char Usage[] =
     "  --wait MODE       poll|pause|auto: how the server waits between empty polls;\n"
     "                    the wait test runs the runtime's executor with this wait_mode\n"
     "  --stress N        N memory-stress threads (64 MiB memcpy each) during the tests\n"
+    "  --code-cache-size B  bytes of the code cache (default: the runtime's, 1 MiB);\n"
+    "                    smaller than an image (64), nothing is ever installed: every\n"
+    "                    injected frame with code costs what a first message costs\n"
     "  --mailbox MODE    code-cache|in-place|no-cache (default: TC_MAILBOX_MODE, else\n"
     "                    code-cache); the client uses the server's unless given its own\n";
 
@@ -149,7 +152,7 @@ int parseOptions(int Argc, char **Argv, Options *O, bool *Exit) {
     static const char *const WithValue[] = {
         "--port", "--iters", "--warmup", "--rate-iters", "--rounds", "--gap-us", "--sizes-max",
         "--tests", "--workloads", "--variants", "--prefix", "--csv", "--wait",
-        "--stress", "--mailbox", "--cpu"};
+        "--stress", "--mailbox", "--code-cache-size", "--cpu"};
     bool Known = false;
     for (const char *Name : WithValue)
       Known |= !strcmp(A, Name);
@@ -198,6 +201,9 @@ int parseOptions(int Argc, char **Argv, Options *O, bool *Exit) {
     } else if (!strcmp(A, "--stress")) {
       if (!parseUnsigned(V, 64, &N)) return bad(A, V, "0..64");
       O->Stress = unsigned(N);
+    } else if (!strcmp(A, "--code-cache-size")) {
+      if (!parseUnsigned(V, 1u << 30, &N) || N == 0) return bad(A, V, "1..2^30");
+      O->CodeCacheSize = uint32_t(N);
     } else if (!strcmp(A, "--mailbox")) {
       if (!mailboxFromName(V, &O->Mailbox)) return bad(A, V, "code-cache, in-place or no-cache");
     } else if (!strcmp(A, "--cpu")) {

@@ -35,6 +35,7 @@ struct Options {
   WaitKind Wait = WaitKind::Poll;
   unsigned Stress = 0;            // server: memory-stress threads
   uint32_t Mailbox = 0;           // tc_mailbox_mode_t; 0: the server's choice
+  uint32_t CodeCacheSize = 0;     // server: bytes; 0: the runtime's default
   bool Quick = false;
   int Cpu = -1;                   // pin this process to one CPU
   bool Verbose = false;

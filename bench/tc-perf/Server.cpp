@@ -234,7 +234,8 @@ int runServer(const Options &O) {
   MemoryStress Stress;
   if (O.Stress && !Stress.start(O.Stress))
     return 1;
-  if (!S.Tc.create(O.Prefix, O.Mailbox, executorWait(O.Wait)) || !S.Tc.listen(O.Port) ||
+  if (!S.Tc.create(O.Prefix, O.Mailbox, executorWait(O.Wait), O.CodeCacheSize) ||
+      !S.Tc.listen(O.Port) ||
       !S.Ucx.init())
     return 1;
   printf("tc-perf server: Two-Chains on port %u, bootstrap on %u; UCX_TLS=%s\n", O.Port,
