@@ -16,6 +16,10 @@
 #   tcp            UCX_TLS=tcp: every variant
 #   mailbox-in-place, mailbox-no-cache
 #                  the server in those mailbox modes: tc-local, tc-injected-full
+#   first-message  the server's code cache too small for any image (64 B):
+#                  every tc-injected-full frame is hashed, checked and copied
+#                  to W^X memory as a first message is; every tc-injected
+#                  frame misses, is asked for and resent with its code
 #   wait-poll, wait-pause, wait-auto
 #                  the server's wait: the wait test (executor thread) and
 #                  latency of tc-local and ucx-put, smallest sizes
@@ -261,6 +265,8 @@ pair shm "" "$SHM_RATE"
 pair tcp "" "" UCX_TLS=tcp
 pair mailbox-in-place "--mailbox in-place" "--variants tc-local,tc-injected-full $SHM_RATE"
 pair mailbox-no-cache "--mailbox no-cache" "--variants tc-local,tc-injected-full $SHM_RATE"
+pair first-message "--code-cache-size 64" \
+  "--tests latency --variants tc-local,tc-injected,tc-injected-full --sizes-max 1024"
 WAIT_CLIENT="--tests wait,latency --variants tc-local,ucx-put --workloads server_side_sum --sizes-max 64"
 pair wait-poll "--wait poll" "$WAIT_CLIENT"
 pair wait-pause "--wait pause" "$WAIT_CLIENT"

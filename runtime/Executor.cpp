@@ -97,7 +97,7 @@ static tc_status_t runFrame(tc_context *Ctx, tc_peer *Peer, const FrameView &V) 
 }
 
 static constexpr unsigned ControlEvery = 8;
-static constexpr uint64_t ControlPeriodNs = 50'000;
+static constexpr uint64_t ControlPeriodNs = 1'000'000;
 static constexpr unsigned IdleReportPolls = 64;
 
 /// A sender that never sends a missing image again is given up on after
