@@ -6,7 +6,7 @@
 
 namespace twochains::rt {
 
-static const uint32_t K[64] = {
+const uint32_t Sha256RoundConstants[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
     0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
     0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
@@ -19,13 +19,26 @@ static const uint32_t K[64] = {
     0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
     0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
 
+static const uint32_t *const K = Sha256RoundConstants;
+
 static uint32_t rotr(uint32_t X, unsigned N) { return (X >> N) | (X << (32 - N)); }
 
 Sha256::Sha256()
     : State{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f,
             0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
 
+static void portableBlock(uint32_t State[8], const uint8_t *P);
+
+static bool ForcePortable = false;
+
+void sha256UsePortable(bool Portable) { ForcePortable = Portable; }
+
 void Sha256::compress(const uint8_t *P) {
+  static const Sha256BlockFn Hardware = sha256HardwareBlock();
+  (Hardware && !ForcePortable ? Hardware : portableBlock)(State, P);
+}
+
+static void portableBlock(uint32_t State[8], const uint8_t *P) {
   uint32_t W[64];
   for (int I = 0; I < 16; ++I)
     W[I] = uint32_t(P[4 * I]) << 24 | uint32_t(P[4 * I + 1]) << 16 |
@@ -71,9 +84,7 @@ std::string Sha256::hex() {
   uint64_t Bits = Length * 8;
   uint8_t Pad = 0x80;
   update(&Pad, 1);
-  uint8_t Zero = 0;
-  while (Used != 56)
-    update(&Zero, 1);
+  padTo56();
   uint8_t Len[8];
   for (int I = 0; I < 8; ++I)
     Len[I] = uint8_t(Bits >> (56 - 8 * I));
@@ -84,6 +95,13 @@ std::string Sha256::hex() {
     for (int Shift = 28; Shift >= 0; Shift -= 4)
       Out.push_back(Digits[(S >> Shift) & 0xf]);
   return Out;
+}
+
+void Sha256::padTo56() {
+  static const uint8_t Zeros[64] = {};
+  if (Used > 56)
+    update(Zeros, sizeof Block - Used);
+  update(Zeros, 56 - Used);
 }
 
 std::string sha256File(const std::string &Path) {
