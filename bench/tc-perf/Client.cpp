@@ -230,7 +230,9 @@ int runClient(const Options &O) {
   if (!Mailbox && !mailboxFromName(Info.Mailbox, &Mailbox))
     return fprintf(stderr, "tc-perf: the server has an unknown mailbox mode '%s'\n",
                    Info.Mailbox.c_str()), 1;
-  if (!S.Tc.create(O.Prefix, Mailbox, TC_WAIT_POLL) || !S.Tc.connect(O.Host, O.Port, 30000))
+  if (!S.Tc.create(O.Prefix, Mailbox, TC_WAIT_POLL, 0,
+                   O.Ordered ? TC_CONTEXT_ORDERED_PLACEMENT : 0) ||
+      !S.Tc.connect(O.Host, O.Port, 30000))
     return 1;
   std::vector<Group> Plan = plan(O);
   printPreamble(O, Info, Plan);

@@ -34,6 +34,8 @@ static const char Usage[] =
     "  --gap-us N        wait test: microseconds between the client's messages (default 20)\n"
     "  --prefix DIR      the stdlib package's install prefix (default: this build's)\n"
     "  --csv FILE        client: one row per (test, workload, variant, size)\n"
+    "  --ordered         this side's context takes TC_CONTEXT_ORDERED_PLACEMENT (no\n"
+    "                    checksum on arrival; give it to both sides)\n"
     "  --quick           3 sizes per workload, 1000 iterations: a smoke check\n"
     "  --cpu N           pin this process to CPU N\n"
     "  --verbose         say more (UCX lanes of the baselines)\n"
@@ -148,6 +150,7 @@ int parseOptions(int Argc, char **Argv, Options *O, bool *Exit) {
       return fputs(Usage, stdout), 0;
     if (!strcmp(A, "--quick")) continue;
     if (!strcmp(A, "--verbose")) { O->Verbose = true; continue; }
+    if (!strcmp(A, "--ordered")) { O->Ordered = true; continue; }
     // Every other option takes a value.
     static const char *const WithValue[] = {
         "--port", "--iters", "--warmup", "--rate-iters", "--rounds", "--gap-us", "--sizes-max",

@@ -37,6 +37,7 @@ struct Options {
   uint32_t Mailbox = 0;           // tc_mailbox_mode_t; 0: the server's choice
   uint32_t CodeCacheSize = 0;     // server: bytes; 0: the runtime's default
   bool Quick = false;
+  bool Ordered = false;           // TC_CONTEXT_ORDERED_PLACEMENT
   int Cpu = -1;                   // pin this process to one CPU
   bool Verbose = false;
 };

@@ -234,7 +234,8 @@ int runServer(const Options &O) {
   MemoryStress Stress;
   if (O.Stress && !Stress.start(O.Stress))
     return 1;
-  if (!S.Tc.create(O.Prefix, O.Mailbox, executorWait(O.Wait), O.CodeCacheSize) ||
+  if (!S.Tc.create(O.Prefix, O.Mailbox, executorWait(O.Wait), O.CodeCacheSize,
+                   O.Ordered ? TC_CONTEXT_ORDERED_PLACEMENT : 0) ||
       !S.Tc.listen(O.Port) ||
       !S.Ucx.init())
     return 1;

@@ -25,7 +25,7 @@ TcEndpoint::~TcEndpoint() {
 }
 
 bool TcEndpoint::create(const std::string &Prefix, uint32_t Mailbox, tc_wait_mode_t Wait,
-                        uint32_t CodeCacheSize) {
+                        uint32_t CodeCacheSize, uint32_t Flags) {
   tc_status_t St =
       stdlib_package_load(Prefix.c_str(), TC_PACKAGE_SENDER | TC_PACKAGE_RECEIVER, &Pkg);
   if (St != TC_OK) {
@@ -41,6 +41,7 @@ bool TcEndpoint::create(const std::string &Prefix, uint32_t Mailbox, tc_wait_mod
   P.wait_mode = Wait;
   P.mailbox_mode = Mailbox;
   P.code_cache_size = CodeCacheSize;
+  P.flags = Flags;
   if ((St = tc_context_create(&P, &Ctx)) != TC_OK)
     return tcFailed("creating the context", St);
   if ((St = tc_context_add_package(Ctx, Pkg)) != TC_OK)

@@ -21,7 +21,7 @@ public:
   TcEndpoint &operator=(const TcEndpoint &) = delete;
 
   bool create(const std::string &Prefix, uint32_t Mailbox, tc_wait_mode_t Wait,
-              uint32_t CodeCacheSize = 0);
+              uint32_t CodeCacheSize = 0, uint32_t Flags = 0);
   bool listen(uint16_t Port);
   bool connect(const std::string &Host, uint16_t Port, int TimeoutMs);
   // Server: progresses until the client has connected (peer number 1).
