@@ -20,6 +20,10 @@
 #                  every tc-injected-full frame is hashed, checked and copied
 #                  to W^X memory as a first message is; every tc-injected
 #                  frame misses, is asked for and resent with its code
+#   ordered        both sides with TC_CONTEXT_ORDERED_PLACEMENT (no checksum
+#                  on arrival): tc-local against ucx-put, latency
+#   frame-cost     bench/frame-cost: the runtime's CPU cost per frame, one
+#                  process and one thread (frame-cost.txt)
 #   wait-poll, wait-pause, wait-auto
 #                  the server's wait: the wait test (executor thread) and
 #                  latency of tc-local and ucx-put, smallest sizes
@@ -55,7 +59,7 @@ install_gnuplot() {
 
 build() {
   if [ -f "$BUILD_DIR/build.ninja" ]; then
-    cmake --build "$BUILD_DIR" --target tc-perf stdlib_package
+    cmake --build "$BUILD_DIR" --target tc-perf frame-cost stdlib_package
   else
     BUILD_DIR="$BUILD_DIR" "$ROOT/scripts/build.sh"
   fi
@@ -267,6 +271,9 @@ pair mailbox-in-place "--mailbox in-place" "--variants tc-local,tc-injected-full
 pair mailbox-no-cache "--mailbox no-cache" "--variants tc-local,tc-injected-full $SHM_RATE"
 pair first-message "--code-cache-size 64" \
   "--tests latency --variants tc-local,tc-injected,tc-injected-full --sizes-max 1024"
+pair ordered "--ordered" "--ordered --tests latency --variants tc-local,ucx-put"
+echo "run-perf: frame-cost"
+"$BUILD_DIR/bench/frame-cost" | tee "$OUT/frame-cost.txt"
 WAIT_CLIENT="--tests wait,latency --variants tc-local,ucx-put --workloads server_side_sum --sizes-max 64"
 pair wait-poll "--wait poll" "$WAIT_CLIENT"
 pair wait-pause "--wait pause" "$WAIT_CLIENT"
