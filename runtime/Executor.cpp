@@ -90,6 +90,17 @@ static tc_status_t runFrame(tc_context *Ctx, tc_peer *Peer, const FrameView &V) 
     ++Ctx->Stats.frames_executed_local;
     return TC_OK;
   }
+  if (H.Kind == FrameCached && Ctx->Cache) {
+    // The hot path of cached frames, inline: one table probe and the call.
+    if (const CachedCode *C = Ctx->Cache->find(H.Code, H.Package, H.Element)) {
+      reinterpret_cast<JamEntry>(const_cast<uint8_t *>(Ctx->Cache->executableCode(*C)) +
+                                 E.Image.Entry)(&JamCtx, const_cast<uint8_t *>(V.Payload),
+                                                H.PayloadSize);
+      ++Ctx->Stats.frames_executed_cached;
+      ++Ctx->Stats.frames_executed_injected;
+      return TC_OK;
+    }
+  }
   tc_status_t St = runInjected(Ctx, *Pkg, H.Element, V, &JamCtx);
   if (St == TC_OK)
     ++Ctx->Stats.frames_executed_injected;
