@@ -120,7 +120,10 @@ tc_status_t tc_send_args(tc_peer_t *peer, const tc_package_t *package, uint32_t 
  * TC_CONTEXT_ACCEPT_RIEDS) or could not load it. */
 tc_status_t tc_ried_push(tc_peer_t *peer, const char *path, int timeout_ms);
 
-/* Waits until every frame sent to the peer has run on the receiver. */
+/* Waits until every frame sent to the peer has run on the receiver (which
+ * reports it once idle for a few polls: the receiver must keep calling
+ * tc_progress, or run its executor thread, meanwhile). Also answers the
+ * receiver's requests to send evicted code again. */
 tc_status_t tc_flush(tc_peer_t *peer, int timeout_ms);
 void tc_peer_close(tc_peer_t *peer);
 
