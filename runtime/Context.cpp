@@ -50,6 +50,16 @@ static tc_status_t fromUcs(ucs_status_t St) {
   }
 }
 
+/// The mailbox modes by the names TC_MAILBOX_MODE and tc_mailbox_mode_name
+/// use; the first is the default.
+struct MailboxModeName {
+  const char *Name;
+  tc_mailbox_mode_t Mode;
+};
+static const MailboxModeName MailboxModeNames[] = {{"code-cache", TC_MAILBOX_CODE_CACHE},
+                                                   {"in-place", TC_MAILBOX_IN_PLACE},
+                                                   {"no-cache", TC_MAILBOX_NO_CACHE}};
+
 static void onEndpointError(void *Arg, ucp_ep_h, ucs_status_t) {
   // A peer that vanishes only fails its own connection; the receiver keeps
   // serving the others.
@@ -226,7 +236,7 @@ bool twochains::rt::acceptOffer(tc_context *Ctx, tc_peer *Peer, const Offer &O,
   Peer->Staging.assign(O.SlotSize, 0);
   Peer->RemoteMode = tc_mailbox_mode_t(O.MailboxMode);
   if (Peer->RemoteMode == TC_MAILBOX_CODE_CACHE)
-    Peer->SlotFrames.assign(size_t(O.Slots) * (O.SlotSize + 64), 0);
+    Peer->SlotFrames.assign(size_t(O.Slots) * Peer->slotFrameStride(), 0);
   return true;
 }
 
@@ -311,11 +321,10 @@ extern "C" tc_status_t tc_context_create(const tc_context_params_t *Params,
   }
   if (Ctx->Mode == TC_MAILBOX_DEFAULT) {
     const char *Env = getenv("TC_MAILBOX_MODE");
-    std::string Name = Env ? Env : "";
-    Ctx->Mode = Name.empty() || Name == "code-cache" ? TC_MAILBOX_CODE_CACHE
-                : Name == "in-place"                 ? TC_MAILBOX_IN_PLACE
-                : Name == "no-cache"                 ? TC_MAILBOX_NO_CACHE
-                                                     : TC_MAILBOX_DEFAULT;
+    std::string Name = Env && *Env ? Env : MailboxModeNames[0].Name;
+    for (const MailboxModeName &M : MailboxModeNames)
+      if (Name == M.Name)
+        Ctx->Mode = M.Mode;
     if (Ctx->Mode == TC_MAILBOX_DEFAULT) {
       logError("TC_MAILBOX_MODE='" + Name +
                "' is none of code-cache, in-place, no-cache");
@@ -562,13 +571,10 @@ extern "C" tc_status_t tc_context_peer(tc_context_t *Ctx, unsigned Number, tc_pe
 }
 
 extern "C" const char *tc_mailbox_mode_name(const tc_context_t *Ctx) {
-  if (!Ctx)
-    return "";
-  switch (Ctx->Mode) {
-  case TC_MAILBOX_IN_PLACE: return "in-place";
-  case TC_MAILBOX_NO_CACHE: return "no-cache";
-  default: return "code-cache";
-  }
+  for (const MailboxModeName &M : MailboxModeNames)
+    if (Ctx && Ctx->Mode == M.Mode)
+      return M.Name;
+  return "";
 }
 
 extern "C" tc_status_t tc_context_stats(const tc_context_t *Ctx, tc_stats_t *Out) {

@@ -122,9 +122,8 @@ struct tc_peer {
   /// of 4 KiB, and first lines 4 KiB apart would all fall into the same
   /// few L1 sets and evict each other.
   std::vector<uint8_t> SlotFrames;
-  uint8_t *slotFrame(uint32_t Slot) {
-    return SlotFrames.data() + size_t(Slot) * (SlotSize + 64);
-  }
+  size_t slotFrameStride() const { return size_t(SlotSize) + twochains::rt::FrameLine; }
+  uint8_t *slotFrame(uint32_t Slot) { return SlotFrames.data() + Slot * slotFrameStride(); }
   uint64_t MissSeen = 0;              // the last miss report handled
 
   // Receiver side: this sender's ring, and where to report credits.
