@@ -1,13 +1,14 @@
 //===- Executor.cpp - Running the frames that arrived ---------------------===//
 //
 // tc_progress polls every sender's ring at the slot it expects next. A
-// frame runs only when it is complete and passes every check: frame fields
+// frame runs only when it is complete and passes every check, made on a
+// private copy taken out of the ring (captureFrame): frame fields
 // (Frame.cpp), a package this receiver loaded, an element of it, and for
 // injected frames an image identical to the package's own. It then runs
-// (Local: the library's copy; Injected: the arrived bytes, copied to
-// executable memory, GOTP and fixups applied, instruction stream
-// synchronised), the slot is released, and credits are reported in
-// batches with a one-sided put.
+// (Local: the library's copy; Injected: the receiver's own copy of the
+// package's image, in W^X memory, GOTP and fixups applied, instruction
+// stream synchronised) on the private copy of the payload, the slot is
+// released, and credits are reported in batches (FramePath.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "Frame.h"
@@ -21,30 +22,11 @@
 using namespace twochains::rt;
 
 static void reportCredits(tc_context *Ctx, tc_peer *Peer) {
-  if (Peer->Failed)
-    return;
-  if (Peer->CreditRequest) {
-    if (ucp_request_check_status(Peer->CreditRequest) == UCS_INPROGRESS)
-      return; // the previous report is still being put; report later
-    ucp_request_free(Peer->CreditRequest);
-    Peer->CreditRequest = nullptr;
+  if (reportCreditWord(Peer, CreditWordFinished, Peer->Receive->expected()) ==
+      CreditReport::Sent) {
+    Peer->Receive->takeCreditReport();
+    ++Ctx->Stats.credit_reports;
   }
-  Peer->CreditSource = Peer->Receive->takeCreditReport();
-  ucp_request_param_t P = {};
-  ucs_status_ptr_t R = ucp_put_nbx(Peer->DataEp, &Peer->CreditSource, sizeof Peer->CreditSource,
-                                   Peer->CreditAddress, Peer->CreditKey, &P);
-  if (UCS_PTR_IS_ERR(R)) {
-    Peer->Failed = true;
-    return;
-  }
-  Peer->CreditRequest = R;
-  ++Ctx->Stats.credit_reports;
-}
-
-static uint64_t nowNs() {
-  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                      std::chrono::steady_clock::now().time_since_epoch())
-                      .count());
 }
 
 /// A frame that never completes (a write cut short, a corrupt byte) would
@@ -122,19 +104,7 @@ static bool askForCode(tc_context *Ctx, tc_peer *Peer, uint64_t Seq) {
   Peer->MissReported = Seq + 1;
   Peer->MissReportedNs = nowNs();
   ++Ctx->Stats.cache_misses;
-  if (Peer->Failed)
-    return false;
-  Peer->MissSource = Seq + 1;
-  ucp_request_param_t P = {};
-  ucs_status_t St = waitRequest(
-      Ctx->DataWorker, ucp_put_nbx(Peer->DataEp, &Peer->MissSource, sizeof Peer->MissSource,
-                                   Peer->CreditAddress + CreditWordMiss * sizeof(uint64_t),
-                                   Peer->CreditKey, &P));
-  if (St != UCS_OK) {
-    Peer->Failed = true;
-    return false;
-  }
-  return true;
+  return reportCreditWord(Peer, CreditWordMiss, Seq + 1, /*Wait=*/true) == CreditReport::Sent;
 }
 
 /// The word a frame's arrival will write first: the header line of the
@@ -188,11 +158,21 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
   if (!Ctx)
     return TC_ERR_INVALID_PARAM;
   HotPathGuard Guard(Ctx);
-  ucp_worker_progress(Ctx->DataWorker);
+  if (Ctx->RunningJam) {
+    // The frame being run lives in the context's private copy, which the
+    // next frame would overwrite under it.
+    logError("tc_progress called from inside a running jam: refused");
+    return TC_ERR_INVALID_PARAM;
+  }
+  if (Ctx->DataWorker)
+    ucp_worker_progress(Ctx->DataWorker);
   // The control worker (TCP: an epoll_wait system call per progress, a
   // microsecond or more in a VM) takes a turn at most every ControlPeriodNs,
   // the clock read every ControlEvery calls: connections and rieds wait a
-  // little, frames never.
+  // little, frames by RMA never. Frames by message arrive on it: with such
+  // peers it is progressed every call.
+  if (Ctx->AmPeers)
+    ucp_worker_progress(Ctx->Worker);
   if (++Ctx->ControlPolls >= ControlEvery) {
     Ctx->ControlPolls = 0;
     uint64_t Now = nowNs();
@@ -224,7 +204,7 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
       // the transport: only the checksum tells when it is whole.
       bool Ordered = (Ctx->Flags & TC_CONTEXT_ORDERED_PLACEMENT) &&
                      Peer->MissReported != Seq + 1;
-      tc_status_t St = checkFrame(Slot, Ctx->SlotSize, Seq, &V, Ordered);
+      tc_status_t St = captureFrame(Slot, Ctx->SlotSize, Seq, Ctx->Private.get(), &V, Ordered);
       if (Peer->MissReported == Seq + 1 && !(St == TC_OK && V.Header.Kind == FrameInjected)) {
         // The code was asked for: the slot is being rewritten with the
         // frame and its code, and reads as anything until that lands whole.
@@ -238,8 +218,11 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
             ((++Peer->IncompletePolls & (TruncationCheckEvery - 1)) || !truncated(Ctx, Peer, Seq)))
           break;
         Peer->StalledSinceNs = 0;
-        if (St == TC_OK)
+        if (St == TC_OK) {
+          Ctx->RunningJam = true;
           St = runFrame(Ctx, Peer, V);
+          Ctx->RunningJam = false;
+        }
         if (St == TC_ERR_NOT_CACHED && V.Header.Kind == FrameCached &&
             Ctx->Mode == TC_MAILBOX_CODE_CACHE && askForCode(Ctx, Peer, Seq))
           break; // its code is on the way

@@ -25,6 +25,14 @@ size_t frameSize(FrameKind Kind, uint32_t ImageSize, uint32_t PayloadSize) {
   return FrameLine + Image + roundToLines(size_t(PayloadSize) + FrameTrailerSize);
 }
 
+/// The final multiply-xorshift of frameChecksum's two sums.
+static uint32_t mixChecksum(uint64_t A, uint64_t B) {
+  uint64_t H = (A ^ (B >> 31) ^ (B << 33)) * 0xff51afd7ed558ccdull;
+  H ^= H >> 29;
+  H *= 0xc4ceb9fe1a85ec53ull;
+  return uint32_t(H ^ (H >> 32));
+}
+
 uint32_t frameChecksum(const void *Bytes, size_t Size, uint64_t Sequence) {
   // Two running sums over 64-bit words (Fletcher's construction): a word
   // that differs changes the first, and its position the second. Two adds
@@ -38,10 +46,7 @@ uint32_t frameChecksum(const void *Bytes, size_t Size, uint64_t Sequence) {
     A += W;
     B += A;
   }
-  uint64_t H = (A ^ (B >> 31) ^ (B << 33)) * 0xff51afd7ed558ccdull;
-  H ^= H >> 29;
-  H *= 0xc4ceb9fe1a85ec53ull;
-  return uint32_t(H ^ (H >> 32));
+  return mixChecksum(A, B);
 }
 
 tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,
@@ -104,34 +109,11 @@ bool frameTrailerShows(const void *Slot, size_t SlotSize, uint64_t Sequence) {
   return T.Sequence == uint32_t(Sequence);
 }
 
-tc_status_t checkFrame(const void *Slot, size_t SlotSize, uint64_t Expected,
-                       FrameView *Out, bool Ordered) {
-  if (!Slot || SlotSize < FrameLine || SlotSize % FrameLine)
-    return TC_ERR_INVALID_PARAM;
-  const uint8_t *F = static_cast<const uint8_t *>(Slot);
-  // The length alone first: most polls find an older frame and stop here.
-  uint16_t Lines;
-  std::memcpy(&Lines, F + offsetof(FrameHeader, Lines), sizeof Lines);
-  size_t N = size_t(Lines) * FrameLine;
-  // Until the trailer shows the expected sequence, the slot holds an older
-  // frame or a frame still landing: wait. A length of no lines, or more
-  // than the slot, is a header still landing too (its bytes need not land
-  // together), or a broken one that never completes: the executor gives
-  // such a frame up like any other that stays incomplete.
-  if (Lines == 0 || N > SlotSize)
-    return TC_ERR_INCOMPLETE;
+/// Checks the fields of a complete frame of N bytes at F (a copy nothing
+/// else writes, or a slot whose checksum was just verified).
+static tc_status_t validateFrame(const uint8_t *F, size_t N, uint64_t Expected,
+                                 FrameView *Out) {
   FrameHeader H;
-  FrameTrailer T;
-  std::memcpy(&T, F + N - FrameTrailerSize, sizeof T);
-  if (T.Sequence != uint32_t(Expected))
-    return TC_ERR_INCOMPLETE;
-  if (Ordered)
-    __atomic_thread_fence(__ATOMIC_ACQUIRE); // read the frame after its trailer
-  else if (T.Checksum != frameChecksum(F, N - FrameTrailerSize, Expected))
-    return TC_ERR_INCOMPLETE; // the caller gives a lasting mismatch up (Executor.cpp)
-  // Complete. The header copied above may predate the bytes the checksum
-  // just saw (they land while we read): take it again, from the frame the
-  // checksum vouches for, before trusting any field.
   std::memcpy(&H, F, sizeof H);
   if (size_t(H.Lines) * FrameLine != N)
     return TC_ERR_INCOMPLETE;
@@ -176,6 +158,80 @@ tc_status_t checkFrame(const void *Slot, size_t SlotSize, uint64_t Expected,
     Out->Size = N;
   }
   return TC_OK;
+}
+
+/// The frame's length in bytes if the slot's trailer shows the expected
+/// sequence, else 0: an older frame, or one still landing.
+static size_t landedLength(const uint8_t *F, size_t SlotSize, uint64_t Expected,
+                           FrameTrailer &T) {
+  // The length alone first: most polls find an older frame and stop here.
+  uint16_t Lines;
+  std::memcpy(&Lines, F + offsetof(FrameHeader, Lines), sizeof Lines);
+  size_t N = size_t(Lines) * FrameLine;
+  // A length of no lines, or more than the slot, is a header still landing
+  // too (its bytes need not land together), or a broken one that never
+  // completes: the executor gives such a frame up like any other that
+  // stays incomplete.
+  if (Lines == 0 || N > SlotSize)
+    return 0;
+  std::memcpy(&T, F + N - FrameTrailerSize, sizeof T);
+  return T.Sequence == uint32_t(Expected) ? N : 0;
+}
+
+tc_status_t checkFrame(const void *Slot, size_t SlotSize, uint64_t Expected,
+                       FrameView *Out, bool Ordered) {
+  if (!Slot || SlotSize < FrameLine || SlotSize % FrameLine)
+    return TC_ERR_INVALID_PARAM;
+  const uint8_t *F = static_cast<const uint8_t *>(Slot);
+  FrameTrailer T;
+  size_t N = landedLength(F, SlotSize, Expected, T);
+  if (!N)
+    return TC_ERR_INCOMPLETE;
+  if (Ordered)
+    __atomic_thread_fence(__ATOMIC_ACQUIRE); // read the frame after its trailer
+  else if (T.Checksum != frameChecksum(F, N - FrameTrailerSize, Expected))
+    return TC_ERR_INCOMPLETE; // the caller gives a lasting mismatch up (Executor.cpp)
+  // Complete. The length read above may predate the bytes the checksum
+  // just saw (they land while we read): validateFrame takes the header
+  // again, from the frame the checksum vouches for.
+  return validateFrame(F, N, Expected, Out);
+}
+
+/// Copies Size bytes (whole 8-byte words) and sums them as frameChecksum
+/// does, in one pass: each byte is read once, from the slot.
+static uint32_t copyAndChecksum(uint8_t *To, const uint8_t *From, size_t Size,
+                                uint64_t Sequence) {
+  uint64_t A = Sequence, B = ~Sequence;
+  for (size_t I = 0; I + 8 <= Size; I += 8) {
+    uint64_t W;
+    std::memcpy(&W, From + I, 8);
+    std::memcpy(To + I, &W, 8);
+    A += W;
+    B += A;
+  }
+  return mixChecksum(A, B);
+}
+
+tc_status_t captureFrame(const void *Slot, size_t SlotSize, uint64_t Expected, void *Private,
+                         FrameView *Out, bool Ordered) {
+  if (!Slot || !Private || SlotSize < FrameLine || SlotSize % FrameLine)
+    return TC_ERR_INVALID_PARAM;
+  const uint8_t *F = static_cast<const uint8_t *>(Slot);
+  auto *Copy = static_cast<uint8_t *>(Private);
+  FrameTrailer T;
+  size_t N = landedLength(F, SlotSize, Expected, T);
+  if (!N)
+    return TC_ERR_INCOMPLETE;
+  if (Ordered) {
+    __atomic_thread_fence(__ATOMIC_ACQUIRE); // read the frame after its trailer
+    std::memcpy(Copy, F, N - FrameTrailerSize);
+  } else if (copyAndChecksum(Copy, F, N - FrameTrailerSize, Expected) != T.Checksum) {
+    return TC_ERR_INCOMPLETE; // still landing, or rewritten: look again later
+  }
+  std::memcpy(Copy + N - FrameTrailerSize, &T, sizeof T);
+  // Everything from here on reads the copy, which the peer cannot write:
+  // what is checked is what runs.
+  return validateFrame(Copy, N, Expected, Out);
 }
 
 } // namespace twochains::rt

@@ -116,6 +116,14 @@ struct FrameView {
 tc_status_t checkFrame(const void *Slot, size_t SlotSize, uint64_t Expected,
                        FrameView *Out, bool Ordered = false);
 
+/// The receiver's way: like checkFrame, but the frame is first copied out of
+/// the slot into Private (SlotSize bytes), the checksum computed over the
+/// copy as it is made, and every check made on the copy; Out points into
+/// Private. A peer that rewrites its slot meanwhile changes nothing that
+/// was checked or that the jam reads (docs/security.md).
+tc_status_t captureFrame(const void *Slot, size_t SlotSize, uint64_t Expected, void *Private,
+                         FrameView *Out, bool Ordered = false);
+
 } // namespace twochains::rt
 
 #endif

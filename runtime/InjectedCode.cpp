@@ -8,13 +8,14 @@
 //               and the package's own image before they are installed into
 //               the cache, through its writable alias. Later frames name the
 //               hash and run the installed copy from the executable alias.
-//   in-place    The paper's: the mailbox is writable and executable, and the
-//               code runs where it landed, its fixups applied in place.
-//   no-cache    Every frame carries its code, which is copied into W^X
-//               scratch memory and run from there.
+//   no-cache    Every frame carries its code, which is checked and the
+//               package's own copy installed into W^X scratch memory and
+//               run from there.
 //
-// In every mode only code this receiver already trusts runs: the image must
-// be the package's own, byte for byte, apart from GOTP.
+// In every mode only code this receiver already trusts runs, and only its
+// own copy of it: an arrived image must be the package's, byte for byte
+// (GOTP zero), and is compared, never run. (The paper's in-place mode ran
+// code where it landed, in memory the peer could still write: gone.)
 //
 //===----------------------------------------------------------------------===//
 #include "Identity.h"
@@ -25,19 +26,12 @@
 
 using namespace twochains::rt;
 
-/// The arrived image is the package's, GOTP aside: GOTP must point at this
-/// receiver's import table for the element, as the sender's template sets
-/// it from the table addresses handed over at connect.
+/// The arrived image is the package's as it was built: GOTP is zero (the
+/// receiver sets it in its own copy; senders learn no table address).
 static bool isPackageImage(const PackageElement &E, const FrameView &V) {
   const std::vector<uint8_t> &Known = E.Image.Bytes;
-  size_t G = E.Image.GOTP;
-  uint64_t Gotp;
-  if (V.Header.ImageSize != Known.size())
-    return false;
-  std::memcpy(&Gotp, V.Image + G, sizeof Gotp);
-  return Gotp == reinterpret_cast<uint64_t>(E.ImportTable.data()) &&
-         std::memcmp(V.Image, Known.data(), G) == 0 &&
-         std::memcmp(V.Image + G + 8, Known.data() + G + 8, Known.size() - G - 8) == 0;
+  return V.Header.ImageSize == Known.size() &&
+         std::memcmp(V.Image, Known.data(), Known.size()) == 0;
 }
 
 static void syncInstructions(const uint8_t *Code, size_t Size) {
@@ -135,14 +129,7 @@ tc_status_t runInjected(tc_context *Ctx, const tc_package &Pkg, uint32_t Element
     return TC_ERR_NOT_CACHED; // this receiver offered no cache: a broken sender
   if (!isPackageImage(E, V))
     return TC_ERR_UNKNOWN_ELEMENT;
-  if (Ctx->Mode == TC_MAILBOX_NO_CACHE)
-    return runFromScratch(Ctx, E, V, JamCtx);
-  // In place: the slot is writable and executable (setupLocalSide).
-  auto *Image = const_cast<uint8_t *>(V.Image);
-  prepareInjected(Image, Image, E);
-  syncInstructions(Image, V.Header.ImageSize);
-  call(Image, E, V, JamCtx);
-  return TC_OK;
+  return runFromScratch(Ctx, E, V, JamCtx);
 }
 
 } // namespace twochains::rt

@@ -5,6 +5,9 @@
 //
 // The receiver, if it accepts rieds, writes the bytes to an anonymous
 // memory file and loads it from /proc/self/fd: nothing touches its disk.
+// Only an authenticated peer may push; a push to a receiver that does not
+// accept rieds, or one larger than MaxRiedSize, is refused before any of
+// its bytes are received.
 //
 //===----------------------------------------------------------------------===//
 #include "Log.h"
@@ -22,22 +25,8 @@ using namespace twochains::rt;
 
 namespace {
 
-struct RiedHeader {
-  uint32_t Magic, NameSize;
-  uint64_t LibrarySize;
-};
-struct AckHeader {
-  uint32_t Magic;
-  int32_t Status;
-};
-
 tc_status_t loadPushed(tc_context *Ctx, const std::string &Name, const uint8_t *Bytes,
                        size_t Size) {
-  if (!(Ctx->Flags & TC_CONTEXT_ACCEPT_RIEDS)) {
-    logError("refused ried '" + Name + "' pushed by a peer: the context does not "
-             "accept rieds (TC_CONTEXT_ACCEPT_RIEDS)");
-    return TC_ERR_INVALID_PARAM;
-  }
   int Fd = memfd_create(("tc-ried-" + Name).c_str(), MFD_CLOEXEC);
   if (Fd < 0 || write(Fd, Bytes, Size) != ssize_t(Size)) {
     if (Fd >= 0)
@@ -64,16 +53,18 @@ struct PendingRied {
 };
 
 void answer(tc_context *Ctx, ucp_ep_h Ep, tc_status_t St) {
-  AckHeader A = {HandshakeMagic, St};
+  RiedAck A = {HandshakeMagic, St};
   ucp_request_param_t P = {};
   P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   P.flags = UCP_AM_SEND_FLAG_REPLY;
-  waitRequest(Ctx->Worker, ucp_am_send_nbx(Ep, AmRiedAck, &A, sizeof A, nullptr, 0, &P));
+  // Bounded: a peer that takes no messages must not hold the receiver up.
+  waitRequestUntil(Ctx->Worker, ucp_am_send_nbx(Ep, AmRiedAck, &A, sizeof A, nullptr, 0, &P),
+                   nowNs() + 100'000'000);
 }
 
 void onRiedData(void *Request, ucs_status_t St, size_t, void *Arg) {
   auto *R = static_cast<PendingRied *>(Arg);
-  R->Ctx->PushedRieds.push_back({R->Reply, St == UCS_OK ? TC_OK : TC_ERR_IO, R->Name,
+  R->Ctx->PushedRieds.push_back({R->Reply, St == UCS_OK ? TC_OK : TC_ERR_IO,
                                  std::move(R->Bytes)});
   delete R;
   ucp_request_free(Request);
@@ -85,12 +76,29 @@ ucs_status_t twochains::rt::onRied(void *Arg, const void *Header, size_t HeaderL
                                    void *Data, size_t Length, const ucp_am_recv_param_t *Param) {
   auto *Ctx = static_cast<tc_context *>(Arg);
   RiedHeader H;
-  if (HeaderLength != sizeof H || !(Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
-    return UCS_OK;
+  tc_peer *Peer = (Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)
+                      ? peerOfEndpoint(Ctx, Param->reply_ep)
+                      : nullptr;
+  if (!Peer || !Peer->Welcomed || HeaderLength != sizeof H) {
+    ++Ctx->Stats.messages_refused;
+    return UCS_OK; // not from an authenticated peer: no answer either
+  }
   std::memcpy(&H, Header, sizeof H);
-  if (H.Magic != HandshakeMagic || H.NameSize == 0 || H.NameSize > 256 ||
-      Length != H.NameSize + H.LibrarySize)
+  auto Refuse = [&](const std::string &Why) {
+    ++Ctx->Stats.messages_refused;
+    logError("refused a ried pushed by " + Peer->Name + ": " + Why);
+    // Answered later, off the callback; the bytes are never received.
+    Ctx->PushedRieds.push_back({Param->reply_ep, TC_ERR_INVALID_PARAM, {}});
     return UCS_OK;
+  };
+  if (!(Ctx->Flags & TC_CONTEXT_ACCEPT_RIEDS))
+    return Refuse("this context does not accept rieds (TC_CONTEXT_ACCEPT_RIEDS)");
+  if (H.Magic != HandshakeMagic || H.NameSize == 0 || H.NameSize > MaxRiedNameSize ||
+      H.LibrarySize > MaxRiedSize || Length != H.NameSize + H.LibrarySize)
+    return Refuse("a library of " + std::to_string(H.LibrarySize) + " bytes named in " +
+                  std::to_string(H.NameSize) + " bytes, in a message of " +
+                  std::to_string(Length) + " (at most " + std::to_string(MaxRiedSize) +
+                  " and " + std::to_string(MaxRiedNameSize) + ")");
   auto *R = new PendingRied{Ctx, Param->reply_ep, "", {}};
   R->Bytes.resize(Length);
   if (Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
@@ -101,7 +109,7 @@ ucs_status_t twochains::rt::onRied(void *Arg, const void *Header, size_t HeaderL
     P.user_data = R;
     ucs_status_ptr_t Req = ucp_am_recv_data_nbx(Ctx->Worker, Data, R->Bytes.data(), Length, &P);
     if (Req == nullptr) {
-      Ctx->PushedRieds.push_back({R->Reply, TC_OK, "", std::move(R->Bytes)});
+      Ctx->PushedRieds.push_back({R->Reply, TC_OK, std::move(R->Bytes)});
       delete R;
     } else if (UCS_PTR_IS_ERR(Req)) {
       delete R;
@@ -109,7 +117,7 @@ ucs_status_t twochains::rt::onRied(void *Arg, const void *Header, size_t HeaderL
     return UCS_OK;
   }
   std::memcpy(R->Bytes.data(), Data, Length);
-  Ctx->PushedRieds.push_back({R->Reply, TC_OK, "", std::move(R->Bytes)});
+  Ctx->PushedRieds.push_back({R->Reply, TC_OK, std::move(R->Bytes)});
   delete R;
   return UCS_OK;
 }
@@ -117,7 +125,7 @@ ucs_status_t twochains::rt::onRied(void *Arg, const void *Header, size_t HeaderL
 ucs_status_t twochains::rt::onRiedAck(void *Arg, const void *Header, size_t HeaderLength,
                                       void *, size_t, const ucp_am_recv_param_t *Param) {
   auto *Ctx = static_cast<tc_context *>(Arg);
-  AckHeader A;
+  RiedAck A;
   if (HeaderLength != sizeof A || !(Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
     return UCS_OK;
   std::memcpy(&A, Header, sizeof A);

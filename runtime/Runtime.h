@@ -6,6 +6,7 @@
 #include "Frame.h"
 #include "Package.h"
 #include "Ring.h"
+#include "Wire.h"
 #include "Wait.h"
 #include "twochains/twochains.h"
 
@@ -20,60 +21,60 @@
 
 namespace twochains::rt {
 
-/// AM ids of the handshake (docs/runtime.md).
-enum : unsigned { AmHello = 0x7c01, AmWelcome = 0x7c02, AmRied = 0x7c03, AmRiedAck = 0x7c04 };
-constexpr uint32_t HandshakeMagic = 0x54434853; // "TCHS"
-
-/// What each side offers the other at connection time, in HELLO (sender
-/// to receiver) and WELCOME (back). Data after it: the credit word's rkey,
-/// the ring's rkey, the worker address. Connections are symmetric: either
-/// side can put frames into the other's ring (replies travel this way).
-struct Offer {
-  uint32_t Magic, Version;
-  uint64_t CreditAddress;     // where the other side reports finished frames
-  uint64_t RingAddress;       // where the other side puts frames
-  uint32_t Slots, SlotSize;
-  uint32_t CreditKeySize, RingKeySize, WorkerAddressSize;
-  uint32_t TableCount;        // ImportTable records after the worker address
-  uint32_t MailboxMode;       // tc_mailbox_mode_t of the side making the offer
-  uint32_t Reserved;
-};
-constexpr uint32_t OfferVersion = 2;
-
-/// The sender's credit area (one line the receiver puts into): finished
-/// frames at word 0, a code-cache miss at word 1 (the sequence of the
-/// frame that named code the receiver does not hold, plus one).
+/// The sender's credit line (one line the receiver writes, by put or by
+/// message): finished frames at word 0, a code-cache miss at word 1 (the
+/// sequence of the frame that named code the receiver does not hold, plus
+/// one).
 enum : unsigned { CreditWordFinished = 0, CreditWordMiss = 1 };
-/// Where a jam's import table lives on the side that made the offer, so
-/// the other side's frame templates can carry GOTP already pointing at it.
-struct ImportTableRecord {
-  uint64_t PackageTag;
-  uint32_t Element, Reserved;
-  uint64_t Table;
-};
 
 /// Waits for a UCX request (or an immediate completion) by progressing the
 /// worker; returns its status.
 ucs_status_t waitRequest(ucp_worker_h Worker, ucs_status_ptr_t Request);
+/// The same, giving up at Deadline (steady-clock nanoseconds): the request
+/// is cancelled and UCS_ERR_TIMED_OUT returned.
+ucs_status_t waitRequestUntil(ucp_worker_h Worker, ucs_status_ptr_t Request,
+                              uint64_t DeadlineNs);
+uint64_t nowNs();
 
 } // namespace twochains::rt
 
 struct tc_context;
 
 namespace twochains::rt {
-/// Receiver: answers the HELLOs that arrived since the last call.
+/// Handshake.cpp. Receiver: answers the AUTH and HELLO messages that
+/// arrived since the last call, and closes refused endpoints.
 void processHandshakes(tc_context *Ctx);
-/// An endpoint to a worker address, for puts.
-ucp_ep_h connectToWorker(tc_context *Ctx, tc_peer *Peer, const void *Address);
-/// Allocates the peer's ring (frames from it) and credit word (its reports).
+/// Sender: authenticates and exchanges offers on Peer->Ep, until Deadline.
+tc_status_t clientHandshake(tc_context *Ctx, tc_peer *Peer, uint64_t DeadlineNs);
+/// Registers the handshake's active-message handlers on the control worker.
+ucs_status_t setHandshakeHandlers(tc_context *Ctx);
+
+/// Mailbox.cpp. Allocates the peer's ring (frames from it) and credit
+/// line (its reports), for the path its frames take.
 tc_status_t setupLocalSide(tc_context *Ctx, tc_peer *Peer);
-/// The offer describing Peer's local side, with its body.
+/// The offer describing Peer's local side, with its body (MAC not set).
 tc_status_t makeOffer(tc_context *Ctx, tc_peer *Peer, Offer &Header,
                       std::vector<uint8_t> &Body);
-/// Takes the other side's offer: endpoint to its worker, its ring and
-/// credit word. Data is only valid during the call.
-bool acceptOffer(tc_context *Ctx, tc_peer *Peer, const Offer &Header,
-                 const uint8_t *Data, size_t Length);
+/// Takes the other side's checked offer: its ring and credit line, and an
+/// RMA endpoint where the path is RMA.
+tc_status_t acceptOffer(tc_context *Ctx, tc_peer *Peer, const ParsedOffer &O,
+                        std::string &Why);
+/// Receiver: whether frames from this sender can travel by RMA: the
+/// sender can, and this side's RMA worker reaches its RMA worker.
+bool rmaReaches(tc_context *Ctx, tc_peer *Peer, const ParsedOffer &Hello);
+
+/// FramePath.cpp. Puts Size bytes of a frame into the peer's slot, or
+/// sends them for the peer to write there. TC_ERR_IO marks the peer failed.
+tc_status_t deliverFrame(tc_peer *Peer, const uint8_t *Frame, size_t Size, uint64_t Sequence,
+                         uint32_t Slot);
+/// Writes word Word of the peer's credit line (put or message), without
+/// waiting for it to land. While the previous report is still in flight:
+/// Busy (report again later), or with Wait, waits for it a bounded while.
+enum class CreditReport { Sent, Busy, Failed };
+CreditReport reportCreditWord(tc_peer *Peer, unsigned Word, uint64_t Value, bool Wait = false);
+/// The worker whose progress moves this peer's frames and credits.
+ucp_worker_h frameWorker(tc_peer *Peer);
+ucs_status_t setFramePathHandlers(tc_context *Ctx);
 } // namespace twochains::rt
 
 /// What a running jam receives as its tc_jam_ctx_t.
@@ -85,32 +86,41 @@ struct tc_jam_ctx {
 
 struct tc_peer {
   tc_context *Ctx = nullptr;
-  ucp_ep_h Ep = nullptr;      // from sockaddr connection establishment
+  ucp_ep_h Ep = nullptr;      // from sockaddr connection establishment (control)
   unsigned Number = 0;        // tc_jam_sender: 1, 2, ... in connection order
-  /// The endpoint puts go through, on the data worker, created from the
-  /// peer's data worker address: unlike the sockaddr one, UCX may give it
-  /// shared-memory lanes.
+  std::string Name;           // "peer N (address:port)", for messages
+  /// How frames and credits travel in both directions (Wire.h).
+  twochains::rt::FramePath Path = twochains::rt::PathAm;
+  /// RMA path: the endpoint puts go through, on the RMA worker, created
+  /// from the peer's RMA worker address: unlike the sockaddr one, UCX may
+  /// give it shared-memory lanes.
   ucp_ep_h DataEp = nullptr;
   bool Failed = false;
+  bool RefusalLogged = false; // a refused message from it was logged (once)
 
-  // Sender side: the receiver's ring, and the credit word it writes.
+  // The handshake (Handshake.cpp).
+  enum class Auth { None, Challenged, Authenticated, Refused } AuthState = Auth::None;
+  uint8_t ClientNonce[twochains::rt::NonceSize] = {};
+  uint8_t ServerNonce[twochains::rt::NonceSize] = {};
+  bool Challenged = false;    // sender: the receiver proved it holds the key
   bool Welcomed = false;
+  tc_status_t HandshakeError = TC_OK; // sender: why the receiver was refused
+
+  // Sender side: the receiver's ring, and the credit line it writes.
   uint64_t RingAddress = 0;
   uint32_t Slots = 0, SlotSize = 0;
   ucp_rkey_h RingKey = nullptr;
   std::unique_ptr<twochains::rt::SenderRing> Send;
-  ucp_mem_h CreditMem = nullptr;
+  ucp_mem_h CreditMem = nullptr;       // RMA path; else CreditLine is ours
   volatile uint64_t *CreditWord = nullptr;
+  std::unique_ptr<uint64_t[]> CreditLine; // AM path: written by onCredit
   std::vector<uint8_t> Staging;
-  /// The other side's import tables: (package tag, element) -> address.
-  std::map<std::pair<uint64_t, uint32_t>, uint64_t> RemoteTables;
   /// How the receiver runs injected code (from its offer).
   tc_mailbox_mode_t RemoteMode = TC_MAILBOX_CODE_CACHE;
   /// Per package, per element: the injected-frame template (header line and
-  /// image, GOTP already set, so a send writes only the payload, the
-  /// sequence and the trailer), and whether the receiver's code cache is
-  /// believed to hold the image (set when the code is shipped; a miss
-  /// report clears it).
+  /// image, so a send writes only the payload, the sequence and the
+  /// trailer), and whether the receiver's code cache is believed to hold
+  /// the image (set when the code is shipped; a miss report clears it).
   struct ElementSend {
     std::vector<uint8_t> Template;
     bool Held = false;
@@ -127,48 +137,64 @@ struct tc_peer {
   uint64_t MissSeen = 0;              // the last miss report handled
 
   // Receiver side: this sender's ring, and where to report credits.
-  ucp_mem_h RingMem = nullptr;
+  ucp_mem_h RingMem = nullptr;        // RMA path; else RingAlloc
   uint8_t *Ring = nullptr;
+  size_t RingBytes = 0;
   std::unique_ptr<twochains::rt::ReceiverRing> Receive;
   uint64_t CreditAddress = 0;
   ucp_rkey_h CreditKey = nullptr;
-  uint64_t CreditSource = 0;          // the buffer a credit put reads
+  /// The buffers credit reports read while in flight, and their requests.
+  uint64_t CreditSource[2] = {};
+  twochains::rt::CreditMessage CreditMsg = {};
+  ucs_status_ptr_t CreditRequest[2] = {};
   /// When the expected frame was first seen incomplete while the next one
   /// was already complete (0: not stalled). Past a deadline, it was cut
   /// short: dropped.
   uint64_t StalledSinceNs = 0;
   unsigned IdlePolls = 0;             // empty polls since a frame last ran
   unsigned IncompletePolls = 0;       // polls that found the expected frame incomplete
-  ucs_status_ptr_t CreditRequest = nullptr;
   /// A cached frame naming code not held: reported (sequence + 1) when, so
   /// a sender that never sends it again cannot stall the ring for ever.
   uint64_t MissReported = 0;
   uint64_t MissReportedNs = 0;
-  uint64_t MissSource = 0;            // the buffer the miss report's put reads
 };
 
 struct tc_context {
+  /// Two UCX contexts, so that no rkey is ever usable where UCX emulates
+  /// RMA in software (docs/security.md): Ucp has active messages only, on
+  /// every transport (TCP too), and carries connections, handshakes, rieds
+  /// and the frames of peers without an RMA path. RmaUcp has RMA, and
+  /// every transport but TCP; it owns the rings and credit lines that
+  /// peers put into. It is null where UCX offers no such transport.
   ucp_context_h Ucp = nullptr;
-  ucp_worker_h Worker = nullptr;       // control: connections, handshakes, rieds
-  ucp_worker_h DataWorker = nullptr;   // data: frames and credits (one-sided puts)
+  ucp_worker_h Worker = nullptr;       // control, on Ucp
+  ucp_context_h RmaUcp = nullptr;
+  ucp_worker_h DataWorker = nullptr;   // data: RMA frames and credits, on RmaUcp
   unsigned ControlPolls = 0;           // tc_progress calls since the clock was read
   uint64_t ControlTurnNs = 0;          // when the control worker last progressed
+  unsigned AmPeers = 0;                // peers on the active-message path
   ucp_listener_h Listener = nullptr;
   uint32_t Slots = 64, SlotSize = 4096, Batch = 16;
   std::vector<tc_package *> Packages;
   std::vector<std::unique_ptr<tc_peer>> Accepted;   // receiver side
-  struct PendingHello {
+  /// Handshake messages that arrived, answered off the UCX callback.
+  struct PendingMessage {
+    unsigned Id;
     ucp_ep_h Ep;
-    twochains::rt::Offer Header;
-    std::vector<uint8_t> Key;
+    std::vector<uint8_t> Header, Body;
   };
-  std::vector<PendingHello> Hellos;
+  std::vector<PendingMessage> Handshakes;
   std::vector<tc_peer *> Connecting;                // sender side, awaiting welcome
   unsigned PeersSeen = 0;
   std::vector<tc_peer *> Connected;                 // sender side, ready
   std::map<std::string, tc_peer *> Routes;          // onward connections of jams
-  ucp_address_t *WorkerAddress = nullptr;
+  ucp_address_t *WorkerAddress = nullptr;           // of DataWorker
   size_t WorkerAddressSize = 0;
+  twochains::rt::JobKey Key;
+  /// The frame being run, copied out of the ring: the jam reads this,
+  /// which no peer can write (docs/security.md).
+  std::unique_ptr<uint8_t[], void (*)(void *)> Private{nullptr, free};
+  bool RunningJam = false;             // tc_progress is not re-entered from a jam
   /// Serialises the API when the executor thread runs (recursive: jams call
   /// tc_jam_reply from inside tc_progress).
   std::recursive_mutex Lock;
@@ -190,12 +216,16 @@ struct tc_context {
   struct PushedRied {
     ucp_ep_h Reply;
     tc_status_t Status;
-    std::string Name;
     std::vector<uint8_t> Bytes;
   };
   std::vector<PushedRied> PushedRieds;                       // to load, then answer
   std::vector<std::pair<ucp_ep_h, tc_status_t>> RiedAcks;   // answers to our pushes
 };
+
+namespace twochains::rt {
+/// The peer (accepted or connected) whose control endpoint is Ep, or null.
+tc_peer *peerOfEndpoint(tc_context *Ctx, ucp_ep_h Ep);
+} // namespace twochains::rt
 
 namespace twochains::rt {
 /// What tc_send and tc_progress hold: the context's lock while the

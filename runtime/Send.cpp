@@ -27,37 +27,28 @@ static tc_peer::ElementSend &elementSend(tc_peer *Peer, const tc_package *Pkg,
 }
 
 /// The element's injected-frame template: header line and image already
-/// there, GOTP already pointing at the receiver's import table, so a send
-/// writes only the payload, the sequence and the trailer.
+/// there, so a send writes only the payload, the sequence and the trailer.
+/// GOTP travels as zero: the receiver sets it in its own copy, and no peer
+/// learns where the receiver's import tables are.
 static uint8_t *injectedTemplate(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
                                  tc_peer::ElementSend &S) {
   if (S.Template.empty()) {
     const JamImageData &Image = Pkg->Elements[Element].Image;
     S.Template.assign(Peer->SlotSize, 0);
     std::memcpy(S.Template.data() + FrameImageOffset, Image.Bytes.data(), Image.Bytes.size());
-    auto It = Peer->RemoteTables.find({Pkg->Tag, Element});
-    uint64_t Table = It == Peer->RemoteTables.end() ? 0 : It->second;
-    std::memcpy(S.Template.data() + FrameImageOffset + Image.GOTP, &Table, sizeof Table);
   }
   return S.Template.data();
 }
 
-/// Encodes the frame in Frame and puts it into the receiver's slot.
+/// Encodes the frame in Frame and delivers it into the receiver's slot.
 static tc_status_t putFrame(tc_peer *Peer, uint8_t *Frame, const FrameSpec &Spec,
                             uint32_t Slot) {
   size_t Size = 0;
   tc_status_t St = encodeFrame(Frame, Peer->SlotSize, Spec, &Size);
   if (St != TC_OK)
     return St;
-  ucp_request_param_t P = {};
-  ucs_status_t Put = waitRequest(
-      Peer->Ctx->DataWorker,
-      ucp_put_nbx(Peer->DataEp, Frame, Size,
-                  Peer->RingAddress + uint64_t(Slot) * Peer->SlotSize, Peer->RingKey, &P));
-  if (Put != UCS_OK) {
-    Peer->Failed = true;
-    return TC_ERR_IO;
-  }
+  if ((St = deliverFrame(Peer, Frame, Size, Spec.Sequence, Slot)) != TC_OK)
+    return St;
   tc_stats_t &Stats = Peer->Ctx->Stats;
   ++Stats.frames_sent;
   if (Spec.Kind == FrameInjected) {
@@ -167,7 +158,7 @@ extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_
   uint64_t Seq;
   uint32_t Slot;
   if (Peer->Send->reserve(&Seq, &Slot) != TC_OK) {
-    ucp_worker_progress(Peer->Ctx->DataWorker);
+    ucp_worker_progress(frameWorker(Peer));
     return TC_ERR_NO_CREDIT;
   }
   return sendFrame(Peer, Pkg, Element, Mode, Payload, PayloadSize, Seq, Slot);
@@ -208,7 +199,8 @@ extern "C" tc_status_t tc_flush(tc_peer_t *Peer, int TimeoutMs) {
       return TC_ERR_IO;
     if (std::chrono::steady_clock::now() > Deadline)
       return TC_ERR_INCOMPLETE;
-    ucp_worker_progress(Peer->Ctx->DataWorker);
+    if (Peer->Ctx->DataWorker)
+      ucp_worker_progress(Peer->Ctx->DataWorker);
     ucp_worker_progress(Peer->Ctx->Worker); // a peer failure shows here
   }
 }

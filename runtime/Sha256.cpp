@@ -80,7 +80,7 @@ void Sha256::update(const void *Data, size_t Size) {
   }
 }
 
-std::string Sha256::hex() {
+void Sha256::digest(uint8_t Out[32]) {
   uint64_t Bits = Length * 8;
   uint8_t Pad = 0x80;
   update(&Pad, 1);
@@ -89,11 +89,20 @@ std::string Sha256::hex() {
   for (int I = 0; I < 8; ++I)
     Len[I] = uint8_t(Bits >> (56 - 8 * I));
   update(Len, 8);
+  for (int I = 0; I < 8; ++I)
+    for (int B = 0; B < 4; ++B)
+      Out[4 * I + B] = uint8_t(State[I] >> (24 - 8 * B));
+}
+
+std::string Sha256::hex() {
+  uint8_t D[32];
+  digest(D);
   static const char Digits[] = "0123456789abcdef";
   std::string Out;
-  for (uint32_t S : State)
-    for (int Shift = 28; Shift >= 0; Shift -= 4)
-      Out.push_back(Digits[(S >> Shift) & 0xf]);
+  for (uint8_t B : D) {
+    Out.push_back(Digits[B >> 4]);
+    Out.push_back(Digits[B & 0xf]);
+  }
   return Out;
 }
 

@@ -18,6 +18,8 @@ public:
   Sha256();
   void update(const void *Data, size_t Size);
   void update(const std::string &S) { update(S.data(), S.size()); }
+  /// The 32-byte digest; the object is spent afterwards.
+  void digest(uint8_t Out[32]);
   /// Lower-case hex of the digest; the object is spent afterwards.
   std::string hex();
 

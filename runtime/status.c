@@ -22,6 +22,11 @@ const char *tc_status_string(tc_status_t status) {
   case TC_ERR_IO: return "input/output error";
   case TC_ERR_HASH_MISMATCH: return "code does not hash to the hash its frame claims";
   case TC_ERR_NOT_CACHED: return "frame names code this receiver does not hold";
+  case TC_ERR_AUTH: return "peer authentication failed: wrong or missing key";
+  case TC_ERR_INSECURE:
+    return "refused to listen beyond loopback without a key (set TC_KEY_FILE or TC_KEY, "
+           "or create the context with TC_CONTEXT_INSECURE)";
+  case TC_ERR_BAD_OFFER: return "handshake offer malformed or out of bounds";
   }
   return "unknown status";
 }

@@ -29,7 +29,10 @@ typedef enum tc_status {
   TC_ERR_BAD_IMAGE = -15,
   TC_ERR_IO = -16,
   TC_ERR_HASH_MISMATCH = -17,   /* code that does not hash to what its frame claims */
-  TC_ERR_NOT_CACHED = -18       /* a frame names code this receiver does not hold */
+  TC_ERR_NOT_CACHED = -18,      /* a frame names code this receiver does not hold */
+  TC_ERR_AUTH = -19,            /* peer authentication failed: wrong or missing key */
+  TC_ERR_INSECURE = -20,        /* listening beyond loopback without a key */
+  TC_ERR_BAD_OFFER = -21        /* a handshake offer out of its bounds or malformed */
 } tc_status_t;
 
 /* A short, constant English description; never NULL. */

@@ -29,9 +29,9 @@ extern "C" {
 typedef struct tc_context tc_context_t;
 typedef struct tc_peer tc_peer_t;
 
-/* 2 added mailbox_mode and code_cache_size; version 1 structs are still
- * accepted (they end at flags). */
-#define TC_CONTEXT_PARAMS_VERSION 2u
+/* 2 added mailbox_mode and code_cache_size; 3 the job's key. Version 1
+ * and 2 structs are still accepted (they end at flags and code_cache_size). */
+#define TC_CONTEXT_PARAMS_VERSION 3u
 
 typedef enum tc_wait_mode {
   TC_WAIT_AUTO = 0,       /* the ISA's low-power wait if the CPU has one, else PAUSE */
@@ -44,14 +44,16 @@ typedef enum tc_wait_mode {
 /* Where injected code runs on a receiver (docs/code-cache.md). */
 typedef enum tc_mailbox_mode {
   TC_MAILBOX_DEFAULT = 0,     /* the TC_MAILBOX_MODE environment variable
-                                 ("code-cache", "in-place", "no-cache"), else
+                                 ("code-cache", "no-cache"), else
                                  TC_MAILBOX_CODE_CACHE */
   TC_MAILBOX_CODE_CACHE = 1,  /* code is installed once, keyed by its SHA-256,
                                  into a cache whose pages are never writable
                                  and executable at once; senders ship code
                                  only when this receiver lacks it */
-  TC_MAILBOX_IN_PLACE = 2,    /* the paper's: the mailbox is writable and
-                                 executable, injected code runs where it landed */
+  TC_MAILBOX_IN_PLACE = 2,    /* the paper's mode, where code ran where it
+                                 landed: no longer offered (a peer could
+                                 rewrite code after it was checked);
+                                 tc_context_create refuses it */
   TC_MAILBOX_NO_CACHE = 3     /* code travels in every injected frame and is
                                  copied into W^X pages for each run */
 } tc_mailbox_mode_t;
@@ -67,6 +69,14 @@ typedef struct tc_context_params {
   uint32_t mailbox_mode;  /* tc_mailbox_mode_t */
   uint32_t code_cache_size; /* bytes of installed code the cache holds before
                                it evicts, rounded up to 64 (0: 1 MiB) */
+  /* version 3: the job's secret, which peers prove they hold before anything
+   * they send is parsed (docs/security.md). The first of: key_size bytes at
+   * key; the file key_file (readable by its owner alone); the file named by
+   * the environment variable TC_KEY_FILE; the bytes of TC_KEY. 16 to 4096
+   * bytes. Peers must hold the same key, or both none. */
+  uint32_t key_size;
+  const void *key;
+  const char *key_file;
 } tc_context_params_t;
 
 /* Let connected peers drive ried libraries over to this process (see
@@ -77,6 +87,9 @@ typedef struct tc_context_params {
  * frame is complete, and the checksum is not computed. Only for transports
  * that guarantee it; the default mode is correct for any order. */
 #define TC_CONTEXT_ORDERED_PLACEMENT 2u
+/* Allow tc_listen on an address beyond loopback without a key: anyone who
+ * can reach the port may then run the packages' elements here. */
+#define TC_CONTEXT_INSECURE 4u
 
 tc_status_t tc_context_create(const tc_context_params_t *params, tc_context_t **context);
 void tc_context_destroy(tc_context_t *context);
@@ -85,10 +98,16 @@ void tc_context_destroy(tc_context_t *context);
  * frames (receiver role). The context does not take ownership. */
 tc_status_t tc_context_add_package(tc_context_t *context, tc_package_t *package);
 
-/* Receiver: accepts connections on address:port (IPv4 dotted or a name). */
+/* Receiver: accepts connections on address:port (IPv4 dotted or a name;
+ * NULL or "" for every address). Without a key, only loopback addresses
+ * (127.0.0.0/8) are accepted, unless the context has TC_CONTEXT_INSECURE:
+ * TC_ERR_INSECURE. Peers that fail authentication are refused, counted in
+ * auth_failures and logged once each. */
 tc_status_t tc_listen(tc_context_t *context, const char *address, uint16_t port);
 
-/* Sender: connects and completes the handshake (waits up to timeout_ms). */
+/* Sender: connects, authenticates the receiver (and itself to it) and
+ * completes the handshake (waits up to timeout_ms). TC_ERR_AUTH if the
+ * receiver does not prove it holds this context's key, or refuses ours. */
 tc_status_t tc_connect(tc_context_t *context, const char *address, uint16_t port,
                        int timeout_ms, tc_peer_t **peer);
 
@@ -144,7 +163,7 @@ tc_status_t tc_executor_stop(tc_context_t *context);
  * receiver can send to it too. TC_ERR_INVALID_PARAM if there is none. */
 tc_status_t tc_context_peer(tc_context_t *context, unsigned number, tc_peer_t **peer);
 
-/* The mailbox mode in force: "code-cache", "in-place" or "no-cache". */
+/* The mailbox mode in force: "code-cache" or "no-cache". */
 const char *tc_mailbox_mode_name(const tc_context_t *context);
 
 /* The wait the executor uses: "poll", "pause", "yield", "umwait", "mwaitx"
@@ -175,6 +194,14 @@ typedef struct tc_stats {
   uint64_t cache_misses;           /* frames naming code not held: resend asked */
   uint64_t cache_evictions;
   uint64_t cache_hash_mismatches;  /* frames whose code did not hash to its claim */
+  /* trust boundary (docs/security.md) */
+  uint64_t auth_failures;          /* peers refused: wrong or missing key */
+  uint64_t offers_refused;         /* authenticated peers whose offer was out of bounds */
+  uint64_t messages_refused;       /* frames, credits and rieds refused outright: from
+                                      an unauthenticated endpoint, outside the
+                                      sender's window, oversized, or not accepted */
+  uint64_t peers_rma;              /* connections whose frames travel by RMA ... */
+  uint64_t peers_am;               /* ... or by active messages (RMA emulated) */
 } tc_stats_t;
 
 tc_status_t tc_context_stats(const tc_context_t *context, tc_stats_t *stats);

@@ -264,6 +264,11 @@ int main(int argc, char **argv) {
            (unsigned long long)s.cache_installs, (unsigned long long)s.frames_executed_cached,
            (unsigned long long)s.cache_misses, (unsigned long long)s.cache_evictions,
            (unsigned long long)s.cache_hash_mismatches);
+    printf("receiver: peers by rma %llu, by messages %llu; refused: auth %llu, offers %llu, "
+           "messages %llu\n",
+           (unsigned long long)s.peers_rma, (unsigned long long)s.peers_am,
+           (unsigned long long)s.auth_failures, (unsigned long long)s.offers_refused,
+           (unsigned long long)s.messages_refused);
     printf("receiver: writable+executable mappings: %d\n", writable_executable_mappings());
     printf("receiver: total %lld\n", (long long)*total);
     long long checksum = 0;

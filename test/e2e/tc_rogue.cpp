@@ -41,7 +41,7 @@ static void putFrame(tc_peer *Peer, const std::function<void(FrameSpec &)> &Shap
   uint64_t Seq;
   uint32_t Slot;
   while (Peer->Send->credit(*Peer->CreditWord), Peer->Send->reserve(&Seq, &Slot) != TC_OK)
-    ucp_worker_progress(Peer->Ctx->DataWorker);
+    ucp_worker_progress(frameWorker(Peer));
   FrameSpec Spec;
   Spec.Sequence = Seq;
   Shape(Spec);
@@ -49,12 +49,8 @@ static void putFrame(tc_peer *Peer, const std::function<void(FrameSpec &)> &Shap
   if (encodeFrame(Peer->Staging.data(), Peer->SlotSize, Spec, &Size) != TC_OK)
     fail("cannot encode");
   Damage(Peer->Staging.data(), Size, Seq);
-  ucp_request_param_t P = {};
-  if (waitRequest(Peer->Ctx->DataWorker,
-                  ucp_put_nbx(Peer->DataEp, Peer->Staging.data(), std::min(Size, Keep),
-                              Peer->RingAddress + uint64_t(Slot) * Peer->SlotSize,
-                              Peer->RingKey, &P)) != UCS_OK)
-    fail("put failed");
+  if (deliverFrame(Peer, Peer->Staging.data(), std::min(Size, Keep), Seq, Slot) != TC_OK)
+    fail("delivering failed");
 }
 
 /// Rewrites the header, then seals the frame again with a valid trailer.
@@ -104,13 +100,8 @@ int main(int Argc, char **Argv) {
     S.Code = Pkg->Elements[STDLIB_SERVER_SIDE_SUM].CodeKey;
   };
   auto None = [](uint8_t *, size_t, uint64_t) {};
-  // GOTP as the runtime's templates set it: the receiver's import table.
-  uint64_t Table = Peer->RemoteTables[{Pkg->Tag, STDLIB_SERVER_SIDE_SUM}];
-  size_t Gotp = Pkg->Elements[STDLIB_SERVER_SIDE_SUM].Image.GOTP;
-  auto WithGotp = [&](uint8_t *F, size_t Size, uint64_t Seq) {
-    std::memcpy(F + FrameLine + Gotp, &Table, sizeof Table);
-    reseal([](FrameHeader &) {})(F, Size, Seq);
-  };
+  // GOTP travels as zero, as the runtime's templates send it.
+  auto WithGotp = reseal([](FrameHeader &) {});
 
   if (Die) {
     for (int I = 0; I < 5; ++I)

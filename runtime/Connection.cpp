@@ -1,0 +1,219 @@
+//===- Connection.cpp - Listening, connecting, closing --------------------===//
+//
+// Connections use UCX's sockaddr connection establishment on the control
+// worker; the handshake on top of it (Handshake.cpp) authenticates both
+// sides before either parses the other's offer.
+//
+//===----------------------------------------------------------------------===//
+#include "Log.h"
+#include "Runtime.h"
+
+#include <algorithm>
+#include <arpa/inet.h>
+#include <cstring>
+#include <netdb.h>
+#include <sys/mman.h>
+
+using namespace twochains::rt;
+
+namespace twochains::rt {
+bool listenAllowed(tc_context *Ctx, const char *Address);
+void releasePeer(tc_context *Ctx, tc_peer *Peer);
+} // namespace twochains::rt
+
+static void onEndpointError(void *Arg, ucp_ep_h, ucs_status_t) {
+  // A peer that vanishes only fails its own connection; the receiver keeps
+  // serving the others.
+  auto *Peer = static_cast<tc_peer *>(Arg);
+  Peer->Failed = true;
+}
+
+static std::string describe(const sockaddr_storage &SA) {
+  char Host[INET6_ADDRSTRLEN] = "?";
+  unsigned Port = 0;
+  if (SA.ss_family == AF_INET) {
+    auto *In = reinterpret_cast<const sockaddr_in *>(&SA);
+    inet_ntop(AF_INET, &In->sin_addr, Host, sizeof Host);
+    Port = ntohs(In->sin_port);
+  } else if (SA.ss_family == AF_INET6) {
+    auto *In = reinterpret_cast<const sockaddr_in6 *>(&SA);
+    inet_ntop(AF_INET6, &In->sin6_addr, Host, sizeof Host);
+    Port = ntohs(In->sin6_port);
+  }
+  return std::string(Host) + ":" + std::to_string(Port);
+}
+
+static void onConnectionRequest(ucp_conn_request_h Request, void *Arg) {
+  auto *Ctx = static_cast<tc_context *>(Arg);
+  auto Peer = std::make_unique<tc_peer>();
+  Peer->Ctx = Ctx;
+  Peer->Number = ++Ctx->PeersSeen;
+  ucp_conn_request_attr_t A = {};
+  A.field_mask = UCP_CONN_REQUEST_ATTR_FIELD_CLIENT_ADDR;
+  std::string From = ucp_conn_request_query(Request, &A) == UCS_OK ? describe(A.client_address)
+                                                                   : "unknown address";
+  Peer->Name = "peer " + std::to_string(Peer->Number) + " (" + From + ")";
+  ucp_ep_params_t P = {};
+  P.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST | UCP_EP_PARAM_FIELD_ERR_HANDLER |
+                 UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+  P.conn_request = Request;
+  P.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+  P.err_handler.cb = onEndpointError;
+  P.err_handler.arg = Peer.get();
+  if (ucp_ep_create(Ctx->Worker, &P, &Peer->Ep) != UCS_OK) {
+    logError("cannot accept a connection from " + From);
+    return;
+  }
+  Ctx->Accepted.push_back(std::move(Peer));
+}
+
+static bool resolve(const char *Address, uint16_t Port, sockaddr_in &Out) {
+  std::memset(&Out, 0, sizeof Out);
+  Out.sin_family = AF_INET;
+  Out.sin_port = htons(Port);
+  if (!Address || !*Address) {
+    Out.sin_addr.s_addr = htonl(INADDR_ANY);
+    return true;
+  }
+  if (inet_pton(AF_INET, Address, &Out.sin_addr) == 1)
+    return true;
+  addrinfo Hints = {}, *Res = nullptr;
+  Hints.ai_family = AF_INET;
+  if (getaddrinfo(Address, nullptr, &Hints, &Res) != 0 || !Res)
+    return false;
+  Out.sin_addr = reinterpret_cast<sockaddr_in *>(Res->ai_addr)->sin_addr;
+  freeaddrinfo(Res);
+  return true;
+}
+
+static void closeEndpoint(ucp_worker_h Worker, ucp_ep_h Ep) {
+  if (!Ep)
+    return;
+  ucp_request_param_t P = {};
+  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  P.flags = UCP_EP_CLOSE_FLAG_FORCE;
+  waitRequest(Worker, ucp_ep_close_nbx(Ep, &P));
+}
+
+namespace twochains::rt {
+
+/// Releases everything a peer holds, in both directions.
+void releasePeer(tc_context *Ctx, tc_peer *Peer) {
+  for (ucs_status_ptr_t &R : Peer->CreditRequest) {
+    if (R)
+      waitRequestUntil(frameWorker(Peer), R, nowNs() + 1'000'000'000);
+    R = nullptr;
+  }
+  if (Peer->CreditKey)
+    ucp_rkey_destroy(Peer->CreditKey);
+  if (Peer->RingKey)
+    ucp_rkey_destroy(Peer->RingKey);
+  // Puts complete locally before they land: make them land before closing.
+  if (Peer->DataEp && !Peer->Failed) {
+    ucp_request_param_t P = {};
+    waitRequestUntil(Ctx->DataWorker, ucp_ep_flush_nbx(Peer->DataEp, &P),
+                     nowNs() + 1'000'000'000);
+  }
+  closeEndpoint(Ctx->DataWorker, Peer->DataEp);
+  Peer->DataEp = nullptr;
+  closeEndpoint(Ctx->Worker, Peer->Ep);
+  Peer->Ep = nullptr;
+  if (Peer->RingMem)
+    ucp_mem_unmap(Ctx->RmaUcp, Peer->RingMem);
+  else if (Peer->Ring)
+    munmap(Peer->Ring, Peer->RingBytes);
+  Peer->Ring = nullptr;
+  Peer->RingMem = nullptr;
+  if (Peer->CreditMem)
+    ucp_mem_unmap(Ctx->RmaUcp, Peer->CreditMem);
+  Peer->CreditMem = nullptr;
+  if (Peer->Welcomed && Peer->Path == PathAm && Ctx->AmPeers)
+    --Ctx->AmPeers;
+  Peer->Welcomed = false;
+}
+
+} // namespace twochains::rt
+
+extern "C" tc_status_t tc_listen(tc_context_t *Ctx, const char *Address, uint16_t Port) {
+  sockaddr_in SA;
+  if (!Ctx || Ctx->Listener || !resolve(Address, Port, SA))
+    return TC_ERR_INVALID_PARAM;
+  if (!listenAllowed(Ctx, Address))
+    return TC_ERR_INSECURE;
+  std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
+  ucp_listener_params_t L = {};
+  L.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
+  L.sockaddr.addr = reinterpret_cast<sockaddr *>(&SA);
+  L.sockaddr.addrlen = sizeof SA;
+  L.conn_handler.cb = onConnectionRequest;
+  L.conn_handler.arg = Ctx;
+  ucs_status_t St = ucp_listener_create(Ctx->Worker, &L, &Ctx->Listener);
+  if (St != UCS_OK) {
+    logError(std::string("cannot listen on ") + (Address ? Address : "*") + ":" +
+             std::to_string(Port) + ": " + ucs_status_string(St));
+    return St == UCS_ERR_NO_MEMORY ? TC_ERR_NO_MEMORY : TC_ERR_IO;
+  }
+  return TC_OK;
+}
+
+extern "C" tc_status_t tc_connect(tc_context_t *Ctx, const char *Address, uint16_t Port,
+                                  int TimeoutMs, tc_peer_t **Out) {
+  sockaddr_in SA;
+  if (!Ctx || !Out || !resolve(Address, Port, SA))
+    return TC_ERR_INVALID_PARAM;
+  uint64_t Deadline = nowNs() + uint64_t(TimeoutMs > 0 ? TimeoutMs : 0) * 1'000'000;
+  std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
+  auto Peer = std::make_unique<tc_peer>();
+  Peer->Ctx = Ctx;
+  Peer->Number = ++Ctx->PeersSeen;
+  std::string Where = std::string(Address ? Address : "") + ":" + std::to_string(Port);
+  Peer->Name = "receiver " + Where;
+  ucp_ep_params_t P = {};
+  P.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR |
+                 UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+  P.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
+  P.sockaddr.addr = reinterpret_cast<sockaddr *>(&SA);
+  P.sockaddr.addrlen = sizeof SA;
+  P.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+  P.err_handler.cb = onEndpointError;
+  P.err_handler.arg = Peer.get();
+  ucs_status_t St = ucp_ep_create(Ctx->Worker, &P, &Peer->Ep);
+  if (St != UCS_OK) {
+    logError("cannot connect to " + Where + ": " + ucs_status_string(St));
+    return TC_ERR_IO;
+  }
+  Ctx->Connecting.push_back(Peer.get());
+  tc_status_t Result = clientHandshake(Ctx, Peer.get(), Deadline);
+  Ctx->Connecting.erase(std::remove(Ctx->Connecting.begin(), Ctx->Connecting.end(), Peer.get()),
+                        Ctx->Connecting.end());
+  if (Result != TC_OK) {
+    releasePeer(Ctx, Peer.get());
+    return Result;
+  }
+  Ctx->Connected.push_back(Peer.get());
+  *Out = Peer.release();
+  return TC_OK;
+}
+
+extern "C" void tc_peer_close(tc_peer_t *Peer) {
+  if (!Peer)
+    return;
+  tc_context *Ctx = Peer->Ctx;
+  std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
+  Ctx->Connected.erase(std::remove(Ctx->Connected.begin(), Ctx->Connected.end(), Peer),
+                       Ctx->Connected.end());
+  releasePeer(Ctx, Peer);
+  delete Peer;
+}
+
+extern "C" tc_status_t tc_context_peer(tc_context_t *Ctx, unsigned Number, tc_peer_t **Out) {
+  if (!Ctx || !Out)
+    return TC_ERR_INVALID_PARAM;
+  std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
+  for (auto &P : Ctx->Accepted)
+    if (P->Number == Number && P->Welcomed && !P->Failed) {
+      *Out = P.get();
+      return TC_OK;
+    }
+  return TC_ERR_INVALID_PARAM;
+}

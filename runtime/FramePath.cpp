@@ -1,0 +1,172 @@
+//===- FramePath.cpp - How frames and credits reach a peer's ring ---------===//
+//
+//   RMA      one ucp_put_nbx into the peer's slot; credit words by put
+//   message  one active message carrying the frame, which the ring's owner
+//            writes into the slot its sequence names, after checking that
+//            the sequence is inside the sender's window and the frame fits
+//            a slot; credit words as a message the owner writes
+//
+// Either way the receiver sees the same bytes in the same slot, and the
+// executor finds, checks and runs frames the same way.
+//
+//===----------------------------------------------------------------------===//
+#include "Log.h"
+#include "Runtime.h"
+
+#include <cstring>
+
+using namespace twochains::rt;
+
+namespace twochains::rt {
+
+ucp_worker_h frameWorker(tc_peer *Peer) {
+  return Peer->Path == PathRma ? Peer->Ctx->DataWorker : Peer->Ctx->Worker;
+}
+
+tc_status_t deliverFrame(tc_peer *Peer, const uint8_t *Frame, size_t Size, uint64_t Sequence,
+                         uint32_t Slot) {
+  ucp_request_param_t P = {};
+  ucs_status_t St;
+  if (Peer->Path == PathRma) {
+    St = waitRequest(Peer->Ctx->DataWorker,
+                     ucp_put_nbx(Peer->DataEp, Frame, Size,
+                                 Peer->RingAddress + uint64_t(Slot) * Peer->SlotSize,
+                                 Peer->RingKey, &P));
+  } else {
+    FrameMessage M = {Sequence};
+    P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    P.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
+    St = waitRequest(Peer->Ctx->Worker,
+                     ucp_am_send_nbx(Peer->Ep, AmFrame, &M, sizeof M, Frame, Size, &P));
+  }
+  if (St != UCS_OK) {
+    Peer->Failed = true;
+    return TC_ERR_IO;
+  }
+  return TC_OK;
+}
+
+CreditReport reportCreditWord(tc_peer *Peer, unsigned Word, uint64_t Value, bool Wait) {
+  if (Peer->Failed)
+    return CreditReport::Failed;
+  // One report in flight per word (RMA) or per line (messages): the buffer
+  // it reads must stay as it was until it completes.
+  ucs_status_ptr_t &Request = Peer->CreditRequest[Peer->Path == PathRma ? Word : 0];
+  if (Request) {
+    if (ucp_request_check_status(Request) == UCS_INPROGRESS) {
+      if (!Wait)
+        return CreditReport::Busy;
+      ucs_status_t St = waitRequestUntil(frameWorker(Peer), Request, nowNs() + 100'000'000);
+      Request = nullptr;
+      if (St != UCS_OK) {
+        Peer->Failed = true;
+        return CreditReport::Failed;
+      }
+    } else {
+      ucp_request_free(Request);
+      Request = nullptr;
+    }
+  }
+  ucp_request_param_t P = {};
+  ucs_status_ptr_t R;
+  if (Peer->Path == PathRma) {
+    Peer->CreditSource[Word] = Value;
+    R = ucp_put_nbx(Peer->DataEp, &Peer->CreditSource[Word], sizeof(uint64_t),
+                    Peer->CreditAddress + Word * sizeof(uint64_t), Peer->CreditKey, &P);
+  } else {
+    (Word == CreditWordFinished ? Peer->CreditMsg.Finished : Peer->CreditMsg.Miss) = Value;
+    P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    P.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
+    R = ucp_am_send_nbx(Peer->Ep, AmCredit, &Peer->CreditMsg, sizeof Peer->CreditMsg, nullptr,
+                        0, &P);
+  }
+  if (UCS_PTR_IS_ERR(R)) {
+    Peer->Failed = true;
+    return CreditReport::Failed;
+  }
+  Request = R;
+  return CreditReport::Sent;
+}
+
+} // namespace twochains::rt
+
+/// Counts and logs (once per peer) a frame-path message refused.
+static void refuse(tc_context *Ctx, tc_peer *Peer, const std::string &Why) {
+  ++Ctx->Stats.messages_refused;
+  if (Peer && Peer->RefusalLogged)
+    return;
+  if (Peer)
+    Peer->RefusalLogged = true;
+  logError("refused a message from " + (Peer ? Peer->Name : std::string("an unknown endpoint")) +
+           ": " + Why + " (further refusals of it are counted, not logged)");
+}
+
+/// The peer a frame-path message came from, if it may send one.
+static tc_peer *sender(tc_context *Ctx, const ucp_am_recv_param_t *Param) {
+  if (!(Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
+    return nullptr;
+  tc_peer *Peer = peerOfEndpoint(Ctx, Param->reply_ep);
+  return Peer && Peer->Welcomed && Peer->Path == PathAm ? Peer : nullptr;
+}
+
+static ucs_status_t onFrame(void *Arg, const void *Header, size_t HeaderLength, void *Data,
+                            size_t Length, const ucp_am_recv_param_t *Param) {
+  auto *Ctx = static_cast<tc_context *>(Arg);
+  tc_peer *Peer = sender(Ctx, Param);
+  if (!Peer || !Peer->Ring || !Peer->Receive)
+    return refuse(Ctx, Peer, "a frame from a peer not connected by messages"), UCS_OK;
+  if (HeaderLength != sizeof(FrameMessage) || (Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ||
+      Length < FrameLine || Length % FrameLine || Length > Ctx->SlotSize)
+    return refuse(Ctx, Peer, "a frame of " + std::to_string(Length) +
+                                 " bytes (whole 64-byte lines, at most a slot of " +
+                                 std::to_string(Ctx->SlotSize) + ")"),
+           UCS_OK;
+  FrameMessage M;
+  std::memcpy(&M, Header, sizeof M);
+  // Only slots the sender holds credit for: never the one a frame runs
+  // from, never another's.
+  uint64_t Expected = Peer->Receive->expected();
+  if (M.Sequence < Expected || M.Sequence - Expected >= Ctx->Slots)
+    return refuse(Ctx, Peer, "frame " + std::to_string(M.Sequence) +
+                                 " outside its window (expected " + std::to_string(Expected) +
+                                 ", " + std::to_string(Ctx->Slots) + " slots)"),
+           UCS_OK;
+  std::memcpy(Peer->Ring + size_t(M.Sequence % Ctx->Slots) * Ctx->SlotSize, Data, Length);
+  return UCS_OK;
+}
+
+static ucs_status_t onCredit(void *Arg, const void *Header, size_t HeaderLength, void *,
+                             size_t Length, const ucp_am_recv_param_t *Param) {
+  auto *Ctx = static_cast<tc_context *>(Arg);
+  tc_peer *Peer = sender(Ctx, Param);
+  if (!Peer || !Peer->CreditLine || HeaderLength != sizeof(CreditMessage) || Length)
+    return refuse(Ctx, Peer, "a credit report out of place"), UCS_OK;
+  CreditMessage M;
+  std::memcpy(&M, Header, sizeof M);
+  // The sender's ring ignores impossible counts (Ring.cpp), and a miss
+  // report names a frame only while it is in flight (Send.cpp).
+  if (M.Finished > Peer->CreditLine[CreditWordFinished])
+    Peer->CreditLine[CreditWordFinished] = M.Finished;
+  if (M.Miss)
+    Peer->CreditLine[CreditWordMiss] = M.Miss;
+  return UCS_OK;
+}
+
+namespace twochains::rt {
+
+ucs_status_t setFramePathHandlers(tc_context *Ctx) {
+  for (auto [Id, Cb] : {std::pair{unsigned(AmFrame), &onFrame},
+                        std::pair{unsigned(AmCredit), &onCredit}}) {
+    ucp_am_handler_param_t H = {};
+    H.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                   UCP_AM_HANDLER_PARAM_FIELD_ARG;
+    H.id = Id;
+    H.cb = Cb;
+    H.arg = Ctx;
+    if (ucs_status_t St = ucp_worker_set_am_recv_handler(Ctx->Worker, &H); St != UCS_OK)
+      return St;
+  }
+  return UCS_OK;
+}
+
+} // namespace twochains::rt

@@ -1,0 +1,340 @@
+//===- Handshake.cpp - Authentication, then offers ------------------------===//
+//
+// Four active messages on the endpoint that UCX's sockaddr connection
+// establishment created (Auth.h has the MACs):
+//
+//   sender   -> receiver  AUTH       Nc
+//   receiver -> sender    CHALLENGE  Ns, proof that it holds the key
+//   sender   -> receiver  HELLO      MAC, offer: its ring, credit line
+//   receiver -> sender    WELCOME    MAC, offer: the same for its side
+//
+// Nothing of an offer is parsed before its MAC is checked; a sender that
+// finds the receiver's proof wrong still sends a HELLO, with no offer, so
+// that the receiver sees, counts and logs the failure too. UCX callbacks
+// only queue what arrived (bounded); it is answered off the callback.
+//
+//===----------------------------------------------------------------------===//
+#include "Log.h"
+#include "Runtime.h"
+
+#include <cstring>
+
+using namespace twochains::rt;
+
+static const char ServerLabel[] = "tc-auth-v1 server";
+static const char HelloLabel[] = "tc-auth-v1 hello";
+static const char WelcomeLabel[] = "tc-auth-v1 welcome";
+
+/// Handshake messages queued at once, from every endpoint together: a flood
+/// of them costs a bounded amount of memory until the next control turn.
+static constexpr size_t MaxPendingHandshakes = 256;
+/// How long answering one peer may take: a peer that does not take our
+/// messages must not hold up the others.
+static constexpr uint64_t AnswerDeadlineNs = 100'000'000;
+
+static void offerMac(const tc_context *Ctx, const char *Label, size_t LabelSize,
+                     const tc_peer *Peer, const Offer &O, const uint8_t *Body, size_t BodySize,
+                     uint8_t Out[MacSize]) {
+  const auto *Fields = reinterpret_cast<const uint8_t *>(&O) + MacSize;
+  hmacSha256(Ctx->Key,
+             {{Label, LabelSize},
+              {Peer->ClientNonce, NonceSize},
+              {Peer->ServerNonce, NonceSize},
+              {Fields, sizeof O - MacSize},
+              {Body, BodySize}},
+             Out);
+}
+
+static void serverProof(const tc_context *Ctx, const tc_peer *Peer, uint8_t Out[MacSize]) {
+  hmacSha256(Ctx->Key,
+             {{ServerLabel, sizeof ServerLabel},
+              {Peer->ClientNonce, NonceSize},
+              {Peer->ServerNonce, NonceSize}},
+             Out);
+}
+
+static ucs_status_t sendMessage(tc_context *Ctx, tc_peer *Peer, unsigned Id, const void *Header,
+                                size_t HeaderSize, const void *Body, size_t BodySize,
+                                uint64_t DeadlineNs) {
+  ucp_request_param_t P = {};
+  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  P.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
+  return waitRequestUntil(
+      Ctx->Worker, ucp_am_send_nbx(Peer->Ep, Id, Header, HeaderSize, Body, BodySize, &P),
+      DeadlineNs);
+}
+
+/// Counts and logs (once per peer) a message refused outright.
+static void refuseMessage(tc_context *Ctx, tc_peer *Peer, const std::string &Why) {
+  ++Ctx->Stats.messages_refused;
+  if (Peer && Peer->RefusalLogged)
+    return;
+  if (Peer)
+    Peer->RefusalLogged = true;
+  logError("refused a message from " + (Peer ? Peer->Name : std::string("an unknown endpoint")) +
+           ": " + Why);
+}
+
+/// Receiver: ends a handshake that failed; the endpoint closes at once.
+static void refusePeer(tc_context *Ctx, tc_peer *Peer, const std::string &Why) {
+  Peer->AuthState = tc_peer::Auth::Refused;
+  Peer->Failed = true;
+  logError("refused " + Peer->Name + ": " + Why);
+  if (Peer->Ep) {
+    ucp_request_param_t P = {};
+    P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    P.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    waitRequestUntil(Ctx->Worker, ucp_ep_close_nbx(Peer->Ep, &P), nowNs() + AnswerDeadlineNs);
+    Peer->Ep = nullptr;
+  }
+}
+
+static ucs_status_t onHandshake(tc_context *Ctx, unsigned Id, const void *Header,
+                                size_t HeaderLength, void *Data, size_t Length,
+                                const ucp_am_recv_param_t *Param) {
+  tc_peer *Peer = (Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)
+                      ? peerOfEndpoint(Ctx, Param->reply_ep)
+                      : nullptr;
+  bool ForServer = Id == AmAuth || Id == AmHello;
+  bool Known = Peer && (ForServer ? Peer->AuthState != tc_peer::Auth::Refused && !Peer->Welcomed
+                                  : !Peer->Welcomed);
+  if (!Known || (Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ||
+      HeaderLength > sizeof(Offer) || Length > MaxOfferBody ||
+      Ctx->Handshakes.size() >= MaxPendingHandshakes) {
+    refuseMessage(Ctx, Peer, "a handshake message out of place or out of bounds (" +
+                                 std::to_string(HeaderLength) + " + " + std::to_string(Length) +
+                                 " bytes)");
+    return UCS_OK;
+  }
+  tc_context::PendingMessage M;
+  M.Id = Id;
+  M.Ep = Param->reply_ep;
+  auto *H = static_cast<const uint8_t *>(Header);
+  auto *D = static_cast<const uint8_t *>(Data);
+  M.Header.assign(H, H + HeaderLength);
+  M.Body.assign(D, D + Length);
+  Ctx->Handshakes.push_back(std::move(M));
+  return UCS_OK;
+}
+
+template <unsigned Id>
+static ucs_status_t onMessage(void *Arg, const void *Header, size_t HeaderLength, void *Data,
+                              size_t Length, const ucp_am_recv_param_t *Param) {
+  return onHandshake(static_cast<tc_context *>(Arg), Id, Header, HeaderLength, Data, Length,
+                     Param);
+}
+
+namespace twochains::rt {
+
+ucs_status_t setHandshakeHandlers(tc_context *Ctx) {
+  for (auto [Id, Cb] : {std::pair{unsigned(AmAuth), &onMessage<AmAuth>},
+                        std::pair{unsigned(AmChallenge), &onMessage<AmChallenge>},
+                        std::pair{unsigned(AmHello), &onMessage<AmHello>},
+                        std::pair{unsigned(AmWelcome), &onMessage<AmWelcome>},
+                        std::pair{unsigned(AmRied), &onRied},
+                        std::pair{unsigned(AmRiedAck), &onRiedAck}}) {
+    ucp_am_handler_param_t H = {};
+    H.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                   UCP_AM_HANDLER_PARAM_FIELD_ARG;
+    H.id = Id;
+    H.cb = Cb;
+    H.arg = Ctx;
+    if (ucs_status_t St = ucp_worker_set_am_recv_handler(Ctx->Worker, &H); St != UCS_OK)
+      return St;
+  }
+  return UCS_OK;
+}
+
+} // namespace twochains::rt
+
+/// Receiver: AUTH. Answers with a fresh nonce and the proof of the key.
+static void answerAuth(tc_context *Ctx, tc_peer *Peer, const tc_context::PendingMessage &M) {
+  AuthRequest R;
+  if (Peer->AuthState != tc_peer::Auth::None || M.Header.size() != sizeof R || !M.Body.empty())
+    return refusePeer(Ctx, Peer, "a handshake that does not start with AUTH");
+  std::memcpy(&R, M.Header.data(), sizeof R);
+  if (R.Magic != HandshakeMagic || R.Version != HandshakeVersion)
+    return refusePeer(Ctx, Peer, "not a Two-Chains handshake of version " +
+                                     std::to_string(HandshakeVersion) + " (it sent version " +
+                                     std::to_string(R.Version) + ")");
+  std::memcpy(Peer->ClientNonce, R.ClientNonce, NonceSize);
+  AuthChallenge C = {HandshakeMagic, HandshakeVersion, {}, {}};
+  if (!randomNonce(Peer->ServerNonce))
+    return refusePeer(Ctx, Peer, "this host gives no random bytes for a nonce");
+  std::memcpy(C.ServerNonce, Peer->ServerNonce, NonceSize);
+  serverProof(Ctx, Peer, C.Proof);
+  Peer->AuthState = tc_peer::Auth::Challenged;
+  if (sendMessage(Ctx, Peer, AmChallenge, &C, sizeof C, nullptr, 0,
+                  nowNs() + AnswerDeadlineNs) != UCS_OK)
+    refusePeer(Ctx, Peer, "it does not take the challenge");
+}
+
+/// Receiver: HELLO. Its MAC first, then its offer; then WELCOME.
+static void answerHello(tc_context *Ctx, tc_peer *Peer, const tc_context::PendingMessage &M) {
+  if (Peer->AuthState != tc_peer::Auth::Challenged || M.Header.size() != sizeof(Offer))
+    return refusePeer(Ctx, Peer, "a HELLO out of place");
+  Offer O;
+  std::memcpy(&O, M.Header.data(), sizeof O);
+  uint8_t Mac[MacSize];
+  offerMac(Ctx, HelloLabel, sizeof HelloLabel, Peer, O, M.Body.data(), M.Body.size(), Mac);
+  if (!equalMacs(Mac, O.Mac)) {
+    ++Ctx->Stats.auth_failures;
+    return refusePeer(Ctx, Peer,
+                      "authentication failed: it does not hold this job's key" +
+                          std::string(Ctx->Key.present() ? " (" + Ctx->Key.Source + ")"
+                                                         : " (this side has none)"));
+  }
+  Peer->AuthState = tc_peer::Auth::Authenticated;
+  ParsedOffer Hello;
+  std::string Why;
+  if (parseOffer(M.Header.data(), M.Header.size(), M.Body.data(), M.Body.size(), Hello, Why) !=
+      TC_OK) {
+    ++Ctx->Stats.offers_refused;
+    return refusePeer(Ctx, Peer, "its offer is out of bounds: " + Why);
+  }
+  Peer->Path = rmaReaches(Ctx, Peer, Hello) ? PathRma : PathAm;
+  Offer W;
+  std::vector<uint8_t> Body;
+  tc_status_t St = setupLocalSide(Ctx, Peer);
+  if (St == TC_OK)
+    St = acceptOffer(Ctx, Peer, Hello, Why);
+  if (St != TC_OK) {
+    ++Ctx->Stats.offers_refused;
+    return refusePeer(Ctx, Peer, "cannot take its offer: " + Why);
+  }
+  if ((St = makeOffer(Ctx, Peer, W, Body)) != TC_OK)
+    return refusePeer(Ctx, Peer, "cannot describe this side's ring");
+  offerMac(Ctx, WelcomeLabel, sizeof WelcomeLabel, Peer, W, Body.data(), Body.size(), W.Mac);
+  if (sendMessage(Ctx, Peer, AmWelcome, &W, sizeof W, Body.data(), Body.size(),
+                  nowNs() + AnswerDeadlineNs) != UCS_OK)
+    return refusePeer(Ctx, Peer, "it does not take the welcome");
+  Peer->Welcomed = true;
+  ++Ctx->Stats.peers;
+  if (Peer->Path == PathAm) {
+    ++Ctx->Stats.peers_am;
+    ++Ctx->AmPeers;
+  } else {
+    ++Ctx->Stats.peers_rma;
+  }
+}
+
+void twochains::rt::processHandshakes(tc_context *Ctx) {
+  if (Ctx->Handshakes.empty())
+    return;
+  std::vector<tc_context::PendingMessage> Client;
+  auto Messages = std::move(Ctx->Handshakes);
+  Ctx->Handshakes.clear();
+  for (tc_context::PendingMessage &M : Messages) {
+    if (M.Id != AmAuth && M.Id != AmHello) {
+      Client.push_back(std::move(M)); // a connect in progress takes these
+      continue;
+    }
+    tc_peer *Peer = peerOfEndpoint(Ctx, M.Ep);
+    if (!Peer || Peer->AuthState == tc_peer::Auth::Refused || Peer->Welcomed)
+      continue;
+    if (M.Id == AmAuth)
+      answerAuth(Ctx, Peer, M);
+    else
+      answerHello(Ctx, Peer, M);
+  }
+  for (auto &M : Client)
+    Ctx->Handshakes.push_back(std::move(M));
+}
+
+/// Sender: waits for the receiver's next message of kind Id.
+static bool awaitMessage(tc_context *Ctx, tc_peer *Peer, unsigned Id, uint64_t DeadlineNs,
+                         tc_context::PendingMessage &Out) {
+  unsigned Polls = 0;
+  for (;;) {
+    for (size_t I = 0; I < Ctx->Handshakes.size(); ++I)
+      if (Ctx->Handshakes[I].Ep == Peer->Ep && Ctx->Handshakes[I].Id == Id) {
+        Out = std::move(Ctx->Handshakes[I]);
+        Ctx->Handshakes.erase(Ctx->Handshakes.begin() + I);
+        return true;
+      }
+    if (Peer->Failed || ((++Polls & 63) == 0 && nowNs() > DeadlineNs))
+      return false;
+    ucp_worker_progress(Ctx->Worker);
+  }
+}
+
+tc_status_t twochains::rt::clientHandshake(tc_context *Ctx, tc_peer *Peer, uint64_t DeadlineNs) {
+  auto Fail = [&](tc_status_t St, const std::string &Why) {
+    logError("connecting to " + Peer->Name.substr(Peer->Name.find(' ') + 1) + " failed: " + Why);
+    return St;
+  };
+  AuthRequest R = {HandshakeMagic, HandshakeVersion, {}};
+  if (!randomNonce(Peer->ClientNonce))
+    return Fail(TC_ERR_IO, "this host gives no random bytes for a nonce");
+  std::memcpy(R.ClientNonce, Peer->ClientNonce, NonceSize);
+  ucs_status_t St = sendMessage(Ctx, Peer, AmAuth, &R, sizeof R, nullptr, 0, DeadlineNs);
+  tc_context::PendingMessage M;
+  if (St != UCS_OK || !awaitMessage(Ctx, Peer, AmChallenge, DeadlineNs, M))
+    return Fail(TC_ERR_IO, St != UCS_OK ? std::string(ucs_status_string(St))
+                           : Peer->Failed ? "the connection was refused or broke"
+                                          : "no answer before the timeout");
+  AuthChallenge C;
+  bool Proved = false;
+  if (M.Header.size() == sizeof C && M.Body.empty()) {
+    std::memcpy(&C, M.Header.data(), sizeof C);
+    std::memcpy(Peer->ServerNonce, C.ServerNonce, NonceSize);
+    uint8_t Expected[MacSize];
+    serverProof(Ctx, Peer, Expected);
+    Proved = C.Magic == HandshakeMagic && C.Version == HandshakeVersion &&
+             equalMacs(Expected, C.Proof);
+  }
+  Offer O = {};
+  std::vector<uint8_t> Body;
+  if (Proved) {
+    Peer->Path = Ctx->DataWorker ? PathRma : PathAm; // what this side can do
+    if (setupLocalSide(Ctx, Peer) != TC_OK || makeOffer(Ctx, Peer, O, Body) != TC_OK)
+      return Fail(TC_ERR_NO_MEMORY, "cannot set up this side's ring");
+  } else {
+    // No offer for a receiver that proved nothing, but a HELLO all the
+    // same: the receiver learns that this side's key differs.
+    O.Magic = HandshakeMagic;
+    O.Version = HandshakeVersion;
+  }
+  offerMac(Ctx, HelloLabel, sizeof HelloLabel, Peer, O, Body.data(), Body.size(), O.Mac);
+  St = sendMessage(Ctx, Peer, AmHello, &O, sizeof O, Body.data(), Body.size(), DeadlineNs);
+  if (!Proved) {
+    ++Ctx->Stats.auth_failures;
+    return Fail(TC_ERR_AUTH, "the receiver does not prove it holds this job's key" +
+                                 std::string(Ctx->Key.present() ? " (" + Ctx->Key.Source + ")"
+                                                                : " (this side has none)"));
+  }
+  if (St != UCS_OK || !awaitMessage(Ctx, Peer, AmWelcome, DeadlineNs, M))
+    return Fail(TC_ERR_IO, St != UCS_OK ? std::string(ucs_status_string(St))
+                           : Peer->Failed ? "the receiver refused this side's offer (its log says why)"
+                                          : "no welcome before the timeout");
+  Offer W;
+  if (M.Header.size() != sizeof W)
+    return Fail(TC_ERR_BAD_OFFER, "a welcome of " + std::to_string(M.Header.size()) + " bytes");
+  std::memcpy(&W, M.Header.data(), sizeof W);
+  uint8_t Mac[MacSize];
+  offerMac(Ctx, WelcomeLabel, sizeof WelcomeLabel, Peer, W, M.Body.data(), M.Body.size(), Mac);
+  if (!equalMacs(Mac, W.Mac)) {
+    ++Ctx->Stats.auth_failures;
+    return Fail(TC_ERR_AUTH, "the welcome does not carry the job's MAC");
+  }
+  ParsedOffer Welcome;
+  std::string Why;
+  if (parseOffer(M.Header.data(), M.Header.size(), M.Body.data(), M.Body.size(), Welcome, Why) !=
+      TC_OK) {
+    ++Ctx->Stats.offers_refused;
+    return Fail(TC_ERR_BAD_OFFER, "its welcome is out of bounds: " + Why);
+  }
+  if (Welcome.Header.Path == PathRma && Peer->Path != PathRma)
+    return Fail(TC_ERR_BAD_OFFER, "the receiver chose RMA, which this side did not offer");
+  Peer->Path = FramePath(Welcome.Header.Path);
+  if (tc_status_t S = acceptOffer(Ctx, Peer, Welcome, Why); S != TC_OK)
+    return Fail(S, Why);
+  Peer->Welcomed = true;
+  if (Peer->Path == PathAm) {
+    ++Ctx->Stats.peers_am;
+    ++Ctx->AmPeers;
+  } else {
+    ++Ctx->Stats.peers_rma;
+  }
+  return TC_OK;
+}

@@ -1,0 +1,143 @@
+//===- Mailbox.cpp - A peer's ring and credit line, and the offers --------===//
+//
+// On the RMA path the ring and the credit line are memory UCX allocates and
+// maps in the RMA context (UCX-allocated memory takes the fast shared-
+// memory path), and their keys travel in the offer. On the message path
+// they are plain memory of this process that only its own handlers write
+// (FramePath.cpp): no key and no address is handed out.
+//
+//===----------------------------------------------------------------------===//
+#include "Log.h"
+#include "Runtime.h"
+
+#include <cstring>
+#include <sys/mman.h>
+
+using namespace twochains::rt;
+
+static void *mapForRma(tc_context *Ctx, size_t Length, ucp_mem_h &Mem) {
+  ucp_mem_map_params_t M = {};
+  M.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
+                 UCP_MEM_MAP_PARAM_FIELD_FLAGS;
+  M.address = nullptr;
+  M.length = Length;
+  M.flags = UCP_MEM_MAP_ALLOCATE;
+  ucp_mem_attr_t A = {};
+  A.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
+  if (ucp_mem_map(Ctx->RmaUcp, &M, &Mem) != UCS_OK)
+    return nullptr;
+  if (ucp_mem_query(Mem, &A) != UCS_OK) {
+    ucp_mem_unmap(Ctx->RmaUcp, Mem);
+    Mem = nullptr;
+    return nullptr;
+  }
+  std::memset(A.address, 0, Length);
+  return A.address;
+}
+
+namespace twochains::rt {
+
+tc_status_t setupLocalSide(tc_context *Ctx, tc_peer *Peer) {
+  Peer->RingBytes = size_t(Ctx->Slots) * Ctx->SlotSize;
+  if (Peer->Path == PathRma) {
+    Peer->Ring = static_cast<uint8_t *>(mapForRma(Ctx, Peer->RingBytes, Peer->RingMem));
+    Peer->CreditWord = static_cast<volatile uint64_t *>(mapForRma(Ctx, 64, Peer->CreditMem));
+  } else {
+    void *Ring = mmap(nullptr, Peer->RingBytes, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    Peer->Ring = Ring == MAP_FAILED ? nullptr : static_cast<uint8_t *>(Ring);
+    Peer->CreditLine.reset(new (std::nothrow) uint64_t[8]());
+    Peer->CreditWord = Peer->CreditLine.get();
+  }
+  if (!Peer->Ring || !Peer->CreditWord) {
+    logError("cannot allocate a ring and credit line for " + Peer->Name);
+    return TC_ERR_NO_MEMORY;
+  }
+  Peer->Receive = std::make_unique<ReceiverRing>(Ctx->Slots, Ctx->Batch);
+  return TC_OK;
+}
+
+tc_status_t makeOffer(tc_context *Ctx, tc_peer *Peer, Offer &O, std::vector<uint8_t> &Body) {
+  O = {};
+  O.Magic = HandshakeMagic;
+  O.Version = HandshakeVersion;
+  O.Slots = Ctx->Slots;
+  O.SlotSize = Ctx->SlotSize;
+  O.MailboxMode = uint32_t(Ctx->Mode);
+  O.Path = Peer->Path;
+  Body.clear();
+  if (Peer->Path != PathRma)
+    return TC_OK;
+  void *CreditKey = nullptr, *RingKey = nullptr;
+  size_t CreditKeySize = 0, RingKeySize = 0;
+  if (ucp_rkey_pack(Ctx->RmaUcp, Peer->CreditMem, &CreditKey, &CreditKeySize) != UCS_OK)
+    return TC_ERR_IO;
+  if (ucp_rkey_pack(Ctx->RmaUcp, Peer->RingMem, &RingKey, &RingKeySize) != UCS_OK) {
+    ucp_rkey_buffer_release(CreditKey);
+    return TC_ERR_IO;
+  }
+  O.CreditAddress = reinterpret_cast<uint64_t>(Peer->CreditWord);
+  O.RingAddress = reinterpret_cast<uint64_t>(Peer->Ring);
+  O.CreditKeySize = uint32_t(CreditKeySize);
+  O.RingKeySize = uint32_t(RingKeySize);
+  O.WorkerAddressSize = uint32_t(Ctx->WorkerAddressSize);
+  auto Append = [&](const void *P, size_t N) {
+    Body.insert(Body.end(), static_cast<const uint8_t *>(P), static_cast<const uint8_t *>(P) + N);
+  };
+  Append(CreditKey, CreditKeySize);
+  Append(RingKey, RingKeySize);
+  Append(Ctx->WorkerAddress, Ctx->WorkerAddressSize);
+  ucp_rkey_buffer_release(CreditKey);
+  ucp_rkey_buffer_release(RingKey);
+  return TC_OK;
+}
+
+static ucp_ep_h connectToWorker(tc_context *Ctx, const uint8_t *Address) {
+  // No peer-failure handling on this endpoint: UCX 1.13 gives such
+  // endpoints only transports that detect failures (TCP), never shared
+  // memory. Failures are seen on the sockaddr endpoint.
+  ucp_ep_params_t P = {};
+  P.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+  P.address = reinterpret_cast<const ucp_address_t *>(Address);
+  ucp_ep_h Ep = nullptr;
+  if (ucp_ep_create(Ctx->DataWorker, &P, &Ep) != UCS_OK)
+    return nullptr;
+  return Ep;
+}
+
+bool rmaReaches(tc_context *Ctx, tc_peer *Peer, const ParsedOffer &Hello) {
+  // An address with no transport in common fails at once (unreachable):
+  // a sender on another host without RDMA hardware gets the message path.
+  if (!Ctx->DataWorker || Hello.Header.Path != PathRma)
+    return false;
+  Peer->DataEp = connectToWorker(Ctx, Hello.WorkerAddress);
+  return Peer->DataEp != nullptr;
+}
+
+tc_status_t acceptOffer(tc_context *Ctx, tc_peer *Peer, const ParsedOffer &Parsed,
+                        std::string &Why) {
+  const Offer &O = Parsed.Header;
+  if (Peer->Path == PathRma) {
+    if (!Peer->DataEp && !(Peer->DataEp = connectToWorker(Ctx, Parsed.WorkerAddress))) {
+      Why = "its RMA worker cannot be reached";
+      return TC_ERR_IO;
+    }
+    if (ucp_ep_rkey_unpack(Peer->DataEp, Parsed.CreditKey, &Peer->CreditKey) != UCS_OK ||
+        ucp_ep_rkey_unpack(Peer->DataEp, Parsed.RingKey, &Peer->RingKey) != UCS_OK) {
+      Why = "its memory keys cannot be unpacked";
+      return TC_ERR_BAD_OFFER;
+    }
+    Peer->CreditAddress = O.CreditAddress;
+    Peer->RingAddress = O.RingAddress;
+  }
+  Peer->Slots = O.Slots;
+  Peer->SlotSize = O.SlotSize;
+  Peer->Send = std::make_unique<SenderRing>(O.Slots);
+  Peer->Staging.assign(O.SlotSize, 0);
+  Peer->RemoteMode = tc_mailbox_mode_t(O.MailboxMode);
+  if (Peer->RemoteMode == TC_MAILBOX_CODE_CACHE)
+    Peer->SlotFrames.assign(size_t(O.Slots) * Peer->slotFrameStride(), 0);
+  return TC_OK;
+}
+
+} // namespace twochains::rt

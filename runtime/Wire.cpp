@@ -1,0 +1,75 @@
+//===- Wire.cpp - Checking what peers offer -------------------------------===//
+#include "Wire.h"
+#include "twochains/twochains.h"
+
+#include <cstring>
+
+namespace twochains::rt {
+
+tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *Body,
+                       size_t BodyLength, ParsedOffer &Out, std::string &Why) {
+  auto Bad = [&](const std::string &What) {
+    Why = What;
+    return TC_ERR_BAD_OFFER;
+  };
+  if (!Header || HeaderLength != sizeof(Offer))
+    return Bad("an offer of " + std::to_string(HeaderLength) + " bytes (expected " +
+               std::to_string(sizeof(Offer)) + ")");
+  if (BodyLength > MaxOfferBody || (BodyLength && !Body))
+    return Bad("an offer body of " + std::to_string(BodyLength) + " bytes (at most " +
+               std::to_string(MaxOfferBody) + ")");
+  Offer O;
+  std::memcpy(&O, Header, sizeof O);
+  if (O.Magic != HandshakeMagic)
+    return Bad("not a Two-Chains offer");
+  if (O.Version != HandshakeVersion)
+    return Bad("handshake version " + std::to_string(O.Version) + " (this side speaks " +
+               std::to_string(HandshakeVersion) + ")");
+  if (O.Slots == 0 || O.Slots > MaxSlots)
+    return Bad(std::to_string(O.Slots) + " slots (1 to " + std::to_string(MaxSlots) + ")");
+  if (O.SlotSize < 64 || O.SlotSize % 64 || O.SlotSize > MaxSlotSize)
+    return Bad("slot size " + std::to_string(O.SlotSize) + " (a multiple of 64 up to " +
+               std::to_string(MaxSlotSize) + ")");
+  if (uint64_t(O.Slots) * O.SlotSize > MaxRingBytes)
+    return Bad("a ring of " + std::to_string(uint64_t(O.Slots) * O.SlotSize) +
+               " bytes (at most " + std::to_string(MaxRingBytes) + ")");
+  if (O.MailboxMode != TC_MAILBOX_CODE_CACHE && O.MailboxMode != TC_MAILBOX_NO_CACHE)
+    return Bad("mailbox mode " + std::to_string(O.MailboxMode));
+  if (O.Reserved)
+    return Bad("reserved field set");
+  uint64_t Sum = uint64_t(O.CreditKeySize) + O.RingKeySize + O.WorkerAddressSize;
+  if (O.Path == PathAm) {
+    if (Sum || BodyLength || O.CreditAddress || O.RingAddress)
+      return Bad("an active-message offer that carries memory keys or addresses");
+  } else if (O.Path == PathRma) {
+    if (!O.CreditKeySize || O.CreditKeySize > MaxRkeySize || !O.RingKeySize ||
+        O.RingKeySize > MaxRkeySize)
+      return Bad("memory keys of " + std::to_string(O.CreditKeySize) + " and " +
+                 std::to_string(O.RingKeySize) + " bytes (1 to " +
+                 std::to_string(MaxRkeySize) + ")");
+    if (!O.WorkerAddressSize || O.WorkerAddressSize > MaxWorkerAddressSize)
+      return Bad("a worker address of " + std::to_string(O.WorkerAddressSize) +
+                 " bytes (1 to " + std::to_string(MaxWorkerAddressSize) + ")");
+    if (Sum != BodyLength)
+      return Bad("an offer body of " + std::to_string(BodyLength) + " bytes for fields of " +
+                 std::to_string(Sum));
+    if (!O.CreditAddress || !O.RingAddress)
+      return Bad("an RMA offer without addresses");
+    if (!checkPackedRkey(Body, O.CreditKeySize) ||
+        !checkPackedRkey(Body + O.CreditKeySize, O.RingKeySize))
+      return Bad("a malformed memory key");
+  } else {
+    return Bad("frame path " + std::to_string(O.Path));
+  }
+  Out.Header = O;
+  Out.CreditKey = O.Path == PathRma ? Body : nullptr;
+  Out.RingKey = O.Path == PathRma ? Body + O.CreditKeySize : nullptr;
+  Out.WorkerAddress = O.Path == PathRma ? Body + O.CreditKeySize + O.RingKeySize : nullptr;
+  return TC_OK;
+}
+
+bool checkPackedRkey(const uint8_t *Key, size_t Size) {
+  return Key && Size > 0;
+}
+
+} // namespace twochains::rt

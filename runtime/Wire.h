@@ -1,0 +1,128 @@
+//===- Wire.h - What peers send each other outside frames -----------------===//
+//
+// The handshake and the messages of the active-message frame path, as they
+// travel: little-endian, fixed widths, no padding (checked below). Every
+// size a peer names is bounded by the limits here before anything is
+// allocated or handed to UCX (docs/security.md).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TWOCHAINS_RUNTIME_WIRE_H
+#define TWOCHAINS_RUNTIME_WIRE_H
+
+#include "Auth.h"
+#include "twochains/status.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace twochains::rt {
+
+/// UCX active-message ids (docs/runtime.md).
+enum : unsigned {
+  AmHello = 0x7c01,
+  AmWelcome = 0x7c02,
+  AmRied = 0x7c03,
+  AmRiedAck = 0x7c04,
+  AmAuth = 0x7c05,
+  AmChallenge = 0x7c06,
+  AmFrame = 0x7c07,   // a frame, where RMA would be emulated
+  AmCredit = 0x7c08,  // a credit line report, likewise
+};
+constexpr uint32_t HandshakeMagic = 0x54434853; // "TCHS"
+constexpr uint32_t HandshakeVersion = 3;
+
+/// Limits on what a peer may describe. A ring of 4096 slots of 4 KiB, or
+/// 64 of 1 MiB, fits; anything claiming more is refused at the offer.
+constexpr uint32_t MaxSlots = 4096;
+constexpr uint32_t MaxSlotSize = 1u << 20;
+constexpr uint64_t MaxRingBytes = 64ull << 20;
+constexpr uint32_t MaxRkeySize = 1024;
+constexpr uint32_t MaxWorkerAddressSize = 16384;
+constexpr size_t MaxOfferBody = 2 * size_t(MaxRkeySize) + MaxWorkerAddressSize;
+constexpr uint64_t MaxRiedSize = 64ull << 20;
+constexpr uint32_t MaxRiedNameSize = 256;
+
+struct AuthRequest {
+  uint32_t Magic, Version;
+  uint8_t ClientNonce[NonceSize];
+};
+static_assert(sizeof(AuthRequest) == 40, "wire layout");
+
+struct AuthChallenge {
+  uint32_t Magic, Version;
+  uint8_t ServerNonce[NonceSize];
+  uint8_t Proof[MacSize]; // HMAC(K, "server" Nc Ns)
+};
+static_assert(sizeof(AuthChallenge) == 72, "wire layout");
+
+/// How frames and credits reach a peer's ring: one-sided puts (RMA, where
+/// the hardware or the kernel enforces the memory key), or active messages
+/// that the ring's owner writes into the ring itself (where UCX would
+/// emulate RMA in software, which checks no address).
+enum FramePath : uint32_t { PathRma = 1, PathAm = 2 };
+
+/// HELLO (sender to receiver) and WELCOME (back) carry one, MAC first.
+/// Body: credit-line rkey, ring rkey, RMA worker address (RMA path only).
+struct Offer {
+  uint8_t Mac[MacSize];   // HMAC(K, "hello"|"welcome" Nc Ns, the rest, body)
+  uint32_t Magic, Version;
+  uint64_t CreditAddress; // RMA: the offering side's credit line
+  uint64_t RingAddress;   // RMA: its ring, where the other side puts frames
+  uint32_t Slots, SlotSize;
+  uint32_t CreditKeySize, RingKeySize, WorkerAddressSize;
+  uint32_t MailboxMode;   // tc_mailbox_mode_t of the offering side
+  /// HELLO: PathRma if the sender can do RMA (its keys and RMA worker
+  /// follow), else PathAm. WELCOME: the path the receiver chose.
+  uint32_t Path;
+  uint32_t Reserved;
+};
+static_assert(sizeof(Offer) == 88, "wire layout");
+static_assert(offsetof(Offer, Magic) == MacSize, "the MAC covers what follows it");
+
+/// An offer that passed every check; pointers into the body given.
+struct ParsedOffer {
+  Offer Header;
+  const uint8_t *CreditKey = nullptr, *RingKey = nullptr, *WorkerAddress = nullptr;
+};
+
+/// Checks an offer's fields and body against the limits and each other.
+/// Why names the field and its value; Out is set only on TC_OK.
+tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *Body,
+                       size_t BodyLength, ParsedOffer &Out, std::string &Why);
+
+/// Whether a UCX 1.13 packed rkey of Size bytes is well-formed: every
+/// length inside the buffer. ucp_ep_rkey_unpack takes no length and trusts
+/// what it reads; this is what makes handing it a peer's bytes safe.
+bool checkPackedRkey(const uint8_t *Key, size_t Size);
+
+/// A frame sent as an active message: which sequence it is (the slot
+/// follows). The frame's bytes are the message's data.
+struct FrameMessage {
+  uint64_t Sequence;
+};
+static_assert(sizeof(FrameMessage) == 8, "wire layout");
+
+/// A credit line report sent as an active message: the words a put would
+/// have written.
+struct CreditMessage {
+  uint64_t Finished; // frames finished
+  uint64_t Miss;     // sequence + 1 of a cached frame whose code is missing, or 0
+};
+static_assert(sizeof(CreditMessage) == 16, "wire layout");
+
+struct RiedHeader {
+  uint32_t Magic, NameSize;
+  uint64_t LibrarySize;
+};
+static_assert(sizeof(RiedHeader) == 16, "wire layout");
+
+struct RiedAck {
+  uint32_t Magic;
+  int32_t Status;
+};
+static_assert(sizeof(RiedAck) == 8, "wire layout");
+
+} // namespace twochains::rt
+
+#endif
