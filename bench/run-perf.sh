@@ -14,7 +14,7 @@
 # Runs (server and client are two processes; UCX_TLS alike for both):
 #   shm            UCX's default (shared memory here): every variant
 #   tcp            UCX_TLS=tcp: every variant
-#   mailbox-in-place, mailbox-no-cache
+#   mailbox-no-cache
 #                  the server in those mailbox modes: tc-local, tc-injected-full
 #   first-message  the server's code cache too small for any image (64 B):
 #                  every tc-injected-full frame is hashed, checked and copied
@@ -46,6 +46,9 @@ while [ $# -gt 0 ]; do
 done
 BUILD_DIR=$(mkdir -p "$BUILD_DIR" && cd "$BUILD_DIR" && pwd)
 OUT=${OUT:-$BUILD_DIR/perf}
+# tc-perf servers listen on every address: they need the job's key, which
+# both sides of every run share (docs/security.md).
+export TC_KEY=${TC_KEY:-$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')}
 mkdir -p "$OUT"
 
 install_gnuplot() {
@@ -184,7 +187,7 @@ plot_mailboxes() {
   mkdir -p "$data"
   for workload in indirect_put server_side_sum; do
     local plots=() ratios=() run label variant dat csv
-    for run in shm:code-cache mailbox-in-place:in-place mailbox-no-cache:no-cache; do
+    for run in shm:code-cache mailbox-no-cache:no-cache; do
       label=${run#*:}
       csv="$OUT/${run%%:*}.csv"
       [ -f "$csv" ] || continue
@@ -267,7 +270,6 @@ SHM_RATE=""
 [ ${#QUICK[@]} -eq 0 ] && SHM_RATE="--rate-iters 200000"
 pair shm "" "$SHM_RATE"
 pair tcp "" "" UCX_TLS=tcp
-pair mailbox-in-place "--mailbox in-place" "--variants tc-local,tc-injected-full $SHM_RATE"
 pair mailbox-no-cache "--mailbox no-cache" "--variants tc-local,tc-injected-full $SHM_RATE"
 pair first-message "--code-cache-size 64" \
   "--tests latency --variants tc-local,tc-injected,tc-injected-full --sizes-max 1024"

@@ -46,7 +46,7 @@ static const char Usage[] =
     "  --code-cache-size B  bytes of the code cache (default: the runtime's, 1 MiB);\n"
     "                    smaller than an image (64), nothing is ever installed: every\n"
     "                    injected frame with code costs what a first message costs\n"
-    "  --mailbox MODE    code-cache|in-place|no-cache (default: TC_MAILBOX_MODE, else\n"
+    "  --mailbox MODE    code-cache|no-cache (default: TC_MAILBOX_MODE, else\n"
     "                    code-cache); the client uses the server's unless given its own\n";
 
 static bool parseUnsigned(const char *Text, uint64_t Max, uint64_t *Out) {
@@ -112,8 +112,6 @@ static bool findWait(const std::string &N, WaitKind *K) {
 bool mailboxFromName(const std::string &N, uint32_t *M) {
   if (N == "code-cache")
     return *M = TC_MAILBOX_CODE_CACHE, true;
-  if (N == "in-place")
-    return *M = TC_MAILBOX_IN_PLACE, true;
   if (N == "no-cache")
     return *M = TC_MAILBOX_NO_CACHE, true;
   return false;
@@ -208,7 +206,7 @@ int parseOptions(int Argc, char **Argv, Options *O, bool *Exit) {
       if (!parseUnsigned(V, 1u << 30, &N) || N == 0) return bad(A, V, "1..2^30");
       O->CodeCacheSize = uint32_t(N);
     } else if (!strcmp(A, "--mailbox")) {
-      if (!mailboxFromName(V, &O->Mailbox)) return bad(A, V, "code-cache, in-place or no-cache");
+      if (!mailboxFromName(V, &O->Mailbox)) return bad(A, V, "code-cache or no-cache");
     } else if (!strcmp(A, "--cpu")) {
       if (!parseUnsigned(V, 4095, &N)) return bad(A, V, "a CPU number");
       O->Cpu = int(N);

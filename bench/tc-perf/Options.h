@@ -53,7 +53,7 @@ const char *testName(Test T);
 const char *workloadName(Workload W);
 const char *variantName(Variant V);
 const char *waitName(WaitKind K);
-// "code-cache", "in-place", "no-cache" to tc_mailbox_mode_t; false if none.
+// "code-cache", "no-cache" to tc_mailbox_mode_t; false if none.
 bool mailboxFromName(const std::string &Name, uint32_t *Mode);
 bool isTwoChains(Variant V);
 

@@ -29,12 +29,14 @@ for _ in $(seq 50); do
 done
 
 PORT=$(( 20000 + RANDOM % 20000 ))
-ip netns exec $B env TC_E2E_ADDRESS=$NET.2 UCX_TLS=tcp \
+# Beyond loopback a receiver needs the job's key (docs/security.md).
+KEY=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+ip netns exec $B env TC_E2E_ADDRESS=$NET.2 UCX_TLS=tcp TC_KEY=$KEY \
   timeout 90 "$E2E" receiver "$PREFIX" $PORT "$FRAMES" > "$OUT/receiver" 2>&1 &
 RPID=$!
 wait_for_listening "$OUT/receiver"
 STATUS=0
-ip netns exec $A env TC_E2E_ADDRESS=$NET.2 UCX_TLS=tcp \
+ip netns exec $A env TC_E2E_ADDRESS=$NET.2 UCX_TLS=tcp TC_KEY=$KEY \
   timeout 90 "$E2E" sender "$PREFIX" $PORT "$FRAMES" > "$OUT/sender" 2>&1 || STATUS=$?
 wait $RPID || STATUS=$?
 cat "$OUT/sender" "$OUT/receiver"

@@ -1,0 +1,446 @@
+//===- tc_security.cpp - A receiver and the peers that attack it ----------===//
+//
+//   tc-security receiver PREFIX PKG PORT FRAMES [ADDRESS]
+//       loads package PKG, listens, runs FRAMES frames (or 60 s), and
+//       prints its statistics, whether its canary (heap memory no peer may
+//       reach) is intact, and what the probe ried saw
+//   tc-security listen ADDRESS [insecure]     tries tc_listen, prints the status
+//   tc-security connect PREFIX PORT FRAMES    connects (TC_KEY decides the
+//       key), sends FRAMES server_side_sum frames, prints the status
+//   tc-security offer PREFIX PORT KIND        authenticates, then sends a
+//       HELLO whose offer is broken as KIND says (good: not broken)
+//   tc-security ried PREFIX PORT              pushes a ried claiming 64 GiB
+//   tc-security tamper SECPREFIX PORT         sends one reread frame, then
+//       keeps rewriting its slot (sealed, checksum right) while it runs
+//   tc-security attack HOST PORT ADDRESS      a raw UCX client over TCP:
+//       connects to the listener and puts to / gets from ADDRESS
+//
+//===----------------------------------------------------------------------===//
+#include "Frame.h"
+#include "Runtime.h"
+#include "Wire.h"
+
+#include <arpa/inet.h>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <string>
+#include <sys/mman.h>
+#include <twochains/packages/stdlib.h>
+#include <vector>
+
+using namespace twochains::rt;
+
+static int fail(const std::string &What) {
+  std::fprintf(stderr, "tc-security: %s\n", What.c_str());
+  return 1;
+}
+
+static tc_package_t *load(const char *Prefix, const char *Name, uint32_t Roles) {
+  tc_package_params_t P = {TC_PACKAGE_PARAMS_VERSION, Roles, Prefix, Name, nullptr};
+  tc_package_t *Pkg = nullptr;
+  return tc_package_load(&P, &Pkg) == TC_OK ? Pkg : nullptr;
+}
+
+static tc_context_t *context(tc_package_t *Pkg, uint32_t Flags = 0) {
+  tc_context_params_t CP = {};
+  CP.version = TC_CONTEXT_PARAMS_VERSION;
+  CP.slots = 16;
+  CP.slot_size = 1024;
+  CP.credit_batch = 4;
+  CP.flags = Flags;
+  tc_context_t *Ctx = nullptr;
+  if (tc_context_create(&CP, &Ctx) != TC_OK)
+    return nullptr;
+  if (Pkg && tc_context_add_package(Ctx, Pkg) != TC_OK)
+    return nullptr;
+  return Ctx;
+}
+
+static int receiver(int Argc, char **Argv) {
+  tc_package_t *Pkg = load(Argv[2], Argv[3], TC_PACKAGE_RECEIVER);
+  tc_context_t *Ctx =
+      Pkg ? context(Pkg, std::getenv("TC_SECURITY_ACCEPT_RIEDS") ? TC_CONTEXT_ACCEPT_RIEDS : 0)
+          : nullptr;
+  if (!Ctx)
+    return fail("cannot set up the receiver");
+  const char *Address = Argc > 6 ? Argv[6] : "127.0.0.1";
+  tc_status_t St = tc_listen(Ctx, Address, uint16_t(std::atoi(Argv[4])));
+  if (St != TC_OK)
+    return fail(std::string("listening: ") + tc_status_string(St));
+  std::vector<uint8_t> Canary(4096, 0xc5);
+  std::printf("receiver: canary at 0x%llx\n",
+              (unsigned long long)reinterpret_cast<uintptr_t>(Canary.data()));
+  std::printf("receiver: listening\n");
+  std::fflush(stdout);
+  unsigned Frames = unsigned(std::atoi(Argv[5])), Done = 0;
+  uint64_t Deadline = nowNs() + 60'000'000'000ull;
+  while (Done < Frames && nowNs() < Deadline) {
+    unsigned N = 0;
+    tc_progress(Ctx, &N);
+    Done += N;
+  }
+  for (int I = 0; I < 1000; ++I) // the last credit report
+    tc_progress(Ctx, nullptr);
+  tc_stats_t S;
+  tc_context_stats(Ctx, &S);
+  std::printf("receiver: ran %u frames: %llu local, %llu injected, %llu rejected\n", Done,
+              (unsigned long long)S.frames_executed_local,
+              (unsigned long long)S.frames_executed_injected,
+              (unsigned long long)S.frames_rejected);
+  std::printf("receiver: refused: auth %llu, offers %llu, messages %llu; peers by rma %llu, "
+              "by messages %llu\n",
+              (unsigned long long)S.auth_failures, (unsigned long long)S.offers_refused,
+              (unsigned long long)S.messages_refused, (unsigned long long)S.peers_rma,
+              (unsigned long long)S.peers_am);
+  bool Intact = true;
+  for (uint8_t B : Canary)
+    Intact &= B == 0xc5;
+  std::printf("receiver: canary %s\n", Intact ? "intact" : "CHANGED");
+  if (auto *Runs = static_cast<uint64_t *>(dlsym(RTLD_DEFAULT, "probe_runs")))
+    std::printf("receiver: probe runs %llu, changed %llu, first %llx, second %llx\n",
+                (unsigned long long)*Runs,
+                (unsigned long long)*static_cast<uint64_t *>(dlsym(RTLD_DEFAULT, "probe_changed")),
+                (unsigned long long)*static_cast<uint64_t *>(dlsym(RTLD_DEFAULT, "probe_first")),
+                (unsigned long long)*static_cast<uint64_t *>(dlsym(RTLD_DEFAULT, "probe_second")));
+  tc_context_destroy(Ctx);
+  return 0;
+}
+
+static int listenOnly(int Argc, char **Argv) {
+  tc_context_t *Ctx =
+      context(nullptr, Argc > 3 && !std::strcmp(Argv[3], "insecure") ? TC_CONTEXT_INSECURE : 0);
+  if (!Ctx)
+    return fail("cannot create a context");
+  std::printf("listen %s: %s\n", Argv[2], tc_status_string(tc_listen(Ctx, Argv[2], 0)));
+  tc_context_destroy(Ctx);
+  return 0;
+}
+
+static int connectAndSend(char **Argv) {
+  tc_package_t *Pkg = load(Argv[2], "stdlib", TC_PACKAGE_SENDER);
+  tc_context_t *Ctx = Pkg ? context(Pkg) : nullptr;
+  if (!Ctx)
+    return fail("cannot set up the sender");
+  tc_peer_t *Peer = nullptr;
+  tc_status_t St = tc_connect(Ctx, "127.0.0.1", uint16_t(std::atoi(Argv[3])), 5000, &Peer);
+  std::printf("connect: %s\n", tc_status_string(St));
+  if (St != TC_OK)
+    return 1;
+  int32_t Sum[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  unsigned Frames = unsigned(std::atoi(Argv[4]));
+  for (unsigned I = 0; I < Frames && St == TC_OK; ++I)
+    while ((St = tc_send(Peer, Pkg, STDLIB_SERVER_SIDE_SUM, I % 2 ? TC_SEND_INJECTED : TC_SEND_LOCAL,
+                         Sum, sizeof Sum)) == TC_ERR_NO_CREDIT)
+      tc_progress(Ctx, nullptr);
+  if (St == TC_OK)
+    St = tc_flush(Peer, 10000);
+  std::printf("connect: sent %u frames: %s\n", Frames, tc_status_string(St));
+  tc_peer_close(Peer);
+  tc_context_destroy(Ctx);
+  return St == TC_OK ? 0 : 1;
+}
+
+/// A peer that speaks the handshake itself, through the runtime's handlers.
+struct RawPeer {
+  tc_context *Ctx;
+  tc_peer *Peer;
+};
+
+static bool rawConnect(tc_context *Ctx, uint16_t Port, RawPeer &Out) {
+  auto *Peer = new tc_peer;
+  Peer->Ctx = Ctx;
+  Peer->Name = "receiver";
+  sockaddr_in SA = {};
+  SA.sin_family = AF_INET;
+  SA.sin_port = htons(Port);
+  SA.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ucp_ep_params_t P = {};
+  P.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR |
+                 UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+  P.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
+  P.sockaddr.addr = reinterpret_cast<sockaddr *>(&SA);
+  P.sockaddr.addrlen = sizeof SA;
+  P.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+  P.err_handler.cb = [](void *Arg, ucp_ep_h, ucs_status_t) {
+    static_cast<tc_peer *>(Arg)->Failed = true;
+  };
+  P.err_handler.arg = Peer;
+  if (ucp_ep_create(Ctx->Worker, &P, &Peer->Ep) != UCS_OK)
+    return false;
+  Ctx->Connecting.push_back(Peer);
+  Out = {Ctx, Peer};
+  return true;
+}
+
+static ucs_status_t rawSend(RawPeer &R, unsigned Id, const void *H, size_t HS, const void *B,
+                            size_t BS) {
+  ucp_request_param_t P = {};
+  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  P.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
+  return waitRequestUntil(R.Ctx->Worker, ucp_am_send_nbx(R.Peer->Ep, Id, H, HS, B, BS, &P),
+                          nowNs() + 2'000'000'000ull);
+}
+
+/// Waits for message Id; false on failure or after 2 s.
+static bool rawAwait(RawPeer &R, unsigned Id, tc_context::PendingMessage &Out) {
+  uint64_t Deadline = nowNs() + 2'000'000'000ull;
+  while (nowNs() < Deadline && !R.Peer->Failed) {
+    ucp_worker_progress(R.Ctx->Worker);
+    for (size_t I = 0; I < R.Ctx->Handshakes.size(); ++I)
+      if (R.Ctx->Handshakes[I].Id == Id && R.Ctx->Handshakes[I].Ep == R.Peer->Ep) {
+        Out = std::move(R.Ctx->Handshakes[I]);
+        R.Ctx->Handshakes.erase(R.Ctx->Handshakes.begin() + I);
+        return true;
+      }
+  }
+  return false;
+}
+
+static int offer(char **Argv) {
+  std::string Kind = Argv[4];
+  tc_context *Ctx = context(nullptr);
+  RawPeer R;
+  if (!Ctx || !rawConnect(Ctx, uint16_t(std::atoi(Argv[3])), R))
+    return fail("cannot connect");
+  AuthRequest A = {HandshakeMagic, HandshakeVersion, {}};
+  randomNonce(R.Peer->ClientNonce);
+  std::memcpy(A.ClientNonce, R.Peer->ClientNonce, NonceSize);
+  tc_context::PendingMessage M;
+  if (rawSend(R, AmAuth, &A, sizeof A, nullptr, 0) != UCS_OK || !rawAwait(R, AmChallenge, M) ||
+      M.Header.size() != sizeof(AuthChallenge))
+    return fail("no challenge");
+  AuthChallenge C;
+  std::memcpy(&C, M.Header.data(), sizeof C);
+  std::memcpy(R.Peer->ServerNonce, C.ServerNonce, NonceSize);
+
+  Offer O = {};
+  O.Magic = HandshakeMagic;
+  O.Version = HandshakeVersion;
+  O.Slots = 16;
+  O.SlotSize = 1024;
+  O.MailboxMode = TC_MAILBOX_CODE_CACHE;
+  O.Path = PathAm;
+  std::vector<uint8_t> Body;
+  auto Rma = [&](uint32_t CreditKey, uint32_t RingKey, uint32_t Worker) {
+    O.Path = PathRma;
+    O.CreditAddress = O.RingAddress = 0x1000;
+    O.CreditKeySize = CreditKey;
+    O.RingKeySize = RingKey;
+    O.WorkerAddressSize = Worker;
+  };
+  if (Kind == "huge-ring") {
+    O.Slots = 1u << 30;
+    O.SlotSize = 1u << 20;
+  } else if (Kind == "big-slot") {
+    O.SlotSize = 3u << 20;
+  } else if (Kind == "zero-slots") {
+    O.Slots = 0;
+  } else if (Kind == "key-sizes") {
+    Rma(1u << 20, 16, 16);
+    Body.assign(32, 0);
+  } else if (Kind == "worker-address") {
+    Rma(16, 16, 1u << 24);
+    Body.assign(48, 0);
+  } else if (Kind == "bad-rkey") {
+    // Sizes that add up, keys whose insides do not: what UCX's unpacker
+    // (which takes no length) would read past.
+    Rma(9, 9, 64);
+    Body.assign(9 + 9 + 64, 0);
+    std::memset(Body.data(), 0xff, 18);
+  } else if (Kind == "in-place") {
+    O.MailboxMode = TC_MAILBOX_IN_PLACE;
+  } else if (Kind == "trailing-body") {
+    Body.assign(4096, 0x41);
+  } else if (Kind != "good" && Kind != "bad-mac") {
+    return fail("unknown offer kind " + Kind);
+  }
+  static const char Label[] = "tc-auth-v1 hello";
+  const auto *Fields = reinterpret_cast<const uint8_t *>(&O) + MacSize;
+  hmacSha256(Ctx->Key,
+             {{Label, sizeof Label},
+              {R.Peer->ClientNonce, NonceSize},
+              {R.Peer->ServerNonce, NonceSize},
+              {Fields, sizeof O - MacSize},
+              {Body.data(), Body.size()}},
+             O.Mac);
+  if (Kind == "bad-mac")
+    O.Mac[7] ^= 1;
+  if (rawSend(R, AmHello, &O, sizeof O, Body.data(), Body.size()) != UCS_OK)
+    return fail("cannot send the hello");
+  bool Welcomed = rawAwait(R, AmWelcome, M);
+  std::printf("offer %s: %s\n", Kind.c_str(), Welcomed ? "ACCEPTED" : "refused");
+  std::fflush(stdout);
+  std::fflush(stdout);
+  std::_Exit(0); // the raw peer is not the runtime's to release
+}
+
+static int ried(char **Argv) {
+  tc_package_t *Pkg = load(Argv[2], "stdlib", TC_PACKAGE_SENDER);
+  tc_context_t *Ctx = Pkg ? context(Pkg) : nullptr;
+  tc_peer_t *Peer = nullptr;
+  if (!Ctx || tc_connect(Ctx, "127.0.0.1", uint16_t(std::atoi(Argv[3])), 5000, &Peer) != TC_OK)
+    return fail("cannot connect");
+  // 64 GiB of address space that is never touched: the receiver must
+  // refuse from the header alone.
+  const uint64_t Claim = 64ull << 30;
+  void *Huge = mmap(nullptr, Claim, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (Huge == MAP_FAILED)
+    return fail("cannot reserve 64 GiB of address space");
+  RiedHeader H = {HandshakeMagic, 8, Claim - 8};
+  ucp_request_param_t P = {};
+  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  P.flags = UCP_AM_SEND_FLAG_REPLY;
+  ucs_status_ptr_t Request = ucp_am_send_nbx(Peer->Ep, AmRied, &H, sizeof H, Huge, Claim, &P);
+  uint64_t Deadline = nowNs() + 5'000'000'000ull;
+  tc_status_t Answer = TC_ERR_INCOMPLETE;
+  while (nowNs() < Deadline && Answer == TC_ERR_INCOMPLETE) {
+    ucp_worker_progress(Ctx->Worker);
+    for (auto &[Ep, St] : Ctx->RiedAcks)
+      if (Ep == Peer->Ep)
+        Answer = St;
+  }
+  std::printf("ried: answer %s\n", Answer == TC_ERR_INCOMPLETE ? "none" : tc_status_string(Answer));
+  if (UCS_PTR_IS_PTR(Request))
+    ucp_request_cancel(Ctx->Worker, Request);
+  std::fflush(stdout);
+  std::_Exit(0);
+}
+
+static int tamper(char **Argv) {
+  tc_package_t *Pkg = load(Argv[2], "security", TC_PACKAGE_SENDER);
+  tc_context_t *Ctx = Pkg ? context(Pkg) : nullptr;
+  tc_peer_t *Peer = nullptr;
+  if (!Ctx || tc_connect(Ctx, "127.0.0.1", uint16_t(std::atoi(Argv[3])), 5000, &Peer) != TC_OK)
+    return fail("cannot connect");
+  if (Peer->Path != PathRma) {
+    std::printf("tamper: skipped: no RMA path to rewrite a slot through\n");
+    return 77;
+  }
+  uint32_t Reread;
+  if (tc_package_find(Pkg, "reread", &Reread) != TC_OK)
+    return fail("no reread element");
+  uint64_t Seq;
+  uint32_t Slot;
+  Peer->Send->reserve(&Seq, &Slot);
+  auto Put = [&](uint64_t Word) {
+    FrameSpec S;
+    S.Kind = FrameLocal;
+    S.Package = Pkg->Tag;
+    S.Element = Reread;
+    uint64_t Payload[4] = {Word, 0, 0, 0}; // two lines: payload off the header
+    S.Payload = Payload;
+    S.PayloadSize = sizeof Payload;
+    S.Sequence = Seq;
+    size_t Size;
+    encodeFrame(Peer->Staging.data(), Peer->SlotSize, S, &Size);
+    return deliverFrame(Peer, Peer->Staging.data(), Size, Seq, Slot);
+  };
+  Put(0x1111);
+  // Rewritten, sealed each time, for longer than the jam waits.
+  uint64_t End = nowNs() + 2'500'000'000ull;
+  for (unsigned I = 0; nowNs() < End; ++I)
+    if (Put(I % 2 ? 0x1111 : 0x2222) != TC_OK)
+      return fail("put failed");
+  std::printf("tamper: rewrote the slot while the jam ran\n");
+  tc_flush(Peer, 5000);
+  tc_peer_close(Peer);
+  tc_context_destroy(Ctx);
+  return 0;
+}
+
+/// Progresses until the request completes or the time is up; a request
+/// still pending is left behind (the process exits right after).
+static ucs_status_t within(ucp_worker_h Worker, ucs_status_ptr_t R, uint64_t Ms) {
+  if (!UCS_PTR_IS_PTR(R))
+    return UCS_PTR_STATUS(R);
+  uint64_t End = nowNs() + Ms * 1'000'000;
+  ucs_status_t St;
+  while ((St = ucp_request_check_status(R)) == UCS_INPROGRESS && nowNs() < End)
+    ucp_worker_progress(Worker);
+  return St == UCS_INPROGRESS ? UCS_ERR_TIMED_OUT : St;
+}
+
+/// A UCX client that knows nothing of Two-Chains: it asks UCX's RMA over
+/// TCP for memory at Address in the receiver.
+static int attack(char **Argv) {
+  ucp_config_t *Config;
+  ucp_config_read(nullptr, nullptr, &Config);
+  ucp_params_t P = {};
+  P.field_mask = UCP_PARAM_FIELD_FEATURES;
+  P.features = UCP_FEATURE_RMA | UCP_FEATURE_AM;
+  ucp_context_h Ucp;
+  ucp_worker_h Worker;
+  ucp_worker_params_t W = {};
+  if (ucp_init(&P, Config, &Ucp) != UCS_OK || ucp_worker_create(Ucp, &W, &Worker) != UCS_OK)
+    return fail("ucp_init");
+  sockaddr_in SA = {};
+  SA.sin_family = AF_INET;
+  SA.sin_port = htons(uint16_t(std::atoi(Argv[3])));
+  inet_pton(AF_INET, Argv[2], &SA.sin_addr);
+  ucp_ep_params_t E = {};
+  E.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR |
+                 UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+  E.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
+  E.err_mode = UCP_ERR_HANDLING_MODE_PEER; // as the listener's endpoints have it
+  E.sockaddr.addr = reinterpret_cast<sockaddr *>(&SA);
+  E.sockaddr.addrlen = sizeof SA;
+  ucp_ep_h Ep;
+  if (ucp_ep_create(Worker, &E, &Ep) != UCS_OK)
+    return fail("ucp_ep_create");
+  // Any key will do for emulated RMA, which checks none: one of our own.
+  ucp_mem_map_params_t M = {};
+  M.field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
+  M.length = 4096;
+  M.flags = UCP_MEM_MAP_ALLOCATE;
+  ucp_mem_h Mem;
+  void *Packed;
+  size_t PackedSize;
+  ucp_rkey_h Key;
+  if (ucp_mem_map(Ucp, &M, &Mem) != UCS_OK ||
+      ucp_rkey_pack(Ucp, Mem, &Packed, &PackedSize) != UCS_OK)
+    return fail("cannot make a key");
+  // Let the connection come up first.
+  ucp_request_param_t F = {};
+  within(Worker, ucp_ep_flush_nbx(Ep, &F), 1000);
+  ucs_status_t St = ucp_ep_rkey_unpack(Ep, Packed, &Key);
+  if (St != UCS_OK) {
+    std::printf("attack: no key usable on this endpoint (%s)\n", ucs_status_string(St));
+    return 0;
+  }
+  uint64_t Address = std::strtoull(Argv[4], nullptr, 0);
+  uint64_t Evil[8];
+  std::memset(Evil, 0x41, sizeof Evil);
+  uint64_t Read[8] = {};
+  ucp_request_param_t R = {};
+  ucs_status_t Put = within(Worker, ucp_put_nbx(Ep, Evil, sizeof Evil, Address, Key, &R), 1000);
+  ucs_status_t Flush = within(Worker, ucp_ep_flush_nbx(Ep, &R), 1000);
+  ucs_status_t Get = within(Worker, ucp_get_nbx(Ep, Read, sizeof Read, Address, Key, &R), 1000);
+  bool SawCanary = Get == UCS_OK && Read[0] == 0xc5c5c5c5c5c5c5c5ull;
+  std::printf("attack: put %s, flush %s, get %s%s\n", ucs_status_string(Put),
+              ucs_status_string(Flush), ucs_status_string(Get),
+              SawCanary ? ": READ THE CANARY" : "");
+  std::fflush(stdout);
+  std::_Exit(0);
+}
+
+int main(int Argc, char **Argv) {
+  std::string Verb = Argc > 1 ? Argv[1] : "";
+  if (Verb == "receiver" && Argc >= 6)
+    return receiver(Argc, Argv);
+  if (Verb == "listen" && Argc >= 3)
+    return listenOnly(Argc, Argv);
+  if (Verb == "connect" && Argc == 5)
+    return connectAndSend(Argv);
+  if (Verb == "offer" && Argc == 5)
+    return offer(Argv);
+  if (Verb == "ried" && Argc == 4)
+    return ried(Argv);
+  if (Verb == "tamper" && Argc == 4)
+    return tamper(Argv);
+  if (Verb == "attack" && Argc == 5)
+    return attack(Argv);
+  std::fprintf(stderr, "usage: see the comment at the top of tc_security.cpp\n");
+  return 2;
+}
