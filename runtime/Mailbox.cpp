@@ -105,6 +105,17 @@ static ucp_ep_h connectToWorker(tc_context *Ctx, const uint8_t *Address) {
   return Ep;
 }
 
+/// ucp_ep_rkey_unpack takes no length, and each transport reads the
+/// fixed-size record it expects: the key, checked to be well-formed
+/// (checkPackedRkey), is handed over from a zero-padded copy, so that no
+/// read runs past what the peer sent into memory it did not.
+static bool unpackKey(ucp_ep_h Ep, const uint8_t *Key, size_t Size, ucp_rkey_h *Out) {
+  static constexpr size_t Padding = 256;
+  std::vector<uint8_t> Copy(Size + Padding, 0);
+  std::memcpy(Copy.data(), Key, Size);
+  return ucp_ep_rkey_unpack(Ep, Copy.data(), Out) == UCS_OK;
+}
+
 bool rmaReaches(tc_context *Ctx, tc_peer *Peer, const ParsedOffer &Hello) {
   // An address with no transport in common fails at once (unreachable):
   // a sender on another host without RDMA hardware gets the message path.
@@ -122,8 +133,8 @@ tc_status_t acceptOffer(tc_context *Ctx, tc_peer *Peer, const ParsedOffer &Parse
       Why = "its RMA worker cannot be reached";
       return TC_ERR_IO;
     }
-    if (ucp_ep_rkey_unpack(Peer->DataEp, Parsed.CreditKey, &Peer->CreditKey) != UCS_OK ||
-        ucp_ep_rkey_unpack(Peer->DataEp, Parsed.RingKey, &Peer->RingKey) != UCS_OK) {
+    if (!unpackKey(Peer->DataEp, Parsed.CreditKey, O.CreditKeySize, &Peer->CreditKey) ||
+        !unpackKey(Peer->DataEp, Parsed.RingKey, O.RingKeySize, &Peer->RingKey)) {
       Why = "its memory keys cannot be unpacked";
       return TC_ERR_BAD_OFFER;
     }

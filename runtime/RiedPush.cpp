@@ -59,7 +59,7 @@ void answer(tc_context *Ctx, ucp_ep_h Ep, tc_status_t St) {
   P.flags = UCP_AM_SEND_FLAG_REPLY;
   // Bounded: a peer that takes no messages must not hold the receiver up.
   waitRequestUntil(Ctx->Worker, ucp_am_send_nbx(Ep, AmRiedAck, &A, sizeof A, nullptr, 0, &P),
-                   nowNs() + 100'000'000);
+                   nowNs() + 1'000'000'000);
 }
 
 void onRiedData(void *Request, ucs_status_t St, size_t, void *Arg) {

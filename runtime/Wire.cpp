@@ -2,6 +2,8 @@
 #include "Wire.h"
 #include "twochains/twochains.h"
 
+#include <ucs/memory/memory_type.h>
+
 #include <cstring>
 
 namespace twochains::rt {
@@ -69,7 +71,27 @@ tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *B
 }
 
 bool checkPackedRkey(const uint8_t *Key, size_t Size) {
-  return Key && Size > 0;
+  // UCX 1.13 (src/ucp/core/ucp_rkey.c, ucp_rkey_pack_common):
+  //   u64 md_map; u8 mem_type; per set bit of md_map: u8 size, size bytes;
+  //   then nothing, or u8 sys_dev and 3 bytes of distance per device.
+  // mem_type indexes tables inside UCX; each size is trusted as read.
+  if (!Key || Size < 9)
+    return false;
+  uint64_t MdMap;
+  std::memcpy(&MdMap, Key, sizeof MdMap);
+  if (Key[8] >= UCS_MEMORY_TYPE_LAST)
+    return false;
+  size_t At = 9;
+  for (; MdMap; MdMap &= MdMap - 1) {
+    if (At >= Size)
+      return false;
+    size_t Blob = Key[At];
+    if (Blob > Size - At - 1)
+      return false;
+    At += 1 + Blob;
+  }
+  size_t Tail = Size - At;
+  return Tail == 0 || Tail % 3 == 1;
 }
 
 } // namespace twochains::rt

@@ -89,7 +89,7 @@ if want offers; then
 echo "== offers"
 KINDS="huge-ring big-slot zero-slots key-sizes worker-address bad-rkey in-place trailing-body"
 start 4 stdlib "$STDLIB" TC_KEY=$KEY
-for kind in $KINDS bad-mac good; do
+for kind in $KINDS bad-mac good good-rma; do
   TC_KEY=$KEY "$SEC" offer "$STDLIB" $PORT $kind >> "$OUT/offers" 2>&1
 done
 TC_KEY=$KEY "$SEC" connect "$STDLIB" $PORT 4 > "$OUT/good" 2>&1
@@ -98,6 +98,7 @@ for kind in $KINDS bad-mac; do
   expect "$OUT/offers" "offer $kind: refused" "offer $kind"
 done
 expect "$OUT/offers" "offer good: ACCEPTED" "a good offer through the same tool"
+expect "$OUT/offers" "offer good-rma: ACCEPTED" "a good RMA offer through the same tool"
 expect "$OUT/receiver" "refused: auth 1, offers 8," "bad offers counted"
 expect "$OUT/receiver" "slots (1 to 4096)" "the slot limit named"
 expect "$OUT/receiver" "ran 4 frames" "the receiver kept serving"

@@ -198,6 +198,13 @@ static bool rawAwait(RawPeer &R, unsigned Id, tc_context::PendingMessage &Out) {
   return false;
 }
 
+/// Makes a packed rkey claim more than it holds, keeping its size: the
+/// first per-memory-domain length byte says 255 (Wire.cpp has the layout).
+static void corruptPackedRkey(uint8_t *Key, size_t Size) {
+  if (Size > 9)
+    Key[9] = 0xff;
+}
+
 static int offer(char **Argv) {
   std::string Kind = Argv[4];
   tc_context *Ctx = context(nullptr);
@@ -243,12 +250,29 @@ static int offer(char **Argv) {
   } else if (Kind == "worker-address") {
     Rma(16, 16, 1u << 24);
     Body.assign(48, 0);
-  } else if (Kind == "bad-rkey") {
-    // Sizes that add up, keys whose insides do not: what UCX's unpacker
-    // (which takes no length) would read past.
-    Rma(9, 9, 64);
-    Body.assign(9 + 9 + 64, 0);
-    std::memset(Body.data(), 0xff, 18);
+  } else if (Kind == "bad-rkey" || Kind == "good-rma") {
+    // Real keys and a real RMA worker address, so the receiver takes the
+    // RMA path and unpacks the keys; bad-rkey then breaks the keys' insides
+    // while their sizes still add up: what UCX's unpacker, which takes no
+    // length, would read past.
+    ucp_mem_map_params_t MP = {};
+    MP.field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
+    MP.length = 4096;
+    MP.flags = UCP_MEM_MAP_ALLOCATE;
+    ucp_mem_h Mem;
+    void *Packed;
+    size_t PackedSize;
+    if (!Ctx->RmaUcp || ucp_mem_map(Ctx->RmaUcp, &MP, &Mem) != UCS_OK ||
+        ucp_rkey_pack(Ctx->RmaUcp, Mem, &Packed, &PackedSize) != UCS_OK)
+      return fail("no RMA context to make keys with");
+    Rma(uint32_t(PackedSize), uint32_t(PackedSize), uint32_t(Ctx->WorkerAddressSize));
+    auto *K = static_cast<const uint8_t *>(Packed);
+    Body.insert(Body.end(), K, K + PackedSize);
+    Body.insert(Body.end(), K, K + PackedSize);
+    auto *A = reinterpret_cast<const uint8_t *>(Ctx->WorkerAddress);
+    Body.insert(Body.end(), A, A + Ctx->WorkerAddressSize);
+    if (Kind == "bad-rkey")
+      corruptPackedRkey(Body.data(), PackedSize);
   } else if (Kind == "in-place") {
     O.MailboxMode = TC_MAILBOX_IN_PLACE;
   } else if (Kind == "trailing-body") {

@@ -1,0 +1,152 @@
+//===- AuthTest.cpp - HMAC-SHA256, the job key, offers ----------------------===//
+#include "Auth.h"
+#include "Wire.h"
+#include "twochains/twochains.h"
+
+#include <gtest/gtest.h>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+using namespace twochains::rt;
+
+namespace {
+
+std::string hex(const uint8_t *P, size_t N) {
+  static const char D[] = "0123456789abcdef";
+  std::string S;
+  for (size_t I = 0; I < N; ++I)
+    S += {D[P[I] >> 4], D[P[I] & 15]};
+  return S;
+}
+
+JobKey key(const std::vector<uint8_t> &Bytes) {
+  JobKey K;
+  K.Bytes = Bytes;
+  return K;
+}
+
+// RFC 4231, test cases 1, 2 and 6 (a key longer than a block).
+TEST(Hmac, Rfc4231Vectors) {
+  uint8_t Mac[MacSize];
+  hmacSha256(key(std::vector<uint8_t>(20, 0x0b)), {{"Hi There", 8}}, Mac);
+  EXPECT_EQ(hex(Mac, MacSize), "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+  std::string Jefe = "Jefe";
+  hmacSha256(key({Jefe.begin(), Jefe.end()}),
+             {{"what do ya want ", 16}, {"for nothing?", 12}}, Mac);
+  EXPECT_EQ(hex(Mac, MacSize), "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+  const char Long[] = "Test Using Larger Than Block-Size Key - Hash Key First";
+  hmacSha256(key(std::vector<uint8_t>(131, 0xaa)), {{Long, sizeof Long - 1}}, Mac);
+  EXPECT_EQ(hex(Mac, MacSize), "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+}
+
+TEST(Hmac, ComparisonSeesEveryByte) {
+  uint8_t A[MacSize] = {}, B[MacSize] = {};
+  EXPECT_TRUE(equalMacs(A, B));
+  B[MacSize - 1] = 1;
+  EXPECT_FALSE(equalMacs(A, B));
+}
+
+struct KeyEnv : ::testing::Test {
+  void SetUp() override {
+    unsetenv("TC_KEY");
+    unsetenv("TC_KEY_FILE");
+  }
+  void TearDown() override { SetUp(); }
+};
+
+TEST_F(KeyEnv, NoKeyIsNotAnError) {
+  JobKey K;
+  std::string Error;
+  EXPECT_EQ(loadJobKey(nullptr, K, Error), TC_OK);
+  EXPECT_FALSE(K.present());
+}
+
+TEST_F(KeyEnv, FromTheEnvironment) {
+  setenv("TC_KEY", "0123456789abcdef0123", 1);
+  JobKey K;
+  std::string Error;
+  ASSERT_EQ(loadJobKey(nullptr, K, Error), TC_OK);
+  EXPECT_EQ(K.Bytes.size(), 20u);
+  setenv("TC_KEY", "short", 1);
+  EXPECT_EQ(loadJobKey(nullptr, K, Error), TC_ERR_AUTH);
+  EXPECT_NE(Error.find("holds 5 bytes"), std::string::npos) << Error;
+}
+
+TEST_F(KeyEnv, KeyFilesMustBeTheOwnersAlone) {
+  char Path[] = "/tmp/tc-key-XXXXXX";
+  int Fd = mkstemp(Path);
+  ASSERT_GE(Fd, 0);
+  ASSERT_EQ(write(Fd, "a-key-of-twenty-bytes\n", 22), 22);
+  close(Fd);
+  chmod(Path, 0644);
+  tc_context_params_t P = {};
+  P.version = TC_CONTEXT_PARAMS_VERSION;
+  P.key_file = Path;
+  JobKey K;
+  std::string Error;
+  EXPECT_EQ(loadJobKey(&P, K, Error), TC_ERR_AUTH);
+  EXPECT_NE(Error.find("mode 0644"), std::string::npos) << Error;
+  chmod(Path, 0600);
+  ASSERT_EQ(loadJobKey(&P, K, Error), TC_OK) << Error;
+  EXPECT_EQ(std::string(K.Bytes.begin(), K.Bytes.end()), "a-key-of-twenty-bytes");
+  // The parameters come before the environment.
+  setenv("TC_KEY", "another-key-entirely", 1);
+  ASSERT_EQ(loadJobKey(&P, K, Error), TC_OK);
+  EXPECT_EQ(K.Bytes.size(), 21u);
+  unlink(Path);
+}
+
+Offer goodOffer() {
+  Offer O = {};
+  O.Magic = HandshakeMagic;
+  O.Version = HandshakeVersion;
+  O.Slots = 64;
+  O.SlotSize = 4096;
+  O.MailboxMode = TC_MAILBOX_CODE_CACHE;
+  O.Path = PathAm;
+  return O;
+}
+
+tc_status_t parse(const Offer &O, const std::vector<uint8_t> &Body = {}) {
+  ParsedOffer Out;
+  std::string Why;
+  return parseOffer(&O, sizeof O, Body.data(), Body.size(), Out, Why);
+}
+
+TEST(Offer, Bounds) {
+  EXPECT_EQ(parse(goodOffer()), TC_OK);
+  Offer O = goodOffer();
+  O.Slots = 1u << 30;
+  O.SlotSize = 1u << 20;
+  EXPECT_EQ(parse(O), TC_ERR_BAD_OFFER);
+  O = goodOffer();
+  O.Slots = MaxSlots;
+  O.SlotSize = MaxSlotSize; // each within bounds, together too large
+  EXPECT_EQ(parse(O), TC_ERR_BAD_OFFER);
+  O = goodOffer();
+  O.SlotSize = 100;
+  EXPECT_EQ(parse(O), TC_ERR_BAD_OFFER);
+  O = goodOffer();
+  O.Slots = 0;
+  EXPECT_EQ(parse(O), TC_ERR_BAD_OFFER);
+  O = goodOffer();
+  O.MailboxMode = TC_MAILBOX_IN_PLACE;
+  EXPECT_EQ(parse(O), TC_ERR_BAD_OFFER);
+  EXPECT_EQ(parse(goodOffer(), std::vector<uint8_t>(8)), TC_ERR_BAD_OFFER); // AM with a body
+  O = goodOffer();
+  O.Path = PathRma;
+  O.CreditAddress = O.RingAddress = 0x1000;
+  O.CreditKeySize = O.RingKeySize = 0x7fffffff;
+  O.WorkerAddressSize = 2; // sums that wrap 32 bits must not pass
+  EXPECT_EQ(parse(O, std::vector<uint8_t>(4)), TC_ERR_BAD_OFFER);
+  ParsedOffer Out;
+  std::string Why;
+  EXPECT_EQ(parseOffer(&O, sizeof O - 1, nullptr, 0, Out, Why), TC_ERR_BAD_OFFER);
+}
+
+} // namespace
