@@ -101,7 +101,9 @@ public:
   std::string relocate(uint8_t *Loc, uint32_t Type,
                        uint64_t Value) const override {
     int64_t V = int64_t(Value);
-    uint32_t Insn = read32le(Loc);
+    // Only instruction fields are 4 bytes wide; a 2-byte field may end the
+    // image, so it must not be read as 4.
+    uint32_t Insn = fieldSize(Type) >= 4 ? read32le(Loc) : 0;
     std::string Err;
     switch (Type) {
     case R_AARCH64_ABS64:

@@ -4,6 +4,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace llvm;
 using namespace llvm::object;
@@ -26,6 +27,8 @@ static Error locError(const Twine &Msg) {
 /// Which part of the image a section belongs to, or Dropped: unwind tables,
 /// notes, metadata and everything not allocated never travel.
 static SectionKind classifySection(const InputSection &S) {
+  if (S.Type == ELF::SHT_NULL)
+    return SectionKind::Dropped;
   if (S.Name == ".tc.gotp")
     return SectionKind::GOTP;
   if (!(S.Flags & ELF::SHF_ALLOC))
@@ -58,9 +61,14 @@ Expected<std::unique_ptr<InputObject>> InputObject::open(StringRef Path) {
   auto BufOrErr = MemoryBuffer::getFile(Path);
   if (!BufOrErr)
     return objError(Path, "cannot open: " + BufOrErr.getError().message());
+  return create(std::move(*BufOrErr), Path);
+}
+
+Expected<std::unique_ptr<InputObject>>
+InputObject::create(std::unique_ptr<MemoryBuffer> Buffer, StringRef Path) {
   auto Obj = std::make_unique<InputObject>();
   Obj->Path = Path.str();
-  Obj->Buffer = std::move(*BufOrErr);
+  Obj->Buffer = std::move(Buffer);
 
   StringRef Bytes = Obj->Buffer->getBuffer();
   if (Bytes.size() < 16 || !Bytes.starts_with("\x7f" "ELF"))
@@ -81,6 +89,7 @@ Expected<std::unique_ptr<InputObject>> InputObject::open(StringRef Path) {
     return objError(Path, toString(Shdrs.takeError()));
   Obj->Sections.resize(Shdrs->size());
   const ELF64LE::Shdr *SymTab = nullptr;
+  unsigned SymTabIndex = 0;
   for (const auto &[I, Shdr] : enumerate(*Shdrs)) {
     InputSection &S = Obj->Sections[I];
     S.Index = I;
@@ -91,7 +100,13 @@ Expected<std::unique_ptr<InputObject>> InputObject::open(StringRef Path) {
     S.Type = Shdr.sh_type;
     S.Flags = Shdr.sh_flags;
     S.Align = std::max<uint64_t>(Shdr.sh_addralign, 1);
-    S.Size = Shdr.sh_size;
+    // An SHT_NULL header is inactive: its other fields mean nothing, and it
+    // has no bytes for relocations to patch or symbols to lie in.
+    S.Size = Shdr.sh_type == ELF::SHT_NULL ? 0 : uint64_t(Shdr.sh_size);
+    // ELF allows 0 or a power of two; the layout rounds offsets up to it.
+    if (!isPowerOf2_64(S.Align))
+      return locError(Obj->location(I, 0) + ": section alignment " + Twine(S.Align) +
+                      " is not a power of two");
     if (Shdr.sh_type != ELF::SHT_NOBITS && Shdr.sh_type != ELF::SHT_NULL) {
       auto Contents = File.getSectionContents(Shdr);
       if (!Contents)
@@ -99,29 +114,45 @@ Expected<std::unique_ptr<InputObject>> InputObject::open(StringRef Path) {
                                   toString(Contents.takeError()));
       S.Contents = *Contents;
     }
-    if (Shdr.sh_type == ELF::SHT_SYMTAB)
+    if (Shdr.sh_type == ELF::SHT_SYMTAB) {
+      if (SymTab)
+        return objError(Path, "more than one symbol table");
       SymTab = &Shdr;
+      SymTabIndex = I;
+    }
   }
   for (InputSection &S : Obj->Sections)
     if (S.Index != 0)
       S.Kind = classifySection(S);
 
   // Relocations, attached to the section they apply to.
-  for (const ELF64LE::Shdr &Shdr : *Shdrs) {
+  for (const auto &[I, Shdr] : enumerate(*Shdrs)) {
     if (Shdr.sh_type == ELF::SHT_REL)
       return objError(Path, "SHT_REL relocations are not supported (expected SHT_RELA)");
     if (Shdr.sh_type != ELF::SHT_RELA)
       continue;
+    const std::string &RelName = Obj->Sections[I].Name;
     if (Shdr.sh_info >= Obj->Sections.size())
-      return objError(Path, "relocation section applies to a section that does not exist");
+      return objError(Path, "relocation section " + RelName + " applies to section " +
+                                Twine(Shdr.sh_info) + ", which does not exist");
+    if (!SymTab || Shdr.sh_link != SymTabIndex)
+      return objError(Path, "relocation section " + RelName + " uses section " +
+                                Twine(Shdr.sh_link) +
+                                " as its symbol table, which is not the object's");
     auto Relas = File.relas(Shdr);
     if (!Relas)
       return objError(Path, toString(Relas.takeError()));
     InputSection &Target = Obj->Sections[Shdr.sh_info];
     for (const ELF64LE::Rela &R : *Relas) {
-      if (R.r_offset + 1 > Target.Size)
+      // Not r_offset + 1 > Size, which wraps for an offset of 2^64 - 1.
+      if (R.r_offset >= Target.Size)
         return locError(Obj->location(Target.Index, R.r_offset) +
                         ": relocation offset is outside the section");
+      // Zero-fill has no bytes in the object to patch, and the image
+      // promises it is all zeroes.
+      if (Target.Type == ELF::SHT_NOBITS)
+        return locError(Obj->location(Target.Index, R.r_offset) +
+                        ": relocation applies to a section without contents (SHT_NOBITS)");
       Target.Relocs.push_back({R.r_offset, R.getType(false),
                                R.getSymbol(false), R.r_addend});
     }
@@ -134,7 +165,7 @@ Expected<std::unique_ptr<InputObject>> InputObject::open(StringRef Path) {
     auto StrTab = File.getStringTableForSymtab(*SymTab);
     if (!StrTab)
       return objError(Path, toString(StrTab.takeError()));
-    for (const ELF64LE::Sym &Sym : *Syms) {
+    for (const auto &[SymI, Sym] : enumerate(*Syms)) {
       Symbol S;
       auto Name = Sym.getName(*StrTab);
       if (!Name)
@@ -144,9 +175,31 @@ Expected<std::unique_ptr<InputObject>> InputObject::open(StringRef Path) {
       S.Value = Sym.st_value;
       S.Type = Sym.getType();
       S.Binding = Sym.getBinding();
-      if (S.SectionIndex != ELF::SHN_UNDEF && S.SectionIndex < ELF::SHN_LORESERVE &&
-          S.SectionIndex >= Obj->Sections.size())
-        return objError(Path, "symbol '" + S.Name + "' refers to a section that does not exist");
+      std::string Where = Obj->location(SymTabIndex, SymI * sizeof(ELF64LE::Sym)) +
+                          ": symbol '" + S.Name + "'";
+      // Everything below SHN_LORESERVE is a section; of the reserved
+      // indices only these two mean something jamlink knows how to refuse
+      // later, with the relocation that uses them. The rest (SHN_XINDEX,
+      // processor- and OS-specific ones such as SHN_X86_64_LCOMMON) name
+      // no section of the object.
+      if (S.SectionIndex == ELF::SHN_XINDEX)
+        return locError(Where + " has an extended section index (SHN_XINDEX), "
+                                "which jamlink does not support");
+      if (S.SectionIndex >= ELF::SHN_LORESERVE && !S.isAbsolute() && !S.isCommon())
+        return locError(Where + " has the reserved section index 0x" +
+                        utohexstr(S.SectionIndex, true));
+      if (S.SectionIndex != ELF::SHN_UNDEF && S.SectionIndex < ELF::SHN_LORESERVE) {
+        if (S.SectionIndex >= Obj->Sections.size())
+          return locError(Where + " refers to section " + Twine(S.SectionIndex) +
+                          ", which does not exist");
+        // An offset past the end would place the symbol outside its
+        // section's bytes in the image.
+        const InputSection &In = Obj->Sections[S.SectionIndex];
+        if (S.Type != ELF::STT_SECTION && S.Value > In.Size)
+          return locError(Where + " lies at 0x" + utohexstr(S.Value, true) +
+                          ", outside section " + In.Name + " (0x" + utohexstr(In.Size, true) +
+                          " bytes)");
+      }
       Obj->Symbols.push_back(std::move(S));
     }
   }

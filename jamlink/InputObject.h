@@ -51,6 +51,10 @@ struct Symbol {
 class InputObject {
 public:
   static llvm::Expected<std::unique_ptr<InputObject>> open(llvm::StringRef Path);
+  /// The same from bytes in memory (the fuzzer's way in); Path names the
+  /// object in messages.
+  static llvm::Expected<std::unique_ptr<InputObject>>
+  create(std::unique_ptr<llvm::MemoryBuffer> Buffer, llvm::StringRef Path);
 
   std::string Path;
   uint16_t Machine = 0;

@@ -75,7 +75,7 @@ struct OutSection {
 
 } // namespace
 
-Error writeJamImage(const JamImage &Image, StringRef Path) {
+std::vector<uint8_t> serializeJamImage(const JamImage &Image) {
   using namespace llvm::ELF;
   std::vector<std::string> FactLines;
   for (const auto &[K, V] : Image.facts())
@@ -117,13 +117,8 @@ Error writeJamImage(const JamImage &Image, StringRef Path) {
   unsigned NumSections = Secs.size() + 2; // null + ours + .shstrtab
   uint64_t Total = ShOff + NumSections * sizeof(object::ELF64LE::Shdr);
 
-  auto Out = FileOutputBuffer::create(Path, Total);
-  if (!Out)
-    return createStringError(inconvertibleErrorCode(),
-                             "cannot write " + Path + ": " +
-                                 toString(Out.takeError()));
-  uint8_t *Buf = (*Out)->getBufferStart();
-  std::fill(Buf, Buf + Total, 0);
+  std::vector<uint8_t> Out(Total, 0);
+  uint8_t *Buf = Out.data();
 
   auto *Eh = reinterpret_cast<object::ELF64LE::Ehdr *>(Buf);
   std::copy_n(ElfMagic, 4, Eh->e_ident);
@@ -159,6 +154,17 @@ Error writeJamImage(const JamImage &Image, StringRef Path) {
   Str.sh_offset = ShStrOff;
   Str.sh_size = ShStrTab.size();
   Str.sh_addralign = 1;
+  return Out;
+}
+
+Error writeJamImage(const JamImage &Image, StringRef Path) {
+  std::vector<uint8_t> Bytes = serializeJamImage(Image);
+  auto Out = FileOutputBuffer::create(Path, Bytes.size());
+  if (!Out)
+    return createStringError(inconvertibleErrorCode(),
+                             "cannot write " + Path + ": " +
+                                 toString(Out.takeError()));
+  std::copy(Bytes.begin(), Bytes.end(), (*Out)->getBufferStart());
   return (*Out)->commit();
 }
 

@@ -64,6 +64,8 @@ struct JamImage {
   std::string computeHash() const;
 };
 
+/// The container's bytes, as writeJamImage writes them.
+std::vector<uint8_t> serializeJamImage(const JamImage &Image);
 llvm::Error writeJamImage(const JamImage &Image, llvm::StringRef Path);
 llvm::Expected<JamImage> readJamImage(llvm::StringRef Path);
 

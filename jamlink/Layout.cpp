@@ -9,8 +9,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Linker.h"
+#include "JamImageReader.h"
 
 #include "llvm/BinaryFormat/ELF.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace llvm;
@@ -68,10 +70,37 @@ void assignLayout(LinkContext &Ctx) {
   const TargetInfo &T = Ctx.Target;
   uint64_t Off = 0;
   uint64_t MaxAlign = 8;
+  // Sizes and alignments come from the object: each is checked against
+  // the image limit before it moves Off, so no sum wraps and nothing huge
+  // is allocated (a zero-fill section's size costs the object nothing).
+  bool TooLarge = false;
+  auto Limit = std::to_string(rt::JamImageMaxBytes);
+  auto Grow = [&](uint64_t Bytes, const InputSection *S = nullptr) {
+    if (TooLarge)
+      return;
+    if (Bytes <= rt::JamImageMaxBytes - Off) {
+      Off += Bytes;
+      return;
+    }
+    TooLarge = true;
+    if (S)
+      Ctx.error(Obj.location(S->Index, 0) + ": section " + S->Name + " of 0x" +
+                utohexstr(S->Size, true) + " bytes makes the image larger than the limit of " +
+                Limit + " bytes");
+    else
+      Ctx.error(Obj.Path + ": the image would be larger than the limit of " + Limit +
+                " bytes");
+  };
   auto Place = [&](InputSection &S, uint64_t Align) {
-    Off = alignTo(Off, Align);
+    if (Align > JamImageLine) {
+      Ctx.error(Obj.location(S.Index, 0) + ": section " + S.Name + " needs " +
+                std::to_string(Align) +
+                "-byte alignment; images are placed on 64-byte lines");
+      Align = JamImageLine;
+    }
+    Grow(alignTo(Off, Align) - Off);
     S.ImageOffset = Off;
-    Off += S.Size;
+    Grow(S.Size, &S);
     MaxAlign = std::max(MaxAlign, Align);
   };
   auto Each = [&](SectionKind K, auto Fn) {
@@ -93,9 +122,9 @@ void assignLayout(LinkContext &Ctx) {
   Each(SectionKind::Code, [&](InputSection &S) {
     Place(S, std::min<uint64_t>(S.Align, T.codeAlignment()));
   });
-  Off = alignTo(Off, T.codeAlignment());
+  Grow(alignTo(Off, T.codeAlignment()) - Off);
   Ctx.TrampolinesOffset = Off;
-  Off += Ctx.TrampolineImports.size() * T.trampolineSize();
+  Grow(uint64_t(Ctx.TrampolineImports.size()) * T.trampolineSize());
   Ctx.Image.CodeSize = Off - CodeStart;
 
   uint64_t ROStart = Off;
@@ -105,20 +134,20 @@ void assignLayout(LinkContext &Ctx) {
   uint64_t DataStart = Off;
   Each(SectionKind::Data, [&](InputSection &S) { Place(S, S.Align); });
   if (!Ctx.GotSymbols.empty())
-    Off = alignTo(Off, 8);
+    Grow(alignTo(Off, 8) - Off);
   Ctx.GotOffset = Off;
-  Off += 8 * Ctx.GotSymbols.size();
+  Grow(8 * uint64_t(Ctx.GotSymbols.size()));
   Ctx.Image.DataSize = Off - DataStart;
 
   uint64_t ZeroStart = Off;
   Each(SectionKind::ZeroFill, [&](InputSection &S) { Place(S, S.Align); });
   Ctx.Image.ZeroFillSize = Off - ZeroStart;
 
-  if (MaxAlign > JamImageLine)
-    Ctx.error(Obj.Path + ": a section needs " + std::to_string(MaxAlign) +
-              "-byte alignment; images are placed on 64-byte lines");
+  Grow(alignTo(Off, JamImageLine) - Off);
+  if (!Ctx.Errors.empty())
+    return;
   Ctx.Image.Align = MaxAlign;
-  Ctx.Image.Bytes.assign(alignTo(Off, JamImageLine), 0);
+  Ctx.Image.Bytes.assign(Off, 0);
 }
 
 } // namespace twochains::jamlink

@@ -77,6 +77,13 @@ void findEntry(LinkContext &Ctx) {
     Ctx.error(Obj.Path + ": entry '" + EntryName + "' is not in a code section");
     return;
   }
+  // At or past the end of its section the entry would run whatever the
+  // layout places next (InputObject has checked it is not beyond).
+  if (Entry->Value >= Obj.Sections[Entry->SectionIndex].Size) {
+    Ctx.error(Obj.location(Entry->SectionIndex, Entry->Value) + ": entry '" + EntryName +
+              "' lies at the end of its section, where there is no code");
+    return;
+  }
   Ctx.Entry = Entry;
   // The plugin's code indexes its imports already: they keep their places.
   for (const std::string &Name : Obj.Imports)
@@ -96,8 +103,11 @@ Expected<JamImage> linkImage(InputObject &Obj, const LinkOptions &Opts) {
     markLive(Ctx);
     scanRelocations(Ctx);
   }
-  if (Ctx.Errors.empty()) {
+  if (Ctx.Errors.empty())
     assignLayout(Ctx);
+  // Only a layout without errors has its bytes allocated and every section
+  // placed inside them.
+  if (Ctx.Errors.empty()) {
     applyRelocations(Ctx);
     writeTrampolines(Ctx);
   }

@@ -74,7 +74,8 @@ void scanRelocations(LinkContext &Ctx) {
         Ctx.relocError(Sec, R, "refers to an undefined symbol without a name");
         continue;
       }
-      if (R.Offset + T.fieldSize(R.Type) > Sec.Size) {
+      // InputObject guarantees Offset < Size; written so that it cannot wrap.
+      if (T.fieldSize(R.Type) > Sec.Size - R.Offset) {
         Ctx.relocError(Sec, R, "reaches past the end of the section");
         continue;
       }
@@ -119,10 +120,16 @@ void scanRelocations(LinkContext &Ctx) {
         break;
       case RelExpr::GotPCCall: {
         // Decide on a scratch copy: the bytes are rewritten only when the
-        // relocation is applied.
-        std::vector<uint8_t> Copy(Sec.Contents.begin(), Sec.Contents.end());
-        uint64_t Off = R.Offset;
-        if (!Copy.empty() && T.relaxGotCall(Copy.data(), Off)) {
+        // relocation is applied. The instruction lies within the two bytes
+        // before the field and the field itself, so only those are copied
+        // (copying the section for each relocation is quadratic).
+        uint8_t Window[6] = {};
+        uint64_t Lo = R.Offset >= 2 ? R.Offset - 2 : 0;
+        uint64_t Off = R.Offset - Lo;
+        if (Lo < Sec.Contents.size())
+          std::copy_n(Sec.Contents.begin() + Lo,
+                      std::min<uint64_t>(sizeof Window, Sec.Contents.size() - Lo), Window);
+        if (!Sec.Contents.empty() && T.relaxGotCall(Window, Off)) {
           if (Outside)
             trampolineFor(Ctx, S.Name);
           Action = Outside ? RelaxToTrampoline : RelaxToDirect;

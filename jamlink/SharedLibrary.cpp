@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "SharedLibrary.h"
 #include "InputObject.h"
+#include "ManifestReader.h"
 
 #include "twochains/local_vector.h"
 
@@ -166,6 +167,12 @@ Error linkSharedLibrary(const SharedOptions &Opts) {
         continue;
       }
       E.ID = It->second;
+      // The vector has an entry for every ID up to the highest.
+      if (E.ID >= rt::ElementIDLimit) {
+        Errors.push_back("element '" + E.Name + "' has ID " + std::to_string(E.ID) +
+                         ", not below the limit of " + std::to_string(rt::ElementIDLimit));
+        continue;
+      }
       if (ByID.size() <= E.ID)
         ByID.resize(E.ID + 1);
       if (!ByID[E.ID].empty())

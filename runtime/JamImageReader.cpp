@@ -2,8 +2,8 @@
 #include "JamImageReader.h"
 #include "Sha256.h"
 
+#include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <elf.h>
 #include <map>
@@ -24,28 +24,67 @@ std::string jamImageHash(const JamImageData &Image) {
   return H.hex();
 }
 
-static std::vector<std::string> splitNul(const uint8_t *P, size_t N) {
-  std::vector<std::string> Out;
-  std::string Cur;
+/// Splits NUL-terminated strings. False if the last one is not terminated
+/// or one is empty: the writer never makes either, and the hash covers the
+/// strings with their terminators, so two spellings must not read the same.
+static bool splitNul(const uint8_t *P, size_t N, std::vector<std::string> &Out) {
+  Out.clear();
+  size_t Start = 0;
   for (size_t I = 0; I < N; ++I) {
-    if (P[I]) {
-      Cur.push_back(char(P[I]));
-    } else if (!Cur.empty()) {
-      Out.push_back(Cur);
-      Cur.clear();
-    }
+    if (P[I])
+      continue;
+    if (I == Start)
+      return false;
+    Out.emplace_back(reinterpret_cast<const char *>(P + Start), I - Start);
+    Start = I + 1;
   }
-  if (!Cur.empty())
-    Out.push_back(Cur);
-  return Out;
+  return Start == N;
 }
 
+/// Decimal, or hex with 0x: digits only (strtoull would take a sign,
+/// leading blanks and saturate on overflow).
 static bool toNumber(const std::string &S, uint64_t &Out) {
-  if (S.empty())
+  unsigned Base = 10;
+  size_t I = 0;
+  if (S.size() > 2 && S[0] == '0' && (S[1] == 'x' || S[1] == 'X')) {
+    Base = 16;
+    I = 2;
+  }
+  if (I == S.size())
     return false;
-  char *End = nullptr;
-  Out = std::strtoull(S.c_str(), &End, 0);
-  return End && *End == 0;
+  uint64_t V = 0;
+  for (; I < S.size(); ++I) {
+    char C = S[I];
+    unsigned D;
+    if (C >= '0' && C <= '9')
+      D = unsigned(C - '0');
+    else if (Base == 16 && C >= 'a' && C <= 'f')
+      D = unsigned(C - 'a' + 10);
+    else if (Base == 16 && C >= 'A' && C <= 'F')
+      D = unsigned(C - 'A' + 10);
+    else
+      return false;
+    if (V > (UINT64_MAX - D) / Base)
+      return false;
+    V = V * Base + D;
+  }
+  Out = V;
+  return true;
+}
+
+static const char *sectionTypeName(uint32_t Type) {
+  switch (Type) {
+  case SHT_NULL: return "SHT_NULL";
+  case SHT_NOBITS: return "SHT_NOBITS";
+  case SHT_STRTAB: return "SHT_STRTAB";
+  case SHT_SYMTAB: return "SHT_SYMTAB";
+  default: return nullptr;
+  }
+}
+
+static std::string typeText(uint32_t Type) {
+  const char *Name = sectionTypeName(Type);
+  return Name ? Name : "type " + std::to_string(Type);
 }
 
 tc_status_t parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
@@ -55,67 +94,97 @@ tc_status_t parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
     return TC_ERR_BAD_IMAGE;
   };
   Elf64_Ehdr Eh;
-  if (Size < sizeof Eh || std::memcmp(Data, ELFMAG, SELFMAG) ||
+  if (!Data || Size < sizeof Eh || std::memcmp(Data, ELFMAG, SELFMAG) ||
       Data[EI_CLASS] != ELFCLASS64 || Data[EI_DATA] != ELFDATA2LSB)
     return Fail("not a jam image (not a 64-bit little-endian ELF file)");
+  if (Size > JamImageMaxFileBytes)
+    return Fail("file of " + std::to_string(Size) + " bytes is larger than a jam image can be (" +
+                std::to_string(JamImageMaxFileBytes) + ")");
   std::memcpy(&Eh, Data, sizeof Eh);
-  if (Eh.e_shentsize != sizeof(Elf64_Shdr) || Eh.e_shoff > Size ||
+  if (Eh.e_type != ET_NONE)
+    return Fail("not a jam image (ELF type " + std::to_string(Eh.e_type) +
+                ", expected ET_NONE)");
+  if (Eh.e_machine != EM_X86_64 && Eh.e_machine != EM_AARCH64)
+    return Fail("unsupported machine " + std::to_string(Eh.e_machine) +
+                " (jams are x86_64 or aarch64)");
+  // Checked without overflow: e_shoff first, then the table within the rest.
+  if (Eh.e_shentsize != sizeof(Elf64_Shdr) || Eh.e_shnum == 0 || Eh.e_shoff > Size ||
       uint64_t(Eh.e_shnum) * sizeof(Elf64_Shdr) > Size - Eh.e_shoff ||
       Eh.e_shstrndx >= Eh.e_shnum)
     return Fail("bad section headers");
   std::vector<Elf64_Shdr> Sh(Eh.e_shnum);
   std::memcpy(Sh.data(), Data + Eh.e_shoff, Sh.size() * sizeof(Elf64_Shdr));
-  for (const Elf64_Shdr &S : Sh)
+  // Every section that has bytes in the file must lie inside it. SHT_NULL and
+  // SHT_NOBITS have none, so their offsets mean nothing: they are never read
+  // (below, none of them may be the name table or one of the image's parts).
+  for (size_t I = 0; I < Sh.size(); ++I) {
+    const Elf64_Shdr &S = Sh[I];
     if (S.sh_type != SHT_NULL && S.sh_type != SHT_NOBITS &&
         (S.sh_offset > Size || S.sh_size > Size - S.sh_offset))
-      return Fail("a section lies outside the file");
+      return Fail("section " + std::to_string(I) + " lies outside the file");
+  }
   const Elf64_Shdr &Str = Sh[Eh.e_shstrndx];
+  if (Str.sh_type != SHT_STRTAB)
+    return Fail("section name table (section " + std::to_string(Eh.e_shstrndx) + ") is " +
+                typeText(Str.sh_type) + ", expected SHT_STRTAB");
 
   JamImageData Img;
   Img.Machine = Eh.e_machine;
   std::map<std::string, std::string> Facts;
-  bool HaveImage = false, HaveFacts = false;
-  for (const Elf64_Shdr &S : Sh) {
-    if (S.sh_type == SHT_NULL || S.sh_type == SHT_STRTAB)
+  const Elf64_Shdr *Parts[4] = {};
+  static const char *const PartNames[4] = {".tc.image", ".tc.jam", ".tc.imports",
+                                           ".tc.fixups"};
+  for (size_t I = 0; I < Sh.size(); ++I) {
+    const Elf64_Shdr &S = Sh[I];
+    if (I == Eh.e_shstrndx || (I == 0 && S.sh_type == SHT_NULL))
       continue;
     if (S.sh_name >= Str.sh_size)
-      return Fail("bad section name");
+      return Fail("section " + std::to_string(I) + " has a bad name");
     const char *NameStart = reinterpret_cast<const char *>(Data + Str.sh_offset + S.sh_name);
     std::string Name(NameStart, strnlen(NameStart, Str.sh_size - S.sh_name));
-    const uint8_t *P = Data + S.sh_offset;
-    if (Name == ".tc.image") {
-      Img.Bytes.assign(P, P + S.sh_size);
-      HaveImage = true;
-    } else if (Name == ".tc.jam") {
-      HaveFacts = true;
-      for (const std::string &KV : splitNul(P, S.sh_size)) {
-        size_t Eq = KV.find('=');
-        if (Eq != std::string::npos)
-          Facts[KV.substr(0, Eq)] = KV.substr(Eq + 1);
-      }
-    } else if (Name == ".tc.imports") {
-      Img.Imports = splitNul(P, S.sh_size);
-    } else if (Name == ".tc.fixups") {
-      if (S.sh_size % sizeof(ImageFixup))
-        return Fail(".tc.fixups is not a whole number of records");
-      Img.Fixups.resize(S.sh_size / sizeof(ImageFixup));
-      std::memcpy(Img.Fixups.data(), P, S.sh_size);
+    for (unsigned K = 0; K < 4; ++K) {
+      if (Name != PartNames[K])
+        continue;
+      if (Parts[K])
+        return Fail("two " + Name + " sections");
+      // Only PROGBITS has bytes the checks above vouched for.
+      if (S.sh_type != SHT_PROGBITS)
+        return Fail(Name + " is " + typeText(S.sh_type) + ", expected SHT_PROGBITS");
+      Parts[K] = &S;
     }
   }
-  if (!HaveImage || !HaveFacts || Facts["format"] != "tc-jam-image")
+  const Elf64_Shdr *ImageSec = Parts[0], *FactSec = Parts[1], *ImportSec = Parts[2],
+                   *FixupSec = Parts[3];
+  if (!ImageSec || !FactSec)
+    return Fail("not a jam image (no .tc.image or .tc.jam)");
+  auto Bytes = [&](const Elf64_Shdr &S) { return Data + S.sh_offset; };
+
+  std::vector<std::string> FactList;
+  if (!splitNul(Bytes(*FactSec), FactSec->sh_size, FactList))
+    return Fail(".tc.jam is not a list of NUL-terminated key=value facts");
+  for (const std::string &KV : FactList) {
+    size_t Eq = KV.find('=');
+    if (Eq == std::string::npos || Eq == 0)
+      return Fail(".tc.jam: '" + KV.substr(0, 64) + "' is not key=value");
+    if (!Facts.emplace(KV.substr(0, Eq), KV.substr(Eq + 1)).second)
+      return Fail(".tc.jam: '" + KV.substr(0, Eq) + "' is given twice");
+  }
+  if (Facts["format"] != "tc-jam-image")
     return Fail("not a jam image (no .tc.image or .tc.jam)");
   if (Facts["tc.abi"] != "1")
     return Fail("jam ABI version '" + Facts["tc.abi"] + "' is not supported (expected 1)");
   if (Facts["version"] != "1")
     return Fail("jam image format version '" + Facts["version"] +
                 "' is not supported (expected 1)");
+  uint64_t ImageSize = 0, Imports = 0, Fixups = 0;
   struct {
     const char *Key;
     uint64_t *Field;
   } Numbers[] = {{"entry", &Img.Entry},           {"gotp", &Img.GOTP},
                  {"align", &Img.Align},           {"code-size", &Img.CodeSize},
                  {"rodata-size", &Img.ReadOnlySize}, {"data-size", &Img.DataSize},
-                 {"bss-size", &Img.ZeroFillSize}};
+                 {"bss-size", &Img.ZeroFillSize}, {"image-size", &ImageSize},
+                 {"imports", &Imports},           {"fixups", &Fixups}};
   for (auto &N : Numbers)
     if (!toNumber(Facts[N.Key], *N.Field))
       return Fail(std::string("bad or missing '") + N.Key + "' in .tc.jam");
@@ -124,19 +193,61 @@ tc_status_t parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
   Img.EntrySymbol = Facts["entry-symbol"];
   Img.Hash = Facts["hash"];
   Img.Source = Facts["source"];
+  if (Img.Element.empty())
+    return Fail("no element name in .tc.jam");
+  uint16_t ISAMachine = Img.ISA == "x86_64" ? EM_X86_64 : Img.ISA == "aarch64" ? EM_AARCH64 : 0;
+  if (!ISAMachine)
+    return Fail("unknown ISA '" + Img.ISA + "' (jams are x86_64 or aarch64)");
+  if (ISAMachine != Eh.e_machine)
+    return Fail("ISA " + Img.ISA + " does not match the ELF machine " +
+                std::to_string(Eh.e_machine));
 
-  uint64_t N = Img.Bytes.size();
+  uint64_t N = ImageSec->sh_size;
   if (N == 0 || N % 64)
     return Fail("image size " + std::to_string(N) +
                 " is not a whole number of 64-byte lines");
-  if (Img.Entry >= N || Img.GOTP + 8 > N)
-    return Fail("entry or GOTP offset lies outside the image");
+  if (N > JamImageMaxBytes)
+    return Fail("image size " + std::to_string(N) + " is larger than the limit of " +
+                std::to_string(JamImageMaxBytes) + " bytes");
+  if (ImageSize != N)
+    return Fail("image-size " + std::to_string(ImageSize) + " in .tc.jam does not match the " +
+                std::to_string(N) + " bytes of .tc.image");
+  // Version 1 has GOTP at 0 and the code right after it (jamlink.md,
+  // "Layout"); written as differences so that no sum can wrap.
+  if (Img.GOTP != 0)
+    return Fail("GOTP offset " + std::to_string(Img.GOTP) +
+                " is not 0, where format version 1 places it");
+  const uint64_t CodeStart = 8;
+  if (Img.CodeSize > N - CodeStart || Img.ReadOnlySize > N - CodeStart - Img.CodeSize ||
+      Img.DataSize > N - CodeStart - Img.CodeSize - Img.ReadOnlySize ||
+      Img.ZeroFillSize > N - CodeStart - Img.CodeSize - Img.ReadOnlySize - Img.DataSize)
+    return Fail("code, rodata, data and bss sizes do not fit in the image");
+  uint64_t End = CodeStart + Img.CodeSize + Img.ReadOnlySize + Img.DataSize + Img.ZeroFillSize;
+  if (N - End >= 64)
+    return Fail("code, rodata, data and bss sizes leave " + std::to_string(N - End) +
+                " bytes of the image unaccounted for");
+  if (Img.Entry < CodeStart || Img.Entry - CodeStart >= Img.CodeSize)
+    return Fail("entry offset " + std::to_string(Img.Entry) + " lies outside the image's code");
   if (Img.Align == 0 || Img.Align > 64 || (Img.Align & (Img.Align - 1)))
     return Fail("image alignment " + std::to_string(Img.Align) + " is not a power of two up to 64");
-  uint64_t Imports = 0, Fixups = 0;
-  if (!toNumber(Facts["imports"], Imports) || !toNumber(Facts["fixups"], Fixups) ||
-      Imports != Img.Imports.size() || Fixups != Img.Fixups.size())
+  const uint8_t *ImageBytes = Bytes(*ImageSec);
+  uint64_t ZeroStart = End - Img.ZeroFillSize;
+  for (uint64_t I = ZeroStart; I < N; ++I)
+    if (ImageBytes[I])
+      return Fail("bss or padding at " + std::to_string(I) + " is not zero");
+
+  if (ImportSec && !splitNul(Bytes(*ImportSec), ImportSec->sh_size, Img.Imports))
+    return Fail(".tc.imports is not a list of NUL-terminated names");
+  if (FixupSec && FixupSec->sh_size % sizeof(ImageFixup))
+    return Fail(".tc.fixups is not a whole number of records");
+  uint64_t FixupCount = FixupSec ? FixupSec->sh_size / sizeof(ImageFixup) : 0;
+  if (Imports != Img.Imports.size() || Fixups != FixupCount)
     return Fail("import or fixup count does not match .tc.jam");
+  Img.Fixups.resize(FixupCount);
+  // memcpy with a null pointer is undefined even for 0 bytes, and an empty
+  // vector's data() may be null.
+  if (FixupCount)
+    std::memcpy(Img.Fixups.data(), Bytes(*FixupSec), FixupCount * sizeof(ImageFixup));
   for (const ImageFixup &F : Img.Fixups) {
     if (uint64_t(F.Offset) + 8 > N)
       return Fail("fixup at " + std::to_string(F.Offset) + " lies outside the image");
@@ -145,14 +256,18 @@ tc_status_t parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
     if (F.Kind == FixupImport64 && F.Symbol >= Img.Imports.size())
       return Fail("fixup refers to import " + std::to_string(F.Symbol) +
                   ", which does not exist");
+    if (F.Reserved || (F.Kind == FixupImage64 && F.Symbol))
+      return Fail("fixup at " + std::to_string(F.Offset) + " has reserved fields set");
   }
+  Img.Bytes.assign(ImageBytes, ImageBytes + N);
   if (jamImageHash(Img) != Img.Hash)
     return Fail("content hash does not match: the image is corrupt");
   Out = std::move(Img);
   return TC_OK;
 }
 
-bool readFileBytes(const std::string &Path, std::vector<uint8_t> &Out, std::string &Error) {
+bool readFileBytes(const std::string &Path, std::vector<uint8_t> &Out, std::string &Error,
+                   uint64_t MaxSize) {
   FILE *F = std::fopen(Path.c_str(), "rb");
   if (!F) {
     Error = "cannot open: " + std::string(std::strerror(errno));
@@ -161,9 +276,27 @@ bool readFileBytes(const std::string &Path, std::vector<uint8_t> &Out, std::stri
   std::vector<uint8_t> Data;
   uint8_t Buf[65536];
   size_t N;
-  while ((N = std::fread(Buf, 1, sizeof Buf, F)) > 0)
+  bool TooLarge = false;
+  while ((N = std::fread(Buf, 1, sizeof Buf, F)) > 0) {
+    // Counted as it is read: the size a stat reports may change, and pipes
+    // and devices report none.
+    if (N > MaxSize - Data.size()) {
+      TooLarge = true;
+      break;
+    }
     Data.insert(Data.end(), Buf, Buf + N);
+  }
+  bool Failed = std::ferror(F);
+  int Errno = errno;
   std::fclose(F);
+  if (TooLarge) {
+    Error = "larger than " + std::to_string(MaxSize) + " bytes";
+    return false;
+  }
+  if (Failed) {
+    Error = "cannot read: " + std::string(std::strerror(Errno));
+    return false;
+  }
   Out = std::move(Data);
   return true;
 }
@@ -171,7 +304,7 @@ bool readFileBytes(const std::string &Path, std::vector<uint8_t> &Out, std::stri
 tc_status_t readJamImageFile(const std::string &Path, JamImageData &Out,
                              std::string &Error) {
   std::vector<uint8_t> Data;
-  if (!readFileBytes(Path, Data, Error))
+  if (!readFileBytes(Path, Data, Error, JamImageMaxFileBytes))
     return TC_ERR_IO;
   return parseJamImage(Data.data(), Data.size(), Out, Error);
 }

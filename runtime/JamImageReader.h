@@ -10,11 +10,20 @@
 #define TWOCHAINS_RUNTIME_JAMIMAGEREADER_H
 
 #include "twochains/status.h"
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace twochains::rt {
+
+/// The largest .tc.image a reader accepts. A frame carries at most 65535
+/// lines (4 MiB), so no image beyond that can travel; the bound leaves room
+/// for Local-only use and keeps every offset inside 32 bits (fixups record
+/// 32-bit offsets).
+constexpr uint64_t JamImageMaxBytes = uint64_t(16) << 20;
+/// The largest container file: the image plus imports, facts and fixups.
+constexpr uint64_t JamImageMaxFileBytes = uint64_t(64) << 20;
 
 struct ImageFixup {
   uint32_t Offset, Kind, Symbol, Reserved;
@@ -45,8 +54,10 @@ tc_status_t parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
 tc_status_t readJamImageFile(const std::string &Path, JamImageData &Out,
                              std::string &Error);
 
-/// A whole file's bytes; false (and Error set) if it cannot be read.
-bool readFileBytes(const std::string &Path, std::vector<uint8_t> &Out, std::string &Error);
+/// A whole file's bytes; false (and Error set) if it cannot be read or is
+/// larger than MaxSize (checked before anything is allocated).
+bool readFileBytes(const std::string &Path, std::vector<uint8_t> &Out, std::string &Error,
+                   uint64_t MaxSize = UINT64_MAX);
 
 } // namespace twochains::rt
 

@@ -1,72 +1,137 @@
 //===- ManifestReader.cpp -------------------------------------------------===//
 #include "ManifestReader.h"
-#include "JamImageReader.h"
 #include "Sha256.h"
 
-#include <cstdlib>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 namespace twochains::rt {
 
-static std::vector<std::string> words(const std::string &Line) {
+namespace {
+
+/// Letters, digits and '_', not starting with a digit: the names pkg-gen
+/// accepts for packages and elements (they become C identifiers).
+bool isValidName(const std::string &S) {
+  if (S.empty() || (S[0] >= '0' && S[0] <= '9'))
+    return false;
+  for (char C : S)
+    if (!((C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z') || (C >= '0' && C <= '9') ||
+          C == '_'))
+      return false;
+  return true;
+}
+
+bool isHex64(const std::string &S) {
+  if (S.size() != 64)
+    return false;
+  for (char C : S)
+    if (!((C >= '0' && C <= '9') || (C >= 'a' && C <= 'f')))
+      return false;
+  return true;
+}
+
+/// Words are separated by blanks and tabs only; the caller has refused
+/// every other control character, so no word is empty and a line that is
+/// not blank has at least one.
+std::vector<std::string> words(const std::string &Line) {
   std::vector<std::string> W;
-  std::istringstream In(Line);
-  std::string S;
-  while (In >> S)
-    W.push_back(S);
+  size_t I = 0;
+  while (I < Line.size()) {
+    while (I < Line.size() && (Line[I] == ' ' || Line[I] == '\t'))
+      ++I;
+    size_t B = I;
+    while (I < Line.size() && Line[I] != ' ' && Line[I] != '\t')
+      ++I;
+    if (I > B)
+      W.push_back(Line.substr(B, I - B));
+  }
   return W;
 }
 
-static std::string trim(const std::string &S) {
-  size_t B = S.find_first_not_of(" \t\r");
-  if (B == std::string::npos)
-    return "";
-  return S.substr(B, S.find_last_not_of(" \t\r") - B + 1);
+/// For messages: a line or word as typed, but never a screenful.
+std::string quoted(const std::string &S) {
+  return "'" + (S.size() > 80 ? S.substr(0, 77) + "..." : S) + "'";
 }
 
-tc_status_t readManifestFile(const std::string &Path, ManifestData &Out,
-                             std::string &Error) {
-  std::ifstream In(Path);
-  if (!In) {
-    Error = Path + ": cannot open";
-    return TC_ERR_IO;
+/// Digits only, no sign, below ElementIDLimit (checked as it is read, so
+/// nothing can wrap).
+bool parseID(const std::string &S, uint32_t &Out) {
+  if (S.empty() || S.size() > 10)
+    return false;
+  uint64_t V = 0;
+  for (char C : S) {
+    if (C < '0' || C > '9')
+      return false;
+    V = V * 10 + uint64_t(C - '0');
   }
+  if (V >= ElementIDLimit)
+    return false;
+  Out = uint32_t(V);
+  return true;
+}
+
+} // namespace
+
+ManifestFiles manifestFilesOnDisk() {
+  ManifestFiles F;
+  F.HashFile = [](const std::string &Path) { return sha256File(Path); };
+  F.ReadImage = [](const std::string &Path, JamImageData &Out, std::string &Error) {
+    return readJamImageFile(Path, Out, Error);
+  };
+  return F;
+}
+
+tc_status_t parseManifest(const std::string &Text, const std::string &Name,
+                          const std::string &Dir, const ManifestFiles &Files,
+                          ManifestData &Out, std::string &Error) {
   ManifestData M;
-  size_t Slash = Path.rfind('/');
-  M.Dir = Slash == std::string::npos ? "." : Path.substr(0, Slash);
-  unsigned LineNo = 0;
-  bool SawVersion = false;
-  std::set<std::string> Keys;
-  std::string Raw;
+  M.Dir = Dir;
+  size_t LineNo = 0;
   auto Fail = [&](const std::string &Msg, tc_status_t St = TC_ERR_BAD_IMAGE) {
-    Error = Path + (LineNo ? ":" + std::to_string(LineNo) : "") + ": " + Msg;
+    Error = Name + (LineNo ? ":" + std::to_string(LineNo) : "") + ": " + Msg;
     return St;
   };
+  if (Text.size() > ManifestMaxBytes)
+    return Fail("manifest of " + std::to_string(Text.size()) +
+                " bytes is larger than the limit of " + std::to_string(ManifestMaxBytes));
+
+  bool SawVersion = false;
+  std::set<std::string> Names;                  // "<isa>/<name>"
+  std::set<std::pair<std::string, uint32_t>> IDs;
   auto KeyValues = [&](const std::vector<std::string> &W, size_t From,
-                       std::map<std::string, std::string> &F, std::string &Bad) {
+                       std::map<std::string, std::string> &F,
+                       std::initializer_list<const char *> Allowed, std::string &Why) {
     for (size_t I = From; I < W.size(); ++I) {
       size_t Eq = W[I].find('=');
-      if (Eq == std::string::npos || Eq + 1 == W[I].size()) {
-        Bad = W[I];
+      if (Eq == std::string::npos || Eq == 0 || Eq + 1 == W[I].size()) {
+        Why = "expected key=value, got " + quoted(W[I]);
         return false;
       }
-      F[W[I].substr(0, Eq)] = W[I].substr(Eq + 1);
+      std::string Key = W[I].substr(0, Eq);
+      bool Known = false;
+      for (const char *A : Allowed)
+        Known |= Key == A;
+      if (!Known) {
+        Why = "unknown key " + quoted(Key);
+        return false;
+      }
+      if (!F.emplace(Key, W[I].substr(Eq + 1)).second) {
+        Why = "key " + quoted(Key) + " given twice";
+        return false;
+      }
     }
     return true;
   };
-  auto CheckFile = [&](const std::string &Rel, const std::string &Hash,
-                       bool IsImage, std::string &Why) {
+  auto CheckFile = [&](const std::string &Rel, const std::string &Hash, bool IsImage,
+                       std::string &Why) {
     if (Rel.empty() || Rel[0] == '/' || Rel.find("..") != std::string::npos) {
-      Why = "path '" + Rel + "' must be relative and inside the package folder";
+      Why = "path " + quoted(Rel) + " must be relative and inside the package folder";
       return false;
     }
     std::string File = M.Dir + "/" + Rel;
     if (IsImage) {
       JamImageData Image;
       std::string ImageError;
-      if (readJamImageFile(File, Image, ImageError) != TC_OK) {
+      if (Files.ReadImage(File, Image, ImageError) != TC_OK) {
         Why = File + ": " + ImageError;
         return false;
       }
@@ -76,7 +141,7 @@ tc_status_t readManifestFile(const std::string &Path, ManifestData &Out,
       }
       return true;
     }
-    std::string Actual = sha256File(File);
+    std::string Actual = Files.HashFile(File);
     if (Actual.empty()) {
       Why = "missing file " + Rel;
       return false;
@@ -88,55 +153,94 @@ tc_status_t readManifestFile(const std::string &Path, ManifestData &Out,
     return true;
   };
 
-  while (std::getline(In, Raw)) {
+  size_t Pos = 0;
+  while (Pos < Text.size()) {
+    size_t NL = Text.find('\n', Pos);
+    size_t EndOfLine = NL == std::string::npos ? Text.size() : NL;
     ++LineNo;
-    std::string Line = trim(Raw);
-    if (Line.empty() || Line[0] == '#')
-      continue;
+    if (EndOfLine - Pos > ManifestMaxLine)
+      return Fail("line is longer than the limit of " + std::to_string(ManifestMaxLine) +
+                  " bytes");
+    std::string Line = Text.substr(Pos, EndOfLine - Pos);
+    Pos = NL == std::string::npos ? Text.size() : NL + 1;
+    if (!Line.empty() && Line.back() == '\r')
+      Line.pop_back();
+    // Blanks and tabs separate words; any other control character (a
+    // vertical tab, a NUL that would cut a path short) has no place here.
+    for (char C : Line)
+      if ((static_cast<unsigned char>(C) < 0x20 && C != '\t') || C == 0x7f)
+        return Fail("control character " +
+                    std::to_string(static_cast<unsigned char>(C)) + " in the line");
     std::vector<std::string> W = words(Line);
+    if (W.empty() || W[0][0] == '#')
+      continue;
     const std::string &Kind = W[0];
     std::string Why;
     if (!SawVersion) {
       if (Kind != "twochains-manifest" || W.size() != 2)
         return Fail("not a Two-Chains manifest");
       if (W[1] != "1")
-        return Fail("manifest version '" + W[1] + "' is not supported (expected 1)",
+        return Fail("manifest version " + quoted(W[1]) + " is not supported (expected 1)",
                     TC_ERR_BAD_VERSION);
       SawVersion = true;
     } else if (Kind == "package" && W.size() == 2) {
+      if (!M.Package.empty())
+        return Fail("a second package line");
+      if (!isValidName(W[1]))
+        return Fail("invalid package name " + quoted(W[1]) + ": use letters, digits and '_'");
       M.Package = W[1];
     } else if (Kind == "identity" && W.size() == 2) {
+      if (!M.Identity.empty())
+        return Fail("a second identity line");
+      if (!isHex64(W[1]))
+        return Fail("identity " + quoted(W[1]) + " is not 64 lower-case hex digits");
       M.Identity = W[1];
     } else if (Kind == "isa" && W.size() >= 2) {
-      auto &F = M.ISAs[W[1]];
-      if (!KeyValues(W, 2, F, Why))
-        return Fail("expected key=value, got '" + Why + "'");
-      if (!F["local"].empty() && !CheckFile(F["local"], F["local-hash"], false, Why))
+      if (W[1] != "x86_64" && W[1] != "aarch64")
+        return Fail("unknown ISA " + quoted(W[1]) + " (expected x86_64 or aarch64)");
+      if (M.ISAs.count(W[1]))
+        return Fail("a second isa line for " + W[1]);
+      std::map<std::string, std::string> F;
+      if (!KeyValues(W, 2, F, {"local", "local-hash"}, Why))
         return Fail(Why);
+      if (F.count("local") && !CheckFile(F["local"], F["local-hash"], false, Why))
+        return Fail(Why);
+      M.ISAs[W[1]] = std::move(F);
     } else if ((Kind == "jam" || Kind == "ried") && W.size() >= 3) {
+      bool IsJam = Kind == "jam";
       ManifestElement E;
       E.Kind = Kind;
-      char *End = nullptr;
-      unsigned long ID = std::strtoul(W[1].c_str(), &End, 10);
-      if (W[1].empty() || *End || ID > 0xffffffffu)
-        return Fail("bad element ID '" + W[1] + "'");
-      E.ID = unsigned(ID);
+      uint32_t ID = 0;
+      if (!parseID(W[1], ID))
+        return Fail("bad element ID " + quoted(W[1]) + ": IDs are decimal numbers below " +
+                    std::to_string(ElementIDLimit));
+      E.ID = ID;
       E.Name = W[2];
-      if (!KeyValues(W, 3, E.Fields, Why))
-        return Fail("expected key=value, got '" + Why + "'");
+      if (!isValidName(E.Name))
+        return Fail("invalid element name " + quoted(E.Name) +
+                    ": use letters, digits and '_'");
+      if (!KeyValues(W, 3, E.Fields,
+                     IsJam ? std::initializer_list<const char *>{"isa", "image", "hash",
+                                                                 "imports", "args"}
+                           : std::initializer_list<const char *>{"isa", "lib", "hash"},
+                     Why))
+        return Fail(Why);
+      for (const char *Key : {"isa", IsJam ? "image" : "lib", "hash"})
+        if (!E.Fields.count(Key))
+          return Fail(Kind + " '" + E.Name + "' has no " + Key + "=");
       const std::string &ISA = E.Fields["isa"];
       if (!M.ISAs.count(ISA))
-        return Fail("element '" + E.Name + "' names ISA '" + ISA +
-                    "', which no isa line declares");
-      if (!Keys.insert(ISA + "/id/" + W[1]).second ||
-          !Keys.insert(ISA + "/name/" + E.Name).second)
-        return Fail("element '" + E.Name + "' (ID " + W[1] + ") appears twice for " + ISA);
-      bool IsJam = Kind == "jam";
+        return Fail("element '" + E.Name + "' names ISA " + quoted(ISA) +
+                    ", which no isa line declares");
+      // By value, not by spelling: 7 and 007 are one ID.
+      if (!IDs.insert({ISA, ID}).second || !Names.insert(ISA + "/" + E.Name).second)
+        return Fail("element '" + E.Name + "' (ID " + std::to_string(ID) +
+                    ") appears twice for " + ISA);
       if (!CheckFile(E.Fields[IsJam ? "image" : "lib"], E.Fields["hash"], IsJam, Why))
         return Fail(Why);
       M.Elements.push_back(std::move(E));
     } else {
-      return Fail("unexpected line '" + Line + "'");
+      return Fail("unexpected line " + quoted(Line));
     }
   }
   LineNo = 0;
@@ -146,6 +250,20 @@ tc_status_t readManifestFile(const std::string &Path, ManifestData &Out,
     return Fail("no package or identity line");
   Out = std::move(M);
   return TC_OK;
+}
+
+tc_status_t readManifestFile(const std::string &Path, ManifestData &Out,
+                             std::string &Error) {
+  std::vector<uint8_t> Bytes;
+  std::string Why;
+  if (!readFileBytes(Path, Bytes, Why, ManifestMaxBytes)) {
+    Error = Path + ": " + Why;
+    return TC_ERR_IO;
+  }
+  size_t Slash = Path.rfind('/');
+  std::string Dir = Slash == std::string::npos ? "." : Slash == 0 ? "/" : Path.substr(0, Slash);
+  return parseManifest(std::string(Bytes.begin(), Bytes.end()), Path, Dir,
+                       manifestFilesOnDisk(), Out, Error);
 }
 
 } // namespace twochains::rt

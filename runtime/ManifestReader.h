@@ -1,24 +1,41 @@
 //===- ManifestReader.h - Reading and checking package manifests ----------===//
 //
 // The one reader of manifest.tcm, version 1 (docs/packages.md): the runtime
-// loads packages with it and `twochains-pkg-gen --check-manifest` uses it.
+// loads packages with it and `twochains-pkg-gen --check-manifest` uses it,
+// so the tool refuses exactly what the loader would. It trusts nothing:
+// every size, ID and path is bounded before it is used.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TWOCHAINS_RUNTIME_MANIFESTREADER_H
 #define TWOCHAINS_RUNTIME_MANIFESTREADER_H
 
+#include "JamImageReader.h"
 #include "twochains/status.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 namespace twochains::rt {
 
+/// Element IDs are below this: the loader keeps a table indexed by ID, and
+/// pkg-gen assigns no ID at or above it.
+constexpr uint32_t ElementIDLimit = 65536;
+/// The largest manifest, and the longest line, a reader accepts (a line
+/// with a jam's 4096 imports of 60 characters each still fits).
+constexpr size_t ManifestMaxBytes = size_t(16) << 20;
+constexpr size_t ManifestMaxLine = size_t(256) << 10;
+
 struct ManifestElement {
   std::string Kind;   // "jam" or "ried"
-  unsigned ID = 0;
+  unsigned ID = 0;    // < ElementIDLimit
   std::string Name;
-  std::map<std::string, std::string> Fields; // isa, image/lib, hash, imports, args
+  /// isa, image/lib, hash; jams also imports and args when they have them.
+  /// isa, hash and image (jams) or lib (rieds) are always present.
+  std::map<std::string, std::string> Fields;
 };
 
 struct ManifestData {
@@ -29,9 +46,30 @@ struct ManifestData {
   std::vector<ManifestElement> Elements;
 };
 
-/// Reads and checks Path: version, syntax, unique IDs and names per ISA,
-/// every file inside the package folder with the hash the manifest claims,
-/// every image valid. Error names the line. Out is set only on success.
+/// How the reader reaches the files a manifest names. It passes Dir + "/" +
+/// the path, after checking the path stays inside the package folder.
+struct ManifestFiles {
+  /// Hex SHA-256 of the file's bytes, or "" if it cannot be read.
+  std::function<std::string(const std::string &Path)> HashFile;
+  /// Reads and fully checks a jam image (readJamImageFile).
+  std::function<tc_status_t(const std::string &Path, JamImageData &Out, std::string &Error)>
+      ReadImage;
+};
+
+/// The files on disk.
+ManifestFiles manifestFilesOnDisk();
+
+/// Parses and checks the manifest Text: version, syntax, names, unique IDs
+/// and names per ISA, IDs below ElementIDLimit, every file inside the
+/// package folder Dir with the hash the manifest claims, every image valid.
+/// Name (the manifest's path) starts every message, with the line. Out is
+/// set only on success.
+tc_status_t parseManifest(const std::string &Text, const std::string &Name,
+                          const std::string &Dir, const ManifestFiles &Files,
+                          ManifestData &Out, std::string &Error);
+
+/// Reads Path (at most ManifestMaxBytes) and parses it with the files on
+/// disk, relative to Path's folder.
 tc_status_t readManifestFile(const std::string &Path, ManifestData &Out,
                              std::string &Error);
 

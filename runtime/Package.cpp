@@ -144,8 +144,15 @@ extern "C" tc_status_t tc_package_load(const tc_package_params_t *Params,
   for (const ManifestElement &E : M.Elements) {
     if (E.Fields.at("isa") != P->ISA)
       continue;
+    // The reader bounds IDs; the table below is indexed by them, so a bound
+    // that failed must not become a huge or wrapped resize.
+    if (E.ID >= ElementIDLimit) {
+      logError(Path + ": element '" + E.Name + "' has ID " + std::to_string(E.ID) +
+               ", not below " + std::to_string(ElementIDLimit));
+      return TC_ERR_BAD_IMAGE;
+    }
     if (E.ID >= P->Elements.size())
-      P->Elements.resize(E.ID + 1);
+      P->Elements.resize(size_t(E.ID) + 1);
     PackageElement &PE = P->Elements[E.ID];
     PE.Present = true;
     PE.Name = E.Name;
@@ -199,7 +206,8 @@ namespace twochains::rt {
 std::string codeDigest(const uint8_t *Image, size_t Size, uint64_t GOTP) {
   static const uint8_t Zero[8] = {};
   Sha256 H;
-  if (GOTP + 8 > Size)
+  // Not GOTP + 8 > Size: that wraps for a GOTP near 2^64.
+  if (GOTP > Size || Size - GOTP < 8)
     H.update(Image, Size);
   else {
     H.update(Image, GOTP);

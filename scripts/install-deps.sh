@@ -7,6 +7,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config python3
   clang-19 llvm-19 llvm-19-dev libclang-19-dev liblld-19-dev lld-19 llvm-19-tools
+  libclang-rt-19-dev
   libucx-dev ucx-utils libibverbs-dev
   googletest libgtest-dev
   libc6-dev-arm64-cross libgcc-12-dev-arm64-cross libstdc++-12-dev-arm64-cross qemu-user

@@ -1,9 +1,14 @@
 //===- PackageTest.cpp - Loading packages, import tables, running jams ----===//
 #include "Package.h"
+#include "ManifestReader.h"
 
 #include <gtest/gtest.h>
+#include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <sys/mman.h>
 #include <vector>
 
@@ -103,6 +108,129 @@ TEST(Package, RefusesBadRequests) {
   std::string Err = testing::internal::GetCapturedStderr();
   EXPECT_NE(Err.find("package 'stdlib' was not built for aarch64"), std::string::npos) << Err;
   EXPECT_EQ(Pkg, nullptr);
+}
+
+/// A copy of the standard package under a fresh prefix, whose manifest
+/// the test may rewrite: the loader sees exactly what a damaged install
+/// would give it.
+class PackageCopy {
+public:
+  PackageCopy() {
+    char Template[] = "/tmp/tc-package-test-XXXXXX";
+    Prefix = mkdtemp(Template);
+    std::filesystem::path Dest = Prefix + "/lib/twochains/packages/stdlib";
+    std::filesystem::create_directories(Dest.parent_path());
+    std::filesystem::copy(std::string(TC_TEST_STDLIB_PREFIX) + "/lib/twochains/packages/stdlib",
+                          Dest, std::filesystem::copy_options::recursive);
+    Manifest = (Dest / "manifest.tcm").string();
+  }
+  ~PackageCopy() { std::filesystem::remove_all(Prefix); }
+
+  std::string read() const {
+    std::ifstream In(Manifest);
+    std::stringstream S;
+    S << In.rdbuf();
+    return S.str();
+  }
+  void write(const std::string &Text) const { std::ofstream(Manifest) << Text; }
+  /// Gives the first jam line the ID text ID.
+  void setFirstJamID(const std::string &ID) const {
+    std::string Text = read();
+    size_t Line = Text.find("\njam ");
+    ASSERT_NE(Line, std::string::npos);
+    size_t Start = Line + 5, End = Text.find(' ', Start);
+    write(Text.substr(0, Start) + ID + Text.substr(End));
+  }
+
+  std::string Prefix, Manifest;
+};
+
+/// tc_package_load's status, with what it logged.
+tc_status_t load(const PackageCopy &Copy, std::string &Log, tc_package_t **Out = nullptr) {
+  tc_package_params_t P = params(Copy.Prefix.c_str(), "stdlib", TC_PACKAGE_SENDER);
+  tc_package_t *Pkg = nullptr;
+  testing::internal::CaptureStderr();
+  tc_status_t St = tc_package_load(&P, &Pkg);
+  Log = testing::internal::GetCapturedStderr();
+  if (Out)
+    *Out = Pkg;
+  else if (St == TC_OK)
+    tc_package_unload(Pkg);
+  return St;
+}
+
+// 4294967295 used to pass the reader and wrap ID + 1 to 0 in the loader's
+// resize, which then wrote past the table; 100000000 asked for gigabytes.
+TEST(Package, ElementIDsAreBoundedBeforeTheTableIsSized) {
+  PackageCopy Copy;
+  std::string Log;
+  for (const char *ID : {"4294967295", "100000000", "65536"}) {
+    Copy.setFirstJamID(ID);
+    EXPECT_EQ(load(Copy, Log), TC_ERR_BAD_IMAGE) << ID;
+    EXPECT_NE(Log.find(std::string("bad element ID '") + ID + "'"), std::string::npos) << Log;
+    Copy.setFirstJamID("0");
+  }
+  // The highest ID below the limit loads, with a table of ElementIDLimit
+  // (without the Local-Function library, whose vector has the old IDs).
+  std::string Text = Copy.read();
+  size_t ISA = Text.find("\nisa x86_64 ") + 11;
+  Copy.write(Text.substr(0, ISA) + Text.substr(Text.find('\n', ISA)));
+  Copy.setFirstJamID(std::to_string(ElementIDLimit - 1));
+  tc_package_t *Pkg = nullptr;
+  ASSERT_EQ(load(Copy, Log, &Pkg), TC_OK) << Log;
+  EXPECT_EQ(Pkg->Elements.size(), size_t(ElementIDLimit));
+  EXPECT_TRUE(Pkg->Elements[ElementIDLimit - 1].Present);
+  tc_package_unload(Pkg);
+}
+
+// A line of vertical tabs and form feeds: trim() kept them, istringstream
+// skipped them, and the reader indexed the first word of none.
+TEST(Package, ALineOfControlCharactersIsAnError) {
+  PackageCopy Copy;
+  Copy.write(Copy.read() + "\v\f\n");
+  std::string Log;
+  EXPECT_EQ(load(Copy, Log), TC_ERR_BAD_IMAGE);
+  EXPECT_NE(Log.find("control character 11"), std::string::npos) << Log;
+}
+
+// The in-memory parser is the one readManifestFile uses: the same text
+// gives the same result through either, and the file callbacks are what
+// decides whether the files are right.
+TEST(Package, ManifestParsesFromMemoryWithTheFilesGiven) {
+  PackageCopy Copy;
+  std::string Text = Copy.read(), Error;
+  ManifestData FromFile, FromMemory;
+  ASSERT_EQ(readManifestFile(Copy.Manifest, FromFile, Error), TC_OK) << Error;
+  std::string Dir = Copy.Manifest.substr(0, Copy.Manifest.rfind('/'));
+  ASSERT_EQ(parseManifest(Text, "m.tcm", Dir, manifestFilesOnDisk(), FromMemory, Error), TC_OK)
+      << Error;
+  EXPECT_EQ(FromMemory.Identity, FromFile.Identity);
+  ASSERT_EQ(FromMemory.Elements.size(), FromFile.Elements.size());
+
+  ManifestFiles None;
+  None.HashFile = [](const std::string &) { return std::string(); };
+  None.ReadImage = [](const std::string &, JamImageData &, std::string &Why) {
+    Why = "not here";
+    return TC_ERR_IO;
+  };
+  ManifestData Untouched;
+  Untouched.Package = "untouched";
+  EXPECT_EQ(parseManifest(Text, "m.tcm", Dir, None, Untouched, Error), TC_ERR_BAD_IMAGE);
+  EXPECT_EQ(Untouched.Package, "untouched") << "Out is set only on success";
+  EXPECT_NE(Error.find("m.tcm:"), std::string::npos) << Error;
+}
+
+TEST(Package, ManifestSizeAndLinesAreBounded) {
+  std::string Error;
+  ManifestData M;
+  std::string Huge(ManifestMaxBytes + 1, '#');
+  EXPECT_EQ(parseManifest(Huge, "m.tcm", ".", manifestFilesOnDisk(), M, Error),
+            TC_ERR_BAD_IMAGE);
+  EXPECT_NE(Error.find("larger than the limit"), std::string::npos) << Error;
+  std::string Long = "twochains-manifest 1\n#" + std::string(ManifestMaxLine, 'x') + "\n";
+  EXPECT_EQ(parseManifest(Long, "m.tcm", ".", manifestFilesOnDisk(), M, Error),
+            TC_ERR_BAD_IMAGE);
+  EXPECT_NE(Error.find("m.tcm:2: line is longer than the limit"), std::string::npos) << Error;
 }
 
 } // namespace

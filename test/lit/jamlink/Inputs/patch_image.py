@@ -4,6 +4,11 @@
   patch_image.py FILE fact KEY VALUE          same-length replacement in .tc.jam
   patch_image.py FILE section-size NAME SIZE  rewrite a section header's sh_size
   patch_image.py FILE fixup INDEX FIELD VALUE FIELD: offset, kind or symbol
+  patch_image.py FILE section-type NAME TYPE [OFFSET]
+                                              rewrite sh_type (and sh_offset)
+  patch_image.py FILE section-name NAME OTHER give section NAME the name OTHER
+  patch_image.py FILE header FIELD VALUE      FIELD: type or machine
+  patch_image.py FILE image-byte OFFSET VALUE a byte of .tc.image (not rehashed)
 """
 import struct
 import sys
@@ -42,6 +47,20 @@ def main():
         _, h = secs[".tc.fixups"]
         rec = h[4] + 24 * index
         struct.pack_into("<I", data, rec + {"offset": 0, "kind": 4, "symbol": 8}[field], value)
+    elif what == "section-type":
+        hoff, _ = secs[sys.argv[3]]
+        struct.pack_into("<I", data, hoff + 4, int(sys.argv[4], 0))
+        if len(sys.argv) > 5:
+            struct.pack_into("<Q", data, hoff + 24, int(sys.argv[5], 0))
+    elif what == "section-name":
+        hoff, _ = secs[sys.argv[3]]
+        _, other = secs[sys.argv[4]]
+        struct.pack_into("<I", data, hoff, other[0])
+    elif what == "header":
+        struct.pack_into("<H", data, {"type": 0x10, "machine": 0x12}[sys.argv[3]], int(sys.argv[4], 0))
+    elif what == "image-byte":
+        _, h = secs[".tc.image"]
+        data[h[4] + int(sys.argv[3], 0)] = int(sys.argv[4], 0)
     open(path, "wb").write(data)
 
 

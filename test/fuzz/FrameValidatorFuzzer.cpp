@@ -1,0 +1,87 @@
+//===- FrameValidatorFuzzer.cpp - checkFrame on any slot ------------------===//
+//
+// Input: 8 bytes (little-endian) of the sequence the ring expects, then the
+// slot's bytes. The slot is a 64-byte aligned heap buffer of exactly the
+// input's length rounded up to whole lines (at most MaxSlot), so ASan sees
+// any read past it. Each slot is checked ordered and unordered, against
+// the input's sequence and against the one its header names (which gets
+// the fuzzer past the sequence check to the checks behind it).
+//
+// A frame checkFrame accepts must lie inside the slot: header, image and
+// payload; every byte of them is read here.
+//
+//===----------------------------------------------------------------------===//
+#include "Frame.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <initializer_list>
+
+using namespace twochains::rt;
+
+static constexpr size_t MaxSlot = 64 * 1024;
+
+[[noreturn]] static void broken(const char *What) {
+  std::fprintf(stderr, "fuzz-frame-validator: accepted a frame whose %s\n", What);
+  std::abort();
+}
+
+static volatile uint8_t Sink;
+
+static void touch(const uint8_t *P, size_t N) {
+  uint8_t X = 0;
+  for (size_t I = 0; I < N; ++I)
+    X ^= P[I];
+  Sink = X;
+}
+
+static void check(const uint8_t *Slot, size_t SlotSize, uint64_t Expected, bool Ordered) {
+  (void)frameTrailerShows(Slot, SlotSize, Expected);
+  FrameView V;
+  if (checkFrame(Slot, SlotSize, Expected, &V, Ordered) != TC_OK)
+    return;
+  const uint8_t *End = Slot + SlotSize;
+  if (V.Size == 0 || V.Size > SlotSize || V.Size % FrameLine ||
+      size_t(V.Header.Lines) * FrameLine != V.Size)
+    broken("length is not its lines, within the slot");
+  if (V.Header.Sequence != Expected)
+    broken("sequence is not the expected one");
+  if (!V.Payload || V.Payload < Slot || V.Payload > End ||
+      V.Header.PayloadSize > size_t(Slot + V.Size - FrameTrailerSize - V.Payload))
+    broken("payload lies outside the frame");
+  touch(V.Payload, V.Header.PayloadSize);
+  if (V.Header.Kind == FrameInjected) {
+    if (!V.Image || V.Image < Slot || V.Header.ImageSize == 0 ||
+        V.Header.ImageSize > size_t(Slot + V.Size - V.Image))
+      broken("image lies outside the frame");
+    touch(V.Image, V.Header.ImageSize);
+  } else if (V.Image) {
+    broken("kind carries no image, yet has one");
+  }
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
+  if (Size < 8)
+    return 0;
+  uint64_t Expected;
+  std::memcpy(&Expected, Data, 8);
+  Data += 8;
+  Size -= 8;
+  size_t Used = Size < MaxSlot ? Size : MaxSlot;
+  size_t SlotSize = Used ? (Used + FrameLine - 1) / FrameLine * FrameLine : FrameLine;
+  auto *Slot = static_cast<uint8_t *>(std::aligned_alloc(FrameLine, SlotSize));
+  std::memset(Slot, 0, SlotSize);
+  if (Used)
+    std::memcpy(Slot, Data, Used);
+
+  FrameHeader H;
+  std::memcpy(&H, Slot, sizeof H);
+  for (bool Ordered : {false, true}) {
+    check(Slot, SlotSize, Expected, Ordered);
+    if (H.Sequence != Expected)
+      check(Slot, SlotSize, H.Sequence, Ordered);
+  }
+  std::free(Slot);
+  return 0;
+}

@@ -1,0 +1,15 @@
+# The libFuzzer targets, one line each: name, then the sources that make it
+# (paths relative to the repository). Every target also gets the runtime's
+# basics (SHA-256, logging, status strings); LINK names a library of the
+# fuzz sub-project (tc_fuzz_jamlink: jamlink's reading and linking on LLVM).
+#
+# This file is read twice: by test/fuzz/project, which builds each target
+# with clang and -fsanitize=fuzzer,address,undefined, and by
+# test/fuzz/CMakeLists.txt, which registers its CTest tests (label
+# security) with corpus/<name>/ and regressions/<name>/.
+#
+# Sources here must not need UCX: the sub-project has no UCX.
+tc_add_fuzzer(fuzz-image-reader SOURCES test/fuzz/ImageReaderFuzzer.cpp runtime/JamImageReader.cpp runtime/ManifestReader.cpp runtime/Package.cpp)
+tc_add_fuzzer(fuzz-manifest-reader SOURCES test/fuzz/ManifestReaderFuzzer.cpp runtime/ManifestReader.cpp runtime/JamImageReader.cpp)
+tc_add_fuzzer(fuzz-frame-validator SOURCES test/fuzz/FrameValidatorFuzzer.cpp runtime/Frame.cpp)
+tc_add_fuzzer(fuzz-jamlink-input SOURCES test/fuzz/JamlinkInputFuzzer.cpp LINK tc_fuzz_jamlink)
