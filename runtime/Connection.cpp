@@ -45,6 +45,16 @@ static std::string describe(const sockaddr_storage &SA) {
 
 static void onConnectionRequest(ucp_conn_request_h Request, void *Arg) {
   auto *Ctx = static_cast<tc_context *>(Arg);
+  size_t Live = 0;
+  for (auto &P : Ctx->Accepted)
+    Live += P->Ep != nullptr;
+  if (Live >= Ctx->MaxPeers) {
+    ucp_listener_reject(Ctx->Listener, Request);
+    ++Ctx->Stats.messages_refused;
+    logError("refused a connection: " + std::to_string(Live) + " peers are connected, the "
+             "context's limit (max_peers)");
+    return;
+  }
   auto Peer = std::make_unique<tc_peer>();
   Peer->Ctx = Ctx;
   Peer->Number = ++Ctx->PeersSeen;

@@ -83,6 +83,10 @@ tc_peer *peerOfEndpoint(tc_context *Ctx, ucp_ep_h Ep) {
 
 } // namespace twochains::rt
 
+/// Jams are meant to run for microseconds; a second is far beyond any of
+/// them and well before anyone would call the receiver frozen.
+static constexpr uint32_t DefaultJamTimeLimitMs = 1000;
+
 static tc_status_t fromUcs(ucs_status_t St) {
   switch (St) {
   case UCS_OK: return TC_OK;
@@ -185,7 +189,41 @@ extern "C" tc_status_t tc_context_create(const tc_context_params_t *Params,
         Ctx->CodeCacheSize = Params->code_cache_size;
     }
   }
+  uint32_t TimeLimitMs = 0;
+  if (Params && Params->version >= 4) {
+    TimeLimitMs = Params->jam_time_limit_ms;
+    if (Params->quarantine_faults)
+      Ctx->QuarantineFaults = Params->quarantine_faults;
+    if (Params->max_peers)
+      Ctx->MaxPeers = Params->max_peers;
+    if (Params->forward_allow) {
+      std::stringstream In(Params->forward_allow);
+      std::string Item;
+      while (std::getline(In, Item, ','))
+        if (!Item.empty())
+          Ctx->ForwardAllow.push_back(Item);
+    }
+  }
+  if (!TimeLimitMs) {
+    const char *Env = std::getenv("TC_JAM_TIME_LIMIT_MS");
+    char *End = nullptr;
+    unsigned long V = Env && *Env ? std::strtoul(Env, &End, 10) : DefaultJamTimeLimitMs;
+    if (Env && *Env && (*End || V > 3'600'000)) {
+      logError(std::string("TC_JAM_TIME_LIMIT_MS='") + Env +
+               "' is not a number of milliseconds up to 3600000 (0: no limit)");
+      return TC_ERR_INVALID_PARAM;
+    }
+    TimeLimitMs = V ? uint32_t(V) : TC_JAM_NO_TIME_LIMIT;
+  }
   std::string Error;
+  if (!prepareJamGuard(Error)) {
+    logError(Error);
+    return TC_ERR_IO;
+  }
+  if (TimeLimitMs != TC_JAM_NO_TIME_LIMIT) {
+    Ctx->Dog = std::make_unique<Watchdog>(TimeLimitMs);
+    Ctx->Dog->start();
+  }
   if (tc_status_t St = loadJobKey(Params, Ctx->Key, Error); St != TC_OK) {
     logError(Error);
     return St;
@@ -288,9 +326,16 @@ extern "C" void tc_context_destroy(tc_context_t *Ctx) {
     return;
   if (Ctx->Executor.joinable())
     tc_executor_stop(Ctx);
+  if (Ctx->Dog)
+    Ctx->Dog->stop();
+  // Frames jams forwarded are delivered before the routes close: nothing
+  // queued is lost on an orderly end (bounded, for a route that is gone).
   for (auto &[Key, Route] : Ctx->Routes)
-    if (Route)
+    if (Route) {
+      if (!Route->Failed)
+        tc_flush(Route, 5000);
       tc_peer_close(Route);
+    }
   Ctx->Routes.clear();
   for (auto &Peer : Ctx->Accepted)
     releasePeer(Ctx, Peer.get());

@@ -16,6 +16,9 @@
 #include "Log.h"
 #include "Runtime.h"
 
+#include <csetjmp>
+#include <cstdio>
+
 #include <chrono>
 #include <cstring>
 
@@ -52,7 +55,7 @@ static bool truncated(tc_context *Ctx, tc_peer *Peer, uint64_t Seq) {
   return Now - Peer->StalledSinceNs > TruncationDeadlineNs;
 }
 
-static tc_status_t runFrame(tc_context *Ctx, tc_peer *Peer, const FrameView &V) {
+static tc_status_t runFrame(tc_context *Ctx, tc_peer *Peer, const FrameView &V, JamRun &Run) {
   const FrameHeader &H = V.Header;
   tc_package *Pkg = nullptr;
   for (tc_package *P : Ctx->Packages)
@@ -63,11 +66,17 @@ static tc_status_t runFrame(tc_context *Ctx, tc_peer *Peer, const FrameView &V) 
   if (H.Element >= Pkg->Elements.size() || !Pkg->Elements[H.Element].Present ||
       !Pkg->Elements[H.Element].IsJam)
     return TC_ERR_UNKNOWN_ELEMENT;
+  auto Abandoned = Peer->Abandoned.find(H.Element);
+  if (Abandoned != Peer->Abandoned.end() && Ctx->QuarantineFaults != TC_NEVER_QUARANTINE &&
+      Abandoned->second >= Ctx->QuarantineFaults)
+    return TC_ERR_QUARANTINED;
   const PackageElement &E = Pkg->Elements[H.Element];
-  tc_jam_ctx JamCtx = {Peer, H.Sequence, Pkg};
+  tc_jam_ctx JamCtx = {Peer, H.Sequence, Pkg, &Run};
   if (H.Kind == FrameLocal) {
     if (!E.LocalEntry)
       return TC_ERR_UNKNOWN_ELEMENT;
+    Run.CodeBegin = Pkg->LocalCodeBegin;
+    Run.CodeEnd = Pkg->LocalCodeEnd;
     E.LocalEntry(&JamCtx, const_cast<uint8_t *>(V.Payload), H.PayloadSize);
     ++Ctx->Stats.frames_executed_local;
     return TC_OK;
@@ -75,9 +84,11 @@ static tc_status_t runFrame(tc_context *Ctx, tc_peer *Peer, const FrameView &V) 
   if (H.Kind == FrameCached && Ctx->Cache) {
     // The hot path of cached frames, inline: one table probe and the call.
     if (const CachedCode *C = Ctx->Cache->find(H.Code, H.Package, H.Element)) {
-      reinterpret_cast<JamEntry>(const_cast<uint8_t *>(Ctx->Cache->executableCode(*C)) +
-                                 E.Image.Entry)(&JamCtx, const_cast<uint8_t *>(V.Payload),
-                                                H.PayloadSize);
+      const uint8_t *Code = Ctx->Cache->executableCode(*C);
+      Run.CodeBegin = uintptr_t(Code);
+      Run.CodeEnd = uintptr_t(Code) + E.Image.Bytes.size();
+      reinterpret_cast<JamEntry>(const_cast<uint8_t *>(Code) + E.Image.Entry)(
+          &JamCtx, const_cast<uint8_t *>(V.Payload), H.PayloadSize);
       ++Ctx->Stats.frames_executed_cached;
       ++Ctx->Stats.frames_executed_injected;
       return TC_OK;
@@ -87,6 +98,67 @@ static tc_status_t runFrame(tc_context *Ctx, tc_peer *Peer, const FrameView &V) 
   if (St == TC_OK)
     ++Ctx->Stats.frames_executed_injected;
   return St;
+}
+
+/// Runs a frame inside a recovery point: a jam that faults or overruns
+/// its time limit is abandoned (JamGuard.h). Logged once, counted, told
+/// to the sender, and counted against the element for quarantine.
+static tc_status_t runContained(tc_context *Ctx, tc_peer *Peer, const FrameView &V,
+                                JamRun &Run) {
+  Run.Interrupt.store(false, std::memory_order_relaxed);
+  Run.Force.store(false, std::memory_order_relaxed);
+  Run.CodeBegin = Run.CodeEnd = 0;
+  Run.Serial.store(Run.Serial.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  int End = sigsetjmp(Run.Recover, 0);
+  if (End == int(JamEnd::Returned)) {
+    Run.Active.store(true, std::memory_order_release);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    tc_status_t St = runFrame(Ctx, Peer, V, Run);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    Run.Active.store(false, std::memory_order_release);
+    return St;
+  }
+  // Abandoned: the handler jumped back here.
+  const FrameHeader &H = V.Header;
+  bool Timeout = End == int(JamEnd::TimedOut);
+  ++(Timeout ? Ctx->Stats.jams_timed_out : Ctx->Stats.jams_faulted);
+  uint32_t Count = ++Peer->Abandoned[H.Element];
+  ++Peer->AbandonedCount;
+  std::string Element = std::to_string(H.Element), Package = "?";
+  for (tc_package *P : Ctx->Packages)
+    if (P->Tag == H.Package) {
+      Package = P->Name;
+      if (H.Element < P->Elements.size())
+        Element = P->Elements[H.Element].Name;
+    }
+  char Where[96];
+  if (Run.FaultPC >= Run.CodeBegin && Run.FaultPC < Run.CodeEnd)
+    std::snprintf(Where, sizeof Where, "at offset 0x%llx in its code",
+                  (unsigned long long)(Run.FaultPC - Run.CodeBegin));
+  else
+    std::snprintf(Where, sizeof Where, "at 0x%llx, outside its code (in a library it called)",
+                  (unsigned long long)Run.FaultPC);
+  std::string Fault = std::string(signalName(Run.Signal)) + " " + Where;
+  if (!Timeout) {
+    char Address[40];
+    std::snprintf(Address, sizeof Address, ", address 0x%llx",
+                  (unsigned long long)Run.FaultAddress);
+    Fault += Address;
+  }
+  logError("abandoned frame " + std::to_string(H.Sequence) + " from " + Peer->Name + ": jam '" +
+           Element + "' of package '" + Package + "' " +
+           (Timeout ? "ran past the time limit (" + std::to_string(Ctx->Dog->limitMs()) +
+                          " ms), interrupted "
+                    : "raised ") +
+           Fault +
+           (Ctx->QuarantineFaults != TC_NEVER_QUARANTINE && Count == Ctx->QuarantineFaults
+                ? "; its further frames from this peer are refused (quarantine)"
+                : ""));
+  reportCreditWord(Peer, CreditWordFault,
+                   faultWord(H.Sequence, H.Element, Timeout ? 0 : Run.Signal,
+                             Timeout ? TC_JAM_TIMED_OUT : TC_JAM_FAULTED),
+                   /*Wait=*/true);
+  return Timeout ? TC_ERR_JAM_TIMEOUT : TC_ERR_JAM_FAULT;
 }
 
 static constexpr unsigned ControlEvery = 8;
@@ -164,6 +236,14 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
     logError("tc_progress called from inside a running jam: refused");
     return TC_ERR_INVALID_PARAM;
   }
+  std::string GuardError;
+  if (!prepareJamGuard(GuardError)) {
+    logError(GuardError);
+    return TC_ERR_IO;
+  }
+  JamRun &Run = currentJamRun();
+  if (Ctx->Dog)
+    Ctx->Dog->watch(&Run);
   if (Ctx->DataWorker)
     ucp_worker_progress(Ctx->DataWorker);
   // The control worker (TCP: an epoll_wait system call per progress, a
@@ -192,6 +272,9 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
     tc_peer *Peer = I < Ctx->Connected.size() ? Ctx->Connected[I]
                                               : Ctx->Accepted[I - Ctx->Connected.size()].get();
     resendMissing(Peer);
+    takeFaultReport(Peer);
+    if (!Peer->Queued.empty())
+      sendQueued(Peer);
     // A peer that went away may have left complete frames behind: they
     // still run (nothing sent is lost); only credits stop.
     if (!Peer->Ring || !Peer->Welcomed)
@@ -220,16 +303,30 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
         Peer->StalledSinceNs = 0;
         if (St == TC_OK) {
           Ctx->RunningJam = true;
-          St = runFrame(Ctx, Peer, V);
+          ThreadRunningJamOf = Ctx;
+          St = runContained(Ctx, Peer, V, Run);
+          ThreadRunningJamOf = nullptr;
           Ctx->RunningJam = false;
         }
         if (St == TC_ERR_NOT_CACHED && V.Header.Kind == FrameCached &&
             Ctx->Mode == TC_MAILBOX_CODE_CACHE && askForCode(Ctx, Peer, Seq))
           break; // its code is on the way
       }
-      if (St != TC_OK) {
+      if (St == TC_ERR_QUARANTINED) {
+        // Counted, told to the sender once per element, not logged again.
+        ++Ctx->Stats.frames_quarantined;
+        uint32_t &Told = Peer->Abandoned[V.Header.Element];
+        if (Told == Ctx->QuarantineFaults) {
+          ++Told;
+          reportCreditWord(Peer, CreditWordFault,
+                           faultWord(Seq, V.Header.Element, 0, TC_JAM_QUARANTINED), true);
+        }
+      } else if (St == TC_ERR_JAM_FAULT || St == TC_ERR_JAM_TIMEOUT) {
+        ++Ctx->Stats.frames_rejected; // logged where it was found
+      } else if (St != TC_OK) {
         ++Ctx->Stats.frames_rejected;
-        logError("dropped frame " + std::to_string(Seq) + ": " + tc_status_string(St));
+        logError("dropped frame " + std::to_string(Seq) + " from " + Peer->Name + ": " +
+                 tc_status_string(St));
       }
       ++Count;
       Peer->IdlePolls = 0;

@@ -74,7 +74,9 @@ CreditReport reportCreditWord(tc_peer *Peer, unsigned Word, uint64_t Value, bool
     R = ucp_put_nbx(Peer->DataEp, &Peer->CreditSource[Word], sizeof(uint64_t),
                     Peer->CreditAddress + Word * sizeof(uint64_t), Peer->CreditKey, &P);
   } else {
-    (Word == CreditWordFinished ? Peer->CreditMsg.Finished : Peer->CreditMsg.Miss) = Value;
+    (Word == CreditWordFinished ? Peer->CreditMsg.Finished
+     : Word == CreditWordMiss   ? Peer->CreditMsg.Miss
+                                : Peer->CreditMsg.Fault) = Value;
     P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     P.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
     R = ucp_am_send_nbx(Peer->Ep, AmCredit, &Peer->CreditMsg, sizeof Peer->CreditMsg, nullptr,
@@ -149,6 +151,8 @@ static ucs_status_t onCredit(void *Arg, const void *Header, size_t HeaderLength,
     Peer->CreditLine[CreditWordFinished] = M.Finished;
   if (M.Miss)
     Peer->CreditLine[CreditWordMiss] = M.Miss;
+  if (M.Fault)
+    Peer->CreditLine[CreditWordFault] = M.Fault;
   return UCS_OK;
 }
 

@@ -44,6 +44,8 @@ static void syncInstructions(const uint8_t *Code, size_t Size) {
 
 static void call(const uint8_t *Code, const PackageElement &E, const FrameView &V,
                  tc_jam_ctx *JamCtx) {
+  JamCtx->Run->CodeBegin = uintptr_t(Code);
+  JamCtx->Run->CodeEnd = uintptr_t(Code) + E.Image.Bytes.size();
   reinterpret_cast<JamEntry>(const_cast<uint8_t *>(Code) + E.Image.Entry)(
       JamCtx, const_cast<uint8_t *>(V.Payload), V.Header.PayloadSize);
 }

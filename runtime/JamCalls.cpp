@@ -7,24 +7,55 @@
 #include "Runtime.h"
 #include "twochains/jam.h"
 
-#include <chrono>
+#include "Log.h"
+
+#include <algorithm>
 #include <string>
 
-/// Sends element Element of the running jam's package to Peer.
+/// Frames jams may have waiting for one peer, and their payload bytes.
+/// Past either the jam sees TC_ERR_NO_CREDIT.
+static constexpr size_t MaxQueuedFrames = 4096;
+static constexpr size_t MaxQueuedBytes = 4u << 20;
+
+namespace twochains::rt {
+
+void sendQueued(tc_peer *Peer) {
+  while (!Peer->Queued.empty()) {
+    tc_peer::QueuedFrame &F = Peer->Queued.front();
+    tc_status_t St = tc_send(Peer, F.Package, F.Element, TC_SEND_LOCAL, F.Payload.data(),
+                             F.Payload.size());
+    if (St == TC_ERR_NO_CREDIT)
+      return;
+    Peer->QueuedBytes -= F.Payload.size();
+    Peer->Queued.pop_front(); // sent, or failed for good (the peer is gone)
+  }
+}
+
+} // namespace twochains::rt
+
+/// Sends element Element of the running jam's package to Peer. Never
+/// waits for the other side: a peer that does not drain its ring would
+/// stall the executor for everyone. A full ring queues the frame (bounded);
+/// a full queue is TC_ERR_NO_CREDIT, at once (docs/containment.md).
 static int sendFromJam(tc_jam_ctx_t *Ctx, tc_peer *Peer, const char *Element,
                        const void *Payload, size_t PayloadSize) {
   uint32_t ID;
   if (tc_package_find(Ctx->Package, Element, &ID) != TC_OK)
     return TC_ERR_UNKNOWN_ELEMENT;
-  // The other side frees slots as it progresses; wait a bounded while (two
-  // seconds), not for ever: both sides may be waiting on each other's
-  // credits.
-  auto Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  for (;;) {
+  if (Peer->Failed)
+    return TC_ERR_IO;
+  twochains::rt::sendQueued(Peer);
+  if (Peer->Queued.empty()) {
     tc_status_t St = tc_send(Peer, Ctx->Package, ID, TC_SEND_LOCAL, Payload, PayloadSize);
-    if (St != TC_ERR_NO_CREDIT || std::chrono::steady_clock::now() > Deadline)
+    if (St != TC_ERR_NO_CREDIT)
       return St;
   }
+  if (Peer->Queued.size() >= MaxQueuedFrames || Peer->QueuedBytes + PayloadSize > MaxQueuedBytes)
+    return TC_ERR_NO_CREDIT;
+  auto *P = static_cast<const uint8_t *>(Payload);
+  Peer->Queued.push_back({Ctx->Package, ID, std::vector<uint8_t>(P, P + PayloadSize)});
+  Peer->QueuedBytes += PayloadSize;
+  return TC_OK;
 }
 
 extern "C" int tc_jam_reply(tc_jam_ctx_t *Ctx, const char *Element, const void *Payload,
@@ -40,6 +71,14 @@ extern "C" int tc_jam_forward(tc_jam_ctx_t *Ctx, const char *Address, unsigned P
     return TC_ERR_INVALID_PARAM;
   tc_context *C = Ctx->Peer->Ctx;
   std::string Key = std::string(Address) + ":" + std::to_string(Port);
+  // Only where the receiver allows: otherwise any peer could make it
+  // connect anywhere and believe the answer.
+  if (std::find(C->ForwardAllow.begin(), C->ForwardAllow.end(), Key) == C->ForwardAllow.end()) {
+    ++C->Stats.messages_refused;
+    twochains::rt::logError("refused a forward to " + Key + " from " + Ctx->Peer->Name +
+             ": not in the context's forward_allow list");
+    return TC_ERR_INVALID_PARAM;
+  }
   tc_peer *&Route = C->Routes[Key];
   if (Route && Route->Failed) {
     tc_peer_close(Route);

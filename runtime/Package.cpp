@@ -16,6 +16,7 @@
 
 #include <cstring>
 #include <dlfcn.h>
+#include <link.h>
 #include <memory>
 
 namespace {
@@ -34,6 +35,35 @@ const char *hostISA() {
 
 using namespace twochains::rt;
 
+/// The executable segment of the library loaded at Base, so the time limit
+/// can tell a jam's own code from the libraries it calls.
+static void findCode(void *Handle, uintptr_t &Begin, uintptr_t &End) {
+  struct link_map *Map = nullptr;
+  if (dlinfo(Handle, RTLD_DI_LINKMAP, &Map) != 0 || !Map)
+    return;
+  struct Search {
+    ElfW(Addr) Base;
+    uintptr_t Begin = 0, End = 0;
+  } S{Map->l_addr};
+  dl_iterate_phdr(
+      [](struct dl_phdr_info *Info, size_t, void *Arg) {
+        auto *S = static_cast<Search *>(Arg);
+        if (Info->dlpi_addr != S->Base)
+          return 0;
+        for (int I = 0; I < Info->dlpi_phnum; ++I) {
+          const ElfW(Phdr) &Ph = Info->dlpi_phdr[I];
+          if (Ph.p_type == PT_LOAD && (Ph.p_flags & PF_X)) {
+            S->Begin = Info->dlpi_addr + Ph.p_vaddr;
+            S->End = S->Begin + Ph.p_memsz;
+          }
+        }
+        return 1;
+      },
+      &S);
+  Begin = S.Begin;
+  End = S.End;
+}
+
 /// The Local-Function library: the receiver's copies of the jams, and the
 /// sender-side payload helpers. Its outside symbols are weak, so a sender
 /// without the rieds can load it too.
@@ -51,6 +81,7 @@ static tc_status_t loadLocalLibrary(tc_package &P, const ManifestData &M) {
       return TC_ERR_IO;
     }
     P.Libraries.push_back(H);
+    findCode(H, P.LocalCodeBegin, P.LocalCodeEnd);
     auto *Vec = static_cast<const tc_local_vector *>(dlsym(H, TC_LOCAL_VECTOR_SYMBOL));
     if (!Vec || Vec->abi != TC_LOCAL_VECTOR_ABI) {
       logError("package '" + P.Name + "': " + Path + " has no tc_local_vector of ABI 1");

@@ -4,13 +4,16 @@
 
 #include "CodeCache.h"
 #include "Frame.h"
+#include "JamGuard.h"
 #include "Package.h"
 #include "Ring.h"
 #include "Wire.h"
 #include "Wait.h"
+#include "Watchdog.h"
 #include "twochains/twochains.h"
 
 #include <atomic>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -25,7 +28,15 @@ namespace twochains::rt {
 /// message): finished frames at word 0, a code-cache miss at word 1 (the
 /// sequence of the frame that named code the receiver does not hold, plus
 /// one).
-enum : unsigned { CreditWordFinished = 0, CreditWordMiss = 1 };
+/// Word 2: the last frame abandoned, in one word so that it is read whole:
+/// the low 32 bits of its sequence, its element, the signal, how it ended
+/// (tc_jam_end_t), and a bit that says the word holds a report. The sender
+/// finds the whole sequence from its window.
+enum : unsigned { CreditWordFinished = 0, CreditWordMiss = 1, CreditWordFault = 2 };
+inline uint64_t faultWord(uint64_t Sequence, uint32_t Element, int Signal, unsigned Kind) {
+  return uint32_t(Sequence) | uint64_t(Element & 0xffff) << 32 |
+         uint64_t(uint8_t(Signal)) << 48 | uint64_t(Kind & 0xf) << 56 | 1ull << 63;
+}
 
 /// Waits for a UCX request (or an immediate completion) by progressing the
 /// worker; returns its status.
@@ -82,6 +93,9 @@ struct tc_jam_ctx {
   tc_peer *Peer;
   uint64_t Sequence;
   const tc_package *Package;
+  /// The running thread's containment state: callers set the jam's code
+  /// range in it before the call.
+  twochains::rt::JamRun *Run;
 };
 
 struct tc_peer {
@@ -135,6 +149,18 @@ struct tc_peer {
   size_t slotFrameStride() const { return size_t(SlotSize) + twochains::rt::FrameLine; }
   uint8_t *slotFrame(uint32_t Slot) { return SlotFrames.data() + Slot * slotFrameStride(); }
   uint64_t MissSeen = 0;              // the last miss report handled
+  /// Frames jams sent to this peer while its ring was full (JamCalls.cpp):
+  /// sent, in order, as credits come back; bounded.
+  struct QueuedFrame {
+    const tc_package *Package;
+    uint32_t Element;
+    std::vector<uint8_t> Payload;
+  };
+  std::deque<QueuedFrame> Queued;
+  size_t QueuedBytes = 0;
+  uint64_t FaultSeen = 0;             // the last fault report taken
+  bool FaultUnflushed = false;        // one since the last tc_flush
+  tc_jam_fault_t LastFault = {};
 
   // Receiver side: this sender's ring, and where to report credits.
   ucp_mem_h RingMem = nullptr;        // RMA path; else RingAlloc
@@ -144,9 +170,12 @@ struct tc_peer {
   uint64_t CreditAddress = 0;
   ucp_rkey_h CreditKey = nullptr;
   /// The buffers credit reports read while in flight, and their requests.
-  uint64_t CreditSource[2] = {};
+  uint64_t CreditSource[3] = {};
   twochains::rt::CreditMessage CreditMsg = {};
-  ucs_status_ptr_t CreditRequest[2] = {};
+  ucs_status_ptr_t CreditRequest[3] = {};   // finished, miss, fault
+  /// Frames of each element abandoned (faults, overruns), for quarantine.
+  std::map<uint32_t, uint32_t> Abandoned;
+  uint64_t AbandonedCount = 0;
   /// When the expected frame was first seen incomplete while the next one
   /// was already complete (0: not stalled). Past a deadline, it was cut
   /// short: dropped.
@@ -195,6 +224,11 @@ struct tc_context {
   /// which no peer can write (docs/security.md).
   std::unique_ptr<uint8_t[], void (*)(void *)> Private{nullptr, free};
   bool RunningJam = false;             // tc_progress is not re-entered from a jam
+  /// Containment (JamGuard.h, Watchdog.h).
+  std::unique_ptr<twochains::rt::Watchdog> Dog;
+  uint32_t QuarantineFaults = 3;
+  uint32_t MaxPeers = 256;
+  std::vector<std::string> ForwardAllow;    // "host:port"
   /// Serialises the API when the executor thread runs (recursive: jams call
   /// tc_jam_reply from inside tc_progress).
   std::recursive_mutex Lock;
@@ -228,6 +262,11 @@ tc_peer *peerOfEndpoint(tc_context *Ctx, ucp_ep_h Ep);
 } // namespace twochains::rt
 
 namespace twochains::rt {
+/// The context whose jam this thread is running, if any: the jam's own calls
+/// (tc_jam_reply) do not take the lock again, so a jam abandoned inside one
+/// leaves no lock behind.
+inline thread_local tc_context *ThreadRunningJamOf = nullptr;
+
 /// What tc_send and tc_progress hold: the context's lock while the
 /// executor thread runs, nothing otherwise (the caller then serialises, as
 /// with a UCX worker). An uncontended lock still costs an atomic
@@ -236,7 +275,9 @@ namespace twochains::rt {
 class HotPathGuard {
 public:
   explicit HotPathGuard(tc_context *Ctx)
-      : Held(Ctx->ExecutorRunning.load(std::memory_order_acquire) ? &Ctx->Lock : nullptr) {
+      : Held(Ctx->ExecutorRunning.load(std::memory_order_acquire) && ThreadRunningJamOf != Ctx
+                 ? &Ctx->Lock
+                 : nullptr) {
     if (Held)
       Held->lock();
   }
@@ -267,6 +308,10 @@ tc_status_t runInjected(tc_context *Ctx, const tc_package &Pkg, uint32_t Element
 /// Sender: sends again, with code, the cached frames the receiver reported
 /// missing (Send.cpp).
 void resendMissing(tc_peer *Peer);
+/// Sends what jams queued for the peer, while it has credit (JamCalls.cpp).
+void sendQueued(tc_peer *Peer);
+/// Sender: takes a report of an abandoned frame from the credit line.
+void takeFaultReport(tc_peer *Peer);
 } // namespace twochains::rt
 
 #endif

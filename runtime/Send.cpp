@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "Frame.h"
 #include "Identity.h"
+#include "Log.h"
 #include "Runtime.h"
 
 #include <chrono>
@@ -126,7 +127,44 @@ void resendMissing(tc_peer *Peer) {
     ++Peer->Ctx->Stats.frames_resent;
 }
 
+void takeFaultReport(tc_peer *Peer) {
+  if (!Peer->CreditWord || !Peer->Send)
+    return;
+  uint64_t W = Peer->CreditWord[CreditWordFault];
+  if (W == Peer->FaultSeen || !(W >> 63))
+    return;
+  Peer->FaultSeen = W;
+  // The frame was sent, so its sequence is the last one below next() with
+  // these low 32 bits.
+  uint64_t Next = Peer->Send->next();
+  uint64_t Seq = (Next & ~0xffffffffull) | uint32_t(W);
+  if (Seq >= Next && Seq >= (1ull << 32))
+    Seq -= 1ull << 32;
+  tc_jam_fault_t &F = Peer->LastFault;
+  uint32_t Count = F.count + 1;
+  F = {Seq, uint32_t(W >> 32 & 0xffff), int32_t(W >> 48 & 0xff), uint32_t(W >> 56 & 0xf), Count};
+  Peer->FaultUnflushed = true;
+  ++Peer->Ctx->Stats.faults_reported;
+  const char *How = F.kind == TC_JAM_TIMED_OUT    ? "ran past its time limit"
+                    : F.kind == TC_JAM_QUARANTINED ? "is quarantined for this sender"
+                                                   : "faulted";
+  logError(Peer->Name + " abandoned frame " + std::to_string(Seq) + ": element " +
+           std::to_string(F.element) + " " + How +
+           (F.kind == TC_JAM_FAULTED ? " (" + std::string(signalName(F.signal)) + ")" : ""));
+}
+
 } // namespace twochains::rt
+
+extern "C" tc_status_t tc_peer_last_fault(tc_peer_t *Peer, tc_jam_fault_t *Out) {
+  if (!Peer || !Out)
+    return TC_ERR_INVALID_PARAM;
+  std::lock_guard<std::recursive_mutex> Guard(Peer->Ctx->Lock);
+  takeFaultReport(Peer);
+  if (!Peer->LastFault.count)
+    return TC_ERR_INVALID_PARAM;
+  *Out = Peer->LastFault;
+  return TC_OK;
+}
 
 extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_t Element,
                                tc_send_mode_t Mode, const void *Payload, size_t PayloadSize) {
@@ -192,9 +230,16 @@ extern "C" tc_status_t tc_flush(tc_peer_t *Peer, int TimeoutMs) {
   for (;;) {
     std::lock_guard<std::recursive_mutex> Guard(Peer->Ctx->Lock);
     resendMissing(Peer);
+    takeFaultReport(Peer);
     Peer->Send->credit(Peer->CreditWord[CreditWordFinished]);
-    if (Peer->Send->available() == Peer->Slots)
+    sendQueued(Peer);
+    if (Peer->Send->available() == Peer->Slots && Peer->Queued.empty()) {
+      if (Peer->FaultUnflushed) {
+        Peer->FaultUnflushed = false;
+        return TC_ERR_JAM_FAULT; // tc_peer_last_fault says which
+      }
       return TC_OK;
+    }
     if (Peer->Failed)
       return TC_ERR_IO;
     if (std::chrono::steady_clock::now() > Deadline)

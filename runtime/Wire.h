@@ -106,10 +106,11 @@ static_assert(sizeof(FrameMessage) == 8, "wire layout");
 /// A credit line report sent as an active message: the words a put would
 /// have written.
 struct CreditMessage {
-  uint64_t Finished; // frames finished
-  uint64_t Miss;     // sequence + 1 of a cached frame whose code is missing, or 0
+  uint64_t Finished;  // frames finished
+  uint64_t Miss;      // sequence + 1 of a cached frame whose code is missing, or 0
+  uint64_t Fault;     // the last frame abandoned (faultWord() in Runtime.h), or 0
 };
-static_assert(sizeof(CreditMessage) == 16, "wire layout");
+static_assert(sizeof(CreditMessage) == 24, "wire layout");
 
 struct RiedHeader {
   uint32_t Magic, NameSize;

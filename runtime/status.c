@@ -27,6 +27,10 @@ const char *tc_status_string(tc_status_t status) {
     return "refused to listen beyond loopback without a key (set TC_KEY_FILE or TC_KEY, "
            "or create the context with TC_CONTEXT_INSECURE)";
   case TC_ERR_BAD_OFFER: return "handshake offer malformed or out of bounds";
+  case TC_ERR_JAM_FAULT: return "a jam faulted on the receiver; its frame was abandoned";
+  case TC_ERR_JAM_TIMEOUT: return "a jam ran past its time limit; its frame was abandoned";
+  case TC_ERR_QUARANTINED: return "element quarantined for this peer after repeated faults";
+  case TC_ERR_TOO_MANY_PEERS: return "the context's limit on peers is reached";
   }
   return "unknown status";
 }

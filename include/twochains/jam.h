@@ -33,15 +33,19 @@ typedef struct tc_jam_ctx tc_jam_ctx_t;
  *
  * tc_jam_reply sends element `element` (by name) of the jam's own package
  * back to the process that sent this frame, as a Local Function frame with
- * this payload; the sender runs it when it calls tc_progress. Returns 0, or
- * a negative tc_status_t (TC_ERR_NO_CREDIT if the sender's ring stayed full,
- * TC_ERR_UNKNOWN_ELEMENT, TC_ERR_TOO_LARGE). */
+ * this payload; the sender runs it when it calls tc_progress. It never
+ * waits for the other side: while the sender's ring is full the frame is
+ * queued (up to 4096 frames and 4 MiB a peer) and sent, in order, as credits return.
+ * Returns 0, or a negative tc_status_t (TC_ERR_NO_CREDIT, at once, if the
+ * queue is full too; TC_ERR_UNKNOWN_ELEMENT; TC_ERR_TOO_LARGE). */
 int tc_jam_reply(tc_jam_ctx_t *ctx, const char *element, const void *payload,
                  size_t payload_size);
 /* tc_jam_forward sends element `element` (by name) of the jam's own package
  * onward, as a Local Function frame, to the Two-Chains process listening at
- * address:port (connecting on first use and keeping the connection). Same
- * returns as tc_jam_reply, and TC_ERR_IO if it cannot connect. */
+ * address:port (connecting on first use and keeping the connection), if the
+ * receiver's forward_allow list names it. Same returns as tc_jam_reply,
+ * TC_ERR_INVALID_PARAM if the list does not name it, and TC_ERR_IO if it
+ * cannot connect. */
 int tc_jam_forward(tc_jam_ctx_t *ctx, const char *address, unsigned port,
                    const char *element, const void *payload, size_t payload_size);
 /* Who sent the frame being run: a number the receiver gives each connected

@@ -32,7 +32,11 @@ typedef enum tc_status {
   TC_ERR_NOT_CACHED = -18,      /* a frame names code this receiver does not hold */
   TC_ERR_AUTH = -19,            /* peer authentication failed: wrong or missing key */
   TC_ERR_INSECURE = -20,        /* listening beyond loopback without a key */
-  TC_ERR_BAD_OFFER = -21        /* a handshake offer out of its bounds or malformed */
+  TC_ERR_BAD_OFFER = -21,       /* a handshake offer out of its bounds or malformed */
+  TC_ERR_JAM_FAULT = -22,       /* a jam faulted (SIGSEGV, SIGBUS, SIGILL, SIGFPE): abandoned */
+  TC_ERR_JAM_TIMEOUT = -23,     /* a jam ran past its time limit: abandoned */
+  TC_ERR_QUARANTINED = -24,     /* an element refused for a peer after repeated faults */
+  TC_ERR_TOO_MANY_PEERS = -25   /* the context's limit on peers is reached */
 } tc_status_t;
 
 /* A short, constant English description; never NULL. */

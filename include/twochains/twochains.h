@@ -29,9 +29,10 @@ extern "C" {
 typedef struct tc_context tc_context_t;
 typedef struct tc_peer tc_peer_t;
 
-/* 2 added mailbox_mode and code_cache_size; 3 the job's key. Version 1
- * and 2 structs are still accepted (they end at flags and code_cache_size). */
-#define TC_CONTEXT_PARAMS_VERSION 3u
+/* 2 added mailbox_mode and code_cache_size; 3 the job's key; 4
+ * containment. Older structs are still accepted (they end at flags,
+ * code_cache_size and key_file). */
+#define TC_CONTEXT_PARAMS_VERSION 4u
 
 typedef enum tc_wait_mode {
   TC_WAIT_AUTO = 0,       /* the ISA's low-power wait if the CPU has one, else PAUSE */
@@ -77,7 +78,21 @@ typedef struct tc_context_params {
   uint32_t key_size;
   const void *key;
   const char *key_file;
+  /* version 4: containment (docs/containment.md) */
+  uint32_t jam_time_limit_ms; /* a jam running longer is abandoned. 0: the
+                                 environment variable TC_JAM_TIME_LIMIT_MS,
+                                 else 1000; TC_JAM_NO_TIME_LIMIT: none */
+  uint32_t quarantine_faults; /* faults and overruns of one element from one
+                                 peer before that peer's frames of it are
+                                 refused (0: 3; TC_NEVER_QUARANTINE: never) */
+  uint32_t max_peers;         /* connections accepted at once (0: 256) */
+  uint32_t reserved4;
+  const char *forward_allow;  /* "host:port,host:port": where tc_jam_forward
+                                 may connect; NULL or "": nowhere */
 } tc_context_params_t;
+
+#define TC_JAM_NO_TIME_LIMIT 0xffffffffu
+#define TC_NEVER_QUARANTINE 0xffffffffu
 
 /* Let connected peers drive ried libraries over to this process (see
  * tc_ried_push). Off by default: a pushed ried is code that runs here. */
@@ -139,11 +154,33 @@ tc_status_t tc_send_args(tc_peer_t *peer, const tc_package_t *package, uint32_t 
  * TC_CONTEXT_ACCEPT_RIEDS) or could not load it. */
 tc_status_t tc_ried_push(tc_peer_t *peer, const char *path, int timeout_ms);
 
+/* A frame of ours that the receiver abandoned: its jam faulted, ran past
+ * the receiver's time limit, or its element is quarantined for us. */
+typedef enum tc_jam_end {
+  TC_JAM_FAULTED = 1,
+  TC_JAM_TIMED_OUT = 2,
+  TC_JAM_QUARANTINED = 3
+} tc_jam_end_t;
+
+typedef struct tc_jam_fault {
+  uint64_t sequence;  /* the frame's sequence number on this connection */
+  uint32_t element;   /* its element ID */
+  int32_t signal;     /* SIGSEGV, SIGBUS, SIGILL, SIGFPE; 0 otherwise */
+  uint32_t kind;      /* tc_jam_end_t */
+  uint32_t count;     /* abandoned frames the receiver reported in all */
+} tc_jam_fault_t;
+
+/* The last abandoned frame the receiver reported (reports arrive with its
+ * credit reports). TC_ERR_INVALID_PARAM if there was none. */
+tc_status_t tc_peer_last_fault(tc_peer_t *peer, tc_jam_fault_t *fault);
+
 /* Waits until every frame sent to the peer has run on the receiver (which
  * reports it once idle for a few polls: the receiver must keep calling
  * tc_progress, or run its executor thread, meanwhile). Also answers the
  * receiver's requests to send evicted code again. */
 tc_status_t tc_flush(tc_peer_t *peer, int timeout_ms);
+/* (tc_flush returns TC_ERR_JAM_FAULT, once, when the receiver reported an
+ * abandoned frame since the last tc_flush: tc_peer_last_fault says which.) */
 void tc_peer_close(tc_peer_t *peer);
 
 /* Progresses communication and, on a receiver, runs the frames that have
@@ -202,6 +239,11 @@ typedef struct tc_stats {
                                       sender's window, oversized, or not accepted */
   uint64_t peers_rma;              /* connections whose frames travel by RMA ... */
   uint64_t peers_am;               /* ... or by active messages (RMA emulated) */
+  /* containment (docs/containment.md) */
+  uint64_t jams_faulted;           /* frames abandoned: the jam faulted */
+  uint64_t jams_timed_out;         /* frames abandoned: past the time limit */
+  uint64_t frames_quarantined;     /* frames refused: element quarantined for its peer */
+  uint64_t faults_reported;        /* sender: abandoned frames the receivers reported */
 } tc_stats_t;
 
 tc_status_t tc_context_stats(const tc_context_t *context, tc_stats_t *stats);

@@ -12,7 +12,9 @@ OUT=$(mktemp -d)
 trap 'kill $BPID $CPID 2>/dev/null || true; rm -rf "$OUT"' EXIT
 timeout 90 "$E2E" receiver "$PREFIX" "$PORT_C" "$FRAMES" > "$OUT/c" 2>&1 &
 CPID=$!
-timeout 90 "$E2E" receiver "$PREFIX" "$PORT_B" "$FRAMES" > "$OUT/b" 2>&1 &
+# B may forward to C only because it is told so (forward_allow).
+TC_E2E_FORWARD_ALLOW=127.0.0.1:$PORT_C \
+  timeout 90 "$E2E" receiver "$PREFIX" "$PORT_B" "$FRAMES" > "$OUT/b" 2>&1 &
 BPID=$!
 wait_for_listening "$OUT/b"
 wait_for_listening "$OUT/c"

@@ -29,7 +29,7 @@ grep -qx "receiver: total 108" "$OUT/receiver"
 for why in "bad frame magic" "unsupported frame version" "unknown package" \
            "unknown element" "frame length or offset outside the slot" \
            "frame not completely arrived" "frame names code this receiver does not hold"; do
-  grep -q "dropped frame [0-9]*: $why" "$OUT/receiver" || { echo "no rejection for: $why"; exit 1; }
+  grep -q "dropped frame [0-9]* from peer [0-9]* ([^)]*): $why" "$OUT/receiver" || { echo "no rejection for: $why"; exit 1; }
 done
 
 PORT=$(( PORT + 1 ))

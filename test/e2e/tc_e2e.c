@@ -214,6 +214,8 @@ int main(int argc, char **argv) {
                             getenv("TC_E2E_ORDERED") ? TC_CONTEXT_ORDERED_PLACEMENT : 0,
                             TC_MAILBOX_DEFAULT,
                             getenv("TC_E2E_CODE_CACHE") ? (uint32_t)atoi(getenv("TC_E2E_CODE_CACHE")) : 0};
+  /* Where jams may forward to (the chain test's middle receiver). */
+  cp.forward_allow = getenv("TC_E2E_FORWARD_ALLOW");
   tc_context_t *ctx;
   if ((st = tc_context_create(&cp, &ctx)) != TC_OK)
     return die("creating the context", st);

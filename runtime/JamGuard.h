@@ -1,0 +1,68 @@
+//===- JamGuard.h - Containing jams that fault or run too long ------------===//
+//
+// While a jam runs, the thread running it holds a recovery point. A fault
+// (SIGSEGV, SIGBUS, SIGILL, SIGFPE; stack overflows too, on an alternate
+// signal stack) or the watchdog's interrupt (the time limit) jumps back to
+// it: the frame is abandoned and the receiver goes on. Signals outside a
+// jam keep their normal behaviour: they go to the handler installed before
+// the context's (the application's), or, if there was none, the default
+// action. docs/containment.md has the contract and what it cannot promise.
+//
+// Per frame this costs a _setjmp and a few stores: no system call.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TWOCHAINS_RUNTIME_JAMGUARD_H
+#define TWOCHAINS_RUNTIME_JAMGUARD_H
+
+#include <atomic>
+#include <csetjmp>
+#include <cstddef>
+#include <cstdint>
+#include <pthread.h>
+#include <string>
+
+namespace twochains::rt {
+
+/// Why a jam was abandoned.
+enum class JamEnd : int { Returned = 0, Faulted = 1, TimedOut = 2 };
+
+/// What the thread running a jam publishes for the signal handler and the
+/// watchdog. One per thread that runs frames.
+struct JamRun {
+  sigjmp_buf Recover;
+  /// The code of the running jam, so a fault can be placed in it, and the
+  /// watchdog interrupts only code that holds no library lock.
+  uintptr_t CodeBegin = 0, CodeEnd = 0;
+  /// Set while a jam runs; the watchdog compares Serial between its looks.
+  std::atomic<bool> Active{false};
+  std::atomic<uint64_t> Serial{0};
+  std::atomic<uint64_t> StartNs{0};
+  /// The watchdog asks; the handler answers at a point inside the jam's
+  /// code, or anywhere once Force is set.
+  std::atomic<bool> Interrupt{false}, Force{false};
+  // Filled by the handler before it jumps back.
+  int Signal = 0;
+  uintptr_t FaultPC = 0, FaultAddress = 0;
+  pthread_t Thread;
+};
+
+/// Installs the handlers (once per process, chaining what was there) and
+/// this thread's alternate signal stack (once per thread). False, with
+/// Error set, if the system refuses.
+bool prepareJamGuard(std::string &Error);
+
+/// The calling thread's JamRun.
+JamRun &currentJamRun();
+
+/// The signal the watchdog interrupts a jam with.
+int jamInterruptSignal();
+
+/// The program counter in a signal's machine context (per ISA).
+uintptr_t signalPC(const void *UContext);
+
+/// "SIGSEGV" and the like.
+const char *signalName(int Signal);
+
+} // namespace twochains::rt
+
+#endif

@@ -1,0 +1,13 @@
+//===- JamGuardX86.cpp - The faulting PC on x86_64 -------------------------===//
+#include "JamGuard.h"
+
+#include <ucontext.h>
+
+namespace twochains::rt {
+
+uintptr_t signalPC(const void *UContext) {
+  auto *U = static_cast<const ucontext_t *>(UContext);
+  return U ? uintptr_t(U->uc_mcontext.gregs[REG_RIP]) : 0;
+}
+
+} // namespace twochains::rt
