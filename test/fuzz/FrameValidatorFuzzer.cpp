@@ -1,4 +1,4 @@
-//===- FrameValidatorFuzzer.cpp - checkFrame on any slot ------------------===//
+//===- FrameValidatorFuzzer.cpp - checkFrame, captureFrame on any slot ----===//
 //
 // Input: 8 bytes (little-endian) of the sequence the ring expects, then the
 // slot's bytes. The slot is a 64-byte aligned heap buffer of exactly the
@@ -36,10 +36,26 @@ static void touch(const uint8_t *P, size_t N) {
   Sink = X;
 }
 
+/// Both ways the runtime checks a frame: in place (the sender's copies),
+/// and captured into private memory (the receiver): a capture must agree
+/// with the in-place check and point only into the private copy.
 static void check(const uint8_t *Slot, size_t SlotSize, uint64_t Expected, bool Ordered) {
   (void)frameTrailerShows(Slot, SlotSize, Expected);
   FrameView V;
-  if (checkFrame(Slot, SlotSize, Expected, &V, Ordered) != TC_OK)
+  tc_status_t InPlace = checkFrame(Slot, SlotSize, Expected, &V, Ordered);
+  auto *Private = static_cast<uint8_t *>(std::aligned_alloc(FrameLine, SlotSize));
+  FrameView C;
+  tc_status_t Captured = captureFrame(Slot, SlotSize, Expected, Private, &C, Ordered);
+  if (Captured != InPlace)
+    broken("capture and in-place check disagree");
+  if (Captured == TC_OK) {
+    if (C.Payload < Private || C.Payload + C.Header.PayloadSize > Private + C.Size ||
+        std::memcmp(&C.Header, &V.Header, sizeof C.Header) != 0)
+      broken("capture points outside its copy, or differs from the slot");
+    touch(C.Payload, C.Header.PayloadSize);
+  }
+  std::free(Private);
+  if (InPlace != TC_OK)
     return;
   const uint8_t *End = Slot + SlotSize;
   if (V.Size == 0 || V.Size > SlotSize || V.Size % FrameLine ||

@@ -1,0 +1,51 @@
+//===- HandshakeOfferFuzzer.cpp - parseOffer and checkPackedRkey ----------===//
+//
+// Input: an offer header's bytes (the first 88, fewer or more too), then
+// its body. An accepted offer's pointers must lie in the body, its sizes
+// within the limits, and each memory key well-formed by the same check.
+//
+//===----------------------------------------------------------------------===//
+#include "Wire.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+using namespace twochains::rt;
+
+[[noreturn]] static void broken(const char *What) {
+  std::fprintf(stderr, "fuzz-handshake-offer: accepted an offer whose %s\n", What);
+  std::abort();
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
+  // Header and body in buffers of their own, so ASan sees reads past either.
+  size_t HeaderSize = Size < sizeof(Offer) ? Size : sizeof(Offer);
+  std::vector<uint8_t> Header(Data, Data + HeaderSize);
+  std::vector<uint8_t> Body(Data + HeaderSize, Data + Size);
+  ParsedOffer P;
+  std::string Why;
+  (void)checkPackedRkey(Body.data(), Body.size());
+  if (parseOffer(Header.data(), Header.size(), Body.data(), Body.size(), P, Why) != TC_OK) {
+    if (Why.empty())
+      broken("refusal says nothing");
+    return 0;
+  }
+  const Offer &O = P.Header;
+  if (!O.Slots || O.Slots > MaxSlots || O.SlotSize % 64 || O.SlotSize > MaxSlotSize ||
+      uint64_t(O.Slots) * O.SlotSize > MaxRingBytes)
+    broken("ring is out of bounds");
+  if (O.Path == PathRma) {
+    const uint8_t *End = Body.data() + Body.size();
+    if (P.CreditKey != Body.data() || P.RingKey + O.RingKeySize > End ||
+        P.WorkerAddress + O.WorkerAddressSize != End)
+      broken("parts lie outside its body");
+    if (!checkPackedRkey(P.CreditKey, O.CreditKeySize) ||
+        !checkPackedRkey(P.RingKey, O.RingKeySize))
+      broken("keys are malformed");
+  } else if (!Body.empty()) {
+    broken("message path carries a body");
+  }
+  return 0;
+}
