@@ -63,6 +63,7 @@ static void onConnectionRequest(ucp_conn_request_h Request, void *Arg) {
   std::string From = ucp_conn_request_query(Request, &A) == UCS_OK ? describe(A.client_address)
                                                                    : "unknown address";
   Peer->Name = "peer " + std::to_string(Peer->Number) + " (" + From + ")";
+  Peer->AcceptedNs = nowNs();
   ucp_ep_params_t P = {};
   P.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST | UCP_EP_PARAM_FIELD_ERR_HANDLER |
                  UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
@@ -128,6 +129,7 @@ void releasePeer(tc_context *Ctx, tc_peer *Peer) {
   Peer->DataEp = nullptr;
   closeEndpoint(Ctx->Worker, Peer->Ep);
   Peer->Ep = nullptr;
+  Peer->Sent.clear(); // no send on the endpoint reads them any more
   if (Peer->RingMem)
     ucp_mem_unmap(Ctx->RmaUcp, Peer->RingMem);
   else if (Peer->Ring)
@@ -140,6 +142,32 @@ void releasePeer(tc_context *Ctx, tc_peer *Peer) {
   if (Peer->Welcomed && Peer->Path == PathAm && Ctx->AmPeers)
     --Ctx->AmPeers;
   Peer->Welcomed = false;
+}
+
+/// A connection that has not finished its handshake by then is dropped.
+static constexpr uint64_t HandshakeDeadlineNs = 10'000'000'000ull;
+
+void reapPeers(tc_context *Ctx) {
+  uint64_t Now = 0;
+  for (size_t I = 0; I < Ctx->Accepted.size();) {
+    tc_peer *P = Ctx->Accepted[I].get();
+    bool Stale = !P->Welcomed && !P->Failed &&
+                 (Now ? Now : (Now = nowNs())) - P->AcceptedNs > HandshakeDeadlineNs;
+    if (Stale)
+      logError("dropped " + P->Name + ": no handshake within " +
+               std::to_string(HandshakeDeadlineNs / 1'000'000'000) + " s");
+    // A peer that went away may have left complete frames behind: they run
+    // first (nothing sent is lost), then the peer is released.
+    bool Drained = !P->Ring || !P->Receive || !P->Welcomed ||
+                   !frameTrailerShows(P->Ring + size_t(P->Receive->expectedSlot()) * Ctx->SlotSize,
+                                      Ctx->SlotSize, P->Receive->expected());
+    if ((P->Failed && Drained) || Stale) {
+      releasePeer(Ctx, P);
+      Ctx->Accepted.erase(Ctx->Accepted.begin() + I);
+      continue;
+    }
+    ++I;
+  }
 }
 
 } // namespace twochains::rt

@@ -55,11 +55,12 @@ ucs_status_t waitRequestUntil(ucp_worker_h Worker, ucs_status_ptr_t Request,
   while ((St = ucp_request_check_status(Request)) == UCS_INPROGRESS) {
     ucp_worker_progress(Worker);
     if ((++Polls & 63) == 0 && nowNs() > DeadlineNs) {
+      // Not waited for any longer: UCX releases the request when it ends
+      // (the endpoint's close ends it at the latest). The buffers it reads
+      // must outlive it: callers pass memory the peer or context owns.
       ucp_request_cancel(Worker, Request);
-      while (ucp_request_check_status(Request) == UCS_INPROGRESS)
-        ucp_worker_progress(Worker);
-      St = UCS_ERR_TIMED_OUT;
-      break;
+      ucp_request_free(Request);
+      return UCS_ERR_TIMED_OUT;
     }
   }
   ucp_request_free(Request);

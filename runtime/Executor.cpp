@@ -138,7 +138,7 @@ static tc_status_t runContained(tc_context *Ctx, tc_peer *Peer, const FrameView 
   else
     std::snprintf(Where, sizeof Where, "at 0x%llx, outside its code (in a library it called)",
                   (unsigned long long)Run.FaultPC);
-  std::string Fault = std::string(signalName(Run.Signal)) + " " + Where;
+  std::string Fault = Timeout ? std::string(Where) : std::string(signalName(Run.Signal)) + " " + Where;
   if (!Timeout) {
     char Address[40];
     std::snprintf(Address, sizeof Address, ", address 0x%llx",
@@ -148,7 +148,7 @@ static tc_status_t runContained(tc_context *Ctx, tc_peer *Peer, const FrameView 
   logError("abandoned frame " + std::to_string(H.Sequence) + " from " + Peer->Name + ": jam '" +
            Element + "' of package '" + Package + "' " +
            (Timeout ? "ran past the time limit (" + std::to_string(Ctx->Dog->limitMs()) +
-                          " ms), interrupted "
+                          " ms): interrupted "
                     : "raised ") +
            Fault +
            (Ctx->QuarantineFaults != TC_NEVER_QUARANTINE && Count == Ctx->QuarantineFaults
@@ -261,6 +261,7 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
       ucp_worker_progress(Ctx->Worker);
       processHandshakes(Ctx);
       processPushedRieds(Ctx);
+      reapPeers(Ctx);
     }
   }
   unsigned Count = 0;

@@ -53,16 +53,26 @@ static void serverProof(const tc_context *Ctx, const tc_peer *Peer, uint8_t Out[
              Out);
 }
 
-static ucs_status_t sendMessage(tc_context *Ctx, tc_peer *Peer, unsigned Id, const void *Header,
-                                size_t HeaderSize, const void *Body, size_t BodySize,
-                                uint64_t DeadlineNs) {
+namespace twochains::rt {
+ucs_status_t sendMessage(tc_context *Ctx, tc_peer *Peer, unsigned Id, const void *Header,
+                         size_t HeaderSize, const void *Body, size_t BodySize,
+                         uint64_t DeadlineNs) {
+  // From copies the peer owns: a send given up on at the deadline may
+  // still read them (waitRequestUntil). A handshake sends a few.
+  auto Keep = [&](const void *P, size_t N) -> const void * {
+    auto *B = static_cast<const uint8_t *>(P);
+    Peer->Sent.emplace_back(B, B + N);
+    return Peer->Sent.back().data();
+  };
+  const void *H = Keep(Header, HeaderSize), *D = Keep(Body, BodySize);
   ucp_request_param_t P = {};
   P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   P.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
-  return waitRequestUntil(
-      Ctx->Worker, ucp_am_send_nbx(Peer->Ep, Id, Header, HeaderSize, Body, BodySize, &P),
-      DeadlineNs);
+  return waitRequestUntil(Ctx->Worker,
+                          ucp_am_send_nbx(Peer->Ep, Id, H, HeaderSize, D, BodySize, &P),
+                          DeadlineNs);
 }
+} // namespace twochains::rt
 
 /// Counts and logs (once per peer) a message refused outright.
 static void refuseMessage(tc_context *Ctx, tc_peer *Peer, const std::string &Why) {

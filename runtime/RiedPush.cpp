@@ -52,14 +52,10 @@ struct PendingRied {
   std::vector<uint8_t> Bytes;
 };
 
-void answer(tc_context *Ctx, ucp_ep_h Ep, tc_status_t St) {
+void answer(tc_context *Ctx, tc_peer *Peer, tc_status_t St) {
   RiedAck A = {HandshakeMagic, St};
-  ucp_request_param_t P = {};
-  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-  P.flags = UCP_AM_SEND_FLAG_REPLY;
   // Bounded: a peer that takes no messages must not hold the receiver up.
-  waitRequestUntil(Ctx->Worker, ucp_am_send_nbx(Ep, AmRiedAck, &A, sizeof A, nullptr, 0, &P),
-                   nowNs() + 1'000'000'000);
+  sendMessage(Ctx, Peer, AmRiedAck, &A, sizeof A, nullptr, 0, nowNs() + 1'000'000'000);
 }
 
 void onRiedData(void *Request, ucs_status_t St, size_t, void *Arg) {
@@ -148,7 +144,9 @@ void twochains::rt::processPushedRieds(tc_context *Ctx) {
       size_t Skip = std::min(P.Bytes.size(), NameEnd + 1);
       St = loadPushed(Ctx, Name, P.Bytes.data() + Skip, P.Bytes.size() - Skip);
     }
-    answer(Ctx, P.Reply, St);
+    // The peer may have gone (and been released) while the bytes came.
+    if (tc_peer *Peer = peerOfEndpoint(Ctx, P.Reply); Peer && !Peer->Failed)
+      answer(Ctx, Peer, St);
   }
 }
 

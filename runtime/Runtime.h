@@ -42,7 +42,8 @@ inline uint64_t faultWord(uint64_t Sequence, uint32_t Element, int Signal, unsig
 /// worker; returns its status.
 ucs_status_t waitRequest(ucp_worker_h Worker, ucs_status_ptr_t Request);
 /// The same, giving up at Deadline (steady-clock nanoseconds): the request
-/// is cancelled and UCS_ERR_TIMED_OUT returned.
+/// is cancelled, left to UCX to release, and UCS_ERR_TIMED_OUT returned; so
+/// what it reads must live as long as the endpoint, not the call.
 ucs_status_t waitRequestUntil(ucp_worker_h Worker, ucs_status_ptr_t Request,
                               uint64_t DeadlineNs);
 uint64_t nowNs();
@@ -52,11 +53,19 @@ uint64_t nowNs();
 struct tc_context;
 
 namespace twochains::rt {
+/// Connection.cpp. Receiver: releases peers that failed, closed or never
+/// finished their handshake, once no frame of theirs is left to run.
+void reapPeers(tc_context *Ctx);
 /// Handshake.cpp. Receiver: answers the AUTH and HELLO messages that
 /// arrived since the last call, and closes refused endpoints.
 void processHandshakes(tc_context *Ctx);
 /// Sender: authenticates and exchanges offers on Peer->Ep, until Deadline.
 tc_status_t clientHandshake(tc_context *Ctx, tc_peer *Peer, uint64_t DeadlineNs);
+/// Sends a control message on Peer->Ep from copies the peer keeps, giving
+/// up at the deadline.
+ucs_status_t sendMessage(tc_context *Ctx, tc_peer *Peer, unsigned Id, const void *Header,
+                         size_t HeaderSize, const void *Body, size_t BodySize,
+                         uint64_t DeadlineNs);
 /// Registers the handshake's active-message handlers on the control worker.
 ucs_status_t setHandshakeHandlers(tc_context *Ctx);
 
@@ -111,6 +120,7 @@ struct tc_peer {
   ucp_ep_h DataEp = nullptr;
   bool Failed = false;
   bool RefusalLogged = false; // a refused message from it was logged (once)
+  uint64_t AcceptedNs = 0;    // receiver: when the connection came (handshake deadline)
 
   // The handshake (Handshake.cpp).
   enum class Auth { None, Challenged, Authenticated, Refused } AuthState = Auth::None;
@@ -118,7 +128,9 @@ struct tc_peer {
   uint8_t ServerNonce[twochains::rt::NonceSize] = {};
   bool Challenged = false;    // sender: the receiver proved it holds the key
   bool Welcomed = false;
-  tc_status_t HandshakeError = TC_OK; // sender: why the receiver was refused
+  /// Copies of the handshake messages and ried answers sent on Ep: a send
+  /// given up on may still read them, until the endpoint is closed.
+  std::deque<std::vector<uint8_t>> Sent;
 
   // Sender side: the receiver's ring, and the credit line it writes.
   uint64_t RingAddress = 0;

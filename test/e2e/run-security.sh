@@ -107,7 +107,7 @@ fi
 if want rieds; then
 echo "== rieds"
 for accept in "" 1; do
-  start 4 stdlib "$STDLIB" TC_KEY=$KEY ${accept:+TC_SECURITY_ACCEPT_RIEDS=1}
+  start 4 stdlib "$STDLIB" TC_KEY=$KEY ${accept:+TC_TEST_ACCEPT_RIEDS=1}
   TC_KEY=$KEY "$SEC" ried "$STDLIB" $PORT > "$OUT/ried" 2>&1
   TC_KEY=$KEY "$SEC" connect "$STDLIB" $PORT 4 > "$OUT/good" 2>&1
   finish

@@ -19,6 +19,7 @@
 #include "Frame.h"
 #include "Runtime.h"
 #include "Wire.h"
+#include "test_receiver.h"
 
 #include <arpa/inet.h>
 #include <cstdio>
@@ -32,81 +33,6 @@
 
 using namespace twochains::rt;
 
-static int fail(const std::string &What) {
-  std::fprintf(stderr, "tc-security: %s\n", What.c_str());
-  return 1;
-}
-
-static tc_package_t *load(const char *Prefix, const char *Name, uint32_t Roles) {
-  tc_package_params_t P = {TC_PACKAGE_PARAMS_VERSION, Roles, Prefix, Name, nullptr};
-  tc_package_t *Pkg = nullptr;
-  return tc_package_load(&P, &Pkg) == TC_OK ? Pkg : nullptr;
-}
-
-static tc_context_t *context(tc_package_t *Pkg, uint32_t Flags = 0) {
-  tc_context_params_t CP = {};
-  CP.version = TC_CONTEXT_PARAMS_VERSION;
-  CP.slots = 16;
-  CP.slot_size = 1024;
-  CP.credit_batch = 4;
-  CP.flags = Flags;
-  tc_context_t *Ctx = nullptr;
-  if (tc_context_create(&CP, &Ctx) != TC_OK)
-    return nullptr;
-  if (Pkg && tc_context_add_package(Ctx, Pkg) != TC_OK)
-    return nullptr;
-  return Ctx;
-}
-
-static int receiver(int Argc, char **Argv) {
-  tc_package_t *Pkg = load(Argv[2], Argv[3], TC_PACKAGE_RECEIVER);
-  tc_context_t *Ctx =
-      Pkg ? context(Pkg, std::getenv("TC_SECURITY_ACCEPT_RIEDS") ? TC_CONTEXT_ACCEPT_RIEDS : 0)
-          : nullptr;
-  if (!Ctx)
-    return fail("cannot set up the receiver");
-  const char *Address = Argc > 6 ? Argv[6] : "127.0.0.1";
-  tc_status_t St = tc_listen(Ctx, Address, uint16_t(std::atoi(Argv[4])));
-  if (St != TC_OK)
-    return fail(std::string("listening: ") + tc_status_string(St));
-  std::vector<uint8_t> Canary(4096, 0xc5);
-  std::printf("receiver: canary at 0x%llx\n",
-              (unsigned long long)reinterpret_cast<uintptr_t>(Canary.data()));
-  std::printf("receiver: listening\n");
-  std::fflush(stdout);
-  unsigned Frames = unsigned(std::atoi(Argv[5])), Done = 0;
-  uint64_t Deadline = nowNs() + 60'000'000'000ull;
-  while (Done < Frames && nowNs() < Deadline) {
-    unsigned N = 0;
-    tc_progress(Ctx, &N);
-    Done += N;
-  }
-  for (int I = 0; I < 1000; ++I) // the last credit report
-    tc_progress(Ctx, nullptr);
-  tc_stats_t S;
-  tc_context_stats(Ctx, &S);
-  std::printf("receiver: ran %u frames: %llu local, %llu injected, %llu rejected\n", Done,
-              (unsigned long long)S.frames_executed_local,
-              (unsigned long long)S.frames_executed_injected,
-              (unsigned long long)S.frames_rejected);
-  std::printf("receiver: refused: auth %llu, offers %llu, messages %llu; peers by rma %llu, "
-              "by messages %llu\n",
-              (unsigned long long)S.auth_failures, (unsigned long long)S.offers_refused,
-              (unsigned long long)S.messages_refused, (unsigned long long)S.peers_rma,
-              (unsigned long long)S.peers_am);
-  bool Intact = true;
-  for (uint8_t B : Canary)
-    Intact &= B == 0xc5;
-  std::printf("receiver: canary %s\n", Intact ? "intact" : "CHANGED");
-  if (auto *Runs = static_cast<uint64_t *>(dlsym(RTLD_DEFAULT, "probe_runs")))
-    std::printf("receiver: probe runs %llu, changed %llu, first %llx, second %llx\n",
-                (unsigned long long)*Runs,
-                (unsigned long long)*static_cast<uint64_t *>(dlsym(RTLD_DEFAULT, "probe_changed")),
-                (unsigned long long)*static_cast<uint64_t *>(dlsym(RTLD_DEFAULT, "probe_first")),
-                (unsigned long long)*static_cast<uint64_t *>(dlsym(RTLD_DEFAULT, "probe_second")));
-  tc_context_destroy(Ctx);
-  return 0;
-}
 
 static int listenOnly(int Argc, char **Argv) {
   tc_context_t *Ctx =

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Containment (docs/containment.md), with real processes over UCX:
+#   faults   each fault kind, Local and Injected, from peers of their own,
+#            while a well-behaved peer's frames each run exactly once; each
+#            faulting sender learns of its frame from tc_flush
+#   limit    a looping jam, in its own code and inside a library call, is
+#            stopped by the time limit
+#   quarantine  repeated faults of one element from one peer
+#   stall    a peer that never drains its replies, beside one that does:
+#            the other's frames all run, its replies are refused at once
+#   cycles   2000 connect/close cycles: resident memory and shared-memory
+#            segments stay bounded (measured before and after)
+#   connect  tc_connect to a receiver that does not progress returns
+#            within its timeout
+#   run-containment.sh <tc-containment> <containment package prefix>
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+TOOL=$1 PKG=$2
+OUT=$(mktemp -d)
+RPID=
+trap '[ -n "$RPID" ] && kill $RPID 2>/dev/null; rm -rf "$OUT"' EXIT
+PORT=$(( 20000 + RANDOM % 20000 ))
+want() { [ -z "${TC_CONTAINMENT_ONLY:-}" ] || [[ " $TC_CONTAINMENT_ONLY " == *" $1 "* ]]; }
+start() { # frames [VAR=value ...]
+  local frames=$1
+  shift
+  PORT=$(( PORT + 1 ))
+  env "$@" timeout 120 "$TOOL" receiver "$PKG" containment $PORT "$frames" > "$OUT/receiver" 2>&1 &
+  RPID=$!
+  wait_for_listening "$OUT/receiver"
+}
+finish() { wait $RPID; RPID=; }
+expect() { # file pattern what
+  grep -q -- "$2" "$1" || { echo "FAILED: $3"; echo "--- $1:"; grep -v "UCX  WARN" "$1"; exit 1; }
+}
+
+if want faults; then
+  echo "== faults"
+  for executor in "" 1; do
+    # 4 kinds x 2 modes, one frame each, and 400 frames of a good peer.
+    start 408 TC_JAM_TIME_LIMIT_MS=500 ${executor:+TC_TEST_EXECUTOR=1}
+    "$TOOL" count "$PKG" $PORT 400 > "$OUT/count" 2>&1 &
+    CPID=$!
+    for mode in local injected; do
+      for kind in 1 2 3 4; do
+        "$TOOL" crash "$PKG" $PORT $kind $mode 1 > "$OUT/crash-$kind-$mode" 2>&1
+      done
+    done
+    wait $CPID
+    finish
+    for mode in local injected; do
+      for kind in 1:SIGSEGV 2:SIGFPE 3:SIGILL 4:SIGSEGV; do
+        f="$OUT/crash-${kind%%:*}-$mode"
+        expect "$f" "crash: flush: a jam faulted on the receiver" "kind $kind $mode: the sender is told"
+        expect "$f" "last fault: sequence 0, element 0, kind 1, signal ${kind##*:}" "kind $kind $mode: which"
+      done
+    done
+    expect "$OUT/count" "count: sent 400: success" "the good peer"
+    expect "$OUT/receiver" "abandoned: faulted 8, timed out 0" "eight faults contained${executor:+ (executor thread)}"
+    expect "$OUT/receiver" "containment_count 400$" "the good peer's frames ran exactly once"
+    expect "$OUT/receiver" "raised SIGFPE at offset 0x[0-9a-f]* in its code" "the log names the signal and offset"
+    expect "$OUT/receiver" "jam 'crash' of package 'containment'" "the log names the jam"
+  done
+fi
+
+if want limit; then
+  echo "== limit"
+  start 3 TC_JAM_TIME_LIMIT_MS=200
+  "$TOOL" crash "$PKG" $PORT 5 injected 1 > "$OUT/loop" 2>&1
+  "$TOOL" crash "$PKG" $PORT 6 local 1 > "$OUT/spin" 2>&1
+  "$TOOL" count "$PKG" $PORT 1 > "$OUT/count" 2>&1
+  finish
+  expect "$OUT/loop" "last fault: sequence 0, element 0, kind 2" "a loop in the jam is stopped"
+  expect "$OUT/spin" "last fault: sequence 0, element 0, kind 2" "a loop in a library call is stopped"
+  expect "$OUT/receiver" "abandoned: faulted 0, timed out 2" "both counted"
+  expect "$OUT/receiver" "interrupted at offset 0x[0-9a-f]* in its code" "at the jam's own code"
+  expect "$OUT/receiver" "outside its code (in a library it called)" "and, after a while, anywhere"
+  expect "$OUT/receiver" "containment_count 1$" "the receiver goes on"
+fi
+
+if want quarantine; then
+  echo "== quarantine"
+  start 6
+  "$TOOL" crash "$PKG" $PORT 1 local 5 > "$OUT/q" 2>&1
+  "$TOOL" count "$PKG" $PORT 1 > "$OUT/count" 2>&1
+  finish
+  expect "$OUT/receiver" "abandoned: faulted 3, timed out 0; quarantined 2" "three faults, then refused"
+  expect "$OUT/receiver" "its further frames from this peer are refused (quarantine)" "logged once"
+  expect "$OUT/q" "last fault: sequence 3, element 0, kind 3" "the sender learns of the quarantine"
+fi
+
+if want stall; then
+  echo "== stall"
+  # The staller sends 200 echo frames and never drains the replies: its
+  # ring takes 16, the rest must not hold the executor up. The good peer's
+  # 200 frames all run meanwhile.
+  start 400
+  "$TOOL" stall "$PKG" $PORT 200 12 > "$OUT/stall" 2>&1 &
+  SPID=$!
+  sleep 0.5
+  "$TOOL" count "$PKG" $PORT 200 > "$OUT/count" 2>&1
+  finish
+  kill $SPID 2>/dev/null || true
+  expect "$OUT/stall" "stall: sent 200 echo frames" "the staller"
+  expect "$OUT/count" "count: sent 200: success" "the good peer beside it"
+  expect "$OUT/receiver" "containment_echoes 200$" "every echo ran"
+  expect "$OUT/receiver" "containment_count 200$" "every good frame ran"
+fi
+
+if want cycles; then
+  echo "== cycles"
+  start 2000
+  segments() { ls /dev/shm 2>/dev/null | wc -l; ipcs -m 2>/dev/null | grep -c '^0x' || true; }
+  BEFORE=$(segments | paste -sd+ | bc)
+  "$TOOL" cycles "$PKG" $PORT 2000 > "$OUT/cycles" 2>&1 || true
+  kill $RPID 2>/dev/null || true
+  finish || true
+  AFTER=$(segments | paste -sd+ | bc)
+  cat "$OUT/cycles"
+  grep "resident" "$OUT/receiver"
+  echo "shared-memory segments and files: $BEFORE before, $AFTER after"
+  expect "$OUT/cycles" "cycles: 2000 connect/close cycles" "2000 cycles"
+  START_KB=$(sed -n 's/^receiver: resident at start \([0-9]*\) kB/\1/p' "$OUT/receiver")
+  END_KB=$(sed -n 's/^receiver: resident at end \([0-9]*\) kB/\1/p' "$OUT/receiver")
+  # Reaped peers leave nothing behind: a bound far below what 2000 rings
+  # (16 KiB each) and endpoints would take, and no segments left over.
+  [ $(( END_KB - START_KB )) -lt 40000 ] ||
+    { echo "FAILED: the receiver grew by $(( END_KB - START_KB )) kB over 2000 cycles"; exit 1; }
+  [ "$AFTER" -le $(( BEFORE + 8 )) ] ||
+    { echo "FAILED: $(( AFTER - BEFORE )) shared-memory segments left behind"; exit 1; }
+fi
+
+if want connect; then
+  echo "== connect"
+  PORT=$(( PORT + 1 ))
+  "$TOOL" stuck $PORT 10 > "$OUT/stuck" 2>&1 &
+  SPID=$!
+  wait_for_listening "$OUT/stuck"
+  timeout 20 "$TOOL" connect $PORT 1500 > "$OUT/connect" 2>&1
+  kill $SPID 2>/dev/null || true
+  cat "$OUT/connect"
+  MS=$(sed -n 's/^connect: .* after \([0-9]*\) ms.*/\1/p' "$OUT/connect")
+  [ -n "$MS" ] && [ "$MS" -lt 3000 ] ||
+    { echo "FAILED: tc_connect took ${MS:-forever} ms against a 1500 ms timeout"; exit 1; }
+fi
+echo "containment: OK"

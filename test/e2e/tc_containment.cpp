@@ -1,0 +1,194 @@
+//===- tc_containment.cpp - Peers and jams that misbehave -----------------===//
+//
+//   tc-containment receiver PREFIX PKG PORT FRAMES   (test_receiver.h)
+//   tc-containment crash PREFIX PORT KIND MODE N   N crash frames of KIND
+//       (jam_crash.amc) in MODE (local, injected); prints what tc_flush and
+//       tc_peer_last_fault say
+//   tc-containment count PREFIX PORT N             N count frames, both modes
+//   tc-containment stall PREFIX PORT N SECONDS     N echo frames, then never
+//       progresses (its replies pile up), then exits without closing
+//   tc-containment cycles PREFIX PORT N            N times: connect, one
+//       count frame, flush, close
+//   tc-containment stuck PORT SECONDS              listens and never progresses
+//   tc-containment connect PORT TIMEOUT_MS         times one tc_connect
+//
+//===----------------------------------------------------------------------===//
+#include "test_receiver.h"
+
+#include <chrono>
+#include <thread>
+
+static const tc_package *containment(const char *Prefix, uint32_t Roles = TC_PACKAGE_SENDER) {
+  return load(Prefix, "containment", Roles);
+}
+
+static uint32_t element(const tc_package *Pkg, const char *Name) {
+  uint32_t ID = 0;
+  tc_package_find(Pkg, Name, &ID);
+  return ID;
+}
+
+static tc_peer_t *connectTo(tc_context_t *Ctx, const char *Port) {
+  tc_peer_t *Peer = nullptr;
+  tc_status_t St = tc_connect(Ctx, "127.0.0.1", uint16_t(std::atoi(Port)), 5000, &Peer);
+  return St == TC_OK ? Peer : nullptr;
+}
+
+static tc_status_t send(tc_context_t *Ctx, tc_peer_t *Peer, const tc_package *Pkg, uint32_t E,
+                        tc_send_mode_t Mode, const void *P, size_t N) {
+  tc_status_t St;
+  while ((St = tc_send(Peer, Pkg, E, Mode, P, N)) == TC_ERR_NO_CREDIT)
+    tc_progress(Ctx, nullptr);
+  return St;
+}
+
+static int crash(char **Argv) {
+  const tc_package *Pkg = containment(Argv[2]);
+  tc_context_t *Ctx = Pkg ? context(const_cast<tc_package *>(Pkg)) : nullptr;
+  tc_peer_t *Peer = Ctx ? connectTo(Ctx, Argv[3]) : nullptr;
+  if (!Peer)
+    return fail("crash: cannot connect");
+  uint64_t Payload[2] = {std::strtoull(Argv[4], nullptr, 0), 8};
+  tc_send_mode_t Mode = std::strcmp(Argv[5], "local") ? TC_SEND_INJECTED : TC_SEND_LOCAL;
+  unsigned N = unsigned(std::atoi(Argv[6]));
+  for (unsigned I = 0; I < N; ++I)
+    if (send(Ctx, Peer, Pkg, element(Pkg, "crash"), Mode, Payload, sizeof Payload) != TC_OK)
+      return fail("crash: send failed");
+  tc_status_t St = tc_flush(Peer, 20000);
+  std::printf("crash: flush: %s\n", tc_status_string(St));
+  tc_jam_fault_t F;
+  if (tc_peer_last_fault(Peer, &F) == TC_OK)
+    std::printf("crash: last fault: sequence %llu, element %u, kind %u, signal %s, %u reported\n",
+                (unsigned long long)F.sequence, F.element, F.kind,
+                F.signal ? signalName(F.signal) : "none", F.count);
+  tc_peer_close(Peer);
+  tc_context_destroy(Ctx);
+  return 0;
+}
+
+static int count(char **Argv) {
+  const tc_package *Pkg = containment(Argv[2]);
+  tc_context_t *Ctx = Pkg ? context(const_cast<tc_package *>(Pkg)) : nullptr;
+  tc_peer_t *Peer = Ctx ? connectTo(Ctx, Argv[3]) : nullptr;
+  if (!Peer)
+    return fail("count: cannot connect");
+  unsigned N = unsigned(std::atoi(Argv[4]));
+  auto Start = std::chrono::steady_clock::now();
+  tc_status_t St = TC_OK;
+  for (unsigned I = 0; I < N && St == TC_OK; ++I)
+    St = send(Ctx, Peer, Pkg, element(Pkg, "count"), I % 2 ? TC_SEND_INJECTED : TC_SEND_LOCAL,
+              nullptr, 0);
+  if (St == TC_OK)
+    St = tc_flush(Peer, 30000);
+  double Ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Start)
+                  .count();
+  std::printf("count: sent %u: %s in %.0f ms\n", N, tc_status_string(St), Ms);
+  tc_peer_close(Peer);
+  tc_context_destroy(Ctx);
+  return St == TC_OK ? 0 : 1;
+}
+
+static int stall(char **Argv) {
+  const tc_package *Pkg = containment(Argv[2], TC_PACKAGE_SENDER | TC_PACKAGE_RECEIVER);
+  tc_context_t *Ctx = Pkg ? context(const_cast<tc_package *>(Pkg)) : nullptr;
+  tc_peer_t *Peer = Ctx ? connectTo(Ctx, Argv[3]) : nullptr;
+  if (!Peer)
+    return fail("stall: cannot connect");
+  unsigned N = unsigned(std::atoi(Argv[4]));
+  uint64_t Word = 1;
+  unsigned Sent = 0;
+  // It never calls tc_progress, so the replies are never drained: past its
+  // ring's 16 they have nowhere to go. tc_send only waits for credit.
+  auto Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (Sent < N && std::chrono::steady_clock::now() < Deadline) {
+    tc_status_t St = tc_send(Peer, Pkg, element(Pkg, "echo"), TC_SEND_LOCAL, &Word, sizeof Word);
+    if (St == TC_OK)
+      ++Sent;
+    else if (St != TC_ERR_NO_CREDIT)
+      break;
+  }
+  std::printf("stall: sent %u echo frames; now not progressing\n", Sent);
+  std::fflush(stdout);
+  std::this_thread::sleep_for(std::chrono::seconds(std::atoi(Argv[5])));
+  std::fflush(stdout);
+  std::_Exit(0);
+}
+
+static long residentKb() {
+  FILE *F = std::fopen("/proc/self/status", "r");
+  char Line[256];
+  long Kb = -1;
+  while (F && std::fgets(Line, sizeof Line, F))
+    if (!std::strncmp(Line, "VmRSS:", 6))
+      Kb = std::atol(Line + 6);
+  if (F)
+    std::fclose(F);
+  return Kb;
+}
+
+static int cycles(char **Argv) {
+  const tc_package *Pkg = containment(Argv[2]);
+  tc_context_t *Ctx = Pkg ? context(const_cast<tc_package *>(Pkg)) : nullptr;
+  if (!Ctx)
+    return fail("cycles: no context");
+  unsigned N = unsigned(std::atoi(Argv[4])), Done = 0;
+  for (; Done < N; ++Done) {
+    tc_peer_t *Peer = connectTo(Ctx, Argv[3]);
+    if (!Peer || send(Ctx, Peer, Pkg, element(Pkg, "count"), TC_SEND_LOCAL, nullptr, 0) != TC_OK ||
+        tc_flush(Peer, 10000) != TC_OK)
+      return fail("cycles: cycle " + std::to_string(Done) + " failed");
+    tc_peer_close(Peer);
+  }
+  std::printf("cycles: %u connect/close cycles, sender resident %ld kB\n", Done, residentKb());
+  tc_context_destroy(Ctx);
+  return 0;
+}
+
+static int stuck(char **Argv) {
+  tc_context_t *Ctx = context(nullptr);
+  if (!Ctx || tc_listen(Ctx, "127.0.0.1", uint16_t(std::atoi(Argv[2]))) != TC_OK)
+    return fail("stuck: cannot listen");
+  std::printf("stuck: listening\n");
+  std::fflush(stdout);
+  std::this_thread::sleep_for(std::chrono::seconds(std::atoi(Argv[3])));
+  std::_Exit(0);
+}
+
+static int connectTimed(char **Argv) {
+  tc_context_t *Ctx = context(nullptr);
+  tc_peer_t *Peer = nullptr;
+  int Timeout = std::atoi(Argv[3]);
+  auto Start = std::chrono::steady_clock::now();
+  tc_status_t St = tc_connect(Ctx, "127.0.0.1", uint16_t(std::atoi(Argv[2])), Timeout, &Peer);
+  double Ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Start)
+                  .count();
+  std::printf("connect: %s after %.0f ms (timeout %d ms)\n", tc_status_string(St), Ms, Timeout);
+  std::fflush(stdout);
+  std::_Exit(0);
+}
+
+int main(int Argc, char **Argv) {
+  std::string Verb = Argc > 1 ? Argv[1] : "";
+  if (Verb == "receiver" && Argc >= 6) {
+    // Resident memory when it starts listening and at the end, for the
+    // connect/close cycles.
+    std::printf("receiver: resident at start %ld kB\n", residentKb());
+    int R = receiver(Argc, Argv);
+    std::printf("receiver: resident at end %ld kB\n", residentKb());
+    return R;
+  }
+  if (Verb == "crash" && Argc == 7)
+    return crash(Argv);
+  if (Verb == "count" && Argc == 5)
+    return count(Argv);
+  if (Verb == "stall" && Argc == 6)
+    return stall(Argv);
+  if (Verb == "cycles" && Argc == 5)
+    return cycles(Argv);
+  if (Verb == "stuck" && Argc == 4)
+    return stuck(Argv);
+  if (Verb == "connect" && Argc == 4)
+    return connectTimed(Argv);
+  std::fprintf(stderr, "usage: see the comment at the top of tc_containment.cpp\n");
+  return 2;
+}

@@ -1,0 +1,120 @@
+//===- test_receiver.h - The receiver of the security and containment tests --===//
+//
+//   <tool> receiver PREFIX PKG PORT FRAMES [ADDRESS]
+//       loads package PKG, listens, runs FRAMES frames (or 60 s), and
+//       prints its statistics, whether its canary (heap memory no peer may
+//       reach) is intact, and what the test rieds saw. Environment:
+//       TC_TEST_ACCEPT_RIEDS, TC_TEST_EXECUTOR (run frames on the
+//       runtime's executor thread).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TWOCHAINS_TEST_E2E_TEST_RECEIVER_H
+#define TWOCHAINS_TEST_E2E_TEST_RECEIVER_H
+
+#include "Runtime.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace twochains::rt;
+
+static int fail(const std::string &What) {
+  std::fprintf(stderr, "%s\n", What.c_str());
+  return 1;
+}
+
+static tc_package_t *load(const char *Prefix, const char *Name, uint32_t Roles) {
+  tc_package_params_t P = {TC_PACKAGE_PARAMS_VERSION, Roles, Prefix, Name, nullptr};
+  tc_package_t *Pkg = nullptr;
+  return tc_package_load(&P, &Pkg) == TC_OK ? Pkg : nullptr;
+}
+
+static tc_context_t *context(tc_package_t *Pkg, uint32_t Flags = 0) {
+  tc_context_params_t CP = {};
+  CP.version = TC_CONTEXT_PARAMS_VERSION;
+  CP.slots = 16;
+  CP.slot_size = 1024;
+  CP.credit_batch = 4;
+  CP.flags = Flags;
+  tc_context_t *Ctx = nullptr;
+  if (tc_context_create(&CP, &Ctx) != TC_OK)
+    return nullptr;
+  if (Pkg && tc_context_add_package(Ctx, Pkg) != TC_OK)
+    return nullptr;
+  return Ctx;
+}
+
+static int receiver(int Argc, char **Argv) {
+  tc_package_t *Pkg = load(Argv[2], Argv[3], TC_PACKAGE_RECEIVER);
+  tc_context_t *Ctx =
+      Pkg ? context(Pkg, std::getenv("TC_TEST_ACCEPT_RIEDS") ? TC_CONTEXT_ACCEPT_RIEDS : 0)
+          : nullptr;
+  if (!Ctx)
+    return fail("cannot set up the receiver");
+  const char *Address = Argc > 6 ? Argv[6] : "127.0.0.1";
+  tc_status_t St = tc_listen(Ctx, Address, uint16_t(std::atoi(Argv[4])));
+  if (St != TC_OK)
+    return fail(std::string("listening: ") + tc_status_string(St));
+  std::vector<uint8_t> Canary(4096, 0xc5);
+  std::printf("receiver: canary at 0x%llx\n",
+              (unsigned long long)reinterpret_cast<uintptr_t>(Canary.data()));
+  std::printf("receiver: listening\n");
+  std::fflush(stdout);
+  unsigned Frames = unsigned(std::atoi(Argv[5])), Done = 0;
+  uint64_t Deadline = nowNs() + 60'000'000'000ull;
+  if (std::getenv("TC_TEST_EXECUTOR")) {
+    tc_executor_start(Ctx);
+    tc_stats_t S;
+    do {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      tc_context_stats(Ctx, &S);
+      Done = unsigned(S.frames_executed_local + S.frames_executed_injected + S.frames_rejected +
+                      S.frames_quarantined);
+    } while (Done < Frames && nowNs() < Deadline);
+    tc_executor_stop(Ctx);
+  }
+  while (Done < Frames && nowNs() < Deadline) {
+    unsigned N = 0;
+    tc_progress(Ctx, &N);
+    Done += N;
+  }
+  for (int I = 0; I < 1000; ++I) // the last credit report
+    tc_progress(Ctx, nullptr);
+  tc_stats_t S;
+  tc_context_stats(Ctx, &S);
+  std::printf("receiver: ran %u frames: %llu local, %llu injected, %llu rejected\n", Done,
+              (unsigned long long)S.frames_executed_local,
+              (unsigned long long)S.frames_executed_injected,
+              (unsigned long long)S.frames_rejected);
+  std::printf("receiver: refused: auth %llu, offers %llu, messages %llu; peers by rma %llu, "
+              "by messages %llu\n",
+              (unsigned long long)S.auth_failures, (unsigned long long)S.offers_refused,
+              (unsigned long long)S.messages_refused, (unsigned long long)S.peers_rma,
+              (unsigned long long)S.peers_am);
+  std::printf("receiver: abandoned: faulted %llu, timed out %llu; quarantined %llu\n",
+              (unsigned long long)S.jams_faulted, (unsigned long long)S.jams_timed_out,
+              (unsigned long long)S.frames_quarantined);
+  for (const char *Counter : {"containment_count", "containment_returned", "containment_echoes",
+                              "containment_echo_refused"})
+    if (auto *V = static_cast<uint64_t *>(dlsym(RTLD_DEFAULT, Counter)))
+      std::printf("receiver: %s %llu\n", Counter, (unsigned long long)*V);
+  bool Intact = true;
+  for (uint8_t B : Canary)
+    Intact &= B == 0xc5;
+  std::printf("receiver: canary %s\n", Intact ? "intact" : "CHANGED");
+  if (auto *Runs = static_cast<uint64_t *>(dlsym(RTLD_DEFAULT, "probe_runs")))
+    std::printf("receiver: probe runs %llu, changed %llu, first %llx, second %llx\n",
+                (unsigned long long)*Runs,
+                (unsigned long long)*static_cast<uint64_t *>(dlsym(RTLD_DEFAULT, "probe_changed")),
+                (unsigned long long)*static_cast<uint64_t *>(dlsym(RTLD_DEFAULT, "probe_first")),
+                (unsigned long long)*static_cast<uint64_t *>(dlsym(RTLD_DEFAULT, "probe_second")));
+  tc_context_destroy(Ctx);
+  return 0;
+}
+
+#endif
