@@ -329,6 +329,7 @@ extern "C" void tc_context_destroy(tc_context_t *Ctx) {
     tc_executor_stop(Ctx);
   if (Ctx->Dog)
     Ctx->Dog->stop();
+  closeRetiredRoutes(Ctx);
   // Frames jams forwarded are delivered before the routes close: nothing
   // queued is lost on an orderly end (bounded, for a route that is gone).
   for (auto &[Key, Route] : Ctx->Routes)

@@ -162,6 +162,7 @@ static tc_status_t runContained(tc_context *Ctx, tc_peer *Peer, const FrameView 
 }
 
 static constexpr unsigned ControlEvery = 8;
+static constexpr unsigned RingBudget = 16;
 static constexpr uint64_t ControlPeriodNs = 1'000'000;
 static constexpr unsigned IdleReportPolls = 64;
 
@@ -262,6 +263,7 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
       processHandshakes(Ctx);
       processPushedRieds(Ctx);
       reapPeers(Ctx);
+      closeRetiredRoutes(Ctx);
     }
   }
   unsigned Count = 0;
@@ -280,7 +282,9 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
     // still run (nothing sent is lost); only credits stop.
     if (!Peer->Ring || !Peer->Welcomed)
       continue;
-    for (;;) {
+    // A ring gives up its turn after RingBudget frames, so a sender
+    // flooding at full speed cannot starve the others.
+    for (unsigned Budget = RingBudget; Budget; --Budget) {
       uint64_t Seq = Peer->Receive->expected();
       uint8_t *Slot = Peer->Ring + size_t(Peer->Receive->expectedSlot()) * Ctx->SlotSize;
       FrameView V;

@@ -19,6 +19,12 @@ static constexpr size_t MaxQueuedBytes = 4u << 20;
 
 namespace twochains::rt {
 
+void closeRetiredRoutes(tc_context *Ctx) {
+  for (tc_peer *Route : Ctx->RetiredRoutes)
+    tc_peer_close(Route);
+  Ctx->RetiredRoutes.clear();
+}
+
 void sendQueued(tc_peer *Peer) {
   while (!Peer->Queued.empty()) {
     tc_peer::QueuedFrame &F = Peer->Queued.front();
@@ -81,7 +87,9 @@ extern "C" int tc_jam_forward(tc_jam_ctx_t *Ctx, const char *Address, unsigned P
   }
   tc_peer *&Route = C->Routes[Key];
   if (Route && Route->Failed) {
-    tc_peer_close(Route);
+    // Not closed here: a frame from it may be the one running. Closed at
+    // the executor's next control turn, when no jam runs.
+    C->RetiredRoutes.push_back(Route);
     Route = nullptr;
   }
   if (!Route && tc_connect(C, Address, uint16_t(Port), 5000, &Route) != TC_OK) {

@@ -229,6 +229,7 @@ struct tc_context {
   unsigned PeersSeen = 0;
   std::vector<tc_peer *> Connected;                 // sender side, ready
   std::map<std::string, tc_peer *> Routes;          // onward connections of jams
+  std::vector<tc_peer *> RetiredRoutes;             // failed routes, to close off the frame path
   ucp_address_t *WorkerAddress = nullptr;           // of DataWorker
   size_t WorkerAddressSize = 0;
   twochains::rt::JobKey Key;
@@ -320,6 +321,8 @@ tc_status_t runInjected(tc_context *Ctx, const tc_package &Pkg, uint32_t Element
 /// Sender: sends again, with code, the cached frames the receiver reported
 /// missing (Send.cpp).
 void resendMissing(tc_peer *Peer);
+/// Closes the routes jams found failed (JamCalls.cpp), when no jam runs.
+void closeRetiredRoutes(tc_context *Ctx);
 /// Sends what jams queued for the peer, while it has credit (JamCalls.cpp).
 void sendQueued(tc_peer *Peer);
 /// Sender: takes a report of an abandoned frame from the credit line.
