@@ -3,23 +3,27 @@
 # defences"): the tc-perf of this tree against the tc-perf of the code
 # before them, taking turns in the same run, over shared memory.
 #
-#   bench/defence-cost.sh [--base-build DIR | --base-rev REV] [--rounds N] [--out DIR]
+#   bench/defence-cost.sh [--base-build DIR | --base-rev REV] [--also NAME=DIR]
+#                         [--rounds N] [--out DIR]
 #     --base-build DIR  a build tree of the older code (with bench/tc-perf)
 #     --base-rev REV    or: build that git revision into <build>/defence-base
 #                       (default REV: 21e89ef, the last commit before them)
-#     --rounds N        old/new pairs, alternating (default 4)
+#     --also NAME=DIR   another build to take turns with (e.g. the trust
+#                       boundary alone, before containment); repeatable
+#     --rounds N        rounds of every build in turn (default 4)
 #
 # Each tc-perf run measures tc-local, tc-injected and ucx-put; every ratio
-# printed is new/old of (variant / ucx-put of the same run), so the VM's
+# printed is this/old of (variant / ucx-put of the same run), so the VM's
 # drift between runs cancels out, and the median over rounds is reported.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
-BASE_BUILD= BASE_REV=21e89ef ROUNDS=4 OUT=
+BASE_BUILD= BASE_REV=21e89ef ROUNDS=4 OUT= ALSO=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --base-build) BASE_BUILD=$2; shift ;;
     --base-rev) BASE_REV=$2; shift ;;
+    --also) ALSO+=("$2"); shift ;;
     --rounds) ROUNDS=$2; shift ;;
     --out) OUT=$2; shift ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
@@ -56,14 +60,18 @@ run() { # name build
       "${ARGS[@]}" --csv "$OUT/$name.csv" 127.0.0.1 > "$OUT/$name.client.log" 2>&1
   wait $server
 }
+NAMES=(old)
+for a in "${ALSO[@]}"; do NAMES+=("${a%%=*}"); done
+NAMES+=(new)
 for r in $(seq "$ROUNDS"); do
   echo "defence-cost: round $r of $ROUNDS"
   run "old-$r" "$BASE_BUILD"
+  for a in "${ALSO[@]}"; do run "${a%%=*}-$r" "${a#*=}"; done
   run "new-$r" "$BUILD_DIR"
 done
-python3 - "$OUT" "$ROUNDS" <<'PY'
+python3 - "$OUT" "$ROUNDS" "${NAMES[@]}" <<'PY'
 import csv, statistics, sys
-out, rounds = sys.argv[1], int(sys.argv[2])
+out, rounds, names = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 def load(name):
     rows = {}
     for r in csv.DictReader(open(f"{out}/{name}.csv")):
@@ -71,22 +79,26 @@ def load(name):
         col = "p50_ns" if r["test"] == "latency" else "rate_msgs_per_s"
         rows[key] = float(r[col]) if r[col] else None
     return rows
-runs = [(load(f"old-{i}"), load(f"new-{i}")) for i in range(1, rounds + 1)]
-keys = sorted(k for k in runs[0][0] if k[2] != "ucx-put")
-print("| test | workload | size (B) | variant | new/old (vs ucx-put, median of %d) | old p50 or rate | new p50 or rate |" % rounds)
-print("|---|---|---|---|---|---|---|")
+runs = {n: [load(f"{n}-{i}") for i in range(1, rounds + 1)] for n in names}
+keys = sorted(k for k in runs["old"][0] if k[2] != "ucx-put")
+others = names[1:]
+print("| test | workload | size (B) | variant | " + " | ".join(f"{n}/old" for n in others) +
+      " | " + " | ".join(f"{n} p50 or rate" for n in names) + " |")
+print("|---|---|---|---|" + "---|" * (len(others) + len(names)))
+fmt = lambda t, v: f"{v:.1f} ns" if t == "latency" else f"{v/1e6:.2f} M/s"
 for k in keys:
     base = (k[0], k[1], "ucx-put", k[3])
-    ratios, olds, news = [], [], []
-    for old, new in runs:
-        if None in (old.get(k), new.get(k), old.get(base), new.get(base)):
-            continue
-        ratios.append((new[k] / new[base]) / (old[k] / old[base]))
-        olds.append(old[k]); news.append(new[k])
-    if not ratios:
-        continue
-    unit = "ns" if k[0] == "latency" else "msg/s"
-    fmt = (lambda v: f"{v:.1f} ns") if k[0] == "latency" else (lambda v: f"{v/1e6:.2f} M/s")
-    print(f"| {k[0]} | {k[1]} | {k[3]} | {k[2]} | {statistics.median(ratios):.3f} | "
-          f"{fmt(statistics.median(olds))} | {fmt(statistics.median(news))} |")
+    def norm(n, i):
+        r = runs[n][i]
+        return None if r.get(k) is None or r.get(base) is None else r[k] / r[base]
+    cells = []
+    for n in others:
+        rs = [norm(n, i) / norm("old", i) for i in range(rounds)
+              if norm(n, i) is not None and norm("old", i) is not None]
+        cells.append(f"{statistics.median(rs):.3f}" if rs else "-")
+    values = []
+    for n in names:
+        vs = [runs[n][i][k] for i in range(rounds) if runs[n][i].get(k) is not None]
+        values.append(fmt(k[0], statistics.median(vs)) if vs else "-")
+    print(f"| {k[0]} | {k[1]} | {k[3]} | {k[2]} | " + " | ".join(cells) + " | " + " | ".join(values) + " |")
 PY

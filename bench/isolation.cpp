@@ -6,6 +6,8 @@
 //   isolation flood PORT SECONDS            count frames at full speed
 //   isolation stall PORT SECONDS            echo frames, never draining the
 //       replies (it never calls tc_progress)
+//   isolation churn PORT SECONDS            connects and closes in a loop: the
+//       receiver's handshakes and reaping, beside the victim's frames
 //
 // All use the containment test package (test/e2e/packages/containment):
 // echo answers with a count frame, count adds one to a ried counter.
@@ -145,14 +147,34 @@ static int attacker(char **Argv, bool Stall) {
   std::_Exit(0);
 }
 
+static int churn(char **Argv) {
+  Side S;
+  tc_status_t St = setUp(S, TC_PACKAGE_SENDER);
+  if (St != TC_OK)
+    return fail("churn", St);
+  std::printf("churn: connected\n");
+  std::fflush(stdout);
+  auto End = Clock::now() + std::chrono::seconds(std::atoi(Argv[3]));
+  uint64_t Cycles = 0;
+  while (Clock::now() < End && connect(S, Argv[2]) == TC_OK) {
+    tc_peer_close(S.Peer);
+    ++Cycles;
+  }
+  std::printf("churn: %llu connect/close cycles\n", (unsigned long long)Cycles);
+  std::fflush(stdout);
+  std::_Exit(0);
+}
+
 int main(int Argc, char **Argv) {
   std::string Verb = Argc == 4 ? Argv[1] : "";
   if (Verb == "receiver")
     return receiver(Argv);
   if (Verb == "victim")
     return victim(Argv);
+  if (Verb == "churn")
+    return churn(Argv);
   if (Verb == "flood" || Verb == "stall")
     return attacker(Argv, Verb == "stall");
-  std::fprintf(stderr, "usage: isolation receiver|victim|flood|stall PORT SECONDS|N\n");
+  std::fprintf(stderr, "usage: isolation receiver|victim|flood|stall|churn PORT SECONDS|N\n");
   return 2;
 }

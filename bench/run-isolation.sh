@@ -2,7 +2,8 @@
 # The victim/attacker run (docs/performance.md, "Isolation"): a well-behaved
 # peer's round-trip p50/p99 and streaming rate alone, beside a peer flooding
 # at full speed, and beside one that never drains its replies; over shared
-# memory, one receiver, in one run. Targets (Husky's isolation bound): the
+# memory, one receiver, in one run; and beside one that connects and closes
+# in a loop (handshakes and reaping on the receiver). Targets (Husky's isolation bound): the
 # victim keeps at least 75% of its rate alone and its p99 within 2x.
 #   bench/run-isolation.sh [N]    N round trips per victim run (default 20000)
 set -euo pipefail
@@ -35,6 +36,7 @@ run() { # name [attacker]
   run alone
   run flood flood
   run stall stall
+  run churn churn
 } | tee "$OUT/lines"
 python3 - "$OUT/lines" <<'PY'
 import re, sys
@@ -46,7 +48,7 @@ for line in open(sys.argv[1]):
 a = rows["alone"]
 print("| victim | p50 | p99 | rate | rate / alone | p99 / alone |")
 print("|---|---|---|---|---|---|")
-for k in ("alone", "flood", "stall"):
+for k in ("alone", "flood", "stall", "churn"):
     p50, p99, rate = rows[k]
     print(f"| {k} | {p50:.0f} ns | {p99:.0f} ns | {rate/1e6:.2f} M/s | {rate/a[2]:.2f} | {p99/a[1]:.2f} |")
 PY

@@ -237,10 +237,12 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
     logError("tc_progress called from inside a running jam: refused");
     return TC_ERR_INVALID_PARAM;
   }
-  std::string GuardError;
-  if (!prepareJamGuard(GuardError)) {
-    logError(GuardError);
-    return TC_ERR_IO;
+  if (!JamGuardReady) {
+    std::string GuardError;
+    if (!prepareJamGuard(GuardError)) {
+      logError(GuardError);
+      return TC_ERR_IO;
+    }
   }
   JamRun &Run = currentJamRun();
   if (Ctx->Dog)

@@ -28,9 +28,10 @@ static const char WelcomeLabel[] = "tc-auth-v1 welcome";
 /// Handshake messages queued at once, from every endpoint together: a flood
 /// of them costs a bounded amount of memory until the next control turn.
 static constexpr size_t MaxPendingHandshakes = 256;
-/// How long answering one peer may take: a peer that does not take our
-/// messages must not hold up the others.
-static constexpr uint64_t AnswerDeadlineNs = 100'000'000;
+/// Answers are sent without waiting (sendMessage with no deadline): a peer
+/// that does not take our messages holds up nobody. Closing a refused
+/// endpoint waits this long at most.
+static constexpr uint64_t CloseDeadlineNs = 100'000'000;
 
 static void offerMac(const tc_context *Ctx, const char *Label, size_t LabelSize,
                      const tc_peer *Peer, const Offer &O, const uint8_t *Body, size_t BodySize,
@@ -68,9 +69,16 @@ ucs_status_t sendMessage(tc_context *Ctx, tc_peer *Peer, unsigned Id, const void
   ucp_request_param_t P = {};
   P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   P.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
-  return waitRequestUntil(Ctx->Worker,
-                          ucp_am_send_nbx(Peer->Ep, Id, H, HeaderSize, D, BodySize, &P),
-                          DeadlineNs);
+  ucs_status_ptr_t R = ucp_am_send_nbx(Peer->Ep, Id, H, HeaderSize, D, BodySize, &P);
+  if (DeadlineNs)
+    return waitRequestUntil(Ctx->Worker, R, DeadlineNs);
+  // Not waited for: the worker completes it as it progresses, and a peer
+  // that never takes it fails on its endpoint.
+  if (UCS_PTR_IS_ERR(R))
+    return UCS_PTR_STATUS(R);
+  if (R)
+    ucp_request_free(R);
+  return UCS_OK;
 }
 } // namespace twochains::rt
 
@@ -94,7 +102,7 @@ static void refusePeer(tc_context *Ctx, tc_peer *Peer, const std::string &Why) {
     ucp_request_param_t P = {};
     P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     P.flags = UCP_EP_CLOSE_FLAG_FORCE;
-    waitRequestUntil(Ctx->Worker, ucp_ep_close_nbx(Peer->Ep, &P), nowNs() + AnswerDeadlineNs);
+    waitRequestUntil(Ctx->Worker, ucp_ep_close_nbx(Peer->Ep, &P), nowNs() + CloseDeadlineNs);
     Peer->Ep = nullptr;
   }
 }
@@ -174,8 +182,7 @@ static void answerAuth(tc_context *Ctx, tc_peer *Peer, const tc_context::Pending
   std::memcpy(C.ServerNonce, Peer->ServerNonce, NonceSize);
   serverProof(Ctx, Peer, C.Proof);
   Peer->AuthState = tc_peer::Auth::Challenged;
-  if (sendMessage(Ctx, Peer, AmChallenge, &C, sizeof C, nullptr, 0,
-                  nowNs() + AnswerDeadlineNs) != UCS_OK)
+  if (sendMessage(Ctx, Peer, AmChallenge, &C, sizeof C, nullptr, 0, 0) != UCS_OK)
     refusePeer(Ctx, Peer, "it does not take the challenge");
 }
 
@@ -215,8 +222,7 @@ static void answerHello(tc_context *Ctx, tc_peer *Peer, const tc_context::Pendin
   if ((St = makeOffer(Ctx, Peer, W, Body)) != TC_OK)
     return refusePeer(Ctx, Peer, "cannot describe this side's ring");
   offerMac(Ctx, WelcomeLabel, sizeof WelcomeLabel, Peer, W, Body.data(), Body.size(), W.Mac);
-  if (sendMessage(Ctx, Peer, AmWelcome, &W, sizeof W, Body.data(), Body.size(),
-                  nowNs() + AnswerDeadlineNs) != UCS_OK)
+  if (sendMessage(Ctx, Peer, AmWelcome, &W, sizeof W, Body.data(), Body.size(), 0) != UCS_OK)
     return refusePeer(Ctx, Peer, "it does not take the welcome");
   Peer->Welcomed = true;
   ++Ctx->Stats.peers;

@@ -80,6 +80,8 @@ void install() {
 
 } // namespace
 
+thread_local bool JamGuardReady __attribute__((tls_model("initial-exec"))) = false;
+
 int jamInterruptSignal() { return SIGRTMIN + 5; }
 
 JamRun &currentJamRun() {
@@ -98,14 +100,14 @@ bool prepareJamGuard(std::string &Error) {
   }
   currentJamRun();
   if (StackReady)
-    return true;
+    return JamGuardReady = true;
   // A jam that overflows its stack faults on the guard page: the handler
   // needs a stack of its own. An alternate stack the thread already has
   // (the application's) is kept.
   stack_t Old;
   if (sigaltstack(nullptr, &Old) == 0 && !(Old.ss_flags & SS_DISABLE)) {
     StackReady = true;
-    return true;
+    return JamGuardReady = true;
   }
   size_t Size = 64 * 1024;
   void *Stack = mmap(nullptr, Size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -117,7 +119,7 @@ bool prepareJamGuard(std::string &Error) {
     return false;
   }
   StackReady = true;
-  return true;
+  return JamGuardReady = true;
 }
 
 const char *signalName(int Signal) {

@@ -50,6 +50,8 @@ struct JamRun {
 /// this thread's alternate signal stack (once per thread). False, with
 /// Error set, if the system refuses.
 bool prepareJamGuard(std::string &Error);
+/// Whether this thread is prepared already: the frame path's check.
+extern thread_local bool JamGuardReady __attribute__((tls_model("initial-exec")));
 
 /// The calling thread's JamRun.
 JamRun &currentJamRun();

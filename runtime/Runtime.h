@@ -61,8 +61,8 @@ void reapPeers(tc_context *Ctx);
 void processHandshakes(tc_context *Ctx);
 /// Sender: authenticates and exchanges offers on Peer->Ep, until Deadline.
 tc_status_t clientHandshake(tc_context *Ctx, tc_peer *Peer, uint64_t DeadlineNs);
-/// Sends a control message on Peer->Ep from copies the peer keeps, giving
-/// up at the deadline.
+/// Sends a control message on Peer->Ep from copies the peer keeps, waiting
+/// for it until the deadline (0: not at all).
 ucs_status_t sendMessage(tc_context *Ctx, tc_peer *Peer, unsigned Id, const void *Header,
                          size_t HeaderSize, const void *Body, size_t BodySize,
                          uint64_t DeadlineNs);
@@ -278,7 +278,10 @@ namespace twochains::rt {
 /// The context whose jam this thread is running, if any: the jam's own calls
 /// (tc_jam_reply) do not take the lock again, so a jam abandoned inside one
 /// leaves no lock behind.
-inline thread_local tc_context *ThreadRunningJamOf = nullptr;
+/// (initial-exec: read on every send and frame, where __tls_get_addr was a
+/// twentieth of a frame's instructions.)
+inline thread_local tc_context *ThreadRunningJamOf __attribute__((tls_model("initial-exec"))) =
+    nullptr;
 
 /// What tc_send and tc_progress hold: the context's lock while the
 /// executor thread runs, nothing otherwise (the caller then serialises, as
