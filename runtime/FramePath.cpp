@@ -92,17 +92,6 @@ CreditReport reportCreditWord(tc_peer *Peer, unsigned Word, uint64_t Value, bool
 
 } // namespace twochains::rt
 
-/// Counts and logs (once per peer) a frame-path message refused.
-static void refuse(tc_context *Ctx, tc_peer *Peer, const std::string &Why) {
-  ++Ctx->Stats.messages_refused;
-  if (Peer && Peer->RefusalLogged)
-    return;
-  if (Peer)
-    Peer->RefusalLogged = true;
-  logError("refused a message from " + (Peer ? Peer->Name : std::string("an unknown endpoint")) +
-           ": " + Why + " (further refusals of it are counted, not logged)");
-}
-
 /// The peer a frame-path message came from, if it may send one.
 static tc_peer *sender(tc_context *Ctx, const ucp_am_recv_param_t *Param) {
   if (!(Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
@@ -116,10 +105,10 @@ static ucs_status_t onFrame(void *Arg, const void *Header, size_t HeaderLength, 
   auto *Ctx = static_cast<tc_context *>(Arg);
   tc_peer *Peer = sender(Ctx, Param);
   if (!Peer || !Peer->Ring || !Peer->Receive)
-    return refuse(Ctx, Peer, "a frame from a peer not connected by messages"), UCS_OK;
+    return refuseMessage(Ctx, Peer, "a frame from a peer not connected by messages"), UCS_OK;
   if (HeaderLength != sizeof(FrameMessage) || (Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ||
       Length < FrameLine || Length % FrameLine || Length > Ctx->SlotSize)
-    return refuse(Ctx, Peer, "a frame of " + std::to_string(Length) +
+    return refuseMessage(Ctx, Peer, "a frame of " + std::to_string(Length) +
                                  " bytes (whole 64-byte lines, at most a slot of " +
                                  std::to_string(Ctx->SlotSize) + ")"),
            UCS_OK;
@@ -129,7 +118,7 @@ static ucs_status_t onFrame(void *Arg, const void *Header, size_t HeaderLength, 
   // from, never another's.
   uint64_t Expected = Peer->Receive->expected();
   if (M.Sequence < Expected || M.Sequence - Expected >= Ctx->Slots)
-    return refuse(Ctx, Peer, "frame " + std::to_string(M.Sequence) +
+    return refuseMessage(Ctx, Peer, "frame " + std::to_string(M.Sequence) +
                                  " outside its window (expected " + std::to_string(Expected) +
                                  ", " + std::to_string(Ctx->Slots) + " slots)"),
            UCS_OK;
@@ -142,7 +131,7 @@ static ucs_status_t onCredit(void *Arg, const void *Header, size_t HeaderLength,
   auto *Ctx = static_cast<tc_context *>(Arg);
   tc_peer *Peer = sender(Ctx, Param);
   if (!Peer || !Peer->CreditLine || HeaderLength != sizeof(CreditMessage) || Length)
-    return refuse(Ctx, Peer, "a credit report out of place"), UCS_OK;
+    return refuseMessage(Ctx, Peer, "a credit report out of place"), UCS_OK;
   CreditMessage M;
   std::memcpy(&M, Header, sizeof M);
   // The sender's ring ignores impossible counts (Ring.cpp), and a miss
@@ -159,18 +148,7 @@ static ucs_status_t onCredit(void *Arg, const void *Header, size_t HeaderLength,
 namespace twochains::rt {
 
 ucs_status_t setFramePathHandlers(tc_context *Ctx) {
-  for (auto [Id, Cb] : {std::pair{unsigned(AmFrame), &onFrame},
-                        std::pair{unsigned(AmCredit), &onCredit}}) {
-    ucp_am_handler_param_t H = {};
-    H.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
-                   UCP_AM_HANDLER_PARAM_FIELD_ARG;
-    H.id = Id;
-    H.cb = Cb;
-    H.arg = Ctx;
-    if (ucs_status_t St = ucp_worker_set_am_recv_handler(Ctx->Worker, &H); St != UCS_OK)
-      return St;
-  }
-  return UCS_OK;
+  return setControlHandlers(Ctx, {{AmFrame, &onFrame}, {AmCredit, &onCredit}});
 }
 
 } // namespace twochains::rt

@@ -83,14 +83,14 @@ ucs_status_t sendMessage(tc_context *Ctx, tc_peer *Peer, unsigned Id, const void
 } // namespace twochains::rt
 
 /// Counts and logs (once per peer) a message refused outright.
-static void refuseMessage(tc_context *Ctx, tc_peer *Peer, const std::string &Why) {
+void twochains::rt::refuseMessage(tc_context *Ctx, tc_peer *Peer, const std::string &Why) {
   ++Ctx->Stats.messages_refused;
   if (Peer && Peer->RefusalLogged)
     return;
   if (Peer)
     Peer->RefusalLogged = true;
   logError("refused a message from " + (Peer ? Peer->Name : std::string("an unknown endpoint")) +
-           ": " + Why);
+           ": " + Why + " (further refusals of it are counted, not logged)");
 }
 
 /// Receiver: ends a handshake that failed; the endpoint closes at once.
@@ -144,23 +144,27 @@ static ucs_status_t onMessage(void *Arg, const void *Header, size_t HeaderLength
 
 namespace twochains::rt {
 
-ucs_status_t setHandshakeHandlers(tc_context *Ctx) {
-  for (auto [Id, Cb] : {std::pair{unsigned(AmAuth), &onMessage<AmAuth>},
-                        std::pair{unsigned(AmChallenge), &onMessage<AmChallenge>},
-                        std::pair{unsigned(AmHello), &onMessage<AmHello>},
-                        std::pair{unsigned(AmWelcome), &onMessage<AmWelcome>},
-                        std::pair{unsigned(AmRied), &onRied},
-                        std::pair{unsigned(AmRiedAck), &onRiedAck}}) {
+ucs_status_t setControlHandlers(tc_context *Ctx, std::initializer_list<ControlHandler> Handlers) {
+  for (const ControlHandler &C : Handlers) {
     ucp_am_handler_param_t H = {};
     H.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
                    UCP_AM_HANDLER_PARAM_FIELD_ARG;
-    H.id = Id;
-    H.cb = Cb;
+    H.id = C.Id;
+    H.cb = C.Callback;
     H.arg = Ctx;
     if (ucs_status_t St = ucp_worker_set_am_recv_handler(Ctx->Worker, &H); St != UCS_OK)
       return St;
   }
   return UCS_OK;
+}
+
+ucs_status_t setHandshakeHandlers(tc_context *Ctx) {
+  return setControlHandlers(Ctx, {{AmAuth, &onMessage<AmAuth>},
+                                  {AmChallenge, &onMessage<AmChallenge>},
+                                  {AmHello, &onMessage<AmHello>},
+                                  {AmWelcome, &onMessage<AmWelcome>},
+                                  {AmRied, &onRied},
+                                  {AmRiedAck, &onRiedAck}});
 }
 
 } // namespace twochains::rt

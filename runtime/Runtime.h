@@ -13,6 +13,7 @@
 #include "twochains/twochains.h"
 
 #include <atomic>
+#include <initializer_list>
 #include <deque>
 #include <map>
 #include <memory>
@@ -66,6 +67,14 @@ tc_status_t clientHandshake(tc_context *Ctx, tc_peer *Peer, uint64_t DeadlineNs)
 ucs_status_t sendMessage(tc_context *Ctx, tc_peer *Peer, unsigned Id, const void *Header,
                          size_t HeaderSize, const void *Body, size_t BodySize,
                          uint64_t DeadlineNs);
+/// Counts and logs (once per peer) a message refused outright.
+void refuseMessage(tc_context *Ctx, tc_peer *Peer, const std::string &Why);
+/// Registers active-message handlers on the control worker, argument Ctx.
+struct ControlHandler {
+  unsigned Id;
+  ucp_am_recv_callback_t Callback;
+};
+ucs_status_t setControlHandlers(tc_context *Ctx, std::initializer_list<ControlHandler> Handlers);
 /// Registers the handshake's active-message handlers on the control worker.
 ucs_status_t setHandshakeHandlers(tc_context *Ctx);
 
