@@ -3,7 +3,8 @@
 # peer's round-trip p50/p99 and streaming rate alone, beside a peer flooding
 # at full speed, and beside one that never drains its replies; over shared
 # memory, one receiver, in one run; and beside one that connects and closes
-# in a loop (handshakes and reaping on the receiver). Targets (Husky's isolation bound): the
+# in a loop (handshakes and reaping on the receiver); and, as the control,
+# beside a process that only burns a CPU. Targets (Husky's isolation bound): the
 # victim keeps at least 75% of its rate alone and its p99 within 2x.
 #   bench/run-isolation.sh [N]    N round trips per victim run (default 20000)
 set -euo pipefail
@@ -14,14 +15,19 @@ cmake --build "$BUILD_DIR" --target isolation >/dev/null
 BIN=$BUILD_DIR/bench/isolation
 OUT=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$OUT"' EXIT
-PORT=${PORT_BASE:-15370}
+PORT=${PORT_BASE:-$((15000 + RANDOM % 20000))}
 run() { # name [attacker]
   PORT=$((PORT + 1))
   "$BIN" receiver $PORT 120 > "$OUT/receiver" 2>&1 &
   local R=$!
   for _ in $(seq 100); do grep -q listening "$OUT/receiver" && break; sleep 0.1; done
   local A=
-  if [ -n "${2:-}" ]; then
+  if [ "${2:-}" = hog ]; then
+    # The control: a process that only burns a CPU, touching nothing of
+    # Two-Chains: what a third busy process costs on this machine.
+    timeout 60 sh -c 'while :; do :; done' &
+    A=$!
+  elif [ -n "${2:-}" ]; then
     "$BIN" "$2" $PORT 60 > "$OUT/$2" 2>&1 &
     A=$!
     for _ in $(seq 100); do grep -q connected "$OUT/$2" && break; sleep 0.1; done
@@ -37,6 +43,7 @@ run() { # name [attacker]
   run flood flood
   run stall stall
   run churn churn
+  run hog hog
 } | tee "$OUT/lines"
 python3 - "$OUT/lines" <<'PY'
 import re, sys
@@ -48,7 +55,7 @@ for line in open(sys.argv[1]):
 a = rows["alone"]
 print("| victim | p50 | p99 | rate | rate / alone | p99 / alone |")
 print("|---|---|---|---|---|---|")
-for k in ("alone", "flood", "stall", "churn"):
+for k in ("alone", "flood", "stall", "churn", "hog"):
     p50, p99, rate = rows[k]
     print(f"| {k} | {p50:.0f} ns | {p99:.0f} ns | {rate/1e6:.2f} M/s | {rate/a[2]:.2f} | {p99/a[1]:.2f} |")
 PY
