@@ -17,6 +17,7 @@
 #include "Log.h"
 #include "Runtime.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace twochains::rt;
@@ -246,7 +247,14 @@ void twochains::rt::processHandshakes(tc_context *Ctx) {
   Ctx->Handshakes.clear();
   for (tc_context::PendingMessage &M : Messages) {
     if (M.Id != AmAuth && M.Id != AmHello) {
-      Client.push_back(std::move(M)); // a connect in progress takes these
+      // A connect in progress takes these; sent to anything else (an
+      // accepted peer playing the other role), they would sit in the
+      // bounded queue for ever and crowd out real handshakes.
+      if (std::find_if(Ctx->Connecting.begin(), Ctx->Connecting.end(),
+                       [&](tc_peer *P) { return P->Ep == M.Ep; }) != Ctx->Connecting.end())
+        Client.push_back(std::move(M));
+      else
+        refuseMessage(Ctx, peerOfEndpoint(Ctx, M.Ep), "a handshake message of the other role");
       continue;
     }
     tc_peer *Peer = peerOfEndpoint(Ctx, M.Ep);

@@ -89,9 +89,10 @@ if want offers; then
 echo "== offers"
 KINDS="huge-ring big-slot zero-slots key-sizes worker-address bad-rkey in-place trailing-body"
 start 4 stdlib "$STDLIB" TC_KEY=$KEY
-for kind in $KINDS bad-mac good good-rma; do
+for kind in $KINDS bad-mac good good-rma wrong-role; do
   TC_KEY=$KEY "$SEC" offer "$STDLIB" $PORT $kind >> "$OUT/offers" 2>&1
 done
+sleep 0.2 # the receiver's control turns go through the challenges
 TC_KEY=$KEY "$SEC" connect "$STDLIB" $PORT 4 > "$OUT/good" 2>&1
 finish
 for kind in $KINDS bad-mac; do
@@ -99,6 +100,8 @@ for kind in $KINDS bad-mac; do
 done
 expect "$OUT/offers" "offer good: ACCEPTED" "a good offer through the same tool"
 expect "$OUT/offers" "offer good-rma: ACCEPTED" "a good RMA offer through the same tool"
+expect "$OUT/offers" "offer wrong-role: sent 400 challenges" "messages of the other role"
+expect "$OUT/receiver" "a handshake message of the other role" "those are refused, not queued"
 expect "$OUT/receiver" "refused: auth 1, offers 8," "bad offers counted"
 expect "$OUT/receiver" "slots (1 to 4096)" "the slot limit named"
 expect "$OUT/receiver" "ran 4 frames" "the receiver kept serving"

@@ -137,6 +137,16 @@ static int offer(char **Argv) {
   RawPeer R;
   if (!Ctx || !rawConnect(Ctx, uint16_t(std::atoi(Argv[3])), R))
     return fail("cannot connect");
+  if (Kind == "wrong-role") {
+    // Messages only a connecting side takes, sent to the receiver: more of
+    // them than its handshake queue holds.
+    AuthChallenge C = {HandshakeMagic, HandshakeVersion, {}, {}};
+    for (int I = 0; I < 400; ++I)
+      rawSend(R, AmChallenge, &C, sizeof C, nullptr, 0);
+    std::printf("offer wrong-role: sent 400 challenges\n");
+    std::fflush(stdout);
+    std::_Exit(0);
+  }
   AuthRequest A = {HandshakeMagic, HandshakeVersion, {}};
   randomNonce(R.Peer->ClientNonce);
   std::memcpy(A.ClientNonce, R.Peer->ClientNonce, NonceSize);
