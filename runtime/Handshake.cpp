@@ -94,15 +94,17 @@ void twochains::rt::refuseMessage(tc_context *Ctx, tc_peer *Peer, const std::str
            ": " + Why + " (further refusals of it are counted, not logged)");
 }
 
-/// Receiver: ends a handshake that failed; the endpoint closes at once.
-static void refusePeer(tc_context *Ctx, tc_peer *Peer, const std::string &Why) {
+/// Receiver: ends a handshake that failed. The sender is told the status
+/// (not waited for), then the endpoint closes, flushing it a bounded while.
+static void refusePeer(tc_context *Ctx, tc_peer *Peer, const std::string &Why,
+                       tc_status_t Status = TC_ERR_BAD_OFFER) {
   Peer->AuthState = tc_peer::Auth::Refused;
   Peer->Failed = true;
   logError("refused " + Peer->Name + ": " + Why);
   if (Peer->Ep) {
+    Refusal R = {HandshakeMagic, Status};
+    sendMessage(Ctx, Peer, AmRefused, &R, sizeof R, nullptr, 0, 0);
     ucp_request_param_t P = {};
-    P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-    P.flags = UCP_EP_CLOSE_FLAG_FORCE;
     waitRequestUntil(Ctx->Worker, ucp_ep_close_nbx(Peer->Ep, &P), nowNs() + CloseDeadlineNs);
     Peer->Ep = nullptr;
   }
@@ -164,6 +166,7 @@ ucs_status_t setHandshakeHandlers(tc_context *Ctx) {
                                   {AmChallenge, &onMessage<AmChallenge>},
                                   {AmHello, &onMessage<AmHello>},
                                   {AmWelcome, &onMessage<AmWelcome>},
+                                  {AmRefused, &onMessage<AmRefused>},
                                   {AmRied, &onRied},
                                   {AmRiedAck, &onRiedAck}});
 }
@@ -204,7 +207,8 @@ static void answerHello(tc_context *Ctx, tc_peer *Peer, const tc_context::Pendin
     return refusePeer(Ctx, Peer,
                       "authentication failed: it does not hold this job's key" +
                           std::string(Ctx->Key.present() ? " (" + Ctx->Key.Source + ")"
-                                                         : " (this side has none)"));
+                                                         : " (this side has none)"),
+                      TC_ERR_AUTH);
   }
   Peer->AuthState = tc_peer::Auth::Authenticated;
   ParsedOffer Hello;
@@ -269,13 +273,15 @@ void twochains::rt::processHandshakes(tc_context *Ctx) {
     Ctx->Handshakes.push_back(std::move(M));
 }
 
-/// Sender: waits for the receiver's next message of kind Id.
+/// Sender: waits for the receiver's next message of kind Id, or its
+/// refusal (Out.Id says which).
 static bool awaitMessage(tc_context *Ctx, tc_peer *Peer, unsigned Id, uint64_t DeadlineNs,
                          tc_context::PendingMessage &Out) {
   unsigned Polls = 0;
   for (;;) {
     for (size_t I = 0; I < Ctx->Handshakes.size(); ++I)
-      if (Ctx->Handshakes[I].Ep == Peer->Ep && Ctx->Handshakes[I].Id == Id) {
+      if (Ctx->Handshakes[I].Ep == Peer->Ep &&
+          (Ctx->Handshakes[I].Id == Id || Ctx->Handshakes[I].Id == AmRefused)) {
         Out = std::move(Ctx->Handshakes[I]);
         Ctx->Handshakes.erase(Ctx->Handshakes.begin() + I);
         return true;
@@ -297,10 +303,12 @@ tc_status_t twochains::rt::clientHandshake(tc_context *Ctx, tc_peer *Peer, uint6
   std::memcpy(R.ClientNonce, Peer->ClientNonce, NonceSize);
   ucs_status_t St = sendMessage(Ctx, Peer, AmAuth, &R, sizeof R, nullptr, 0, DeadlineNs);
   tc_context::PendingMessage M;
-  if (St != UCS_OK || !awaitMessage(Ctx, Peer, AmChallenge, DeadlineNs, M))
-    return Fail(TC_ERR_IO, St != UCS_OK ? std::string(ucs_status_string(St))
-                           : Peer->Failed ? "the connection was refused or broke"
-                                          : "no answer before the timeout");
+  if (St != UCS_OK || !awaitMessage(Ctx, Peer, AmChallenge, DeadlineNs, M) ||
+      M.Id == AmRefused)
+    return Fail(TC_ERR_IO, St != UCS_OK     ? std::string(ucs_status_string(St))
+                           : Peer->Failed   ? "the connection was refused or broke"
+                           : M.Id == AmRefused ? "the receiver refused the handshake"
+                                            : "no answer before the timeout");
   AuthChallenge C;
   bool Proved = false;
   if (M.Header.size() == sizeof C && M.Body.empty()) {
@@ -333,8 +341,21 @@ tc_status_t twochains::rt::clientHandshake(tc_context *Ctx, tc_peer *Peer, uint6
   }
   if (St != UCS_OK || !awaitMessage(Ctx, Peer, AmWelcome, DeadlineNs, M))
     return Fail(TC_ERR_IO, St != UCS_OK ? std::string(ucs_status_string(St))
-                           : Peer->Failed ? "the receiver refused this side's offer (its log says why)"
+                           : Peer->Failed ? "the connection broke"
                                           : "no welcome before the timeout");
+  if (M.Id == AmRefused) {
+    Refusal R = {0, TC_ERR_IO};
+    if (M.Header.size() == sizeof R)
+      std::memcpy(&R, M.Header.data(), sizeof R);
+    tc_status_t Why = R.Status == TC_ERR_AUTH || R.Status == TC_ERR_BAD_OFFER ||
+                              R.Status == TC_ERR_TOO_MANY_PEERS
+                          ? tc_status_t(R.Status)
+                          : TC_ERR_IO;
+    if (Why == TC_ERR_AUTH)
+      ++Ctx->Stats.auth_failures;
+    return Fail(Why, std::string("the receiver refused it: ") + tc_status_string(Why) +
+                         " (its log says more)");
+  }
   Offer W;
   if (M.Header.size() != sizeof W)
     return Fail(TC_ERR_BAD_OFFER, "a welcome of " + std::to_string(M.Header.size()) + " bytes");

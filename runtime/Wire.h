@@ -28,6 +28,7 @@ enum : unsigned {
   AmChallenge = 0x7c06,
   AmFrame = 0x7c07,   // a frame, where RMA would be emulated
   AmCredit = 0x7c08,  // a credit line report, likewise
+  AmRefused = 0x7c09, // receiver to sender: the handshake was refused, and why
 };
 constexpr uint32_t HandshakeMagic = 0x54434853; // "TCHS"
 constexpr uint32_t HandshakeVersion = 3;
@@ -123,6 +124,13 @@ struct RiedAck {
   int32_t Status;
 };
 static_assert(sizeof(RiedAck) == 8, "wire layout");
+
+/// Why a handshake was refused: TC_ERR_AUTH, TC_ERR_BAD_OFFER, ...
+struct Refusal {
+  uint32_t Magic;
+  int32_t Status;
+};
+static_assert(sizeof(Refusal) == 8, "wire layout");
 
 } // namespace twochains::rt
 

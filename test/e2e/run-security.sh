@@ -95,9 +95,11 @@ done
 sleep 0.2 # the receiver's control turns go through the challenges
 TC_KEY=$KEY "$SEC" connect "$STDLIB" $PORT 4 > "$OUT/good" 2>&1
 finish
-for kind in $KINDS bad-mac; do
-  expect "$OUT/offers" "offer $kind: refused" "offer $kind"
+# Refused with a status the sender sees.
+for kind in $KINDS; do
+  expect "$OUT/offers" "offer $kind: refused: handshake offer malformed or out of bounds" "offer $kind"
 done
+expect "$OUT/offers" "offer bad-mac: refused: peer authentication failed" "offer bad-mac"
 expect "$OUT/offers" "offer good: ACCEPTED" "a good offer through the same tool"
 expect "$OUT/offers" "offer good-rma: ACCEPTED" "a good RMA offer through the same tool"
 expect "$OUT/offers" "offer wrong-role: sent 400 challenges" "messages of the other role"

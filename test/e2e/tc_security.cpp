@@ -229,8 +229,21 @@ static int offer(char **Argv) {
     O.Mac[7] ^= 1;
   if (rawSend(R, AmHello, &O, sizeof O, Body.data(), Body.size()) != UCS_OK)
     return fail("cannot send the hello");
-  bool Welcomed = rawAwait(R, AmWelcome, M);
-  std::printf("offer %s: %s\n", Kind.c_str(), Welcomed ? "ACCEPTED" : "refused");
+  // A welcome, or the receiver's refusal with its status.
+  uint64_t Deadline = nowNs() + 2'000'000'000ull;
+  std::string Answer = "refused (no answer)";
+  while (nowNs() < Deadline && Answer == "refused (no answer)") {
+    ucp_worker_progress(R.Ctx->Worker);
+    for (auto &H : R.Ctx->Handshakes)
+      if (H.Ep == R.Peer->Ep && H.Id == AmWelcome)
+        Answer = "ACCEPTED";
+      else if (H.Ep == R.Peer->Ep && H.Id == AmRefused && H.Header.size() == sizeof(Refusal)) {
+        Refusal F;
+        std::memcpy(&F, H.Header.data(), sizeof F);
+        Answer = std::string("refused: ") + tc_status_string(tc_status_t(F.Status));
+      }
+  }
+  std::printf("offer %s: %s\n", Kind.c_str(), Answer.c_str());
   std::fflush(stdout);
   std::fflush(stdout);
   std::_Exit(0); // the raw peer is not the runtime's to release
