@@ -329,6 +329,9 @@ extern "C" void tc_context_destroy(tc_context_t *Ctx) {
     tc_executor_stop(Ctx);
   if (Ctx->Dog)
     Ctx->Dog->stop();
+  for (tc_context::RiedLoad &L : Ctx->RiedLoads)
+    if (L.Thread.joinable())
+      L.Thread.join();
   closeRetiredRoutes(Ctx);
   // Frames jams forwarded are delivered before the routes close: nothing
   // queued is lost on an orderly end (bounded, for a route that is gone).

@@ -25,8 +25,9 @@ using namespace twochains::rt;
 
 namespace {
 
-tc_status_t loadPushed(tc_context *Ctx, const std::string &Name, const uint8_t *Bytes,
-                       size_t Size) {
+/// Runs on a thread of its own: a ried's initialisers are code, and
+/// dlopen takes milliseconds; the executor's frames do not wait for them.
+tc_status_t loadPushed(const std::string &Name, const uint8_t *Bytes, size_t Size) {
   int Fd = memfd_create(("tc-ried-" + Name).c_str(), MFD_CLOEXEC);
   if (Fd < 0 || write(Fd, Bytes, Size) != ssize_t(Size)) {
     if (Fd >= 0)
@@ -41,7 +42,6 @@ tc_status_t loadPushed(tc_context *Ctx, const std::string &Name, const uint8_t *
     logError("cannot load pushed ried '" + Name + "': " + dlerror());
     return TC_ERR_IO;
   }
-  ++Ctx->Stats.rieds_loaded;
   return TC_OK;
 }
 
@@ -135,19 +135,38 @@ void twochains::rt::processPushedRieds(tc_context *Ctx) {
   while (!Ctx->PushedRieds.empty()) {
     auto P = std::move(Ctx->PushedRieds.front());
     Ctx->PushedRieds.erase(Ctx->PushedRieds.begin());
-    tc_status_t St = P.Status;
-    if (St == TC_OK) {
+    Ctx->RiedLoads.emplace_back();
+    tc_context::RiedLoad &L = Ctx->RiedLoads.back();
+    L.Reply = P.Reply;
+    L.Status = P.Status;
+    if (P.Status != TC_OK) {
+      L.Done = true; // refused from its header: answered below
+      continue;
+    }
+    L.Thread = std::thread([&L, Bytes = std::move(P.Bytes)] {
       // Bytes: name, then the library.
       size_t NameEnd = 0;
-      while (NameEnd < P.Bytes.size() && P.Bytes[NameEnd])
+      while (NameEnd < Bytes.size() && Bytes[NameEnd])
         ++NameEnd;
-      std::string Name(P.Bytes.begin(), P.Bytes.begin() + NameEnd);
-      size_t Skip = std::min(P.Bytes.size(), NameEnd + 1);
-      St = loadPushed(Ctx, Name, P.Bytes.data() + Skip, P.Bytes.size() - Skip);
+      std::string Name(Bytes.begin(), Bytes.begin() + NameEnd);
+      size_t Skip = std::min(Bytes.size(), NameEnd + 1);
+      L.Status = loadPushed(Name, Bytes.data() + Skip, Bytes.size() - Skip);
+      L.Done.store(true, std::memory_order_release);
+    });
+  }
+  for (auto It = Ctx->RiedLoads.begin(); It != Ctx->RiedLoads.end();) {
+    if (!It->Done.load(std::memory_order_acquire)) {
+      ++It;
+      continue;
     }
-    // The peer may have gone (and been released) while the bytes came.
-    if (tc_peer *Peer = peerOfEndpoint(Ctx, P.Reply); Peer && !Peer->Failed)
-      answer(Ctx, Peer, St);
+    if (It->Thread.joinable())
+      It->Thread.join();
+    if (It->Status == TC_OK)
+      ++Ctx->Stats.rieds_loaded;
+    // The peer may have gone (and been released) while it loaded.
+    if (tc_peer *Peer = peerOfEndpoint(Ctx, It->Reply); Peer && !Peer->Failed)
+      answer(Ctx, Peer, It->Status);
+    It = Ctx->RiedLoads.erase(It);
   }
 }
 

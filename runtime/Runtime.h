@@ -15,6 +15,7 @@
 #include <atomic>
 #include <initializer_list>
 #include <deque>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -275,6 +276,14 @@ struct tc_context {
     std::vector<uint8_t> Bytes;
   };
   std::vector<PushedRied> PushedRieds;                       // to load, then answer
+  /// Rieds loading on threads of their own (RiedPush.cpp), answered when done.
+  struct RiedLoad {
+    ucp_ep_h Reply = nullptr;
+    tc_status_t Status = TC_OK;
+    std::atomic<bool> Done{false};
+    std::thread Thread;
+  };
+  std::list<RiedLoad> RiedLoads;
   std::vector<std::pair<ucp_ep_h, tc_status_t>> RiedAcks;   // answers to our pushes
 };
 
