@@ -114,8 +114,8 @@ static ucs_status_t onFrame(void *Arg, const void *Header, size_t HeaderLength, 
            UCS_OK;
   FrameMessage M;
   std::memcpy(&M, Header, sizeof M);
-  // Only slots the sender holds credit for: never the one a frame runs
-  // from, never another's.
+  // Only slots of this sender's own window: never another's. (A frame
+  // running from the expected slot reads the executor's private copy.)
   uint64_t Expected = Peer->Receive->expected();
   if (M.Sequence < Expected || M.Sequence - Expected >= Ctx->Slots)
     return refuseMessage(Ctx, Peer, "frame " + std::to_string(M.Sequence) +
