@@ -161,7 +161,15 @@ void reapPeers(tc_context *Ctx) {
     bool Drained = !P->Ring || !P->Receive || !P->Welcomed ||
                    !frameTrailerShows(P->Ring + size_t(P->Receive->expectedSlot()) * Ctx->SlotSize,
                                       Ctx->SlotSize, P->Receive->expected());
-    if ((P->Failed && Drained) || Stale) {
+    // One whose last frame never completes (it died mid-write) is given
+    // up on after a while, its frame with it.
+    if (P->Failed && !Drained && !P->FailedSeenNs)
+      P->FailedSeenNs = Now ? Now : (Now = nowNs());
+    bool GivenUp = P->Failed && !Drained &&
+                   (Now ? Now : (Now = nowNs())) - P->FailedSeenNs > HandshakeDeadlineNs;
+    if (GivenUp)
+      logError("released " + P->Name + ", gone with an incomplete frame in its ring");
+    if ((P->Failed && Drained) || Stale || GivenUp) {
       releasePeer(Ctx, P);
       Ctx->Accepted.erase(Ctx->Accepted.begin() + I);
       continue;

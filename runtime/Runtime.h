@@ -131,6 +131,7 @@ struct tc_peer {
   bool Failed = false;
   bool RefusalLogged = false; // a refused message from it was logged (once)
   uint64_t AcceptedNs = 0;    // receiver: when the connection came (handshake deadline)
+  uint64_t FailedSeenNs = 0;  // receiver: when reaping first found it failed, frames left
 
   // The handshake (Handshake.cpp).
   enum class Auth { None, Challenged, Authenticated, Refused } AuthState = Auth::None;
