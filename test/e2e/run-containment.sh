@@ -12,6 +12,9 @@
 #            segments stay bounded (measured before and after)
 #   connect  tc_connect to a receiver that does not progress returns
 #            within its timeout
+#   route    a route that failed is not closed under the frame that runs
+#            from it (malloc's freed memory is poisoned, so a use after free
+#            crashes)
 #   run-containment.sh <tc-containment> <containment package prefix>
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -142,5 +145,37 @@ if want connect; then
   MS=$(sed -n 's/^connect: .* after \([0-9]*\) ms.*/\1/p' "$OUT/connect")
   [ -n "$MS" ] && [ "$MS" -lt 3000 ] ||
     { echo "FAILED: tc_connect took ${MS:-forever} ms against a 1500 ms timeout"; exit 1; }
+fi
+if want route; then
+  echo "== route"
+  # A sends B one chain frame: B forwards it to C over a route (B's
+  # connection to C). C answers over that route with a chain frame that
+  # forwards back to C, and dies. B runs that frame from the route's ring,
+  # finds the route failed, and must not close it while the frame runs.
+  # B pauses after its first frame, so C's frame and C's end arrive
+  # together; over TCP both are taken from B's control worker before B
+  # looks at its rings, so B sees the route failed when the frame runs.
+  STDLIB=${STDLIB_PREFIX:?}
+  E2E=${TC_E2E:?}
+  PORT_C=$(( PORT + 1 )) PORT_B=$(( PORT + 2 ))
+  PORT=$PORT_B
+  export UCX_TLS=tcp
+  "$TOOL" bouncer "$STDLIB" $PORT_C > "$OUT/c" 2>&1 &
+  CPID=$!
+  wait_for_listening "$OUT/c"
+  MALLOC_PERTURB_=165 TC_E2E_FORWARD_ALLOW=127.0.0.1:$PORT_C TC_E2E_PAUSE_AFTER=1 \
+    timeout 60 "$E2E" receiver "$STDLIB" $PORT_B 2 > "$OUT/b" 2>&1 &
+  BPID=$!
+  wait_for_listening "$OUT/b"
+  timeout 60 "$E2E" chainer "$STDLIB" $PORT_B 1 $PORT_C > "$OUT/a" 2>&1
+  wait $CPID || true
+  STATUS=0
+  wait $BPID || STATUS=$?
+  unset UCX_TLS
+  grep -v "UCX  WARN" "$OUT/c" "$OUT/b" | grep -v "^\s*$" | tail -12
+  expect "$OUT/c" "bouncer: sent a chain frame back: success" "the frame back over the route"
+  [ $STATUS -eq 0 ] || { echo "FAILED: the receiver died ($STATUS) running a frame of a failed route"; exit 1; }
+  expect "$OUT/b" "ran 2 frames" "both chain frames ran"
+  expect "$OUT/b" "connecting to 127.0.0.1:$PORT_C failed" "the frame found its route failed"
 fi
 echo "containment: OK"

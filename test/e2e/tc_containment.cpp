@@ -11,6 +11,9 @@
 //       count frame, flush, close
 //   tc-containment stuck PORT SECONDS              listens and never progresses
 //   tc-containment connect PORT TIMEOUT_MS         times one tc_connect
+//   tc-containment bouncer STDLIB PORT             a receiver of the standard
+//       package: after its first frame, sends the peer that connected a
+//       chain frame that forwards back to this very receiver, and dies
 //
 //===----------------------------------------------------------------------===//
 #include "test_receiver.h"
@@ -167,6 +170,42 @@ static int connectTimed(char **Argv) {
   std::_Exit(0);
 }
 
+/// The standard package's chain payload (stdlib-jams/src/replies/jam_chain.amc).
+struct ChainFrame {
+  char Address[40];
+  uint16_t Port, Reserved;
+  char Element[32];
+  uint32_t Length;
+  int32_t Values[8];
+};
+
+static int bouncer(char **Argv) {
+  tc_package_t *Pkg = load(Argv[2], "stdlib", TC_PACKAGE_SENDER | TC_PACKAGE_RECEIVER);
+  tc_context_t *Ctx = Pkg ? context(Pkg) : nullptr;
+  uint16_t Port = uint16_t(std::atoi(Argv[3]));
+  if (!Ctx || tc_listen(Ctx, "127.0.0.1", Port) != TC_OK)
+    return fail("bouncer: cannot listen");
+  std::printf("bouncer: listening\n");
+  std::fflush(stdout);
+  unsigned Ran = 0;
+  for (auto End = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+       !Ran && std::chrono::steady_clock::now() < End;)
+    tc_progress(Ctx, &Ran);
+  tc_peer_t *Back = nullptr;
+  uint32_t Chain = 0;
+  if (!Ran || tc_context_peer(Ctx, 1, &Back) != TC_OK || tc_package_find(Pkg, "chain", &Chain))
+    return fail("bouncer: no frame, or no peer to answer");
+  ChainFrame C = {};
+  std::strcpy(C.Address, "127.0.0.1");
+  C.Port = Port; // back here, where nobody will listen any more
+  std::strcpy(C.Element, "server_side_sum");
+  C.Length = sizeof C.Values;
+  tc_status_t St = tc_send(Back, Pkg, Chain, TC_SEND_LOCAL, &C, sizeof C);
+  std::printf("bouncer: sent a chain frame back: %s; dying\n", tc_status_string(St));
+  std::fflush(stdout);
+  std::_Exit(0); // no close: the route on the other side fails
+}
+
 int main(int Argc, char **Argv) {
   std::string Verb = Argc > 1 ? Argv[1] : "";
   if (Verb == "receiver" && Argc >= 6) {
@@ -189,6 +228,8 @@ int main(int Argc, char **Argv) {
     return stuck(Argv);
   if (Verb == "connect" && Argc == 4)
     return connectTimed(Argv);
+  if (Verb == "bouncer" && Argc == 4)
+    return bouncer(Argv);
   std::fprintf(stderr, "usage: see the comment at the top of tc_containment.cpp\n");
   return 2;
 }

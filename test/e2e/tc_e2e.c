@@ -245,10 +245,18 @@ int main(int argc, char **argv) {
       } while (done < frames && now() < deadline);
       tc_executor_stop(ctx);
     } else {
+      /* TC_E2E_PAUSE_AFTER=N: after N frames, a second without progress
+         (what arrives meanwhile, and what fails, is seen all at once). */
+      unsigned pause_after = getenv("TC_E2E_PAUSE_AFTER") ? (unsigned)atoi(getenv("TC_E2E_PAUSE_AFTER")) : 0;
       while (done < frames && now() < deadline) {
         unsigned n = 0;
         tc_progress(ctx, &n);
         done += n;
+        if (pause_after && done >= pause_after) {
+          struct timespec second = {1, 0};
+          nanosleep(&second, NULL);
+          pause_after = 0;
+        }
       }
     }
     for (int i = 0; i < 1000; i++) /* let the last credit put complete */
