@@ -21,6 +21,8 @@ source "$(dirname "$0")/lib.sh"
 TOOL=$1 PKG=$2
 OUT=$(mktemp -d)
 RPID=
+# Ports of earlier tests may still be in TIME_WAIT: let listeners take them.
+export UCX_TCP_CM_REUSEADDR=y
 trap '[ -n "$RPID" ] && kill $RPID 2>/dev/null; rm -rf "$OUT"' EXIT
 PORT=$(( 20000 + RANDOM % 20000 ))
 want() { [ -z "${TC_CONTAINMENT_ONLY:-}" ] || [[ " $TC_CONTAINMENT_ONLY " == *" $1 "* ]]; }
@@ -162,12 +164,13 @@ if want route; then
   export UCX_TLS=tcp
   "$TOOL" bouncer "$STDLIB" $PORT_C > "$OUT/c" 2>&1 &
   CPID=$!
-  wait_for_listening "$OUT/c"
+  wait_for_listening "$OUT/c" || { echo "FAILED: the bouncer did not listen"; cat "$OUT/c"; exit 1; }
   MALLOC_PERTURB_=165 TC_E2E_FORWARD_ALLOW=127.0.0.1:$PORT_C TC_E2E_PAUSE_AFTER=1 \
     timeout 60 "$E2E" receiver "$STDLIB" $PORT_B 2 > "$OUT/b" 2>&1 &
   BPID=$!
-  wait_for_listening "$OUT/b"
-  timeout 60 "$E2E" chainer "$STDLIB" $PORT_B 1 $PORT_C > "$OUT/a" 2>&1
+  wait_for_listening "$OUT/b" || { echo "FAILED: B did not listen"; cat "$OUT/b"; exit 1; }
+  timeout 60 "$E2E" chainer "$STDLIB" $PORT_B 1 $PORT_C > "$OUT/a" 2>&1 ||
+    { echo "FAILED: the chainer"; grep -v "UCX  WARN" "$OUT/a" "$OUT/b" "$OUT/c"; exit 1; }
   wait $CPID || true
   STATUS=0
   wait $BPID || STATUS=$?

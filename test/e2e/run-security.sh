@@ -19,6 +19,8 @@ source "$(dirname "$0")/lib.sh"
 SEC=$1 STDLIB=$2 SECPKG=$3
 OUT=$(mktemp -d)
 RPID=
+# Ports of earlier tests may still be in TIME_WAIT: let listeners take them.
+export UCX_TCP_CM_REUSEADDR=y
 trap '[ -n "$RPID" ] && kill $RPID 2>/dev/null; rm -rf "$OUT"' EXIT
 KEY=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 unset TC_KEY TC_KEY_FILE
