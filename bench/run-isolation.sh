@@ -15,7 +15,7 @@ cmake --build "$BUILD_DIR" --target isolation >/dev/null
 BIN=$BUILD_DIR/bench/isolation
 OUT=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$OUT"' EXIT
-PORT=${PORT_BASE:-$((15000 + RANDOM % 20000))}
+PORT=${PORT_BASE:-$((15000 + RANDOM % 15000))}
 run() { # name [attacker]
   PORT=$((PORT + 1))
   "$BIN" receiver $PORT 120 > "$OUT/receiver" 2>&1 &

@@ -6,7 +6,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 E2E=$1 PREFIX=$2 FRAMES=$3
 if [ $# -ge 4 ]; then export UCX_TLS=$4; fi
-PORT_B=$(( 20000 + RANDOM % 20000 ))
+PORT_B=$(( 20000 + RANDOM % 11000 ))
 PORT_C=$(( PORT_B + 1 ))
 OUT=$(mktemp -d)
 trap 'kill $BPID $CPID 2>/dev/null || true; rm -rf "$OUT"' EXIT

@@ -24,7 +24,7 @@ RPID=
 # Ports of earlier tests may still be in TIME_WAIT: let listeners take them.
 export UCX_TCP_CM_REUSEADDR=y
 trap '[ -n "$RPID" ] && kill $RPID 2>/dev/null; rm -rf "$OUT"' EXIT
-PORT=$(( 20000 + RANDOM % 20000 ))
+PORT=$(( 20000 + RANDOM % 11000 ))
 want() { [ -z "${TC_CONTAINMENT_ONLY:-}" ] || [[ " $TC_CONTAINMENT_ONLY " == *" $1 "* ]]; }
 start() { # frames [VAR=value ...]
   local frames=$1

@@ -28,7 +28,7 @@ for _ in $(seq 50); do
   sleep 0.1
 done
 
-PORT=$(( 20000 + RANDOM % 20000 ))
+PORT=$(( 20000 + RANDOM % 11000 ))
 # Beyond loopback a receiver needs the job's key (docs/security.md).
 KEY=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 ip netns exec $B env TC_E2E_ADDRESS=$NET.2 UCX_TLS=tcp TC_KEY=$KEY \

@@ -8,7 +8,7 @@ TOOL=$1 LIB=$2
 OUT=$(mktemp -d)
 trap 'kill $RPID 2>/dev/null || true; rm -rf "$OUT"' EXIT
 for policy in accept refuse; do
-  PORT=$(( 20000 + RANDOM % 20000 ))
+  PORT=$(( 20000 + RANDOM % 11000 ))
   timeout 30 "$TOOL" receiver $policy $PORT > "$OUT/receiver" 2>&1 &
   RPID=$!
   wait_for_listening "$OUT/receiver"

@@ -14,7 +14,7 @@ start_receiver() { # frames, port
   wait_for_listening "$OUT/receiver"
 }
 
-PORT=$(( 20000 + RANDOM % 20000 ))
+PORT=$(( 20000 + RANDOM % 11000 ))
 start_receiver 14 $PORT
 timeout 60 "$ROGUE" malformed "$PREFIX" $PORT > "$OUT/rogue"
 wait $RPID

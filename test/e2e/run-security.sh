@@ -24,7 +24,7 @@ export UCX_TCP_CM_REUSEADDR=y
 trap '[ -n "$RPID" ] && kill $RPID 2>/dev/null; rm -rf "$OUT"' EXIT
 KEY=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 unset TC_KEY TC_KEY_FILE
-PORT=$(( 20000 + RANDOM % 20000 ))
+PORT=$(( 20000 + RANDOM % 11000 ))
 
 start() { # frames package prefix [VAR=value ...]: a receiver on a fresh port
   local frames=$1 pkg=$2 prefix=$3

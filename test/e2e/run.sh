@@ -6,7 +6,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 E2E=$1 PREFIX=$2 FRAMES=$3
 if [ $# -ge 4 ]; then export UCX_TLS=$4; fi
-PORT=$(( 20000 + RANDOM % 20000 ))
+PORT=$(( 20000 + RANDOM % 11000 ))
 OUT=$(mktemp -d)
 trap 'kill $RPID 2>/dev/null || true; rm -rf "$OUT"' EXIT
 timeout 90 "$E2E" receiver "$PREFIX" "$PORT" "$FRAMES" > "$OUT/receiver" 2>&1 &

@@ -1,10 +1,10 @@
 //===- ManifestReaderFuzzer.cpp - parseManifest on any text ---------------===//
 //
-// The parser is the real one; only the files a manifest names are stubbed
-// (the image reader has a fuzzer of its own). In the stub's package folder
-// every file and every image exists and has the hash StubHash, except
+// The parser is the real one; only the files a manifest names are stood in for
+// (the image reader has a fuzzer of its own). In the stand-in package folder
+// every file and every image exists and has the hash StandInHash, except
 // those whose path contains "missing", which cannot be read. The seeds are
-// real manifests with their hashes replaced by StubHash, so mutations get
+// real manifests with their hashes replaced by StandInHash, so mutations get
 // past the file checks to the lines after them.
 //
 // What the parser accepts must be what tc_package_load relies on.
@@ -18,7 +18,7 @@
 
 using namespace twochains::rt;
 
-static const char StubHash[] =
+static const char StandInHash[] =
     "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
 [[noreturn]] static void broken(const char *What) {
@@ -29,7 +29,7 @@ static const char StubHash[] =
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   ManifestFiles Files;
   Files.HashFile = [](const std::string &Path) -> std::string {
-    return Path.find("missing") == std::string::npos ? StubHash : "";
+    return Path.find("missing") == std::string::npos ? StandInHash : "";
   };
   Files.ReadImage = [](const std::string &Path, JamImageData &Out, std::string &Error) {
     if (Path.find("missing") != std::string::npos) {
@@ -37,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
       return TC_ERR_IO;
     }
     Out = JamImageData();
-    Out.Hash = StubHash;
+    Out.Hash = StandInHash;
     return TC_OK;
   };
   ManifestData M;

@@ -115,7 +115,7 @@ def image_inputs():
 
 
 def manifest_inputs():
-    h = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"  # the fuzzer's stub
+    h = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"  # the fuzzer's stand-in hash
     head = ("twochains-manifest 1\npackage p\nidentity %s\nisa x86_64 local=x86_64/libp_local.so "
             "local-hash=%s\n" % (h, h))
     jam = "jam %s a isa=x86_64 image=x86_64/jams/a.jam hash=%s imports=puts\n"

@@ -4,7 +4,7 @@
 #   fuzz-image-reader     images jamlink links: the relocation tests of both
 #                         ISAs (trampolines, GOT slots, fixups) and a plugin jam
 #   fuzz-manifest-reader  the standard package's manifest, its hashes replaced
-#                         by the fuzzer's stub hash (ManifestReaderFuzzer.cpp)
+#                         by the fuzzer's stand-in hash (ManifestReaderFuzzer.cpp)
 #   fuzz-frame-validator  frames from encodeFrame (make-frame-seeds)
 #   fuzz-jamlink-input    the objects behind those images, entry fuzz_main
 #                         where the object has no .tc.jam, and a gcc -fPIC one
