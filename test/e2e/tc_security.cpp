@@ -124,6 +124,17 @@ static bool rawAwait(RawPeer &R, unsigned Id, tc_context::PendingMessage &Out) {
   return false;
 }
 
+/// A packed key of 4 KiB of this process's own memory, mapped in Ucp.
+static bool packOwnKey(ucp_context_h Ucp, void **Packed, size_t *Size) {
+  ucp_mem_map_params_t M = {};
+  M.field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
+  M.length = 4096;
+  M.flags = UCP_MEM_MAP_ALLOCATE;
+  ucp_mem_h Mem;
+  return ucp_mem_map(Ucp, &M, &Mem) == UCS_OK &&
+         ucp_rkey_pack(Ucp, Mem, Packed, Size) == UCS_OK;
+}
+
 /// Makes a packed rkey claim more than it holds, keeping its size: the
 /// first per-memory-domain length byte says 255 (Wire.cpp has the layout).
 static void corruptPackedRkey(uint8_t *Key, size_t Size) {
@@ -191,15 +202,9 @@ static int offer(char **Argv) {
     // RMA path and unpacks the keys; bad-rkey then breaks the keys' insides
     // while their sizes still add up: what UCX's unpacker, which takes no
     // length, would read past.
-    ucp_mem_map_params_t MP = {};
-    MP.field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
-    MP.length = 4096;
-    MP.flags = UCP_MEM_MAP_ALLOCATE;
-    ucp_mem_h Mem;
     void *Packed;
     size_t PackedSize;
-    if (!Ctx->RmaUcp || ucp_mem_map(Ctx->RmaUcp, &MP, &Mem) != UCS_OK ||
-        ucp_rkey_pack(Ctx->RmaUcp, Mem, &Packed, &PackedSize) != UCS_OK)
+    if (!Ctx->RmaUcp || !packOwnKey(Ctx->RmaUcp, &Packed, &PackedSize))
       return fail("no RMA context to make keys with");
     Rma(uint32_t(PackedSize), uint32_t(PackedSize), uint32_t(Ctx->WorkerAddressSize));
     auto *K = static_cast<const uint8_t *>(Packed);
@@ -363,16 +368,10 @@ static int attack(char **Argv) {
   if (ucp_ep_create(Worker, &E, &Ep) != UCS_OK)
     return fail("ucp_ep_create");
   // Any key will do for emulated RMA, which checks none: one of our own.
-  ucp_mem_map_params_t M = {};
-  M.field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
-  M.length = 4096;
-  M.flags = UCP_MEM_MAP_ALLOCATE;
-  ucp_mem_h Mem;
   void *Packed;
   size_t PackedSize;
   ucp_rkey_h Key;
-  if (ucp_mem_map(Ucp, &M, &Mem) != UCS_OK ||
-      ucp_rkey_pack(Ucp, Mem, &Packed, &PackedSize) != UCS_OK)
+  if (!packOwnKey(Ucp, &Packed, &PackedSize))
     return fail("cannot make a key");
   // Let the connection come up first.
   ucp_request_param_t F = {};
