@@ -1,8 +1,11 @@
 //===- isolation.cpp - A victim beside a flooding or a stalling peer ------===//
 //
 //   isolation receiver PORT SECONDS         runs frames for that long
-//   isolation victim PORT N                 N echo round trips (p50, p99 of
-//       the round trip), then N count frames streamed (rate); prints one line
+//   isolation victim PORT N                 N echo round trips (p50, p99 and
+//       worst of the round trip), then 10N count frames streamed as fast as
+//       it can (its saturating rate), then 10N paced at TC_VICTIM_RATE
+//       frames a second (default 1,000,000: a well-behaved peer that does not
+//       itself fill the receiver) and the rate it reached; prints one line
 //   isolation flood PORT SECONDS            count frames at full speed
 //   isolation stall PORT SECONDS            echo frames, never draining the
 //       replies (it never calls tc_progress)
@@ -115,8 +118,24 @@ static int victim(char **Argv) {
   if ((St = tc_flush(S.Peer, 60000)) != TC_OK)
     return fail("flush", St);
   double Rate = 10.0 * N / (since(T) * 1e-9);
-  std::printf("victim: p50 %.0f ns, p99 %.0f ns, rate %.0f msg/s\n", Rtt[Rtt.size() / 2],
-              Rtt[Rtt.size() * 99 / 100], Rate);
+  // Paced: frame I leaves no earlier than I / Offered seconds after the
+  // start, so a receiver that gives this peer its share keeps the pace, and
+  // one that lets a flooder starve it falls behind.
+  const char *Env = std::getenv("TC_VICTIM_RATE");
+  double Offered = Env ? std::atof(Env) : 1e6;
+  T = Clock::now();
+  for (unsigned I = 0; I < 10 * N; ++I) {
+    while (since(T) < I * 1e9 / Offered)
+      tc_progress(S.Ctx, nullptr);
+    if ((St = send(S, S.Count, true)) != TC_OK)
+      return fail("paced count", St);
+  }
+  if ((St = tc_flush(S.Peer, 60000)) != TC_OK)
+    return fail("flush", St);
+  double Paced = 10.0 * N / (since(T) * 1e-9);
+  std::printf("victim: p50 %.0f ns, p99 %.0f ns, max %.0f ns, rate %.0f msg/s, "
+              "paced %.0f of %.0f msg/s\n",
+              Rtt[Rtt.size() / 2], Rtt[Rtt.size() * 99 / 100], Rtt.back(), Rate, Paced, Offered);
   tc_peer_close(S.Peer);
   tc_context_destroy(S.Ctx);
   return 0;

@@ -49,36 +49,6 @@ std::vector<GlobalValue *> collectImports(Module &M) {
 }
 
 /// Returns true if C refers to GV, looking through constant expressions.
-static bool constantRefersTo(const Constant *C, const GlobalValue *GV) {
-  if (C == GV)
-    return true;
-  if (isa<GlobalValue>(C))
-    return false;
-  for (const Use &Op : C->operands())
-    if (auto *OpC = dyn_cast<Constant>(Op.get()))
-      if (constantRefersTo(OpC, GV))
-        return true;
-  return false;
-}
-
-bool checkInitializers(Module &M, ArrayRef<GlobalValue *> Imports) {
-  bool OK = true;
-  for (GlobalVariable &Var : M.globals()) {
-    if (!Var.hasInitializer() || Var.getName().starts_with("llvm."))
-      continue;
-    for (GlobalValue *Import : Imports) {
-      if (!constantRefersTo(Var.getInitializer(), Import))
-        continue;
-      M.getContext().emitError(
-          "static initializer of '" + Var.getName() + "' takes the address of '" +
-          importName(*Import) +
-          "', which the jam does not define: its address is only known on the "
-          "receiver; take it at run time instead");
-      OK = false;
-    }
-  }
-  return OK;
-}
 
 /// The block where an instruction-use of a value must be available: for a
 /// PHI, the end of the incoming block; otherwise the user's block.

@@ -32,12 +32,6 @@ llvm::StringRef importName(const llvm::GlobalValue &GV);
 /// import name, so the order depends only on the set of imports).
 std::vector<llvm::GlobalValue *> collectImports(llvm::Module &M);
 
-/// Reports outside symbols that appear in static initialisers: their address
-/// is only known on the receiver, so they cannot be baked into the image.
-/// Returns false if any was found.
-bool checkInitializers(llvm::Module &M,
-                       llvm::ArrayRef<llvm::GlobalValue *> Imports);
-
 /// Creates GOTP and rewrites every use of Imports[i] into loads of table
 /// entry i. The import declarations are erased afterwards.
 void rewriteImports(llvm::Module &M, llvm::ArrayRef<llvm::GlobalValue *> Imports,

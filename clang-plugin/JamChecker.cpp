@@ -18,7 +18,7 @@ struct JamDiags {
   unsigned NoElementName, BadElementName, NoEntry, DuplicateRole, RoleLinkage,
       RoleAsmLabel, EntrySignature, HelperSignature, HelperArgsMismatch,
       HelperUnpaired, ParamNote, PreviousNote, ThreadLocalVar, ThreadLocalUse,
-      WritableStatic, OutsideAddressInData, InlineAsm, FileScopeAsm, CtorDtor,
+      WritableStatic, InlineAsm, FileScopeAsm, CtorDtor,
       IFunc;
 
   explicit JamDiags(DiagnosticsEngine &D) {
@@ -57,14 +57,13 @@ struct JamDiags {
     ThreadLocalUse = D.getCustomDiagID(
         L::Error, "jam uses thread-local variable '%0', which cannot be "
                   "reached from the receiver; keep per-thread state in a ried");
+    // docs/writing-jams.md, "Static data": what it is in each mode.
     WritableStatic = D.getCustomDiagID(
-        L::Warning, "writable static data '%0' is copied into every message "
-                    "and its changes on the receiver do not persist; keep "
-                    "persistent state in a ried");
-    OutsideAddressInData = D.getCustomDiagID(
-        L::Error, "static data '%0' takes the address of '%1', which the jam "
-                  "does not define: the address is only known on the "
-                  "receiver; take it at run time instead");
+        L::Warning, "writable static data '%0' lives on the receiver and keeps "
+                    "its changes between messages: injected frames share one copy "
+                    "per receiving context, Local frames the Local-Function "
+                    "library's copy, one per process; the two copies are "
+                    "separate, and the sender's is never changed");
     InlineAsm = D.getCustomDiagID(
         L::Warning, "inline assembly is shipped as written: it must not refer "
                     "to symbols or absolute addresses, which the jam rewrite "
@@ -116,30 +115,7 @@ public:
       return true;
     if (!VD->getType().isConstant(*Ctx))
       Diags.Report(VD->getLocation(), IDs.WritableStatic) << VD->getName();
-    if (const Expr *Init = VD->getInit())
-      diagnoseOutsideAddresses(VD, Init);
     return true;
-  }
-
-  /// An initialiser that takes the address of a function or variable the
-  /// jam does not define would need the receiver's address at build time.
-  void diagnoseOutsideAddresses(const VarDecl *Owner, const Stmt *S) {
-    if (!S)
-      return;
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
-      const ValueDecl *Target = Ref->getDecl();
-      bool Outside = false;
-      if (const auto *FD = dyn_cast<FunctionDecl>(Target))
-        Outside = !FD->isDefined();
-      else if (const auto *VD = dyn_cast<VarDecl>(Target))
-        Outside = VD->hasGlobalStorage() &&
-                  VD->hasDefinition() == VarDecl::DeclarationOnly;
-      if (Outside)
-        Diags.Report(Ref->getLocation(), IDs.OutsideAddressInData)
-            << Owner->getName() << Target->getName();
-    }
-    for (const Stmt *Child : S->children())
-      diagnoseOutsideAddresses(Owner, Child);
   }
 
   bool VisitDeclRefExpr(DeclRefExpr *E) {

@@ -5,7 +5,8 @@
 //   2. internalise every definition but the entry
 //   3. make library calls the backend would introduce explicit
 //   4. drop what the entry does not reach (the helpers, unless it calls them)
-//   5. collect the imports and refuse those baked into static data
+//   5. collect the imports (those in static initialisers stay relocations,
+//      which jamlink turns into import fixups applied on arrival)
 //   6. rewrite every use of an import into loads through GOTP
 //   7. record element, entry, ISA, ABI, imports and hash in .tc.* sections
 //
@@ -94,7 +95,7 @@ PreservedAnalyses JamRewritePass::run(Module &M, ModuleAnalysisManager &MAM) {
   addStackProtectorTrampoline(M);
 
   std::vector<GlobalValue *> Imports = collectImports(M);
-  if (!diagnoseThreadLocals(M) || !checkInitializers(M, Imports))
+  if (!diagnoseThreadLocals(M))
     return PreservedAnalyses::none();
 
   std::vector<std::string> ImportNames;

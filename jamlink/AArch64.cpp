@@ -3,7 +3,9 @@
 // An image may land at any 64-byte boundary, so page-relative ADRP cannot
 // stay: each ADRP becomes an ADR (byte-exact, +-1 MiB) of the same page as
 // laid out in the image. Every :lo12: that pairs with it keeps its value, so
-// an ADRP shared by several loads stays correct.
+// an ADRP shared by several loads stays correct. An ADRP into the data
+// part, which lies JamDataDistance away, stays an ADRP (+-4 GiB), and the
+// image asks to be placed on a 4 KiB boundary so that pages line up.
 //
 //===----------------------------------------------------------------------===//
 #include "Target.h"
@@ -96,6 +98,21 @@ public:
     default:
       return 4;
     }
+  }
+
+  std::string relocatePage(uint8_t *Loc, uint32_t Type, uint64_t Value) const override {
+    int64_t V = int64_t(Value);
+    if (Type != R_AARCH64_ADR_PREL_PG_HI21 && Type != R_AARCH64_ADR_PREL_PG_HI21_NC)
+      return "not an ADRP";
+    if (V & 0xfff)
+      return "page delta is not a whole page";
+    std::string Err = checkSignedRange(V, 33);
+    if (!Err.empty())
+      return Err;
+    uint32_t Imm = uint32_t(V >> 12) & 0x1fffff;
+    uint32_t Insn = read32le(Loc) & ~((3u << 29) | (0x7ffffu << 5));
+    write32le(Loc, Insn | ((Imm & 3) << 29) | ((Imm >> 2) << 5));
+    return "";
   }
 
   std::string relocate(uint8_t *Loc, uint32_t Type,

@@ -40,7 +40,9 @@ static SectionKind classifySection(const InputSection &S) {
     return SectionKind::Code;
   if (S.Type == ELF::SHT_NOBITS)
     return SectionKind::ZeroFill;
-  if (S.Flags & ELF::SHF_WRITE)
+  // Relocated once on arrival and only read after: relro data lives with
+  // the text, not with the data that persists between messages.
+  if ((S.Flags & ELF::SHF_WRITE) && !llvm::StringRef(S.Name).starts_with(".data.rel.ro"))
     return SectionKind::Data;
   return SectionKind::ReadOnly;
 }

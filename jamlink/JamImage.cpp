@@ -29,6 +29,7 @@ std::vector<std::pair<std::string, std::string>> JamImage::facts() const {
       {"align", std::to_string(Align)},
       {"code-size", std::to_string(CodeSize)},
       {"rodata-size", std::to_string(ReadOnlySize)},
+      {"text-size", std::to_string(TextSize)},
       {"data-size", std::to_string(DataSize)},
       {"bss-size", std::to_string(ZeroFillSize)},
       {"image-size", std::to_string(Bytes.size())},
@@ -40,17 +41,19 @@ std::vector<std::pair<std::string, std::string>> JamImage::facts() const {
 }
 
 std::string JamImage::computeHash() const {
-  SHA256 H;
-  H.update(ArrayRef<uint8_t>(Bytes));
-  for (const std::string &I : Imports) {
-    H.update(I);
-    H.update(ArrayRef<uint8_t>{0});
-  }
+  // One definition of the hash: the runtime's reader checks it.
+  rt::JamImageData D;
+  D.Bytes = Bytes;
+  D.Imports = Imports;
   for (const TcFixup &F : Fixups)
-    H.update(ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(&F), sizeof F));
-  H.update(std::to_string(EntryOffset) + "/" + std::to_string(GOTPOffset) +
-           "/" + ISA);
-  return toHex(H.final(), /*LowerCase=*/true);
+    D.Fixups.push_back({F.Offset, F.Kind, F.Symbol, F.Reserved, F.Addend});
+  D.Entry = EntryOffset;
+  D.GOTP = GOTPOffset;
+  D.ISA = ISA;
+  D.TextSize = TextSize;
+  D.ZeroFillSize = ZeroFillSize;
+  D.Align = Align;
+  return rt::jamImageHash(D);
 }
 
 namespace {
@@ -184,6 +187,7 @@ Expected<JamImage> readJamImage(StringRef Path) {
   Image.Align = Data.Align;
   Image.CodeSize = Data.CodeSize;
   Image.ReadOnlySize = Data.ReadOnlySize;
+  Image.TextSize = Data.TextSize;
   Image.DataSize = Data.DataSize;
   Image.ZeroFillSize = Data.ZeroFillSize;
   Image.Bytes = std::move(Data.Bytes);

@@ -3,8 +3,10 @@
 // On disk (docs/jam-image-format.md) an image is an ELF64 container of type
 // ET_NONE whose sections llvm-readelf can list:
 //
-//   .tc.image    the bytes that travel: GOTP, code, trampolines, rodata, data,
-//                GOT slots, zeroed bss; a whole number of 64-byte lines
+//   .tc.image    the bytes that travel: the text part (GOTP, code,
+//                trampolines, rodata, GOT slots) and the data part's
+//                initial bytes, each a whole number of 64-byte lines; the
+//                bss only by its size
 //   .tc.jam      NUL-terminated key=value facts
 //   .tc.imports  NUL-terminated import names, in table order
 //   .tc.fixups   TcFixup records, applied on arrival
@@ -22,7 +24,7 @@
 
 namespace twochains {
 
-constexpr unsigned JamImageFormatVersion = 1;
+constexpr unsigned JamImageFormatVersion = 2;
 constexpr unsigned JamImageLine = 64;
 
 enum TcFixupKind : uint32_t {
@@ -50,9 +52,10 @@ struct JamImage {
   uint64_t GOTPOffset = 0;
   uint64_t Align = 8;       // the image's base must be aligned to this
   uint64_t CodeSize = 0;    // GOTP excluded; trampolines included
-  uint64_t ReadOnlySize = 0;
-  uint64_t DataSize = 0;    // GOT slots included
-  uint64_t ZeroFillSize = 0;
+  uint64_t ReadOnlySize = 0; // GOT slots included
+  uint64_t TextSize = 0;    // GOTP to the end of the GOT, in whole lines
+  uint64_t DataSize = 0;    // stored after the text, in whole lines
+  uint64_t ZeroFillSize = 0; // whole lines; not stored
   std::vector<uint8_t> Bytes;
   std::vector<std::string> Imports;
   std::vector<TcFixup> Fixups;

@@ -1,11 +1,18 @@
 //===- Layout.cpp - What travels, and where it lies in the image ----------===//
 //
-//   0          GOTP (8 bytes)
-//   8          code sections, then trampolines   (ISA code alignment only)
-//              read-only data              (each at its own alignment)
-//              writable data, then GOT slots
-//              zero-fill (bss), written as zeroes
-//              padding to a whole 64-byte line
+// Two parts, each a whole number of 64-byte lines (docs/jam-image-format.md):
+//
+//   text, at 0: installed read+execute; written once, on arrival
+//     0          GOTP (8 bytes)
+//     8          code sections, then trampolines   (ISA code alignment only)
+//                read-only data, relro data, GOT slots
+//   data, linked at TextSize + JamDataDistance: installed read+write
+//                writable data (its initial bytes travel)
+//                zero-fill (bss): only its size travels
+//
+// The fixed distance lets code reach its data PC-relatively, as in any
+// shared object, while the data lies in memory that is never executable and
+// the code in memory that is never writable (runtime/ImageInstall.h).
 //
 //===----------------------------------------------------------------------===//
 #include "Linker.h"
@@ -127,27 +134,40 @@ void assignLayout(LinkContext &Ctx) {
   Grow(uint64_t(Ctx.TrampolineImports.size()) * T.trampolineSize());
   Ctx.Image.CodeSize = Off - CodeStart;
 
+  // GOT slots are filled once, on arrival: they belong with what the code
+  // only reads.
   uint64_t ROStart = Off;
   Each(SectionKind::ReadOnly, [&](InputSection &S) { Place(S, S.Align); });
-  Ctx.Image.ReadOnlySize = Off - ROStart;
-
-  uint64_t DataStart = Off;
-  Each(SectionKind::Data, [&](InputSection &S) { Place(S, S.Align); });
   if (!Ctx.GotSymbols.empty())
     Grow(alignTo(Off, 8) - Off);
   Ctx.GotOffset = Off;
   Grow(8 * uint64_t(Ctx.GotSymbols.size()));
+  Ctx.Image.ReadOnlySize = Off - ROStart;
+  Grow(alignTo(Off, JamImageLine) - Off);
+  Ctx.Image.TextSize = Off;
+
+  // The data part: linked JamDataDistance past the text, stored right
+  // after it. Off counts bytes stored, so the image limit applies to what
+  // travels plus the zero-fill the receiver allocates.
+  Ctx.DataLinkBase = Ctx.Image.TextSize + rt::JamDataDistance;
+  uint64_t DataStart = Off;
+  auto PlaceData = [&](InputSection &S) {
+    Place(S, S.Align);
+    S.ImageOffset += rt::JamDataDistance;
+  };
+  Each(SectionKind::Data, PlaceData);
+  Grow(alignTo(Off, JamImageLine) - Off);
   Ctx.Image.DataSize = Off - DataStart;
 
   uint64_t ZeroStart = Off;
-  Each(SectionKind::ZeroFill, [&](InputSection &S) { Place(S, S.Align); });
+  Each(SectionKind::ZeroFill, PlaceData);
+  Grow(alignTo(Off, JamImageLine) - Off);
   Ctx.Image.ZeroFillSize = Off - ZeroStart;
 
-  Grow(alignTo(Off, JamImageLine) - Off);
   if (!Ctx.Errors.empty())
     return;
   Ctx.Image.Align = MaxAlign;
-  Ctx.Image.Bytes.assign(Off, 0);
+  Ctx.Image.Bytes.assign(Ctx.Image.TextSize + Ctx.Image.DataSize, 0);
 }
 
 } // namespace twochains::jamlink

@@ -13,6 +13,7 @@
 #include "InputObject.h"
 #include "JamImage.h"
 #include "Target.h"
+#include "JamImageReader.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
@@ -56,7 +57,15 @@ public:
   std::vector<std::vector<uint8_t>> Actions;
   uint64_t GOTPOffset = 0;
   uint64_t TrampolinesOffset = 0, GotOffset = 0;
+  /// Where the data part is linked (TextSize + JamDataDistance).
+  uint64_t DataLinkBase = UINT64_MAX;
   JamImage Image;
+
+  /// Where the byte at link address Addr is stored in Image.Bytes: the data
+  /// part is stored right after the text, but linked JamDataDistance on.
+  uint64_t bytePos(uint64_t Addr) const {
+    return Addr >= DataLinkBase ? Addr - rt::JamDataDistance : Addr;
+  }
 
   unsigned importFor(const std::string &Name);
   /// The image offset of a defined symbol.

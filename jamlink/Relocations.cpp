@@ -34,6 +34,7 @@ enum RelocAction : uint8_t {
 };
 
 uint64_t page(uint64_t V) { return V & ~uint64_t(0xfff); }
+constexpr uint64_t PageAlign = 4096; // the ADRP granule, whatever the OS page
 
 } // namespace
 
@@ -169,7 +170,7 @@ void applyRelocations(LinkContext &Ctx) {
     if (Sec.Live && Sec.Kind != SectionKind::ZeroFill &&
         Sec.Kind != SectionKind::GOTP)
       std::copy(Sec.Contents.begin(), Sec.Contents.end(),
-                Bytes.begin() + Sec.ImageOffset);
+                Bytes.begin() + Ctx.bytePos(Sec.ImageOffset));
 
   auto TrampolineOffset = [&](const std::string &Name) {
     return Ctx.TrampolinesOffset + Ctx.TrampolineIndex.lookup(Name) * T.trampolineSize();
@@ -185,7 +186,10 @@ void applyRelocations(LinkContext &Ctx) {
       const Symbol &S = Obj.Symbols[R.SymbolIndex];
       RelExpr E = T.classify(R.Type);
       uint64_t FieldOffset = R.Offset;
+      // P is the field's link address (what PC-relative values are computed
+      // from); At is where its bytes are stored.
       uint64_t P = Sec.ImageOffset + FieldOffset;
+      uint64_t At = Ctx.bytePos(P);
       int64_t A = R.Addend;
       uint64_t Value = 0;
       switch (RelocAction(Ctx.Actions[Sec.Index][I])) {
@@ -193,6 +197,15 @@ void applyRelocations(LinkContext &Ctx) {
         continue;
       case Direct: {
         uint64_t SA = Ctx.symbolOffset(S) + A;
+        if (E == RelExpr::PagePC && SA >= Ctx.DataLinkBase) {
+          // Beyond ADR's reach: the ADRP stays, and the image is placed
+          // where its pages line up with the receiver's.
+          std::string Err = T.relocatePage(Bytes.data() + At, R.Type, page(SA) - page(P));
+          if (!Err.empty())
+            Ctx.relocError(Sec, R, "cannot be applied: " + Err);
+          Ctx.Image.Align = std::max<uint64_t>(Ctx.Image.Align, PageAlign);
+          continue;
+        }
         Value = E == RelExpr::Lo12     ? SA
                 : E == RelExpr::PagePC ? page(SA) - P
                                        : SA - P;
@@ -203,8 +216,9 @@ void applyRelocations(LinkContext &Ctx) {
         break;
       case RelaxToDirect:
       case RelaxToTrampoline: {
-        T.relaxGotCall(Bytes.data() + Sec.ImageOffset, FieldOffset);
+        T.relaxGotCall(Bytes.data() + Ctx.bytePos(Sec.ImageOffset), FieldOffset);
         P = Sec.ImageOffset + FieldOffset;
+        At = Ctx.bytePos(P);
         uint64_t Target = RelocAction(Ctx.Actions[Sec.Index][I]) == RelaxToTrampoline
                               ? TrampolineOffset(S.Name)
                               : Ctx.symbolOffset(S);
@@ -221,15 +235,15 @@ void applyRelocations(LinkContext &Ctx) {
       case ImageFixup:
         Value = Ctx.symbolOffset(S) + A;
         Ctx.Image.Fixups.push_back(
-            {uint32_t(P), TC_FIXUP_IMAGE64, 0, 0, int64_t(Value)});
+            {uint32_t(At), TC_FIXUP_IMAGE64, 0, 0, int64_t(Value)});
         break;
       case ImportFixup:
         Value = 0;
         Ctx.Image.Fixups.push_back(
-            {uint32_t(P), TC_FIXUP_IMPORT64, Ctx.ImportIndex.lookup(S.Name), 0, A});
+            {uint32_t(At), TC_FIXUP_IMPORT64, Ctx.ImportIndex.lookup(S.Name), 0, A});
         break;
       }
-      std::string Err = T.relocate(Bytes.data() + P, R.Type, Value);
+      std::string Err = T.relocate(Bytes.data() + At, R.Type, Value);
       if (!Err.empty())
         Ctx.relocError(Sec, R, "cannot be applied: " + Err);
     }

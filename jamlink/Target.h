@@ -69,6 +69,13 @@ public:
     return false;
   }
 
+  /// A page-relative reference that must stay page-relative (aarch64: an
+  /// ADRP into the data part, beyond ADR's reach), Value = Page(S + A) -
+  /// Page(P); the image is then placed on a 4 KiB boundary. Empty, or why not.
+  virtual std::string relocatePage(uint8_t *Loc, uint32_t Type, uint64_t Value) const {
+    return "page-relative references are not used on this target";
+  }
+
   /// A trampoline jumps to import ImportIndex: loads the table address from GOTP
   /// and jumps through entry ImportIndex, clobbering only registers the ABI
   /// lets a call clobber before the callee runs.

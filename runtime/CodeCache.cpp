@@ -1,6 +1,8 @@
 //===- CodeCache.cpp ------------------------------------------------------===//
 #include "CodeCache.h"
+#include "JamImageReader.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <sys/mman.h>
@@ -12,7 +14,7 @@ CodeArena::~CodeArena() {
   if (Write)
     munmap(Write, Size);
   if (Exec)
-    munmap(const_cast<uint8_t *>(Exec), Size);
+    munmap(const_cast<uint8_t *>(Exec), Reserved);
 }
 
 tc_status_t CodeArena::create(size_t Bytes, std::string &Error) {
@@ -24,24 +26,38 @@ tc_status_t CodeArena::create(size_t Bytes, std::string &Error) {
             std::strerror(errno);
     return TC_ERR_NO_MEMORY;
   }
-  void *W = MAP_FAILED, *X = MAP_FAILED;
-  if (ftruncate(Fd, off_t(N)) == 0) {
+  if (N > JamDataDistance) {
+    close(Fd);
+    Error = "a code arena of " + std::to_string(N) + " bytes is larger than the " +
+            std::to_string(JamDataDistance) + " bytes between a jam's code and its data";
+    return TC_ERR_INVALID_PARAM;
+  }
+  // One reservation holds the executable alias and, JamDataDistance on, the
+  // data arena; the gap stays inaccessible.
+  size_t Total = JamDataDistance + N;
+  void *W = MAP_FAILED, *X = MAP_FAILED, *D = MAP_FAILED;
+  void *R = mmap(nullptr, Total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (R != MAP_FAILED && ftruncate(Fd, off_t(N)) == 0) {
     W = mmap(nullptr, N, PROT_READ | PROT_WRITE, MAP_SHARED, Fd, 0);
-    X = mmap(nullptr, N, PROT_READ | PROT_EXEC, MAP_SHARED, Fd, 0);
+    X = mmap(R, N, PROT_READ | PROT_EXEC, MAP_SHARED | MAP_FIXED, Fd, 0);
+    D = mmap(static_cast<uint8_t *>(R) + JamDataDistance, N, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
   }
   int Saved = errno;
   close(Fd); // the mappings keep the memory
-  if (W == MAP_FAILED || X == MAP_FAILED) {
+  if (R == MAP_FAILED || W == MAP_FAILED || X == MAP_FAILED || D == MAP_FAILED) {
     if (W != MAP_FAILED)
       munmap(W, N);
-    if (X != MAP_FAILED)
-      munmap(X, N);
+    if (R != MAP_FAILED)
+      munmap(R, Total);
     Error = std::string("cannot map the code cache's memory: ") + std::strerror(Saved);
     return TC_ERR_NO_MEMORY;
   }
   Write = static_cast<uint8_t *>(W);
   Exec = static_cast<uint8_t *>(X);
+  Data = static_cast<uint8_t *>(D);
   Size = N;
+  Reserved = Total;
   return TC_OK;
 }
 
@@ -67,17 +83,20 @@ size_t CodeCache::bytesFree() const {
   return N;
 }
 
-bool CodeCache::allocate(size_t Lines, uint32_t *Offset) {
+bool CodeCache::allocate(size_t Lines, size_t Align, uint32_t *Offset) {
   size_t Bytes = Lines * Line;
   for (auto It = Free.begin(); It != Free.end(); ++It) {
-    if (It->second < Bytes)
+    size_t Start = (size_t(It->first) + Align - 1) / Align * Align;
+    size_t Skip = Start - It->first;
+    if (It->second < Skip || It->second - Skip < Bytes)
       continue;
-    *Offset = It->first;
-    uint32_t Rest = uint32_t(It->second - Bytes);
-    uint32_t At = uint32_t(It->first + Bytes);
+    uint32_t RunStart = It->first, RunBytes = It->second;
     Free.erase(It);
-    if (Rest)
-      Free[At] = Rest;
+    if (Skip)
+      Free[RunStart] = uint32_t(Skip);
+    if (size_t Rest = RunBytes - Skip - Bytes)
+      Free[uint32_t(Start + Bytes)] = uint32_t(Rest);
+    *Offset = uint32_t(Start);
     return true;
   }
   return false;
@@ -120,14 +139,14 @@ void CodeCache::unlink(int32_t Index) {
   Table[I] = -1;
 }
 
-void CodeCache::evictOne() {
+bool CodeCache::evictOne() {
   int32_t Oldest = -1;
   for (size_t I = 0; I < Entries.size(); ++I)
-    if (Entries[I].Size &&
+    if (Entries[I].Size && !Entries[I].Pinned &&
         (Oldest < 0 || Entries[I].LastUse < Entries[size_t(Oldest)].LastUse))
       Oldest = int32_t(I);
   if (Oldest < 0)
-    return;
+    return false;
   CachedCode &C = Entries[size_t(Oldest)];
   unlink(Oldest);
   release(C.Offset, (C.Size + Line - 1) / Line);
@@ -135,21 +154,24 @@ void CodeCache::evictOne() {
   C = CachedCode();
   FreeEntries.push_back(Oldest);
   --Live;
+  return true;
 }
 
 CachedCode *CodeCache::reserve(uint64_t Key, uint64_t Package, uint32_t Element,
-                               uint32_t Size, unsigned *Evicted) {
+                               uint32_t Size, uint32_t Align, bool Pinned, unsigned *Evicted) {
   size_t Lines = (size_t(Size) + Line - 1) / Line;
-  if (Size == 0 || Lines * Line > Capacity)
+  Align = std::max<uint32_t>(Align, Line);
+  if (Size == 0 || Lines * Line > Capacity || (Align & (Align - 1)))
     return nullptr;
   uint32_t Offset;
   unsigned N = 0;
-  while (!allocate(Lines, &Offset)) {
-    evictOne();
+  bool Room;
+  while (!(Room = allocate(Lines, Align, &Offset)) && evictOne())
     ++N;
-  }
   if (Evicted)
     *Evicted = N;
+  if (!Room)
+    return nullptr;
   int32_t Index;
   if (!FreeEntries.empty()) {
     Index = FreeEntries.back();
@@ -159,7 +181,7 @@ CachedCode *CodeCache::reserve(uint64_t Key, uint64_t Package, uint32_t Element,
     Entries.emplace_back();
   }
   CachedCode &C = Entries[size_t(Index)];
-  C = {Key, Package, Element, Size, Offset, ++Clock};
+  C = {Key, Package, Element, Size, Offset, ++Clock, Pinned};
   size_t Mask = Table.size() - 1;
   size_t I = mix(Key, Package, Element) & Mask;
   while (Table[I] >= 0)

@@ -8,7 +8,11 @@
 // runtime installs through and a read+execute alias code runs from, so no
 // page is ever writable and executable at once, and stores that install
 // code never land on a page the executing thread runs from through the
-// same mapping.
+// same mapping. JamDataDistance past the executable alias lies the data
+// arena, read+write and never executable, of the same size: an image
+// installed at offset O of the arena has its statics at offset O +
+// TextSize of the data arena, where its code, linked for that distance,
+// finds them (runtime/ImageInstall.h).
 //
 // CodeCache keys installed images by the first 8 bytes of their SHA-256
 // together with the package and element they belong to: an open-addressing
@@ -41,12 +45,16 @@ public:
 
   uint8_t *writable() const { return Write; }
   const uint8_t *executable() const { return Exec; }
+  /// executable() + JamDataDistance: read+write, never executable.
+  uint8_t *data() const { return Data; }
   size_t size() const { return Size; }
 
 private:
   uint8_t *Write = nullptr;
   uint8_t *Exec = nullptr;
+  uint8_t *Data = nullptr;
   size_t Size = 0;
+  size_t Reserved = 0; // the executable alias, the gap and the data arena
 };
 
 /// What a cache entry is, and how to reach its code.
@@ -54,9 +62,12 @@ struct CachedCode {
   uint64_t Key = 0;        // first 8 bytes of the image's SHA-256
   uint64_t Package = 0;    // package tag
   uint32_t Element = 0;
-  uint32_t Size = 0;       // image bytes
+  uint32_t Size = 0;       // bytes taken: text, data and bss
   uint32_t Offset = 0;     // in the arena
   uint64_t LastUse = 0;
+  /// Holds a jam's statics, which live as long as the context: never
+  /// evicted (docs/code-cache.md, "Static data").
+  bool Pinned = false;
 };
 
 class CodeCache {
@@ -81,18 +92,22 @@ public:
     }
   }
 
-  /// Reserves room for Size bytes of code under this key, evicting the least
-  /// recently used entries if needed; *Evicted counts them. The entry is
-  /// findable at once: the caller writes the code through writableCode()
-  /// before anything else looks it up (one executor). Null if the image is
-  /// larger than the whole cache.
+  /// Reserves room for Size bytes under this key at an offset that is a
+  /// multiple of Align (a power of two, at least a line), evicting the least
+  /// recently used unpinned entries if needed; *Evicted counts them. The
+  /// entry is findable at once: the caller installs the code through
+  /// writableCode() before anything else looks it up (one executor). Null
+  /// if no room can be made: larger than the cache, or what is left is
+  /// pinned.
   CachedCode *reserve(uint64_t Key, uint64_t Package, uint32_t Element, uint32_t Size,
-                      unsigned *Evicted);
+                      uint32_t Align, bool Pinned, unsigned *Evicted);
 
   uint8_t *writableCode(const CachedCode &C) const { return Arena.writable() + C.Offset; }
   const uint8_t *executableCode(const CachedCode &C) const {
     return Arena.executable() + C.Offset;
   }
+  /// The data arena at the entry's offset (add the image's TextSize).
+  uint8_t *dataArea(const CachedCode &C) const { return Arena.data() + C.Offset; }
 
   size_t entries() const { return Live; }
   size_t bytesFree() const;
@@ -104,9 +119,9 @@ private:
     H ^= H >> 29;
     return size_t(H * 0xbf58476d1ce4e5b9ull >> 32);
   }
-  bool allocate(size_t Lines, uint32_t *Offset);
+  bool allocate(size_t Lines, size_t Align, uint32_t *Offset);
   void release(uint32_t Offset, size_t Lines);
-  void evictOne();
+  bool evictOne();
   void unlink(int32_t Index);
 
   CodeArena Arena;

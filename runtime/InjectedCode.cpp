@@ -12,6 +12,12 @@
 //               package's own copy installed into W^X scratch memory and
 //               run from there.
 //
+// A jam with static data (writable data or bss) is installed once per
+// context in either mode, into an entry of the code cache that is never
+// evicted, because its statics live there for the life of the context
+// (docs/code-cache.md, "Static data"); in no-cache mode its frames still
+// carry the code and are still checked against it.
+//
 // In every mode only code this receiver already trusts runs, and only its
 // own copy of it: an arrived image must be the package's, byte for byte
 // (GOTP zero), and is compared, never run. (The paper's in-place mode ran
@@ -19,9 +25,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Identity.h"
+#include "ImageInstall.h"
 #include "Log.h"
 #include "Runtime.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace twochains::rt;
@@ -34,43 +42,52 @@ static bool isPackageImage(const PackageElement &E, const FrameView &V) {
          std::memcmp(V.Image, Known.data(), Known.size()) == 0;
 }
 
-static void syncInstructions(const uint8_t *Code, size_t Size) {
-  // aarch64: DC CVAU / DSB / IC IVAU / DSB / ISB over the range; x86: the
-  // executing thread wrote nothing it runs through this alias, and code is
-  // never modified while another thread runs it, so nothing is needed.
-  auto *C = reinterpret_cast<char *>(const_cast<uint8_t *>(Code));
-  __builtin___clear_cache(C, C + Size);
-}
-
 static void call(const uint8_t *Code, const PackageElement &E, const FrameView &V,
                  tc_jam_ctx *JamCtx) {
   JamCtx->Run->CodeBegin = uintptr_t(Code);
-  JamCtx->Run->CodeEnd = uintptr_t(Code) + E.Image.Bytes.size();
+  JamCtx->Run->CodeEnd = uintptr_t(Code) + E.Image.TextSize;
   reinterpret_cast<JamEntry>(const_cast<uint8_t *>(Code) + E.Image.Entry)(
       JamCtx, const_cast<uint8_t *>(V.Payload), V.Header.PayloadSize);
 }
 
-/// Copies the package's image into W^X memory at (Write, Run) and readies it.
-static void install(uint8_t *Write, const uint8_t *Run, const PackageElement &E) {
-  std::memcpy(Write, E.Image.Bytes.data(), E.Image.Bytes.size());
-  prepareInjected(Write, Run, E);
-  syncInstructions(Run, E.Image.Bytes.size());
-}
-
 static tc_status_t runFromScratch(tc_context *Ctx, const PackageElement &E,
                                   const FrameView &V, tc_jam_ctx *JamCtx) {
-  if (!Ctx->Scratch) {
+  if (!Ctx->Scratch || Ctx->Scratch->size() < E.Image.TextSize) {
     auto A = std::make_unique<CodeArena>();
     std::string Error;
-    if (A->create(Ctx->SlotSize, Error) != TC_OK) {
+    if (A->create(std::max<size_t>(Ctx->SlotSize, E.Image.TextSize), Error) != TC_OK) {
       logError(Error);
       return TC_ERR_NO_MEMORY;
     }
     Ctx->Scratch = std::move(A);
   }
-  install(Ctx->Scratch->writable(), Ctx->Scratch->executable(), E);
-  call(Ctx->Scratch->executable(), E, V, JamCtx);
+  CodeArena &A = *Ctx->Scratch;
+  installImage(A.writable(), A.executable(), A.data(), E.Image, E.ImportTable.data());
+  call(A.executable(), E, V, JamCtx);
   return TC_OK;
+}
+
+/// The cache entry of an element with statics: installed once (pinned), or
+/// null and logged if the cache has no room left that is not pinned.
+static const CachedCode *installWithStatics(tc_context *Ctx, CodeCache &Cache, uint64_t Package,
+                                            uint32_t Element, const PackageElement &E) {
+  if (const CachedCode *C = Cache.find(E.CodeKey, Package, Element))
+    return C;
+  unsigned Evicted = 0;
+  CachedCode *C = Cache.reserve(E.CodeKey, Package, Element, uint32_t(installedSize(E.Image)),
+                                uint32_t(E.Image.Align), true, &Evicted);
+  Ctx->Stats.cache_evictions += Evicted;
+  if (!C) {
+    logError("cannot install jam '" + E.Name + "': its " + std::to_string(installedSize(E.Image)) +
+             " bytes of code and static data do not fit in the " +
+             std::to_string(Cache.capacity()) + "-byte code cache beside the jams with "
+             "static data already installed (code_cache_size)");
+    return nullptr;
+  }
+  installImage(Cache.writableCode(*C), Cache.executableCode(*C), Cache.dataArea(*C), E.Image,
+               E.ImportTable.data());
+  ++Ctx->Stats.cache_installs;
+  return C;
 }
 
 static tc_status_t runCached(tc_context *Ctx, const tc_package &Pkg, uint32_t Element,
@@ -109,12 +126,21 @@ static tc_status_t runCached(tc_context *Ctx, const tc_package &Pkg, uint32_t El
   }
   if (Digest != E.CodeDigest || !isPackageImage(E, V))
     return TC_ERR_UNKNOWN_ELEMENT;
+  if (E.Image.hasData()) {
+    const CachedCode *C = installWithStatics(Ctx, Cache, H.Package, Element, E);
+    if (!C)
+      return TC_ERR_NO_MEMORY;
+    call(Cache.executableCode(*C), E, V, JamCtx);
+    return TC_OK;
+  }
   unsigned Evicted = 0;
-  CachedCode *C = Cache.reserve(H.Code, H.Package, Element, H.ImageSize, &Evicted);
+  CachedCode *C = Cache.reserve(H.Code, H.Package, Element, uint32_t(installedSize(E.Image)),
+                                uint32_t(E.Image.Align), false, &Evicted);
   Ctx->Stats.cache_evictions += Evicted;
   if (!C) // larger than the whole cache: run it like no-cache mode
     return runFromScratch(Ctx, E, V, JamCtx);
-  install(Cache.writableCode(*C), Cache.executableCode(*C), E);
+  installImage(Cache.writableCode(*C), Cache.executableCode(*C), Cache.dataArea(*C), E.Image,
+               E.ImportTable.data());
   ++Ctx->Stats.cache_installs;
   call(Cache.executableCode(*C), E, V, JamCtx);
   return TC_OK;
@@ -131,6 +157,22 @@ tc_status_t runInjected(tc_context *Ctx, const tc_package &Pkg, uint32_t Element
     return TC_ERR_NOT_CACHED; // this receiver offered no cache: a broken sender
   if (!isPackageImage(E, V))
     return TC_ERR_UNKNOWN_ELEMENT;
+  if (E.Image.hasData()) {
+    if (!Ctx->Cache) {
+      auto Cache = std::make_unique<CodeCache>();
+      std::string Error;
+      if (Cache->create(Ctx->CodeCacheSize, Error) != TC_OK) {
+        logError(Error);
+        return TC_ERR_NO_MEMORY;
+      }
+      Ctx->Cache = std::move(Cache);
+    }
+    const CachedCode *C = installWithStatics(Ctx, *Ctx->Cache, V.Header.Package, Element, E);
+    if (!C)
+      return TC_ERR_NO_MEMORY;
+    call(Ctx->Cache->executableCode(*C), E, V, JamCtx);
+    return TC_OK;
+  }
   return runFromScratch(Ctx, E, V, JamCtx);
 }
 

@@ -19,8 +19,11 @@ std::string jamImageHash(const JamImageData &Image) {
   }
   for (const ImageFixup &F : Image.Fixups)
     H.update(&F, sizeof F);
+  // The layout too: where the data part is linked, and how much bss the
+  // receiver gives it.
   H.update(std::to_string(Image.Entry) + "/" + std::to_string(Image.GOTP) + "/" +
-           Image.ISA);
+           Image.ISA + "/" + std::to_string(Image.TextSize) + "/" +
+           std::to_string(Image.ZeroFillSize) + "/" + std::to_string(Image.Align));
   return H.hex();
 }
 
@@ -173,16 +176,17 @@ tc_status_t parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
     return Fail("not a jam image (no .tc.image or .tc.jam)");
   if (Facts["tc.abi"] != "1")
     return Fail("jam ABI version '" + Facts["tc.abi"] + "' is not supported (expected 1)");
-  if (Facts["version"] != "1")
-    return Fail("jam image format version '" + Facts["version"] +
-                "' is not supported (expected 1)");
+  if (Facts["version"] != std::to_string(JamImageVersion))
+    return Fail("jam image format version '" + Facts["version"] + "' is not supported (expected " +
+                std::to_string(JamImageVersion) + "; relink the object with this jamlink)");
   uint64_t ImageSize = 0, Imports = 0, Fixups = 0;
   struct {
     const char *Key;
     uint64_t *Field;
   } Numbers[] = {{"entry", &Img.Entry},           {"gotp", &Img.GOTP},
                  {"align", &Img.Align},           {"code-size", &Img.CodeSize},
-                 {"rodata-size", &Img.ReadOnlySize}, {"data-size", &Img.DataSize},
+                 {"rodata-size", &Img.ReadOnlySize}, {"text-size", &Img.TextSize},
+                 {"data-size", &Img.DataSize},
                  {"bss-size", &Img.ZeroFillSize}, {"image-size", &ImageSize},
                  {"imports", &Imports},           {"fixups", &Fixups}};
   for (auto &N : Numbers)
@@ -212,29 +216,38 @@ tc_status_t parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
   if (ImageSize != N)
     return Fail("image-size " + std::to_string(ImageSize) + " in .tc.jam does not match the " +
                 std::to_string(N) + " bytes of .tc.image");
-  // Version 1 has GOTP at 0 and the code right after it (jamlink.md,
-  // "Layout"); written as differences so that no sum can wrap.
+  // GOTP at 0, the code right after it (jam-image-format.md, "Layout");
+  // written as differences so that no sum can wrap.
   if (Img.GOTP != 0)
     return Fail("GOTP offset " + std::to_string(Img.GOTP) +
-                " is not 0, where format version 1 places it");
+                " is not 0, where the format places it");
   const uint64_t CodeStart = 8;
-  if (Img.CodeSize > N - CodeStart || Img.ReadOnlySize > N - CodeStart - Img.CodeSize ||
-      Img.DataSize > N - CodeStart - Img.CodeSize - Img.ReadOnlySize ||
-      Img.ZeroFillSize > N - CodeStart - Img.CodeSize - Img.ReadOnlySize - Img.DataSize)
-    return Fail("code, rodata, data and bss sizes do not fit in the image");
-  uint64_t End = CodeStart + Img.CodeSize + Img.ReadOnlySize + Img.DataSize + Img.ZeroFillSize;
-  if (N - End >= 64)
-    return Fail("code, rodata, data and bss sizes leave " + std::to_string(N - End) +
-                " bytes of the image unaccounted for");
+  if (Img.TextSize % 64 || Img.DataSize % 64 || Img.ZeroFillSize % 64)
+    return Fail("text, data and bss sizes must be whole 64-byte lines");
+  if (Img.TextSize > N || Img.DataSize != N - Img.TextSize)
+    return Fail("text size " + std::to_string(Img.TextSize) + " and data size " +
+                std::to_string(Img.DataSize) + " do not make up the " + std::to_string(N) +
+                " bytes of the image");
+  if (Img.ZeroFillSize > JamImageMaxBytes - N)
+    return Fail("bss of " + std::to_string(Img.ZeroFillSize) +
+                " bytes makes the image larger than the limit of " +
+                std::to_string(JamImageMaxBytes) + " bytes");
+  if (Img.TextSize < CodeStart || Img.CodeSize > Img.TextSize - CodeStart ||
+      Img.ReadOnlySize > Img.TextSize - CodeStart - Img.CodeSize)
+    return Fail("code and rodata sizes do not fit in the text part");
+  uint64_t TextUsed = CodeStart + Img.CodeSize + Img.ReadOnlySize;
+  if (Img.TextSize - TextUsed >= 64)
+    return Fail("code and rodata sizes leave " + std::to_string(Img.TextSize - TextUsed) +
+                " bytes of the text part unaccounted for");
   if (Img.Entry < CodeStart || Img.Entry - CodeStart >= Img.CodeSize)
     return Fail("entry offset " + std::to_string(Img.Entry) + " lies outside the image's code");
-  if (Img.Align == 0 || Img.Align > 64 || (Img.Align & (Img.Align - 1)))
-    return Fail("image alignment " + std::to_string(Img.Align) + " is not a power of two up to 64");
+  if (Img.Align == 0 || Img.Align > JamImageMaxAlign || (Img.Align & (Img.Align - 1)))
+    return Fail("image alignment " + std::to_string(Img.Align) +
+                " is not a power of two up to " + std::to_string(JamImageMaxAlign));
   const uint8_t *ImageBytes = Bytes(*ImageSec);
-  uint64_t ZeroStart = End - Img.ZeroFillSize;
-  for (uint64_t I = ZeroStart; I < N; ++I)
+  for (uint64_t I = TextUsed; I < Img.TextSize; ++I)
     if (ImageBytes[I])
-      return Fail("bss or padding at " + std::to_string(I) + " is not zero");
+      return Fail("padding at " + std::to_string(I) + " is not zero");
 
   if (ImportSec && !splitNul(Bytes(*ImportSec), ImportSec->sh_size, Img.Imports))
     return Fail(".tc.imports is not a list of NUL-terminated names");
@@ -251,6 +264,8 @@ tc_status_t parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
   for (const ImageFixup &F : Img.Fixups) {
     if (uint64_t(F.Offset) + 8 > N)
       return Fail("fixup at " + std::to_string(F.Offset) + " lies outside the image");
+    if (F.Offset < Img.TextSize && F.Offset + 8 > Img.TextSize)
+      return Fail("fixup at " + std::to_string(F.Offset) + " straddles the text and data parts");
     if (F.Kind != FixupImage64 && F.Kind != FixupImport64)
       return Fail("unknown fixup kind " + std::to_string(F.Kind));
     if (F.Kind == FixupImport64 && F.Symbol >= Img.Imports.size())

@@ -22,6 +22,18 @@ namespace twochains::rt {
 /// for Local-only use and keeps every offset inside 32 bits (fixups record
 /// 32-bit offsets).
 constexpr uint64_t JamImageMaxBytes = uint64_t(16) << 20;
+/// A jam's data part (writable statics, bss) is linked this far past its
+/// text, so the receiver can map it read+write, never executable, beside
+/// code that is never writable, and the code still reaches it PC-relatively
+/// (x86_64 +-2 GiB, aarch64 ADRP +-4 GiB). The code cache's arena is at
+/// most this large (runtime/ImageInstall.h).
+constexpr uint64_t JamDataDistance = uint64_t(1) << 30;
+/// The largest alignment an image may ask of its base: aarch64 images whose
+/// code reaches their data by ADRP need whole 4 KiB pages.
+constexpr uint64_t JamImageMaxAlign = 4096;
+/// The container format version this reader reads: 2 split the image into
+/// a text part and a data part (docs/jam-image-format.md).
+constexpr unsigned JamImageVersion = 2;
 /// The largest container file: the image plus imports, facts and fixups.
 constexpr uint64_t JamImageMaxFileBytes = uint64_t(64) << 20;
 
@@ -37,7 +49,11 @@ struct JamImageData {
   std::string Element, ISA, EntrySymbol, Hash, Source;
   uint16_t Machine = 0;
   uint64_t Entry = 0, GOTP = 0, Align = 8;
-  uint64_t CodeSize = 0, ReadOnlySize = 0, DataSize = 0, ZeroFillSize = 0;
+  uint64_t CodeSize = 0, ReadOnlySize = 0;
+  /// Bytes = TextSize bytes of text, then DataSize of data; ZeroFillSize of
+  /// bss follow the data on the receiver. All whole 64-byte lines.
+  uint64_t TextSize = 0, DataSize = 0, ZeroFillSize = 0;
+  bool hasData() const { return DataSize || ZeroFillSize; }
   std::vector<uint8_t> Bytes;
   std::vector<std::string> Imports;
   std::vector<ImageFixup> Fixups;

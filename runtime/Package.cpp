@@ -248,18 +248,5 @@ std::string codeDigest(const uint8_t *Image, size_t Size, uint64_t GOTP) {
   return H.hex();
 }
 
-void prepareInjected(uint8_t *Base, const uint8_t *Run, const PackageElement &E) {
-  void *const *Table = E.ImportTable.data();
-  std::memcpy(Base + E.Image.GOTP, &Table, sizeof Table);
-  for (const ImageFixup &F : E.Image.Fixups) {
-    uint64_t V;
-    std::memcpy(&V, Base + F.Offset, 8);
-    if (F.Kind == FixupImage64)
-      V += reinterpret_cast<uintptr_t>(Run);
-    else
-      V = reinterpret_cast<uintptr_t>(E.ImportTable[F.Symbol]) + uint64_t(F.Addend);
-    std::memcpy(Base + F.Offset, &V, 8);
-  }
-}
 
 } // namespace twochains::rt

@@ -47,12 +47,6 @@ namespace twochains::rt {
 /// same on every sender and receiver, whatever table GOTP points at.
 std::string codeDigest(const uint8_t *Image, size_t Size, uint64_t GOTP);
 
-/// Makes image bytes runnable: GOTP points at the element's import table
-/// and every fixup is applied. Write holds Image.Bytes; Run is aligned to
-/// Image.Align. The caller synchronises the instruction stream.
-/// Write is where the bytes are written, Run where they will execute (the
-/// same address, or two aliases of the same memory).
-void prepareInjected(uint8_t *Write, const uint8_t *Run, const PackageElement &Element);
 
 } // namespace twochains::rt
 

@@ -2,17 +2,19 @@
 //
 // The reader must refuse, with a message, anything it does not accept; and
 // what it accepts, the runtime must be able to use without leaving the
-// image: the code digest and prepareInjected (GOTP and every fixup) are
-// run on a buffer of exactly the image's size, so ASan sees any write
-// outside it.
+// image: the code digest and installImage (GOTP, every fixup, the data and
+// the bss) are run on buffers of exactly the text's and the statics' sizes,
+// so ASan sees any write outside them.
 //
 //===----------------------------------------------------------------------===//
 #include "JamImageReader.h"
+#include "ImageInstall.h"
 #include "Package.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <vector>
 
 using namespace twochains::rt;
 
@@ -38,13 +40,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
     broken("does not hash to its hash");
 
   (void)codeDigest(Image.Bytes.data(), N, Image.GOTP);
-  PackageElement E;
-  E.Present = E.IsJam = true;
-  E.Image = Image;
+  if (Image.TextSize + Image.DataSize != N)
+    broken("has text and data that do not make up its bytes");
   static int Target;
-  E.ImportTable.assign(Image.Imports.size(), &Target);
-  std::unique_ptr<uint8_t[]> Placed(new uint8_t[N]);
-  std::copy(Image.Bytes.begin(), Image.Bytes.end(), Placed.get());
-  prepareInjected(Placed.get(), Placed.get(), E);
+  std::vector<void *> Table(Image.Imports.size(), &Target);
+  std::unique_ptr<uint8_t[]> Text(new uint8_t[Image.TextSize]);
+  size_t StaticBytes = Image.DataSize + Image.ZeroFillSize;
+  std::unique_ptr<uint8_t[]> Statics(new uint8_t[StaticBytes ? StaticBytes : 1]);
+  // Data is the data arena at the image's offset: its statics begin
+  // TextSize bytes on (pointer arithmetic only; nothing below is touched).
+  uint8_t *DataArena = Statics.get() - Image.TextSize;
+  installImage(Text.get(), Text.get(), DataArena, Image, Table.data());
   return 0;
 }

@@ -1,20 +1,26 @@
 //===- jam_harness.cpp - Run a jam image the way a receiver would ---------===//
 //
 //   jam-harness --image x.jam --local libpkg_local.so [--lib libried.so]...
-//               [--state SYMBOL:BYTES]... --payload-hex HEX | --payload-file F
+//               [--state SYMBOL:BYTES]... [--repeat N]
+//               --payload-hex HEX | --payload-file F
 //
-// Maps the image twice, each time at a random 64-byte line of fresh
-// executable memory (never page-aligned), fills its import table from dlsym,
-// points GOTP at it, applies the fixups, and calls the entry on a copy of
-// the payload. Then calls the same element from the Local-Function library.
-// The payload bytes and every --state region must end up identical in all
-// three runs (state is restored before each run). Prints MATCH or the first
-// difference; exits non-zero on any difference or error.
+// Installs the image twice with the runtime's own installer
+// (runtime/ImageInstall.h) into a code cache like a receiver's, each time
+// at a random 64-byte line (never page-aligned unless the image asks for
+// pages): text through the writable alias and run from the executable one,
+// statics in the data arena, import table filled from dlsym. Calls each
+// installation's entry N times (default 1) on one copy of the payload, so
+// statics carry over between the calls as on a receiver; then the same
+// element from the Local-Function library. The payload bytes and every
+// --state region must end up identical in all three runs (state is
+// restored before each run). Prints MATCH or the first difference; exits
+// non-zero on any difference or error.
 //
 // Depends on libc and libdl only, so it can be built for aarch64 and run
 // under qemu-user.
 //
 //===----------------------------------------------------------------------===//
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +32,8 @@
 #include <unistd.h>
 #include <vector>
 
+#include "CodeCache.h"
+#include "ImageInstall.h"
 #include "JamImageReader.h"
 #include "twochains/local_vector.h"
 
@@ -57,33 +65,27 @@ JamImageData loadImage(const std::string &Path) {
 
 using EntryFn = void (*)(void *, void *, size_t);
 
+using twochains::rt::CachedCode;
+using twochains::rt::CodeCache;
+
 struct Placed {
-  uint8_t *Map = nullptr;
-  size_t MapSize = 0;
-  uint8_t *Base = nullptr;
+  const uint8_t *Base = nullptr;
   std::vector<void *> Table;
 };
 
-Placed place(const JamImageData &Img) {
+Placed place(CodeCache &Cache, const JamImageData &Img, uint64_t Key) {
   Placed P;
   uint32_t R = 0;
   if (getrandom(&R, sizeof R, 0) != sizeof R)
     R = uint32_t(getpid());
-  size_t Page = size_t(sysconf(_SC_PAGESIZE));
-  // A random line in the first page, never the page start, so the image
-  // lands where no page-relative address could be right by luck.
-  size_t Line = 64 * (1 + R % (Page / 64 - 1));
-  P.MapSize = (Line + Img.Bytes.size() + Page - 1) / Page * Page;
-  void *M = mmap(nullptr, P.MapSize, PROT_READ | PROT_WRITE | PROT_EXEC,
-                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (M == MAP_FAILED)
-    die("mmap of executable memory failed");
-  P.Map = static_cast<uint8_t *>(M);
-  P.Base = P.Map + Line;
-  if (reinterpret_cast<uintptr_t>(P.Base) % Img.Align)
-    die("image alignment " + std::to_string(Img.Align) + " exceeds a line");
-  std::memcpy(P.Base, Img.Bytes.data(), Img.Bytes.size());
-
+  // A filler of 1 to 63 lines first, so the image lands where no
+  // page-relative address could be right by luck.
+  if (!Cache.reserve(Key + 1000, 1, 0, 64 * (1 + R % 63), 64, true, nullptr))
+    die("the harness's code cache is full");
+  const CachedCode *C = Cache.reserve(Key, 1, 1, uint32_t(twochains::rt::installedSize(Img)),
+                                      uint32_t(Img.Align), true, nullptr);
+  if (!C)
+    die("the image does not fit in the harness's code cache");
   for (const std::string &Name : Img.Imports) {
     dlerror();
     void *Addr = dlsym(RTLD_DEFAULT, Name.c_str());
@@ -91,21 +93,9 @@ Placed place(const JamImageData &Img) {
       die("import '" + Name + "' of jam '" + Img.Element + "' is not defined in this process");
     P.Table.push_back(Addr);
   }
-  void *TableAddr = P.Table.data();
-  std::memcpy(P.Base + Img.GOTP, &TableAddr, sizeof TableAddr);
-  for (const twochains::rt::ImageFixup &F : Img.Fixups) {
-    uint64_t V;
-    std::memcpy(&V, P.Base + F.Offset, 8);
-    if (F.Kind == 1)
-      V += reinterpret_cast<uintptr_t>(P.Base);
-    else if (F.Kind == 2)
-      V = reinterpret_cast<uintptr_t>(P.Table[F.Symbol]) + uint64_t(F.Addend);
-    else
-      die("unknown fixup kind");
-    std::memcpy(P.Base + F.Offset, &V, 8);
-  }
-  __builtin___clear_cache(reinterpret_cast<char *>(P.Base),
-                          reinterpret_cast<char *>(P.Base + Img.Bytes.size()));
+  P.Base = Cache.executableCode(*C);
+  twochains::rt::installImage(Cache.writableCode(*C), P.Base, Cache.dataArea(*C), Img,
+                              P.Table.data());
   return P;
 }
 
@@ -129,6 +119,7 @@ int main(int Argc, char **Argv) {
   std::string ImagePath, LocalPath;
   std::vector<std::string> Libs, States;
   std::vector<uint8_t> Payload;
+  int Repeat = 1;
   for (int I = 1; I < Argc; ++I) {
     std::string A = Argv[I];
     auto Next = [&]() -> std::string {
@@ -142,6 +133,7 @@ int main(int Argc, char **Argv) {
     else if (A == "--state") States.push_back(Next());
     else if (A == "--payload-hex") Payload = parseHex(Next());
     else if (A == "--payload-file") Payload = readFile(Next());
+    else if (A == "--repeat") Repeat = std::max(1, std::atoi(Next().c_str()));
     else die("unknown argument " + A);
   }
   if (ImagePath.empty() || LocalPath.empty())
@@ -192,7 +184,8 @@ int main(int Argc, char **Argv) {
     std::printf("--- %s\n", How);
     std::fflush(stdout);
     int Ctx = 0;
-    Fn(&Ctx, O.Payload.data(), O.Payload.size());
+    for (int K = 0; K < Repeat; ++K)
+      Fn(&Ctx, O.Payload.data(), O.Payload.size());
     std::fflush(stdout);
     for (const StateRegion &R : Regions)
       O.State.emplace_back(R.Addr, R.Addr + R.Size);
@@ -201,10 +194,15 @@ int main(int Argc, char **Argv) {
 
   std::vector<Outcome> Results;
   std::vector<Placed> Places;
+  CodeCache Cache;
+  std::string CacheError;
+  if (Cache.create(2 * (twochains::rt::installedSize(Img) + Img.Align + 4096), CacheError) !=
+      TC_OK)
+    die(CacheError);
   for (int K = 0; K < 2; ++K) {
-    Places.push_back(place(Img));
+    Places.push_back(place(Cache, Img, uint64_t(K + 1)));
     Placed &P = Places.back();
-    Results.push_back(Run(reinterpret_cast<EntryFn>(P.Base + Img.Entry),
+    Results.push_back(Run(reinterpret_cast<EntryFn>(const_cast<uint8_t *>(P.Base) + Img.Entry),
                           K == 0 ? "injected" : "injected, elsewhere"));
   }
   Results.push_back(Run(LocalEntry, "local"));
@@ -229,7 +227,5 @@ int main(int Argc, char **Argv) {
     std::printf("MATCH (%s; %zu bytes image, %zu imports, %zu fixups)\n",
                 Changed ? "effects identical" : "no visible effect",
                 Img.Bytes.size(), Img.Imports.size(), Img.Fixups.size());
-  for (Placed &P : Places)
-    munmap(P.Map, P.MapSize);
   return Status;
 }

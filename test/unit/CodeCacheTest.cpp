@@ -1,5 +1,6 @@
 //===- CodeCacheTest.cpp - The W^X code cache: lookup, eviction, mappings -===//
 #include "CodeCache.h"
+#include "JamImageReader.h"
 
 #include <gtest/gtest.h>
 #include <cstring>
@@ -30,7 +31,7 @@ TEST(CodeCache, TwoAliasesNeitherWritableAndExecutable) {
   CodeCache C;
   std::string Error;
   ASSERT_EQ(C.create(64 * 1024, Error), TC_OK) << Error;
-  CachedCode *E = C.reserve(1, 2, 3, 64, nullptr);
+  CachedCode *E = C.reserve(1, 2, 3, 64, 64, false, nullptr);
   ASSERT_NE(E, nullptr);
   std::memset(C.writableCode(*E), 0xc3, 64);
   EXPECT_EQ(C.executableCode(*E)[10], 0xc3) << "both aliases are the same memory";
@@ -46,7 +47,7 @@ TEST(CodeCache, FindsByKeyPackageAndElement) {
   CodeCache C;
   std::string Error;
   ASSERT_EQ(C.create(64 * 1024, Error), TC_OK);
-  ASSERT_NE(C.reserve(0xabc, 7, 1, 128, nullptr), nullptr);
+  ASSERT_NE(C.reserve(0xabc, 7, 1, 128, 64, false, nullptr), nullptr);
   EXPECT_NE(C.find(0xabc, 7, 1), nullptr);
   EXPECT_EQ(C.find(0xabc, 7, 2), nullptr) << "same code, other element";
   EXPECT_EQ(C.find(0xabc, 8, 1), nullptr) << "same code, other package";
@@ -59,22 +60,22 @@ TEST(CodeCache, EvictsLeastRecentlyUsedToStayWithinItsSize) {
   ASSERT_EQ(C.create(4096, Error), TC_OK);
   unsigned Evicted = 0;
   for (uint32_t K = 1; K <= 4; ++K) // 4 x 1024 bytes fill it
-    ASSERT_NE(C.reserve(K, 1, K, 1024, &Evicted), nullptr);
+    ASSERT_NE(C.reserve(K, 1, K, 1024, 64, false, &Evicted), nullptr);
   EXPECT_EQ(Evicted, 0u);
   EXPECT_EQ(C.bytesFree(), 0u);
   ASSERT_NE(C.find(1, 1, 1), nullptr); // 1 is now the most recent; 2 the oldest
-  ASSERT_NE(C.reserve(5, 1, 5, 1024, &Evicted), nullptr);
+  ASSERT_NE(C.reserve(5, 1, 5, 1024, 64, false, &Evicted), nullptr);
   EXPECT_EQ(Evicted, 1u);
   EXPECT_EQ(C.find(2, 1, 2), nullptr) << "the least recently used went";
   EXPECT_NE(C.find(1, 1, 1), nullptr);
   EXPECT_NE(C.find(5, 1, 5), nullptr);
   // A larger image evicts, oldest first, until a contiguous run fits: here
   // 3, 4, 1 and 5 (1 and 5 sit at both ends of the arena).
-  ASSERT_NE(C.reserve(6, 1, 6, 3000, &Evicted), nullptr);
+  ASSERT_NE(C.reserve(6, 1, 6, 3000, 64, false, &Evicted), nullptr);
   EXPECT_EQ(Evicted, 4u);
   EXPECT_EQ(C.entries(), 1u);
   EXPECT_NE(C.find(6, 1, 6), nullptr);
-  EXPECT_EQ(C.reserve(7, 1, 7, 8192, &Evicted), nullptr) << "larger than the cache";
+  EXPECT_EQ(C.reserve(7, 1, 7, 8192, 64, false, &Evicted), nullptr) << "larger than the cache";
 }
 
 TEST(CodeCache, RandomInstallsAndEvictionsKeepEveryLiveEntryFindable) {
@@ -88,7 +89,7 @@ TEST(CodeCache, RandomInstallsAndEvictionsKeepEveryLiveEntryFindable) {
     if (C.find(Key, 1, uint32_t(Key)))
       continue;
     uint32_t Size = uint32_t(64 * (Rng() % 24 + 1));
-    CachedCode *E = C.reserve(Key, 1, uint32_t(Key), Size, nullptr);
+    CachedCode *E = C.reserve(Key, 1, uint32_t(Key), Size, 64, false, nullptr);
     ASSERT_NE(E, nullptr);
     std::memset(C.writableCode(*E), int(Key), Size);
     Ever.insert(Key);
@@ -109,3 +110,55 @@ TEST(CodeCache, RandomInstallsAndEvictionsKeepEveryLiveEntryFindable) {
 }
 
 } // namespace
+
+TEST(CodeCache, PinnedEntriesAreNeverEvicted) {
+  CodeCache C;
+  std::string Error;
+  ASSERT_EQ(C.create(4096, Error), TC_OK);
+  unsigned Evicted = 0;
+  ASSERT_NE(C.reserve(1, 1, 1, 2048, 64, true, &Evicted), nullptr);
+  ASSERT_NE(C.reserve(2, 1, 2, 2048, 64, false, &Evicted), nullptr);
+  ASSERT_NE(C.reserve(3, 1, 3, 2048, 64, false, &Evicted), nullptr) << "evicts 2, not 1";
+  EXPECT_EQ(Evicted, 1u);
+  EXPECT_NE(C.find(1, 1, 1), nullptr);
+  EXPECT_EQ(C.find(2, 1, 2), nullptr);
+  ASSERT_NE(C.reserve(4, 1, 4, 2048, 64, true, &Evicted), nullptr);
+  EXPECT_EQ(C.reserve(5, 1, 5, 64, 64, false, &Evicted), nullptr)
+      << "only pinned entries are left: no room can be made";
+  EXPECT_NE(C.find(1, 1, 1), nullptr);
+  EXPECT_NE(C.find(4, 1, 4), nullptr);
+}
+
+TEST(CodeCache, AlignedReservationsStartOnTheirBoundary) {
+  CodeCache C;
+  std::string Error;
+  ASSERT_EQ(C.create(64 * 1024, Error), TC_OK);
+  ASSERT_NE(C.reserve(1, 1, 1, 64, 64, false, nullptr), nullptr);
+  const CachedCode *A = C.reserve(2, 1, 2, 128, 4096, false, nullptr);
+  ASSERT_NE(A, nullptr);
+  EXPECT_EQ(A->Offset % 4096, 0u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(C.executableCode(*A)) % 4096, 0u);
+  // The gap before it stays free for smaller entries.
+  const CachedCode *B = C.reserve(3, 1, 3, 64, 64, false, nullptr);
+  ASSERT_NE(B, nullptr);
+  EXPECT_LT(B->Offset, A->Offset);
+}
+
+TEST(CodeCache, DataArenaIsWritableNeverExecutableAtTheJamDistance) {
+  CodeCache C;
+  std::string Error;
+  ASSERT_EQ(C.create(64 * 1024, Error), TC_OK);
+  CachedCode *E = C.reserve(1, 1, 1, 256, 64, true, nullptr);
+  ASSERT_NE(E, nullptr);
+  EXPECT_EQ(C.dataArea(*E), C.executableCode(*E) + JamDataDistance);
+  C.dataArea(*E)[0] = 42;
+  EXPECT_EQ(permissionsOf(C.dataArea(*E)), "rw-p");
+  EXPECT_EQ(permissionsOf(C.executableCode(*E)), "r-xs");
+}
+
+TEST(CodeCache, AnArenaLargerThanTheDataDistanceIsRefused) {
+  CodeArena A;
+  std::string Error;
+  EXPECT_EQ(A.create(size_t(JamDataDistance) + 4096, Error), TC_ERR_INVALID_PARAM);
+  EXPECT_NE(Error.find("between a jam's code and its data"), std::string::npos) << Error;
+}

@@ -1,4 +1,6 @@
 //===- PackageTest.cpp - Loading packages, import tables, running jams ----===//
+#include "CodeCache.h"
+#include "ImageInstall.h"
 #include "Package.h"
 #include "ManifestReader.h"
 
@@ -52,21 +54,22 @@ TEST(Package, ReceiverRunsAJamLocallyAndInjected) {
   EXPECT_EQ(Array[5], 55);
   EXPECT_EQ(Array[7], 77);
 
-  // The image, placed on a line that is not a page start, as in a mailbox.
-  size_t MapSize = 4096 + E.Image.Bytes.size();
-  void *Map = mmap(nullptr, MapSize, PROT_READ | PROT_WRITE | PROT_EXEC,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  ASSERT_NE(Map, MAP_FAILED);
-  uint8_t *Base = static_cast<uint8_t *>(Map) + 192;
-  std::memcpy(Base, E.Image.Bytes.data(), E.Image.Bytes.size());
-  prepareInjected(Base, Base, E);
-  __builtin___clear_cache(reinterpret_cast<char *>(Base),
-                          reinterpret_cast<char *>(Base + E.Image.Bytes.size()));
+  // The image, installed as a receiver installs it, on a line that is not
+  // a page start.
+  CodeCache Cache;
+  std::string Error;
+  ASSERT_EQ(Cache.create(1 << 16, Error), TC_OK) << Error;
+  ASSERT_NE(Cache.reserve(1, 1, 1, 192, 64, false, nullptr), nullptr);
+  const CachedCode *C = Cache.reserve(2, 1, 1, uint32_t(installedSize(E.Image)), 64, true,
+                                      nullptr);
+  ASSERT_NE(C, nullptr);
+  const uint8_t *Base = Cache.executableCode(*C);
+  installImage(Cache.writableCode(*C), Base, Cache.dataArea(*C), E.Image, E.ImportTable.data());
   IndirectPut Injected = {2, {{9, 99}, {5, -5}}};
-  reinterpret_cast<JamEntry>(Base + E.Image.Entry)(nullptr, &Injected, sizeof Injected);
+  reinterpret_cast<JamEntry>(const_cast<uint8_t *>(Base) + E.Image.Entry)(nullptr, &Injected,
+                                                                           sizeof Injected);
   EXPECT_EQ(Array[9], 99);
   EXPECT_EQ(Array[5], -5);
-  munmap(Map, MapSize);
   tc_package_unload(Pkg);
 }
 

@@ -1,6 +1,8 @@
-# Every aarch64 relocation kind jamlink accepts. Page-relative ADRP becomes
-# a byte-exact ADR of the same page of the image, so the :lo12: halves keep
-# their values wherever the image lands.
+# Every aarch64 relocation kind jamlink accepts. Page-relative ADRP within
+# the text becomes a byte-exact ADR of the same page of the image, so the
+# :lo12: halves keep their values wherever the image lands. An ADRP into the
+# data part (JamDataDistance = 1 GiB away, beyond ADR) stays an ADRP, and the
+# image then asks for a 4 KiB-aligned base.
 # RUN: rm -rf %t && mkdir -p %t
 # RUN: llvm-mc -filetype=obj -triple=aarch64-linux-gnu %s -o %t/jam_relocs.o
 # RUN: llvm-readelf -r %t/jam_relocs.o | FileCheck %s --check-prefix=INPUT
@@ -58,12 +60,17 @@ msg:    .asciz  "hi"
         .p2align 3
 table:  .xword  helper
         .xword  environ+16
+
+        # PC-relative data stays near the code it refers to.
+        .section .rodata.offsets,"a",@progbits
+        .p2align 3
         .word   helper - .
         .p2align 3
         .xword  helper - .
         .hword  helper - .
 
 # CHECK:      isa          aarch64
+# CHECK:      align        4096
 # CHECK:      imports:
 # CHECK-NEXT:   [0] counter
 # CHECK-NEXT:   [1] environ
@@ -79,7 +86,7 @@ table:  .xword  helper
 # CHECK-NEXT:   c: {{.*}} ldr x1, 0x[[LIT:[0-9a-f]+]]
 # CHECK-NEXT:  10: {{.*}} adr x2, 0x0
 # CHECK-NEXT:  14: {{.*}} add x2, x2, #0x[[MSG]]
-# CHECK-NEXT:  18: {{.*}} adr x3, 0x0
+# CHECK-NEXT:  18: {{.*}} adrp x3, 0x40000000
 # CHECK-NEXT:  1c: {{.*}} ldr x3, [x3, #0x[[TABLE]]]
 # CHECK-NEXT:  20: {{.*}} adr x4, 0x0
 # CHECK-NEXT:  24: {{.*}} ldr x4, [x4, #0x[[GOT0]]]

@@ -52,6 +52,8 @@ table:  .quad   helper                         # 64 against local: image fixup
 # CHECK-NEXT:   [3] free
 # CHECK-NEXT:   [4] exit
 # CHECK-NEXT:   [5] environ
+# The table is in the data part: stored after the text (its fixups name
+# where it is stored), linked JamDataDistance (0x40000000) further on.
 # CHECK-NEXT: fixups:
 # CHECK-NEXT:   0x[[TABLE:[0-9a-f]+]] image64   base + 0x[[HELPER:[0-9a-f]+]]
 # CHECK-NEXT:   0x{{[0-9a-f]+}} import64  environ + 8
@@ -63,7 +65,7 @@ table:  .quad   helper                         # 64 against local: image fixup
 # CHECK-NEXT:  19: e8 {{.*}} callq 0x[[TRAMP_ABORT:[0-9a-f]+]]
 # CHECK-NEXT:  1e: 48 8b 05 {{.*}} movq {{.*}}(%rip), %rax  # 0x[[GOT_COUNTER]]
 # CHECK-NEXT:  25: 67 e8 {{.*}} addr32 {{.*}}callq 0x[[TRAMP_FREE:[0-9a-f]+]]
-# CHECK-NEXT:  2b: 48 8d 15 {{.*}} leaq {{.*}}(%rip), %rdx  # 0x[[TABLE]]
+# CHECK-NEXT:  2b: 48 8d 15 {{.*}} leaq {{.*}}(%rip), %rdx  # 0x400000[[TABLE]]
 # CHECK-NEXT:  32: e9 {{.*}} jmp 0x[[TRAMP_EXIT:[0-9a-f]+]]
 # CHECK-NEXT:  37: cc int3
 # CHECK-NEXT:  [[HELPER]]: c3 retq

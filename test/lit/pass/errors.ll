@@ -2,7 +2,7 @@
 ; RUN: split-file %s %t
 ; RUN: not %jamopt -passes=twochains-jam-rewrite -disable-output %t/no-entry.ll 2>&1 | FileCheck %s --check-prefix=NOENTRY
 ; RUN: not %jamopt -passes=twochains-jam-rewrite -disable-output %t/no-name.ll 2>&1 | FileCheck %s --check-prefix=NONAME
-; RUN: not %jamopt -passes=twochains-jam-rewrite -disable-output %t/static-init.ll 2>&1 | FileCheck %s --check-prefix=INIT
+; RUN: %jamopt -passes=twochains-jam-rewrite -S %t/static-init.ll 2>&1 | FileCheck %s --check-prefix=INIT
 ; RUN: not %jamopt -passes=twochains-jam-rewrite -disable-output %t/tls.ll 2>&1 | FileCheck %s --check-prefix=TLS
 ; RUN: not %jamopt '-passes=twochains-jam-rewrite<colour=blue>' -disable-output %t/no-entry.ll 2>&1 | FileCheck %s --check-prefix=PARAM
 ; RUN: not %jamopt -passes=twochains-jam-local -disable-output %t/no-entry.ll 2>&1 | FileCheck %s --check-prefix=NOPKG
@@ -10,7 +10,11 @@
 
 ; NOENTRY: error: no jam entry: define 'x_main' or mark a function with __attribute__((jam_entry))
 ; NONAME: error: cannot tell the element name of 'helper.c': name the source jam_<name>.amc or pass element=<name>
-; INIT: error: static initializer of 'handlers' takes the address of 'abort', which the jam does not define
+; An outside address in a static initialiser stays a relocation, which
+; jamlink makes an import fixup applied on arrival (it was an error).
+; INIT-NOT: error:
+; INIT: @handlers = internal constant [1 x ptr] [ptr @abort]
+; INIT: declare void @abort()
 ; TLS: error: thread-local variable 'per_thread' cannot be used in a jam
 ; PARAM: unknown twochains jam pass parameter 'colour=blue'
 ; NOPKG: error: local mode needs a package name (package=<name>)
