@@ -1,9 +1,11 @@
 //===- AArch64.cpp - aarch64 settings for jams ----------------------------===//
 //
-// The default small code model addresses data with ADRP, which computes a
-// 4 KiB page relative to the PC's page: moving the image by anything but a
-// multiple of 4 KiB breaks it. The tiny code model uses ADR and LDR
-// (literal), exact to the byte within +-1 MiB, which covers any jam.
+// The small code model addresses data with ADRP, which computes a 4 KiB
+// page relative to the PC's page. jamlink turns each ADRP within the text
+// into an ADR (exact to the byte, +-1 MiB, so the image may move by any
+// line), and keeps the ADRPs that reach the data part, which lies
+// JamDataDistance (1 GiB) away, beyond the tiny code model's reach; such an
+// image is placed on a 4 KiB boundary.
 //
 // Two defaults of Linux toolchains would also reach outside the jam:
 // outline atomics call helpers in libgcc, and the stack protector reads its
@@ -26,16 +28,16 @@ public:
   bool adjust(CompilerInstance &CI) const override {
     DiagnosticsEngine &D = CI.getDiagnostics();
     std::string &Model = CI.getCodeGenOpts().CodeModel;
-    if (Model != "default" && Model != "tiny") {
+    if (Model != "default" && Model != "small") {
       D.Report(D.getCustomDiagID(
           DiagnosticsEngine::Error,
-          "-mcmodel=%0 is not supported for aarch64 jams: they use the tiny "
-          "code model, whose ADR and LDR (literal) stay exact when the image "
-          "moves"))
+          "-mcmodel=%0 is not supported for aarch64 jams: they use the small "
+          "code model, whose ADRP reaches the jam's static data 1 GiB from "
+          "its code"))
           << Model;
       return false;
     }
-    Model = "tiny";
+    Model = "small";
 
     std::vector<std::string> &Features = CI.getTargetOpts().Features;
     llvm::erase(Features, "+outline-atomics");
