@@ -58,25 +58,11 @@ int main(int argc, char **argv) {
 }
 #else
 #include <twochains/twochains.h>
+#include "wx_mappings.h"
 
 static int die(const char *what, tc_status_t st) {
   fprintf(stderr, "tc-cjams: %s: %s\n", what, tc_status_string(st));
   return 1;
-}
-
-static int writable_executable_mappings(void) {
-  FILE *maps = fopen("/proc/self/maps", "r");
-  char line[512];
-  int n = 0;
-  if (!maps)
-    return -1;
-  while (fgets(line, sizeof line, maps)) {
-    char perms[5] = "";
-    if (sscanf(line, "%*x-%*x %4s", perms) == 1 && perms[1] == 'w' && perms[2] == 'x')
-      ++n;
-  }
-  fclose(maps);
-  return n;
 }
 
 static tc_status_t setup(const char *prefix, uint32_t roles, tc_mailbox_mode_t mode,

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 #include <twochains/packages/stdlib.h>
+#include "wx_mappings.h"
 
 static double now(void) {
   struct timespec t;
@@ -36,22 +37,6 @@ static double now(void) {
 static int die(const char *what, tc_status_t st) {
   fprintf(stderr, "tc-e2e: %s: %s\n", what, tc_status_string(st));
   return 1;
-}
-
-/* Mappings of this process that are writable and executable at once. */
-static int writable_executable_mappings(void) {
-  FILE *maps = fopen("/proc/self/maps", "r");
-  char line[512];
-  int n = 0;
-  if (!maps)
-    return -1;
-  while (fgets(line, sizeof line, maps)) {
-    char perms[5] = "";
-    if (sscanf(line, "%*x-%*x %4s", perms) == 1 && perms[1] == 'w' && perms[2] == 'x')
-      n++;
-  }
-  fclose(maps);
-  return n;
 }
 
 static void print_sender_stats(tc_context_t *ctx) {
