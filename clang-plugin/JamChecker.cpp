@@ -98,7 +98,8 @@ public:
   void HandleTranslationUnit(ASTContext &Ctx) override {
     this->Ctx = &Ctx;
     TraverseDecl(Ctx.getTranslationUnitDecl());
-    resolveRoles();
+    if (!Opts->Part)
+      resolveRoles();
   }
 
   bool shouldVisitImplicitCode() const { return false; }
@@ -113,7 +114,7 @@ public:
     if (!VD->hasGlobalStorage() || VD->hasExternalStorage() ||
         isa<ParmVarDecl>(VD) || !VD->isReferenced())
       return true;
-    if (!VD->getType().isConstant(*Ctx))
+    if (!VD->getType().isConstant(*Ctx) && !Opts->NoStaticWarning)
       Diags.Report(VD->getLocation(), IDs.WritableStatic) << VD->getName();
     return true;
   }

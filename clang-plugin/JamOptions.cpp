@@ -42,6 +42,8 @@ Expected<JamOptions> parseJamPassParams(StringRef Params, JamMode Mode) {
       Opts.PayloadSize = Value.str();
     else if (Key == "payload-init")
       Opts.PayloadInit = Value.str();
+    else if (Key == "link" && !Value.empty())
+      Opts.LinkParts.push_back(Value.str());
     else if (Key == "no-rewrite" && Value.empty())
       Opts.SkipRewrite = true;
     else

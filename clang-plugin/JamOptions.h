@@ -11,6 +11,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include <string>
+#include <vector>
 
 namespace twochains {
 
@@ -51,6 +52,16 @@ struct JamOptions {
   /// Debugging aid: run everything but the rewrite of outside references.
   /// Used to show that the tests depend on the rewrite.
   bool SkipRewrite = false;
+  /// This source is a part of a jam (a library file of a jam folder): it
+  /// has no entry and is compiled to bitcode for the entry's compilation
+  /// to link (`part`).
+  bool Part = false;
+  /// Bitcode of the jam's other parts, linked into the entry's module
+  /// before optimisation (`link=<file.bc>`, repeatable).
+  std::vector<std::string> LinkParts;
+  /// Leave out the warning on writable static data (`no-static-warning`),
+  /// for libraries whose statics are known to be meant that way.
+  bool NoStaticWarning = false;
 };
 
 /// Parses `key=value;key=value` pass parameters as used by opt pipelines.

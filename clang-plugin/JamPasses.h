@@ -2,9 +2,12 @@
 //
 //   twochains-jam-rewrite  inject mode: the bytes must run anywhere
 //   twochains-jam-local    local mode: the Local-Function library's copy
+//   twochains-jam-link     links a jam's other source files (bitcode) into
+//                          the entry's module, as a C linker would
 //
-// Both are module passes meant to run last in the optimisation pipeline,
-// after every pass that may introduce new outside references.
+// The first two are module passes meant to run last in the optimisation
+// pipeline, after every pass that may introduce new outside references;
+// the link pass runs first, so the whole jam is optimised as one module.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TWOCHAINS_CLANG_PLUGIN_JAMPASSES_H
@@ -33,6 +36,17 @@ public:
 
 private:
   JamOptions Opts;
+};
+
+class JamLinkPartsPass : public llvm::PassInfoMixin<JamLinkPartsPass> {
+public:
+  explicit JamLinkPartsPass(std::vector<std::string> Parts)
+      : Parts(std::move(Parts)) {}
+  llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &AM);
+  static bool isRequired() { return true; }
+
+private:
+  std::vector<std::string> Parts;
 };
 
 } // namespace twochains

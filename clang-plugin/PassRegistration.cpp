@@ -3,7 +3,8 @@
 //   opt -load-pass-plugin=TwoChainsJamPass.so -passes='twochains-jam-rewrite<element=x>'
 //   opt -load-pass-plugin=TwoChainsJamPass.so -passes='twochains-jam-local<package=p>'
 //
-// Parameters: element, package, entry, payload-size, payload-init, no-rewrite.
+// Parameters: element, package, entry, payload-size, payload-init, link=<bc>
+// (repeatable), no-rewrite.
 //
 //===----------------------------------------------------------------------===//
 #include "JamPasses.h"
@@ -35,6 +36,10 @@ static bool parseJamPipeline(StringRef Name, ModulePassManager &MPM,
       errs() << PassName << ": " << toString(Opts.takeError()) << '\n';
       return false;
     }
+    // Under opt the parts are linked just before the jam pass; clang links
+    // them at the start of its pipeline instead (Plugin.cpp).
+    if (!Opts->LinkParts.empty())
+      MPM.addPass(JamLinkPartsPass(Opts->LinkParts));
     addJamPass(MPM, *Opts);
     return true;
   }

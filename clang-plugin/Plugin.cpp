@@ -14,12 +14,17 @@
 //                       Local-Function library's copy
 //   package=<name>      package name (required in local mode)
 //   element=<name>      element name (default: from jam_<name>.amc)
+//   part                this file is one of a jam's other sources: no
+//                       entry; compile to bitcode (-emit-llvm -c)
+//   link=<file.bc>      link a part into this jam (repeatable)
+//   no-static-warning   do not warn on writable static data
 //   no-rewrite          debugging: skip the GOTP rewrite
 //   help                print this list
 //
 //===----------------------------------------------------------------------===//
 #include "JamChecker.h"
 #include "JamOptions.h"
+#include "JamPasses.h"
 #include "PassRegistration.h"
 #include "TargetConfig.h"
 
@@ -39,6 +44,11 @@ constexpr const char *PluginHelp =
     "                     local: the copy for the Local-Function library\n"
     "  package=<name>     package name (required in local mode)\n"
     "  element=<name>     element name (default: from jam_<name>.amc)\n"
+    "  part               compile one of a jam's other C files, which has no\n"
+    "                     entry, to bitcode (with -emit-llvm -c)\n"
+    "  link=<file.bc>     link such a part into this jam (repeatable)\n"
+    "  no-static-warning  do not warn on writable static data (it persists\n"
+    "                     on the receiver; docs/writing-jams.md)\n"
     "  no-rewrite         debugging: keep outside references as they are\n"
     "  help               print this help\n";
 
@@ -47,11 +57,17 @@ public:
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  StringRef) override {
     auto Opts = std::make_shared<JamOptions>(Parsed);
-    if (configureJamTarget(CI)) {
+    if (configureJamTarget(CI) && !Parsed.Part) {
       // The checker fills Opts before code generation; the pass reads it
-      // when the pipeline runs.
+      // when the pipeline runs. A part is linked into its jam's module and
+      // rewritten there, with the rest of the jam.
       CI.getCodeGenOpts().PassBuilderCallbacks.push_back(
           [Opts](llvm::PassBuilder &PB) {
+            if (!Opts->LinkParts.empty())
+              PB.registerPipelineStartEPCallback(
+                  [Opts](llvm::ModulePassManager &MPM, llvm::OptimizationLevel) {
+                    MPM.addPass(JamLinkPartsPass(Opts->LinkParts));
+                  });
             PB.registerOptimizerLastEPCallback(
                 [Opts](llvm::ModulePassManager &MPM, llvm::OptimizationLevel) {
                   addJamPass(MPM, *Opts);
@@ -86,6 +102,12 @@ public:
         Parsed.Package = Value.str();
       } else if (Key == "element") {
         Parsed.Element = Value.str();
+      } else if (Arg == "no-static-warning") {
+        Parsed.NoStaticWarning = true;
+      } else if (Arg == "part") {
+        Parsed.Part = true;
+      } else if (Key == "link" && !Value.empty()) {
+        Parsed.LinkParts.push_back(Value.str());
       } else if (Arg == "no-rewrite") {
         Parsed.SkipRewrite = true;
       } else if (Arg == "help") {
@@ -99,6 +121,20 @@ public:
       D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
                                  "local mode needs a package name: "
                                  "-fplugin-arg-twochains-package=<name>"));
+      OK = false;
+    }
+    if (OK && Parsed.Part && !Parsed.LinkParts.empty()) {
+      D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
+                                 "a jam part cannot link other parts: pass "
+                                 "-fplugin-arg-twochains-link= to the entry's "
+                                 "compilation"));
+      OK = false;
+    }
+    if (OK && Parsed.Part &&
+        CI.getFrontendOpts().ProgramAction != frontend::EmitBC) {
+      D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
+                                 "a jam part is compiled to bitcode for its "
+                                 "jam to link: add -emit-llvm -c"));
       OK = false;
     }
     return OK;

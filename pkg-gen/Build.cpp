@@ -21,6 +21,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include <atomic>
 #include <mutex>
+#include <set>
 
 using namespace llvm;
 
@@ -34,6 +35,7 @@ struct Job {
   std::string DepFile;              // empty: no dependency tracking
   std::string Element;
   std::string ToolKey = {};         // the plugin's content: a new plugin rebuilds all
+  std::vector<std::string> Inputs = {}; // read by the compiler beyond -MD's list (parts)
 };
 
 std::string hashFile(StringRef Path) {
@@ -84,6 +86,10 @@ std::string jobKey(const Job &J) {
   for (const std::string &A : J.Args) {
     H.update(A);
     H.update(ArrayRef<uint8_t>{0});
+  }
+  for (const std::string &In : J.Inputs) {
+    H.update(In);
+    H.update(hashFile(In));
   }
   if (!J.DepFile.empty())
     for (const std::string &Dep : readDepFile(J.DepFile)) {
@@ -168,6 +174,7 @@ private:
 Expected<BuildResult> buildPackage(const BuildConfig &Config,
                                    const std::vector<Element> &Elements) {
   BuildResult Result;
+  std::vector<Job> PartJobs; // first: the jams link their bitcode
   std::vector<Job> Jobs;
   // A ried's constructor calls <name>_init() if the ried defines it. The
   // shim includes the ried, so the ried is one translation unit and
@@ -215,25 +222,56 @@ Expected<BuildResult> buildPackage(const BuildConfig &Config,
         "-ffile-prefix-map=" + BuildRoot + "=."};
     for (const Element &E : Elements) {
       std::string Base = (Dir + "/").str();
-      std::string Inc = "-I" + sys::path::parent_path(E.Source).str();
+      std::vector<std::string> Args = Common;
+      Args.insert(Args.end(), Config.Flags.begin(), Config.Flags.end());
+      Args.insert(Args.end(), E.Flags.begin(), E.Flags.end());
+      Args.push_back("-I" + sys::path::parent_path(E.Source).str());
+      auto MakeJob = [&](std::string What, std::string Output,
+                         std::string DepFile,
+                         std::initializer_list<std::string> More) {
+        Job J{std::move(What), std::move(Output), Args, std::move(DepFile),
+              E.Name};
+        J.Args.insert(J.Args.end(), More);
+        return J;
+      };
       if (E.Kind == ElementKind::Jam) {
-        Job Inject{"compile jam_" + E.Name + ".amc (" + ISA + ", inject)",
-                   Base + "jam_" + E.Name + ".o", Common, Base + "jam_" + E.Name + ".d",
-                   E.Name};
-        for (const std::string &A : std::initializer_list<std::string>{"-fplugin=" + Config.Plugin, Inc, std::string("-MD"),
-                              "-MF", Inject.DepFile, std::string("-c"), E.Source,
-                              std::string("-o"), Inject.Output})
-          Inject.Args.push_back(A);
-        Job Local{"compile jam_" + E.Name + ".amc (" + ISA + ", local)",
-                  Base + "jam_" + E.Name + ".local.o", Common,
-                  Base + "jam_" + E.Name + ".local.d", E.Name};
-        for (const std::string &A : std::initializer_list<std::string>{
-             "-fPIC", "-fplugin=" + Config.Plugin,
-              std::string("-fplugin-arg-twochains-mode=local"),
-              "-fplugin-arg-twochains-package=" + Config.Package, Inc,
-              std::string("-MD"), "-MF", Local.DepFile, std::string("-c"),
-              E.Source, std::string("-o"), Local.Output})
-          Local.Args.push_back(A);
+        // A jam folder's other files: bitcode that both modes link.
+        std::vector<std::string> Links, PartOutputs;
+        for (const std::string &Part : E.Parts) {
+          StringRef Rel = StringRef(Part).drop_front(
+              sys::path::parent_path(E.Source).size() + 1);
+          std::string Flat = Rel.str();
+          std::replace(Flat.begin(), Flat.end(), '/', '+');
+          std::string Out = Base + "jam_" + E.Name + ".parts/" + Flat + ".bc";
+          sys::fs::create_directories(sys::path::parent_path(Out));
+          Job P = MakeJob("compile jam_" + E.Name + "/" + Rel.str() + " (" +
+                              ISA + ", part)",
+                          Out, Out + ".d",
+                          {"-fplugin=" + Config.Plugin,
+                           "-fplugin-arg-twochains-part", "-emit-llvm", "-MD",
+                           "-MF", Out + ".d", "-c", Part, "-o", Out});
+          Links.push_back("-fplugin-arg-twochains-link=" + Out);
+          PartOutputs.push_back(Out);
+          PartJobs.push_back(std::move(P));
+        }
+        std::string InjectOut = Base + "jam_" + E.Name + ".o";
+        std::string LocalOut = Base + "jam_" + E.Name + ".local.o";
+        Job Inject = MakeJob("compile jam_" + E.Name + ".amc (" + ISA + ", inject)",
+                             InjectOut, Base + "jam_" + E.Name + ".d",
+                             {"-fplugin=" + Config.Plugin});
+        Job Local = MakeJob("compile jam_" + E.Name + ".amc (" + ISA + ", local)",
+                            LocalOut, Base + "jam_" + E.Name + ".local.d",
+                            {"-fPIC", "-fplugin=" + Config.Plugin,
+                             "-fplugin-arg-twochains-mode=local",
+                             "-fplugin-arg-twochains-package=" + Config.Package});
+        for (Job *J : {&Inject, &Local}) {
+          J->Args.insert(J->Args.end(), Links.begin(), Links.end());
+          J->Inputs = PartOutputs;
+          for (std::string A : {std::string("-MD"), std::string("-MF"), J->DepFile,
+                                std::string("-c"), E.Source, std::string("-o"),
+                                J->Output})
+            J->Args.push_back(std::move(A));
+        }
         Out.Images[E.Name] = Base + E.Name + ".jam";
         Out.Objects[E.Name] = Inject.Output;
         Out.LocalObjects[E.Name] = Local.Output;
@@ -241,14 +279,12 @@ Expected<BuildResult> buildPackage(const BuildConfig &Config,
         Jobs.push_back(std::move(Local));
       } else {
         std::string Shim = AutoInit(Dir, E.Name, E.Source);
-        Job Ried{"build ried_" + E.Name + ".rdc (" + ISA + ")",
-                 Base + "libried_" + E.Name + ".so", Common,
-                 Base + "ried_" + E.Name + ".d", E.Name};
-        for (const std::string &A : std::initializer_list<std::string>{std::string("-fPIC"), std::string("-shared"),
-                              std::string("-fuse-ld=lld"), Inc, std::string("-MD"),
-                              std::string("-MF"), Ried.DepFile, Shim,
-                              std::string("-o"), Ried.Output})
-          Ried.Args.push_back(A);
+        std::string Lib = Base + "libried_" + E.Name + ".so";
+        std::string Dep = Base + "ried_" + E.Name + ".d";
+        Job Ried = MakeJob("build ried_" + E.Name + ".rdc (" + ISA + ")", Lib,
+                           Dep,
+                           {"-fPIC", "-shared", "-fuse-ld=lld", "-MD", "-MF",
+                            Dep, Shim, "-o", Lib});
         Out.Rieds[E.Name] = Ried.Output;
         Jobs.push_back(std::move(Ried));
       }
@@ -259,10 +295,25 @@ Expected<BuildResult> buildPackage(const BuildConfig &Config,
   // The compiler's own output depends on the plugin, which -MD does not
   // list: its content is part of every key.
   std::string ToolKey = hashFile(Config.Plugin) + "\n" + Config.Clang;
-  for (Job &J : Jobs)
-    J.ToolKey = ToolKey;
-  Runner R(Config, Jobs.size());
-  std::vector<std::string> Failed = R.run(Jobs, Result);
+  for (std::vector<Job> *Phase : {&PartJobs, &Jobs})
+    for (Job &J : *Phase)
+      J.ToolKey = ToolKey;
+  Runner R(Config, PartJobs.size() + Jobs.size());
+  std::vector<std::string> Failed = R.run(PartJobs, Result);
+  if (Failed.empty())
+    Failed = R.run(Jobs, Result);
+  // What a build system must watch to rerun pkg-gen.
+  std::set<std::string> Inputs;
+  for (std::vector<Job> *Phase : {&PartJobs, &Jobs})
+    for (const Job &J : *Phase)
+      for (std::string &Dep : readDepFile(J.DepFile))
+        if (!StringRef(Dep).ends_with(".autoinit.c"))
+          Inputs.insert(std::move(Dep));
+  for (const Element &E : Elements) {
+    Inputs.insert(E.Source);
+    Inputs.insert(E.Parts.begin(), E.Parts.end());
+  }
+  Result.Inputs.assign(Inputs.begin(), Inputs.end());
   if (!Failed.empty()) {
     llvm::sort(Failed);
     Failed.erase(std::unique(Failed.begin(), Failed.end()), Failed.end());

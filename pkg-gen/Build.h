@@ -21,6 +21,12 @@ struct BuildConfig {
   std::string IncludeDir;
   unsigned Jobs = 1;
   bool Verbose = false;
+  /// Compiler flags for every element (-I, -D, -U, -O, -std=), after the
+  /// defaults; an element's own flags follow them.
+  std::vector<std::string> Flags;
+  /// Names the receiving program provides (beyond rieds, the C library and
+  /// the jam API): imports of these are not build errors.
+  std::vector<std::string> ExternSymbols;
 };
 
 /// What the build produced for one ISA, as paths in the build directory.
@@ -36,6 +42,9 @@ struct BuildResult {
   std::map<std::string, ISAOutputs> PerISA;
   unsigned Compiled = 0;      // compilations actually run
   unsigned UpToDate = 0;      // compilations skipped
+  /// Every file the build read: sources, parts, and what clang listed for
+  /// them (headers, included .c files), for a build system's depfile.
+  std::vector<std::string> Inputs;
 };
 
 /// Compiles every jam (inject and local mode) and ried for every ISA, in

@@ -11,6 +11,7 @@
 #include "Build.h"
 #include "ElementIDs.h"
 #include "Header.h"
+#include "ImportCheck.h"
 #include "Install.h"
 #include "Manifest.h"
 #include "PackageSource.h"
@@ -58,6 +59,40 @@ static cl::opt<std::string> CheckManifest("check-manifest",
                                           cl::value_desc("file"), cl::cat(Category));
 static cl::opt<std::string> ClangPath("clang", cl::desc("clang to compile with"),
                                       cl::init(TWOCHAINS_CLANG), cl::cat(Category));
+static cl::list<std::string> IncludeDirs("I", cl::Prefix,
+                                         cl::desc("Add a header folder for every element"),
+                                         cl::value_desc("dir"), cl::cat(Category));
+static cl::list<std::string> Defines("D", cl::Prefix,
+                                     cl::desc("Define a macro for every element"),
+                                     cl::value_desc("macro[=value]"), cl::cat(Category));
+static cl::list<std::string> Undefines("U", cl::Prefix,
+                                       cl::desc("Undefine a macro for every element (after -D)"),
+                                       cl::value_desc("macro"), cl::cat(Category));
+static cl::opt<std::string> OptLevel("O", cl::Prefix,
+                                     cl::desc("Optimisation level for every element (default 2)"),
+                                     cl::value_desc("level"), cl::cat(Category));
+static cl::opt<std::string> Standard("std", cl::desc("C standard for every element"),
+                                     cl::value_desc("c11|gnu17|..."), cl::cat(Category));
+static cl::list<std::string> PackageFlags(
+    "flag",
+    cl::desc("Another compiler flag for every element: -W<warning> or "
+             "-f<option>, e.g. --flag=-fno-strict-aliasing (repeatable)"),
+    cl::value_desc("flag"), cl::cat(Category));
+static cl::list<std::string> ElementFlags(
+    "element-flag",
+    cl::desc("A compiler flag for one element only, after the package's: "
+             "<element>=<flag>, e.g. crc=-O3 or json=-DJSON_NO_FLOAT (repeatable)"),
+    cl::value_desc("element=flag"), cl::cat(Category));
+static cl::list<std::string> ExternSymbols(
+    "extern-symbol",
+    cl::desc("A name the receiving program provides, which jams may import "
+             "although no ried or library of the package defines it (repeatable)"),
+    cl::value_desc("name"), cl::CommaSeparated, cl::cat(Category));
+static cl::opt<std::string> DepFilePath(
+    "depfile",
+    cl::desc("Write a make-style dependency file listing every file the build "
+             "read (sources, headers, included files), for CMake's DEPFILE"),
+    cl::value_desc("file"), cl::cat(Category));
 
 static int fail(const Twine &Msg) {
   std::string Text = Msg.str();
@@ -66,6 +101,45 @@ static int fail(const Twine &Msg) {
   for (StringRef L : Lines)
     WithColor::error(errs(), "twochains-pkg-gen") << L << '\n';
   return 1;
+}
+
+/// The flags an element may add: what changes how its C is read and
+/// optimised, nothing that changes what is produced or where.
+static bool isAllowedFlag(StringRef Flag) {
+  for (StringRef Prefix : {"-I", "-D", "-U", "-O", "-std=", "-W", "-f"})
+    if (Flag.starts_with(Prefix) && Flag.size() > Prefix.size())
+      return !Flag.starts_with("-flto") && !Flag.starts_with("-fplugin=") &&
+             !Flag.starts_with("-Wl,") && !Flag.starts_with("-Wa,") &&
+             !Flag.starts_with("-Wp,");
+  return false;
+}
+
+/// A make-style rule: the package's header and manifest depend on Inputs.
+static Error writeDepFile(StringRef Path, StringRef Prefix, StringRef Package,
+                          const std::vector<std::string> &Inputs) {
+  auto Escape = [](StringRef P) {
+    std::string Out;
+    for (char C : P) {
+      if (C == ' ' || C == '#' || C == '\\')
+        Out.push_back('\\');
+      if (C == '$')
+        Out.push_back('$');
+      Out.push_back(C);
+    }
+    return Out;
+  };
+  std::error_code EC;
+  raw_fd_ostream OS(Path, EC);
+  if (EC)
+    return createStringError(EC, "cannot write " + Path + ": " + EC.message());
+  SmallString<256> Header(Prefix), Manifest(Prefix);
+  sys::path::append(Header, "include/twochains/packages", Package + ".h");
+  sys::path::append(Manifest, "lib/twochains/packages", Package, "manifest.tcm");
+  OS << Escape(Header) << " " << Escape(Manifest) << ":";
+  for (const std::string &In : Inputs)
+    OS << " \\\n  " << Escape(In);
+  OS << "\n";
+  return Error::success();
 }
 
 /// The plugin and headers of the Two-Chains install this tool belongs to.
@@ -104,6 +178,7 @@ int main(int Argc, char **Argv) {
   // every command-line option when it starts: keep the values first.
   const std::string Prefix = InstallPrefix;
   const std::string Source = SourceDir;
+  const std::string DepFile = DepFilePath;
 
   BuildConfig Config;
   Config.Package = PackageName;
@@ -133,6 +208,43 @@ int main(int Argc, char **Argv) {
   for (const std::string &Tool : {Config.Plugin, Config.Clang})
     if (!sys::fs::exists(Tool))
       return fail("cannot find " + Tool);
+  for (const std::string &Dir : IncludeDirs) {
+    SmallString<256> Abs(Dir);
+    sys::fs::make_absolute(Abs);
+    Config.Flags.push_back("-I" + std::string(Abs));
+  }
+  for (const std::string &D : Defines)
+    Config.Flags.push_back("-D" + D);
+  for (const std::string &U : Undefines)
+    Config.Flags.push_back("-U" + U);
+  if (!OptLevel.empty())
+    Config.Flags.push_back("-O" + OptLevel);
+  if (!Standard.empty())
+    Config.Flags.push_back("-std=" + Standard);
+  for (StringRef Flag : PackageFlags) {
+    if (!isAllowedFlag(Flag))
+      return fail("--flag=" + Flag + ": not one of -I<dir>, -D<macro>, "
+                  "-U<macro>, -O<level>, -std=<std>, -W<warning>, -f<option>");
+    Config.Flags.push_back(Flag.str());
+  }
+  Config.ExternSymbols.assign(ExternSymbols.begin(), ExternSymbols.end());
+  std::vector<std::pair<std::string, std::string>> PerElement;
+  for (StringRef Arg : ElementFlags) {
+    auto [Name, Flag] = Arg.split('=');
+    if (Name.empty() || Flag.empty())
+      return fail("--element-flag=" + Arg + ": expected <element>=<flag>");
+    if (!isAllowedFlag(Flag))
+      return fail("--element-flag=" + Arg + ": '" + Flag +
+                  "' is not one of -I<dir>, -D<macro>, -U<macro>, -O<level>, "
+                  "-std=<std>, -W<warning>, -f<option>");
+    std::string F = Flag.str();
+    if (Flag.starts_with("-I")) {
+      SmallString<256> Abs(Flag.drop_front(2));
+      sys::fs::make_absolute(Abs);
+      F = "-I" + std::string(Abs);
+    }
+    PerElement.emplace_back(Name.str(), F);
+  }
 
   // 1. Elements and their stable IDs.
   auto Elements = findElements(Source);
@@ -143,12 +255,24 @@ int main(int Argc, char **Argv) {
     return fail(toString(std::move(E)));
   if (IDsChanged)
     outs() << "element IDs updated in " << Source << "/twochains.ids\n";
+  for (const auto &[Name, Flag] : PerElement) {
+    auto It = find_if(*Elements, [&](const Element &E) { return E.Name == Name; });
+    if (It == Elements->end())
+      return fail("--element-flag: package '" + Config.Package +
+                  "' has no element '" + Name + "'");
+    It->Flags.push_back(Flag);
+  }
 
   // 2. Compile and link.
   auto Built = buildPackage(Config, *Elements);
   if (!Built)
     return fail(toString(Built.takeError()) +
                 "\nnothing was installed");
+  if (!DepFile.empty())
+    if (Error E = writeDepFile(DepFile, Prefix, Config.Package, Built->Inputs))
+      return fail(toString(std::move(E)));
+  if (Error E = checkImports(Config, *Elements, *Built))
+    return fail(toString(std::move(E)) + "\nnothing was installed");
 
   // 3. Manifest, identity, header.
   Manifest M;

@@ -16,17 +16,58 @@ static bool isValidName(StringRef Name) {
   return all_of(Name, [](char C) { return isAlnum(C) || C == '_'; });
 }
 
+/// Gives each jam folder's entry the folder's .c files as parts.
+static Error attachParts(const std::vector<std::string> &Folders,
+                         std::vector<Element> &Elements,
+                         std::vector<std::string> &Errors) {
+  for (const std::string &Folder : Folders) {
+    StringRef Name = sys::path::filename(Folder).drop_front(4);
+    SmallString<256> Entry(Folder);
+    sys::path::append(Entry, "jam_" + Name + ".amc");
+    sys::fs::make_absolute(Entry);
+    auto E = llvm::find_if(Elements, [&](const Element &El) {
+      return El.Kind == ElementKind::Jam && El.Source == Entry.str();
+    });
+    if (E == Elements.end()) {
+      Errors.push_back(Folder + ": a jam folder needs its entry file jam_" +
+                       Name.str() + ".amc");
+      continue;
+    }
+    std::error_code EC;
+    for (sys::fs::recursive_directory_iterator It(Folder, EC), End;
+         It != End && !EC; It.increment(EC)) {
+      if (!StringRef(It->path()).ends_with(".c") ||
+          It->type() == sys::fs::file_type::directory_file)
+        continue;
+      SmallString<256> Abs(It->path());
+      sys::fs::make_absolute(Abs);
+      E->Parts.push_back(std::string(Abs));
+    }
+    if (EC)
+      return createStringError(EC, "cannot walk " + Folder + ": " + EC.message());
+    llvm::sort(E->Parts);
+  }
+  return Error::success();
+}
+
 Expected<std::vector<Element>> findElements(StringRef Root) {
   if (!sys::fs::is_directory(Root))
     return createStringError(inconvertibleErrorCode(),
                              Root + ": not a directory");
   std::vector<Element> Elements;
   std::vector<std::string> Errors;
+  std::vector<std::string> JamFolders;
   std::error_code EC;
   for (sys::fs::recursive_directory_iterator It(Root, EC), End; It != End && !EC;
        It.increment(EC)) {
     StringRef Path = It->path();
     StringRef File = sys::path::filename(Path);
+    if (It->type() == sys::fs::file_type::directory_file) {
+      StringRef Stem = File;
+      if (Stem.consume_front("jam_") && !Stem.contains('.'))
+        JamFolders.push_back(Path.str());
+      continue;
+    }
     Element E;
     StringRef Stem = File;
     if (Stem.consume_front("jam_") && Stem.consume_back(".amc"))
@@ -48,6 +89,8 @@ Expected<std::vector<Element>> findElements(StringRef Root) {
   }
   if (EC)
     return createStringError(EC, "cannot walk " + Root + ": " + EC.message());
+  if (Error Err = attachParts(JamFolders, Elements, Errors))
+    return std::move(Err);
   llvm::sort(Elements, [](const Element &A, const Element &B) {
     return std::tie(A.Name, A.Source) < std::tie(B.Name, B.Source);
   });

@@ -264,6 +264,7 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
       ucp_worker_progress(Ctx->Worker);
       processHandshakes(Ctx);
       processPushedRieds(Ctx);
+      processPushedCode(Ctx);
       reapPeers(Ctx);
       closeRetiredRoutes(Ctx);
     }

@@ -168,7 +168,9 @@ ucs_status_t setHandshakeHandlers(tc_context *Ctx) {
                                   {AmWelcome, &onMessage<AmWelcome>},
                                   {AmRefused, &onMessage<AmRefused>},
                                   {AmRied, &onRied},
-                                  {AmRiedAck, &onRiedAck}});
+                                  {AmRiedAck, &onRiedAck},
+                                  {AmCode, &onCode},
+                                  {AmCodeAck, &onCodeAck}});
 }
 
 } // namespace twochains::rt

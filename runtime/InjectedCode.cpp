@@ -16,7 +16,9 @@
 // context in either mode, into an entry of the code cache that is never
 // evicted, because its statics live there for the life of the context
 // (docs/code-cache.md, "Static data"); in no-cache mode its frames still
-// carry the code and are still checked against it.
+// carry the code and are still checked against it. So is an image larger
+// than a slot, which is shipped ahead of its frames (CodeTransfer.cpp):
+// its frames name it, in either mode.
 //
 // In every mode only code this receiver already trusts runs, and only its
 // own copy of it: an arrived image must be the package's, byte for byte
@@ -67,29 +69,6 @@ static tc_status_t runFromScratch(tc_context *Ctx, const PackageElement &E,
   return TC_OK;
 }
 
-/// The cache entry of an element with statics: installed once (pinned), or
-/// null and logged if the cache has no room left that is not pinned.
-static const CachedCode *installWithStatics(tc_context *Ctx, CodeCache &Cache, uint64_t Package,
-                                            uint32_t Element, const PackageElement &E) {
-  if (const CachedCode *C = Cache.find(E.CodeKey, Package, Element))
-    return C;
-  unsigned Evicted = 0;
-  CachedCode *C = Cache.reserve(E.CodeKey, Package, Element, uint32_t(installedSize(E.Image)),
-                                uint32_t(E.Image.Align), true, &Evicted);
-  Ctx->Stats.cache_evictions += Evicted;
-  if (!C) {
-    logError("cannot install jam '" + E.Name + "': its " + std::to_string(installedSize(E.Image)) +
-             " bytes of code and static data do not fit in the " +
-             std::to_string(Cache.capacity()) + "-byte code cache beside the jams with "
-             "static data already installed (code_cache_size)");
-    return nullptr;
-  }
-  installImage(Cache.writableCode(*C), Cache.executableCode(*C), Cache.dataArea(*C), E.Image,
-               E.ImportTable.data());
-  ++Ctx->Stats.cache_installs;
-  return C;
-}
-
 static tc_status_t runCached(tc_context *Ctx, const tc_package &Pkg, uint32_t Element,
                              const FrameView &V, tc_jam_ctx *JamCtx) {
   const FrameHeader &H = V.Header;
@@ -127,7 +106,7 @@ static tc_status_t runCached(tc_context *Ctx, const tc_package &Pkg, uint32_t El
   if (Digest != E.CodeDigest || !isPackageImage(E, V))
     return TC_ERR_UNKNOWN_ELEMENT;
   if (E.Image.hasData()) {
-    const CachedCode *C = installWithStatics(Ctx, Cache, H.Package, Element, E);
+    const CachedCode *C = installResident(Ctx, H.Package, Element, E);
     if (!C)
       return TC_ERR_NO_MEMORY;
     call(Cache.executableCode(*C), E, V, JamCtx);
@@ -148,26 +127,59 @@ static tc_status_t runCached(tc_context *Ctx, const tc_package &Pkg, uint32_t El
 
 namespace twochains::rt {
 
+const CachedCode *installResident(tc_context *Ctx, uint64_t Package, uint32_t Element,
+                                  const PackageElement &E) {
+  if (!Ctx->Cache) {
+    // No-cache mode keeps resident code too: jams with statics, and
+    // images too large for a slot, which were shipped ahead of their frames.
+    auto Cache = std::make_unique<CodeCache>();
+    std::string Error;
+    if (Cache->create(Ctx->CodeCacheSize, Error) != TC_OK) {
+      logError(Error);
+      return nullptr;
+    }
+    Ctx->Cache = std::move(Cache);
+  }
+  CodeCache &Cache = *Ctx->Cache;
+  if (const CachedCode *C = Cache.find(E.CodeKey, Package, Element))
+    return C;
+  unsigned Evicted = 0;
+  CachedCode *C = Cache.reserve(E.CodeKey, Package, Element, uint32_t(installedSize(E.Image)),
+                                uint32_t(E.Image.Align), true, &Evicted);
+  Ctx->Stats.cache_evictions += Evicted;
+  if (!C) {
+    logError("cannot install jam '" + E.Name + "': its " + std::to_string(installedSize(E.Image)) +
+             " bytes of code and static data do not fit in the " +
+             std::to_string(Cache.capacity()) + "-byte code cache beside the resident jams "
+             "already installed (code_cache_size)");
+    return nullptr;
+  }
+  installImage(Cache.writableCode(*C), Cache.executableCode(*C), Cache.dataArea(*C), E.Image,
+               E.ImportTable.data());
+  ++Ctx->Stats.cache_installs;
+  return C;
+}
+
 tc_status_t runInjected(tc_context *Ctx, const tc_package &Pkg, uint32_t Element,
                         const FrameView &V, tc_jam_ctx *JamCtx) {
   const PackageElement &E = Pkg.Elements[Element];
   if (Ctx->Mode == TC_MAILBOX_CODE_CACHE)
     return runCached(Ctx, Pkg, Element, V, JamCtx);
-  if (V.Header.Kind == FrameCached)
-    return TC_ERR_NOT_CACHED; // this receiver offered no cache: a broken sender
+  if (V.Header.Kind == FrameCached) {
+    // Only code shipped ahead of its frames, because it is larger than a
+    // slot, is named in this mode.
+    const CachedCode *C =
+        Ctx->Cache ? Ctx->Cache->find(V.Header.Code, V.Header.Package, Element) : nullptr;
+    if (!C)
+      return TC_ERR_NOT_CACHED;
+    call(Ctx->Cache->executableCode(*C), E, V, JamCtx);
+    ++Ctx->Stats.frames_executed_cached;
+    return TC_OK;
+  }
   if (!isPackageImage(E, V))
     return TC_ERR_UNKNOWN_ELEMENT;
   if (E.Image.hasData()) {
-    if (!Ctx->Cache) {
-      auto Cache = std::make_unique<CodeCache>();
-      std::string Error;
-      if (Cache->create(Ctx->CodeCacheSize, Error) != TC_OK) {
-        logError(Error);
-        return TC_ERR_NO_MEMORY;
-      }
-      Ctx->Cache = std::move(Cache);
-    }
-    const CachedCode *C = installWithStatics(Ctx, *Ctx->Cache, V.Header.Package, Element, E);
+    const CachedCode *C = installResident(Ctx, V.Header.Package, Element, E);
     if (!C)
       return TC_ERR_NO_MEMORY;
     call(Ctx->Cache->executableCode(*C), E, V, JamCtx);

@@ -161,6 +161,10 @@ struct tc_peer {
   struct ElementSend {
     std::vector<uint8_t> Template;
     bool Held = false;
+    /// The image is larger than a slot and was shipped ahead of its frames
+    /// (CodeTransfer.cpp): its frames are cached frames in every mode.
+    bool Shipped = false;
+    bool TooLargeLogged = false;
   };
   std::vector<std::pair<const tc_package *, std::vector<ElementSend>>> Sends;
   /// Cached frames are built in their slot's copy here, so a frame the
@@ -286,6 +290,24 @@ struct tc_context {
   };
   std::list<RiedLoad> RiedLoads;
   std::vector<std::pair<ucp_ep_h, tc_status_t>> RiedAcks;   // answers to our pushes
+  /// Images shipped to us ahead of their frames (CodeTransfer.cpp), to
+  /// check, install and answer on the control turn.
+  struct PushedCode {
+    ucp_ep_h Reply;
+    uint64_t Package;
+    uint32_t Element;
+    tc_status_t Status;
+    std::vector<uint8_t> Bytes;
+    bool Received;
+  };
+  std::list<PushedCode> PushedCodes;
+  struct CodeAnswer {
+    ucp_ep_h From;
+    uint64_t Package;
+    uint32_t Element;
+    tc_status_t Status;
+  };
+  std::vector<CodeAnswer> CodeAcks;                          // answers to our shipments
 };
 
 namespace twochains::rt {
@@ -334,6 +356,21 @@ ucs_status_t onRiedAck(void *Arg, const void *Header, size_t HeaderLength, void 
                        size_t Length, const ucp_am_recv_param_t *Param);
 /// Loads the rieds peers pushed since the last call, and answers them.
 void processPushedRieds(tc_context *Ctx);
+/// CodeTransfer.cpp: images larger than a slot travel once, ahead of their
+/// frames, as an active message; the receiver installs them resident.
+ucs_status_t onCode(void *Arg, const void *Header, size_t HeaderLength, void *Data,
+                    size_t Length, const ucp_am_recv_param_t *Param);
+ucs_status_t onCodeAck(void *Arg, const void *Header, size_t HeaderLength, void *Data,
+                       size_t Length, const ucp_am_recv_param_t *Param);
+void processPushedCode(tc_context *Ctx);
+/// Sender: ships the element's image to the peer and waits (bounded) until
+/// the receiver has installed it.
+tc_status_t shipCode(tc_peer *Peer, const tc_package *Pkg, uint32_t Element);
+/// InjectedCode.cpp: the element's image installed in the context's code
+/// cache for the context's life (pinned; the cache is created if the
+/// mailbox mode has none), or null and logged.
+const CachedCode *installResident(tc_context *Ctx, uint64_t Package, uint32_t Element,
+                                        const PackageElement &E);
 
 /// Runs a checked injected or cached frame as the context's mailbox mode
 /// says (InjectedCode.cpp). TC_ERR_NOT_CACHED: a cached frame names code

@@ -6,6 +6,10 @@
 // receiver has evicted it, it reports the frame's sequence in the credit
 // line, and the frame is sent again, with code, into the same slot.
 //
+// An image that does not fit a slot beside its payload is shipped once,
+// ahead of its first frame (CodeTransfer.cpp), and all its frames are
+// cached frames, to a receiver in either mailbox mode.
+//
 //===----------------------------------------------------------------------===//
 #include "Frame.h"
 #include "Identity.h"
@@ -77,6 +81,18 @@ static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
     return putFrame(Peer, Peer->Staging.data(), Spec, Slot);
   Spec.Code = E.CodeKey;
   tc_peer::ElementSend &S = elementSend(Peer, Pkg, Element);
+  if (frameSize(FrameInjected, uint32_t(E.Image.Bytes.size()), Spec.PayloadSize) >
+      Peer->SlotSize) {
+    if (!S.Shipped) {
+      if (tc_status_t St = shipCode(Peer, Pkg, Element); St != TC_OK)
+        return St;
+      S.Shipped = true;
+    }
+    // A receiver with no cache never asks for a resend: no copy is kept.
+    Spec.Kind = FrameCached;
+    return putFrame(Peer, Peer->SlotFrames.empty() ? Peer->Staging.data() : Peer->slotFrame(Slot),
+                    Spec, Slot);
+  }
   bool Cache = Peer->RemoteMode == TC_MAILBOX_CODE_CACHE;
   if (Cache && Mode == TC_SEND_INJECTED && S.Held) {
     // Built in the slot's own copy, kept until credited, in case the
@@ -120,7 +136,9 @@ void resendMissing(tc_peer *Peer) {
       Pkg = P;
   if (!Pkg || H.Element >= Pkg->Elements.size())
     return;
-  elementSend(Peer, Pkg, H.Element).Held = false;
+  tc_peer::ElementSend &S = elementSend(Peer, Pkg, H.Element);
+  S.Held = false;
+  S.Shipped = false; // an image larger than a slot is shipped again
   std::vector<uint8_t> Payload(V.Payload, V.Payload + H.PayloadSize);
   if (sendFrame(Peer, Pkg, H.Element, TC_SEND_INJECTED, Payload.data(), Payload.size(), Seq,
                 Slot) == TC_OK)
@@ -180,13 +198,27 @@ extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_
   if (Element >= Pkg->Elements.size() || !Pkg->Elements[Element].Present ||
       !Pkg->Elements[Element].IsJam)
     return TC_ERR_UNKNOWN_ELEMENT;
-  // The largest frame this send might become (a cached frame can be sent
-  // again with its code) must fit a slot.
-  uint32_t ImageSize =
-      Mode != TC_SEND_LOCAL ? uint32_t(Pkg->Elements[Element].Image.Bytes.size()) : 0;
-  if (frameSize(Mode != TC_SEND_LOCAL ? FrameInjected : FrameLocal, ImageSize,
-                uint32_t(PayloadSize)) > Peer->SlotSize)
+  // The frame must fit a slot: the payload always; the image too only for
+  // TC_SEND_INJECTED_FULL, since a larger one is shipped ahead and named.
+  const PackageElement &E = Pkg->Elements[Element];
+  FrameKind Kind = Mode == TC_SEND_LOCAL     ? FrameLocal
+                   : Mode == TC_SEND_INJECTED ? FrameCached
+                                              : FrameInjected;
+  uint32_t ImageSize = Kind == FrameInjected ? uint32_t(E.Image.Bytes.size()) : 0;
+  if (size_t Size = frameSize(Kind, ImageSize, uint32_t(PayloadSize)); Size > Peer->SlotSize) {
+    tc_peer::ElementSend &S = elementSend(Peer, Pkg, Element);
+    if (!S.TooLargeLogged) {
+      S.TooLargeLogged = true;
+      logError(Peer->Name + ": a frame of jam '" + E.Name + "' with a " +
+               std::to_string(PayloadSize) + "-byte payload" +
+               (ImageSize ? " and its " + std::to_string(ImageSize) + "-byte image" : "") +
+               " needs " + std::to_string(Size) + " bytes; the receiver's slots hold " +
+               std::to_string(Peer->SlotSize) +
+               (ImageSize ? " (TC_SEND_INJECTED ships a larger image ahead of its frames)"
+                          : ""));
+    }
     return TC_ERR_TOO_LARGE;
+  }
   if (Peer->Failed)
     return TC_ERR_IO;
 

@@ -29,6 +29,8 @@ enum : unsigned {
   AmFrame = 0x7c07,   // a frame, where RMA would be emulated
   AmCredit = 0x7c08,  // a credit line report, likewise
   AmRefused = 0x7c09, // receiver to sender: the handshake was refused, and why
+  AmCode = 0x7c0a,    // an image too large for a slot, sent once ahead of its frames
+  AmCodeAck = 0x7c0b, // receiver to sender: installed, or why not
 };
 constexpr uint32_t HandshakeMagic = 0x54434853; // "TCHS"
 constexpr uint32_t HandshakeVersion = 3;
@@ -124,6 +126,30 @@ struct RiedAck {
   int32_t Status;
 };
 static_assert(sizeof(RiedAck) == 8, "wire layout");
+
+/// CODE: the image follows (ImageSize bytes, GOTP zero). Bounded by the
+/// receiver's own copy of the element's image before any byte is received.
+struct CodeHeader {
+  uint32_t Magic, Element;
+  uint64_t Package;  // the package's tag, as frames name it
+  uint64_t Code;     // the image's code key, as cached frames name it
+  uint32_t ImageSize, Reserved;
+};
+static_assert(sizeof(CodeHeader) == 32, "wire layout");
+
+struct CodeAck {
+  uint32_t Magic;
+  int32_t Status;
+  uint64_t Package;
+  uint32_t Element, Reserved;
+};
+static_assert(sizeof(CodeAck) == 24, "wire layout");
+
+/// Images shipped ahead of frames that a receiver holds received but not
+/// yet installed; beyond this, offers are refused (TC_ERR_NO_CREDIT).
+constexpr size_t MaxPendingCode = 16;
+/// How long a sender waits for a receiver to install shipped code.
+constexpr uint64_t CodeTransferTimeoutNs = 10'000'000'000ull;
 
 /// Why a handshake was refused: TC_ERR_AUTH, TC_ERR_BAD_OFFER, ...
 struct Refusal {

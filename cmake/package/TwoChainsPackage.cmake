@@ -1,4 +1,7 @@
-# twochains_add_package(NAME <name> SOURCE_DIR <dir> [ISA <isa>...] [JOBS <n>])
+# twochains_add_package(NAME <name> SOURCE_DIR <dir> [ISA <isa>...] [JOBS <n>]
+#                       [COMPILE_OPTIONS <flag>...]
+#                       [ELEMENT_COMPILE_OPTIONS <element>=<flag>...]
+#                       [EXTERN_SYMBOLS <name>...])
 #
 # Builds the jams and rieds under SOURCE_DIR into a Two-Chains package with
 # twochains-pkg-gen as part of the build, and defines:
@@ -8,9 +11,20 @@
 # The package is laid out under ${CMAKE_CURRENT_BINARY_DIR}/twochains/<name>
 # (property TWOCHAINS_PACKAGE_PREFIX of <name>) and installed under
 # CMAKE_INSTALL_PREFIX by `cmake --install`. ISA defaults to x86_64.
+# COMPILE_OPTIONS apply to every element: -I<dir>, -D<macro>, -U<macro>,
+# -O<level>, -std=<std> (or -W/-f flags). ELEMENT_COMPILE_OPTIONS add
+# flags for one element, after those. EXTERN_SYMBOLS names what the
+# receiving program provides to jams beyond rieds and the C library.
+# The package is rebuilt when any file pkg-gen read changes (sources,
+# headers, .c files a jam includes: a DEPFILE pkg-gen writes), and when a
+# file is added under SOURCE_DIR.
 # pkg-gen keeps the element IDs in SOURCE_DIR/twochains.ids: commit it.
 function(twochains_add_package)
-  cmake_parse_arguments(TC "" "NAME;SOURCE_DIR;JOBS" "ISA" ${ARGN})
+  cmake_parse_arguments(TC "" "NAME;SOURCE_DIR;JOBS"
+                        "ISA;COMPILE_OPTIONS;ELEMENT_COMPILE_OPTIONS;EXTERN_SYMBOLS" ${ARGN})
+  if(TC_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "twochains_add_package: unknown arguments: ${TC_UNPARSED_ARGUMENTS}")
+  endif()
   if(NOT TC_NAME OR NOT TC_SOURCE_DIR)
     message(FATAL_ERROR "twochains_add_package: NAME and SOURCE_DIR are required")
   endif()
@@ -26,14 +40,35 @@ function(twochains_add_package)
   set(manifest "${prefix}/lib/twochains/packages/${TC_NAME}/manifest.tcm")
   string(REPLACE ";" "," isas "${TC_ISA}")
   file(GLOB_RECURSE inputs CONFIGURE_DEPENDS
-       "${source}/*.amc" "${source}/*.rdc" "${source}/*.h")
+       "${source}/*.amc" "${source}/*.rdc" "${source}/*.c" "${source}/*.h")
+  set(flags)
+  foreach(flag IN LISTS TC_COMPILE_OPTIONS)
+    if(flag MATCHES "^-[IDUO]" OR flag MATCHES "^-std=")
+      list(APPEND flags "${flag}")
+    else()
+      list(APPEND flags "--flag=${flag}")
+    endif()
+  endforeach()
+  foreach(flag IN LISTS TC_ELEMENT_COMPILE_OPTIONS)
+    list(APPEND flags "--element-flag=${flag}")
+  endforeach()
+  foreach(sym IN LISTS TC_EXTERN_SYMBOLS)
+    list(APPEND flags "--extern-symbol=${sym}")
+  endforeach()
+  set(build_dir "${CMAKE_CURRENT_BINARY_DIR}/twochains-build/${TC_NAME}")
+  set(depfile "${build_dir}/package.d")
+  set(depfile_arg)
+  if(CMAKE_GENERATOR MATCHES "Ninja|Makefiles")
+    set(depfile_arg DEPFILE "${depfile}")
+  endif()
 
   add_custom_command(
     OUTPUT "${header}" "${manifest}"
     COMMAND "${TWOCHAINS_PKG_GEN}" --package ${TC_NAME} --source "${source}"
             --prefix "${prefix}" --isa ${isas} -j ${TC_JOBS}
-            --build-dir "${CMAKE_CURRENT_BINARY_DIR}/twochains-build/${TC_NAME}"
+            --build-dir "${build_dir}" --depfile "${depfile}" ${flags}
     DEPENDS ${inputs} ${TWOCHAINS_PKG_GEN_DEPENDS}
+    ${depfile_arg}
     COMMENT "Building Two-Chains package ${TC_NAME} (${isas})"
     VERBATIM)
   add_custom_target(${TC_NAME}_package ALL DEPENDS "${header}" "${manifest}")

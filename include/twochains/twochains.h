@@ -244,6 +244,9 @@ typedef struct tc_stats {
   uint64_t jams_timed_out;         /* frames abandoned: past the time limit */
   uint64_t frames_quarantined;     /* frames refused: element quarantined for its peer */
   uint64_t faults_reported;        /* sender: abandoned frames the receivers reported */
+  /* images larger than a slot, shipped once ahead of their frames */
+  uint64_t code_transfers;          /* sender: images shipped and installed */
+  uint64_t code_transfers_received; /* receiver: images checked and installed */
 } tc_stats_t;
 
 tc_status_t tc_context_stats(const tc_context_t *context, tc_stats_t *stats);

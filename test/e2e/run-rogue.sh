@@ -32,6 +32,22 @@ for why in "bad frame magic" "unsupported frame version" "unknown package" \
   grep -q "dropped frame [0-9]* from peer [0-9]* ([^)]*): $why" "$OUT/receiver" || { echo "no rejection for: $why"; exit 1; }
 done
 
+# Code shipped ahead of frames: only the receiver's own image, exactly, is
+# installed; every false offer is refused and answered.
+PORT=$(( PORT + 1 ))
+start_receiver 1 $PORT
+timeout 60 "$ROGUE" code "$PREFIX" $PORT > "$OUT/rogue"
+wait $RPID
+cat "$OUT/rogue" "$OUT/receiver"
+grep -q "rogue: code, a changed byte: code does not hash to the hash its frame claims" "$OUT/rogue"
+grep -q "rogue: code, a wrong size: code does not hash to the hash its frame claims" "$OUT/rogue"
+grep -q "rogue: code, a wrong key: code does not hash to the hash its frame claims" "$OUT/rogue"
+grep -q "rogue: code, an unknown element: unknown element" "$OUT/rogue"
+grep -q "rogue: code, true: success" "$OUT/rogue"
+grep -q "rogue: cached frame ran" "$OUT/rogue"
+[ "$(grep -c 'refused code shipped by' "$OUT/receiver")" = 4 ]
+grep -q "ran 1 frames: 0 local, 1 injected, 0 rejected" "$OUT/receiver"
+
 PORT=$(( PORT + 1 ))
 start_receiver 1005 $PORT
 timeout 60 "$ROGUE" die "$PREFIX" $PORT

@@ -12,8 +12,10 @@
  * Frame i of jam j carries 1 + (7i + 3j) % 200 bytes, byte k being
  * (31i + 17k + j) & 0xff. The jams keep state in writable statics and bss
  * (counter, crc), and in a static table of allocator hooks and a static
- * pointer to a ried variable (hooks): a receiver must give the results the
- * native build gives, in every mailbox mode and send mode.
+ * pointer to a ried variable (hooks); big is an image of more than 64 KiB
+ * (its code travels once, ahead of its frames), pair a jam of three files
+ * whose statics share names: a receiver must give the results the native
+ * build gives, in every mailbox mode and send mode.
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -23,8 +25,8 @@
 #include <string.h>
 #include <time.h>
 
-static const char *const Jams[] = {"counter", "crc", "hooks"};
-enum { JamCount = 3 };
+static const char *const Jams[] = {"counter", "crc", "hooks", "big", "pair"};
+enum { JamCount = 5 };
 
 static size_t payload(unsigned i, unsigned j, uint8_t *out) {
   size_t size = 1 + (7u * i + 3u * j) % 200;
@@ -34,8 +36,10 @@ static size_t payload(unsigned i, unsigned j, uint8_t *out) {
 }
 
 static void print_results(const uint64_t *r) {
-  printf("results: %llu %llu %llu %llu\n", (unsigned long long)r[0], (unsigned long long)r[1],
-         (unsigned long long)r[2], (unsigned long long)r[3]);
+  printf("results:");
+  for (int k = 0; k < 6; ++k)
+    printf(" %llu", (unsigned long long)r[k]);
+  printf("\n");
 }
 
 #ifdef TC_CJAMS_NATIVE
@@ -44,10 +48,12 @@ uint64_t cjams_result[8];
 void counter_main(tc_jam_ctx_t *, void *, size_t);
 void crc_main(tc_jam_ctx_t *, void *, size_t);
 void hooks_main(tc_jam_ctx_t *, void *, size_t);
+void big_main(tc_jam_ctx_t *, void *, size_t);
+void pair_main(tc_jam_ctx_t *, void *, size_t);
 
 int main(int argc, char **argv) {
-  void (*const fns[JamCount])(tc_jam_ctx_t *, void *, size_t) = {counter_main, crc_main,
-                                                                  hooks_main};
+  void (*const fns[JamCount])(tc_jam_ctx_t *, void *, size_t) = {
+      counter_main, crc_main, hooks_main, big_main, pair_main};
   unsigned n = argc == 3 ? (unsigned)atoi(argv[2]) : 0;
   uint8_t buf[256];
   for (unsigned i = 0; i < n; ++i)
@@ -115,10 +121,11 @@ int main(int argc, char **argv) {
     if (!r)
       return die("no cjams_result", TC_ERR_UNKNOWN_ELEMENT);
     print_results(r);
-    printf("local %llu injected %llu rejected %llu installs %llu\n",
+    printf("local %llu injected %llu rejected %llu installs %llu shipped ahead %llu\n",
            (unsigned long long)s.frames_executed_local,
            (unsigned long long)s.frames_executed_injected,
-           (unsigned long long)s.frames_rejected, (unsigned long long)s.cache_installs);
+           (unsigned long long)s.frames_rejected, (unsigned long long)s.cache_installs,
+           (unsigned long long)s.code_transfers_received);
     printf("writable+executable mappings: %d\n", writable_executable_mappings());
     tc_context_destroy(ctx);
     return s.frames_rejected ? 1 : 0;
@@ -148,6 +155,9 @@ int main(int argc, char **argv) {
   if ((st = tc_flush(peer, 30000)) != TC_OK)
     return die("flush", st);
   printf("sent %u frames\n", n * JamCount);
+  /* Code in the frame itself, as TC_SEND_INJECTED_FULL asks, cannot fit. */
+  st = tc_send(peer, pkg, ids[3], TC_SEND_INJECTED_FULL, buf, 16);
+  printf("big, code in the frame: %s\n", tc_status_string(st));
   tc_peer_close(peer);
   tc_context_destroy(ctx);
   return 0;

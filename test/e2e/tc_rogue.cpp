@@ -10,6 +10,10 @@
 //                                    cached); then tries an oversized send
 //   tc-rogue die PREFIX PORT         sends 5 good frames, cuts a write
 //                                    short, and exits without closing
+//   tc-rogue code PREFIX PORT        ships code ahead of frames falsely
+//                                    (a changed byte, a wrong size, a wrong
+//                                    key, an unknown element), then truly,
+//                                    and sends one cached frame naming it
 //
 // It connects like any sender, then writes frames itself, with the
 // runtime's internals, straight into its ring on the receiver.
@@ -66,10 +70,38 @@ reseal(std::function<void(FrameHeader &)> Change) {
   };
 }
 
+/// Ships Bytes as the code of Element, as CodeTransfer.cpp does, with the
+/// header changed by Change; returns the receiver's answer.
+static tc_status_t offerCode(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                             std::vector<uint8_t> Bytes,
+                             const std::function<void(CodeHeader &)> &Change) {
+  tc_context *Ctx = Peer->Ctx;
+  const PackageElement &E = Pkg->Elements[Element];
+  CodeHeader H = {HandshakeMagic, Element, Pkg->Tag, E.CodeKey, uint32_t(Bytes.size()), 0};
+  Change(H);
+  ucp_request_param_t P = {};
+  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  P.flags = UCP_AM_SEND_FLAG_REPLY;
+  if (waitRequest(Ctx->Worker, ucp_am_send_nbx(Peer->Ep, AmCode, &H, sizeof H, Bytes.data(),
+                                               Bytes.size(), &P)) != UCS_OK)
+    fail("cannot ship code");
+  for (uint64_t Deadline = nowNs() + 10'000'000'000ull; nowNs() < Deadline;) {
+    ucp_worker_progress(Ctx->Worker);
+    if (!Ctx->CodeAcks.empty()) {
+      tc_status_t St = Ctx->CodeAcks.front().Status;
+      Ctx->CodeAcks.clear();
+      return St;
+    }
+  }
+  fail("no answer to shipped code");
+  return TC_ERR_IO;
+}
+
 int main(int Argc, char **Argv) {
   if (Argc != 4)
-    return std::fprintf(stderr, "usage: tc-rogue malformed|die PREFIX PORT\n"), 2;
+    return std::fprintf(stderr, "usage: tc-rogue malformed|die|code PREFIX PORT\n"), 2;
   bool Die = !std::strcmp(Argv[1], "die");
+  bool Code = !std::strcmp(Argv[1], "code");
   tc_package_t *Pkg;
   if (stdlib_package_load(Argv[2], TC_PACKAGE_SENDER, &Pkg) != TC_OK)
     fail("cannot load stdlib");
@@ -102,6 +134,35 @@ int main(int Argc, char **Argv) {
   auto None = [](uint8_t *, size_t, uint64_t) {};
   // GOTP travels as zero, as the runtime's templates send it.
   auto WithGotp = reseal([](FrameHeader &) {});
+
+  if (Code) {
+    const uint32_t Sum = STDLIB_SERVER_SIDE_SUM;
+    std::vector<uint8_t> Image = Pkg->Elements[Sum].Image.Bytes;
+    std::vector<uint8_t> Changed = Image;
+    Changed[20] ^= 0x01;
+    auto Same = [](CodeHeader &) {};
+    std::printf("rogue: code, a changed byte: %s\n",
+                tc_status_string(offerCode(Peer, Pkg, Sum, Changed, Same)));
+    std::printf("rogue: code, a wrong size: %s\n",
+                tc_status_string(offerCode(
+                    Peer, Pkg, Sum, std::vector<uint8_t>(Image.begin(), Image.end() - 64), Same)));
+    std::printf("rogue: code, a wrong key: %s\n",
+                tc_status_string(offerCode(Peer, Pkg, Sum, Image,
+                                           [](CodeHeader &H) { H.Code ^= 4; })));
+    std::printf("rogue: code, an unknown element: %s\n",
+                tc_status_string(offerCode(Peer, Pkg, Sum, Image,
+                                           [](CodeHeader &H) { H.Element = 9999; })));
+    std::printf("rogue: code, true: %s\n",
+                tc_status_string(offerCode(Peer, Pkg, Sum, Image, Same)));
+    putFrame(Peer, Cached, None);
+    if (tc_flush(Peer, 20000) != TC_OK)
+      fail("the receiver did not run the cached frame");
+    std::printf("rogue: cached frame ran\n");
+    tc_peer_close(Peer);
+    tc_context_destroy(Ctx);
+    tc_package_unload(Pkg);
+    return 0;
+  }
 
   if (Die) {
     for (int I = 0; I < 5; ++I)

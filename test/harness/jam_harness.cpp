@@ -227,5 +227,12 @@ int main(int Argc, char **Argv) {
     std::printf("MATCH (%s; %zu bytes image, %zu imports, %zu fixups)\n",
                 Changed ? "effects identical" : "no visible effect",
                 Img.Bytes.size(), Img.Imports.size(), Img.Fixups.size());
+  if (!Status) {
+    // What the jam left in the payload, for tests that check the values.
+    std::printf("payload:");
+    for (size_t I = 0; I < std::min<size_t>(Results[0].Payload.size(), 64); ++I)
+      std::printf("%s%02x", I % 4 ? "" : " ", Results[0].Payload[I]);
+    std::printf("\n");
+  }
   return Status;
 }

@@ -1,27 +1,44 @@
 #!/usr/bin/env bash
 # Builds one jam both ways and runs it in the loader harness.
-#   run-jam.sh [--gcc] <isa> <jam_x.amc> <workdir> <payload-hex> [harness args...]
+#   run-jam.sh [--gcc] [--part <file.c>]... <isa> <jam_x.amc> <workdir> <payload-hex> [harness args...]
 # --gcc builds the injected image from `gcc -O2 -fPIC -fno-plt` instead of
 # the plugin (the Local-Function copy still comes from the plugin).
+# --part adds one of the jam's other C files (a jam of several files): it
+# is compiled to bitcode and linked into the jam, in both modes, as
+# twochains-pkg-gen does for a jam folder.
 # Tools come from the environment lit sets: TC_CLANG, TC_PLUGIN, TC_INCLUDE,
 # TC_JAMLINK, TC_HARNESS_DIR (with <isa>/ subfolders for cross builds).
 set -euo pipefail
 inject_cc=plugin
-if [ "$1" = --gcc ]; then inject_cc=gcc; shift; fi
+parts=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --gcc) inject_cc=gcc; shift ;;
+    --part) parts+=("$2"); shift 2 ;;
+    *) break ;;
+  esac
+done
 isa=$1 src=$2 work=$3 payload=$4
 shift 4
 rm -rf "$work" && mkdir -p "$work"
 name=$(basename "$src" .amc)
 cc=("$TC_CLANG" --target="$isa-linux-gnu" -x c -O2 -fplugin="$TC_PLUGIN" -I"$TC_INCLUDE")
 
+links=()
+for part in "${parts[@]}"; do
+  bc=$work/$(basename "$part" .c).bc
+  "${cc[@]}" -fplugin-arg-twochains-part -emit-llvm -c "$part" -o "$bc"
+  links+=("-fplugin-arg-twochains-link=$bc")
+done
+
 if [ "$inject_cc" = gcc ]; then
   gcc -x c -O2 -fPIC -fno-plt -I"$TC_INCLUDE" -c "$src" -o "$work/$name.o"
 else
-  "${cc[@]}" -c "$src" -o "$work/$name.o"
+  "${cc[@]}" "${links[@]}" -c "$src" -o "$work/$name.o"
 fi
 "$TC_JAMLINK" "$work/$name.o" -o "$work/$name.jam"
 "${cc[@]}" -fPIC -fplugin-arg-twochains-mode=local -fplugin-arg-twochains-package=harness \
-    -c "$src" -o "$work/$name.local.o"
+    "${links[@]}" -c "$src" -o "$work/$name.local.o"
 "$TC_JAMLINK" --shared "$work/$name.local.o" -o "$work/libharness_local.so"
 
 if [ "$isa" = "$(uname -m)" ]; then

@@ -1,0 +1,1 @@
+int parts_shared(int x) { return x + 1; }
