@@ -65,11 +65,11 @@ int main(int Argc, char **Argv) {
     double Median = Times[Times.size() / 2];
     Medians.push_back(Median);
     outs() << left_justify(sys::path::filename(Path), 36) << ' '
-           << format("%7zu %11.1f %8.1f\n", ImageSize, Median, Times.front());
+           << llvm::format("%7zu %11.1f %8.1f\n", ImageSize, Median, Times.front());
   }
   std::sort(Medians.begin(), Medians.end());
   if (!Medians.empty())
-    outs() << format("in-process link, median over jams: %.1f us (worst %.1f us)\n",
+    outs() << llvm::format("in-process link, median over jams: %.1f us (worst %.1f us)\n",
                      Medians[Medians.size() / 2], Medians.back());
   sys::fs::remove(Tmp);
   return 0;

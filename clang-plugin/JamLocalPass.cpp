@@ -34,7 +34,7 @@ PreservedAnalyses JamLocalPass::run(Module &M, ModuleAnalysisManager &) {
   dropAnnotations(M);
   SmallVector<const GlobalValue *, 3> Keep = {Syms->Entry};
   JamInfo Info = {
-      {"tc.abi", std::to_string(JamABIVersion)},
+      {std::string(JamABIFact), std::to_string(JamABIVersion)},
       {"mode", "local"},
       {"package", Opts.Package},
       {"element", Syms->Element},

@@ -8,11 +8,7 @@ using namespace llvm;
 
 namespace twochains {
 
-bool isValidJamName(StringRef Name) {
-  if (Name.empty() || !(isAlpha(Name[0]) || Name[0] == '_'))
-    return false;
-  return all_of(Name, [](char C) { return isAlnum(C) || C == '_'; });
-}
+bool isValidJamName(StringRef Name) { return format::isValidName(Name); }
 
 std::string elementNameFromPath(StringRef Path) {
   StringRef File = sys::path::filename(Path);

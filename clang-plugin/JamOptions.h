@@ -8,6 +8,7 @@
 #ifndef TWOCHAINS_CLANG_PLUGIN_JAMOPTIONS_H
 #define TWOCHAINS_CLANG_PLUGIN_JAMOPTIONS_H
 
+#include "JamAbi.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include <string>
@@ -15,15 +16,14 @@
 
 namespace twochains {
 
-/// Version of the contract between the plugin, jamlink and the runtime:
-/// the metadata sections, the GOTP convention and the entry signature.
-constexpr unsigned JamABIVersion = 1;
-
-/// Section and symbol names shared with jamlink (docs/jam-object-format.md).
-constexpr const char *GOTPSymbol = "__tc_gotp";
-constexpr const char *GOTPSection = ".tc.gotp";
-constexpr const char *InfoSection = ".tc.jam";
-constexpr const char *ImportsSection = ".tc.imports";
+// The ABI version and the section and symbol names shared with jamlink and
+// the runtime (docs/jam-object-format.md) have one definition, in format/.
+using format::GOTPSection;
+using format::GOTPSymbol;
+using format::ImportsSection;
+using format::InfoSection;
+using format::JamABIFact;
+using format::JamABIVersion;
 
 /// Annotations left by the plugin's attributes (jam_entry, ...).
 inline constexpr char EntryAnnotation[] = "twochains.jam_entry";

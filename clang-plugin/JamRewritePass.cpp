@@ -109,12 +109,12 @@ PreservedAnalyses JamRewritePass::run(Module &M, ModuleAnalysisManager &MAM) {
   }
 
   JamInfo Info = {
-      {"tc.abi", std::to_string(JamABIVersion)},
+      {std::string(JamABIFact), std::to_string(JamABIVersion)},
       {"mode", "inject"},
       {"element", Syms->Element},
       {"entry", Entry->getName().str()},
       {"isa", Triple(M.getTargetTriple()).getArchName().str()},
-      {"gotp", GOTPSymbol},
+      {"gotp", std::string(GOTPSymbol)},
       {"imports", std::to_string(ImportNames.size())},
   };
   if (!Opts.ArgsType.empty())

@@ -137,7 +137,7 @@ bool eraseDeadGlobals(Module &M) {
     Progress = false;
     SmallVector<GlobalValue *, 16> Dead;
     auto Consider = [&](GlobalValue &GV) {
-      if (GV.getName().starts_with("llvm.") || GV.getName() == GOTPSymbol)
+      if (GV.getName().starts_with("llvm.") || GV.getName() == StringRef(GOTPSymbol))
         return;
       if (!GV.hasLocalLinkage() && !GV.isDeclaration())
         return;

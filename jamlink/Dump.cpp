@@ -22,7 +22,7 @@ namespace twochains::jamlink {
 
 /// Names the image parts an address falls in, for the reader of a dump.
 static std::string describe(const JamImage &Image, uint64_t Addr) {
-  if (Addr == Image.GOTPOffset)
+  if (Addr == Image.GOTP)
     return " <GOTP>";
   return "";
 }
@@ -54,13 +54,13 @@ static Error disassemble(const JamImage &Image, raw_ostream &OS) {
   IP->setPrintBranchImmAsAddress(true);
   std::unique_ptr<MCInstrAnalysis> MIA(T->createMCInstrAnalysis(MII.get()));
 
-  uint64_t Begin = Image.GOTPOffset + 8;
+  uint64_t Begin = Image.GOTP + 8;
   uint64_t End = std::min<uint64_t>(Begin + Image.CodeSize, Image.Bytes.size());
   ArrayRef<uint8_t> Bytes(Image.Bytes);
   OS << "code:\n";
   for (uint64_t Addr = Begin; Addr < End;) {
-    if (Addr == Image.EntryOffset)
-      OS << format("%08" PRIx64, Addr) << " <" << Image.EntrySymbol << ">:\n";
+    if (Addr == Image.Entry)
+      OS << llvm::format("%08" PRIx64, Addr) << " <" << Image.EntrySymbol << ">:\n";
     MCInst Inst;
     uint64_t Size = 0;
     std::string Text;
@@ -80,9 +80,9 @@ static Error disassemble(const JamImage &Image, raw_ostream &OS) {
       TS << "\t<unknown>";
     }
     Size = std::max<uint64_t>(Size, 1);
-    OS << format("%8" PRIx64 ":", Addr);
+    OS << llvm::format("%8" PRIx64 ":", Addr);
     for (uint64_t I = 0; I < Size && Addr + I < End; ++I)
-      OS << format(" %02x", Bytes[Addr + I]);
+      OS << llvm::format(" %02x", Bytes[Addr + I]);
     OS.indent(Size < 8 ? (8 - Size) * 3 : 1) << TS.str() << '\n';
     Addr += Size;
   }
@@ -91,15 +91,15 @@ static Error disassemble(const JamImage &Image, raw_ostream &OS) {
 
 Error dumpImage(const JamImage &Image, raw_ostream &OS) {
   OS << "jam image\n";
-  for (const auto &[Key, Value] : Image.facts())
+  for (const auto &[Key, Value] : format::jamImageFacts(Image))
     OS << "  " << left_justify(Key, 13) << Value << '\n';
   OS << "imports:\n";
   for (auto [I, Name] : enumerate(Image.Imports))
-    OS << format("  [%u] ", unsigned(I)) << Name << '\n';
+    OS << llvm::format("  [%u] ", unsigned(I)) << Name << '\n';
   OS << "fixups:\n";
-  for (const TcFixup &F : Image.Fixups) {
+  for (const ImageFixup &F : Image.Fixups) {
     OS << "  " << left_justify("0x" + utohexstr(F.Offset, true), 7) << ' ';
-    if (F.Kind == TC_FIXUP_IMAGE64)
+    if (F.Kind == format::FixupImage64)
       OS << "image64   base + 0x" << utohexstr(F.Addend, true) << '\n';
     else
       OS << "import64  " << Image.Imports[F.Symbol]

@@ -1,5 +1,6 @@
 //===- InputObject.cpp ----------------------------------------------------===//
 #include "InputObject.h"
+#include "JamAbi.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/ELF.h"
@@ -29,7 +30,7 @@ static Error locError(const Twine &Msg) {
 static SectionKind classifySection(const InputSection &S) {
   if (S.Type == ELF::SHT_NULL)
     return SectionKind::Dropped;
-  if (S.Name == ".tc.gotp")
+  if (S.Name == format::GOTPSection)
     return SectionKind::GOTP;
   if (!(S.Flags & ELF::SHF_ALLOC))
     return SectionKind::Dropped;
@@ -212,12 +213,12 @@ InputObject::create(std::unique_ptr<MemoryBuffer> Buffer, StringRef Path) {
                         ": relocation refers to a symbol that does not exist");
 
   for (const InputSection &S : Obj->Sections) {
-    if (S.Name == ".tc.jam")
+    if (S.Name == format::InfoSection)
       for (const std::string &KV : splitStrings(S.Contents)) {
         auto [K, V] = StringRef(KV).split('=');
         Obj->Info[K] = V.str();
       }
-    else if (S.Name == ".tc.imports")
+    else if (S.Name == format::ImportsSection)
       Obj->Imports = splitStrings(S.Contents);
   }
   return std::move(Obj);

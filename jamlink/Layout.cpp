@@ -16,7 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Linker.h"
-#include "JamImageReader.h"
+#include "JamImageFormat.h"
 
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/ADT/StringExtras.h"
@@ -81,11 +81,11 @@ void assignLayout(LinkContext &Ctx) {
   // the image limit before it moves Off, so no sum wraps and nothing huge
   // is allocated (a zero-fill section's size costs the object nothing).
   bool TooLarge = false;
-  auto Limit = std::to_string(rt::JamImageMaxBytes);
+  auto Limit = std::to_string(format::JamImageMaxBytes);
   auto Grow = [&](uint64_t Bytes, const InputSection *S = nullptr) {
     if (TooLarge)
       return;
-    if (Bytes <= rt::JamImageMaxBytes - Off) {
+    if (Bytes <= format::JamImageMaxBytes - Off) {
       Off += Bytes;
       return;
     }
@@ -99,11 +99,11 @@ void assignLayout(LinkContext &Ctx) {
                 " bytes");
   };
   auto Place = [&](InputSection &S, uint64_t Align) {
-    if (Align > JamImageLine) {
+    if (Align > format::JamLine) {
       Ctx.error(Obj.location(S.Index, 0) + ": section " + S.Name + " needs " +
                 std::to_string(Align) +
                 "-byte alignment; images are placed on 64-byte lines");
-      Align = JamImageLine;
+      Align = format::JamLine;
     }
     Grow(alignTo(Off, Align) - Off);
     S.ImageOffset = Off;
@@ -143,25 +143,25 @@ void assignLayout(LinkContext &Ctx) {
   Ctx.GotOffset = Off;
   Grow(8 * uint64_t(Ctx.GotSymbols.size()));
   Ctx.Image.ReadOnlySize = Off - ROStart;
-  Grow(alignTo(Off, JamImageLine) - Off);
+  Grow(alignTo(Off, format::JamLine) - Off);
   Ctx.Image.TextSize = Off;
 
   // The data part: linked JamDataDistance past the text, stored right
   // after it. Off counts bytes stored, so the image limit applies to what
   // travels plus the zero-fill the receiver allocates.
-  Ctx.DataLinkBase = Ctx.Image.TextSize + rt::JamDataDistance;
+  Ctx.DataLinkBase = Ctx.Image.TextSize + format::JamDataDistance;
   uint64_t DataStart = Off;
   auto PlaceData = [&](InputSection &S) {
     Place(S, S.Align);
-    S.ImageOffset += rt::JamDataDistance;
+    S.ImageOffset += format::JamDataDistance;
   };
   Each(SectionKind::Data, PlaceData);
-  Grow(alignTo(Off, JamImageLine) - Off);
+  Grow(alignTo(Off, format::JamLine) - Off);
   Ctx.Image.DataSize = Off - DataStart;
 
   uint64_t ZeroStart = Off;
   Each(SectionKind::ZeroFill, PlaceData);
-  Grow(alignTo(Off, JamImageLine) - Off);
+  Grow(alignTo(Off, format::JamLine) - Off);
   Ctx.Image.ZeroFillSize = Off - ZeroStart;
 
   if (!Ctx.Errors.empty())

@@ -41,9 +41,10 @@ uint64_t LinkContext::symbolOffset(const Symbol &S) const {
 void findEntry(LinkContext &Ctx) {
   InputObject &Obj = Ctx.Obj;
   if (Obj.hasPluginInfo()) {
-    if (Obj.Info.lookup("tc.abi") != "1")
-      Ctx.error(Obj.Path + ": jam ABI version '" + Obj.Info.lookup("tc.abi") +
-                "' is not supported (expected 1)");
+    std::string ABI = Obj.Info.lookup(format::JamABIFact);
+    if (ABI != std::to_string(format::JamABIVersion))
+      Ctx.error(Obj.Path + ": jam ABI version '" + ABI + "' is not supported (expected " +
+                std::to_string(format::JamABIVersion) + ")");
     if (Obj.Info.lookup("mode") == "local")
       Ctx.error(Obj.Path + ": a local-mode object goes into the "
                            "Local-Function library: use jamlink --shared");
@@ -120,11 +121,11 @@ Expected<JamImage> linkImage(InputObject &Obj, const LinkOptions &Opts) {
   Image.ISA = Target->name().str();
   Image.Machine = Target->machine();
   Image.EntrySymbol = Ctx.Entry->Name;
-  Image.EntryOffset = Ctx.symbolOffset(*Ctx.Entry);
-  Image.GOTPOffset = Ctx.GOTPOffset;
+  Image.Entry = Ctx.symbolOffset(*Ctx.Entry);
+  Image.GOTP = Ctx.GOTPOffset;
   Image.Imports = Ctx.Imports;
   Image.Source = sys::path::filename(Obj.Path).str();
-  Image.Hash = Image.computeHash();
+  Image.Hash = format::jamImageHash(Image);
   return std::move(Ctx.Image);
 }
 

@@ -13,7 +13,7 @@
 #include "InputObject.h"
 #include "JamImage.h"
 #include "Target.h"
-#include "JamImageReader.h"
+#include "JamImageFormat.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
@@ -64,7 +64,7 @@ public:
   /// Where the byte at link address Addr is stored in Image.Bytes: the data
   /// part is stored right after the text, but linked JamDataDistance on.
   uint64_t bytePos(uint64_t Addr) const {
-    return Addr >= DataLinkBase ? Addr - rt::JamDataDistance : Addr;
+    return Addr >= DataLinkBase ? Addr - format::JamDataDistance : Addr;
   }
 
   unsigned importFor(const std::string &Name);

@@ -235,12 +235,12 @@ void applyRelocations(LinkContext &Ctx) {
       case ImageFixup:
         Value = Ctx.symbolOffset(S) + A;
         Ctx.Image.Fixups.push_back(
-            {uint32_t(At), TC_FIXUP_IMAGE64, 0, 0, int64_t(Value)});
+            {uint32_t(At), format::FixupImage64, 0, 0, int64_t(Value)});
         break;
       case ImportFixup:
         Value = 0;
         Ctx.Image.Fixups.push_back(
-            {uint32_t(At), TC_FIXUP_IMPORT64, Ctx.ImportIndex.lookup(S.Name), 0, A});
+            {uint32_t(At), format::FixupImport64, Ctx.ImportIndex.lookup(S.Name), 0, A});
         break;
       }
       std::string Err = T.relocate(Bytes.data() + At, R.Type, Value);
@@ -256,11 +256,11 @@ void applyRelocations(LinkContext &Ctx) {
     uint64_t Off = Ctx.GotOffset + 8 * Slot;
     if (S.isUndefined()) {
       Ctx.Image.Fixups.push_back(
-          {uint32_t(Off), TC_FIXUP_IMPORT64, Ctx.ImportIndex.lookup(S.Name), 0, 0});
+          {uint32_t(Off), format::FixupImport64, Ctx.ImportIndex.lookup(S.Name), 0, 0});
     } else {
       uint64_t V = Ctx.symbolOffset(S);
       write64le(Bytes.data() + Off, V);
-      Ctx.Image.Fixups.push_back({uint32_t(Off), TC_FIXUP_IMAGE64, 0, 0, int64_t(V)});
+      Ctx.Image.Fixups.push_back({uint32_t(Off), format::FixupImage64, 0, 0, int64_t(V)});
     }
   }
 }

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "SharedLibrary.h"
 #include "InputObject.h"
-#include "ManifestReader.h"
+#include "ManifestFormat.h"
 
 #include "twochains/local_vector.h"
 
@@ -168,9 +168,9 @@ Error linkSharedLibrary(const SharedOptions &Opts) {
       }
       E.ID = It->second;
       // The vector has an entry for every ID up to the highest.
-      if (E.ID >= rt::ElementIDLimit) {
+      if (E.ID >= format::ElementIDLimit) {
         Errors.push_back("element '" + E.Name + "' has ID " + std::to_string(E.ID) +
-                         ", not below the limit of " + std::to_string(rt::ElementIDLimit));
+                         ", not below the limit of " + std::to_string(format::ElementIDLimit));
         continue;
       }
       if (ByID.size() <= E.ID)

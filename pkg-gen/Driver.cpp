@@ -13,11 +13,12 @@
 #include "Header.h"
 #include "ImportCheck.h"
 #include "Install.h"
-#include "Manifest.h"
 #include "PackageSource.h"
 
 #include "InputObject.h"
 #include "JamImage.h"
+#include "ManifestFormat.h"
+#include "Sha256.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -160,18 +161,18 @@ int main(int Argc, char **Argv) {
       "ried libraries). See docs/packages.md.\n");
 
   if (!CheckManifest.empty()) {
-    auto M = readManifest(CheckManifest);
-    if (!M)
-      return fail(toString(M.takeError()));
-    outs() << "manifest of package '" << M->Package << "' is valid: "
-           << M->Entries.size() << " entries, " << M->ISAs.size() << " ISAs\n";
+    format::ManifestData M;
+    std::string Error;
+    if (format::readManifestFile(CheckManifest, M, Error) != TC_OK)
+      return fail(Error);
+    outs() << "manifest of package '" << M.Package << "' is valid: "
+           << M.Elements.size() << " entries, " << M.ISAs.size() << " ISAs\n";
     return 0;
   }
   if (PackageName.empty() || SourceDir.empty() || InstallPrefix.empty())
     return fail("--package, --source and --prefix are required (see --help)");
   StringRef Pkg = PackageName;
-  if (!(isAlpha(Pkg[0]) || Pkg[0] == '_') ||
-      !all_of(Pkg, [](char C) { return isAlnum(C) || C == '_'; }))
+  if (!format::isValidName(Pkg))
     return fail("invalid package name '" + Pkg + "': use letters, digits and '_'");
 
   // LLD, which links the Local-Function library in this process, resets
@@ -275,7 +276,7 @@ int main(int Argc, char **Argv) {
     return fail(toString(std::move(E)) + "\nnothing was installed");
 
   // 3. Manifest, identity, header.
-  Manifest M;
+  format::ManifestData M;
   M.Package = Config.Package;
   InstallPlan Plan;
   Plan.Prefix = Prefix;
@@ -285,11 +286,11 @@ int main(int Argc, char **Argv) {
     std::string LocalRel = ISA + "/" + sys::path::filename(Out.LocalLibrary).str();
     bool HasJams = !Out.Images.empty();
     M.ISAs[ISA] = {{"local", HasJams ? LocalRel : ""},
-                   {"local-hash", HasJams ? sha256File(Out.LocalLibrary) : ""}};
+                   {"local-hash", HasJams ? format::sha256File(Out.LocalLibrary) : ""}};
     if (HasJams)
       Plan.Files.push_back({Out.LocalLibrary, LocalRel});
     for (const Element &E : *Elements) {
-      ManifestEntry Entry;
+      format::ManifestElement Entry;
       Entry.ID = E.ID;
       Entry.Name = E.Name;
       Entry.Fields["isa"] = ISA;
@@ -315,19 +316,14 @@ int main(int Argc, char **Argv) {
         std::string Rel = ISA + "/libried_" + E.Name + ".so";
         Entry.Kind = "ried";
         Entry.Fields["lib"] = Rel;
-        Entry.Fields["hash"] = sha256File(Out.Rieds.at(E.Name));
+        Entry.Fields["hash"] = format::sha256File(Out.Rieds.at(E.Name));
         Plan.Files.push_back({Out.Rieds.at(E.Name), Rel});
       }
-      M.Entries.push_back(std::move(Entry));
+      M.Elements.push_back(std::move(Entry));
     }
   }
-  SHA256 Identity;
-  Identity.update(M.Package);
-  for (const ManifestEntry &E : M.Entries)
-    Identity.update(E.Kind + " " + std::to_string(E.ID) + " " + E.Name + " " +
-                    E.Fields.at("isa") + " " + E.Fields.at("hash") + "\n");
-  M.Identity = toHex(Identity.final(), true);
-  Plan.ManifestText = M.text();
+  M.Identity = format::manifestIdentity(M);
+  Plan.ManifestText = format::manifestText(M);
   Plan.HeaderText = packageHeader(M.Package, M.Identity, *Elements, Args);
 
   // 4. Install, all or nothing.

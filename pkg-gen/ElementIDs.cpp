@@ -1,6 +1,6 @@
 //===- ElementIDs.cpp -----------------------------------------------------===//
 #include "ElementIDs.h"
-#include "ManifestReader.h"
+#include "ManifestFormat.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -36,11 +36,11 @@ Error assignElementIDs(StringRef Root, std::vector<Element> &Elements,
                                  Path + ":" + Twine(N + 1) +
                                      ": expected '<id> <name>' with each id "
                                      "and name once");
-      if (ID >= rt::ElementIDLimit)
+      if (ID >= format::ElementIDLimit)
         return createStringError(inconvertibleErrorCode(),
                                  Path + ":" + Twine(N + 1) + ": element ID " + Twine(ID) +
                                      " is not below the limit of " +
-                                     Twine(rt::ElementIDLimit));
+                                     Twine(format::ElementIDLimit));
       ByID[ID] = Name.str();
       ByName[Name.ltrim('-')] = ID;
     }
@@ -62,9 +62,9 @@ Error assignElementIDs(StringRef Root, std::vector<Element> &Elements,
     unsigned ID = ByID.empty() ? 0 : ByID.rbegin()->first + 1;
     // IDs are never reused, so the highest one bounds what is left; the
     // bound is checked above for every ID read, so this cannot wrap.
-    if (ID >= rt::ElementIDLimit)
+    if (ID >= format::ElementIDLimit)
       return createStringError(inconvertibleErrorCode(),
-                               Path + ": no element ID below " + Twine(rt::ElementIDLimit) +
+                               Path + ": no element ID below " + Twine(format::ElementIDLimit) +
                                    " is left for '" + E.Name +
                                    "' (IDs are never reused, and " +
                                    Twine(ByID.rbegin()->first) + " is taken)");

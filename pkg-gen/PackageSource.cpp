@@ -1,5 +1,6 @@
 //===- PackageSource.cpp --------------------------------------------------===//
 #include "PackageSource.h"
+#include "JamAbi.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -10,11 +11,7 @@ using namespace llvm;
 
 namespace twochains::pkggen {
 
-static bool isValidName(StringRef Name) {
-  if (Name.empty() || !(isAlpha(Name[0]) || Name[0] == '_'))
-    return false;
-  return all_of(Name, [](char C) { return isAlnum(C) || C == '_'; });
-}
+static bool isValidName(StringRef Name) { return format::isValidName(Name); }
 
 /// Gives each jam folder's entry the folder's .c files as parts.
 static Error attachParts(const std::vector<std::string> &Folders,

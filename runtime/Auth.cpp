@@ -1,6 +1,6 @@
 //===- Auth.cpp -----------------------------------------------------------===//
 #include "Auth.h"
-#include "Sha256.h"
+#include "Formats.h"
 #include "twochains/twochains.h"
 
 #include <cerrno>

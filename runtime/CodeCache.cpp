@@ -1,6 +1,6 @@
 //===- CodeCache.cpp ------------------------------------------------------===//
 #include "CodeCache.h"
-#include "JamImageReader.h"
+#include "Formats.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Frame.h"
-#include "Identity.h"
+#include "Formats.h"
 #include "Log.h"
 #include "Runtime.h"
 

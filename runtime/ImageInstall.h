@@ -18,7 +18,7 @@
 #ifndef TWOCHAINS_RUNTIME_IMAGEINSTALL_H
 #define TWOCHAINS_RUNTIME_IMAGEINSTALL_H
 
-#include "JamImageReader.h"
+#include "Formats.h"
 
 #include <cstddef>
 #include <cstdint>

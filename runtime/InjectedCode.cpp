@@ -26,7 +26,7 @@
 // code where it landed, in memory the peer could still write: gone.)
 //
 //===----------------------------------------------------------------------===//
-#include "Identity.h"
+#include "Formats.h"
 #include "ImageInstall.h"
 #include "Log.h"
 #include "Runtime.h"

@@ -9,9 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "Package.h"
 #include "Log.h"
-#include "Identity.h"
-#include "ManifestReader.h"
-#include "Sha256.h"
+#include "Formats.h"
 #include "twochains/local_vector.h"
 
 #include <cstring>

@@ -2,7 +2,7 @@
 #ifndef TWOCHAINS_RUNTIME_PACKAGE_H
 #define TWOCHAINS_RUNTIME_PACKAGE_H
 
-#include "JamImageReader.h"
+#include "Formats.h"
 #include "twochains/package.h"
 
 #include <cstdint>

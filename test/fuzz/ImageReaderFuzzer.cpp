@@ -7,7 +7,7 @@
 // so ASan sees any write outside them.
 //
 //===----------------------------------------------------------------------===//
-#include "JamImageReader.h"
+#include "JamImageFormat.h"
 #include "ImageInstall.h"
 #include "Package.h"
 
@@ -17,6 +17,7 @@
 #include <vector>
 
 using namespace twochains::rt;
+using namespace twochains::format;
 
 [[noreturn]] static void broken(const char *What) {
   std::fprintf(stderr, "fuzz-image-reader: accepted an image that %s\n", What);

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "InputObject.h"
 #include "JamImage.h"
-#include "JamImageReader.h"
+#include "JamImageFormat.h"
 #include "Linker.h"
 
 #include "llvm/Support/MemoryBuffer.h"
@@ -34,9 +34,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
     return 0;
   }
   std::vector<uint8_t> Bytes = serializeJamImage(*Image);
-  rt::JamImageData Read;
+  format::JamImageData Read;
   std::string Error;
-  if (rt::parseJamImage(Bytes.data(), Bytes.size(), Read, Error) != TC_OK) {
+  if (format::parseJamImage(Bytes.data(), Bytes.size(), Read, Error) != TC_OK) {
     std::fprintf(stderr, "fuzz-jamlink-input: jamlink linked an image the reader refuses: %s\n",
                  Error.c_str());
     std::abort();

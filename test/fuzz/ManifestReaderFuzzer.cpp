@@ -10,13 +10,13 @@
 // What the parser accepts must be what tc_package_load relies on.
 //
 //===----------------------------------------------------------------------===//
-#include "ManifestReader.h"
+#include "ManifestFormat.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <set>
 
-using namespace twochains::rt;
+using namespace twochains::format;
 
 static const char StandInHash[] =
     "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";

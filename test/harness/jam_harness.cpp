@@ -34,7 +34,7 @@
 
 #include "CodeCache.h"
 #include "ImageInstall.h"
-#include "JamImageReader.h"
+#include "JamImageFormat.h"
 #include "twochains/local_vector.h"
 
 namespace {
@@ -44,12 +44,12 @@ namespace {
   std::exit(2);
 }
 
-using twochains::rt::JamImageData;
+using twochains::format::JamImageData;
 
 std::vector<uint8_t> readFile(const std::string &Path) {
   std::vector<uint8_t> Data;
   std::string Error;
-  if (!twochains::rt::readFileBytes(Path, Data, Error))
+  if (!twochains::format::readFileBytes(Path, Data, Error))
     die(Path + ": " + Error);
   return Data;
 }
@@ -58,7 +58,7 @@ std::vector<uint8_t> readFile(const std::string &Path) {
 JamImageData loadImage(const std::string &Path) {
   JamImageData Img;
   std::string Error;
-  if (twochains::rt::readJamImageFile(Path, Img, Error) != TC_OK)
+  if (twochains::format::readJamImageFile(Path, Img, Error) != TC_OK)
     die(Path + ": " + Error);
   return Img;
 }

@@ -1,6 +1,6 @@
 //===- CodeCacheTest.cpp - The W^X code cache: lookup, eviction, mappings -===//
 #include "CodeCache.h"
-#include "JamImageReader.h"
+#include "JamImageFormat.h"
 
 #include <gtest/gtest.h>
 #include <cstring>
@@ -10,6 +10,7 @@
 #include <sstream>
 
 using namespace twochains::rt;
+using namespace twochains::format;
 
 namespace {
 

@@ -2,7 +2,7 @@
 #include "CodeCache.h"
 #include "ImageInstall.h"
 #include "Package.h"
-#include "ManifestReader.h"
+#include "ManifestFormat.h"
 
 #include <gtest/gtest.h>
 #include <cstdlib>
@@ -15,6 +15,7 @@
 #include <vector>
 
 using namespace twochains::rt;
+using namespace twochains::format;
 
 namespace {
 

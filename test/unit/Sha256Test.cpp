@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-using namespace twochains::rt;
+using namespace twochains::format;
 
 TEST(Sha256, KnownVectors) {
   auto Of = [](const std::string &S) {

@@ -1,15 +1,16 @@
-//===- ManifestReader.h - Reading and checking package manifests ----------===//
+//===- ManifestFormat.h - Reading, checking and writing package manifests ===//
 //
-// The one reader of manifest.tcm, version 1 (docs/packages.md): the runtime
-// loads packages with it and `twochains-pkg-gen --check-manifest` uses it,
-// so the tool refuses exactly what the loader would. It trusts nothing:
+// The one definition of manifest.tcm, version 1 (docs/packages.md): pkg-gen
+// writes it and computes the package identity with it, the runtime loads
+// packages with it and `twochains-pkg-gen --check-manifest` uses it, so the
+// tool refuses exactly what the loader would. It trusts nothing:
 // every size, ID and path is bounded before it is used.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TWOCHAINS_RUNTIME_MANIFESTREADER_H
-#define TWOCHAINS_RUNTIME_MANIFESTREADER_H
+#ifndef TWOCHAINS_FORMAT_MANIFESTREADER_H
+#define TWOCHAINS_FORMAT_MANIFESTREADER_H
 
-#include "JamImageReader.h"
+#include "JamImageFormat.h"
 #include "twochains/status.h"
 
 #include <cstddef>
@@ -19,7 +20,9 @@
 #include <string>
 #include <vector>
 
-namespace twochains::rt {
+namespace twochains::format {
+
+constexpr unsigned ManifestVersion = 1;
 
 /// Element IDs are below this: the loader keeps a table indexed by ID, and
 /// pkg-gen assigns no ID at or above it.
@@ -68,11 +71,19 @@ tc_status_t parseManifest(const std::string &Text, const std::string &Name,
                           const std::string &Dir, const ManifestFiles &Files,
                           ManifestData &Out, std::string &Error);
 
+/// The manifest's text, as pkg-gen installs it.
+std::string manifestText(const ManifestData &M);
+
+/// The package identity: SHA-256 over the package name and, per element
+/// and ISA, its kind, ID, name, ISA and hash. Frames carry its first 8
+/// bytes (identityTag); the package header records it.
+std::string manifestIdentity(const ManifestData &M);
+
 /// Reads Path (at most ManifestMaxBytes) and parses it with the files on
 /// disk, relative to Path's folder.
 tc_status_t readManifestFile(const std::string &Path, ManifestData &Out,
                              std::string &Error);
 
-} // namespace twochains::rt
+} // namespace twochains::format
 
 #endif

@@ -4,14 +4,14 @@
 // depending on LLVM or a crypto library.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TWOCHAINS_RUNTIME_SHA256_H
-#define TWOCHAINS_RUNTIME_SHA256_H
+#ifndef TWOCHAINS_FORMAT_SHA256_H
+#define TWOCHAINS_FORMAT_SHA256_H
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
-namespace twochains::rt {
+namespace twochains::format {
 
 class Sha256 {
 public:
@@ -49,6 +49,6 @@ void sha256UsePortable(bool Portable);
 /// Hex SHA-256 of a file's bytes, or "" if it cannot be read.
 std::string sha256File(const std::string &Path);
 
-} // namespace twochains::rt
+} // namespace twochains::format
 
 #endif

@@ -1,24 +1,14 @@
-//===- ManifestReader.cpp -------------------------------------------------===//
-#include "ManifestReader.h"
+//===- ManifestFormat.cpp -------------------------------------------------===//
+#include "ManifestFormat.h"
+#include "JamAbi.h"
 #include "Sha256.h"
 
+#include <initializer_list>
 #include <set>
 
-namespace twochains::rt {
+namespace twochains::format {
 
 namespace {
-
-/// Letters, digits and '_', not starting with a digit: the names pkg-gen
-/// accepts for packages and elements (they become C identifiers).
-bool isValidName(const std::string &S) {
-  if (S.empty() || (S[0] >= '0' && S[0] <= '9'))
-    return false;
-  for (char C : S)
-    if (!((C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z') || (C >= '0' && C <= '9') ||
-          C == '_'))
-      return false;
-  return true;
-}
 
 bool isHex64(const std::string &S) {
   if (S.size() != 64)
@@ -179,8 +169,9 @@ tc_status_t parseManifest(const std::string &Text, const std::string &Name,
     if (!SawVersion) {
       if (Kind != "twochains-manifest" || W.size() != 2)
         return Fail("not a Two-Chains manifest");
-      if (W[1] != "1")
-        return Fail("manifest version " + quoted(W[1]) + " is not supported (expected 1)",
+      if (W[1] != std::to_string(ManifestVersion))
+        return Fail("manifest version " + quoted(W[1]) + " is not supported (expected " +
+                        std::to_string(ManifestVersion) + ")",
                     TC_ERR_BAD_VERSION);
       SawVersion = true;
     } else if (Kind == "package" && W.size() == 2) {
@@ -266,4 +257,42 @@ tc_status_t readManifestFile(const std::string &Path, ManifestData &Out,
                        manifestFilesOnDisk(), Out, Error);
 }
 
-} // namespace twochains::rt
+static std::string fields(const std::map<std::string, std::string> &F,
+                          std::initializer_list<const char *> Order) {
+  std::string S;
+  for (const char *K : Order) {
+    auto It = F.find(K);
+    if (It != F.end() && !It->second.empty())
+      S += std::string(" ") + K + "=" + It->second;
+  }
+  return S;
+}
+
+std::string manifestText(const ManifestData &M) {
+  std::string S = "# Two-Chains package manifest: written by twochains-pkg-gen.\n";
+  S += "twochains-manifest " + std::to_string(ManifestVersion) + "\n";
+  S += "package " + M.Package + "\n";
+  S += "identity " + M.Identity + "\n";
+  for (const auto &[ISA, F] : M.ISAs)
+    S += "isa " + ISA + fields(F, {"local", "local-hash"}) + "\n";
+  for (const ManifestElement &E : M.Elements)
+    S += E.Kind + " " + std::to_string(E.ID) + " " + E.Name +
+         fields(E.Fields, {"isa", "image", "lib", "hash", "imports", "args"}) + "\n";
+  return S;
+}
+
+std::string manifestIdentity(const ManifestData &M) {
+  Sha256 H;
+  H.update(M.Package);
+  for (const ManifestElement &E : M.Elements) {
+    auto Field = [&](const char *K) {
+      auto It = E.Fields.find(K);
+      return It == E.Fields.end() ? std::string() : It->second;
+    };
+    H.update(E.Kind + " " + std::to_string(E.ID) + " " + E.Name + " " + Field("isa") + " " +
+             Field("hash") + "\n");
+  }
+  return H.hex();
+}
+
+} // namespace twochains::format

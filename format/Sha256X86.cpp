@@ -10,7 +10,7 @@
 #include <cpuid.h>
 #include <immintrin.h>
 
-namespace twochains::rt {
+namespace twochains::format {
 
 __attribute__((target("sha,sse4.1"))) static void shaExtensionsBlock(uint32_t State[8],
                                                                       const uint8_t *Block) {
@@ -63,4 +63,4 @@ Sha256BlockFn sha256HardwareBlock() {
   return shaExtensionsBlock;
 }
 
-} // namespace twochains::rt
+} // namespace twochains::format

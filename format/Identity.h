@@ -1,11 +1,11 @@
 //===- Identity.h - The package identity as frames carry it ---------------===//
-#ifndef TWOCHAINS_RUNTIME_IDENTITY_H
-#define TWOCHAINS_RUNTIME_IDENTITY_H
+#ifndef TWOCHAINS_FORMAT_IDENTITY_H
+#define TWOCHAINS_FORMAT_IDENTITY_H
 
 #include <cstdint>
 #include <string>
 
-namespace twochains::rt {
+namespace twochains::format {
 
 /// The first 8 bytes of a hex identity, as the frame header's package field.
 inline uint64_t identityTag(const std::string &Hex) {
@@ -18,6 +18,6 @@ inline uint64_t identityTag(const std::string &Hex) {
   return V;
 }
 
-} // namespace twochains::rt
+} // namespace twochains::format
 
 #endif

@@ -1,21 +1,22 @@
-//===- JamImageReader.h - Reading and checking jam images -----------------===//
+//===- JamImageFormat.h - Reading, checking and writing jam images --------===//
 //
-// The one reader of the image container (docs/jam-image-format.md): the
-// runtime loads images with it, jamlink --dump and pkg-gen check them with
-// it. It trusts nothing: every offset, count and index is checked, and the
-// content hash recomputed.
+// The one definition of the image container (docs/jam-image-format.md):
+// jamlink writes images with it, the runtime loads them with it, jamlink
+// --dump and pkg-gen check them with it. The reader trusts nothing: every
+// offset, count and index is checked, and the content hash recomputed.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TWOCHAINS_RUNTIME_JAMIMAGEREADER_H
-#define TWOCHAINS_RUNTIME_JAMIMAGEREADER_H
+#ifndef TWOCHAINS_FORMAT_JAMIMAGEREADER_H
+#define TWOCHAINS_FORMAT_JAMIMAGEREADER_H
 
 #include "twochains/status.h"
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
-namespace twochains::rt {
+namespace twochains::format {
 
 /// The largest .tc.image a reader accepts. A frame carries at most 65535
 /// lines (4 MiB), so no image beyond that can travel; the bound leaves room
@@ -70,11 +71,16 @@ tc_status_t parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
 tc_status_t readJamImageFile(const std::string &Path, JamImageData &Out,
                              std::string &Error);
 
+/// Every key=value fact an image records in .tc.jam, in order.
+std::vector<std::pair<std::string, std::string>> jamImageFacts(const JamImageData &Image);
+/// The container's bytes: the ELF64 file readJamImageFile reads.
+std::vector<uint8_t> serializeJamImage(const JamImageData &Image);
+
 /// A whole file's bytes; false (and Error set) if it cannot be read or is
 /// larger than MaxSize (checked before anything is allocated).
 bool readFileBytes(const std::string &Path, std::vector<uint8_t> &Out, std::string &Error,
                    uint64_t MaxSize = UINT64_MAX);
 
-} // namespace twochains::rt
+} // namespace twochains::format
 
 #endif

@@ -1,5 +1,6 @@
-//===- JamImageReader.cpp -------------------------------------------------===//
-#include "JamImageReader.h"
+//===- JamImageFormat.cpp -------------------------------------------------===//
+#include "JamImageFormat.h"
+#include "JamAbi.h"
 #include "Sha256.h"
 
 #include <cerrno>
@@ -8,7 +9,7 @@
 #include <elf.h>
 #include <map>
 
-namespace twochains::rt {
+namespace twochains::format {
 
 std::string jamImageHash(const JamImageData &Image) {
   Sha256 H;
@@ -135,8 +136,8 @@ tc_status_t parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
   Img.Machine = Eh.e_machine;
   std::map<std::string, std::string> Facts;
   const Elf64_Shdr *Parts[4] = {};
-  static const char *const PartNames[4] = {".tc.image", ".tc.jam", ".tc.imports",
-                                           ".tc.fixups"};
+  static const std::string_view PartNames[4] = {ImageSection, InfoSection, ImportsSection,
+                                                FixupsSection};
   for (size_t I = 0; I < Sh.size(); ++I) {
     const Elf64_Shdr &S = Sh[I];
     if (I == Eh.e_shstrndx || (I == 0 && S.sh_type == SHT_NULL))
@@ -172,10 +173,12 @@ tc_status_t parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
     if (!Facts.emplace(KV.substr(0, Eq), KV.substr(Eq + 1)).second)
       return Fail(".tc.jam: '" + KV.substr(0, Eq) + "' is given twice");
   }
-  if (Facts["format"] != "tc-jam-image")
+  const std::string ABI = Facts[std::string(JamABIFact)];
+  if (Facts["format"] != JamImageFormatName)
     return Fail("not a jam image (no .tc.image or .tc.jam)");
-  if (Facts["tc.abi"] != "1")
-    return Fail("jam ABI version '" + Facts["tc.abi"] + "' is not supported (expected 1)");
+  if (ABI != std::to_string(JamABIVersion))
+    return Fail("jam ABI version '" + ABI + "' is not supported (expected " +
+                std::to_string(JamABIVersion) + ")");
   if (Facts["version"] != std::to_string(JamImageVersion))
     return Fail("jam image format version '" + Facts["version"] + "' is not supported (expected " +
                 std::to_string(JamImageVersion) + "; relink the object with this jamlink)");
@@ -324,4 +327,132 @@ tc_status_t readJamImageFile(const std::string &Path, JamImageData &Out,
   return parseJamImage(Data.data(), Data.size(), Out, Error);
 }
 
-} // namespace twochains::rt
+namespace {
+
+std::string hexNumber(uint64_t V) {
+  char Buf[19];
+  std::snprintf(Buf, sizeof Buf, "0x%llx", (unsigned long long)V);
+  return Buf;
+}
+
+std::string joinNul(const std::vector<std::string> &Strings) {
+  std::string Out;
+  for (const std::string &S : Strings) {
+    Out += S;
+    Out.push_back('\0');
+  }
+  return Out;
+}
+
+uint64_t alignUp(uint64_t V, uint64_t A) { return A ? (V + A - 1) / A * A : V; }
+
+} // namespace
+
+std::vector<std::pair<std::string, std::string>> jamImageFacts(const JamImageData &Image) {
+  return {
+      {"format", std::string(JamImageFormatName)},
+      {"version", std::to_string(JamImageVersion)},
+      {std::string(JamABIFact), std::to_string(JamABIVersion)},
+      {"element", Image.Element},
+      {"isa", Image.ISA},
+      {"entry", hexNumber(Image.Entry)},
+      {"entry-symbol", Image.EntrySymbol},
+      {"gotp", hexNumber(Image.GOTP)},
+      {"align", std::to_string(Image.Align)},
+      {"code-size", std::to_string(Image.CodeSize)},
+      {"rodata-size", std::to_string(Image.ReadOnlySize)},
+      {"text-size", std::to_string(Image.TextSize)},
+      {"data-size", std::to_string(Image.DataSize)},
+      {"bss-size", std::to_string(Image.ZeroFillSize)},
+      {"image-size", std::to_string(Image.Bytes.size())},
+      {"imports", std::to_string(Image.Imports.size())},
+      {"fixups", std::to_string(Image.Fixups.size())},
+      {"hash", Image.Hash},
+      {"source", Image.Source},
+  };
+}
+
+std::vector<uint8_t> serializeJamImage(const JamImageData &Image) {
+  struct OutSection {
+    std::string_view Name;
+    uint32_t Type;
+    uint64_t Flags, Align, EntSize;
+    std::string Data;
+  };
+  std::vector<std::string> FactLines;
+  for (const auto &[K, V] : jamImageFacts(Image))
+    FactLines.push_back(K + "=" + V);
+  const OutSection Secs[] = {
+      {ImageSection, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR | SHF_WRITE, Image.Align, 0,
+       std::string(Image.Bytes.begin(), Image.Bytes.end())},
+      {InfoSection, SHT_PROGBITS, SHF_STRINGS, 1, 0, joinNul(FactLines)},
+      {ImportsSection, SHT_PROGBITS, SHF_STRINGS, 1, 0, joinNul(Image.Imports)},
+      {FixupsSection, SHT_PROGBITS, 0, 8, sizeof(ImageFixup),
+       std::string(reinterpret_cast<const char *>(Image.Fixups.data()),
+                   Image.Fixups.size() * sizeof(ImageFixup))},
+  };
+  constexpr size_t NumOwn = sizeof Secs / sizeof Secs[0];
+  std::string ShStrTab(1, '\0');
+  uint32_t NameOffsets[NumOwn];
+  for (size_t I = 0; I < NumOwn; ++I) {
+    NameOffsets[I] = uint32_t(ShStrTab.size());
+    ShStrTab += Secs[I].Name;
+    ShStrTab.push_back('\0');
+  }
+  uint32_t ShStrName = uint32_t(ShStrTab.size());
+  ShStrTab += ".shstrtab";
+  ShStrTab.push_back('\0');
+
+  // Header, then each section's data at its alignment, then the headers.
+  uint64_t Off = sizeof(Elf64_Ehdr);
+  uint64_t DataOffsets[NumOwn];
+  for (size_t I = 0; I < NumOwn; ++I) {
+    Off = alignUp(Off, Secs[I].Align ? Secs[I].Align : 1);
+    DataOffsets[I] = Off;
+    Off += Secs[I].Data.size();
+  }
+  uint64_t ShStrOff = Off;
+  uint64_t ShOff = alignUp(Off + ShStrTab.size(), 8);
+  unsigned NumSections = NumOwn + 2; // null, ours, .shstrtab
+  std::vector<uint8_t> Out(ShOff + NumSections * sizeof(Elf64_Shdr), 0);
+
+  Elf64_Ehdr Eh = {};
+  std::memcpy(Eh.e_ident, ELFMAG, SELFMAG);
+  Eh.e_ident[EI_CLASS] = ELFCLASS64;
+  Eh.e_ident[EI_DATA] = ELFDATA2LSB;
+  Eh.e_ident[EI_VERSION] = EV_CURRENT;
+  Eh.e_type = ET_NONE;
+  Eh.e_machine = Image.Machine;
+  Eh.e_version = EV_CURRENT;
+  Eh.e_shoff = ShOff;
+  Eh.e_ehsize = sizeof(Elf64_Ehdr);
+  Eh.e_shentsize = sizeof(Elf64_Shdr);
+  Eh.e_shnum = uint16_t(NumSections);
+  Eh.e_shstrndx = uint16_t(NumSections - 1);
+  std::memcpy(Out.data(), &Eh, sizeof Eh);
+
+  for (size_t I = 0; I < NumOwn; ++I) {
+    const OutSection &S = Secs[I];
+    std::memcpy(Out.data() + DataOffsets[I], S.Data.data(), S.Data.size());
+    Elf64_Shdr H = {};
+    H.sh_name = NameOffsets[I];
+    H.sh_type = S.Type;
+    H.sh_flags = S.Flags;
+    H.sh_offset = DataOffsets[I];
+    H.sh_size = S.Data.size();
+    H.sh_addralign = S.Align;
+    H.sh_entsize = S.EntSize;
+    std::memcpy(Out.data() + ShOff + (I + 1) * sizeof(Elf64_Shdr), &H, sizeof H);
+  }
+  std::memcpy(Out.data() + ShStrOff, ShStrTab.data(), ShStrTab.size());
+  Elf64_Shdr Str = {};
+  Str.sh_name = ShStrName;
+  Str.sh_type = SHT_STRTAB;
+  Str.sh_offset = ShStrOff;
+  Str.sh_size = ShStrTab.size();
+  Str.sh_addralign = 1;
+  std::memcpy(Out.data() + ShOff + (NumSections - 1) * sizeof(Elf64_Shdr), &Str, sizeof Str);
+  return Out;
+}
+
+} // namespace twochains::format

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
-namespace twochains::rt {
+namespace twochains::format {
 
 const uint32_t Sha256RoundConstants[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
@@ -127,4 +127,4 @@ std::string sha256File(const std::string &Path) {
   return Failed ? "" : H.hex();
 }
 
-} // namespace twochains::rt
+} // namespace twochains::format

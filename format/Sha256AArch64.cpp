@@ -5,8 +5,8 @@
 //===----------------------------------------------------------------------===//
 #include "Sha256.h"
 
-namespace twochains::rt {
+namespace twochains::format {
 
 Sha256BlockFn sha256HardwareBlock() { return nullptr; }
 
-} // namespace twochains::rt
+} // namespace twochains::format
