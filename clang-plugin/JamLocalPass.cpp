@@ -35,10 +35,10 @@ PreservedAnalyses JamLocalPass::run(Module &M, ModuleAnalysisManager &) {
   SmallVector<const GlobalValue *, 3> Keep = {Syms->Entry};
   JamInfo Info = {
       {std::string(JamABIFact), std::to_string(JamABIVersion)},
-      {"mode", "local"},
-      {"package", Opts.Package},
-      {"element", Syms->Element},
-      {"isa", Triple(M.getTargetTriple()).getArchName().str()},
+      {std::string(format::fact::Mode), std::string(format::fact::ModeLocal)},
+      {std::string(format::fact::Package), Opts.Package},
+      {std::string(format::fact::Element), Syms->Element},
+      {std::string(format::fact::ISA), Triple(M.getTargetTriple()).getArchName().str()},
   };
   auto Export = [&](Function *F, StringRef Role, StringRef Key) {
     if (!F)
@@ -66,10 +66,10 @@ PreservedAnalyses JamLocalPass::run(Module &M, ModuleAnalysisManager &) {
       GV.setLinkage(GlobalValue::ExternalWeakLinkage);
 
   if (!Opts.ArgsType.empty())
-    Info.push_back({"args", Opts.ArgsType});
+    Info.push_back({std::string(format::fact::Args), Opts.ArgsType});
   if (!Opts.ArgsDecl.empty())
-    Info.push_back({"args-decl", Opts.ArgsDecl});
-  Info.push_back({"hash", contentHash(M)});
+    Info.push_back({std::string(format::fact::ArgsDecl), Opts.ArgsDecl});
+  Info.push_back({std::string(format::fact::Hash), contentHash(M)});
   emitJamMetadata(M, Info, {});
   return PreservedAnalyses::none();
 }

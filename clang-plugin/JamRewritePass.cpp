@@ -110,18 +110,18 @@ PreservedAnalyses JamRewritePass::run(Module &M, ModuleAnalysisManager &MAM) {
 
   JamInfo Info = {
       {std::string(JamABIFact), std::to_string(JamABIVersion)},
-      {"mode", "inject"},
-      {"element", Syms->Element},
-      {"entry", Entry->getName().str()},
-      {"isa", Triple(M.getTargetTriple()).getArchName().str()},
-      {"gotp", std::string(GOTPSymbol)},
-      {"imports", std::to_string(ImportNames.size())},
+      {std::string(format::fact::Mode), std::string(format::fact::ModeInject)},
+      {std::string(format::fact::Element), Syms->Element},
+      {std::string(format::fact::Entry), Entry->getName().str()},
+      {std::string(format::fact::ISA), Triple(M.getTargetTriple()).getArchName().str()},
+      {std::string(format::fact::GOTP), std::string(GOTPSymbol)},
+      {std::string(format::fact::Imports), std::to_string(ImportNames.size())},
   };
   if (!Opts.ArgsType.empty())
-    Info.push_back({"args", Opts.ArgsType});
+    Info.push_back({std::string(format::fact::Args), Opts.ArgsType});
   if (!Opts.ArgsDecl.empty())
-    Info.push_back({"args-decl", Opts.ArgsDecl});
-  Info.push_back({"hash", contentHash(M)});
+    Info.push_back({std::string(format::fact::ArgsDecl), Opts.ArgsDecl});
+  Info.push_back({std::string(format::fact::Hash), contentHash(M)});
   emitJamMetadata(M, Info, ImportNames);
   return PreservedAnalyses::none();
 }

@@ -27,6 +27,25 @@ constexpr std::string_view ImportsSection = ".tc.imports";
 constexpr std::string_view ImageSection = ".tc.image";
 constexpr std::string_view FixupsSection = ".tc.fixups";
 
+/// Keys of the key=value facts the plugin records in an object's .tc.jam
+/// (docs/jam-object-format.md), which jamlink and pkg-gen read.
+namespace fact {
+constexpr std::string_view Mode = "mode";          // ModeInject or ModeLocal
+constexpr std::string_view Package = "package";    // local mode
+constexpr std::string_view Element = "element";
+constexpr std::string_view Entry = "entry";
+constexpr std::string_view ISA = "isa";
+constexpr std::string_view GOTP = "gotp";
+constexpr std::string_view Imports = "imports";
+constexpr std::string_view PayloadSize = "payload-size";
+constexpr std::string_view PayloadInit = "payload-init";
+constexpr std::string_view Args = "args";
+constexpr std::string_view ArgsDecl = "args-decl";
+constexpr std::string_view Hash = "hash";
+constexpr std::string_view ModeInject = "inject";
+constexpr std::string_view ModeLocal = "local";
+} // namespace fact
+
 /// The `format` fact of an image container.
 constexpr std::string_view JamImageFormatName = "tc-jam-image";
 

@@ -45,13 +45,13 @@ void findEntry(LinkContext &Ctx) {
     if (ABI != std::to_string(format::JamABIVersion))
       Ctx.error(Obj.Path + ": jam ABI version '" + ABI + "' is not supported (expected " +
                 std::to_string(format::JamABIVersion) + ")");
-    if (Obj.Info.lookup("mode") == "local")
+    if (Obj.Info.lookup(format::fact::Mode) == format::fact::ModeLocal)
       Ctx.error(Obj.Path + ": a local-mode object goes into the "
                            "Local-Function library: use jamlink --shared");
   }
   Ctx.Element = Ctx.Opts.Element;
   if (Ctx.Element.empty())
-    Ctx.Element = Obj.Info.lookup("element");
+    Ctx.Element = Obj.Info.lookup(format::fact::Element);
   if (Ctx.Element.empty()) {
     StringRef Stem = sys::path::stem(Obj.Path);
     if (Stem.consume_front("jam_"))
@@ -64,7 +64,7 @@ void findEntry(LinkContext &Ctx) {
   }
   std::string EntryName = Ctx.Opts.Entry;
   if (EntryName.empty())
-    EntryName = Obj.Info.lookup("entry");
+    EntryName = Obj.Info.lookup(format::fact::Entry);
   if (EntryName.empty())
     EntryName = Ctx.Element + "_main";
   const Symbol *Entry = Obj.findDefined(EntryName);

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "SharedLibrary.h"
 #include "InputObject.h"
+#include "JamAbi.h"
 #include "ManifestFormat.h"
 
 #include "twochains/local_vector.h"
@@ -126,7 +127,7 @@ Error linkSharedLibrary(const SharedOptions &Opts) {
       continue;
     }
     const StringMap<std::string> &Info = (*Obj)->Info;
-    if (Info.lookup("mode") != "local") {
+    if (Info.lookup(format::fact::Mode) != format::fact::ModeLocal) {
       Errors.push_back(Path + ": not a local-mode jam object (build it with "
                               "-fplugin-arg-twochains-mode=local)");
       continue;
@@ -137,17 +138,17 @@ Error linkSharedLibrary(const SharedOptions &Opts) {
     }
     Machine = (*Obj)->Machine;
     if (Package.empty())
-      Package = Info.lookup("package");
-    if (Info.lookup("package") != Package) {
-      Errors.push_back(Path + ": belongs to package '" + Info.lookup("package") +
+      Package = Info.lookup(format::fact::Package);
+    if (Info.lookup(format::fact::Package) != Package) {
+      Errors.push_back(Path + ": belongs to package '" + Info.lookup(format::fact::Package) +
                        "', not '" + Package + "'");
       continue;
     }
     LocalElement E;
-    E.Name = Info.lookup("element");
-    E.Entry = Info.lookup("entry");
-    E.PayloadSize = Info.lookup("payload-size");
-    E.PayloadInit = Info.lookup("payload-init");
+    E.Name = Info.lookup(format::fact::Element);
+    E.Entry = Info.lookup(format::fact::Entry);
+    E.PayloadSize = Info.lookup(format::fact::PayloadSize);
+    E.PayloadInit = Info.lookup(format::fact::PayloadInit);
     for (const LocalElement &Other : Elements)
       if (Other.Name == E.Name)
         Errors.push_back(Path + ": element '" + E.Name + "' appears twice");

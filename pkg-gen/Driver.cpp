@@ -304,10 +304,10 @@ int main(int Argc, char **Argv) {
         Entry.Fields["hash"] = Image->Hash;
         Entry.Fields["imports"] = join(Image->Imports, ",");
         if (auto Obj = jamlink::InputObject::open(Out.LocalObjects.at(E.Name))) {
-          std::string Type = (*Obj)->Info.lookup("args");
+          std::string Type = (*Obj)->Info.lookup(format::fact::Args);
           std::replace(Type.begin(), Type.end(), ' ', '+');
           Entry.Fields["args"] = Type;
-          Args[E.Name] = {(*Obj)->Info.lookup("args"), (*Obj)->Info.lookup("args-decl")};
+          Args[E.Name] = {(*Obj)->Info.lookup(format::fact::Args), (*Obj)->Info.lookup(format::fact::ArgsDecl)};
         } else {
           consumeError(Obj.takeError());
         }
