@@ -21,10 +21,16 @@
 #include <stdint.h>
 #include "twochains/package.h"
 #include "twochains/status.h"
+#include "twochains/version.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The loaded library's version, TC_VERSION_NUMBER(major, minor, patch),
+ * and as text ("0.2.0"). Compare with TC_VERSION, the headers'. */
+unsigned tc_get_version(void);
+const char *tc_get_version_string(void);
 
 typedef struct tc_context tc_context_t;
 typedef struct tc_peer tc_peer_t;

@@ -27,4 +27,19 @@ grep -qx "$P/lib/twochains/TwoChainsJam.so" "$WORK/consumer/found.txt"
 
 "$P/bin/twochains-jamcc" -c "$SRC/examples/jams/jam_hello.amc" -o "$WORK/hello.o"
 "$LLVM/llvm-readelf" -p .tc.imports "$WORK/hello.o" | grep puts >/dev/null
+# pkg-config, from the moved prefix: a program built with its flags runs
+# against the installed library and agrees with the headers' version.
+cat > "$WORK/version.c" <<'C'
+#include <stdio.h>
+#include <twochains/twochains.h>
+int main(void) {
+  printf("%s %s\n", tc_get_version_string(), tc_get_version() == TC_VERSION ? "matches" : "differs");
+  return tc_get_version() != TC_VERSION;
+}
+C
+PKG_CONFIG_PATH="$P/lib/pkgconfig" pkg-config --exists twochains
+cc "$WORK/version.c" -o "$WORK/version" $(PKG_CONFIG_PATH="$P/lib/pkgconfig" pkg-config --cflags --libs twochains)
+LD_LIBRARY_PATH="$P/lib" "$WORK/version" | grep -q " matches$"
+[ "$(PKG_CONFIG_PATH="$P/lib/pkgconfig" pkg-config --modversion twochains)" = \
+  "$(LD_LIBRARY_PATH="$P/lib" "$WORK/version" | cut -d' ' -f1)" ]
 echo "relocatable install: OK"
