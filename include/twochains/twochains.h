@@ -32,6 +32,24 @@ extern "C" {
 unsigned tc_get_version(void);
 const char *tc_get_version_string(void);
 
+/* Logging. Every error is logged once, where it is found, through the
+ * handler: by default "twochains: <level>: <message>" on stderr. Messages
+ * above the level are not made at all (default TC_LOG_WARN, or the
+ * environment's TC_LOG_LEVEL=error|warn|info|debug). The handler may be
+ * called from any thread, one call at a time; it must not call back into
+ * Two-Chains. */
+typedef enum tc_log_level {
+  TC_LOG_ERROR = 0,
+  TC_LOG_WARN = 1,
+  TC_LOG_INFO = 2,
+  TC_LOG_DEBUG = 3
+} tc_log_level_t;
+typedef void (*tc_log_fn)(tc_log_level_t level, const char *message, void *arg);
+/* Installs fn (NULL: the default) and returns the previous handler (NULL
+ * if it was the default), as libbpf_set_print does. */
+tc_log_fn tc_set_log_handler(tc_log_fn fn, void *arg);
+tc_status_t tc_set_log_level(tc_log_level_t level);
+
 typedef struct tc_context tc_context_t;
 typedef struct tc_peer tc_peer_t;
 
