@@ -9,6 +9,8 @@
 #include "Runtime.h"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <arpa/inet.h>
 #include <cstring>
 #include <netdb.h>
@@ -78,7 +80,7 @@ static void onConnectionRequest(ucp_conn_request_h Request, void *Arg) {
   Ctx->Accepted.push_back(std::move(Peer));
 }
 
-static bool resolve(const char *Address, uint16_t Port, sockaddr_in &Out) {
+bool twochains::rt::resolve(const char *Address, uint16_t Port, sockaddr_in &Out) {
   std::memset(&Out, 0, sizeof Out);
   Out.sin_family = AF_INET;
   Out.sin_port = htons(Port);
@@ -204,26 +206,32 @@ extern "C" tc_status_t tc_listen(tc_context_t *Ctx, const char *Address, uint16_
              std::to_string(Port) + ": " + ucs_status_string(St));
     return St == UCS_ERR_NO_MEMORY ? TC_ERR_NO_MEMORY : TC_ERR_IO;
   }
+  // Port 0 asks for any free port: read back the one it got.
+  ucp_listener_attr_t A = {};
+  A.field_mask = UCP_LISTENER_ATTR_FIELD_SOCKADDR;
+  if (ucp_listener_query(Ctx->Listener, &A) == UCS_OK && A.sockaddr.ss_family == AF_INET)
+    Ctx->ListenPort = ntohs(reinterpret_cast<const sockaddr_in *>(&A.sockaddr)->sin_port);
+  else
+    Ctx->ListenPort = Port;
+  Ctx->ListenAddress = SA.sin_addr.s_addr;
   return TC_OK;
 }
 
-extern "C" tc_status_t tc_connect(tc_context_t *Ctx, const char *Address, uint16_t Port,
-                                  int TimeoutMs, tc_peer_t **Out) {
-  sockaddr_in SA;
-  if (!Ctx || !Out || !resolve(Address, Port, SA))
-    return TC_ERR_INVALID_PARAM;
-  uint64_t Deadline = nowNs() + uint64_t(TimeoutMs > 0 ? TimeoutMs : 0) * 1'000'000;
-  std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
+/// One attempt: an endpoint and the handshake. Null if it failed; Unreachable
+/// then says whether nothing answered (worth trying again).
+static tc_peer *connectOnce(tc_context *Ctx, const sockaddr_in &SA, const std::string &Where,
+                            uint64_t Deadline, bool Retry, bool &Unreachable,
+                            tc_status_t &Result) {
   auto Peer = std::make_unique<tc_peer>();
   Peer->Ctx = Ctx;
   Peer->Number = ++Ctx->PeersSeen;
-  std::string Where = std::string(Address ? Address : "") + ":" + std::to_string(Port);
   Peer->Name = "receiver " + Where;
+  Peer->RetryIfUnreachable = Retry;
   ucp_ep_params_t P = {};
   P.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR |
                  UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
   P.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
-  P.sockaddr.addr = reinterpret_cast<sockaddr *>(&SA);
+  P.sockaddr.addr = reinterpret_cast<const sockaddr *>(&SA);
   P.sockaddr.addrlen = sizeof SA;
   P.err_mode = UCP_ERR_HANDLING_MODE_PEER;
   P.err_handler.cb = onEndpointError;
@@ -231,19 +239,68 @@ extern "C" tc_status_t tc_connect(tc_context_t *Ctx, const char *Address, uint16
   ucs_status_t St = ucp_ep_create(Ctx->Worker, &P, &Peer->Ep);
   if (St != UCS_OK) {
     logError("cannot connect to " + Where + ": " + ucs_status_string(St));
-    return TC_ERR_IO;
+    Result = TC_ERR_IO;
+    Unreachable = false;
+    return nullptr;
   }
   Ctx->Connecting.push_back(Peer.get());
-  tc_status_t Result = clientHandshake(Ctx, Peer.get(), Deadline);
+  Result = clientHandshake(Ctx, Peer.get(), Deadline);
   Ctx->Connecting.erase(std::remove(Ctx->Connecting.begin(), Ctx->Connecting.end(), Peer.get()),
                         Ctx->Connecting.end());
+  Unreachable = Peer->Unreachable;
   if (Result != TC_OK) {
     releasePeer(Ctx, Peer.get());
-    return Result;
+    return nullptr;
   }
   Ctx->Connected.push_back(Peer.get());
-  *Out = Peer.release();
-  return TC_OK;
+  return Peer.release();
+}
+
+namespace twochains::rt {
+
+/// Connects to SA, trying again while nothing listens there yet (processes
+/// launched together race their receivers), until Deadline; logs once if
+/// it gives up.
+tc_status_t connectUntil(tc_context *Ctx, const sockaddr_in &SA, const std::string &Where,
+                         uint64_t Deadline, bool LogUnreachable, tc_peer **Out) {
+  unsigned Attempts = 0;
+  uint64_t Start = nowNs(), BackoffNs = 1'000'000;
+  for (;;) {
+    ++Attempts;
+    bool Unreachable = false;
+    tc_status_t Result = TC_ERR_IO;
+    bool MayRetry = nowNs() + BackoffNs < Deadline;
+    std::unique_lock<std::recursive_mutex> Guard(Ctx->Lock);
+    if (tc_peer *Peer = connectOnce(Ctx, SA, Where, Deadline, true, Unreachable, Result)) {
+      *Out = Peer;
+      return TC_OK;
+    }
+    Guard.unlock();
+    if (!Unreachable)
+      return Result; // refused, or failed after it answered: logged
+    if (!MayRetry || nowNs() + BackoffNs >= Deadline) {
+      if (LogUnreachable)
+        logError("cannot connect to " + Where + ": nothing answered in " +
+                 std::to_string((nowNs() - Start) / 1'000'000) + " ms (" +
+                 std::to_string(Attempts) + " attempts)");
+      return TC_ERR_IO;
+    }
+    // Not holding the lock: the executor and other threads go on.
+    std::this_thread::sleep_for(std::chrono::nanoseconds(BackoffNs));
+    BackoffNs = std::min<uint64_t>(BackoffNs * 2, 100'000'000);
+  }
+}
+
+} // namespace twochains::rt
+
+extern "C" tc_status_t tc_connect(tc_context_t *Ctx, const char *Address, uint16_t Port,
+                                  int TimeoutMs, tc_peer_t **Out) {
+  sockaddr_in SA;
+  if (!Ctx || !Out || !resolve(Address, Port, SA) || Port == 0)
+    return TC_ERR_INVALID_PARAM;
+  uint64_t Deadline = nowNs() + uint64_t(TimeoutMs > 0 ? TimeoutMs : 0) * 1'000'000;
+  std::string Where = std::string(Address ? Address : "") + ":" + std::to_string(Port);
+  return connectUntil(Ctx, SA, Where, Deadline, true, Out);
 }
 
 extern "C" void tc_peer_close(tc_peer_t *Peer) {

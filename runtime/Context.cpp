@@ -124,6 +124,12 @@ static std::string rmaTransports() {
 }
 
 static ucs_status_t createUcp(uint64_t Features, const char *Transports, ucp_context_h *Out) {
+  // A receiver restarted on its port listens again at once, rather than
+  // failing with "Device is busy" until the old connections' TIME_WAIT
+  // ends. UCX reads this for its TCP connection manager from the
+  // environment only (ucp_config_modify does not reach it in 1.13); a value
+  // the user set is kept.
+  setenv("UCX_TCP_CM_REUSEADDR", "y", /*overwrite=*/0);
   ucp_config_t *Config = nullptr;
   ucs_status_t St = ucp_config_read(nullptr, nullptr, &Config);
   if (St != UCS_OK)
@@ -132,6 +138,7 @@ static ucs_status_t createUcp(uint64_t Features, const char *Transports, ucp_con
     ucp_config_release(Config);
     return St;
   }
+
   ucp_params_t P = {};
   P.field_mask = UCP_PARAM_FIELD_FEATURES;
   P.features = Features;

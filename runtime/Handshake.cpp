@@ -305,8 +305,14 @@ tc_status_t twochains::rt::clientHandshake(tc_context *Ctx, tc_peer *Peer, uint6
   std::memcpy(R.ClientNonce, Peer->ClientNonce, NonceSize);
   ucs_status_t St = sendMessage(Ctx, Peer, AmAuth, &R, sizeof R, nullptr, 0, DeadlineNs);
   tc_context::PendingMessage M;
-  if (St != UCS_OK || !awaitMessage(Ctx, Peer, AmChallenge, DeadlineNs, M) ||
-      M.Id == AmRefused)
+  bool Answered = St == UCS_OK && awaitMessage(Ctx, Peer, AmChallenge, DeadlineNs, M);
+  if (!Answered && Peer->RetryIfUnreachable &&
+      (Peer->Failed || St == UCS_ERR_UNREACHABLE || St == UCS_ERR_NOT_CONNECTED ||
+       St == UCS_ERR_CONNECTION_RESET || St == UCS_ERR_REJECTED)) {
+    Peer->Unreachable = true; // tc_connect tries again, and logs if it gives up
+    return TC_ERR_IO;
+  }
+  if (!Answered || M.Id == AmRefused)
     return Fail(TC_ERR_IO, St != UCS_OK     ? std::string(ucs_status_string(St))
                            : Peer->Failed   ? "the connection was refused or broke"
                            : M.Id == AmRefused ? "the receiver refused the handshake"

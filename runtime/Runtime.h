@@ -21,6 +21,7 @@
 #include <mutex>
 #include <thread>
 #include <string>
+#include <netinet/in.h>
 #include <ucp/api/ucp.h>
 #include <vector>
 
@@ -63,6 +64,12 @@ void reapPeers(tc_context *Ctx);
 void processHandshakes(tc_context *Ctx);
 /// Sender: authenticates and exchanges offers on Peer->Ep, until Deadline.
 tc_status_t clientHandshake(tc_context *Ctx, tc_peer *Peer, uint64_t DeadlineNs);
+/// Connection.cpp: an IPv4 address (numeric or a name) and port; NULL or
+/// "" is every interface.
+bool resolve(const char *Address, uint16_t Port, sockaddr_in &Out);
+/// Connection.cpp: tc_connect's loop, trying again while nothing answers.
+tc_status_t connectUntil(tc_context *Ctx, const sockaddr_in &SA, const std::string &Where,
+                         uint64_t Deadline, bool LogUnreachable, tc_peer **Out);
 /// Sends a control message on Peer->Ep from copies the peer keeps, waiting
 /// for it until the deadline (0: not at all).
 ucs_status_t sendMessage(tc_context *Ctx, tc_peer *Peer, unsigned Id, const void *Header,
@@ -120,6 +127,10 @@ struct tc_jam_ctx {
 struct tc_peer {
   tc_context *Ctx = nullptr;
   ucp_ep_h Ep = nullptr;      // from sockaddr connection establishment (control)
+  /// tc_connect, while it may still try again: the connection was refused
+  /// or broke before the receiver answered (nothing listens yet), which is
+  /// not logged but noted here.
+  bool RetryIfUnreachable = false, Unreachable = false;
   unsigned Number = 0;        // tc_jam_sender: 1, 2, ... in connection order
   std::string Name;           // "peer N (address:port)", for messages
   /// How frames and credits travel in both directions (Wire.h).
@@ -230,6 +241,8 @@ struct tc_context {
   uint64_t ControlTurnNs = 0;          // when the control worker last progressed
   unsigned AmPeers = 0;                // peers on the active-message path
   ucp_listener_h Listener = nullptr;
+  uint16_t ListenPort = 0;        // the port it got (tc_listen with port 0: any)
+  uint32_t ListenAddress = 0;     // network order; INADDR_ANY for every interface
   uint32_t Slots = 64, SlotSize = 4096, Batch = 16;
   std::vector<tc_package *> Packages;
   std::vector<std::unique_ptr<tc_peer>> Accepted;   // receiver side

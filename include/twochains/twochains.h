@@ -150,6 +150,20 @@ tc_status_t tc_listen(tc_context_t *context, const char *address, uint16_t port)
 tc_status_t tc_connect(tc_context_t *context, const char *address, uint16_t port,
                        int timeout_ms, tc_peer_t **peer);
 
+/* Bootstrap. tc_listen with port 0 takes any free port; tc_listen_port
+ * reads it back. tc_context_address packs where this listening context can
+ * be reached (its port and IPv4 addresses) into a blob to exchange with
+ * MPI_Allgather, PMIx or a file: with blob NULL it sets *size to the size
+ * needed; TC_ERR_TOO_LARGE if *size is too small (*size then says how
+ * much). tc_connect_address connects from such a blob, trying its
+ * addresses in turn until the timeout. tc_connect itself keeps trying
+ * while nothing listens at the address yet (processes launched together),
+ * until its timeout, and logs once if it gives up. */
+tc_status_t tc_listen_port(const tc_context_t *context, uint16_t *port);
+tc_status_t tc_context_address(const tc_context_t *context, void *blob, size_t *size);
+tc_status_t tc_connect_address(tc_context_t *context, const void *blob, size_t size,
+                               int timeout_ms, tc_peer_t **peer);
+
 typedef enum tc_send_mode {
   TC_SEND_LOCAL = 1,        /* the receiver runs its own copy of the element */
   TC_SEND_INJECTED = 2,     /* the element's code runs on the receiver: it
