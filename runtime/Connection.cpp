@@ -27,6 +27,10 @@ static void onEndpointError(void *Arg, ucp_ep_h, ucs_status_t) {
   // A peer that vanishes only fails its own connection; the receiver keeps
   // serving the others.
   auto *Peer = static_cast<tc_peer *>(Arg);
+  // Only a peer that was connected: a connect that is still trying is not
+  // an event (tc_connect says how it ended).
+  if (!Peer->Failed && Peer->Welcomed)
+    postEvent(Peer->Ctx, TC_EVENT_PEER_GONE, Peer->Number, TC_ERR_IO);
   Peer->Failed = true;
 }
 
@@ -262,7 +266,16 @@ namespace twochains::rt {
 /// launched together race their receivers), until Deadline; logs once if
 /// it gives up.
 tc_status_t connectUntil(tc_context *Ctx, const sockaddr_in &SA, const std::string &Where,
-                         uint64_t Deadline, bool LogUnreachable, tc_peer **Out) {
+                         uint64_t Deadline, bool LogUnreachable, tc_peer **Out, bool Retry) {
+  if (!Retry) {
+    bool Unreachable = false;
+    tc_status_t Result = TC_ERR_IO;
+    std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
+    tc_peer *Peer = connectOnce(Ctx, SA, Where, Deadline, false, Unreachable, Result);
+    if (Peer)
+      *Out = Peer;
+    return Peer ? TC_OK : Result;
+  }
   unsigned Attempts = 0;
   uint64_t Start = nowNs(), BackoffNs = 1'000'000;
   for (;;) {
@@ -300,7 +313,10 @@ extern "C" tc_status_t tc_connect(tc_context_t *Ctx, const char *Address, uint16
     return TC_ERR_INVALID_PARAM;
   uint64_t Deadline = nowNs() + uint64_t(TimeoutMs > 0 ? TimeoutMs : 0) * 1'000'000;
   std::string Where = std::string(Address ? Address : "") + ":" + std::to_string(Port);
-  return connectUntil(Ctx, SA, Where, Deadline, true, Out);
+  // A jam's onward connection (tc_jam_forward) runs on the executor, which
+  // never waits on a peer: one attempt only.
+  bool FromJam = ThreadRunningJamOf == Ctx;
+  return connectUntil(Ctx, SA, Where, Deadline, true, Out, !FromJam);
 }
 
 extern "C" void tc_peer_close(tc_peer_t *Peer) {

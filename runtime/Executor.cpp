@@ -122,6 +122,9 @@ static tc_status_t runContained(tc_context *Ctx, tc_peer *Peer, const FrameView 
   const FrameHeader &H = V.Header;
   bool Timeout = End == int(JamEnd::TimedOut);
   ++(Timeout ? Ctx->Stats.jams_timed_out : Ctx->Stats.jams_faulted);
+  postEvent(Ctx, TC_EVENT_JAM_ABANDONED, Peer->Number,
+            Timeout ? TC_ERR_JAM_TIMEOUT : TC_ERR_JAM_FAULT, H.Element, H.Sequence,
+            Timeout ? 0 : Run.Signal);
   uint32_t Count = ++Peer->Abandoned[H.Element];
   ++Peer->AbandonedCount;
   std::string Element = std::to_string(H.Element), Package = "?";
@@ -290,7 +293,7 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
     for (unsigned Budget = RingBudget; Budget; --Budget) {
       uint64_t Seq = Peer->Receive->expected();
       uint8_t *Slot = Peer->Ring + size_t(Peer->Receive->expectedSlot()) * Ctx->SlotSize;
-      FrameView V;
+      FrameView V = {};
       // A frame sent again over a complete one lands in any order, whatever
       // the transport: only the checksum tells when it is whole.
       bool Ordered = (Ctx->Flags & TC_CONTEXT_ORDERED_PLACEMENT) &&
@@ -323,6 +326,7 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
       if (St == TC_ERR_QUARANTINED) {
         // Counted, told to the sender once per element, not logged again.
         ++Ctx->Stats.frames_quarantined;
+        postEvent(Ctx, TC_EVENT_FRAME_REJECTED, Peer->Number, St, V.Header.Element, Seq);
         uint32_t &Told = Peer->Abandoned[V.Header.Element];
         if (Told == Ctx->QuarantineFaults) {
           ++Told;
@@ -335,6 +339,7 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
         ++Ctx->Stats.frames_rejected;
         logError("dropped frame " + std::to_string(Seq) + " from " + Peer->Name + ": " +
                  tc_status_string(St));
+        postEvent(Ctx, TC_EVENT_FRAME_REJECTED, Peer->Number, St, V.Header.Element, Seq);
       }
       ++Count;
       Peer->IdlePolls = 0;

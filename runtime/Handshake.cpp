@@ -14,6 +14,7 @@
 // only queue what arrived (bounded); it is answered off the callback.
 //
 //===----------------------------------------------------------------------===//
+#include "Formats.h"
 #include "Log.h"
 #include "Runtime.h"
 
@@ -97,13 +98,13 @@ void twochains::rt::refuseMessage(tc_context *Ctx, tc_peer *Peer, const std::str
 /// Receiver: ends a handshake that failed. The sender is told the status
 /// (not waited for), then the endpoint closes, flushing it a bounded while.
 static void refusePeer(tc_context *Ctx, tc_peer *Peer, const std::string &Why,
-                       tc_status_t Status = TC_ERR_BAD_OFFER) {
+                       tc_status_t Status = TC_ERR_BAD_OFFER, const std::string &Detail = "") {
   Peer->AuthState = tc_peer::Auth::Refused;
   Peer->Failed = true;
   logError("refused " + Peer->Name + ": " + Why);
   if (Peer->Ep) {
     Refusal R = {HandshakeMagic, Status};
-    sendMessage(Ctx, Peer, AmRefused, &R, sizeof R, nullptr, 0, 0);
+    sendMessage(Ctx, Peer, AmRefused, &R, sizeof R, Detail.data(), Detail.size(), 0);
     ucp_request_param_t P = {};
     waitRequestUntil(Ctx->Worker, ucp_ep_close_nbx(Peer->Ep, &P), nowNs() + CloseDeadlineNs);
     Peer->Ep = nullptr;
@@ -220,6 +221,15 @@ static void answerHello(tc_context *Ctx, tc_peer *Peer, const tc_context::Pendin
     ++Ctx->Stats.offers_refused;
     return refusePeer(Ctx, Peer, "its offer is out of bounds: " + Why);
   }
+  // Agreement: a package both sides have must be the same build, or every
+  // frame of it would be dropped as unknown.
+  for (const auto &[Name, Identity] : Hello.Packages)
+    for (const tc_package *P : Ctx->Packages)
+      if (P->Name == Name && P->Identity != Identity)
+        return refusePeer(Ctx, Peer,
+                          "package '" + Name + "' differs: this receiver has identity " +
+                              P->Identity + ", the sender " + Identity,
+                          TC_ERR_PACKAGE_MISMATCH, Name + " " + P->Identity);
   Peer->Path = rmaReaches(Ctx, Peer, Hello) ? PathRma : PathAm;
   Offer W;
   std::vector<uint8_t> Body;
@@ -356,11 +366,26 @@ tc_status_t twochains::rt::clientHandshake(tc_context *Ctx, tc_peer *Peer, uint6
     if (M.Header.size() == sizeof R)
       std::memcpy(&R, M.Header.data(), sizeof R);
     tc_status_t Why = R.Status == TC_ERR_AUTH || R.Status == TC_ERR_BAD_OFFER ||
-                              R.Status == TC_ERR_TOO_MANY_PEERS
+                              R.Status == TC_ERR_TOO_MANY_PEERS ||
+                              R.Status == TC_ERR_PACKAGE_MISMATCH
                           ? tc_status_t(R.Status)
                           : TC_ERR_IO;
     if (Why == TC_ERR_AUTH)
       ++Ctx->Stats.auth_failures;
+    if (Why == TC_ERR_PACKAGE_MISMATCH) {
+      // "<package> <identity>": shown only if it is exactly that.
+      std::string Detail(M.Body.begin(), M.Body.end());
+      size_t Space = Detail.find(' ');
+      std::string Name = Space == std::string::npos ? "" : Detail.substr(0, Space);
+      std::string Theirs = Space == std::string::npos ? "" : Detail.substr(Space + 1);
+      for (const tc_package *P : Ctx->Packages)
+        if (P->Name == Name && format::isValidName(Name) &&
+            Theirs.size() == PackageIdentitySize &&
+            Theirs.find_first_not_of("0123456789abcdef") == std::string::npos)
+          return Fail(Why, "package '" + Name + "' differs: this sender has identity " +
+                               P->Identity + ", the receiver " + Theirs +
+                               " (build both from the same sources)");
+    }
     return Fail(Why, std::string("the receiver refused it: ") + tc_status_string(Why) +
                          " (its log says more)");
   }

@@ -66,8 +66,20 @@ tc_status_t makeOffer(tc_context *Ctx, tc_peer *Peer, Offer &O, std::vector<uint
   O.MailboxMode = uint32_t(Ctx->Mode);
   O.Path = Peer->Path;
   Body.clear();
-  if (Peer->Path != PathRma)
+  // The packages go last, after what the path needs; both paths carry them.
+  std::vector<std::pair<std::string, std::string>> Packages;
+  for (const tc_package *P : Ctx->Packages)
+    if (Packages.size() < MaxOfferPackages && P->Name.size() <= MaxPackageNameSize &&
+        P->Identity.size() == PackageIdentitySize)
+      Packages.emplace_back(P->Name, P->Identity);
+  auto AddPackages = [&] {
+    size_t Before = Body.size();
+    appendOfferPackages(Body, Packages);
+    O.PackagesSize = uint32_t(Body.size() - Before);
     return TC_OK;
+  };
+  if (Peer->Path != PathRma)
+    return AddPackages();
   void *CreditKey = nullptr, *RingKey = nullptr;
   size_t CreditKeySize = 0, RingKeySize = 0;
   if (ucp_rkey_pack(Ctx->RmaUcp, Peer->CreditMem, &CreditKey, &CreditKeySize) != UCS_OK)
@@ -89,7 +101,7 @@ tc_status_t makeOffer(tc_context *Ctx, tc_peer *Peer, Offer &O, std::vector<uint
   Append(Ctx->WorkerAddress, Ctx->WorkerAddressSize);
   ucp_rkey_buffer_release(CreditKey);
   ucp_rkey_buffer_release(RingKey);
-  return TC_OK;
+  return AddPackages();
 }
 
 static ucp_ep_h connectToWorker(tc_context *Ctx, const uint8_t *Address) {

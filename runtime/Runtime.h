@@ -67,9 +67,11 @@ tc_status_t clientHandshake(tc_context *Ctx, tc_peer *Peer, uint64_t DeadlineNs)
 /// Connection.cpp: an IPv4 address (numeric or a name) and port; NULL or
 /// "" is every interface.
 bool resolve(const char *Address, uint16_t Port, sockaddr_in &Out);
-/// Connection.cpp: tc_connect's loop, trying again while nothing answers.
+/// Connection.cpp: tc_connect's loop, trying again (if Retry) while
+/// nothing answers.
 tc_status_t connectUntil(tc_context *Ctx, const sockaddr_in &SA, const std::string &Where,
-                         uint64_t Deadline, bool LogUnreachable, tc_peer **Out);
+                         uint64_t Deadline, bool LogUnreachable, tc_peer **Out,
+                         bool Retry = true);
 /// Sends a control message on Peer->Ep from copies the peer keeps, waiting
 /// for it until the deadline (0: not at all).
 ucs_status_t sendMessage(tc_context *Ctx, tc_peer *Peer, unsigned Id, const void *Header,
@@ -321,6 +323,10 @@ struct tc_context {
     tc_status_t Status;
   };
   std::vector<CodeAnswer> CodeAcks;                          // answers to our shipments
+  /// Events.cpp: what went wrong, for tc_poll_event. Its own lock: events
+  /// come from UCX callbacks, the executor and senders alike.
+  std::mutex EventLock;
+  std::deque<tc_event_t> Events;
 };
 
 namespace twochains::rt {
@@ -369,6 +375,9 @@ ucs_status_t onRiedAck(void *Arg, const void *Header, size_t HeaderLength, void 
                        size_t Length, const ucp_am_recv_param_t *Param);
 /// Loads the rieds peers pushed since the last call, and answers them.
 void processPushedRieds(tc_context *Ctx);
+/// Events.cpp: queues an event for tc_poll_event (bounded).
+void postEvent(tc_context *Ctx, tc_event_kind_t Kind, unsigned Peer, tc_status_t Status,
+               uint32_t Element = 0, uint64_t Sequence = 0, int32_t Signal = 0);
 /// CodeTransfer.cpp: images larger than a slot travel once, ahead of their
 /// frames, as an active message; the receiver installs them resident.
 ucs_status_t onCode(void *Arg, const void *Header, size_t HeaderLength, void *Data,

@@ -163,6 +163,11 @@ void takeFaultReport(tc_peer *Peer) {
   F = {Seq, uint32_t(W >> 32 & 0xffff), int32_t(W >> 48 & 0xff), uint32_t(W >> 56 & 0xf), Count};
   Peer->FaultUnflushed = true;
   ++Peer->Ctx->Stats.faults_reported;
+  postEvent(Peer->Ctx, TC_EVENT_FAULT_REPORTED, Peer->Number,
+            F.kind == TC_JAM_TIMED_OUT    ? TC_ERR_JAM_TIMEOUT
+            : F.kind == TC_JAM_QUARANTINED ? TC_ERR_QUARANTINED
+                                           : TC_ERR_JAM_FAULT,
+            F.element, F.sequence, F.signal);
   const char *How = F.kind == TC_JAM_TIMED_OUT    ? "ran past its time limit"
                     : F.kind == TC_JAM_QUARANTINED ? "is quarantined for this sender"
                                                    : "faulted";

@@ -1,5 +1,6 @@
 //===- Wire.cpp - Checking what peers offer -------------------------------===//
 #include "Wire.h"
+#include "JamAbi.h"
 #include "twochains/twochains.h"
 
 #include <ucs/memory/memory_type.h>
@@ -37,8 +38,35 @@ tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *B
                " bytes (at most " + std::to_string(MaxRingBytes) + ")");
   if (O.MailboxMode != TC_MAILBOX_CODE_CACHE && O.MailboxMode != TC_MAILBOX_NO_CACHE)
     return Bad("mailbox mode " + std::to_string(O.MailboxMode));
-  if (O.Reserved)
-    return Bad("reserved field set");
+  if (O.PackagesSize > MaxPackagesSize || O.PackagesSize > BodyLength)
+    return Bad("a packages section of " + std::to_string(O.PackagesSize) + " bytes (at most " +
+               std::to_string(MaxPackagesSize) + ", in a body of " +
+               std::to_string(BodyLength) + ")");
+  std::vector<std::pair<std::string, std::string>> Packages;
+  const uint8_t *Section = Body ? Body + (BodyLength - O.PackagesSize) : nullptr;
+  for (size_t At = 0; At < O.PackagesSize;) {
+    size_t NameSize = Section[At];
+    if (NameSize == 0 || NameSize > MaxPackageNameSize ||
+        O.PackagesSize - At - 1 < NameSize + PackageIdentitySize)
+      return Bad("a package entry of " + std::to_string(NameSize) + " name bytes at offset " +
+                 std::to_string(At) + " of the packages section");
+    std::string Name(reinterpret_cast<const char *>(Section + At + 1), NameSize);
+    std::string Identity(reinterpret_cast<const char *>(Section + At + 1 + NameSize),
+                         PackageIdentitySize);
+    bool Hex = true;
+    for (char C : Identity)
+      Hex &= (C >= '0' && C <= '9') || (C >= 'a' && C <= 'f');
+    if (!format::isValidName(Name) || !Hex)
+      return Bad("a package entry that is not a name and a 64-digit identity");
+    for (const auto &P : Packages)
+      if (P.first == Name)
+        return Bad("package '" + Name + "' named twice");
+    if (Packages.size() == MaxOfferPackages)
+      return Bad("more than " + std::to_string(MaxOfferPackages) + " packages");
+    Packages.emplace_back(std::move(Name), std::move(Identity));
+    At += 1 + NameSize + PackageIdentitySize;
+  }
+  BodyLength -= O.PackagesSize; // what is left: the RMA path's keys and address
   uint64_t Sum = uint64_t(O.CreditKeySize) + O.RingKeySize + O.WorkerAddressSize;
   if (O.Path == PathAm) {
     if (Sum || BodyLength || O.CreditAddress || O.RingAddress)
@@ -64,10 +92,20 @@ tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *B
     return Bad("frame path " + std::to_string(O.Path));
   }
   Out.Header = O;
+  Out.Packages = std::move(Packages);
   Out.CreditKey = O.Path == PathRma ? Body : nullptr;
   Out.RingKey = O.Path == PathRma ? Body + O.CreditKeySize : nullptr;
   Out.WorkerAddress = O.Path == PathRma ? Body + O.CreditKeySize + O.RingKeySize : nullptr;
   return TC_OK;
+}
+
+void appendOfferPackages(std::vector<uint8_t> &Body,
+                         const std::vector<std::pair<std::string, std::string>> &Packages) {
+  for (const auto &[Name, Identity] : Packages) {
+    Body.push_back(uint8_t(Name.size()));
+    Body.insert(Body.end(), Name.begin(), Name.end());
+    Body.insert(Body.end(), Identity.begin(), Identity.end());
+  }
 }
 
 bool checkPackedRkey(const uint8_t *Key, size_t Size) {

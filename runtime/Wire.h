@@ -15,6 +15,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace twochains::rt {
 
@@ -33,7 +35,7 @@ enum : unsigned {
   AmCodeAck = 0x7c0b, // receiver to sender: installed, or why not
 };
 constexpr uint32_t HandshakeMagic = 0x54434853; // "TCHS"
-constexpr uint32_t HandshakeVersion = 3;
+constexpr uint32_t HandshakeVersion = 4; // 4: offers carry the packages (agreement)
 
 /// Limits on what a peer may describe. A ring of 4096 slots of 4 KiB, or
 /// 64 of 1 MiB, fits; anything claiming more is refused at the offer.
@@ -42,7 +44,14 @@ constexpr uint32_t MaxSlotSize = 1u << 20;
 constexpr uint64_t MaxRingBytes = 64ull << 20;
 constexpr uint32_t MaxRkeySize = 1024;
 constexpr uint32_t MaxWorkerAddressSize = 16384;
-constexpr size_t MaxOfferBody = 2 * size_t(MaxRkeySize) + MaxWorkerAddressSize;
+/// The packages an offer names, each "name length, name, identity" (the
+/// manifest's 64 hex digits): compared at the handshake.
+constexpr uint32_t MaxOfferPackages = 64;
+constexpr uint32_t MaxPackageNameSize = 64;
+constexpr size_t PackageIdentitySize = 64;
+constexpr size_t MaxPackagesSize = MaxOfferPackages * (1 + MaxPackageNameSize + PackageIdentitySize);
+constexpr size_t MaxOfferBody =
+    2 * size_t(MaxRkeySize) + MaxWorkerAddressSize + MaxPackagesSize;
 constexpr uint64_t MaxRiedSize = 64ull << 20;
 constexpr uint32_t MaxRiedNameSize = 256;
 
@@ -66,7 +75,8 @@ static_assert(sizeof(AuthChallenge) == 72, "wire layout");
 enum FramePath : uint32_t { PathRma = 1, PathAm = 2 };
 
 /// HELLO (sender to receiver) and WELCOME (back) carry one, MAC first.
-/// Body: credit-line rkey, ring rkey, RMA worker address (RMA path only).
+/// Body: credit-line rkey, ring rkey, RMA worker address (RMA path only),
+/// then the packages of the offering side (PackagesSize bytes, either path).
 struct Offer {
   uint8_t Mac[MacSize];   // HMAC(K, "hello"|"welcome" Nc Ns, the rest, body)
   uint32_t Magic, Version;
@@ -78,16 +88,23 @@ struct Offer {
   /// HELLO: PathRma if the sender can do RMA (its keys and RMA worker
   /// follow), else PathAm. WELCOME: the path the receiver chose.
   uint32_t Path;
-  uint32_t Reserved;
+  uint32_t PackagesSize;
 };
 static_assert(sizeof(Offer) == 88, "wire layout");
+static_assert(offsetof(Offer, PackagesSize) == 84, "wire layout");
 static_assert(offsetof(Offer, Magic) == MacSize, "the MAC covers what follows it");
 
 /// An offer that passed every check; pointers into the body given.
 struct ParsedOffer {
   Offer Header;
   const uint8_t *CreditKey = nullptr, *RingKey = nullptr, *WorkerAddress = nullptr;
+  /// Name and identity of each package the offering side added.
+  std::vector<std::pair<std::string, std::string>> Packages;
 };
+
+/// Appends the packages section of an offer.
+void appendOfferPackages(std::vector<uint8_t> &Body,
+                         const std::vector<std::pair<std::string, std::string>> &Packages);
 
 /// Checks an offer's fields and body against the limits and each other.
 /// Why names the field and its value; Out is set only on TC_OK.
@@ -152,6 +169,8 @@ constexpr size_t MaxPendingCode = 16;
 constexpr uint64_t CodeTransferTimeoutNs = 10'000'000'000ull;
 
 /// Why a handshake was refused: TC_ERR_AUTH, TC_ERR_BAD_OFFER, ...
+/// Body (TC_ERR_PACKAGE_MISMATCH only): "<package> <identity>", the
+/// refusing side's identity of the package that differs.
 struct Refusal {
   uint32_t Magic;
   int32_t Status;

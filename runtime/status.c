@@ -31,6 +31,7 @@ const char *tc_status_string(tc_status_t status) {
   case TC_ERR_JAM_TIMEOUT: return "a jam ran past its time limit; its frame was abandoned";
   case TC_ERR_QUARANTINED: return "element quarantined for this peer after repeated faults";
   case TC_ERR_TOO_MANY_PEERS: return "the context's limit on peers is reached";
+  case TC_ERR_PACKAGE_MISMATCH: return "a package both sides have is built differently";
   }
   return "unknown status";
 }

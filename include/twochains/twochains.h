@@ -250,6 +250,30 @@ const char *tc_wait_mode_name(const tc_context_t *context);
  * tc_context_create. Never claimed where it is not there. */
 const char *tc_stashing_status(const tc_context_t *context);
 
+/* Events: what went wrong, with the peer it concerns, for the application
+ * to act on (each is also logged once and counted in the statistics).
+ * Kept in a bounded queue per context (4096; events_lost counts the ones
+ * that did not fit) until tc_poll_event takes them. */
+typedef enum tc_event_kind {
+  TC_EVENT_PEER_GONE = 1,       /* a connection ended: closed by its peer, broken, or the peer died */
+  TC_EVENT_FRAME_REJECTED = 2,  /* receiver: a frame was dropped; status says why */
+  TC_EVENT_JAM_ABANDONED = 3,   /* receiver: a jam faulted (signal) or ran past its limit */
+  TC_EVENT_FAULT_REPORTED = 4   /* sender: a receiver abandoned or refused one of our frames */
+} tc_event_kind_t;
+
+typedef struct tc_event {
+  tc_event_kind_t kind;
+  unsigned peer;                /* the peer's number (tc_context_peer, tc_jam_sender) */
+  tc_status_t status;           /* TC_ERR_IO, the frame's rejection, TC_ERR_JAM_FAULT, ... */
+  uint32_t element;             /* frames and jams: the element */
+  int32_t signal;               /* TC_EVENT_JAM_ABANDONED, _FAULT_REPORTED: the signal, or 0 */
+  uint64_t sequence;            /* frames and jams: the frame's sequence */
+} tc_event_t;
+
+/* Takes the oldest event: 1 and *event set, 0 if there is none, or
+ * TC_ERR_INVALID_PARAM. */
+int tc_poll_event(tc_context_t *context, tc_event_t *event);
+
 typedef struct tc_stats {
   uint64_t frames_sent;
   uint64_t frames_executed_local;
@@ -285,6 +309,7 @@ typedef struct tc_stats {
   /* images larger than a slot, shipped once ahead of their frames */
   uint64_t code_transfers;          /* sender: images shipped and installed */
   uint64_t code_transfers_received; /* receiver: images checked and installed */
+  uint64_t events_lost;             /* events the queue had no room for (tc_poll_event) */
 } tc_stats_t;
 
 tc_status_t tc_context_stats(const tc_context_t *context, tc_stats_t *stats);

@@ -58,8 +58,11 @@ if want faults; then
         f="$OUT/crash-${kind%%:*}-$mode"
         expect "$f" "crash: flush: a jam faulted on the receiver" "kind $kind $mode: the sender is told"
         expect "$f" "last fault: sequence 0, element 0, kind 1, signal ${kind##*:}" "kind $kind $mode: which"
+        expect "$f" "event: fault reported: element 0, sequence 0, a jam faulted on the receiver; its frame was abandoned, signal ${kind##*:}" "kind $kind $mode: an event"
       done
     done
+    expect "$OUT/receiver" "events: peers gone [1-9], frames rejected 0, jams abandoned 8" "eight events, each naming its peer"
+    ! grep -q "an event names no peer" "$OUT/receiver" || { echo "FAILED: an event without its peer"; exit 1; }
     expect "$OUT/count" "count: sent 400: success" "the good peer"
     expect "$OUT/receiver" "abandoned: faulted 8, timed out 0" "eight faults contained${executor:+ (executor thread)}"
     expect "$OUT/receiver" "containment_count 400$" "the good peer's frames ran exactly once"
@@ -90,6 +93,7 @@ if want quarantine; then
   "$TOOL" count "$PKG" $PORT 1 > "$OUT/count" 2>&1
   finish
   expect "$OUT/receiver" "abandoned: faulted 3, timed out 0; quarantined 2" "three faults, then refused"
+  expect "$OUT/receiver" "events: peers gone [0-9]*, frames rejected 2, jams abandoned 3" "events: three abandoned, two refused"
   expect "$OUT/receiver" "its further frames from this peer are refused (quarantine)" "logged once"
   expect "$OUT/q" "last fault: sequence 3, element 0, kind 3" "the sender learns of the quarantine"
 fi

@@ -64,6 +64,12 @@ static int crash(char **Argv) {
     std::printf("crash: last fault: sequence %llu, element %u, kind %u, signal %s, %u reported\n",
                 (unsigned long long)F.sequence, F.element, F.kind,
                 F.signal ? signalName(F.signal) : "none", F.count);
+  tc_event_t E;
+  while (tc_poll_event(Ctx, &E) == 1)
+    if (E.kind == TC_EVENT_FAULT_REPORTED)
+      std::printf("crash: event: fault reported: element %u, sequence %llu, %s, signal %s\n",
+                  E.element, (unsigned long long)E.sequence, tc_status_string(E.status),
+                  E.signal ? signalName(E.signal) : "none");
   tc_peer_close(Peer);
   tc_context_destroy(Ctx);
   return 0;

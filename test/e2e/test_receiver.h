@@ -99,6 +99,20 @@ static int receiver(int Argc, char **Argv) {
   std::printf("receiver: abandoned: faulted %llu, timed out %llu; quarantined %llu\n",
               (unsigned long long)S.jams_faulted, (unsigned long long)S.jams_timed_out,
               (unsigned long long)S.frames_quarantined);
+  // The same as events, each naming its peer (tc_poll_event).
+  unsigned Events[5] = {}, LastSignal = 0;
+  tc_event_t E;
+  while (tc_poll_event(Ctx, &E) == 1)
+    if (E.kind >= 1 && E.kind <= 4) {
+      ++Events[E.kind];
+      if (E.kind == TC_EVENT_JAM_ABANDONED && E.peer == 0)
+        std::printf("receiver: an event names no peer\n");
+      LastSignal = unsigned(E.signal);
+    }
+  std::printf("receiver: events: peers gone %u, frames rejected %u, jams abandoned %u "
+              "(last signal %u)\n",
+              Events[TC_EVENT_PEER_GONE], Events[TC_EVENT_FRAME_REJECTED],
+              Events[TC_EVENT_JAM_ABANDONED], LastSignal);
   for (const char *Counter : {"containment_count", "containment_returned", "containment_echoes",
                               "containment_echo_refused"})
     if (auto *V = static_cast<uint64_t *>(dlsym(RTLD_DEFAULT, Counter)))

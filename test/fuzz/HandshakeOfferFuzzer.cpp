@@ -1,7 +1,7 @@
 //===- HandshakeOfferFuzzer.cpp - parseOffer and checkPackedRkey ----------===//
 //
 // Input: an offer header's bytes (the first 88, fewer or more too), then
-// its body. An accepted offer's pointers must lie in the body, its sizes
+// its body (keys and worker address, then the packages section). An accepted offer's pointers must lie in the body, its sizes
 // within the limits, and each memory key well-formed by the same check.
 //
 //===----------------------------------------------------------------------===//
@@ -36,16 +36,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   if (!O.Slots || O.Slots > MaxSlots || O.SlotSize % 64 || O.SlotSize > MaxSlotSize ||
       uint64_t(O.Slots) * O.SlotSize > MaxRingBytes)
     broken("ring is out of bounds");
+  if (O.PackagesSize > Body.size() || P.Packages.size() > MaxOfferPackages)
+    broken("packages lie outside its body");
+  for (const auto &[Name, Identity] : P.Packages)
+    if (Name.empty() || Name.size() > MaxPackageNameSize || Identity.size() != PackageIdentitySize)
+      broken("package entry is out of bounds");
   if (O.Path == PathRma) {
-    const uint8_t *End = Body.data() + Body.size();
+    const uint8_t *End = Body.data() + Body.size() - O.PackagesSize;
     if (P.CreditKey != Body.data() || P.RingKey + O.RingKeySize > End ||
         P.WorkerAddress + O.WorkerAddressSize != End)
       broken("parts lie outside its body");
     if (!checkPackedRkey(P.CreditKey, O.CreditKeySize) ||
         !checkPackedRkey(P.RingKey, O.RingKeySize))
       broken("keys are malformed");
-  } else if (!Body.empty()) {
-    broken("message path carries a body");
+  } else if (Body.size() != O.PackagesSize) {
+    broken("message path carries more than its packages");
   }
   return 0;
 }

@@ -149,4 +149,35 @@ TEST(Offer, Bounds) {
   EXPECT_EQ(parseOffer(&O, sizeof O - 1, nullptr, 0, Out, Why), TC_ERR_BAD_OFFER);
 }
 
+TEST(Offer, Packages) {
+  std::string Id(64, 'a');
+  std::vector<uint8_t> Body;
+  appendOfferPackages(Body, {{"stdlib", Id}, {"shop_2", std::string(64, '0')}});
+  Offer O = goodOffer();
+  O.PackagesSize = uint32_t(Body.size());
+  ParsedOffer Out;
+  std::string Why;
+  ASSERT_EQ(parseOffer(&O, sizeof O, Body.data(), Body.size(), Out, Why), TC_OK) << Why;
+  ASSERT_EQ(Out.Packages.size(), 2u);
+  EXPECT_EQ(Out.Packages[0].first, "stdlib");
+  EXPECT_EQ(Out.Packages[1].second, std::string(64, '0'));
+  // A section larger than the body, or cut inside an entry.
+  O.PackagesSize = uint32_t(Body.size() + 1);
+  EXPECT_EQ(parse(O, Body), TC_ERR_BAD_OFFER);
+  O.PackagesSize = uint32_t(Body.size() - 1);
+  std::vector<uint8_t> Cut(Body.begin(), Body.end() - 1);
+  EXPECT_EQ(parse(O, Cut), TC_ERR_BAD_OFFER);
+  // The same package twice; a name that is not one; an identity that is
+  // not 64 lower-case hex digits.
+  for (auto Bad : std::vector<std::vector<std::pair<std::string, std::string>>>{
+           {{"stdlib", Id}, {"stdlib", Id}},
+           {{"std-lib", Id}},
+           {{"stdlib", std::string(64, 'G')}}}) {
+    std::vector<uint8_t> B;
+    appendOfferPackages(B, Bad);
+    O.PackagesSize = uint32_t(B.size());
+    EXPECT_EQ(parse(O, B), TC_ERR_BAD_OFFER) << Bad[0].first;
+  }
+}
+
 } // namespace
