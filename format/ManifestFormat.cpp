@@ -76,7 +76,7 @@ tc_status_t parseManifest(const std::string &Text, const std::string &Name,
   ManifestData M;
   M.Dir = Dir;
   size_t LineNo = 0;
-  auto Fail = [&](const std::string &Msg, tc_status_t St = TC_ERR_BAD_IMAGE) {
+  auto Fail = [&](const std::string &Msg, tc_status_t St = TC_ERR_BAD_MANIFEST) {
     Error = Name + (LineNo ? ":" + std::to_string(LineNo) : "") + ": " + Msg;
     return St;
   };
@@ -172,7 +172,7 @@ tc_status_t parseManifest(const std::string &Text, const std::string &Name,
       if (W[1] != std::to_string(ManifestVersion))
         return Fail("manifest version " + quoted(W[1]) + " is not supported (expected " +
                         std::to_string(ManifestVersion) + ")",
-                    TC_ERR_BAD_VERSION);
+                    TC_ERR_BAD_MANIFEST);
       SawVersion = true;
     } else if (Kind == "package" && W.size() == 2) {
       if (!M.Package.empty())
@@ -195,7 +195,7 @@ tc_status_t parseManifest(const std::string &Text, const std::string &Name,
       if (!KeyValues(W, 2, F, {"local", "local-hash"}, Why))
         return Fail(Why);
       if (F.count("local") && !CheckFile(F["local"], F["local-hash"], false, Why))
-        return Fail(Why);
+        return Fail(Why, TC_ERR_BAD_IMAGE);
       M.ISAs[W[1]] = std::move(F);
     } else if ((Kind == "jam" || Kind == "ried") && W.size() >= 3) {
       bool IsJam = Kind == "jam";
@@ -227,8 +227,10 @@ tc_status_t parseManifest(const std::string &Text, const std::string &Name,
       if (!IDs.insert({ISA, ID}).second || !Names.insert(ISA + "/" + E.Name).second)
         return Fail("element '" + E.Name + "' (ID " + std::to_string(ID) +
                     ") appears twice for " + ISA);
+      // The files it names: a missing, changed or invalid one is the
+      // package's fault, not the manifest's text.
       if (!CheckFile(E.Fields[IsJam ? "image" : "lib"], E.Fields["hash"], IsJam, Why))
-        return Fail(Why);
+        return Fail(Why, TC_ERR_BAD_IMAGE);
       M.Elements.push_back(std::move(E));
     } else {
       return Fail("unexpected line " + quoted(Line));

@@ -32,6 +32,7 @@ const char *tc_status_string(tc_status_t status) {
   case TC_ERR_QUARANTINED: return "element quarantined for this peer after repeated faults";
   case TC_ERR_TOO_MANY_PEERS: return "the context's limit on peers is reached";
   case TC_ERR_PACKAGE_MISMATCH: return "a package both sides have is built differently";
+  case TC_ERR_BAD_MANIFEST: return "malformed package manifest, or one of an unsupported version";
   }
   return "unknown status";
 }

@@ -37,7 +37,8 @@ typedef enum tc_status {
   TC_ERR_JAM_TIMEOUT = -23,     /* a jam ran past its time limit: abandoned */
   TC_ERR_QUARANTINED = -24,     /* an element refused for a peer after repeated faults */
   TC_ERR_TOO_MANY_PEERS = -25, /* the context's limit on peers is reached */
-  TC_ERR_PACKAGE_MISMATCH = -26 /* a package both sides have, built differently */
+  TC_ERR_PACKAGE_MISMATCH = -26, /* a package both sides have, built differently */
+  TC_ERR_BAD_MANIFEST = -27      /* a package manifest malformed or of another version */
 } tc_status_t;
 
 /* A short, constant English description; never NULL. */

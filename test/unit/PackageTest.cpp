@@ -170,7 +170,7 @@ TEST(Package, ElementIDsAreBoundedBeforeTheTableIsSized) {
   std::string Log;
   for (const char *ID : {"4294967295", "100000000", "65536"}) {
     Copy.setFirstJamID(ID);
-    EXPECT_EQ(load(Copy, Log), TC_ERR_BAD_IMAGE) << ID;
+    EXPECT_EQ(load(Copy, Log), TC_ERR_BAD_MANIFEST) << ID;
     EXPECT_NE(Log.find(std::string("bad element ID '") + ID + "'"), std::string::npos) << Log;
     Copy.setFirstJamID("0");
   }
@@ -193,7 +193,7 @@ TEST(Package, ALineOfControlCharactersIsAnError) {
   PackageCopy Copy;
   Copy.write(Copy.read() + "\v\f\n");
   std::string Log;
-  EXPECT_EQ(load(Copy, Log), TC_ERR_BAD_IMAGE);
+  EXPECT_EQ(load(Copy, Log), TC_ERR_BAD_MANIFEST);
   EXPECT_NE(Log.find("control character 11"), std::string::npos) << Log;
 }
 
@@ -229,11 +229,11 @@ TEST(Package, ManifestSizeAndLinesAreBounded) {
   ManifestData M;
   std::string Huge(ManifestMaxBytes + 1, '#');
   EXPECT_EQ(parseManifest(Huge, "m.tcm", ".", manifestFilesOnDisk(), M, Error),
-            TC_ERR_BAD_IMAGE);
+            TC_ERR_BAD_MANIFEST);
   EXPECT_NE(Error.find("larger than the limit"), std::string::npos) << Error;
   std::string Long = "twochains-manifest 1\n#" + std::string(ManifestMaxLine, 'x') + "\n";
   EXPECT_EQ(parseManifest(Long, "m.tcm", ".", manifestFilesOnDisk(), M, Error),
-            TC_ERR_BAD_IMAGE);
+            TC_ERR_BAD_MANIFEST);
   EXPECT_NE(Error.find("m.tcm:2: line is longer than the limit"), std::string::npos) << Error;
 }
 
