@@ -189,6 +189,7 @@ tc_status_t twochains::rt::shipCode(tc_peer *Peer, const tc_package *Pkg, uint32
         return St;
       }
       ++Ctx->Stats.code_transfers;
+      ++Peer->Stats.code_transfers;
       Ctx->Stats.code_bytes_sent += Image.size();
       return TC_OK;
     }

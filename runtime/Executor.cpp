@@ -122,6 +122,7 @@ static tc_status_t runContained(tc_context *Ctx, tc_peer *Peer, const FrameView 
   const FrameHeader &H = V.Header;
   bool Timeout = End == int(JamEnd::TimedOut);
   ++(Timeout ? Ctx->Stats.jams_timed_out : Ctx->Stats.jams_faulted);
+  ++Peer->Stats.jams_abandoned;
   postEvent(Ctx, TC_EVENT_JAM_ABANDONED, Peer->Number,
             Timeout ? TC_ERR_JAM_TIMEOUT : TC_ERR_JAM_FAULT, H.Element, H.Sequence,
             Timeout ? 0 : Run.Signal);
@@ -318,6 +319,7 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
           St = runContained(Ctx, Peer, V, Run);
           ThreadRunningJamOf = nullptr;
           Ctx->RunningJam = false;
+          Peer->Stats.frames_executed += St == TC_OK;
         }
         if (St == TC_ERR_NOT_CACHED && V.Header.Kind == FrameCached &&
             Ctx->Mode == TC_MAILBOX_CODE_CACHE && askForCode(Ctx, Peer, Seq))
@@ -326,6 +328,7 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
       if (St == TC_ERR_QUARANTINED) {
         // Counted, told to the sender once per element, not logged again.
         ++Ctx->Stats.frames_quarantined;
+        ++Peer->Stats.frames_rejected;
         postEvent(Ctx, TC_EVENT_FRAME_REJECTED, Peer->Number, St, V.Header.Element, Seq);
         uint32_t &Told = Peer->Abandoned[V.Header.Element];
         if (Told == Ctx->QuarantineFaults) {
@@ -337,6 +340,7 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
         ++Ctx->Stats.frames_rejected; // logged where it was found
       } else if (St != TC_OK) {
         ++Ctx->Stats.frames_rejected;
+        ++Peer->Stats.frames_rejected;
         logError("dropped frame " + std::to_string(Seq) + " from " + Peer->Name + ": " +
                  tc_status_string(St));
         postEvent(Ctx, TC_EVENT_FRAME_REJECTED, Peer->Number, St, V.Header.Element, Seq);

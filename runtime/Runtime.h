@@ -216,6 +216,7 @@ struct tc_peer {
   /// Frames of each element abandoned (faults, overruns), for quarantine.
   std::map<uint32_t, uint32_t> Abandoned;
   uint64_t AbandonedCount = 0;
+  tc_peer_stats_t Stats = {};  // tc_peer_stats
   /// When the expected frame was first seen incomplete while the next one
   /// was already complete (0: not stalled). Past a deadline, it was cut
   /// short: dropped.

@@ -56,6 +56,7 @@ static tc_status_t putFrame(tc_peer *Peer, uint8_t *Frame, const FrameSpec &Spec
     return St;
   tc_stats_t &Stats = Peer->Ctx->Stats;
   ++Stats.frames_sent;
+  ++Peer->Stats.frames_sent;
   if (Spec.Kind == FrameInjected) {
     ++Stats.frames_sent_with_code;
     Stats.code_bytes_sent += Spec.ImageSize;
@@ -163,6 +164,7 @@ void takeFaultReport(tc_peer *Peer) {
   F = {Seq, uint32_t(W >> 32 & 0xffff), int32_t(W >> 48 & 0xff), uint32_t(W >> 56 & 0xf), Count};
   Peer->FaultUnflushed = true;
   ++Peer->Ctx->Stats.faults_reported;
+  ++Peer->Stats.faults_reported;
   postEvent(Peer->Ctx, TC_EVENT_FAULT_REPORTED, Peer->Number,
             F.kind == TC_JAM_TIMED_OUT    ? TC_ERR_JAM_TIMEOUT
             : F.kind == TC_JAM_QUARANTINED ? TC_ERR_QUARANTINED
@@ -289,4 +291,12 @@ extern "C" tc_status_t tc_flush(tc_peer_t *Peer, int TimeoutMs) {
       ucp_worker_progress(Peer->Ctx->DataWorker);
     ucp_worker_progress(Peer->Ctx->Worker); // a peer failure shows here
   }
+}
+
+extern "C" tc_status_t tc_peer_stats(const tc_peer_t *Peer, tc_peer_stats_t *Out) {
+  if (!Peer || !Out)
+    return TC_ERR_INVALID_PARAM;
+  std::lock_guard<std::recursive_mutex> Guard(Peer->Ctx->Lock);
+  *Out = Peer->Stats;
+  return TC_OK;
 }

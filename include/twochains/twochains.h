@@ -274,6 +274,19 @@ typedef struct tc_event {
  * TC_ERR_INVALID_PARAM. */
 int tc_poll_event(tc_context_t *context, tc_event_t *event);
 
+/* One peer's share of the statistics: what this side sent it and, for a
+ * peer that sends to this side, what became of its frames. */
+typedef struct tc_peer_stats {
+  uint64_t frames_sent;       /* frames this side put into the peer's ring */
+  uint64_t code_transfers;    /* images shipped to it ahead of their frames */
+  uint64_t faults_reported;   /* of our frames, abandoned or refused there */
+  uint64_t frames_executed;   /* its frames that ran here */
+  uint64_t frames_rejected;   /* its frames dropped here (quarantined included) */
+  uint64_t jams_abandoned;    /* its frames whose jam faulted or timed out here */
+} tc_peer_stats_t;
+
+tc_status_t tc_peer_stats(const tc_peer_t *peer, tc_peer_stats_t *stats);
+
 typedef struct tc_stats {
   uint64_t frames_sent;
   uint64_t frames_executed_local;

@@ -35,6 +35,9 @@ for mailbox in cache nocache; do
     if [ $send = injected ]; then kind="local 0 injected $((5 * N))"; else kind="local $((5 * N)) injected 0"; fi
     grep -q "$kind" "$OUT/receiver" || { echo "FAILED: not all frames ran $send"; cat "$OUT/receiver"; exit 1; }
     if [ $send = injected ]; then ahead=1; else ahead=0; fi
+    grep -q "peer: sent $((5 * N)), shipped ahead $ahead, faults 0" "$OUT/sender" &&
+      grep -q "peer 1: executed $((5 * N)), rejected 0, abandoned 0" "$OUT/receiver" ||
+      { echo "FAILED: per-peer statistics ($mailbox, $send)"; cat "$OUT/sender" "$OUT/receiver"; exit 1; }
     grep -q "shipped ahead $ahead\$" "$OUT/receiver" ||
       { echo "FAILED: the large image was not shipped ahead once ($mailbox, $send)"; cat "$OUT/receiver"; exit 1; }
     grep -q "writable+executable mappings: 0" "$OUT/receiver" ||

@@ -110,6 +110,13 @@ int main(int argc, char **argv) {
       tc_progress(ctx, NULL);
       tc_context_stats(ctx, &s);
     } while (s.frames_executed_local + s.frames_executed_injected + s.frames_rejected < n);
+    /* Its sender is still connected, waiting for the last credits. */
+    tc_peer_t *from;
+    tc_peer_stats_t ps;
+    if (tc_context_peer(ctx, 1, &from) == TC_OK && tc_peer_stats(from, &ps) == TC_OK)
+      printf("peer 1: executed %llu, rejected %llu, abandoned %llu\n",
+             (unsigned long long)ps.frames_executed, (unsigned long long)ps.frames_rejected,
+             (unsigned long long)ps.jams_abandoned);
     /* The sender's flush waits for the last credits: keep them coming. */
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -158,6 +165,11 @@ int main(int argc, char **argv) {
   /* Code in the frame itself, as TC_SEND_INJECTED_FULL asks, cannot fit. */
   st = tc_send(peer, pkg, ids[3], TC_SEND_INJECTED_FULL, buf, 16);
   printf("big, code in the frame: %s\n", tc_status_string(st));
+  tc_peer_stats_t ps;
+  if (tc_peer_stats(peer, &ps) == TC_OK)
+    printf("peer: sent %llu, shipped ahead %llu, faults %llu\n",
+           (unsigned long long)ps.frames_sent, (unsigned long long)ps.code_transfers,
+           (unsigned long long)ps.faults_reported);
   tc_peer_close(peer);
   tc_context_destroy(ctx);
   return 0;
