@@ -42,8 +42,11 @@ echo "sender before receiver: OK"
 
 # Restarted on the same port, at once: the old connection is in TIME_WAIT
 # (without the runtime's default, UCX fails to bind: "Device is busy").
-if command -v ss >/dev/null; then
-  ss -tan | grep -q "TIME-WAIT.*127.0.0.1:$PORT " || fail "no TIME_WAIT left on port $PORT"
+# Whether TIME_WAIT is left depends on how the two ends closed (a reset
+# leaves none); the unit test ContextEnvironment.ReuseAddressIsTheDefault
+# checks the setting itself.
+if command -v ss >/dev/null && ! ss -tan | grep -q "TIME-WAIT.*127.0.0.1:$PORT "; then
+  echo "note: no TIME_WAIT was left on port $PORT this time"
 fi
 "$BIN" receiver "$PREFIX" $PORT 0 20 > "$OUT/r3" 2>&1 &
 R=$!
