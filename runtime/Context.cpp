@@ -276,20 +276,34 @@ extern "C" tc_status_t tc_context_create(const tc_context_params_t *Params,
   if (!Ctx->Private)
     return TC_ERR_NO_MEMORY;
 
-  ucs_status_t St = createUcp(UCP_FEATURE_AM, nullptr, &Ctx->Ucp);
-  if (St != UCS_OK) {
-    logError(std::string("ucp_init: ") + ucs_status_string(St));
-    return fromUcs(St);
-  }
-  if ((St = createWorker(Ctx->Ucp, &Ctx->Worker)) != UCS_OK) {
-    logError(std::string("ucp_worker_create: ") + ucs_status_string(St));
-    tc_context_destroy(Ctx.release());
-    return fromUcs(St);
+  ucs_status_t St = UCS_OK;
+  if (Params && Params->version >= 5 && Params->ucp_worker) {
+    // Embedded: the application's worker carries the control traffic.
+    Ctx->Worker = static_cast<ucp_worker_h>(Params->ucp_worker);
+    Ctx->EmbeddedWorker = true;
+  } else if (Params && Params->version >= 5 && Params->ucp_context) {
+    logError("tc_context_create: ucp_context without ucp_worker: give the worker the "
+             "control traffic should use");
+    return TC_ERR_INVALID_PARAM;
+  } else {
+    if ((St = createUcp(UCP_FEATURE_AM, nullptr, &Ctx->Ucp)) != UCS_OK) {
+      logError(std::string("ucp_init: ") + ucs_status_string(St));
+      return fromUcs(St);
+    }
+    if ((St = createWorker(Ctx->Ucp, &Ctx->Worker)) != UCS_OK) {
+      logError(std::string("ucp_worker_create: ") + ucs_status_string(St));
+      tc_context_destroy(Ctx.release());
+      return fromUcs(St);
+    }
   }
   if ((St = setHandshakeHandlers(Ctx.get())) != UCS_OK ||
       (St = setFramePathHandlers(Ctx.get())) != UCS_OK) {
+    bool Embedded = Ctx->EmbeddedWorker;
+    if (Embedded)
+      logError(std::string("cannot register active messages on the application's worker (") +
+               ucs_status_string(St) + "): its context needs UCP_FEATURE_AM");
     tc_context_destroy(Ctx.release());
-    return fromUcs(St);
+    return Embedded ? TC_ERR_INVALID_PARAM : fromUcs(St);
   }
   // Frames by RMA travel on a worker of their own: the control worker's
   // sockaddr endpoints are TCP, and progressing a worker with TCP endpoints
@@ -360,8 +374,18 @@ extern "C" void tc_context_destroy(tc_context_t *Ctx) {
     ucp_worker_destroy(Ctx->DataWorker);
   if (Ctx->RmaUcp)
     ucp_cleanup(Ctx->RmaUcp);
-  if (Ctx->Worker)
+  if (Ctx->Worker && Ctx->EmbeddedWorker) {
+    // The application's worker lives on: take our handlers off it.
+    for (unsigned Id = TC_AM_ID_FIRST; Id <= TC_AM_ID_LAST; ++Id) {
+      ucp_am_handler_param_t H = {};
+      H.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB;
+      H.id = Id;
+      H.cb = nullptr;
+      ucp_worker_set_am_recv_handler(Ctx->Worker, &H);
+    }
+  } else if (Ctx->Worker) {
     ucp_worker_destroy(Ctx->Worker);
+  }
   if (Ctx->Ucp)
     ucp_cleanup(Ctx->Ucp);
   delete Ctx;

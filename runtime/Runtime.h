@@ -238,6 +238,7 @@ struct tc_context {
   /// peers put into. It is null where UCX offers no such transport.
   ucp_context_h Ucp = nullptr;
   ucp_worker_h Worker = nullptr;       // control, on Ucp
+  bool EmbeddedWorker = false;         // the application's: never destroyed
   ucp_context_h RmaUcp = nullptr;
   ucp_worker_h DataWorker = nullptr;   // data: RMA frames and credits, on RmaUcp
   unsigned ControlPolls = 0;           // tc_progress calls since the clock was read

@@ -11,6 +11,7 @@
 
 #include "Auth.h"
 #include "twochains/status.h"
+#include "twochains/twochains.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -34,6 +35,8 @@ enum : unsigned {
   AmCode = 0x7c0a,    // an image too large for a slot, sent once ahead of its frames
   AmCodeAck = 0x7c0b, // receiver to sender: installed, or why not
 };
+static_assert(AmHello == TC_AM_ID_FIRST && AmCodeAck == TC_AM_ID_LAST,
+              "the range reserved on an application's worker (twochains.h)");
 constexpr uint32_t HandshakeMagic = 0x54434853; // "TCHS"
 constexpr uint32_t HandshakeVersion = 4; // 4: offers carry the packages (agreement)
 

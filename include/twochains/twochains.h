@@ -56,7 +56,7 @@ typedef struct tc_peer tc_peer_t;
 /* 2 added mailbox_mode and code_cache_size; 3 the job's key; 4
  * containment. Older structs are still accepted (they end at flags,
  * code_cache_size and key_file). */
-#define TC_CONTEXT_PARAMS_VERSION 4u
+#define TC_CONTEXT_PARAMS_VERSION 5u
 
 typedef enum tc_wait_mode {
   TC_WAIT_AUTO = 0,       /* the ISA's low-power wait if the CPU has one, else PAUSE */
@@ -113,7 +113,20 @@ typedef struct tc_context_params {
   uint32_t reserved4;
   const char *forward_allow;  /* "host:port,host:port": where tc_jam_forward
                                  may connect; NULL or "": nowhere */
+  /* version 5: embedding (docs/runtime.md, "Embedding"). An application's
+   * own UCX worker (ucp_worker_h), created on a context (ucp_context_h) with
+   * UCP_FEATURE_AM, to carry the control traffic: the listener, connections,
+   * handshakes and frames by message. Two-Chains registers its active
+   * messages 0x7c01-0x7c0b on it (TC_AM_ID_FIRST..TC_AM_ID_LAST; the
+   * application keeps the others) and never destroys it. NULL: a context
+   * and worker of its own. RMA frames always use a context of Two-Chains'
+   * own, with every transport but TCP. */
+  void *ucp_context;
+  void *ucp_worker;
 } tc_context_params_t;
+
+#define TC_AM_ID_FIRST 0x7c01u
+#define TC_AM_ID_LAST 0x7c0bu
 
 #define TC_JAM_NO_TIME_LIMIT 0xffffffffu
 #define TC_NEVER_QUARANTINE 0xffffffffu
