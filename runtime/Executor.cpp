@@ -207,10 +207,15 @@ extern "C" tc_status_t tc_executor_start(tc_context_t *Ctx) {
       unsigned Ran = 0;
       const volatile void *Watched;
       {
-        std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
+        lockContext(Ctx);
+        std::lock_guard<std::recursive_mutex> G(Ctx->Lock, std::adopt_lock);
         tc_progress(Ctx, &Ran);
         Watched = watchedWord(Ctx);
       }
+      // Application threads waiting for the lock go first.
+      while (Ctx->LockWaiters.load(std::memory_order_relaxed) > 0 &&
+             !Ctx->StopExecutor.load(std::memory_order_relaxed))
+        std::this_thread::yield();
       if (!Ran)
         Ctx->Wait->wait(Watched);
     }

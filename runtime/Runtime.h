@@ -278,6 +278,10 @@ struct tc_context {
   /// tc_jam_reply from inside tc_progress).
   std::recursive_mutex Lock;
   std::atomic<bool> ExecutorRunning{false};
+  /// Threads waiting for Lock: the executor lets them in between its
+  /// passes, rather than taking the lock straight back (a mutex is not
+  /// fair, and a round trip waited 11-25 ms for it).
+  std::atomic<int> LockWaiters{0};
   std::thread Executor;
   std::atomic<bool> StopExecutor{false};
   tc_wait_mode_t WaitMode = TC_WAIT_AUTO;
@@ -345,29 +349,45 @@ namespace twochains::rt {
 inline thread_local tc_context *ThreadRunningJamOf __attribute__((tls_model("initial-exec"))) =
     nullptr;
 
+/// Takes the context's lock, counted as waiting while it does; a thread
+/// that just had it lets one that waits go first (the executor thread and
+/// the application's threads alike).
+inline void lockContext(tc_context *Ctx) {
+  if (Ctx->LockWaiters.load(std::memory_order_relaxed) > 0)
+    std::this_thread::yield();
+  if (Ctx->Lock.try_lock())
+    return;
+  Ctx->LockWaiters.fetch_add(1, std::memory_order_relaxed);
+  Ctx->Lock.lock();
+  Ctx->LockWaiters.fetch_sub(1, std::memory_order_relaxed);
+}
+
 /// What tc_send and tc_progress hold: the context's lock while the
-/// executor thread runs, nothing otherwise (the caller then serialises, as
-/// with a UCX worker). An uncontended lock still costs an atomic
-/// read-modify-write, which waits for the frame just stored into the other
-/// process's memory to leave this core: in a stream, most of a send.
+/// executor thread runs or the context is for threads (TC_CONTEXT_THREADS),
+/// nothing otherwise (the caller then serialises, as with a UCX worker). An
+/// uncontended lock still costs an atomic read-modify-write, which waits
+/// for the frame just stored into the other process's memory to leave this
+/// core: in a stream, most of a send.
 class HotPathGuard {
 public:
   explicit HotPathGuard(tc_context *Ctx)
-      : Held(Ctx->ExecutorRunning.load(std::memory_order_acquire) && ThreadRunningJamOf != Ctx
-                 ? &Ctx->Lock
+      : Held((Ctx->ExecutorRunning.load(std::memory_order_acquire) ||
+              (Ctx->Flags & TC_CONTEXT_THREADS)) &&
+                     ThreadRunningJamOf != Ctx
+                 ? Ctx
                  : nullptr) {
     if (Held)
-      Held->lock();
+      lockContext(Held);
   }
   ~HotPathGuard() {
     if (Held)
-      Held->unlock();
+      Held->Lock.unlock();
   }
   HotPathGuard(const HotPathGuard &) = delete;
   HotPathGuard &operator=(const HotPathGuard &) = delete;
 
 private:
-  std::recursive_mutex *Held;
+  tc_context *Held;
 };
 
 std::string detectStashing();

@@ -271,7 +271,8 @@ extern "C" tc_status_t tc_flush(tc_peer_t *Peer, int TimeoutMs) {
     return TC_ERR_INVALID_PARAM;
   auto Deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(TimeoutMs);
   for (;;) {
-    std::lock_guard<std::recursive_mutex> Guard(Peer->Ctx->Lock);
+    lockContext(Peer->Ctx);
+    std::lock_guard<std::recursive_mutex> Guard(Peer->Ctx->Lock, std::adopt_lock);
     resendMissing(Peer);
     takeFaultReport(Peer);
     Peer->Send->credit(Peer->CreditWord[CreditWordFinished]);

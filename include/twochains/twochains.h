@@ -142,6 +142,12 @@ typedef struct tc_context_params {
 /* Allow tc_listen on an address beyond loopback without a key: anyone who
  * can reach the port may then run the packages' elements here. */
 #define TC_CONTEXT_INSECURE 4u
+/* Threads (docs/runtime.md, "Threads"): several application threads call
+ * this context at once (sends, flushes, progress, connects). Every call then
+ * holds the context's lock; without the flag, calls take it only while the
+ * executor thread runs, and the application calls from one thread at a
+ * time, as with a UCX worker in serialised mode. */
+#define TC_CONTEXT_THREADS 8u
 
 tc_status_t tc_context_create(const tc_context_params_t *params, tc_context_t **context);
 void tc_context_destroy(tc_context_t *context);
