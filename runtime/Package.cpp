@@ -116,6 +116,7 @@ static tc_status_t loadReceiverSide(tc_package &P, const ManifestData &M) {
       return TC_ERR_IO;
     }
     P.Libraries.push_back(H);
+    P.RiedLibraries.push_back(H);
     Rieds.push_back(H);
   }
   // Imports before the Local-Function library: a missing symbol is then
@@ -248,3 +249,19 @@ std::string codeDigest(const uint8_t *Image, size_t Size, uint64_t GOTP) {
 
 
 } // namespace twochains::rt
+
+extern "C" void *tc_package_symbol(const tc_package_t *Pkg, const char *Name) {
+  if (!Pkg || !Name)
+    return nullptr;
+  // Only the package's own rieds: dlsym on a handle also searches what the
+  // library depends on (libc...), so the symbol must be defined in it.
+  for (void *H : Pkg->RiedLibraries) {
+    void *Addr = dlsym(H, Name);
+    link_map *Map = nullptr;
+    Dl_info Info;
+    if (Addr && dlinfo(H, RTLD_DI_LINKMAP, &Map) == 0 && Map && dladdr(Addr, &Info) &&
+        Info.dli_fname && Map->l_name && !std::strcmp(Info.dli_fname, Map->l_name))
+      return Addr;
+  }
+  return nullptr;
+}

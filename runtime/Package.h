@@ -36,6 +36,7 @@ struct tc_package {
   uint32_t Roles = 0;
   std::vector<twochains::rt::PackageElement> Elements; // by element ID
   std::vector<void *> Libraries;                       // dlopen handles
+  std::vector<void *> RiedLibraries;                   // of those, the rieds'
   /// Where the Local-Function library's code lies: the time limit
   /// interrupts a jam only inside its own code (JamGuard.h).
   uintptr_t LocalCodeBegin = 0, LocalCodeEnd = 0;

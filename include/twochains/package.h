@@ -45,6 +45,11 @@ const char *tc_package_identity(const tc_package_t *package);
 /* The ID of a named element; TC_ERR_UNKNOWN_ELEMENT if there is none. */
 tc_status_t tc_package_find(const tc_package_t *package, const char *element, uint32_t *id);
 
+/* The address of a variable or function one of the package's rieds defines
+ * (the package loaded with TC_PACKAGE_RECEIVER, which loads the rieds), or
+ * NULL: the state jams keep, for the application to read, without dlsym. */
+void *tc_package_symbol(const tc_package_t *package, const char *name);
+
 #ifdef __cplusplus
 }
 #endif

@@ -124,7 +124,10 @@ int main(int argc, char **argv) {
       tc_progress(ctx, NULL);
       clock_gettime(CLOCK_MONOTONIC, &t);
     } while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 500000000L);
-    const uint64_t *r = dlsym(RTLD_DEFAULT, "cjams_result");
+    const uint64_t *r = tc_package_symbol(pkg, "cjams_result");
+    if (tc_package_symbol(pkg, "printf") || tc_package_symbol(pkg, "nonexistent_symbol"))
+      return die("tc_package_symbol found a name outside the package's rieds",
+                 TC_ERR_INVALID_PARAM);
     if (!r)
       return die("no cjams_result", TC_ERR_UNKNOWN_ELEMENT);
     print_results(r);
