@@ -16,6 +16,7 @@
 #include "Log.h"
 #include "Runtime.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <vector>
@@ -258,8 +259,12 @@ extern "C" tc_status_t tc_send_args(tc_peer_t *Peer, const tc_package_t *Pkg,
   size_t Capacity = reinterpret_cast<SizeFn>(E.PayloadSize)(Args);
   if (Capacity > Peer->SlotSize)
     return TC_ERR_TOO_LARGE;
-  // The payload is built beside the frame staging buffer, then sent.
-  std::vector<uint8_t> Payload(Capacity ? Capacity : 1);
+  // The payload is built in this thread's scratch buffer, which only ever
+  // grows (at most to a slot): no allocation per call once warm, and no
+  // sharing between the threads of a TC_CONTEXT_THREADS context.
+  thread_local std::vector<uint8_t> Payload;
+  if (Payload.size() < std::max<size_t>(Capacity, 1))
+    Payload.resize(std::max<size_t>(Capacity, 1));
   size_t Size = reinterpret_cast<InitFn>(E.PayloadInit)(Args, Payload.data());
   if (Size > Capacity)
     return TC_ERR_INVALID_PARAM; // the helper wrote more than it promised
