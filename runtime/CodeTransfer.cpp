@@ -118,8 +118,16 @@ ucs_status_t twochains::rt::onCodeAck(void *Arg, const void *Header, size_t Head
   if (HeaderLength != sizeof A || !(Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
     return UCS_OK;
   std::memcpy(&A, Header, sizeof A);
-  if (A.Magic != HandshakeMagic || Ctx->CodeAcks.size() >= MaxPendingCode)
+  // Only the answer to a shipment in flight to that very peer: anything
+  // else (an unauthenticated endpoint, a stale or forged answer) would sit
+  // in the queue and crowd out real ones.
+  tc_peer *Peer = peerOfEndpoint(Ctx, Param->reply_ep);
+  if (A.Magic != HandshakeMagic || !Peer || !Peer->ShippingElement ||
+      Peer->ShippingPackage != A.Package || Peer->ShippingElement != A.Element + 1 ||
+      Ctx->CodeAcks.size() >= MaxPendingCode) {
+    ++Ctx->Stats.messages_refused;
     return UCS_OK;
+  }
   Ctx->CodeAcks.push_back({Param->reply_ep, A.Package, A.Element, tc_status_t(A.Status)});
   return UCS_OK;
 }
@@ -161,6 +169,12 @@ tc_status_t twochains::rt::shipCode(tc_peer *Peer, const tc_package *Pkg, uint32
   const std::vector<uint8_t> &Image = E.Image.Bytes;
   CodeHeader H = {HandshakeMagic, Element, Pkg->Tag, E.CodeKey, uint32_t(Image.size()), 0};
   uint64_t Deadline = nowNs() + CodeTransferTimeoutNs;
+  struct Shipping { // the one answer onCodeAck takes, while this waits
+    tc_peer *P;
+    ~Shipping() { P->ShippingElement = 0; }
+  } Pending{Peer};
+  Peer->ShippingPackage = Pkg->Tag;
+  Peer->ShippingElement = Element + 1;
   ucp_request_param_t P = {};
   P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   P.flags = UCP_AM_SEND_FLAG_REPLY;

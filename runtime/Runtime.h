@@ -179,6 +179,10 @@ struct tc_peer {
     bool Shipped = false;
     bool TooLargeLogged = false;
   };
+  /// shipCode: the package tag and element + 1 of the image shipped to this
+  /// peer and not yet answered (0: none). Only that answer is taken.
+  uint64_t ShippingPackage = 0;
+  uint32_t ShippingElement = 0;
   std::vector<std::pair<const tc_package *, std::vector<ElementSend>>> Sends;
   /// Cached frames are built in their slot's copy here, so a frame the
   /// receiver reports missing can be sent again, with code, from it. The

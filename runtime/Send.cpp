@@ -83,13 +83,15 @@ static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
     return putFrame(Peer, Peer->Staging.data(), Spec, Slot);
   Spec.Code = E.CodeKey;
   tc_peer::ElementSend &S = elementSend(Peer, Pkg, Element);
-  if (frameSize(FrameInjected, uint32_t(E.Image.Bytes.size()), Spec.PayloadSize) >
-      Peer->SlotSize) {
-    if (!S.Shipped) {
-      if (tc_status_t St = shipCode(Peer, Pkg, Element); St != TC_OK)
-        return St;
-      S.Shipped = true;
-    }
+  // Shipped ahead already: every frame names it, and nothing more is sized.
+  if (!S.Shipped &&
+      frameSize(FrameInjected, uint32_t(E.Image.Bytes.size()), Spec.PayloadSize) >
+          Peer->SlotSize) {
+    if (tc_status_t St = shipCode(Peer, Pkg, Element); St != TC_OK)
+      return St;
+    S.Shipped = true;
+  }
+  if (S.Shipped) {
     // A receiver with no cache never asks for a resend: no copy is kept.
     Spec.Kind = FrameCached;
     return putFrame(Peer, Peer->SlotFrames.empty() ? Peer->Staging.data() : Peer->slotFrame(Slot),
@@ -139,8 +141,12 @@ void resendMissing(tc_peer *Peer) {
   if (!Pkg || H.Element >= Pkg->Elements.size())
     return;
   tc_peer::ElementSend &S = elementSend(Peer, Pkg, H.Element);
+  // Code shipped ahead is resident on the receiver, never evicted: a miss
+  // report for it is false, and answering it would mean waiting on that
+  // peer (shipCode), here on the executor's path.
+  if (S.Shipped)
+    return;
   S.Held = false;
-  S.Shipped = false; // an image larger than a slot is shipped again
   std::vector<uint8_t> Payload(V.Payload, V.Payload + H.PayloadSize);
   if (sendFrame(Peer, Pkg, H.Element, TC_SEND_INJECTED, Payload.data(), Payload.size(), Seq,
                 Slot) == TC_OK)

@@ -43,6 +43,7 @@ grep -q "rogue: code, a changed byte: code does not hash to the hash its frame c
 grep -q "rogue: code, a wrong size: code does not hash to the hash its frame claims" "$OUT/rogue"
 grep -q "rogue: code, a wrong key: code does not hash to the hash its frame claims" "$OUT/rogue"
 grep -q "rogue: code, an unknown element: unknown element" "$OUT/rogue"
+grep -q "rogue: code, forged answers kept: 0" "$OUT/rogue"
 grep -q "rogue: code, true: success" "$OUT/rogue"
 grep -q "rogue: cached frame ran" "$OUT/rogue"
 [ "$(grep -c 'refused code shipped by' "$OUT/receiver")" = 4 ]

@@ -79,6 +79,9 @@ static tc_status_t offerCode(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
   const PackageElement &E = Pkg->Elements[Element];
   CodeHeader H = {HandshakeMagic, Element, Pkg->Tag, E.CodeKey, uint32_t(Bytes.size()), 0};
   Change(H);
+  // As shipCode does: the answer to this shipment is the one taken.
+  Peer->ShippingPackage = H.Package;
+  Peer->ShippingElement = H.Element + 1;
   ucp_request_param_t P = {};
   P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   P.flags = UCP_AM_SEND_FLAG_REPLY;
@@ -90,6 +93,7 @@ static tc_status_t offerCode(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
     if (!Ctx->CodeAcks.empty()) {
       tc_status_t St = Ctx->CodeAcks.front().Status;
       Ctx->CodeAcks.clear();
+      Peer->ShippingElement = 0;
       return St;
     }
   }
@@ -152,6 +156,15 @@ int main(int Argc, char **Argv) {
     std::printf("rogue: code, an unknown element: %s\n",
                 tc_status_string(offerCode(Peer, Pkg, Sum, Image,
                                            [](CodeHeader &H) { H.Element = 9999; })));
+    // Answers to nothing this side shipped (a hostile receiver's): dropped,
+    // so they cannot crowd out the real answer below.
+    CodeAck Forged = {HandshakeMagic, TC_OK, Pkg->Tag, Sum, 0};
+    ucp_am_recv_param_t From = {};
+    From.recv_attr = UCP_AM_RECV_ATTR_FIELD_REPLY_EP;
+    From.reply_ep = Peer->Ep;
+    for (int K = 0; K < 32; ++K)
+      onCodeAck(Ctx, &Forged, sizeof Forged, nullptr, 0, &From);
+    std::printf("rogue: code, forged answers kept: %zu\n", Ctx->CodeAcks.size());
     std::printf("rogue: code, true: %s\n",
                 tc_status_string(offerCode(Peer, Pkg, Sum, Image, Same)));
     putFrame(Peer, Cached, None);
