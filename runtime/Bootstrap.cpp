@@ -7,6 +7,7 @@
 //
 //   blob:  "TCAB" | version u16 | port u16 | count u16 | reserved u16 |
 //          count x IPv4 address (network order); integers little-endian
+//          (packAddressBlob and parseAddressBlob in Wire.cpp, fuzzed)
 //
 //===----------------------------------------------------------------------===//
 #include "Log.h"
@@ -21,17 +22,6 @@
 using namespace twochains::rt;
 
 namespace {
-
-constexpr uint8_t BlobMagic[4] = {'T', 'C', 'A', 'B'};
-constexpr uint16_t BlobVersion = 1;
-constexpr size_t BlobHeader = 12;
-constexpr uint16_t MaxBlobAddresses = 64;
-
-void put16(uint8_t *P, uint16_t V) {
-  P[0] = uint8_t(V);
-  P[1] = uint8_t(V >> 8);
-}
-uint16_t get16(const uint8_t *P) { return uint16_t(P[0] | P[1] << 8); }
 
 /// Where this host can be reached: every IPv4 address of an interface that
 /// is up, loopback last (a peer on the same host tries the others first,
@@ -71,20 +61,13 @@ extern "C" tc_status_t tc_context_address(const tc_context_t *Ctx, void *Blob, s
     Addresses = hostAddresses();
   else
     Addresses.push_back(Ctx->ListenAddress);
-  size_t Need = BlobHeader + 4 * Addresses.size();
-  if (!Blob || *Size < Need) {
-    *Size = Need;
+  std::vector<uint8_t> Packed = packAddressBlob(Ctx->ListenPort, Addresses);
+  if (!Blob || *Size < Packed.size()) {
+    *Size = Packed.size();
     return Blob ? TC_ERR_TOO_LARGE : TC_OK;
   }
-  auto *B = static_cast<uint8_t *>(Blob);
-  std::memcpy(B, BlobMagic, 4);
-  put16(B + 4, BlobVersion);
-  put16(B + 6, Ctx->ListenPort);
-  put16(B + 8, uint16_t(Addresses.size()));
-  put16(B + 10, 0);
-  for (size_t I = 0; I < Addresses.size(); ++I)
-    std::memcpy(B + BlobHeader + 4 * I, &Addresses[I], 4);
-  *Size = Need;
+  std::memcpy(Blob, Packed.data(), Packed.size());
+  *Size = Packed.size();
   return TC_OK;
 }
 
@@ -92,35 +75,26 @@ extern "C" tc_status_t tc_connect_address(tc_context_t *Ctx, const void *Blob, s
                                           int TimeoutMs, tc_peer_t **Out) {
   if (!Ctx || !Blob || !Out)
     return TC_ERR_INVALID_PARAM;
-  const auto *B = static_cast<const uint8_t *>(Blob);
   // The blob came from elsewhere: every field is checked before use.
-  if (Size < BlobHeader || std::memcmp(B, BlobMagic, 4)) {
-    logError("tc_connect_address: not a Two-Chains address (" + std::to_string(Size) +
-             " bytes)");
-    return TC_ERR_BAD_MAGIC;
-  }
-  if (get16(B + 4) != BlobVersion) {
-    logError("tc_connect_address: address version " + std::to_string(get16(B + 4)) +
-             " is not supported (expected " + std::to_string(BlobVersion) + ")");
-    return TC_ERR_BAD_VERSION;
-  }
-  uint16_t Port = get16(B + 6), Count = get16(B + 8);
-  if (Port == 0 || Count == 0 || Count > MaxBlobAddresses || get16(B + 10) ||
-      Size != BlobHeader + 4 * size_t(Count)) {
-    logError("tc_connect_address: an address of " + std::to_string(Size) + " bytes naming " +
-             std::to_string(Count) + " addresses and port " + std::to_string(Port));
-    return TC_ERR_BAD_LENGTH;
+  uint16_t Port = 0;
+  std::vector<uint32_t> Addresses;
+  std::string Why;
+  if (tc_status_t St = parseAddressBlob(static_cast<const uint8_t *>(Blob), Size, Port,
+                                        Addresses, Why);
+      St != TC_OK) {
+    logError("tc_connect_address: " + Why);
+    return St;
   }
   uint64_t Deadline = nowNs() + uint64_t(TimeoutMs > 0 ? TimeoutMs : 0) * 1'000'000;
   std::string Tried;
   // Round after round until the deadline: an address that does not answer
   // yet gets a short turn, so one that works is found soon.
   for (uint64_t Slice = 20'000'000;; Slice = std::min<uint64_t>(Slice * 2, 1'000'000'000)) {
-    for (uint16_t I = 0; I < Count; ++I) {
+    for (uint32_t Address : Addresses) {
       sockaddr_in SA = {};
       SA.sin_family = AF_INET;
       SA.sin_port = htons(Port);
-      std::memcpy(&SA.sin_addr.s_addr, B + BlobHeader + 4 * I, 4);
+      SA.sin_addr.s_addr = Address;
       char Text[INET_ADDRSTRLEN] = "?";
       inet_ntop(AF_INET, &SA.sin_addr, Text, sizeof Text);
       std::string Where = std::string(Text) + ":" + std::to_string(Port);
