@@ -86,9 +86,8 @@ PreservedAnalyses JamLinkPartsPass::run(Module &M, ModuleAnalysisManager &) {
       return !GV.hasName() || !FromParts.contains(GV.getName());
     });
   };
-  if (Linker::linkModules(M, std::move(Combined), Linker::LinkOnlyNeeded,
-                          InternalizeParts))
-    return PreservedAnalyses::none();
+  // On failure the linker has reported why through the context.
+  Linker::linkModules(M, std::move(Combined), Linker::LinkOnlyNeeded, InternalizeParts);
   return PreservedAnalyses::none();
 }
 

@@ -11,7 +11,6 @@ using namespace llvm;
 
 namespace twochains::pkggen {
 
-static bool isValidName(StringRef Name) { return format::isValidName(Name); }
 
 /// Gives each jam folder's entry the folder's .c files as parts.
 static Error attachParts(const std::vector<std::string> &Folders,
@@ -73,7 +72,7 @@ Expected<std::vector<Element>> findElements(StringRef Root) {
       E.Kind = ElementKind::Ried;
     else
       continue;
-    if (!isValidName(Stem)) {
+    if (!format::isValidName(Stem)) {
       Errors.push_back(Path.str() + ": invalid element name '" + Stem.str() +
                        "': use letters, digits and '_'");
       continue;
