@@ -103,7 +103,8 @@ extern "C" tc_status_t tc_connect_address(tc_context_t *Ctx, const void *Blob, s
       uint64_t Now = nowNs();
       if (Now >= Deadline)
         break;
-      tc_status_t St = connectUntil(Ctx, SA, Where, std::min(Deadline, Now + Slice), false, Out);
+      tc_status_t St = connectUntil(Ctx, SA, Where, Deadline, false, Out, true,
+                                    std::min(Deadline, Now + Slice));
       if (St == TC_OK)
         return TC_OK;
       if (St != TC_ERR_IO)

@@ -266,7 +266,12 @@ namespace twochains::rt {
 /// launched together race their receivers), until Deadline; logs once if
 /// it gives up.
 tc_status_t connectUntil(tc_context *Ctx, const sockaddr_in &SA, const std::string &Where,
-                         uint64_t Deadline, bool LogUnreachable, tc_peer **Out, bool Retry) {
+                         uint64_t Deadline, bool LogUnreachable, tc_peer **Out, bool Retry,
+                         uint64_t RetryUntil) {
+  // Attempts stop at RetryUntil; a handshake under way always has until
+  // Deadline (cut short, it would leave the receiver a half-made peer).
+  if (!RetryUntil || RetryUntil > Deadline)
+    RetryUntil = Deadline;
   if (!Retry) {
     bool Unreachable = false;
     tc_status_t Result = TC_ERR_IO;
@@ -282,7 +287,7 @@ tc_status_t connectUntil(tc_context *Ctx, const sockaddr_in &SA, const std::stri
     ++Attempts;
     bool Unreachable = false;
     tc_status_t Result = TC_ERR_IO;
-    bool MayRetry = nowNs() + BackoffNs < Deadline;
+    bool MayRetry = nowNs() + BackoffNs < RetryUntil;
     std::unique_lock<std::recursive_mutex> Guard(Ctx->Lock);
     if (tc_peer *Peer = connectOnce(Ctx, SA, Where, Deadline, true, Unreachable, Result)) {
       *Out = Peer;
@@ -291,7 +296,7 @@ tc_status_t connectUntil(tc_context *Ctx, const sockaddr_in &SA, const std::stri
     Guard.unlock();
     if (!Unreachable)
       return Result; // refused, or failed after it answered: logged
-    if (!MayRetry || nowNs() + BackoffNs >= Deadline) {
+    if (!MayRetry || nowNs() + BackoffNs >= RetryUntil) {
       if (LogUnreachable)
         logError("cannot connect to " + Where + ": nothing answered in " +
                  std::to_string((nowNs() - Start) / 1'000'000) + " ms (" +

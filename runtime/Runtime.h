@@ -68,10 +68,11 @@ tc_status_t clientHandshake(tc_context *Ctx, tc_peer *Peer, uint64_t DeadlineNs)
 /// "" is every interface.
 bool resolve(const char *Address, uint16_t Port, sockaddr_in &Out);
 /// Connection.cpp: tc_connect's loop, trying again (if Retry) while
-/// nothing answers.
+/// nothing answers, until RetryUntil (0: Deadline); a handshake that has
+/// begun has until Deadline.
 tc_status_t connectUntil(tc_context *Ctx, const sockaddr_in &SA, const std::string &Where,
                          uint64_t Deadline, bool LogUnreachable, tc_peer **Out,
-                         bool Retry = true);
+                         bool Retry = true, uint64_t RetryUntil = 0);
 /// Sends a control message on Peer->Ep from copies the peer keeps, waiting
 /// for it until the deadline (0: not at all).
 ucs_status_t sendMessage(tc_context *Ctx, tc_peer *Peer, unsigned Id, const void *Header,
