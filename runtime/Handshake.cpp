@@ -233,6 +233,11 @@ static void answerHello(tc_context *Ctx, tc_peer *Peer, const tc_context::Pendin
   Peer->Path = rmaReaches(Ctx, Peer, Hello) ? PathRma : PathAm;
   Offer W;
   std::vector<uint8_t> Body;
+  // A sender already gone has unmapped what its keys name, and UCX 1.13
+  // crashes unpacking a key of a removed SysV segment: never for a peer
+  // known to have failed (this narrows that window; it cannot close it).
+  if (Peer->Failed)
+    return;
   tc_status_t St = setupLocalSide(Ctx, Peer);
   if (St == TC_OK)
     St = acceptOffer(Ctx, Peer, Hello, Why);
