@@ -75,7 +75,7 @@ std::string packageHeader(const std::string &Package, const std::string &Identit
      << "    tc_package_unload(loaded);\n    return TC_ERR_UNKNOWN_PACKAGE;\n  }\n"
      << "  *package = loaded;\n  return TC_OK;\n}\n";
 
-  OS << "\n/* Send helpers, one per jam. */\n";
+  OS << "\n/* Send and call helpers, one of each per jam. */\n";
   for (const Element &E : Elements) {
     if (E.Kind != ElementKind::Jam)
       continue;
@@ -90,6 +90,19 @@ std::string packageHeader(const std::string &Package, const std::string &Identit
       OS << "const void *payload, size_t payload_size) {\n"
          << "  return tc_send(peer, package, " << Id
          << ", mode, payload, payload_size);\n}\n";
+    // A call: the frame, and the answer its jam gives with tc_jam_return.
+    OS << "static inline tc_status_t " << Package << "_call_" << E.Name
+       << "(tc_peer_t *peer, const tc_package_t *package, tc_send_mode_t mode, ";
+    if (It != Args.end() && !It->second.Type.empty())
+      OS << "const " << It->second.Type << " *args,\n    void *reply, size_t reply_capacity, "
+         << "size_t *reply_size, int timeout_ms) {\n"
+         << "  return tc_call_args(peer, package, " << Id
+         << ", mode, args, reply, reply_capacity, reply_size, timeout_ms);\n}\n";
+    else
+      OS << "const void *payload, size_t payload_size,\n    void *reply, size_t reply_capacity, "
+         << "size_t *reply_size, int timeout_ms) {\n"
+         << "  return tc_call(peer, package, " << Id
+         << ", mode, payload, payload_size, reply, reply_capacity, reply_size, timeout_ms);\n}\n";
   }
   OS << "\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* " << Guard << " */\n";
   return H;

@@ -116,6 +116,8 @@ namespace twochains::rt {
 
 /// Releases everything a peer holds, in both directions.
 void releasePeer(tc_context *Ctx, tc_peer *Peer) {
+  endCallsOf(Peer, TC_ERR_IO);
+  sweepReplies(Ctx, Peer);
   // A live peer's last credit reports are let land (bounded); a failed
   // one's are not waited for: closing its endpoints ends them.
   for (ucs_status_ptr_t &R : Peer->CreditRequest) {

@@ -216,7 +216,8 @@ extern "C" tc_status_t tc_executor_start(tc_context_t *Ctx) {
       while (Ctx->LockWaiters.load(std::memory_order_relaxed) > 0 &&
              !Ctx->StopExecutor.load(std::memory_order_relaxed))
         std::this_thread::yield();
-      if (!Ran)
+      // An answer to a call comes on the control worker, not into a ring.
+      if (!Ran && !Ctx->CallsOutstanding)
         Ctx->Wait->wait(Watched);
     }
   });
@@ -263,7 +264,7 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
   // the clock read every ControlEvery calls: connections and rieds wait a
   // little, frames by RMA never. Frames by message arrive on it: with such
   // peers it is progressed every call.
-  if (Ctx->AmPeers)
+  if (Ctx->AmPeers || Ctx->CallsOutstanding)
     ucp_worker_progress(Ctx->Worker);
   if (++Ctx->ControlPolls >= ControlEvery) {
     Ctx->ControlPolls = 0;
@@ -276,6 +277,7 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
       processPushedCode(Ctx);
       reapPeers(Ctx);
       closeRetiredRoutes(Ctx);
+      sweepReplies(Ctx);
     }
   }
   unsigned Count = 0;
@@ -318,7 +320,9 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
             ((++Peer->IncompletePolls & (TruncationCheckEvery - 1)) || !truncated(Ctx, Peer, Seq)))
           break;
         Peer->StalledSinceNs = 0;
-        if (St == TC_OK) {
+        if (St == TC_OK && V.Header.Kind == FrameAnswer) {
+          takeAnswer(Peer, V.Header.Package, V.Payload, V.Header.PayloadSize);
+        } else if (St == TC_OK) {
           Ctx->RunningJam = true;
           ThreadRunningJamOf = Ctx;
           St = runContained(Ctx, Peer, V, Run);

@@ -9,12 +9,15 @@ static size_t roundToLines(size_t N) {
   return (N + FrameLine - 1) / FrameLine * FrameLine;
 }
 
+/// Answers are laid out as Local frames.
+static bool localLayout(uint8_t Kind) { return Kind == FrameLocal || Kind == FrameAnswer; }
+
 static size_t inlineCapacity(FrameKind Kind) {
-  return Kind == FrameLocal ? LocalInlinePayload : Kind == FrameCached ? CachedInlinePayload : 0;
+  return localLayout(Kind) ? LocalInlinePayload : Kind == FrameCached ? CachedInlinePayload : 0;
 }
 
 static size_t inlineOffset(uint8_t Kind) {
-  return Kind == FrameLocal ? LocalInlineOffset : CachedInlineOffset;
+  return localLayout(Kind) ? LocalInlineOffset : CachedInlineOffset;
 }
 
 size_t frameSize(FrameKind Kind, uint32_t ImageSize, uint32_t PayloadSize) {
@@ -52,9 +55,10 @@ uint32_t frameChecksum(const void *Bytes, size_t Size, uint64_t Sequence) {
 tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,
                         size_t *Size) {
   bool Injected = Spec.Kind == FrameInjected, Cached = Spec.Kind == FrameCached;
-  if (!Slot || !Size || (Spec.Kind != FrameLocal && !Injected && !Cached) ||
+  if (!Slot || !Size || (!localLayout(Spec.Kind) && !Injected && !Cached) ||
       (Injected && (!Spec.Image || Spec.ImageSize == 0 || Spec.ImageSize % FrameLine)) ||
-      (!Injected && Spec.ImageSize) || (Spec.Kind == FrameLocal && Spec.Code) ||
+      (!Injected && Spec.ImageSize) || (localLayout(Spec.Kind) && Spec.Code) ||
+      (Spec.Kind == FrameAnswer && Spec.Element) ||
       (Spec.PayloadSize && !Spec.Payload))
     return TC_ERR_INVALID_PARAM;
   size_t N = frameSize(Spec.Kind, Spec.ImageSize, Spec.PayloadSize);
@@ -123,7 +127,8 @@ static tc_status_t validateFrame(const uint8_t *F, size_t N, uint64_t Expected,
     return TC_ERR_BAD_VERSION;
   if (H.Sequence != Expected)
     return TC_ERR_SEQUENCE;
-  if (H.Kind != FrameLocal && H.Kind != FrameInjected && H.Kind != FrameCached)
+  if (H.Kind != FrameLocal && H.Kind != FrameInjected && H.Kind != FrameCached &&
+      H.Kind != FrameAnswer)
     return TC_ERR_BAD_KIND;
   const uint8_t *Payload;
   if (N == FrameLine) {
@@ -149,8 +154,10 @@ static tc_status_t validateFrame(const uint8_t *F, size_t N, uint64_t Expected,
   } else if (N > FrameLine && H.ImageSize) {
     return TC_ERR_BAD_LENGTH; // only injected frames carry an image
   }
-  if (H.Kind == FrameLocal && H.Code)
+  if (localLayout(H.Kind) && H.Code)
     return TC_ERR_BAD_LENGTH;
+  if (H.Kind == FrameAnswer && H.Element)
+    return TC_ERR_UNKNOWN_ELEMENT; // answers name a call, never an element
   if (Out) {
     Out->Header = H;
     Out->Image = H.Kind == FrameInjected ? F + FrameImageOffset : nullptr;

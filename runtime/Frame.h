@@ -35,7 +35,10 @@ constexpr size_t FrameImageOffset = FrameLine;
 
 /// Local: the receiver runs its own copy. Injected: the image travels.
 /// Cached: the frame names an image the receiver's code cache holds.
-enum FrameKind : uint8_t { FrameLocal = 1, FrameInjected = 2, FrameCached = 3 };
+/// Answer: no code runs; the payload is a jam's answer (tc_jam_return) to
+/// the call whose frame had the sequence in the Package field (Calls.cpp),
+/// laid out as a Local frame otherwise.
+enum FrameKind : uint8_t { FrameLocal = 1, FrameInjected = 2, FrameCached = 3, FrameAnswer = 4 };
 
 struct FrameHeader {
   uint32_t Magic;

@@ -171,7 +171,8 @@ ucs_status_t setHandshakeHandlers(tc_context *Ctx) {
                                   {AmRied, &onRied},
                                   {AmRiedAck, &onRiedAck},
                                   {AmCode, &onCode},
-                                  {AmCodeAck, &onCodeAck}});
+                                  {AmCodeAck, &onCodeAck},
+                                  {AmReply, &onReply}});
 }
 
 } // namespace twochains::rt

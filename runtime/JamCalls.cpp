@@ -25,11 +25,22 @@ void closeRetiredRoutes(tc_context *Ctx) {
   Ctx->RetiredRoutes.clear();
 }
 
+tc_status_t queueFrame(tc_peer *Peer, tc_peer::QueuedFrame F) {
+  if (Peer->Queued.size() >= MaxQueuedFrames ||
+      Peer->QueuedBytes + F.Payload.size() > MaxQueuedBytes)
+    return TC_ERR_NO_CREDIT;
+  Peer->QueuedBytes += F.Payload.size();
+  Peer->Queued.push_back(std::move(F));
+  return TC_OK;
+}
+
 void sendQueued(tc_peer *Peer) {
   while (!Peer->Queued.empty()) {
     tc_peer::QueuedFrame &F = Peer->Queued.front();
-    tc_status_t St = tc_send(Peer, F.Package, F.Element, TC_SEND_LOCAL, F.Payload.data(),
-                             F.Payload.size());
+    tc_status_t St =
+        F.Package ? tc_send(Peer, F.Package, F.Element, TC_SEND_LOCAL, F.Payload.data(),
+                            F.Payload.size())
+                  : sendAnswer(Peer, F.CallSequence, F.Payload.data(), F.Payload.size());
     if (St == TC_ERR_NO_CREDIT)
       return;
     Peer->QueuedBytes -= F.Payload.size();
@@ -56,12 +67,9 @@ static int sendFromJam(tc_jam_ctx_t *Ctx, tc_peer *Peer, const char *Element,
     if (St != TC_ERR_NO_CREDIT)
       return St;
   }
-  if (Peer->Queued.size() >= MaxQueuedFrames || Peer->QueuedBytes + PayloadSize > MaxQueuedBytes)
-    return TC_ERR_NO_CREDIT;
   auto *P = static_cast<const uint8_t *>(Payload);
-  Peer->Queued.push_back({Ctx->Package, ID, std::vector<uint8_t>(P, P + PayloadSize)});
-  Peer->QueuedBytes += PayloadSize;
-  return TC_OK;
+  return twochains::rt::queueFrame(Peer,
+                                   {Ctx->Package, ID, std::vector<uint8_t>(P, P + PayloadSize)});
 }
 
 extern "C" int tc_jam_reply(tc_jam_ctx_t *Ctx, const char *Element, const void *Payload,

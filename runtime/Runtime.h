@@ -125,7 +125,11 @@ struct tc_jam_ctx {
   /// The running thread's containment state: callers set the jam's code
   /// range in it before the call.
   twochains::rt::JamRun *Run;
+  /// tc_jam_return answered this frame already.
+  bool Returned = false;
 };
+
+struct tc_call;
 
 struct tc_peer {
   tc_context *Ctx = nullptr;
@@ -197,15 +201,18 @@ struct tc_peer {
   /// Frames jams sent to this peer while its ring was full (JamCalls.cpp):
   /// sent, in order, as credits come back; bounded.
   struct QueuedFrame {
-    const tc_package *Package;
+    const tc_package *Package; // null: an answer to call CallSequence
     uint32_t Element;
     std::vector<uint8_t> Payload;
+    uint64_t CallSequence = 0;
   };
   std::deque<QueuedFrame> Queued;
   size_t QueuedBytes = 0;
   uint64_t FaultSeen = 0;             // the last fault report taken
   bool FaultUnflushed = false;        // one since the last tc_flush
   tc_jam_fault_t LastFault = {};
+  /// Calls (Calls.cpp) awaiting an answer, by the sequence of their frame.
+  std::map<uint64_t, struct tc_call *> Calls;
 
   // Receiver side: this sender's ring, and where to report credits.
   ucp_mem_h RingMem = nullptr;        // RMA path; else RingAlloc
@@ -232,6 +239,8 @@ struct tc_peer {
   /// a sender that never sends it again cannot stall the ring for ever.
   uint64_t MissReported = 0;
   uint64_t MissReportedNs = 0;
+  /// Answers of jams (tc_jam_return) in flight to this sender, and bytes.
+  size_t RepliesInFlight = 0, ReplyBytesInFlight = 0;
 };
 
 struct tc_context {
@@ -334,6 +343,18 @@ struct tc_context {
     tc_status_t Status;
   };
   std::vector<CodeAnswer> CodeAcks;                          // answers to our shipments
+  /// Calls.cpp: answers jams gave, until UCX is done with their bytes
+  /// (Peer is cleared when the peer is released first).
+  struct ReplySend {
+    tc_peer *Peer;
+    twochains::rt::CallReply Header;
+    std::vector<uint8_t> Bytes;
+    bool Done = false;
+  };
+  std::list<ReplySend> ReplySends;
+  /// Calls started and not yet ended: while there are any, every
+  /// tc_progress turns the control worker, where their answers arrive.
+  size_t CallsOutstanding = 0;
   /// Events.cpp: what went wrong, for tc_poll_event. Its own lock: events
   /// come from UCX callbacks, the executor and senders alike.
   std::mutex EventLock;
@@ -435,6 +456,33 @@ void closeRetiredRoutes(tc_context *Ctx);
 void sendQueued(tc_peer *Peer);
 /// Sender: takes a report of an abandoned frame from the credit line.
 void takeFaultReport(tc_peer *Peer);
+/// Send.cpp: tc_send's work, with the context's lock held as tc_send
+/// takes it; *Sequence (if not null) is the frame's, on TC_OK.
+tc_status_t sendLocked(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                       tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
+                       uint64_t *Sequence);
+/// Send.cpp: the payload the element's helpers write from Args, in this
+/// thread's scratch buffer (valid until its next call).
+tc_status_t payloadFromArgs(const tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                            const void *Args, const uint8_t **Payload, size_t *PayloadSize);
+/// Send.cpp: an answer frame (FrameAnswer) to the peer's call of sequence
+/// CallSequence; TC_ERR_NO_CREDIT when its ring is full.
+tc_status_t sendAnswer(tc_peer *Peer, uint64_t CallSequence, const void *Bytes, size_t Size);
+/// Calls.cpp: an answer frame arrived from the peer (checked): its call ends.
+void takeAnswer(tc_peer *Peer, uint64_t CallSequence, const uint8_t *Bytes, size_t Size);
+/// JamCalls.cpp: queues a frame for the peer while its ring is full
+/// (bounded: TC_ERR_NO_CREDIT past the bound).
+tc_status_t queueFrame(tc_peer *Peer, tc_peer::QueuedFrame F);
+/// Calls.cpp. The answers of jams (AmReply) to calls made here.
+ucs_status_t onReply(void *Arg, const void *Header, size_t HeaderLength, void *Data,
+                     size_t Length, const ucp_am_recv_param_t *Param);
+/// Caller: the call whose frame the peer abandoned ends with St.
+void endCallOfFrame(tc_peer *Peer, uint64_t Sequence, tc_status_t St);
+/// Caller: every call to the peer ends with St (it is closed or gone).
+void endCallsOf(tc_peer *Peer, tc_status_t St);
+/// Receiver: forgets answers UCX has finished with; a peer being
+/// released is forgotten by the answers still in flight to it.
+void sweepReplies(tc_context *Ctx, tc_peer *Releasing = nullptr);
 } // namespace twochains::rt
 
 #endif

@@ -172,11 +172,12 @@ void takeFaultReport(tc_peer *Peer) {
   Peer->FaultUnflushed = true;
   ++Peer->Ctx->Stats.faults_reported;
   ++Peer->Stats.faults_reported;
-  postEvent(Peer->Ctx, TC_EVENT_FAULT_REPORTED, Peer->Number,
-            F.kind == TC_JAM_TIMED_OUT    ? TC_ERR_JAM_TIMEOUT
-            : F.kind == TC_JAM_QUARANTINED ? TC_ERR_QUARANTINED
-                                           : TC_ERR_JAM_FAULT,
-            F.element, F.sequence, F.signal);
+  tc_status_t Ended = F.kind == TC_JAM_TIMED_OUT    ? TC_ERR_JAM_TIMEOUT
+                     : F.kind == TC_JAM_QUARANTINED ? TC_ERR_QUARANTINED
+                                                    : TC_ERR_JAM_FAULT;
+  postEvent(Peer->Ctx, TC_EVENT_FAULT_REPORTED, Peer->Number, Ended, F.element, F.sequence,
+            F.signal);
+  endCallOfFrame(Peer, Seq, Ended);
   const char *How = F.kind == TC_JAM_TIMED_OUT    ? "ran past its time limit"
                     : F.kind == TC_JAM_QUARANTINED ? "is quarantined for this sender"
                                                    : "faulted";
@@ -198,13 +199,9 @@ extern "C" tc_status_t tc_peer_last_fault(tc_peer_t *Peer, tc_jam_fault_t *Out) 
   return TC_OK;
 }
 
-extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_t Element,
-                               tc_send_mode_t Mode, const void *Payload, size_t PayloadSize) {
-  if (!Peer || !Pkg || (Mode != TC_SEND_LOCAL && Mode != TC_SEND_INJECTED &&
-                        Mode != TC_SEND_INJECTED_FULL) ||
-      (PayloadSize && !Payload) || PayloadSize > UINT32_MAX)
-    return TC_ERR_INVALID_PARAM;
-  HotPathGuard Guard(Peer->Ctx);
+tc_status_t twochains::rt::sendLocked(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                                      tc_send_mode_t Mode, const void *Payload,
+                                      size_t PayloadSize, uint64_t *Sequence) {
   if (!Peer->Welcomed)
     return TC_ERR_IO;
   // The arguments first, then the peer's state: a send that can never fit
@@ -249,11 +246,46 @@ extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_
     ucp_worker_progress(frameWorker(Peer));
     return TC_ERR_NO_CREDIT;
   }
-  return sendFrame(Peer, Pkg, Element, Mode, Payload, PayloadSize, Seq, Slot);
+  tc_status_t St = sendFrame(Peer, Pkg, Element, Mode, Payload, PayloadSize, Seq, Slot);
+  if (St == TC_OK && Sequence)
+    *Sequence = Seq;
+  return St;
 }
 
-extern "C" tc_status_t tc_send_args(tc_peer_t *Peer, const tc_package_t *Pkg,
-                                    uint32_t Element, tc_send_mode_t Mode, const void *Args) {
+tc_status_t twochains::rt::sendAnswer(tc_peer *Peer, uint64_t CallSequence, const void *Bytes,
+                                      size_t Size) {
+  if (!Peer->Welcomed || Peer->Failed || !Peer->Send)
+    return TC_ERR_IO;
+  if (frameSize(FrameAnswer, 0, uint32_t(Size)) > Peer->SlotSize)
+    return TC_ERR_TOO_LARGE;
+  if (Peer->Send->available() == 0)
+    Peer->Send->credit(Peer->CreditWord[CreditWordFinished]);
+  uint64_t Seq;
+  uint32_t Slot;
+  if (Peer->Send->reserve(&Seq, &Slot) != TC_OK)
+    return TC_ERR_NO_CREDIT;
+  FrameSpec Spec;
+  Spec.Kind = FrameAnswer;
+  Spec.Package = CallSequence;
+  Spec.Payload = Bytes;
+  Spec.PayloadSize = uint32_t(Size);
+  Spec.Sequence = Seq;
+  return putFrame(Peer, Peer->Staging.data(), Spec, Slot);
+}
+
+extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_t Element,
+                               tc_send_mode_t Mode, const void *Payload, size_t PayloadSize) {
+  if (!Peer || !Pkg || (Mode != TC_SEND_LOCAL && Mode != TC_SEND_INJECTED &&
+                        Mode != TC_SEND_INJECTED_FULL) ||
+      (PayloadSize && !Payload) || PayloadSize > UINT32_MAX)
+    return TC_ERR_INVALID_PARAM;
+  HotPathGuard Guard(Peer->Ctx);
+  return sendLocked(Peer, Pkg, Element, Mode, Payload, PayloadSize, nullptr);
+}
+
+tc_status_t twochains::rt::payloadFromArgs(const tc_peer *Peer, const tc_package *Pkg,
+                                           uint32_t Element, const void *Args,
+                                           const uint8_t **Payload, size_t *PayloadSize) {
   if (!Peer || !Pkg || !Args || Element >= Pkg->Elements.size() ||
       !Pkg->Elements[Element].Present)
     return TC_ERR_INVALID_PARAM;
@@ -268,13 +300,24 @@ extern "C" tc_status_t tc_send_args(tc_peer_t *Peer, const tc_package_t *Pkg,
   // The payload is built in this thread's scratch buffer, which only ever
   // grows (at most to a slot): no allocation per call once warm, and no
   // sharing between the threads of a TC_CONTEXT_THREADS context.
-  thread_local std::vector<uint8_t> Payload;
-  if (Payload.size() < std::max<size_t>(Capacity, 1))
-    Payload.resize(std::max<size_t>(Capacity, 1));
-  size_t Size = reinterpret_cast<InitFn>(E.PayloadInit)(Args, Payload.data());
+  thread_local std::vector<uint8_t> ScratchPayload;
+  if (ScratchPayload.size() < std::max<size_t>(Capacity, 1))
+    ScratchPayload.resize(std::max<size_t>(Capacity, 1));
+  size_t Size = reinterpret_cast<InitFn>(E.PayloadInit)(Args, ScratchPayload.data());
   if (Size > Capacity)
     return TC_ERR_INVALID_PARAM; // the helper wrote more than it promised
-  return tc_send(Peer, Pkg, Element, Mode, Payload.data(), Size);
+  *Payload = ScratchPayload.data();
+  *PayloadSize = Size;
+  return TC_OK;
+}
+
+extern "C" tc_status_t tc_send_args(tc_peer_t *Peer, const tc_package_t *Pkg,
+                                    uint32_t Element, tc_send_mode_t Mode, const void *Args) {
+  const uint8_t *Payload;
+  size_t Size;
+  if (tc_status_t St = payloadFromArgs(Peer, Pkg, Element, Args, &Payload, &Size); St != TC_OK)
+    return St;
+  return tc_send(Peer, Pkg, Element, Mode, Payload, Size);
 }
 
 extern "C" tc_status_t tc_flush(tc_peer_t *Peer, int TimeoutMs) {

@@ -34,8 +34,9 @@ enum : unsigned {
   AmRefused = 0x7c09, // receiver to sender: the handshake was refused, and why
   AmCode = 0x7c0a,    // an image too large for a slot, sent once ahead of its frames
   AmCodeAck = 0x7c0b, // receiver to sender: installed, or why not
+  AmReply = 0x7c0c,   // receiver to caller: a jam's answer to a call (Calls.cpp)
 };
-static_assert(AmHello == TC_AM_ID_FIRST && AmCodeAck == TC_AM_ID_LAST,
+static_assert(AmHello == TC_AM_ID_FIRST && AmReply == TC_AM_ID_LAST,
               "the range reserved on an application's worker (twochains.h)");
 constexpr uint32_t HandshakeMagic = 0x54434853; // "TCHS"
 constexpr uint32_t HandshakeVersion = 4; // 4: offers carry the packages (agreement)
@@ -181,6 +182,22 @@ static_assert(sizeof(CodeAck) == 24, "wire layout");
 constexpr size_t MaxPendingCode = 16;
 /// How long a sender waits for a receiver to install shipped code.
 constexpr uint64_t CodeTransferTimeoutNs = 10'000'000'000ull;
+
+/// REPLY: a jam's answer (tc_jam_return) to the frame of sequence
+/// Sequence, Size bytes following; or, with Status negative and no bytes,
+/// why there is none.
+struct CallReply {
+  uint32_t Magic;
+  int32_t Status;
+  uint64_t Sequence;
+  uint32_t Size, Reserved;
+};
+static_assert(sizeof(CallReply) == 24, "wire layout");
+static_assert(offsetof(CallReply, Sequence) == 8, "wire layout");
+/// Answers a receiver has in flight to one caller; past either, the jam's
+/// tc_jam_return fails at once (the executor never waits on a caller).
+constexpr size_t MaxRepliesInFlight = 1024;
+constexpr size_t MaxReplyBytesInFlight = 4u << 20;
 
 /// Why a handshake was refused: TC_ERR_AUTH, TC_ERR_BAD_OFFER, ...
 /// Body (TC_ERR_PACKAGE_MISMATCH only): "<package> <identity>", the

@@ -48,6 +48,16 @@ int tc_jam_reply(tc_jam_ctx_t *ctx, const char *element, const void *payload,
  * cannot connect. */
 int tc_jam_forward(tc_jam_ctx_t *ctx, const char *address, unsigned port,
                    const char *element, const void *payload, size_t payload_size);
+/* tc_jam_return answers the frame being run, if it came from tc_call (or
+ * tc_call_start): these bytes (at most TC_CALL_MAX_REPLY, 1 MiB) become the
+ * caller's reply. It never waits: the answer travels as a message on the
+ * connection, while the caller's answers in flight stay under 1024 and
+ * 4 MiB (else TC_ERR_NO_CREDIT, at once, and the caller's wait times out).
+ * Returns 0; TC_ERR_INVALID_PARAM if this frame was answered already;
+ * TC_ERR_TOO_LARGE (the caller is told so); TC_ERR_IO if the caller is
+ * gone. A frame that was not a call may be answered too: the sender drops
+ * the answer. */
+int tc_jam_return(tc_jam_ctx_t *ctx, const void *reply, size_t reply_size);
 /* Who sent the frame being run: a number the receiver gives each connected
  * process (1, 2, ... in the order they connected; the same process keeps
  * its number for the connection's life). */

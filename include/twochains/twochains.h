@@ -117,7 +117,7 @@ typedef struct tc_context_params {
    * own UCX worker (ucp_worker_h), created on a context (ucp_context_h) with
    * UCP_FEATURE_AM, to carry the control traffic: the listener, connections,
    * handshakes and frames by message. Two-Chains registers its active
-   * messages 0x7c01-0x7c0b on it (TC_AM_ID_FIRST..TC_AM_ID_LAST; the
+   * messages 0x7c01-0x7c0c on it (TC_AM_ID_FIRST..TC_AM_ID_LAST; the
    * application keeps the others) and never destroys it. NULL: a context
    * and worker of its own. RMA frames always use a context of Two-Chains'
    * own, with every transport but TCP. */
@@ -126,7 +126,7 @@ typedef struct tc_context_params {
 } tc_context_params_t;
 
 #define TC_AM_ID_FIRST 0x7c01u
-#define TC_AM_ID_LAST 0x7c0bu
+#define TC_AM_ID_LAST 0x7c0cu
 
 #define TC_JAM_NO_TIME_LIMIT 0xffffffffu
 #define TC_NEVER_QUARANTINE 0xffffffffu
@@ -203,6 +203,48 @@ tc_status_t tc_send(tc_peer_t *peer, const tc_package_t *package, uint32_t eleme
  * package headers' typed <package>_send_<element>() call this. */
 tc_status_t tc_send_args(tc_peer_t *peer, const tc_package_t *package, uint32_t element,
                          tc_send_mode_t mode, const void *args);
+
+/* Calls (docs/runtime.md, "Calls"): a frame whose jam answers with
+ * tc_jam_return, and the bytes of that answer back here, with no reply jam
+ * and no inbox of the application's own. tc_call_start sends the frame
+ * like tc_send (the same modes and returns: TC_ERR_NO_CREDIT when the ring
+ * is full) and, on TC_OK, sets *call. The answer lands in reply (at most
+ * reply_capacity bytes), which must stay valid until the call is finished
+ * or released. Many calls may be outstanding at once, to one peer or
+ * several.
+ *
+ * tc_call_test: TC_OK when answered (*reply_size, if not NULL, set to the
+ * answer's size); TC_ERR_INCOMPLETE while not yet; else how the call
+ * ended: TC_ERR_JAM_FAULT, TC_ERR_JAM_TIMEOUT or TC_ERR_QUARANTINED (the
+ * receiver abandoned the frame), TC_ERR_TOO_LARGE (the answer exceeds
+ * reply_capacity, or the receiver's limit of TC_CALL_MAX_REPLY bytes),
+ * TC_ERR_IO (the peer is gone). Without the executor thread it progresses
+ * the context once (tc_progress), as MPI_Test does.
+ * tc_call_wait: the same, waiting up to timeout_ms for the end
+ * (TC_ERR_INCOMPLETE if it has not come: the call stays outstanding).
+ * tc_call_release: forgets the call, finished or not (a late answer is
+ * dropped); every call started must be released. Neither waits nor calls
+ * may be made from inside a running jam: TC_ERR_INVALID_PARAM.
+ * tc_call: start, wait and release in one, retrying while the ring is full,
+ * all within timeout_ms. */
+typedef struct tc_call tc_call_t;
+#define TC_CALL_MAX_REPLY (1u << 20)
+
+tc_status_t tc_call_start(tc_peer_t *peer, const tc_package_t *package, uint32_t element,
+                          tc_send_mode_t mode, const void *payload, size_t payload_size,
+                          void *reply, size_t reply_capacity, tc_call_t **call);
+tc_status_t tc_call_test(tc_call_t *call, size_t *reply_size);
+tc_status_t tc_call_wait(tc_call_t *call, int timeout_ms, size_t *reply_size);
+void tc_call_release(tc_call_t *call);
+tc_status_t tc_call(tc_peer_t *peer, const tc_package_t *package, uint32_t element,
+                    tc_send_mode_t mode, const void *payload, size_t payload_size,
+                    void *reply, size_t reply_capacity, size_t *reply_size, int timeout_ms);
+/* As tc_call, the payload written from args by the jam's payload helpers
+ * (as tc_send_args). The package headers' <package>_call_<element>() call
+ * this. */
+tc_status_t tc_call_args(tc_peer_t *peer, const tc_package_t *package, uint32_t element,
+                         tc_send_mode_t mode, const void *args, void *reply,
+                         size_t reply_capacity, size_t *reply_size, int timeout_ms);
 
 /* Drives a ried over to the peer: the shared library's bytes travel over
  * UCX and the receiver loads them (RTLD_GLOBAL, so its initialisers run and
@@ -342,6 +384,10 @@ typedef struct tc_stats {
   uint64_t code_transfers;          /* sender: images shipped and installed */
   uint64_t code_transfers_received; /* receiver: images checked and installed */
   uint64_t events_lost;             /* events the queue had no room for (tc_poll_event) */
+  /* calls (tc_call_start, tc_jam_return) */
+  uint64_t calls_answered;          /* caller: calls whose answer arrived */
+  uint64_t calls_failed;            /* caller: calls that ended otherwise */
+  uint64_t replies_sent;            /* receiver: answers jams gave (tc_jam_return) */
 } tc_stats_t;
 
 tc_status_t tc_context_stats(const tc_context_t *context, tc_stats_t *stats);
