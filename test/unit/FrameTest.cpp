@@ -60,6 +60,45 @@ TEST(Frame, OneIntegerLocalMessageIsOneLine) {
   EXPECT_EQ(Got, Value);
 }
 
+// An answer to a call: laid out as a Local frame, with the call's sequence
+// where a package would be, so 24 answer bytes are one line.
+TEST(Frame, AnswerOfTwentyFourBytesIsOneLine) {
+  Slot S;
+  std::vector<uint8_t> Answer = bytes(24, 9);
+  FrameSpec Spec;
+  Spec.Kind = FrameAnswer;
+  Spec.Package = 4242; // the call's frame
+  Spec.Payload = Answer.data();
+  Spec.PayloadSize = 24;
+  Spec.Sequence = 11;
+  size_t Size = 0;
+  ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_OK);
+  EXPECT_EQ(Size, 64u);
+  FrameView View;
+  ASSERT_EQ(checkFrame(S.Bytes, SlotSize, 11, &View), TC_OK);
+  EXPECT_EQ(View.Header.Kind, FrameAnswer);
+  EXPECT_EQ(View.Header.Package, 4242u);
+  EXPECT_EQ(std::memcmp(View.Payload, Answer.data(), 24), 0);
+  // One byte more takes a second line.
+  Answer.push_back(1);
+  Spec.PayloadSize = 25;
+  Spec.Payload = Answer.data();
+  ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_OK);
+  EXPECT_EQ(Size, 128u);
+  ASSERT_EQ(checkFrame(S.Bytes, SlotSize, 11, &View), TC_OK);
+  EXPECT_EQ(std::memcmp(View.Payload, Answer.data(), 25), 0);
+  // An answer names a call, never an element or code.
+  Spec.Element = 1;
+  EXPECT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_ERR_INVALID_PARAM);
+  Spec.Element = 0;
+  ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_OK);
+  reseal(S, Size, 11, [](FrameHeader &H) { H.Element = 2; });
+  EXPECT_EQ(checkFrame(S.Bytes, SlotSize, 11, nullptr), TC_ERR_UNKNOWN_ELEMENT);
+  ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_OK);
+  reseal(S, Size, 11, [](FrameHeader &H) { H.Code = 5; });
+  EXPECT_EQ(checkFrame(S.Bytes, SlotSize, 11, nullptr), TC_ERR_BAD_LENGTH);
+}
+
 TEST(Frame, InjectedFrameCarriesImageThenPayload) {
   Slot S;
   std::vector<uint8_t> Image = bytes(128, 1), Payload = bytes(100, 9);
@@ -259,6 +298,8 @@ TEST(Frame, ValidatesEveryFieldOfACompleteFrame) {
       {"magic", [](FrameHeader &H) { H.Magic ^= 1; }, TC_ERR_BAD_MAGIC},
       {"version", [](FrameHeader &H) { H.Version = 9; }, TC_ERR_BAD_VERSION},
       {"kind", [](FrameHeader &H) { H.Kind = 7; }, TC_ERR_BAD_KIND},
+      {"kind past answer", [](FrameHeader &H) { H.Kind = FrameAnswer + 1; }, TC_ERR_BAD_KIND},
+      {"answer with an image", [](FrameHeader &H) { H.Kind = FrameAnswer; }, TC_ERR_BAD_LENGTH},
       {"sequence", [](FrameHeader &H) { H.Sequence += 64; }, TC_ERR_SEQUENCE},
       {"payload past the trailer", [](FrameHeader &H) { H.PayloadSize = 4000; },
        TC_ERR_BAD_LENGTH},
