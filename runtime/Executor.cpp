@@ -170,16 +170,11 @@ static constexpr unsigned RingBudget = 16;
 static constexpr uint64_t ControlPeriodNs = 1'000'000;
 static constexpr unsigned IdleReportPolls = 64;
 
-/// A sender that never sends a missing image again is given up on after
-/// this long, so it stalls only its own ring, and only for a while.
-static constexpr uint64_t ResendDeadlineNs = 5'000'000'000;
-
 /// A cached frame named code this receiver does not hold: tell the sender
 /// (one put into its credit line) and wait; it sends the frame again, with
 /// code, into the same slot. False if the sender cannot be told.
 static bool askForCode(tc_context *Ctx, tc_peer *Peer, uint64_t Seq) {
-  Peer->MissReported = Seq + 1;
-  Peer->MissReportedNs = nowNs();
+  Peer->CodeWait.reported(Seq, nowNs());
   ++Ctx->Stats.cache_misses;
   return reportCreditWord(Peer, CreditWordMiss, Seq + 1, /*Wait=*/true) == CreditReport::Sent;
 }
@@ -305,12 +300,15 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
       // A frame sent again over a complete one lands in any order, whatever
       // the transport: only the checksum tells when it is whole.
       bool Ordered = (Ctx->Flags & TC_CONTEXT_ORDERED_PLACEMENT) &&
-                     Peer->MissReported != Seq + 1;
+                     !Peer->CodeWait.awaiting(Seq);
       tc_status_t St = captureFrame(Slot, Ctx->SlotSize, Seq, Ctx->Private.get(), &V, Ordered);
-      if (Peer->MissReported == Seq + 1 && !(St == TC_OK && V.Header.Kind == FrameInjected)) {
+      MissWait::Step Step = MissWait::Step::Run;
+      if (Peer->CodeWait.awaiting(Seq))
+        Step = Peer->CodeWait.step(Seq, St == TC_OK && V.Header.Kind == FrameInjected, nowNs());
+      if (Step != MissWait::Step::Run) {
         // The code was asked for: the slot is being rewritten with the
         // frame and its code, and reads as anything until that lands whole.
-        if (nowNs() - Peer->MissReportedNs <= ResendDeadlineNs)
+        if (Step == MissWait::Step::Wait)
           break;
         St = TC_ERR_NOT_CACHED; // the sender never sent it: give up
       } else {

@@ -3,6 +3,7 @@
 #define TWOCHAINS_RUNTIME_RUNTIME_H
 
 #include "CodeCache.h"
+#include "CodeMiss.h"
 #include "Frame.h"
 #include "JamGuard.h"
 #include "Package.h"
@@ -197,7 +198,7 @@ struct tc_peer {
   std::vector<uint8_t> SlotFrames;
   size_t slotFrameStride() const { return size_t(SlotSize) + twochains::rt::FrameLine; }
   uint8_t *slotFrame(uint32_t Slot) { return SlotFrames.data() + Slot * slotFrameStride(); }
-  uint64_t MissSeen = 0;              // the last miss report handled
+  twochains::rt::MissReports Misses;  // the receiver's requests for code (CodeMiss.h)
   /// Frames jams sent to this peer while its ring was full (JamCalls.cpp):
   /// sent, in order, as credits come back; bounded.
   struct QueuedFrame {
@@ -235,10 +236,9 @@ struct tc_peer {
   uint64_t StalledSinceNs = 0;
   unsigned IdlePolls = 0;             // empty polls since a frame last ran
   unsigned IncompletePolls = 0;       // polls that found the expected frame incomplete
-  /// A cached frame naming code not held: reported (sequence + 1) when, so
-  /// a sender that never sends it again cannot stall the ring for ever.
-  uint64_t MissReported = 0;
-  uint64_t MissReportedNs = 0;
+  /// A cached frame naming code not held, asked for (CodeMiss.h): a
+  /// sender that never sends it again cannot stall the ring for ever.
+  twochains::rt::MissWait CodeWait;
   /// Answers of jams (tc_jam_return) in flight to this sender, and bytes.
   size_t RepliesInFlight = 0, ReplyBytesInFlight = 0;
 };

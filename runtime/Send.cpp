@@ -119,15 +119,10 @@ namespace twochains::rt {
 void resendMissing(tc_peer *Peer) {
   if (Peer->SlotFrames.empty() || !Peer->CreditWord)
     return;
-  uint64_t Miss = Peer->CreditWord[CreditWordMiss];
-  if (Miss == Peer->MissSeen)
+  uint64_t Seq;
+  if (!Peer->Misses.take(Peer->CreditWord[CreditWordMiss], Peer->Send->next(), Peer->Slots, Seq))
     return;
-  Peer->MissSeen = Miss;
-  // Only a frame still in flight, sent as cached, is sent again: a stale
-  // or impossible report changes nothing.
-  uint64_t Seq = Miss - 1;
-  if (Miss == 0 || Seq >= Peer->Send->next() || Seq + Peer->Slots < Peer->Send->next())
-    return;
+  // Only a frame sent as cached is sent again.
   uint32_t Slot = uint32_t(Seq % Peer->Slots);
   const uint8_t *Sent = Peer->slotFrame(Slot);
   FrameView V;
