@@ -51,7 +51,7 @@ void endCall(struct tc_call *C, tc_status_t St, size_t Size = 0) {
   if (C->Status != TC_ERR_INCOMPLETE)
     return;
   if (C->Peer && !C->Receiving)
-    C->Peer->Calls.erase(C->Sequence);
+    C->Peer->Tx.Calls.erase(C->Sequence);
   C->Peer = nullptr;
   C->Receiving = false;
   C->Status = St;
@@ -112,11 +112,11 @@ ucs_status_t onReply(void *Arg, const void *Header, size_t HeaderLength, void *D
     refuseMessage(Ctx, Peer, "a malformed answer to a call");
     return UCS_OK;
   }
-  auto It = Peer->Calls.find(H.Sequence);
-  if (It == Peer->Calls.end()) {
+  auto It = Peer->Tx.Calls.find(H.Sequence);
+  if (It == Peer->Tx.Calls.end()) {
     // An answer to a frame that was not a call, or to a call released or
     // ended already: expected now and then, and dropped.
-    if (!Peer->Send || H.Sequence >= Peer->Send->next())
+    if (!Peer->Tx.Send || H.Sequence >= Peer->Tx.Send->next())
       refuseMessage(Ctx, Peer, "an answer to frame " + std::to_string(H.Sequence) +
                                    ", which was never sent");
     return UCS_OK;
@@ -141,7 +141,7 @@ ucs_status_t onReply(void *Arg, const void *Header, size_t HeaderLength, void *D
     endCall(C, TC_OK, Length);
     return UCS_OK;
   }
-  Peer->Calls.erase(It);
+  Peer->Tx.Calls.erase(It);
   C->Peer = nullptr; // the peer may be released before the bytes land
   C->Receiving = true;
   C->Landing.resize(Length);
@@ -158,8 +158,8 @@ ucs_status_t onReply(void *Arg, const void *Header, size_t HeaderLength, void *D
 }
 
 void takeAnswer(tc_peer *Peer, uint64_t CallSequence, const uint8_t *Bytes, size_t Size) {
-  auto It = Peer->Calls.find(CallSequence);
-  if (It == Peer->Calls.end())
+  auto It = Peer->Tx.Calls.find(CallSequence);
+  if (It == Peer->Tx.Calls.end())
     return; // released, timed out, or not a call: dropped
   struct tc_call *C = It->second;
   if (Size > C->Capacity) {
@@ -174,13 +174,13 @@ void takeAnswer(tc_peer *Peer, uint64_t CallSequence, const uint8_t *Bytes, size
 }
 
 void endCallOfFrame(tc_peer *Peer, uint64_t Sequence, tc_status_t St) {
-  if (auto It = Peer->Calls.find(Sequence); It != Peer->Calls.end())
+  if (auto It = Peer->Tx.Calls.find(Sequence); It != Peer->Tx.Calls.end())
     endCall(It->second, St);
 }
 
 void endCallsOf(tc_peer *Peer, tc_status_t St) {
-  while (!Peer->Calls.empty())
-    endCall(Peer->Calls.begin()->second, St);
+  while (!Peer->Tx.Calls.empty())
+    endCall(Peer->Tx.Calls.begin()->second, St);
 }
 
 void sweepReplies(tc_context *Ctx, tc_peer *Releasing) {
@@ -192,8 +192,8 @@ void sweepReplies(tc_context *Ctx, tc_peer *Releasing) {
       continue;
     }
     if (It->Peer) {
-      --It->Peer->RepliesInFlight;
-      It->Peer->ReplyBytesInFlight -= It->Bytes.size();
+      --It->Peer->Rx.RepliesInFlight;
+      It->Peer->Rx.ReplyBytesInFlight -= It->Bytes.size();
     }
     It = Ctx->ReplySends.erase(It);
   }
@@ -206,8 +206,8 @@ static tc_status_t sendReply(tc_peer *Peer, uint64_t Sequence, tc_status_t St,
                              const void *Bytes, size_t Size) {
   tc_context *Ctx = Peer->Ctx;
   sweepReplies(Ctx);
-  if (Peer->RepliesInFlight >= MaxRepliesInFlight ||
-      Peer->ReplyBytesInFlight + Size > MaxReplyBytesInFlight)
+  if (Peer->Rx.RepliesInFlight >= MaxRepliesInFlight ||
+      Peer->Rx.ReplyBytesInFlight + Size > MaxReplyBytesInFlight)
     return TC_ERR_NO_CREDIT;
   // UCX reads the header and the bytes until the send completes: both
   // live in the context's list until then, whatever the jam does next.
@@ -232,8 +232,8 @@ static tc_status_t sendReply(tc_peer *Peer, uint64_t Sequence, tc_status_t St,
   if (!Req) {
     Ctx->ReplySends.pop_back(); // sent at once
   } else {
-    ++Peer->RepliesInFlight;
-    Peer->ReplyBytesInFlight += Size;
+    ++Peer->Rx.RepliesInFlight;
+    Peer->Rx.ReplyBytesInFlight += Size;
   }
   ++Ctx->Stats.replies_sent;
   return TC_OK;
@@ -251,10 +251,10 @@ extern "C" int tc_jam_return(tc_jam_ctx_t *Ctx, const void *Reply, size_t ReplyS
   // An answer that fits a slot is a frame, like any other put into the
   // caller's ring: one put over shared memory or RDMA, queued (bounded)
   // while the ring is full.
-  if (Peer->Send && frameSize(FrameAnswer, 0, uint32_t(std::min<size_t>(ReplySize, UINT32_MAX))) <=
-                        Peer->SlotSize) {
+  if (Peer->Tx.Send && frameSize(FrameAnswer, 0, uint32_t(std::min<size_t>(ReplySize, UINT32_MAX))) <=
+                        Peer->Tx.SlotSize) {
     sendQueued(Peer); // after what is queued already: frames stay in order
-    tc_status_t St = Peer->Queued.empty() ? sendAnswer(Peer, Ctx->Sequence, Reply, ReplySize)
+    tc_status_t St = Peer->Tx.Queued.empty() ? sendAnswer(Peer, Ctx->Sequence, Reply, ReplySize)
                                           : TC_ERR_NO_CREDIT;
     if (St == TC_ERR_NO_CREDIT) {
       auto *B = static_cast<const uint8_t *>(Reply);
@@ -298,7 +298,7 @@ extern "C" tc_status_t tc_call_start(tc_peer_t *Peer, const tc_package_t *Pkg,
   // Registered before anything progresses the worker the answer comes on.
   tc_call_t *C =
       new tc_call_t{Ctx, Peer, Seq, Reply, ReplyCapacity, 0, TC_ERR_INCOMPLETE, false, false, {}};
-  Peer->Calls[Seq] = C;
+  Peer->Tx.Calls[Seq] = C;
   ++Ctx->CallsOutstanding;
   *Out = C;
   return TC_OK;
@@ -353,7 +353,7 @@ extern "C" void tc_call_release(tc_call_t *C) {
   }
   if (C->Status == TC_ERR_INCOMPLETE) {
     if (C->Peer)
-      C->Peer->Calls.erase(C->Sequence);
+      C->Peer->Tx.Calls.erase(C->Sequence);
     --Ctx->CallsOutstanding;
   }
   delete C;

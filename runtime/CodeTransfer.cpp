@@ -122,8 +122,8 @@ ucs_status_t twochains::rt::onCodeAck(void *Arg, const void *Header, size_t Head
   // else (an unauthenticated endpoint, a stale or forged answer) would sit
   // in the queue and crowd out real ones.
   tc_peer *Peer = peerOfEndpoint(Ctx, Param->reply_ep);
-  if (A.Magic != HandshakeMagic || !Peer || !Peer->ShippingElement ||
-      Peer->ShippingPackage != A.Package || Peer->ShippingElement != A.Element + 1 ||
+  if (A.Magic != HandshakeMagic || !Peer || !Peer->Tx.ShippingElement ||
+      Peer->Tx.ShippingPackage != A.Package || Peer->Tx.ShippingElement != A.Element + 1 ||
       Ctx->CodeAcks.size() >= MaxPendingCode) {
     ++Ctx->Stats.messages_refused;
     return UCS_OK;
@@ -171,10 +171,10 @@ tc_status_t twochains::rt::shipCode(tc_peer *Peer, const tc_package *Pkg, uint32
   uint64_t Deadline = nowNs() + CodeTransferTimeoutNs;
   struct Shipping { // the one answer onCodeAck takes, while this waits
     tc_peer *P;
-    ~Shipping() { P->ShippingElement = 0; }
+    ~Shipping() { P->Tx.ShippingElement = 0; }
   } Pending{Peer};
-  Peer->ShippingPackage = Pkg->Tag;
-  Peer->ShippingElement = Element + 1;
+  Peer->Tx.ShippingPackage = Pkg->Tag;
+  Peer->Tx.ShippingElement = Element + 1;
   ucp_request_param_t P = {};
   P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   P.flags = UCP_AM_SEND_FLAG_REPLY;

@@ -120,18 +120,18 @@ void releasePeer(tc_context *Ctx, tc_peer *Peer) {
   sweepReplies(Ctx, Peer);
   // A live peer's last credit reports are let land (bounded); a failed
   // one's are not waited for: closing its endpoints ends them.
-  for (ucs_status_ptr_t &R : Peer->CreditRequest) {
+  for (ucs_status_ptr_t &R : Peer->Rx.CreditRequest) {
     if (R && !Peer->Failed)
       waitRequestUntil(frameWorker(Peer), R, nowNs() + 1'000'000'000);
     else if (R)
       ucp_request_free(R); // released by UCX when its endpoint closes it
     R = nullptr;
   }
-  if (Peer->CreditKey)
-    ucp_rkey_destroy(Peer->CreditKey);
-  if (Peer->RingKey)
-    ucp_rkey_destroy(Peer->RingKey);
-  Peer->CreditKey = Peer->RingKey = nullptr;
+  if (Peer->Rx.CreditKey)
+    ucp_rkey_destroy(Peer->Rx.CreditKey);
+  if (Peer->Tx.RingKey)
+    ucp_rkey_destroy(Peer->Tx.RingKey);
+  Peer->Rx.CreditKey = Peer->Tx.RingKey = nullptr;
   // Puts complete locally before they land: make them land before closing.
   if (Peer->DataEp && !Peer->Failed) {
     ucp_request_param_t P = {};
@@ -143,15 +143,15 @@ void releasePeer(tc_context *Ctx, tc_peer *Peer) {
   closeEndpoint(Ctx->Worker, Peer->Ep);
   Peer->Ep = nullptr;
   Peer->Sent.clear(); // no send on the endpoint reads them any more
-  if (Peer->RingMem)
-    ucp_mem_unmap(Ctx->RmaUcp, Peer->RingMem);
-  else if (Peer->Ring)
-    munmap(Peer->Ring, Peer->RingBytes);
-  Peer->Ring = nullptr;
-  Peer->RingMem = nullptr;
-  if (Peer->CreditMem)
-    ucp_mem_unmap(Ctx->RmaUcp, Peer->CreditMem);
-  Peer->CreditMem = nullptr;
+  if (Peer->Rx.RingMem)
+    ucp_mem_unmap(Ctx->RmaUcp, Peer->Rx.RingMem);
+  else if (Peer->Rx.Ring)
+    munmap(Peer->Rx.Ring, Peer->Rx.RingBytes);
+  Peer->Rx.Ring = nullptr;
+  Peer->Rx.RingMem = nullptr;
+  if (Peer->Tx.CreditMem)
+    ucp_mem_unmap(Ctx->RmaUcp, Peer->Tx.CreditMem);
+  Peer->Tx.CreditMem = nullptr;
   if (Peer->Welcomed && Peer->Path == PathAm && Ctx->AmPeers)
     --Ctx->AmPeers;
   Peer->Welcomed = false;
@@ -171,9 +171,9 @@ void reapPeers(tc_context *Ctx) {
                std::to_string(HandshakeDeadlineNs / 1'000'000'000) + " s");
     // A peer that went away may have left complete frames behind: they run
     // first (nothing sent is lost), then the peer is released.
-    bool Drained = !P->Ring || !P->Receive || !P->Welcomed ||
-                   !frameTrailerShows(P->Ring + size_t(P->Receive->expectedSlot()) * Ctx->SlotSize,
-                                      Ctx->SlotSize, P->Receive->expected());
+    bool Drained = !P->Rx.Ring || !P->Rx.Receive || !P->Welcomed ||
+                   !frameTrailerShows(P->Rx.Ring + size_t(P->Rx.Receive->expectedSlot()) * Ctx->SlotSize,
+                                      Ctx->SlotSize, P->Rx.Receive->expected());
     // One whose last frame never completes (it died mid-write) is given
     // up on after a while, its frame with it.
     if (P->Failed && !Drained && !P->FailedSeenNs)

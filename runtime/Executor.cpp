@@ -25,9 +25,9 @@
 using namespace twochains::rt;
 
 static void reportCredits(tc_context *Ctx, tc_peer *Peer) {
-  if (reportCreditWord(Peer, CreditWordFinished, Peer->Receive->expected()) ==
+  if (reportCreditWord(Peer, CreditWordFinished, Peer->Rx.Receive->expected()) ==
       CreditReport::Sent) {
-    Peer->Receive->takeCreditReport();
+    Peer->Rx.Receive->takeCreditReport();
     ++Ctx->Stats.credit_reports;
   }
 }
@@ -42,17 +42,17 @@ static constexpr unsigned TruncationCheckEvery = 64; // a power of two
 
 static bool truncated(tc_context *Ctx, tc_peer *Peer, uint64_t Seq) {
   uint32_t NextSlot = uint32_t((Seq + 1) % Ctx->Slots);
-  if (!frameTrailerShows(Peer->Ring + size_t(NextSlot) * Ctx->SlotSize, Ctx->SlotSize,
+  if (!frameTrailerShows(Peer->Rx.Ring + size_t(NextSlot) * Ctx->SlotSize, Ctx->SlotSize,
                          Seq + 1)) {
-    Peer->StalledSinceNs = 0;
+    Peer->Rx.StalledSinceNs = 0;
     return false;
   }
   uint64_t Now = nowNs();
-  if (!Peer->StalledSinceNs) {
-    Peer->StalledSinceNs = Now;
+  if (!Peer->Rx.StalledSinceNs) {
+    Peer->Rx.StalledSinceNs = Now;
     return false;
   }
-  return Now - Peer->StalledSinceNs > TruncationDeadlineNs;
+  return Now - Peer->Rx.StalledSinceNs > TruncationDeadlineNs;
 }
 
 static tc_status_t runFrame(tc_context *Ctx, tc_peer *Peer, const FrameView &V, JamRun &Run) {
@@ -66,8 +66,8 @@ static tc_status_t runFrame(tc_context *Ctx, tc_peer *Peer, const FrameView &V, 
   if (H.Element >= Pkg->Elements.size() || !Pkg->Elements[H.Element].Present ||
       !Pkg->Elements[H.Element].IsJam)
     return TC_ERR_UNKNOWN_ELEMENT;
-  auto Abandoned = Peer->Abandoned.find(H.Element);
-  if (Abandoned != Peer->Abandoned.end() && Ctx->QuarantineFaults != TC_NEVER_QUARANTINE &&
+  auto Abandoned = Peer->Rx.Abandoned.find(H.Element);
+  if (Abandoned != Peer->Rx.Abandoned.end() && Ctx->QuarantineFaults != TC_NEVER_QUARANTINE &&
       Abandoned->second >= Ctx->QuarantineFaults)
     return TC_ERR_QUARANTINED;
   const PackageElement &E = Pkg->Elements[H.Element];
@@ -126,8 +126,8 @@ static tc_status_t runContained(tc_context *Ctx, tc_peer *Peer, const FrameView 
   postEvent(Ctx, TC_EVENT_JAM_ABANDONED, Peer->Number,
             Timeout ? TC_ERR_JAM_TIMEOUT : TC_ERR_JAM_FAULT, H.Element, H.Sequence,
             Timeout ? 0 : Run.Signal);
-  uint32_t Count = ++Peer->Abandoned[H.Element];
-  ++Peer->AbandonedCount;
+  uint32_t Count = ++Peer->Rx.Abandoned[H.Element];
+  ++Peer->Rx.AbandonedCount;
   std::string Element = std::to_string(H.Element), Package = "?";
   for (tc_package *P : Ctx->Packages)
     if (P->Tag == H.Package) {
@@ -174,7 +174,7 @@ static constexpr unsigned IdleReportPolls = 64;
 /// (one put into its credit line) and wait; it sends the frame again, with
 /// code, into the same slot. False if the sender cannot be told.
 static bool askForCode(tc_context *Ctx, tc_peer *Peer, uint64_t Seq) {
-  Peer->CodeWait.reported(Seq, nowNs());
+  Peer->Rx.CodeWait.reported(Seq, nowNs());
   ++Ctx->Stats.cache_misses;
   return reportCreditWord(Peer, CreditWordMiss, Seq + 1, /*Wait=*/true) == CreditReport::Sent;
 }
@@ -184,11 +184,11 @@ static bool askForCode(tc_context *Ctx, tc_peer *Peer, uint64_t Seq) {
 static const volatile void *watchedWord(tc_context *Ctx) {
   static const volatile uint64_t Nothing = 0;
   for (auto &P : Ctx->Accepted)
-    if (P->Ring && P->Receive)
-      return P->Ring + size_t(P->Receive->expectedSlot()) * Ctx->SlotSize;
+    if (P->Rx.Ring && P->Rx.Receive)
+      return P->Rx.Ring + size_t(P->Rx.Receive->expectedSlot()) * Ctx->SlotSize;
   for (tc_peer *P : Ctx->Connected)
-    if (P->Ring && P->Receive)
-      return P->Ring + size_t(P->Receive->expectedSlot()) * Ctx->SlotSize;
+    if (P->Rx.Ring && P->Rx.Receive)
+      return P->Rx.Ring + size_t(P->Rx.Receive->expectedSlot()) * Ctx->SlotSize;
   return &Nothing;
 }
 
@@ -285,26 +285,26 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
                                               : Ctx->Accepted[I - Ctx->Connected.size()].get();
     resendMissing(Peer);
     takeFaultReport(Peer);
-    if (!Peer->Queued.empty())
+    if (!Peer->Tx.Queued.empty())
       sendQueued(Peer);
     // A peer that went away may have left complete frames behind: they
     // still run (nothing sent is lost); only credits stop.
-    if (!Peer->Ring || !Peer->Welcomed)
+    if (!Peer->Rx.Ring || !Peer->Welcomed)
       continue;
     // A ring gives up its turn after RingBudget frames, so a sender
     // flooding at full speed cannot starve the others.
     for (unsigned Budget = RingBudget; Budget; --Budget) {
-      uint64_t Seq = Peer->Receive->expected();
-      uint8_t *Slot = Peer->Ring + size_t(Peer->Receive->expectedSlot()) * Ctx->SlotSize;
+      uint64_t Seq = Peer->Rx.Receive->expected();
+      uint8_t *Slot = Peer->Rx.Ring + size_t(Peer->Rx.Receive->expectedSlot()) * Ctx->SlotSize;
       FrameView V = {};
       // A frame sent again over a complete one lands in any order, whatever
       // the transport: only the checksum tells when it is whole.
       bool Ordered = (Ctx->Flags & TC_CONTEXT_ORDERED_PLACEMENT) &&
-                     !Peer->CodeWait.awaiting(Seq);
+                     !Peer->Rx.CodeWait.awaiting(Seq);
       tc_status_t St = captureFrame(Slot, Ctx->SlotSize, Seq, Ctx->Private.get(), &V, Ordered);
       MissWait::Step Step = MissWait::Step::Run;
-      if (Peer->CodeWait.awaiting(Seq))
-        Step = Peer->CodeWait.step(Seq, St == TC_OK && V.Header.Kind == FrameInjected, nowNs());
+      if (Peer->Rx.CodeWait.awaiting(Seq))
+        Step = Peer->Rx.CodeWait.step(Seq, St == TC_OK && V.Header.Kind == FrameInjected, nowNs());
       if (Step != MissWait::Step::Run) {
         // The code was asked for: the slot is being rewritten with the
         // frame and its code, and reads as anything until that lands whole.
@@ -315,9 +315,9 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
         // Whether the frame was cut short is looked at now and then: the
         // deadline is 100 ms, and every empty poll goes through here.
         if (St == TC_ERR_INCOMPLETE &&
-            ((++Peer->IncompletePolls & (TruncationCheckEvery - 1)) || !truncated(Ctx, Peer, Seq)))
+            ((++Peer->Rx.IncompletePolls & (TruncationCheckEvery - 1)) || !truncated(Ctx, Peer, Seq)))
           break;
-        Peer->StalledSinceNs = 0;
+        Peer->Rx.StalledSinceNs = 0;
         if (St == TC_OK && V.Header.Kind == FrameAnswer) {
           takeAnswer(Peer, V.Header.Package, V.Payload, V.Header.PayloadSize);
         } else if (St == TC_OK) {
@@ -337,7 +337,7 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
         ++Ctx->Stats.frames_quarantined;
         ++Peer->Stats.frames_rejected;
         postEvent(Ctx, TC_EVENT_FRAME_REJECTED, Peer->Number, St, V.Header.Element, Seq);
-        uint32_t &Told = Peer->Abandoned[V.Header.Element];
+        uint32_t &Told = Peer->Rx.Abandoned[V.Header.Element];
         if (Told == Ctx->QuarantineFaults) {
           ++Told;
           reportCreditWord(Peer, CreditWordFault,
@@ -353,15 +353,15 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
         postEvent(Ctx, TC_EVENT_FRAME_REJECTED, Peer->Number, St, V.Header.Element, Seq);
       }
       ++Count;
-      Peer->IdlePolls = 0;
-      if (Peer->Receive->finish())
+      Peer->Rx.IdlePolls = 0;
+      if (Peer->Rx.Receive->finish())
         reportCredits(Ctx, Peer);
     }
     // Idle with frames unreported: tell the sender, but not at the first
     // empty poll — in a ping-pong that would be one more put and one more
     // cache line crossing cores per message; the batch reports keep a
     // streaming sender going, this one only unblocks a sender that waits.
-    if (Peer->Receive->creditPending() && ++Peer->IdlePolls >= IdleReportPolls)
+    if (Peer->Rx.Receive->creditPending() && ++Peer->Rx.IdlePolls >= IdleReportPolls)
       reportCredits(Ctx, Peer);
   }
   if (Executed)

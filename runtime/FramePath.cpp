@@ -30,8 +30,8 @@ tc_status_t deliverFrame(tc_peer *Peer, const uint8_t *Frame, size_t Size, uint6
   if (Peer->Path == PathRma) {
     St = waitRequest(Peer->Ctx->DataWorker,
                      ucp_put_nbx(Peer->DataEp, Frame, Size,
-                                 Peer->RingAddress + uint64_t(Slot) * Peer->SlotSize,
-                                 Peer->RingKey, &P));
+                                 Peer->Tx.RingAddress + uint64_t(Slot) * Peer->Tx.SlotSize,
+                                 Peer->Tx.RingKey, &P));
   } else {
     FrameMessage M = {Sequence};
     P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
@@ -51,7 +51,7 @@ CreditReport reportCreditWord(tc_peer *Peer, unsigned Word, uint64_t Value, bool
     return CreditReport::Failed;
   // One report in flight per word (RMA) or per line (messages): the buffer
   // it reads must stay as it was until it completes.
-  ucs_status_ptr_t &Request = Peer->CreditRequest[Peer->Path == PathRma ? Word : 0];
+  ucs_status_ptr_t &Request = Peer->Rx.CreditRequest[Peer->Path == PathRma ? Word : 0];
   if (Request) {
     if (ucp_request_check_status(Request) == UCS_INPROGRESS) {
       if (!Wait)
@@ -70,16 +70,16 @@ CreditReport reportCreditWord(tc_peer *Peer, unsigned Word, uint64_t Value, bool
   ucp_request_param_t P = {};
   ucs_status_ptr_t R;
   if (Peer->Path == PathRma) {
-    Peer->CreditSource[Word] = Value;
-    R = ucp_put_nbx(Peer->DataEp, &Peer->CreditSource[Word], sizeof(uint64_t),
-                    Peer->CreditAddress + Word * sizeof(uint64_t), Peer->CreditKey, &P);
+    Peer->Rx.CreditSource[Word] = Value;
+    R = ucp_put_nbx(Peer->DataEp, &Peer->Rx.CreditSource[Word], sizeof(uint64_t),
+                    Peer->Rx.CreditAddress + Word * sizeof(uint64_t), Peer->Rx.CreditKey, &P);
   } else {
-    (Word == CreditWordFinished ? Peer->CreditMsg.Finished
-     : Word == CreditWordMiss   ? Peer->CreditMsg.Miss
-                                : Peer->CreditMsg.Fault) = Value;
+    (Word == CreditWordFinished ? Peer->Rx.CreditMsg.Finished
+     : Word == CreditWordMiss   ? Peer->Rx.CreditMsg.Miss
+                                : Peer->Rx.CreditMsg.Fault) = Value;
     P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     P.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
-    R = ucp_am_send_nbx(Peer->Ep, AmCredit, &Peer->CreditMsg, sizeof Peer->CreditMsg, nullptr,
+    R = ucp_am_send_nbx(Peer->Ep, AmCredit, &Peer->Rx.CreditMsg, sizeof Peer->Rx.CreditMsg, nullptr,
                         0, &P);
   }
   if (UCS_PTR_IS_ERR(R)) {
@@ -104,7 +104,7 @@ static ucs_status_t onFrame(void *Arg, const void *Header, size_t HeaderLength, 
                             size_t Length, const ucp_am_recv_param_t *Param) {
   auto *Ctx = static_cast<tc_context *>(Arg);
   tc_peer *Peer = sender(Ctx, Param);
-  if (!Peer || !Peer->Ring || !Peer->Receive)
+  if (!Peer || !Peer->Rx.Ring || !Peer->Rx.Receive)
     return refuseMessage(Ctx, Peer, "a frame from a peer not connected by messages"), UCS_OK;
   if (HeaderLength != sizeof(FrameMessage) || (Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ||
       Length < FrameLine || Length % FrameLine || Length > Ctx->SlotSize)
@@ -116,13 +116,13 @@ static ucs_status_t onFrame(void *Arg, const void *Header, size_t HeaderLength, 
   std::memcpy(&M, Header, sizeof M);
   // Only slots of this sender's own window: never another's. (A frame
   // running from the expected slot reads the executor's private copy.)
-  uint64_t Expected = Peer->Receive->expected();
+  uint64_t Expected = Peer->Rx.Receive->expected();
   if (M.Sequence < Expected || M.Sequence - Expected >= Ctx->Slots)
     return refuseMessage(Ctx, Peer, "frame " + std::to_string(M.Sequence) +
                                  " outside its window (expected " + std::to_string(Expected) +
                                  ", " + std::to_string(Ctx->Slots) + " slots)"),
            UCS_OK;
-  std::memcpy(Peer->Ring + size_t(M.Sequence % Ctx->Slots) * Ctx->SlotSize, Data, Length);
+  std::memcpy(Peer->Rx.Ring + size_t(M.Sequence % Ctx->Slots) * Ctx->SlotSize, Data, Length);
   return UCS_OK;
 }
 
@@ -130,18 +130,18 @@ static ucs_status_t onCredit(void *Arg, const void *Header, size_t HeaderLength,
                              size_t Length, const ucp_am_recv_param_t *Param) {
   auto *Ctx = static_cast<tc_context *>(Arg);
   tc_peer *Peer = sender(Ctx, Param);
-  if (!Peer || !Peer->CreditLine || HeaderLength != sizeof(CreditMessage) || Length)
+  if (!Peer || !Peer->Tx.CreditLine || HeaderLength != sizeof(CreditMessage) || Length)
     return refuseMessage(Ctx, Peer, "a credit report out of place"), UCS_OK;
   CreditMessage M;
   std::memcpy(&M, Header, sizeof M);
   // The sender's ring ignores impossible counts (Ring.cpp), and a miss
   // report names a frame only while it is in flight (Send.cpp).
-  if (M.Finished > Peer->CreditLine[CreditWordFinished])
-    Peer->CreditLine[CreditWordFinished] = M.Finished;
+  if (M.Finished > Peer->Tx.CreditLine[CreditWordFinished])
+    Peer->Tx.CreditLine[CreditWordFinished] = M.Finished;
   if (M.Miss)
-    Peer->CreditLine[CreditWordMiss] = M.Miss;
+    Peer->Tx.CreditLine[CreditWordMiss] = M.Miss;
   if (M.Fault)
-    Peer->CreditLine[CreditWordFault] = M.Fault;
+    Peer->Tx.CreditLine[CreditWordFault] = M.Fault;
   return UCS_OK;
 }
 

@@ -25,26 +25,26 @@ void closeRetiredRoutes(tc_context *Ctx) {
   Ctx->RetiredRoutes.clear();
 }
 
-tc_status_t queueFrame(tc_peer *Peer, tc_peer::QueuedFrame F) {
-  if (Peer->Queued.size() >= MaxQueuedFrames ||
-      Peer->QueuedBytes + F.Payload.size() > MaxQueuedBytes)
+tc_status_t queueFrame(tc_peer *Peer, twochains::rt::PeerSendHalf::QueuedFrame F) {
+  if (Peer->Tx.Queued.size() >= MaxQueuedFrames ||
+      Peer->Tx.QueuedBytes + F.Payload.size() > MaxQueuedBytes)
     return TC_ERR_NO_CREDIT;
-  Peer->QueuedBytes += F.Payload.size();
-  Peer->Queued.push_back(std::move(F));
+  Peer->Tx.QueuedBytes += F.Payload.size();
+  Peer->Tx.Queued.push_back(std::move(F));
   return TC_OK;
 }
 
 void sendQueued(tc_peer *Peer) {
-  while (!Peer->Queued.empty()) {
-    tc_peer::QueuedFrame &F = Peer->Queued.front();
+  while (!Peer->Tx.Queued.empty()) {
+    twochains::rt::PeerSendHalf::QueuedFrame &F = Peer->Tx.Queued.front();
     tc_status_t St =
         F.Package ? tc_send(Peer, F.Package, F.Element, TC_SEND_LOCAL, F.Payload.data(),
                             F.Payload.size())
                   : sendAnswer(Peer, F.CallSequence, F.Payload.data(), F.Payload.size());
     if (St == TC_ERR_NO_CREDIT)
       return;
-    Peer->QueuedBytes -= F.Payload.size();
-    Peer->Queued.pop_front(); // sent, or failed for good (the peer is gone)
+    Peer->Tx.QueuedBytes -= F.Payload.size();
+    Peer->Tx.Queued.pop_front(); // sent, or failed for good (the peer is gone)
   }
 }
 
@@ -62,7 +62,7 @@ static int sendFromJam(tc_jam_ctx_t *Ctx, tc_peer *Peer, const char *Element,
   if (Peer->Failed)
     return TC_ERR_IO;
   twochains::rt::sendQueued(Peer);
-  if (Peer->Queued.empty()) {
+  if (Peer->Tx.Queued.empty()) {
     tc_status_t St = tc_send(Peer, Ctx->Package, ID, TC_SEND_LOCAL, Payload, PayloadSize);
     if (St != TC_ERR_NO_CREDIT)
       return St;

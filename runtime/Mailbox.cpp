@@ -38,22 +38,22 @@ static void *mapForRma(tc_context *Ctx, size_t Length, ucp_mem_h &Mem) {
 namespace twochains::rt {
 
 tc_status_t setupLocalSide(tc_context *Ctx, tc_peer *Peer) {
-  Peer->RingBytes = size_t(Ctx->Slots) * Ctx->SlotSize;
+  Peer->Rx.RingBytes = size_t(Ctx->Slots) * Ctx->SlotSize;
   if (Peer->Path == PathRma) {
-    Peer->Ring = static_cast<uint8_t *>(mapForRma(Ctx, Peer->RingBytes, Peer->RingMem));
-    Peer->CreditWord = static_cast<volatile uint64_t *>(mapForRma(Ctx, 64, Peer->CreditMem));
+    Peer->Rx.Ring = static_cast<uint8_t *>(mapForRma(Ctx, Peer->Rx.RingBytes, Peer->Rx.RingMem));
+    Peer->Tx.CreditWord = static_cast<volatile uint64_t *>(mapForRma(Ctx, 64, Peer->Tx.CreditMem));
   } else {
-    void *Ring = mmap(nullptr, Peer->RingBytes, PROT_READ | PROT_WRITE,
+    void *Ring = mmap(nullptr, Peer->Rx.RingBytes, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    Peer->Ring = Ring == MAP_FAILED ? nullptr : static_cast<uint8_t *>(Ring);
-    Peer->CreditLine.reset(new (std::nothrow) uint64_t[8]());
-    Peer->CreditWord = Peer->CreditLine.get();
+    Peer->Rx.Ring = Ring == MAP_FAILED ? nullptr : static_cast<uint8_t *>(Ring);
+    Peer->Tx.CreditLine.reset(new (std::nothrow) uint64_t[8]());
+    Peer->Tx.CreditWord = Peer->Tx.CreditLine.get();
   }
-  if (!Peer->Ring || !Peer->CreditWord) {
+  if (!Peer->Rx.Ring || !Peer->Tx.CreditWord) {
     logError("cannot allocate a ring and credit line for " + Peer->Name);
     return TC_ERR_NO_MEMORY;
   }
-  Peer->Receive = std::make_unique<ReceiverRing>(Ctx->Slots, Ctx->Batch);
+  Peer->Rx.Receive = std::make_unique<ReceiverRing>(Ctx->Slots, Ctx->Batch);
   return TC_OK;
 }
 
@@ -82,14 +82,14 @@ tc_status_t makeOffer(tc_context *Ctx, tc_peer *Peer, Offer &O, std::vector<uint
     return AddPackages();
   void *CreditKey = nullptr, *RingKey = nullptr;
   size_t CreditKeySize = 0, RingKeySize = 0;
-  if (ucp_rkey_pack(Ctx->RmaUcp, Peer->CreditMem, &CreditKey, &CreditKeySize) != UCS_OK)
+  if (ucp_rkey_pack(Ctx->RmaUcp, Peer->Tx.CreditMem, &CreditKey, &CreditKeySize) != UCS_OK)
     return TC_ERR_IO;
-  if (ucp_rkey_pack(Ctx->RmaUcp, Peer->RingMem, &RingKey, &RingKeySize) != UCS_OK) {
+  if (ucp_rkey_pack(Ctx->RmaUcp, Peer->Rx.RingMem, &RingKey, &RingKeySize) != UCS_OK) {
     ucp_rkey_buffer_release(CreditKey);
     return TC_ERR_IO;
   }
-  O.CreditAddress = reinterpret_cast<uint64_t>(Peer->CreditWord);
-  O.RingAddress = reinterpret_cast<uint64_t>(Peer->Ring);
+  O.CreditAddress = reinterpret_cast<uint64_t>(Peer->Tx.CreditWord);
+  O.RingAddress = reinterpret_cast<uint64_t>(Peer->Rx.Ring);
   O.CreditKeySize = uint32_t(CreditKeySize);
   O.RingKeySize = uint32_t(RingKeySize);
   O.WorkerAddressSize = uint32_t(Ctx->WorkerAddressSize);
@@ -145,21 +145,21 @@ tc_status_t acceptOffer(tc_context *Ctx, tc_peer *Peer, const ParsedOffer &Parse
       Why = "its RMA worker cannot be reached";
       return TC_ERR_IO;
     }
-    if (!unpackKey(Peer->DataEp, Parsed.CreditKey, O.CreditKeySize, &Peer->CreditKey) ||
-        !unpackKey(Peer->DataEp, Parsed.RingKey, O.RingKeySize, &Peer->RingKey)) {
+    if (!unpackKey(Peer->DataEp, Parsed.CreditKey, O.CreditKeySize, &Peer->Rx.CreditKey) ||
+        !unpackKey(Peer->DataEp, Parsed.RingKey, O.RingKeySize, &Peer->Tx.RingKey)) {
       Why = "its memory keys cannot be unpacked";
       return TC_ERR_BAD_OFFER;
     }
-    Peer->CreditAddress = O.CreditAddress;
-    Peer->RingAddress = O.RingAddress;
+    Peer->Rx.CreditAddress = O.CreditAddress;
+    Peer->Tx.RingAddress = O.RingAddress;
   }
-  Peer->Slots = O.Slots;
-  Peer->SlotSize = O.SlotSize;
-  Peer->Send = std::make_unique<SenderRing>(O.Slots);
-  Peer->Staging.assign(O.SlotSize, 0);
-  Peer->RemoteMode = tc_mailbox_mode_t(O.MailboxMode);
-  if (Peer->RemoteMode == TC_MAILBOX_CODE_CACHE)
-    Peer->SlotFrames.assign(size_t(O.Slots) * Peer->slotFrameStride(), 0);
+  Peer->Tx.Slots = O.Slots;
+  Peer->Tx.SlotSize = O.SlotSize;
+  Peer->Tx.Send = std::make_unique<SenderRing>(O.Slots);
+  Peer->Tx.Staging.assign(O.SlotSize, 0);
+  Peer->Tx.RemoteMode = tc_mailbox_mode_t(O.MailboxMode);
+  if (Peer->Tx.RemoteMode == TC_MAILBOX_CODE_CACHE)
+    Peer->Tx.SlotFrames.assign(size_t(O.Slots) * Peer->Tx.slotFrameStride(), 0);
   return TC_OK;
 }
 

@@ -1,4 +1,10 @@
-//===- Runtime.h - The context, peers and rings behind the C API ----------===//
+//===- Runtime.h - What the runtime's units call of each other ----------===//
+//
+// The context (Context.h) and its peers (Peer.h), and the functions one
+// unit of the runtime offers the others, grouped by the file that defines
+// them.
+//
+//===----------------------------------------------------------------------===//
 #ifndef TWOCHAINS_RUNTIME_RUNTIME_H
 #define TWOCHAINS_RUNTIME_RUNTIME_H
 
@@ -118,248 +124,11 @@ ucp_worker_h frameWorker(tc_peer *Peer);
 ucs_status_t setFramePathHandlers(tc_context *Ctx);
 } // namespace twochains::rt
 
-/// What a running jam receives as its tc_jam_ctx_t.
-struct tc_jam_ctx {
-  tc_peer *Peer;
-  uint64_t Sequence;
-  const tc_package *Package;
-  /// The running thread's containment state: callers set the jam's code
-  /// range in it before the call.
-  twochains::rt::JamRun *Run;
-  /// tc_jam_return answered this frame already.
-  bool Returned = false;
-};
+#include "Peer.h"
 
-struct tc_call;
 
-struct tc_peer {
-  tc_context *Ctx = nullptr;
-  ucp_ep_h Ep = nullptr;      // from sockaddr connection establishment (control)
-  /// tc_connect, while it may still try again: the connection was refused
-  /// or broke before the receiver answered (nothing listens yet), which is
-  /// not logged but noted here.
-  bool RetryIfUnreachable = false, Unreachable = false;
-  unsigned Number = 0;        // tc_jam_sender: 1, 2, ... in connection order
-  std::string Name;           // "peer N (address:port)", for messages
-  /// How frames and credits travel in both directions (Wire.h).
-  twochains::rt::FramePath Path = twochains::rt::PathAm;
-  /// RMA path: the endpoint puts go through, on the RMA worker, created
-  /// from the peer's RMA worker address: unlike the sockaddr one, UCX may
-  /// give it shared-memory lanes.
-  ucp_ep_h DataEp = nullptr;
-  bool Failed = false;
-  bool RefusalLogged = false; // a refused message from it was logged (once)
-  uint64_t AcceptedNs = 0;    // receiver: when the connection came (handshake deadline)
-  uint64_t FailedSeenNs = 0;  // receiver: when reaping first found it failed, frames left
+#include "Context.h"
 
-  // The handshake (Handshake.cpp).
-  enum class Auth { None, Challenged, Authenticated, Refused } AuthState = Auth::None;
-  uint8_t ClientNonce[twochains::rt::NonceSize] = {};
-  uint8_t ServerNonce[twochains::rt::NonceSize] = {};
-  bool Challenged = false;    // sender: the receiver proved it holds the key
-  bool Welcomed = false;
-  /// Copies of the handshake messages and ried answers sent on Ep: a send
-  /// given up on may still read them, until the endpoint is closed.
-  std::deque<std::vector<uint8_t>> Sent;
-
-  // Sender side: the receiver's ring, and the credit line it writes.
-  uint64_t RingAddress = 0;
-  uint32_t Slots = 0, SlotSize = 0;
-  ucp_rkey_h RingKey = nullptr;
-  std::unique_ptr<twochains::rt::SenderRing> Send;
-  ucp_mem_h CreditMem = nullptr;       // RMA path; else CreditLine is ours
-  volatile uint64_t *CreditWord = nullptr;
-  std::unique_ptr<uint64_t[]> CreditLine; // AM path: written by onCredit
-  std::vector<uint8_t> Staging;
-  /// How the receiver runs injected code (from its offer).
-  tc_mailbox_mode_t RemoteMode = TC_MAILBOX_CODE_CACHE;
-  /// Per package, per element: the injected-frame template (header line and
-  /// image, so a send writes only the payload, the sequence and the
-  /// trailer), and whether the receiver's code cache is believed to hold
-  /// the image (set when the code is shipped; a miss report clears it).
-  struct ElementSend {
-    std::vector<uint8_t> Template;
-    bool Held = false;
-    /// The image is larger than a slot and was shipped ahead of its frames
-    /// (CodeTransfer.cpp): its frames are cached frames in every mode.
-    bool Shipped = false;
-    bool TooLargeLogged = false;
-  };
-  /// shipCode: the package tag and element + 1 of the image shipped to this
-  /// peer and not yet answered (0: none). Only that answer is taken.
-  uint64_t ShippingPackage = 0;
-  uint32_t ShippingElement = 0;
-  std::vector<std::pair<const tc_package *, std::vector<ElementSend>>> Sends;
-  /// Cached frames are built in their slot's copy here, so a frame the
-  /// receiver reports missing can be sent again, with code, from it. The
-  /// copies are a line further apart than slots: slot sizes are multiples
-  /// of 4 KiB, and first lines 4 KiB apart would all fall into the same
-  /// few L1 sets and evict each other.
-  std::vector<uint8_t> SlotFrames;
-  size_t slotFrameStride() const { return size_t(SlotSize) + twochains::rt::FrameLine; }
-  uint8_t *slotFrame(uint32_t Slot) { return SlotFrames.data() + Slot * slotFrameStride(); }
-  twochains::rt::MissReports Misses;  // the receiver's requests for code (CodeMiss.h)
-  /// Frames jams sent to this peer while its ring was full (JamCalls.cpp):
-  /// sent, in order, as credits come back; bounded.
-  struct QueuedFrame {
-    const tc_package *Package; // null: an answer to call CallSequence
-    uint32_t Element;
-    std::vector<uint8_t> Payload;
-    uint64_t CallSequence = 0;
-  };
-  std::deque<QueuedFrame> Queued;
-  size_t QueuedBytes = 0;
-  uint64_t FaultSeen = 0;             // the last fault report taken
-  bool FaultUnflushed = false;        // one since the last tc_flush
-  tc_jam_fault_t LastFault = {};
-  /// Calls (Calls.cpp) awaiting an answer, by the sequence of their frame.
-  std::map<uint64_t, struct tc_call *> Calls;
-
-  // Receiver side: this sender's ring, and where to report credits.
-  ucp_mem_h RingMem = nullptr;        // RMA path; else RingAlloc
-  uint8_t *Ring = nullptr;
-  size_t RingBytes = 0;
-  std::unique_ptr<twochains::rt::ReceiverRing> Receive;
-  uint64_t CreditAddress = 0;
-  ucp_rkey_h CreditKey = nullptr;
-  /// The buffers credit reports read while in flight, and their requests.
-  uint64_t CreditSource[3] = {};
-  twochains::rt::CreditMessage CreditMsg = {};
-  ucs_status_ptr_t CreditRequest[3] = {};   // finished, miss, fault
-  /// Frames of each element abandoned (faults, overruns), for quarantine.
-  std::map<uint32_t, uint32_t> Abandoned;
-  uint64_t AbandonedCount = 0;
-  tc_peer_stats_t Stats = {};  // tc_peer_stats
-  /// When the expected frame was first seen incomplete while the next one
-  /// was already complete (0: not stalled). Past a deadline, it was cut
-  /// short: dropped.
-  uint64_t StalledSinceNs = 0;
-  unsigned IdlePolls = 0;             // empty polls since a frame last ran
-  unsigned IncompletePolls = 0;       // polls that found the expected frame incomplete
-  /// A cached frame naming code not held, asked for (CodeMiss.h): a
-  /// sender that never sends it again cannot stall the ring for ever.
-  twochains::rt::MissWait CodeWait;
-  /// Answers of jams (tc_jam_return) in flight to this sender, and bytes.
-  size_t RepliesInFlight = 0, ReplyBytesInFlight = 0;
-};
-
-struct tc_context {
-  /// Two UCX contexts, so that no rkey is ever usable where UCX emulates
-  /// RMA in software (docs/security.md): Ucp has active messages only, on
-  /// every transport (TCP too), and carries connections, handshakes, rieds
-  /// and the frames of peers without an RMA path. RmaUcp has RMA, and
-  /// every transport but TCP; it owns the rings and credit lines that
-  /// peers put into. It is null where UCX offers no such transport.
-  ucp_context_h Ucp = nullptr;
-  ucp_worker_h Worker = nullptr;       // control, on Ucp
-  bool EmbeddedWorker = false;         // the application's: never destroyed
-  ucp_context_h RmaUcp = nullptr;
-  ucp_worker_h DataWorker = nullptr;   // data: RMA frames and credits, on RmaUcp
-  unsigned ControlPolls = 0;           // tc_progress calls since the clock was read
-  uint64_t ControlTurnNs = 0;          // when the control worker last progressed
-  unsigned AmPeers = 0;                // peers on the active-message path
-  ucp_listener_h Listener = nullptr;
-  uint16_t ListenPort = 0;        // the port it got (tc_listen with port 0: any)
-  uint32_t ListenAddress = 0;     // network order; INADDR_ANY for every interface
-  uint32_t Slots = 64, SlotSize = 4096, Batch = 16;
-  std::vector<tc_package *> Packages;
-  std::vector<std::unique_ptr<tc_peer>> Accepted;   // receiver side
-  /// Handshake messages that arrived, answered off the UCX callback.
-  struct PendingMessage {
-    unsigned Id;
-    ucp_ep_h Ep;
-    std::vector<uint8_t> Header, Body;
-  };
-  std::vector<PendingMessage> Handshakes;
-  std::vector<tc_peer *> Connecting;                // sender side, awaiting welcome
-  unsigned PeersSeen = 0;
-  std::vector<tc_peer *> Connected;                 // sender side, ready
-  std::map<std::string, tc_peer *> Routes;          // onward connections of jams
-  std::vector<tc_peer *> RetiredRoutes;             // failed routes, to close off the frame path
-  ucp_address_t *WorkerAddress = nullptr;           // of DataWorker
-  size_t WorkerAddressSize = 0;
-  twochains::rt::JobKey Key;
-  /// The frame being run, copied out of the ring: the jam reads this,
-  /// which no peer can write (docs/security.md).
-  std::unique_ptr<uint8_t[], void (*)(void *)> Private{nullptr, free};
-  bool RunningJam = false;             // tc_progress is not re-entered from a jam
-  /// Containment (JamGuard.h, Watchdog.h).
-  std::unique_ptr<twochains::rt::Watchdog> Dog;
-  uint32_t QuarantineFaults = 3;
-  uint32_t MaxPeers = 256;
-  std::vector<std::string> ForwardAllow;    // "host:port"
-  /// Serialises the API when the executor thread runs (recursive: jams call
-  /// tc_jam_reply from inside tc_progress).
-  std::recursive_mutex Lock;
-  std::atomic<bool> ExecutorRunning{false};
-  /// Threads waiting for Lock: the executor lets them in between its
-  /// passes, rather than taking the lock straight back (a mutex is not
-  /// fair, and a round trip waited 11-25 ms for it).
-  std::atomic<int> LockWaiters{0};
-  std::thread Executor;
-  std::atomic<bool> StopExecutor{false};
-  tc_wait_mode_t WaitMode = TC_WAIT_AUTO;
-  std::unique_ptr<twochains::rt::Waiter> Wait;
-  /// Code-cache mode: injected images installed once, by content hash.
-  std::unique_ptr<twochains::rt::CodeCache> Cache;
-  /// Where injected code that is not cached runs (no-cache mode, or an
-  /// image larger than the cache): one slot's worth of W^X memory.
-  std::unique_ptr<twochains::rt::CodeArena> Scratch;
-  tc_stats_t Stats = {};
-  std::string Stashing;   // what detectStashing found
-  uint32_t Flags = 0;     // TC_CONTEXT_* flags
-  tc_mailbox_mode_t Mode = TC_MAILBOX_DEFAULT;
-  uint32_t CodeCacheSize = 1u << 20;
-  struct PushedRied {
-    ucp_ep_h Reply;
-    tc_status_t Status;
-    std::vector<uint8_t> Bytes;
-  };
-  std::vector<PushedRied> PushedRieds;                       // to load, then answer
-  /// Rieds loading on threads of their own (RiedPush.cpp), answered when done.
-  struct RiedLoad {
-    ucp_ep_h Reply = nullptr;
-    tc_status_t Status = TC_OK;
-    std::atomic<bool> Done{false};
-    std::thread Thread;
-  };
-  std::list<RiedLoad> RiedLoads;
-  std::vector<std::pair<ucp_ep_h, tc_status_t>> RiedAcks;   // answers to our pushes
-  /// Images shipped to us ahead of their frames (CodeTransfer.cpp), to
-  /// check, install and answer on the control turn.
-  struct PushedCode {
-    ucp_ep_h Reply;
-    uint64_t Package;
-    uint32_t Element;
-    tc_status_t Status;
-    std::vector<uint8_t> Bytes;
-    bool Received;
-  };
-  std::list<PushedCode> PushedCodes;
-  struct CodeAnswer {
-    ucp_ep_h From;
-    uint64_t Package;
-    uint32_t Element;
-    tc_status_t Status;
-  };
-  std::vector<CodeAnswer> CodeAcks;                          // answers to our shipments
-  /// Calls.cpp: answers jams gave, until UCX is done with their bytes
-  /// (Peer is cleared when the peer is released first).
-  struct ReplySend {
-    tc_peer *Peer;
-    twochains::rt::CallReply Header;
-    std::vector<uint8_t> Bytes;
-    bool Done = false;
-  };
-  std::list<ReplySend> ReplySends;
-  /// Calls started and not yet ended: while there are any, every
-  /// tc_progress turns the control worker, where their answers arrive.
-  size_t CallsOutstanding = 0;
-  /// Events.cpp: what went wrong, for tc_poll_event. Its own lock: events
-  /// come from UCX callbacks, the executor and senders alike.
-  std::mutex EventLock;
-  std::deque<tc_event_t> Events;
-};
 
 namespace twochains::rt {
 /// The peer (accepted or connected) whose control endpoint is Ep, or null.
@@ -472,7 +241,7 @@ tc_status_t sendAnswer(tc_peer *Peer, uint64_t CallSequence, const void *Bytes, 
 void takeAnswer(tc_peer *Peer, uint64_t CallSequence, const uint8_t *Bytes, size_t Size);
 /// JamCalls.cpp: queues a frame for the peer while its ring is full
 /// (bounded: TC_ERR_NO_CREDIT past the bound).
-tc_status_t queueFrame(tc_peer *Peer, tc_peer::QueuedFrame F);
+tc_status_t queueFrame(tc_peer *Peer, twochains::rt::PeerSendHalf::QueuedFrame F);
 /// Calls.cpp. The answers of jams (AmReply) to calls made here.
 ucs_status_t onReply(void *Arg, const void *Header, size_t HeaderLength, void *Data,
                      size_t Length, const ucp_am_recv_param_t *Param);

@@ -23,13 +23,13 @@
 
 using namespace twochains::rt;
 
-static tc_peer::ElementSend &elementSend(tc_peer *Peer, const tc_package *Pkg,
+static twochains::rt::PeerSendHalf::ElementSend &elementSend(tc_peer *Peer, const tc_package *Pkg,
                                         uint32_t Element) {
-  for (auto &[P, Elements] : Peer->Sends)
+  for (auto &[P, Elements] : Peer->Tx.Sends)
     if (P == Pkg)
       return Elements[Element];
-  Peer->Sends.emplace_back(Pkg, std::vector<tc_peer::ElementSend>(Pkg->Elements.size()));
-  return Peer->Sends.back().second[Element];
+  Peer->Tx.Sends.emplace_back(Pkg, std::vector<twochains::rt::PeerSendHalf::ElementSend>(Pkg->Elements.size()));
+  return Peer->Tx.Sends.back().second[Element];
 }
 
 /// The element's injected-frame template: header line and image already
@@ -37,10 +37,10 @@ static tc_peer::ElementSend &elementSend(tc_peer *Peer, const tc_package *Pkg,
 /// GOTP travels as zero: the receiver sets it in its own copy, and no peer
 /// learns where the receiver's import tables are.
 static uint8_t *injectedTemplate(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
-                                 tc_peer::ElementSend &S) {
+                                 twochains::rt::PeerSendHalf::ElementSend &S) {
   if (S.Template.empty()) {
     const JamImageData &Image = Pkg->Elements[Element].Image;
-    S.Template.assign(Peer->SlotSize, 0);
+    S.Template.assign(Peer->Tx.SlotSize, 0);
     std::memcpy(S.Template.data() + FrameImageOffset, Image.Bytes.data(), Image.Bytes.size());
   }
   return S.Template.data();
@@ -50,7 +50,7 @@ static uint8_t *injectedTemplate(tc_peer *Peer, const tc_package *Pkg, uint32_t 
 static tc_status_t putFrame(tc_peer *Peer, uint8_t *Frame, const FrameSpec &Spec,
                             uint32_t Slot) {
   size_t Size = 0;
-  tc_status_t St = encodeFrame(Frame, Peer->SlotSize, Spec, &Size);
+  tc_status_t St = encodeFrame(Frame, Peer->Tx.SlotSize, Spec, &Size);
   if (St != TC_OK)
     return St;
   if ((St = deliverFrame(Peer, Frame, Size, Spec.Sequence, Slot)) != TC_OK)
@@ -80,13 +80,13 @@ static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
   Spec.PayloadSize = uint32_t(PayloadSize);
   Spec.Sequence = Seq;
   if (Mode == TC_SEND_LOCAL)
-    return putFrame(Peer, Peer->Staging.data(), Spec, Slot);
+    return putFrame(Peer, Peer->Tx.Staging.data(), Spec, Slot);
   Spec.Code = E.CodeKey;
-  tc_peer::ElementSend &S = elementSend(Peer, Pkg, Element);
+  twochains::rt::PeerSendHalf::ElementSend &S = elementSend(Peer, Pkg, Element);
   // Shipped ahead already: every frame names it, and nothing more is sized.
   if (!S.Shipped &&
       frameSize(FrameInjected, uint32_t(E.Image.Bytes.size()), Spec.PayloadSize) >
-          Peer->SlotSize) {
+          Peer->Tx.SlotSize) {
     if (tc_status_t St = shipCode(Peer, Pkg, Element); St != TC_OK)
       return St;
     S.Shipped = true;
@@ -94,15 +94,15 @@ static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
   if (S.Shipped) {
     // A receiver with no cache never asks for a resend: no copy is kept.
     Spec.Kind = FrameCached;
-    return putFrame(Peer, Peer->SlotFrames.empty() ? Peer->Staging.data() : Peer->slotFrame(Slot),
+    return putFrame(Peer, Peer->Tx.SlotFrames.empty() ? Peer->Tx.Staging.data() : Peer->Tx.slotFrame(Slot),
                     Spec, Slot);
   }
-  bool Cache = Peer->RemoteMode == TC_MAILBOX_CODE_CACHE;
+  bool Cache = Peer->Tx.RemoteMode == TC_MAILBOX_CODE_CACHE;
   if (Cache && Mode == TC_SEND_INJECTED && S.Held) {
     // Built in the slot's own copy, kept until credited, in case the
     // receiver has evicted the code and asks for it.
     Spec.Kind = FrameCached;
-    return putFrame(Peer, Peer->slotFrame(Slot), Spec, Slot);
+    return putFrame(Peer, Peer->Tx.slotFrame(Slot), Spec, Slot);
   }
   Spec.Kind = FrameInjected;
   Spec.ImageSize = uint32_t(E.Image.Bytes.size());
@@ -117,16 +117,16 @@ static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
 namespace twochains::rt {
 
 void resendMissing(tc_peer *Peer) {
-  if (Peer->SlotFrames.empty() || !Peer->CreditWord)
+  if (Peer->Tx.SlotFrames.empty() || !Peer->Tx.CreditWord)
     return;
   uint64_t Seq;
-  if (!Peer->Misses.take(Peer->CreditWord[CreditWordMiss], Peer->Send->next(), Peer->Slots, Seq))
+  if (!Peer->Tx.Misses.take(Peer->Tx.CreditWord[CreditWordMiss], Peer->Tx.Send->next(), Peer->Tx.Slots, Seq))
     return;
   // Only a frame sent as cached is sent again.
-  uint32_t Slot = uint32_t(Seq % Peer->Slots);
-  const uint8_t *Sent = Peer->slotFrame(Slot);
+  uint32_t Slot = uint32_t(Seq % Peer->Tx.Slots);
+  const uint8_t *Sent = Peer->Tx.slotFrame(Slot);
   FrameView V;
-  if (checkFrame(Sent, Peer->SlotSize, Seq, &V) != TC_OK || V.Header.Kind != FrameCached)
+  if (checkFrame(Sent, Peer->Tx.SlotSize, Seq, &V) != TC_OK || V.Header.Kind != FrameCached)
     return;
   const FrameHeader &H = V.Header;
   const tc_package *Pkg = nullptr;
@@ -135,7 +135,7 @@ void resendMissing(tc_peer *Peer) {
       Pkg = P;
   if (!Pkg || H.Element >= Pkg->Elements.size())
     return;
-  tc_peer::ElementSend &S = elementSend(Peer, Pkg, H.Element);
+  twochains::rt::PeerSendHalf::ElementSend &S = elementSend(Peer, Pkg, H.Element);
   // Code shipped ahead is resident on the receiver, never evicted: a miss
   // report for it is false, and answering it would mean waiting on that
   // peer (shipCode), here on the executor's path.
@@ -149,22 +149,22 @@ void resendMissing(tc_peer *Peer) {
 }
 
 void takeFaultReport(tc_peer *Peer) {
-  if (!Peer->CreditWord || !Peer->Send)
+  if (!Peer->Tx.CreditWord || !Peer->Tx.Send)
     return;
-  uint64_t W = Peer->CreditWord[CreditWordFault];
-  if (W == Peer->FaultSeen || !(W >> 63))
+  uint64_t W = Peer->Tx.CreditWord[CreditWordFault];
+  if (W == Peer->Tx.FaultSeen || !(W >> 63))
     return;
-  Peer->FaultSeen = W;
+  Peer->Tx.FaultSeen = W;
   // The frame was sent, so its sequence is the last one below next() with
   // these low 32 bits.
-  uint64_t Next = Peer->Send->next();
+  uint64_t Next = Peer->Tx.Send->next();
   uint64_t Seq = (Next & ~0xffffffffull) | uint32_t(W);
   if (Seq >= Next && Seq >= (1ull << 32))
     Seq -= 1ull << 32;
-  tc_jam_fault_t &F = Peer->LastFault;
+  tc_jam_fault_t &F = Peer->Tx.LastFault;
   uint32_t Count = F.count + 1;
   F = {Seq, uint32_t(W >> 32 & 0xffff), int32_t(W >> 48 & 0xff), uint32_t(W >> 56 & 0xf), Count};
-  Peer->FaultUnflushed = true;
+  Peer->Tx.FaultUnflushed = true;
   ++Peer->Ctx->Stats.faults_reported;
   ++Peer->Stats.faults_reported;
   tc_status_t Ended = F.kind == TC_JAM_TIMED_OUT    ? TC_ERR_JAM_TIMEOUT
@@ -188,9 +188,9 @@ extern "C" tc_status_t tc_peer_last_fault(tc_peer_t *Peer, tc_jam_fault_t *Out) 
     return TC_ERR_INVALID_PARAM;
   std::lock_guard<std::recursive_mutex> Guard(Peer->Ctx->Lock);
   takeFaultReport(Peer);
-  if (!Peer->LastFault.count)
+  if (!Peer->Tx.LastFault.count)
     return TC_ERR_INVALID_PARAM;
-  *Out = Peer->LastFault;
+  *Out = Peer->Tx.LastFault;
   return TC_OK;
 }
 
@@ -211,15 +211,15 @@ tc_status_t twochains::rt::sendLocked(tc_peer *Peer, const tc_package *Pkg, uint
                    : Mode == TC_SEND_INJECTED ? FrameCached
                                               : FrameInjected;
   uint32_t ImageSize = Kind == FrameInjected ? uint32_t(E.Image.Bytes.size()) : 0;
-  if (size_t Size = frameSize(Kind, ImageSize, uint32_t(PayloadSize)); Size > Peer->SlotSize) {
-    tc_peer::ElementSend &S = elementSend(Peer, Pkg, Element);
+  if (size_t Size = frameSize(Kind, ImageSize, uint32_t(PayloadSize)); Size > Peer->Tx.SlotSize) {
+    twochains::rt::PeerSendHalf::ElementSend &S = elementSend(Peer, Pkg, Element);
     if (!S.TooLargeLogged) {
       S.TooLargeLogged = true;
       logError(Peer->Name + ": a frame of jam '" + E.Name + "' with a " +
                std::to_string(PayloadSize) + "-byte payload" +
                (ImageSize ? " and its " + std::to_string(ImageSize) + "-byte image" : "") +
                " needs " + std::to_string(Size) + " bytes; the receiver's slots hold " +
-               std::to_string(Peer->SlotSize) +
+               std::to_string(Peer->Tx.SlotSize) +
                (ImageSize ? " (TC_SEND_INJECTED ships a larger image ahead of its frames)"
                           : ""));
     }
@@ -231,13 +231,13 @@ tc_status_t twochains::rt::sendLocked(tc_peer *Peer, const tc_package *Pkg, uint
   // The credit line is written by the receiver: reading it costs a cache
   // line crossing cores, so it is read only when the credits seen so far
   // are used up (a miss report waits until then, or the next tc_progress).
-  if (Peer->Send->available() == 0) {
+  if (Peer->Tx.Send->available() == 0) {
     resendMissing(Peer);
-    Peer->Send->credit(Peer->CreditWord[CreditWordFinished]);
+    Peer->Tx.Send->credit(Peer->Tx.CreditWord[CreditWordFinished]);
   }
   uint64_t Seq;
   uint32_t Slot;
-  if (Peer->Send->reserve(&Seq, &Slot) != TC_OK) {
+  if (Peer->Tx.Send->reserve(&Seq, &Slot) != TC_OK) {
     ucp_worker_progress(frameWorker(Peer));
     return TC_ERR_NO_CREDIT;
   }
@@ -249,15 +249,15 @@ tc_status_t twochains::rt::sendLocked(tc_peer *Peer, const tc_package *Pkg, uint
 
 tc_status_t twochains::rt::sendAnswer(tc_peer *Peer, uint64_t CallSequence, const void *Bytes,
                                       size_t Size) {
-  if (!Peer->Welcomed || Peer->Failed || !Peer->Send)
+  if (!Peer->Welcomed || Peer->Failed || !Peer->Tx.Send)
     return TC_ERR_IO;
-  if (frameSize(FrameAnswer, 0, uint32_t(Size)) > Peer->SlotSize)
+  if (frameSize(FrameAnswer, 0, uint32_t(Size)) > Peer->Tx.SlotSize)
     return TC_ERR_TOO_LARGE;
-  if (Peer->Send->available() == 0)
-    Peer->Send->credit(Peer->CreditWord[CreditWordFinished]);
+  if (Peer->Tx.Send->available() == 0)
+    Peer->Tx.Send->credit(Peer->Tx.CreditWord[CreditWordFinished]);
   uint64_t Seq;
   uint32_t Slot;
-  if (Peer->Send->reserve(&Seq, &Slot) != TC_OK)
+  if (Peer->Tx.Send->reserve(&Seq, &Slot) != TC_OK)
     return TC_ERR_NO_CREDIT;
   FrameSpec Spec;
   Spec.Kind = FrameAnswer;
@@ -265,7 +265,7 @@ tc_status_t twochains::rt::sendAnswer(tc_peer *Peer, uint64_t CallSequence, cons
   Spec.Payload = Bytes;
   Spec.PayloadSize = uint32_t(Size);
   Spec.Sequence = Seq;
-  return putFrame(Peer, Peer->Staging.data(), Spec, Slot);
+  return putFrame(Peer, Peer->Tx.Staging.data(), Spec, Slot);
 }
 
 extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_t Element,
@@ -290,7 +290,7 @@ tc_status_t twochains::rt::payloadFromArgs(const tc_peer *Peer, const tc_package
   using SizeFn = size_t (*)(const void *);
   using InitFn = size_t (*)(const void *, void *);
   size_t Capacity = reinterpret_cast<SizeFn>(E.PayloadSize)(Args);
-  if (Capacity > Peer->SlotSize)
+  if (Capacity > Peer->Tx.SlotSize)
     return TC_ERR_TOO_LARGE;
   // The payload is built in this thread's scratch buffer, which only ever
   // grows (at most to a slot): no allocation per call once warm, and no
@@ -324,11 +324,11 @@ extern "C" tc_status_t tc_flush(tc_peer_t *Peer, int TimeoutMs) {
     std::lock_guard<std::recursive_mutex> Guard(Peer->Ctx->Lock, std::adopt_lock);
     resendMissing(Peer);
     takeFaultReport(Peer);
-    Peer->Send->credit(Peer->CreditWord[CreditWordFinished]);
+    Peer->Tx.Send->credit(Peer->Tx.CreditWord[CreditWordFinished]);
     sendQueued(Peer);
-    if (Peer->Send->available() == Peer->Slots && Peer->Queued.empty()) {
-      if (Peer->FaultUnflushed) {
-        Peer->FaultUnflushed = false;
+    if (Peer->Tx.Send->available() == Peer->Tx.Slots && Peer->Tx.Queued.empty()) {
+      if (Peer->Tx.FaultUnflushed) {
+        Peer->Tx.FaultUnflushed = false;
         return TC_ERR_JAM_FAULT; // tc_peer_last_fault says which
       }
       return TC_OK;

@@ -7,7 +7,7 @@ const char *tc_status_string(tc_status_t status) {
   case TC_ERR_INVALID_PARAM: return "invalid parameter";
   case TC_ERR_NO_MEMORY: return "out of memory";
   case TC_ERR_NO_CREDIT: return "no credit: the peer's ring is full";
-  case TC_ERR_TOO_LARGE: return "frame too large for a slot";
+  case TC_ERR_TOO_LARGE: return "too large: a frame for its slot, or an answer for its call";
   case TC_ERR_INCOMPLETE: return "frame not completely arrived";
   case TC_ERR_BAD_MAGIC: return "bad frame magic";
   case TC_ERR_BAD_VERSION: return "unsupported frame version";

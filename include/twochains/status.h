@@ -15,7 +15,7 @@ typedef enum tc_status {
   TC_ERR_INVALID_PARAM = -1,    /* an argument is out of its documented range */
   TC_ERR_NO_MEMORY = -2,
   TC_ERR_NO_CREDIT = -3,        /* the peer's ring is full: progress and retry */
-  TC_ERR_TOO_LARGE = -4,        /* the frame would not fit a slot */
+  TC_ERR_TOO_LARGE = -4,        /* a frame would not fit a slot, or an answer its call */
   TC_ERR_INCOMPLETE = -5,       /* the frame's bytes have not all arrived */
   TC_ERR_BAD_MAGIC = -6,
   TC_ERR_BAD_VERSION = -7,

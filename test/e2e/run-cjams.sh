@@ -26,7 +26,7 @@ for mailbox in cache nocache; do
     "$BIN" sender "$PREFIX" $PORT "$N" $send > "$OUT/sender" 2>&1 ||
       { echo "FAILED: sender ($mailbox, $send):"; cat "$OUT/sender" "$OUT/receiver"; exit 1; }
     wait $R || { echo "FAILED: receiver ($mailbox, $send):"; cat "$OUT/receiver"; exit 1; }
-    grep -q "big, code in the frame: frame too large for a slot" "$OUT/sender" &&
+    grep -q "big, code in the frame: too large: a frame for its slot" "$OUT/sender" &&
       grep -q "a frame of jam 'big' with a 16-byte payload and its [0-9]*-byte image needs [0-9]* bytes; the receiver's slots hold 4096" "$OUT/sender" ||
       { echo "FAILED: an impossible frame was not refused with its sizes"; cat "$OUT/sender"; exit 1; }
     got=$(grep '^results:' "$OUT/receiver")

@@ -19,7 +19,7 @@ start_receiver 14 $PORT
 timeout 60 "$ROGUE" malformed "$PREFIX" $PORT > "$OUT/rogue"
 wait $RPID
 cat "$OUT/rogue" "$OUT/receiver"
-grep -q "rogue: oversized send: frame too large for a slot" "$OUT/rogue"
+grep -q "rogue: oversized send: too large: a frame for its slot" "$OUT/rogue"
 grep -q "ran 14 frames: 1 local, 2 injected, 11 rejected" "$OUT/receiver"
 [ "$(grep -c 'frame not completely arrived' "$OUT/receiver")" = 2 ]
 # The tampered image, the false claim and the forged cached hash.

@@ -44,16 +44,16 @@ static void putFrame(tc_peer *Peer, const std::function<void(FrameSpec &)> &Shap
                      size_t Keep = SIZE_MAX) {
   uint64_t Seq;
   uint32_t Slot;
-  while (Peer->Send->credit(*Peer->CreditWord), Peer->Send->reserve(&Seq, &Slot) != TC_OK)
+  while (Peer->Tx.Send->credit(*Peer->Tx.CreditWord), Peer->Tx.Send->reserve(&Seq, &Slot) != TC_OK)
     ucp_worker_progress(frameWorker(Peer));
   FrameSpec Spec;
   Spec.Sequence = Seq;
   Shape(Spec);
   size_t Size = 0;
-  if (encodeFrame(Peer->Staging.data(), Peer->SlotSize, Spec, &Size) != TC_OK)
+  if (encodeFrame(Peer->Tx.Staging.data(), Peer->Tx.SlotSize, Spec, &Size) != TC_OK)
     fail("cannot encode");
-  Damage(Peer->Staging.data(), Size, Seq);
-  if (deliverFrame(Peer, Peer->Staging.data(), std::min(Size, Keep), Seq, Slot) != TC_OK)
+  Damage(Peer->Tx.Staging.data(), Size, Seq);
+  if (deliverFrame(Peer, Peer->Tx.Staging.data(), std::min(Size, Keep), Seq, Slot) != TC_OK)
     fail("delivering failed");
 }
 
@@ -80,8 +80,8 @@ static tc_status_t offerCode(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
   CodeHeader H = {HandshakeMagic, Element, Pkg->Tag, E.CodeKey, uint32_t(Bytes.size()), 0};
   Change(H);
   // As shipCode does: the answer to this shipment is the one taken.
-  Peer->ShippingPackage = H.Package;
-  Peer->ShippingElement = H.Element + 1;
+  Peer->Tx.ShippingPackage = H.Package;
+  Peer->Tx.ShippingElement = H.Element + 1;
   ucp_request_param_t P = {};
   P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   P.flags = UCP_AM_SEND_FLAG_REPLY;
@@ -93,7 +93,7 @@ static tc_status_t offerCode(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
     if (!Ctx->CodeAcks.empty()) {
       tc_status_t St = Ctx->CodeAcks.front().Status;
       Ctx->CodeAcks.clear();
-      Peer->ShippingElement = 0;
+      Peer->Tx.ShippingElement = 0;
       return St;
     }
   }

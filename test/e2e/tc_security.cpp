@@ -301,7 +301,7 @@ static int tamper(char **Argv) {
     return fail("no reread element");
   uint64_t Seq;
   uint32_t Slot;
-  Peer->Send->reserve(&Seq, &Slot);
+  Peer->Tx.Send->reserve(&Seq, &Slot);
   auto Put = [&](uint64_t Word) {
     FrameSpec S;
     S.Kind = FrameLocal;
@@ -312,8 +312,8 @@ static int tamper(char **Argv) {
     S.PayloadSize = sizeof Payload;
     S.Sequence = Seq;
     size_t Size;
-    encodeFrame(Peer->Staging.data(), Peer->SlotSize, S, &Size);
-    return deliverFrame(Peer, Peer->Staging.data(), Size, Seq, Slot);
+    encodeFrame(Peer->Tx.Staging.data(), Peer->Tx.SlotSize, S, &Size);
+    return deliverFrame(Peer, Peer->Tx.Staging.data(), Size, Seq, Slot);
   };
   Put(0x1111);
   // Rewritten, sealed each time, for longer than the jam waits.
