@@ -182,6 +182,19 @@ int main(int argc, char **argv) {
     CHECK(st == TC_ERR_INCOMPLETE, "silent wait: %s", tc_status_string(st));
     st = tc_call_test(silent, &got);
     CHECK(st == TC_ERR_INCOMPLETE, "silent test: %s", tc_status_string(st));
+    /* An answer to a frame that was no call (echo sent with tc_send) is
+     * dropped: it ends no other call. */
+    tc_stats_t before, after;
+    tc_context_stats(ctx, &before);
+    uint64_t v = 99;
+    while ((st = tc_send(peer, pkg, CALLS_ECHO, mode, &v, sizeof v)) == TC_ERR_NO_CREDIT)
+      tc_progress(ctx, NULL);
+    CHECK(st == TC_OK && tc_flush(peer, 5000) == TC_OK, "echo sent as no call: %s",
+          tc_status_string(st));
+    st = tc_call_wait(silent, 200, &got);
+    tc_context_stats(ctx, &after);
+    CHECK(st == TC_ERR_INCOMPLETE && after.calls_answered == before.calls_answered,
+          "an answer to no call ended another call: %s", tc_status_string(st));
     tc_call_release(silent);
   }
   /* Abandoned: the fault report ends the call. */
