@@ -13,10 +13,13 @@
 #             memory through UCX's emulated RMA
 #   payload   a peer rewriting its slot while the jam runs changes nothing
 #             the jam reads
-#   run-security.sh <tc-security> <stdlib prefix> <security package prefix>
+#   gone-key  a peer whose memory key names a segment already gone (a sender
+#             dying mid-handshake) is refused, by a receiver built on the
+#             runtime's objects and by one linking libtwochains
+#   run-security.sh <tc-security> <stdlib prefix> <security package prefix> [tc-e2e]
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-SEC=$1 STDLIB=$2 SECPKG=$3
+SEC=$1 STDLIB=$2 SECPKG=$3 E2E=${4:-}
 OUT=$(mktemp -d)
 RPID=
 # Ports of earlier tests may still be in TIME_WAIT: let listeners take them.
@@ -87,9 +90,25 @@ expect "$OUT/l3" "listen 0.0.0.0: success" "with a key"
 expect "$OUT/l4" "listen 127.0.0.1: success" "loopback"
 
 fi
+if want gone-key && [ -n "$E2E" ]; then
+echo "== gone-key"
+# UCX 1.13 crashed here (runtime/UcxRkeyGuard.cpp): the receiver links
+# libtwochains, as applications do, and must refuse the offer and go on.
+PORT=$(( PORT + 1 ))
+TC_KEY=$KEY timeout 60 "$E2E" receiver "$STDLIB" $PORT 4 > "$OUT/e2e-receiver" 2>&1 &
+RPID=$!
+wait_for_listening "$OUT/e2e-receiver"
+TC_KEY=$KEY "$SEC" offer "$STDLIB" $PORT gone-key > "$OUT/gone" 2>&1
+TC_KEY=$KEY "$SEC" connect "$STDLIB" $PORT 4 > "$OUT/good" 2>&1
+finish
+expect "$OUT/gone" "offer gone-key: refused: handshake offer malformed or out of bounds" "gone-key refused"
+expect "$OUT/e2e-receiver" "its memory keys cannot be unpacked" "the reason logged"
+expect "$OUT/good" "connect: sent 4 frames: success" "the receiver still serves"
+expect "$OUT/e2e-receiver" "ran 4 frames" "the good peer's frames ran"
+fi
 if want offers; then
 echo "== offers"
-KINDS="huge-ring big-slot zero-slots key-sizes worker-address bad-rkey in-place trailing-body"
+KINDS="huge-ring big-slot zero-slots key-sizes worker-address bad-rkey in-place trailing-body gone-key"
 start 4 stdlib "$STDLIB" TC_KEY=$KEY
 for kind in $KINDS bad-mac good good-rma wrong-role; do
   TC_KEY=$KEY "$SEC" offer "$STDLIB" $PORT $kind >> "$OUT/offers" 2>&1
@@ -106,7 +125,7 @@ expect "$OUT/offers" "offer good: ACCEPTED" "a good offer through the same tool"
 expect "$OUT/offers" "offer good-rma: ACCEPTED" "a good RMA offer through the same tool"
 expect "$OUT/offers" "offer wrong-role: sent 400 challenges" "messages of the other role"
 expect "$OUT/receiver" "a handshake message of the other role" "those are refused, not queued"
-expect "$OUT/receiver" "refused: auth 1, offers 8," "bad offers counted"
+expect "$OUT/receiver" "refused: auth 1, offers 9," "bad offers counted"
 expect "$OUT/receiver" "slots (1 to 4096)" "the slot limit named"
 expect "$OUT/receiver" "ran 4 frames" "the receiver kept serving"
 

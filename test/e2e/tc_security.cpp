@@ -125,14 +125,17 @@ static bool rawAwait(RawPeer &R, unsigned Id, tc_context::PendingMessage &Out) {
 }
 
 /// A packed key of 4 KiB of this process's own memory, mapped in Ucp.
-static bool packOwnKey(ucp_context_h Ucp, void **Packed, size_t *Size) {
+static bool packOwnKey(ucp_context_h Ucp, void **Packed, size_t *Size, bool Unmap = false) {
   ucp_mem_map_params_t M = {};
   M.field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
   M.length = 4096;
   M.flags = UCP_MEM_MAP_ALLOCATE;
   ucp_mem_h Mem;
-  return ucp_mem_map(Ucp, &M, &Mem) == UCS_OK &&
-         ucp_rkey_pack(Ucp, Mem, Packed, Size) == UCS_OK;
+  if (ucp_mem_map(Ucp, &M, &Mem) != UCS_OK || ucp_rkey_pack(Ucp, Mem, Packed, Size) != UCS_OK)
+    return false;
+  // gone-key: the memory (a SysV or POSIX segment) is gone before the
+  // receiver unpacks its key, as when a sender dies mid-handshake.
+  return !Unmap || ucp_mem_unmap(Ucp, Mem) == UCS_OK;
 }
 
 /// Makes a packed rkey claim more than it holds, keeping its size: the
@@ -197,14 +200,14 @@ static int offer(char **Argv) {
   } else if (Kind == "worker-address") {
     Rma(16, 16, 1u << 24);
     Body.assign(48, 0);
-  } else if (Kind == "bad-rkey" || Kind == "good-rma") {
+  } else if (Kind == "bad-rkey" || Kind == "good-rma" || Kind == "gone-key") {
     // Real keys and a real RMA worker address, so the receiver takes the
     // RMA path and unpacks the keys; bad-rkey then breaks the keys' insides
     // while their sizes still add up: what UCX's unpacker, which takes no
     // length, would read past.
     void *Packed;
     size_t PackedSize;
-    if (!Ctx->RmaUcp || !packOwnKey(Ctx->RmaUcp, &Packed, &PackedSize))
+    if (!Ctx->RmaUcp || !packOwnKey(Ctx->RmaUcp, &Packed, &PackedSize, Kind == "gone-key"))
       return fail("no RMA context to make keys with");
     Rma(uint32_t(PackedSize), uint32_t(PackedSize), uint32_t(Ctx->WorkerAddressSize));
     auto *K = static_cast<const uint8_t *>(Packed);
