@@ -2,14 +2,16 @@
 //
 //   threads receiver PORT SECONDS [FRAMES]   runs frames for that long, or
 //       until FRAMES ran; prints how many ran and the count they made
-//   threads sender PORT T N           one context (TC_CONTEXT_THREADS) with
-//       its executor thread running; T application threads, each with a
-//       peer of its own, stream N count frames each at once; then thread 0
-//       alone makes N/10 echo round trips (the reply runs on the executor)
+//   threads sender PORT T N [executor]  one context (TC_CONTEXT_THREADS),
+//       with its executor thread running if asked; T application threads,
+//       each with a peer of its own (a channel), stream N count frames each
+//       at once, then make N/20 calls each at once (tc_call, answered by the
+//       answer jam with tc_jam_return)
 //
 // Prints one line: aggregate and per-thread rate, the p50/p99 of one
-// tc_send call, and the round trip beside the executor thread.
-// bench/run-threads.sh runs T = 1, 2, 4 (docs/performance.md, "Threads").
+// tc_send call, and the p50/p99 of a call's round trip with T threads
+// calling. bench/run-threads.sh runs T = 1, 2, 4 (docs/performance.md,
+// "Threads"); TC_THREAD_CHANNELS=0 makes the threads share one lock.
 //
 //===----------------------------------------------------------------------===//
 #include <twochains/twochains.h>
@@ -75,8 +77,8 @@ int main(int Argc, char **Argv) {
     tc_context_destroy(Ctx);
     return 0;
   }
-  if (Argc != 5 || std::string_view(Argv[1]) != "sender") {
-    std::fprintf(stderr, "usage: threads receiver PORT SECONDS | sender PORT T N\n");
+  if ((Argc != 5 && Argc != 6) || std::string_view(Argv[1]) != "sender") {
+    std::fprintf(stderr, "usage: threads receiver PORT SECONDS | sender PORT T N [executor]\n");
     return 2;
   }
   unsigned T = unsigned(std::atoi(Argv[3])), N = unsigned(std::atoi(Argv[4]));
@@ -85,10 +87,12 @@ int main(int Argc, char **Argv) {
   tc_status_t St = setUp(TC_PACKAGE_SENDER | TC_PACKAGE_RECEIVER, TC_CONTEXT_THREADS, &Pkg, &Ctx);
   if (St != TC_OK)
     return fail("sender", St);
-  uint32_t Count = 0, Echo = 0;
+  uint32_t Count = 0, Answer = 0;
   tc_package_find(Pkg, "count", &Count);
-  tc_package_find(Pkg, "echo", &Echo);
-  if ((St = tc_executor_start(Ctx)) != TC_OK)
+  if ((St = tc_package_find(Pkg, "answer", &Answer)) != TC_OK)
+    return fail("the answer jam", St);
+  bool Executor = Argc > 5 && std::string_view(Argv[5]) == "executor";
+  if (Executor && (St = tc_executor_start(Ctx)) != TC_OK)
     return fail("executor", St);
   std::vector<tc_peer_t *> Peers(T);
   for (unsigned I = 0; I < T; ++I)
@@ -142,31 +146,43 @@ int main(int Argc, char **Argv) {
     All.insert(All.end(), C.begin(), C.end());
   std::sort(All.begin(), All.end());
 
-  // Round trips from thread 0 beside the executor, which runs the replies.
-  auto *Replies = static_cast<volatile uint64_t *>(dlsym(RTLD_DEFAULT, "containment_count"));
+  // Calls, from every thread at once: each waits for its own answers,
+  // and progresses the context while it waits (or lets the executor).
+  std::vector<std::vector<double>> Rtts(T);
+  Threads.clear();
+  for (unsigned I = 0; I < T; ++I)
+    Threads.emplace_back([&, I] {
+      uint64_t Word = I, Got = 0;
+      for (unsigned K = 0; K < N / 20 + 100; ++K) {
+        size_t Size = 0;
+        auto C = Clock::now();
+        tc_status_t S = tc_call(Peers[I], Pkg, Answer, TC_SEND_LOCAL, &Word, sizeof Word, &Got,
+                                sizeof Got, &Size, 10000);
+        if (S != TC_OK || Got != Word) {
+          Failed = S != TC_OK ? int(S) : int(TC_ERR_BAD_LENGTH);
+          return;
+        }
+        if (K >= 100)
+          Rtts[I].push_back(since(C));
+        ++Word;
+      }
+    });
+  for (std::thread &Th : Threads)
+    Th.join();
+  if (Failed)
+    return fail("calls", tc_status_t(Failed.load()));
   std::vector<double> Rtt;
-  uint64_t Word = 1;
-  for (unsigned K = 0; Replies && K < N / 10 + 100; ++K) {
-    uint64_t Before = *Replies;
-    auto C = Clock::now();
-    while ((St = tc_send(Peers[0], Pkg, Echo, TC_SEND_LOCAL, &Word, sizeof Word)) ==
-           TC_ERR_NO_CREDIT)
-      std::this_thread::yield();
-    if (St != TC_OK)
-      return fail("echo", St);
-    while (*Replies == Before)
-      std::this_thread::yield();
-    if (K >= 100)
-      Rtt.push_back(since(C));
-  }
+  for (auto &R : Rtts)
+    Rtt.insert(Rtt.end(), R.begin(), R.end());
   std::sort(Rtt.begin(), Rtt.end());
   double Slowest = *std::max_element(Seconds.begin(), Seconds.end());
   std::printf("threads %u: rate %.0f msg/s (%.0f per thread), tc_send p50 %.0f ns p99 %.0f ns, "
-              "round trip p50 %.0f ns p99 %.0f ns\n",
+              "call p50 %.0f ns p99 %.0f ns\n",
               T, T * double(N) / Wall, double(N) / Slowest, All[All.size() / 2],
               All[All.size() * 99 / 100], Rtt.empty() ? 0.0 : Rtt[Rtt.size() / 2],
               Rtt.empty() ? 0.0 : Rtt[Rtt.size() * 99 / 100]);
-  tc_executor_stop(Ctx);
+  if (Executor)
+    tc_executor_stop(Ctx);
   for (tc_peer_t *P : Peers)
     tc_peer_close(P);
   tc_context_destroy(Ctx);

@@ -24,54 +24,47 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 using namespace twochains::rt;
 
 struct tc_call {
   tc_context *Ctx;
-  tc_peer *Peer;          // null once the call has ended or the peer closed
+  /// The peer called, which keeps the call (Tx.Calls) until it is
+  /// released; null once the peer is closed.
+  tc_peer *Owner;
   uint64_t Sequence;
   void *Reply;
   size_t Capacity;
   size_t ReplySize = 0;
   tc_status_t Status = TC_ERR_INCOMPLETE;
-  /// A large answer being received (rendezvous), into Landing: the
-  /// application may release the call meanwhile, and its buffer with it.
-  bool Receiving = false;
-  bool Released = false;
-  std::vector<uint8_t> Landing;
 };
 
 namespace {
 
-/// Ends a call that is outstanding or receiving: once, counted.
+/// Answers that came as messages and wait for their peer's turn, at most.
+constexpr size_t MaxArrivedAnswers = 256;
+constexpr size_t MaxArrivedAnswerBytes = 16u << 20;
+
+/// Ends a call that is outstanding: once, counted. The caller holds the
+/// call's peer (its channel, or the context).
 void endCall(struct tc_call *C, tc_status_t St, size_t Size = 0) {
   tc_context *Ctx = C->Ctx;
   if (C->Status != TC_ERR_INCOMPLETE)
     return;
-  if (C->Peer && !C->Receiving)
-    C->Peer->Tx.Calls.erase(C->Sequence);
-  C->Peer = nullptr;
-  C->Receiving = false;
   C->Status = St;
   C->ReplySize = St == TC_OK ? Size : 0;
   --Ctx->CallsOutstanding;
-  ++(St == TC_OK ? Ctx->Stats.calls_answered : Ctx->Stats.calls_failed);
+  count(Ctx, St == TC_OK ? Ctx->Stats.calls_answered : Ctx->Stats.calls_failed);
 }
 
-void onReplyData(void *Request, ucs_status_t St, size_t Length, void *Arg) {
-  auto *C = static_cast<struct tc_call *>(Arg);
+void onAnswerData(void *Request, ucs_status_t St, size_t, void *Arg) {
+  auto *A = static_cast<tc_context::ArrivedAnswer *>(Arg);
+  if (St != UCS_OK)
+    A->Status = TC_ERR_IO;
+  A->Received = true;
   ucp_request_free(Request);
-  if (C->Released) {
-    --C->Ctx->CallsOutstanding;
-    delete C;
-    return;
-  }
-  if (St == UCS_OK)
-    std::memcpy(C->Reply, C->Landing.data(), Length);
-  std::vector<uint8_t>().swap(C->Landing);
-  endCall(C, St == UCS_OK ? TC_OK : TC_ERR_IO, Length);
 }
 
 void onReplySent(void *Request, ucs_status_t, void *Arg) {
@@ -91,10 +84,37 @@ bool mayWait(tc_context *Ctx) {
   return false;
 }
 
+/// The call an answer is for, ended with it; anything else is dropped.
+void answerCall(tc_peer *Peer, uint64_t CallSequence, tc_status_t St, const uint8_t *Bytes,
+                size_t Size) {
+  auto It = Peer->Tx.Calls.find(CallSequence);
+  if (It == Peer->Tx.Calls.end() || It->second->Status != TC_ERR_INCOMPLETE)
+    return; // released, ended, or not a call: dropped
+  struct tc_call *C = It->second;
+  if (St != TC_OK) {
+    logError(Peer->Name + " answered call " + std::to_string(CallSequence) + ": " +
+             tc_status_string(St));
+    endCall(C, St);
+    return;
+  }
+  if (Size > C->Capacity) {
+    logError(Peer->Name + " answered call " + std::to_string(CallSequence) + " with " +
+             std::to_string(Size) + " bytes; the call allowed " + std::to_string(C->Capacity));
+    endCall(C, TC_ERR_TOO_LARGE);
+    return;
+  }
+  if (Size)
+    std::memcpy(C->Reply, Bytes, Size);
+  endCall(C, TC_OK, Size);
+}
+
 } // namespace
 
 namespace twochains::rt {
 
+/// An answer by message. Only queued here, bounded: matching it to its
+/// call needs the peer's channel, which the thread progressing the worker
+/// may not wait for (takeArrivedAnswers matches it, on the peer's turn).
 ucs_status_t onReply(void *Arg, const void *Header, size_t HeaderLength, void *Data,
                      size_t Length, const ucp_am_recv_param_t *Param) {
   auto *Ctx = static_cast<tc_context *>(Arg);
@@ -108,69 +128,69 @@ ucs_status_t onReply(void *Arg, const void *Header, size_t HeaderLength, void *D
   }
   std::memcpy(&H, Header, sizeof H);
   if (H.Magic != HandshakeMagic || H.Reserved || H.Size != Length ||
-      (H.Status != TC_OK && (!isStatus(H.Status) || Length))) {
+      Length > TC_CALL_MAX_REPLY || (H.Status != TC_OK && (!isStatus(H.Status) || Length))) {
     refuseMessage(Ctx, Peer, "a malformed answer to a call");
     return UCS_OK;
   }
-  auto It = Peer->Tx.Calls.find(H.Sequence);
-  if (It == Peer->Tx.Calls.end()) {
-    // An answer to a frame that was not a call, or to a call released or
-    // ended already: expected now and then, and dropped.
-    if (!Peer->Tx.Send || H.Sequence >= Peer->Tx.Send->next())
-      refuseMessage(Ctx, Peer, "an answer to frame " + std::to_string(H.Sequence) +
-                                   ", which was never sent");
+  if (!Peer->Tx.Send || H.Sequence >= Peer->Tx.Send->next()) {
+    refuseMessage(Ctx, Peer, "an answer to frame " + std::to_string(H.Sequence) +
+                                 ", which was never sent");
     return UCS_OK;
   }
-  struct tc_call *C = It->second;
-  if (H.Status != TC_OK) {
-    logError(Peer->Name + " answered call " + std::to_string(H.Sequence) + ": " +
-             tc_status_string(tc_status_t(H.Status)));
-    endCall(C, tc_status_t(H.Status));
+  if (Ctx->ArrivedAnswers.size() >= MaxArrivedAnswers ||
+      Ctx->ArrivedAnswerBytes + Length > MaxArrivedAnswerBytes) {
+    refuseMessage(Ctx, Peer, "more answers waiting than this side holds");
     return UCS_OK;
   }
-  if (Length > C->Capacity) {
-    logError(Peer->Name + " answered call " + std::to_string(H.Sequence) + " with " +
-             std::to_string(Length) + " bytes; the call allowed " +
-             std::to_string(C->Capacity));
-    endCall(C, TC_ERR_TOO_LARGE);
-    return UCS_OK;
-  }
+  Ctx->ArrivedAnswers.push_back({Param->reply_ep, H.Sequence, tc_status_t(H.Status), {}, false});
+  tc_context::ArrivedAnswer &A = Ctx->ArrivedAnswers.back();
+  Ctx->ArrivedAnswerBytes += Length;
+  A.Bytes.resize(Length);
   if (!(Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
     if (Length)
-      std::memcpy(C->Reply, Data, Length);
-    endCall(C, TC_OK, Length);
+      std::memcpy(A.Bytes.data(), Data, Length);
+    A.Received = true;
     return UCS_OK;
   }
-  Peer->Tx.Calls.erase(It);
-  C->Peer = nullptr; // the peer may be released before the bytes land
-  C->Receiving = true;
-  C->Landing.resize(Length);
   ucp_request_param_t P = {};
   P.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-  P.cb.recv_am = onReplyData;
-  P.user_data = C;
-  ucs_status_ptr_t R = ucp_am_recv_data_nbx(Ctx->Worker, Data, C->Landing.data(), Length, &P);
+  P.cb.recv_am = onAnswerData;
+  P.user_data = &A; // list elements stay where they are until erased
+  ucs_status_ptr_t R = ucp_am_recv_data_nbx(Ctx->Worker, Data, A.Bytes.data(), Length, &P);
   if (!UCS_PTR_IS_PTR(R)) {
-    std::memcpy(C->Reply, C->Landing.data(), Length);
-    endCall(C, UCS_PTR_IS_ERR(R) ? TC_ERR_IO : TC_OK, Length);
+    if (UCS_PTR_IS_ERR(R))
+      A.Status = TC_ERR_IO;
+    A.Received = true;
   }
   return UCS_OK;
 }
 
 void takeAnswer(tc_peer *Peer, uint64_t CallSequence, const uint8_t *Bytes, size_t Size) {
-  auto It = Peer->Tx.Calls.find(CallSequence);
-  if (It == Peer->Tx.Calls.end())
-    return; // released, timed out, or not a call: dropped
-  struct tc_call *C = It->second;
-  if (Size > C->Capacity) {
-    logError(Peer->Name + " answered call " + std::to_string(CallSequence) + " with " +
-             std::to_string(Size) + " bytes; the call allowed " + std::to_string(C->Capacity));
-    endCall(C, TC_ERR_TOO_LARGE);
-    return;
+  answerCall(Peer, CallSequence, TC_OK, Bytes, Size);
+}
+
+void takeArrivedAnswers(tc_peer *Peer) {
+  tc_context *Ctx = Peer->Ctx;
+  for (auto It = Ctx->ArrivedAnswers.begin(); It != Ctx->ArrivedAnswers.end();) {
+    if (It->From != Peer->Ep || !It->Received) {
+      ++It;
+      continue;
+    }
+    answerCall(Peer, It->Sequence, It->Status, It->Bytes.data(), It->Bytes.size());
+    Ctx->ArrivedAnswerBytes -= It->Bytes.size();
+    It = Ctx->ArrivedAnswers.erase(It);
   }
-  if (Size)
-    std::memcpy(C->Reply, Bytes, Size);
-  endCall(C, TC_OK, Size);
+}
+
+void dropStrayAnswers(tc_context *Ctx) {
+  for (auto It = Ctx->ArrivedAnswers.begin(); It != Ctx->ArrivedAnswers.end();) {
+    if (!It->Received || peerOfEndpoint(Ctx, It->From)) {
+      ++It;
+      continue;
+    }
+    Ctx->ArrivedAnswerBytes -= It->Bytes.size();
+    It = Ctx->ArrivedAnswers.erase(It);
+  }
 }
 
 void endCallOfFrame(tc_peer *Peer, uint64_t Sequence, tc_status_t St) {
@@ -179,8 +199,11 @@ void endCallOfFrame(tc_peer *Peer, uint64_t Sequence, tc_status_t St) {
 }
 
 void endCallsOf(tc_peer *Peer, tc_status_t St) {
-  while (!Peer->Tx.Calls.empty())
-    endCall(Peer->Tx.Calls.begin()->second, St);
+  for (auto &[Sequence, C] : Peer->Tx.Calls) {
+    endCall(C, St);
+    C->Owner = nullptr; // the application still releases it
+  }
+  Peer->Tx.Calls.clear();
 }
 
 void sweepReplies(tc_context *Ctx, tc_peer *Releasing) {
@@ -290,23 +313,37 @@ extern "C" tc_status_t tc_call_start(tc_peer_t *Peer, const tc_package_t *Pkg,
   tc_context *Ctx = Peer->Ctx;
   if (!mayWait(Ctx))
     return TC_ERR_INVALID_PARAM;
-  HotPathGuard Guard(Ctx);
+  PeerGuard Guard(Peer);
   uint64_t Seq;
   tc_status_t St = sendLocked(Peer, Pkg, Element, Mode, Payload, PayloadSize, &Seq);
   if (St != TC_OK)
     return St;
   // Registered before anything progresses the worker the answer comes on.
-  tc_call_t *C =
-      new tc_call_t{Ctx, Peer, Seq, Reply, ReplyCapacity, 0, TC_ERR_INCOMPLETE, false, false, {}};
+  tc_call_t *C = new tc_call_t{Ctx, Peer, Seq, Reply, ReplyCapacity, 0, TC_ERR_INCOMPLETE};
   Peer->Tx.Calls[Seq] = C;
   ++Ctx->CallsOutstanding;
   *Out = C;
   return TC_OK;
 }
 
+/// What a call's test or release holds: its peer, as a send to it would.
+class CallGuard {
+public:
+  explicit CallGuard(struct tc_call *C) {
+    if (C->Owner)
+      Peer.emplace(C->Owner);
+    else
+      Context.emplace(C->Ctx);
+  }
+
+private:
+  std::optional<PeerGuard> Peer;
+  std::optional<HotPathGuard> Context;
+};
+
 /// The call's end, if it has come: TC_ERR_INCOMPLETE while not.
 static tc_status_t callResult(struct tc_call *C, size_t *ReplySize) {
-  if (C->Status == TC_ERR_INCOMPLETE && C->Peer && C->Peer->Failed)
+  if (C->Status == TC_ERR_INCOMPLETE && C->Owner && C->Owner->Failed)
     endCall(C, TC_ERR_IO);
   if (C->Status == TC_OK && ReplySize)
     *ReplySize = C->ReplySize;
@@ -314,47 +351,51 @@ static tc_status_t callResult(struct tc_call *C, size_t *ReplySize) {
 }
 
 extern "C" tc_status_t tc_call_test(tc_call_t *C, size_t *ReplySize) {
-  if (!C || C->Released || !mayWait(C->Ctx))
+  if (!C || !mayWait(C->Ctx))
     return TC_ERR_INVALID_PARAM;
   tc_context *Ctx = C->Ctx;
   {
-    HotPathGuard Guard(Ctx);
+    CallGuard Guard(C);
     if (tc_status_t St = callResult(C, ReplySize); St != TC_ERR_INCOMPLETE)
       return St;
   }
   if (!Ctx->ExecutorRunning.load(std::memory_order_acquire))
     tc_progress(Ctx, nullptr);
-  HotPathGuard Guard(Ctx);
+  CallGuard Guard(C);
   return callResult(C, ReplySize);
 }
 
 extern "C" tc_status_t tc_call_wait(tc_call_t *C, int TimeoutMs, size_t *ReplySize) {
-  if (!C || C->Released || TimeoutMs < 0 || !mayWait(C->Ctx))
+  if (!C || TimeoutMs < 0 || !mayWait(C->Ctx))
     return TC_ERR_INVALID_PARAM;
   uint64_t Deadline = nowNs() + uint64_t(TimeoutMs) * 1'000'000;
   for (;;) {
     tc_status_t St = tc_call_test(C, ReplySize);
     if (St != TC_ERR_INCOMPLETE || nowNs() >= Deadline)
       return St;
-    // The executor progresses the context: let it.
-    if (C->Ctx->ExecutorRunning.load(std::memory_order_acquire))
-      std::this_thread::yield();
+    // With the executor running, progress here too whenever it is not
+    // (its thread may wait for a CPU a whole scheduler tick); else let it.
+    tc_context *Ctx = C->Ctx;
+    if (Ctx->ExecutorRunning.load(std::memory_order_acquire)) {
+      if (Ctx->Lock.try_lock()) {
+        tc_progress(Ctx, nullptr);
+        Ctx->Lock.unlock();
+      } else {
+        std::this_thread::yield();
+      }
+    }
   }
 }
 
 extern "C" void tc_call_release(tc_call_t *C) {
-  if (!C || C->Released)
+  if (!C)
     return;
-  tc_context *Ctx = C->Ctx;
-  HotPathGuard Guard(Ctx);
-  if (C->Receiving) {
-    C->Released = true; // deleted when its bytes have landed (onReplyData)
-    return;
-  }
-  if (C->Status == TC_ERR_INCOMPLETE) {
-    if (C->Peer)
-      C->Peer->Tx.Calls.erase(C->Sequence);
-    --Ctx->CallsOutstanding;
+  {
+    CallGuard Guard(C);
+    if (C->Owner)
+      C->Owner->Tx.Calls.erase(C->Sequence);
+    if (C->Status == TC_ERR_INCOMPLETE)
+      --C->Ctx->CallsOutstanding;
   }
   delete C;
 }

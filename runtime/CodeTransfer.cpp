@@ -165,6 +165,13 @@ void twochains::rt::processPushedCode(tc_context *Ctx) {
 
 tc_status_t twochains::rt::shipCode(tc_peer *Peer, const tc_package *Pkg, uint32_t Element) {
   tc_context *Ctx = Peer->Ctx;
+  // The control worker and its answers are the context's: a channel takes
+  // the context too (channel, then context: the one order of waiting).
+  std::unique_lock<std::recursive_mutex> Context(Ctx->Lock, std::defer_lock);
+  if (Peer->Channelled) {
+    lockContext(Ctx);
+    Context = std::unique_lock<std::recursive_mutex>(Ctx->Lock, std::adopt_lock);
+  }
   const PackageElement &E = Pkg->Elements[Element];
   const std::vector<uint8_t> &Image = E.Image.Bytes;
   CodeHeader H = {HandshakeMagic, Element, Pkg->Tag, E.CodeKey, uint32_t(Image.size()), 0};
@@ -202,9 +209,9 @@ tc_status_t twochains::rt::shipCode(tc_peer *Peer, const tc_package *Pkg, uint32
                  "-byte image of jam '" + E.Name + "': " + tc_status_string(St));
         return St;
       }
-      ++Ctx->Stats.code_transfers;
+      count(Ctx, Ctx->Stats.code_transfers);
       ++Peer->Stats.code_transfers;
-      Ctx->Stats.code_bytes_sent += Image.size();
+      count(Ctx, Ctx->Stats.code_bytes_sent, Image.size());
       return TC_OK;
     }
     if (Peer->Failed)

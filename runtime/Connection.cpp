@@ -164,6 +164,12 @@ void reapPeers(tc_context *Ctx) {
   uint64_t Now = 0;
   for (size_t I = 0; I < Ctx->Accepted.size();) {
     tc_peer *P = Ctx->Accepted[I].get();
+    // A peer an application thread is using (its channel) waits a turn.
+    std::unique_lock<std::recursive_mutex> Channel(P->Channel, std::defer_lock);
+    if (P->Channelled && !Channel.try_lock()) {
+      ++I;
+      continue;
+    }
     bool Stale = !P->Welcomed && !P->Failed &&
                  (Now ? Now : (Now = nowNs())) - P->AcceptedNs > HandshakeDeadlineNs;
     if (Stale)
@@ -184,6 +190,8 @@ void reapPeers(tc_context *Ctx) {
       logError("released " + P->Name + ", gone with an incomplete frame in its ring");
     if ((P->Failed && Drained) || Stale || GivenUp) {
       releasePeer(Ctx, P);
+      if (Channel.owns_lock())
+        Channel.unlock();
       Ctx->Accepted.erase(Ctx->Accepted.begin() + I);
       continue;
     }

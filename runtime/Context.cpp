@@ -123,7 +123,8 @@ static std::string rmaTransports() {
   return Out;
 }
 
-static ucs_status_t createUcp(uint64_t Features, const char *Transports, ucp_context_h *Out) {
+static ucs_status_t createUcp(uint64_t Features, const char *Transports, ucp_context_h *Out,
+                              bool SharedWorkers = false) {
   // A receiver restarted on its port listens again at once, rather than
   // failing with "Device is busy" until the old connections' TIME_WAIT
   // ends. UCX reads this for its TCP connection manager from the
@@ -140,18 +141,28 @@ static ucs_status_t createUcp(uint64_t Features, const char *Transports, ucp_con
   }
 
   ucp_params_t P = {};
-  P.field_mask = UCP_PARAM_FIELD_FEATURES;
+  P.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
   P.features = Features;
+  P.mt_workers_shared = SharedWorkers;
   St = ucp_init(&P, Config, Out);
   ucp_config_release(Config);
   return St;
 }
 
-static ucs_status_t createWorker(ucp_context_h Ucp, ucp_worker_h *Out) {
+/// Serialised: the executor thread and the callers take turns. Multi:
+/// the data worker of a context for threads, where each RMA peer's sends
+/// run in the thread that makes them (docs/runtime.md, "Threads").
+static ucs_status_t createWorker(ucp_context_h Ucp, ucp_worker_h *Out, bool Multi = false) {
   ucp_worker_params_t W = {};
   W.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-  W.thread_mode = UCS_THREAD_MODE_SERIALIZED; // the executor thread and the caller take turns
+  W.thread_mode = Multi ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SERIALIZED;
   return ucp_worker_create(Ucp, &W, Out);
+}
+
+static bool isMultiThreaded(ucp_worker_h Worker) {
+  ucp_worker_attr_t A = {};
+  A.field_mask = UCP_WORKER_ATTR_FIELD_THREAD_MODE;
+  return ucp_worker_query(Worker, &A) == UCS_OK && A.thread_mode == UCS_THREAD_MODE_MULTI;
 }
 
 static bool isLoopback(const char *Address) {
@@ -310,15 +321,29 @@ extern "C" tc_status_t tc_context_create(const tc_context_params_t *Params,
   // costs an epoll_wait system call each time, which the data path must
   // not pay. No RMA context (UCX_TLS=tcp): every peer uses messages.
   std::string Rma = rmaTransports();
+  // TC_THREAD_CHANNELS=0: the threads of a TC_CONTEXT_THREADS context take
+  // turns on the context's lock, as before channels (to compare, or where
+  // UCX's multi-threaded workers misbehave).
+  const char *ChannelsEnv = std::getenv("TC_THREAD_CHANNELS");
+  bool Threads = (Ctx->Flags & TC_CONTEXT_THREADS) && !(ChannelsEnv && !std::strcmp(ChannelsEnv, "0"));
   if (!Rma.empty() &&
-      createUcp(UCP_FEATURE_RMA | UCP_FEATURE_AM, Rma.c_str(), &Ctx->RmaUcp) == UCS_OK) {
-    if ((St = createWorker(Ctx->RmaUcp, &Ctx->DataWorker)) != UCS_OK ||
+      createUcp(UCP_FEATURE_RMA | UCP_FEATURE_AM, Rma.c_str(), &Ctx->RmaUcp, Threads) == UCS_OK) {
+    if ((St = createWorker(Ctx->RmaUcp, &Ctx->DataWorker, Threads)) != UCS_OK ||
         (St = ucp_worker_get_address(Ctx->DataWorker, &Ctx->WorkerAddress,
                                      &Ctx->WorkerAddressSize)) != UCS_OK) {
       logError(std::string("the RMA worker: ") + ucs_status_string(St));
       tc_context_destroy(Ctx.release());
       return fromUcs(St);
     }
+    // A UCX built without thread support gives a serialised worker: then
+    // every call takes the context's lock, as without channels.
+    Ctx->Channels = Threads && isMultiThreaded(Ctx->DataWorker);
+    if (Ctx->Channels)
+      logInfo("TC_CONTEXT_THREADS: each RMA peer is a channel of its own (a multi-threaded "
+              "data worker)");
+    if (Threads && !Ctx->Channels)
+      logWarning("this UCX has no multi-threaded workers: the threads of a TC_CONTEXT_THREADS "
+                 "context take turns on one lock");
     if (Ctx->WorkerAddressSize > MaxWorkerAddressSize) {
       logError("this RMA worker's address has " + std::to_string(Ctx->WorkerAddressSize) +
                " bytes, more than peers accept (" + std::to_string(MaxWorkerAddressSize) + ")");
@@ -413,6 +438,12 @@ extern "C" tc_status_t tc_context_stats(const tc_context_t *Ctx, tc_stats_t *Out
   if (!Ctx || !Out)
     return TC_ERR_INVALID_PARAM;
   std::lock_guard<std::recursive_mutex> Guard(const_cast<tc_context *>(Ctx)->Lock);
-  *Out = Ctx->Stats;
+  // Channels add to some counters without the lock (count()): every
+  // field is read whole.
+  static_assert(sizeof(tc_stats_t) % sizeof(uint64_t) == 0, "counters only");
+  const auto *From = reinterpret_cast<const uint64_t *>(&Ctx->Stats);
+  auto *To = reinterpret_cast<uint64_t *>(Out);
+  for (size_t I = 0; I < sizeof(tc_stats_t) / sizeof(uint64_t); ++I)
+    To[I] = __atomic_load_n(From + I, __ATOMIC_RELAXED);
   return TC_OK;
 }

@@ -32,6 +32,9 @@ struct tc_context {
   ucp_worker_h Worker = nullptr;       // control, on Ucp
   bool EmbeddedWorker = false;         // the application's: never destroyed
   ucp_context_h RmaUcp = nullptr;
+  /// TC_CONTEXT_THREADS, and DataWorker is in UCS_THREAD_MODE_MULTI: RMA
+  /// peers are channels of their own (Peer.h).
+  bool Channels = false;
   ucp_worker_h DataWorker = nullptr;   // data: RMA frames and credits, on RmaUcp
   unsigned ControlPolls = 0;           // tc_progress calls since the clock was read
   uint64_t ControlTurnNs = 0;          // when the control worker last progressed
@@ -132,7 +135,18 @@ struct tc_context {
   std::list<ReplySend> ReplySends;
   /// Calls started and not yet ended: while there are any, every
   /// tc_progress turns the control worker, where their answers arrive.
-  size_t CallsOutstanding = 0;
+  std::atomic<size_t> CallsOutstanding{0};
+  /// Answers that came as messages (Calls.cpp), taken by the peer's turn,
+  /// which holds its channel: a UCX callback may not.
+  struct ArrivedAnswer {
+    ucp_ep_h From;
+    uint64_t Sequence;
+    tc_status_t Status;
+    std::vector<uint8_t> Bytes;
+    bool Received;
+  };
+  std::list<ArrivedAnswer> ArrivedAnswers;
+  size_t ArrivedAnswerBytes = 0;
   /// Events.cpp: what went wrong, for tc_poll_event. Its own lock: events
   /// come from UCX callbacks, the executor and senders alike.
   std::mutex EventLock;

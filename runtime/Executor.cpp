@@ -252,7 +252,12 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
   JamRun &Run = currentJamRun();
   if (Ctx->Dog)
     Ctx->Dog->watch(&Run);
-  if (Ctx->DataWorker)
+  // With channels the data worker is multi-threaded: each progress takes
+  // UCX's worker lock, which every sending thread's put takes too. Frames
+  // into this side's rings need no progress here (the sender's put writes
+  // them); only this side's own puts (credits, replies) do, and those
+  // complete at their next report or a later turn.
+  if (Ctx->DataWorker && (!Ctx->Channels || (Ctx->ControlPolls & (ControlEvery - 1)) == 0))
     ucp_worker_progress(Ctx->DataWorker);
   // The control worker (TCP: an epoll_wait system call per progress, a
   // microsecond or more in a VM) takes a turn at most every ControlPeriodNs,
@@ -273,6 +278,7 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
       reapPeers(Ctx);
       closeRetiredRoutes(Ctx);
       sweepReplies(Ctx);
+      dropStrayAnswers(Ctx);
     }
   }
   unsigned Count = 0;
@@ -283,6 +289,13 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
   for (size_t I = 0; I < Ctx->Connected.size() + Ctx->Accepted.size(); ++I) {
     tc_peer *Peer = I < Ctx->Connected.size() ? Ctx->Connected[I]
                                               : Ctx->Accepted[I - Ctx->Connected.size()].get();
+    // A channel that an application thread is sending on keeps its turn
+    // for the next pass: this side never waits for it.
+    std::unique_lock<std::recursive_mutex> Channel(Peer->Channel, std::defer_lock);
+    if (Peer->Channelled && !Channel.try_lock())
+      continue;
+    if (!Ctx->ArrivedAnswers.empty())
+      takeArrivedAnswers(Peer);
     resendMissing(Peer);
     takeFaultReport(Peer);
     if (!Peer->Tx.Queued.empty())

@@ -251,6 +251,7 @@ static void answerHello(tc_context *Ctx, tc_peer *Peer, const tc_context::Pendin
   offerMac(Ctx, WelcomeLabel, sizeof WelcomeLabel, Peer, W, Body.data(), Body.size(), W.Mac);
   if (sendMessage(Ctx, Peer, AmWelcome, &W, sizeof W, Body.data(), Body.size(), 0) != UCS_OK)
     return refusePeer(Ctx, Peer, "it does not take the welcome");
+  Peer->Channelled = Ctx->Channels && Peer->Path == PathRma;
   Peer->Welcomed = true;
   ++Ctx->Stats.peers;
   if (Peer->Path == PathAm) {
@@ -417,6 +418,7 @@ tc_status_t twochains::rt::clientHandshake(tc_context *Ctx, tc_peer *Peer, uint6
   Peer->Path = FramePath(Welcome.Header.Path);
   if (tc_status_t S = acceptOffer(Ctx, Peer, Welcome, Why); S != TC_OK)
     return Fail(S, Why);
+  Peer->Channelled = Ctx->Channels && Peer->Path == PathRma;
   Peer->Welcomed = true;
   if (Peer->Path == PathAm) {
     ++Ctx->Stats.peers_am;

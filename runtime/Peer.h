@@ -17,9 +17,11 @@
 #include "Wire.h"
 #include "twochains/twochains.h"
 
+#include <atomic>
 #include <deque>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <ucp/api/ucp.h>
 #include <vector>
@@ -143,7 +145,14 @@ struct tc_peer {
   /// from the peer's RMA worker address: unlike the sockaddr one, UCX may
   /// give it shared-memory lanes.
   ucp_ep_h DataEp = nullptr;
-  bool Failed = false;
+  /// Set by UCX's callbacks in whichever thread progresses: read by a
+  /// sending thread that holds only its channel.
+  std::atomic<bool> Failed{false};
+  /// TC_CONTEXT_THREADS with an RMA path (set when welcomed): calls on this
+  /// peer hold Channel alone, so threads on different peers run at once
+  /// (docs/runtime.md, "Threads"). The executor only tries it.
+  bool Channelled = false;
+  std::recursive_mutex Channel;
   bool RefusalLogged = false; // a refused message from it was logged (once)
   uint64_t AcceptedNs = 0;    // receiver: when the connection came (handshake deadline)
   uint64_t FailedSeenNs = 0;  // receiver: when reaping first found it failed, frames left

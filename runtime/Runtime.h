@@ -185,6 +185,51 @@ private:
   tc_context *Held;
 };
 
+/// What a call on one peer holds (tc_send, tc_call_*, tc_flush, ...): a
+/// channelled peer's own lock, and nothing of the context, so threads on
+/// different peers never wait for each other; otherwise what HotPathGuard
+/// holds. The one order in which locks are waited for is channel, then
+/// context: whoever holds the context only tries channels.
+class PeerGuard {
+public:
+  explicit PeerGuard(tc_peer *Peer) {
+    if (Peer->Channelled) {
+      Peer->Channel.lock();
+      Held = Peer;
+      return;
+    }
+    tc_context *Ctx = Peer->Ctx;
+    if ((Ctx->ExecutorRunning.load(std::memory_order_acquire) ||
+         (Ctx->Flags & TC_CONTEXT_THREADS)) &&
+        ThreadRunningJamOf != Ctx) {
+      lockContext(Ctx);
+      HeldCtx = Ctx;
+    }
+  }
+  ~PeerGuard() {
+    if (Held)
+      Held->Channel.unlock();
+    if (HeldCtx)
+      HeldCtx->Lock.unlock();
+  }
+  PeerGuard(const PeerGuard &) = delete;
+  PeerGuard &operator=(const PeerGuard &) = delete;
+
+private:
+  tc_peer *Held = nullptr;
+  tc_context *HeldCtx = nullptr;
+};
+
+/// Adds to a statistic that threads on different channels may add to at
+/// once: atomically then, plainly otherwise (an atomic add waits for the
+/// frame just stored to leave the core).
+inline void count(tc_context *Ctx, uint64_t &Counter, uint64_t N = 1) {
+  if (Ctx->Channels)
+    __atomic_fetch_add(&Counter, N, __ATOMIC_RELAXED);
+  else
+    Counter += N;
+}
+
 std::string detectStashing();
 ucs_status_t onRied(void *Arg, const void *Header, size_t HeaderLength, void *Data,
                     size_t Length, const ucp_am_recv_param_t *Param);
@@ -247,6 +292,11 @@ ucs_status_t onReply(void *Arg, const void *Header, size_t HeaderLength, void *D
                      size_t Length, const ucp_am_recv_param_t *Param);
 /// Caller: the call whose frame the peer abandoned ends with St.
 void endCallOfFrame(tc_peer *Peer, uint64_t Sequence, tc_status_t St);
+/// Caller: the answers that came by message from this peer (queued by
+/// onReply) end their calls; the caller holds the peer's channel.
+void takeArrivedAnswers(tc_peer *Peer);
+/// Drops queued answers whose peer is gone.
+void dropStrayAnswers(tc_context *Ctx);
 /// Caller: every call to the peer ends with St (it is closed or gone).
 void endCallsOf(tc_peer *Peer, tc_status_t St);
 /// Receiver: forgets answers UCX has finished with; a peer being

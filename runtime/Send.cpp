@@ -55,14 +55,15 @@ static tc_status_t putFrame(tc_peer *Peer, uint8_t *Frame, const FrameSpec &Spec
     return St;
   if ((St = deliverFrame(Peer, Frame, Size, Spec.Sequence, Slot)) != TC_OK)
     return St;
-  tc_stats_t &Stats = Peer->Ctx->Stats;
-  ++Stats.frames_sent;
+  tc_context *Ctx = Peer->Ctx;
+  tc_stats_t &Stats = Ctx->Stats;
+  count(Ctx, Stats.frames_sent);
   ++Peer->Stats.frames_sent;
   if (Spec.Kind == FrameInjected) {
-    ++Stats.frames_sent_with_code;
-    Stats.code_bytes_sent += Spec.ImageSize;
+    count(Ctx, Stats.frames_sent_with_code);
+    count(Ctx, Stats.code_bytes_sent, Spec.ImageSize);
   } else if (Spec.Kind == FrameCached) {
-    ++Stats.frames_sent_cached;
+    count(Ctx, Stats.frames_sent_cached);
   }
   return TC_OK;
 }
@@ -145,7 +146,7 @@ void resendMissing(tc_peer *Peer) {
   std::vector<uint8_t> Payload(V.Payload, V.Payload + H.PayloadSize);
   if (sendFrame(Peer, Pkg, H.Element, TC_SEND_INJECTED, Payload.data(), Payload.size(), Seq,
                 Slot) == TC_OK)
-    ++Peer->Ctx->Stats.frames_resent;
+    count(Peer->Ctx, Peer->Ctx->Stats.frames_resent);
 }
 
 void takeFaultReport(tc_peer *Peer) {
@@ -165,7 +166,7 @@ void takeFaultReport(tc_peer *Peer) {
   uint32_t Count = F.count + 1;
   F = {Seq, uint32_t(W >> 32 & 0xffff), int32_t(W >> 48 & 0xff), uint32_t(W >> 56 & 0xf), Count};
   Peer->Tx.FaultUnflushed = true;
-  ++Peer->Ctx->Stats.faults_reported;
+  count(Peer->Ctx, Peer->Ctx->Stats.faults_reported);
   ++Peer->Stats.faults_reported;
   tc_status_t Ended = F.kind == TC_JAM_TIMED_OUT    ? TC_ERR_JAM_TIMEOUT
                      : F.kind == TC_JAM_QUARANTINED ? TC_ERR_QUARANTINED
@@ -186,7 +187,7 @@ void takeFaultReport(tc_peer *Peer) {
 extern "C" tc_status_t tc_peer_last_fault(tc_peer_t *Peer, tc_jam_fault_t *Out) {
   if (!Peer || !Out)
     return TC_ERR_INVALID_PARAM;
-  std::lock_guard<std::recursive_mutex> Guard(Peer->Ctx->Lock);
+  PeerGuard Guard(Peer);
   takeFaultReport(Peer);
   if (!Peer->Tx.LastFault.count)
     return TC_ERR_INVALID_PARAM;
@@ -274,7 +275,7 @@ extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_
                         Mode != TC_SEND_INJECTED_FULL) ||
       (PayloadSize && !Payload) || PayloadSize > UINT32_MAX)
     return TC_ERR_INVALID_PARAM;
-  HotPathGuard Guard(Peer->Ctx);
+  PeerGuard Guard(Peer);
   return sendLocked(Peer, Pkg, Element, Mode, Payload, PayloadSize, nullptr);
 }
 
@@ -319,9 +320,18 @@ extern "C" tc_status_t tc_flush(tc_peer_t *Peer, int TimeoutMs) {
   if (!Peer || !Peer->Welcomed)
     return TC_ERR_INVALID_PARAM;
   auto Deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(TimeoutMs);
+  tc_context *Ctx = Peer->Ctx;
   for (;;) {
-    lockContext(Peer->Ctx);
-    std::lock_guard<std::recursive_mutex> Guard(Peer->Ctx->Lock, std::adopt_lock);
+    // A channel flushes on its own; the context's worker, where a failure
+    // shows, is turned only if no other thread has the context.
+    std::unique_lock<std::recursive_mutex> Channel(Peer->Channel, std::defer_lock),
+        Context(Ctx->Lock, std::defer_lock);
+    if (Peer->Channelled) {
+      Channel.lock();
+    } else {
+      lockContext(Ctx);
+      Context = std::unique_lock<std::recursive_mutex>(Ctx->Lock, std::adopt_lock);
+    }
     resendMissing(Peer);
     takeFaultReport(Peer);
     Peer->Tx.Send->credit(Peer->Tx.CreditWord[CreditWordFinished]);
@@ -337,16 +347,17 @@ extern "C" tc_status_t tc_flush(tc_peer_t *Peer, int TimeoutMs) {
       return TC_ERR_IO;
     if (std::chrono::steady_clock::now() > Deadline)
       return TC_ERR_INCOMPLETE;
-    if (Peer->Ctx->DataWorker)
-      ucp_worker_progress(Peer->Ctx->DataWorker);
-    ucp_worker_progress(Peer->Ctx->Worker); // a peer failure shows here
+    if (Ctx->DataWorker)
+      ucp_worker_progress(Ctx->DataWorker);
+    if (Context.owns_lock() || Context.try_lock())
+      ucp_worker_progress(Ctx->Worker); // a peer failure shows here
   }
 }
 
 extern "C" tc_status_t tc_peer_stats(const tc_peer_t *Peer, tc_peer_stats_t *Out) {
   if (!Peer || !Out)
     return TC_ERR_INVALID_PARAM;
-  std::lock_guard<std::recursive_mutex> Guard(Peer->Ctx->Lock);
+  PeerGuard Guard(const_cast<tc_peer *>(Peer));
   *Out = Peer->Stats;
   return TC_OK;
 }
