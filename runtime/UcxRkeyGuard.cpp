@@ -12,10 +12,12 @@
 //
 // The two UCT calls libucp makes for this are interposed: a key bundle is
 // released only if uct_rkey_unpack filled that very bundle and it has not
-// been released since. libtwochains is ahead of libuct in the process's
-// lookup order (it links libuct), so libucp's calls come here; the real
-// functions are the next definitions (RTLD_NEXT). Test: tc-security offer
-// gone-key (docs/security.md).
+// been released since. This file is a library of its own, libtwochains-ucx,
+// the first that libtwochains needs, so it comes before libuct in the
+// process's lookup order and libucp's calls come here; the real functions
+// are the next definitions (RTLD_NEXT). Programs built on the runtime's
+// objects have it in the executable, first of all. Test: tc-security
+// offer gone-key (docs/security.md).
 //
 //===----------------------------------------------------------------------===//
 #include <dlfcn.h>

@@ -7,15 +7,21 @@ set -euo pipefail
 LIB=$1 INC=$2
 declared=$(cat "$INC"/twochains/*.h | tr '\n' ' ' |
   grep -o '[a-z_0-9 *]\btc_[a-z_0-9]*(' | grep -o 'tc_[a-z_0-9]*' | sort -u)
-# UCX's two rkey calls are interposed (runtime/UcxRkeyGuard.cpp), and only those.
-interposed="uct_rkey_release
-uct_rkey_unpack"
 exported=$(nm -D --defined-only "$LIB" | awk '$2 ~ /[TDBRW]/ {print $3}' | sed 's/@.*//' | sort -u)
-got_interposed=$(grep '^uct_' <<<"$exported" || true)
-[ "$got_interposed" = "$interposed" ] || { echo "FAIL: UCX symbols exported: $got_interposed"; exit 1; }
-exported=$(grep -v '^uct_' <<<"$exported")
 extra=$(comm -13 <(echo "$declared") <(echo "$exported"))
 missing=$(comm -23 <(echo "$declared") <(echo "$exported"))
 [ -z "$extra" ] || { echo "FAIL: exported but not in the headers:"; echo "$extra"; exit 1; }
 [ -z "$missing" ] || { echo "FAIL: declared but not exported:"; echo "$missing"; exit 1; }
 echo "exports: $(echo "$exported" | wc -l) symbols, all of them the C API"
+# libtwochains-ucx (runtime/UcxRkeyGuard.cpp) exports the two UCT calls it
+# interposes and nothing else, and libtwochains needs it before libucp:
+# first in the lookup order, ahead of libuct.
+UCXLIB=$(dirname "$LIB")/libtwochains-ucx.so.0
+ucx_exported=$(nm -D --defined-only "$UCXLIB" | awk '$2 ~ /[TDBRW]/ {print $3}' | sed 's/@.*//' | sort -u | tr '\n' ' ')
+[ "$ucx_exported" = "uct_rkey_release uct_rkey_unpack " ] ||
+  { echo "FAIL: libtwochains-ucx exports: $ucx_exported"; exit 1; }
+needed=$(readelf -d "$LIB" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+case "$needed" in
+  libtwochains-ucx.so.0*libucp*) echo "libtwochains-ucx: needed before libucp ($needed)";;
+  *) echo "FAIL: libtwochains needs: $needed"; exit 1;;
+esac
