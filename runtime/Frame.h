@@ -58,6 +58,12 @@ struct FrameHeader {
 };
 static_assert(sizeof(FrameHeader) == FrameLine - FrameTrailerSize,
               "the header and a trailer fill one line");
+static_assert(offsetof(FrameHeader, Package) == 8 && offsetof(FrameHeader, Sequence) == 16 &&
+                  offsetof(FrameHeader, Element) == 24 &&
+                  offsetof(FrameHeader, PayloadSize) == 28 && offsetof(FrameHeader, Code) == 32 &&
+                  offsetof(FrameHeader, ImageSize) == 40 &&
+                  offsetof(FrameHeader, PayloadOffset) == 44 && offsetof(FrameHeader, Inline) == 48,
+              "wire layout (docs/frames.md)");
 
 /// Where a one-line frame's payload starts, and how much it can hold.
 constexpr size_t LocalInlineOffset = offsetof(FrameHeader, Code);
@@ -69,6 +75,7 @@ struct FrameTrailer {
   uint32_t Sequence;       // low 32 bits of the header's
   uint32_t Checksum;
 };
+static_assert(sizeof(FrameTrailer) == FrameTrailerSize, "wire layout");
 
 /// Bytes a frame of this kind needs for an image and a payload of these
 /// sizes (only injected frames carry their image).
