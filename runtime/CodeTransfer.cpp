@@ -172,7 +172,10 @@ tc_status_t twochains::rt::shipCode(tc_peer *Peer, const tc_package *Pkg, uint32
     lockContext(Ctx);
     Context = std::unique_lock<std::recursive_mutex>(Ctx->Lock, std::adopt_lock);
   }
-  const PackageElement &E = Pkg->Elements[Element];
+  const PackageElement *For = elementFor(Pkg, Element, Peer->Tx.RemoteIsa);
+  if (!For)
+    return TC_ERR_NO_ISA_IMAGE;
+  const PackageElement &E = *For;
   const std::vector<uint8_t> &Image = E.Image.Bytes;
   CodeHeader H = {HandshakeMagic, Element, Pkg->Tag, E.CodeKey, uint32_t(Image.size()), 0};
   uint64_t Deadline = nowNs() + CodeTransferTimeoutNs;

@@ -65,6 +65,7 @@ tc_status_t makeOffer(tc_context *Ctx, tc_peer *Peer, Offer &O, std::vector<uint
   O.SlotSize = Ctx->SlotSize;
   O.MailboxMode = uint32_t(Ctx->Mode);
   O.Path = Peer->Path;
+  O.Isa = hostIsa();
   Body.clear();
   // The packages go last, after what the path needs; both paths carry them.
   std::vector<std::pair<std::string, std::string>> Packages;
@@ -158,6 +159,7 @@ tc_status_t acceptOffer(tc_context *Ctx, tc_peer *Peer, const ParsedOffer &Parse
   Peer->Tx.Send = std::make_unique<SenderRing>(O.Slots);
   Peer->Tx.Staging.assign(O.SlotSize, 0);
   Peer->Tx.RemoteMode = tc_mailbox_mode_t(O.MailboxMode);
+  Peer->Tx.RemoteIsa = O.Isa;
   if (Peer->Tx.RemoteMode == TC_MAILBOX_CODE_CACHE)
     Peer->Tx.SlotFrames.assign(size_t(O.Slots) * Peer->Tx.slotFrameStride(), 0);
   return TC_OK;

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "Package.h"
 #include "Log.h"
+#include "Wire.h"
 #include "Formats.h"
 #include "twochains/local_vector.h"
 
@@ -143,6 +144,16 @@ static tc_status_t loadReceiverSide(tc_package &P, const ManifestData &M) {
   return loadLocalLibrary(P, M);
 }
 
+/// A jam's image, and the digest and key frames name it by.
+static tc_status_t readImage(const ManifestData &M, const ManifestElement &E,
+                             PackageElement &PE, std::string &Error) {
+  if (readJamImageFile(M.Dir + "/" + E.Fields.at("image"), PE.Image, Error) != TC_OK)
+    return TC_ERR_BAD_IMAGE;
+  PE.CodeDigest = codeDigest(PE.Image.Bytes.data(), PE.Image.Bytes.size(), PE.Image.GOTP);
+  PE.CodeKey = identityTag(PE.CodeDigest);
+  return TC_OK;
+}
+
 extern "C" tc_status_t tc_package_load(const tc_package_params_t *Params,
                                        tc_package_t **Out) {
   if (!Params || !Out || Params->version != TC_PACKAGE_PARAMS_VERSION ||
@@ -171,6 +182,7 @@ extern "C" tc_status_t tc_package_load(const tc_package_params_t *Params,
     logError("package '" + P->Name + "' was not built for " + P->ISA);
     return TC_ERR_UNKNOWN_PACKAGE;
   }
+  tc_status_t St = TC_OK;
   for (const ManifestElement &E : M.Elements) {
     if (E.Fields.at("isa") != P->ISA)
       continue;
@@ -187,18 +199,32 @@ extern "C" tc_status_t tc_package_load(const tc_package_params_t *Params,
     PE.Present = true;
     PE.Name = E.Name;
     PE.IsJam = E.Kind == "jam";
-    if (PE.IsJam &&
-        readJamImageFile(M.Dir + "/" + E.Fields.at("image"), PE.Image, Error) != TC_OK) {
+    if (PE.IsJam && (St = readImage(M, E, PE, Error)) != TC_OK) {
       logError(Error);
-      return TC_ERR_BAD_IMAGE;
-    }
-    if (PE.IsJam) {
-      PE.CodeDigest = codeDigest(PE.Image.Bytes.data(), PE.Image.Bytes.size(), PE.Image.GOTP);
-      PE.CodeKey = identityTag(PE.CodeDigest);
+      return St;
     }
   }
-  tc_status_t St = (P->Roles & TC_PACKAGE_RECEIVER) ? loadReceiverSide(*P, M)
-                                                      : loadLocalLibrary(*P, M);
+  // A sender sends each receiver the images built for its instruction set.
+  for (const auto &[Name, Files] : M.ISAs) {
+    uint32_t Other = Name == "x86_64" ? IsaX86_64 : Name == "aarch64" ? IsaAArch64 : 0;
+    if (!(P->Roles & TC_PACKAGE_SENDER) || Name == P->ISA || !Other)
+      continue;
+    std::vector<PackageElement> Images(P->Elements.size());
+    for (const ManifestElement &E : M.Elements) {
+      if (E.Fields.at("isa") != Name || E.Kind != "jam" || E.ID >= Images.size() ||
+          !P->Elements[E.ID].Present || P->Elements[E.ID].Name != E.Name)
+        continue;
+      PackageElement &PE = Images[E.ID];
+      PE.Present = PE.IsJam = true;
+      PE.Name = E.Name;
+      if ((St = readImage(M, E, PE, Error)) != TC_OK) {
+        logError(Error);
+        return St;
+      }
+    }
+    P->OtherIsas.emplace_back(Other, std::move(Images));
+  }
+  St = (P->Roles & TC_PACKAGE_RECEIVER) ? loadReceiverSide(*P, M) : loadLocalLibrary(*P, M);
   if (St != TC_OK) {
     tc_package_unload(P.release());
     return St;
@@ -249,6 +275,19 @@ std::string codeDigest(const uint8_t *Image, size_t Size, uint64_t GOTP) {
 
 
 } // namespace twochains::rt
+
+const PackageElement *twochains::rt::elementFor(const tc_package *P, uint32_t Element,
+                                               uint32_t Isa) {
+  uint32_t Own = P->ISA == "aarch64" ? IsaAArch64 : IsaX86_64;
+  const std::vector<PackageElement> *Table = Isa == Own ? &P->Elements : nullptr;
+  for (const auto &[Other, Images] : P->OtherIsas)
+    if (Other == Isa)
+      Table = &Images;
+  if (!Table || Element >= Table->size() || !(*Table)[Element].Present ||
+      !(*Table)[Element].IsJam)
+    return nullptr;
+  return &(*Table)[Element];
+}
 
 extern "C" void *tc_package_symbol(const tc_package_t *Pkg, const char *Name) {
   if (!Pkg || !Name)

@@ -40,6 +40,9 @@ struct tc_package {
   /// Where the Local-Function library's code lies: the time limit
   /// interrupts a jam only inside its own code (JamGuard.h).
   uintptr_t LocalCodeBegin = 0, LocalCodeEnd = 0;
+  /// Sender: the jams' images for the other instruction sets the package
+  /// was built for (by enum Isa, Wire.h), for receivers that run those.
+  std::vector<std::pair<uint32_t, std::vector<twochains::rt::PackageElement>>> OtherIsas;
 };
 
 namespace twochains::rt {
@@ -47,6 +50,11 @@ namespace twochains::rt {
 /// Hex SHA-256 of an image's bytes with its GOTP slot read as zero: the
 /// same on every sender and receiver, whatever table GOTP points at.
 std::string codeDigest(const uint8_t *Image, size_t Size, uint64_t GOTP);
+
+/// The element as a receiver running instruction set Isa (enum Isa) gets
+/// it in injected frames: this side's own, or one of OtherIsas; null if
+/// the package has no image of it for that instruction set.
+const PackageElement *elementFor(const tc_package *P, uint32_t Element, uint32_t Isa);
 
 
 } // namespace twochains::rt

@@ -43,6 +43,9 @@ struct PeerSendHalf {
   std::vector<uint8_t> Staging;
   /// How the receiver runs injected code (from its offer).
   tc_mailbox_mode_t RemoteMode = TC_MAILBOX_CODE_CACHE;
+  /// The instruction set it runs injected code as (enum Isa, its offer):
+  /// injected frames carry, and name, the images built for it.
+  uint32_t RemoteIsa = 0;
   /// Per package, per element: the injected-frame template (header line and
   /// image, so a send writes only the payload, the sequence and the
   /// trailer), and whether the receiver's code cache is believed to hold

@@ -36,10 +36,10 @@ static twochains::rt::PeerSendHalf::ElementSend &elementSend(tc_peer *Peer, cons
 /// there, so a send writes only the payload, the sequence and the trailer.
 /// GOTP travels as zero: the receiver sets it in its own copy, and no peer
 /// learns where the receiver's import tables are.
-static uint8_t *injectedTemplate(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+static uint8_t *injectedTemplate(tc_peer *Peer, const PackageElement &E,
                                  twochains::rt::PeerSendHalf::ElementSend &S) {
   if (S.Template.empty()) {
-    const JamImageData &Image = Pkg->Elements[Element].Image;
+    const JamImageData &Image = E.Image;
     S.Template.assign(Peer->Tx.SlotSize, 0);
     std::memcpy(S.Template.data() + FrameImageOffset, Image.Bytes.data(), Image.Bytes.size());
   }
@@ -73,7 +73,6 @@ static tc_status_t putFrame(tc_peer *Peer, uint8_t *Frame, const FrameSpec &Spec
 static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
                              tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
                              uint64_t Seq, uint32_t Slot) {
-  const PackageElement &E = Pkg->Elements[Element];
   FrameSpec Spec;
   Spec.Package = Pkg->Tag;
   Spec.Element = Element;
@@ -82,6 +81,12 @@ static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
   Spec.Sequence = Seq;
   if (Mode == TC_SEND_LOCAL)
     return putFrame(Peer, Peer->Tx.Staging.data(), Spec, Slot);
+  // The image built for the receiver's instruction set (tc_send checked
+  // that there is one).
+  const PackageElement *For = elementFor(Pkg, Element, Peer->Tx.RemoteIsa);
+  if (!For)
+    return TC_ERR_NO_ISA_IMAGE;
+  const PackageElement &E = *For;
   Spec.Code = E.CodeKey;
   twochains::rt::PeerSendHalf::ElementSend &S = elementSend(Peer, Pkg, Element);
   // Shipped ahead already: every frame names it, and nothing more is sized.
@@ -107,7 +112,7 @@ static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
   }
   Spec.Kind = FrameInjected;
   Spec.ImageSize = uint32_t(E.Image.Bytes.size());
-  uint8_t *Frame = injectedTemplate(Peer, Pkg, Element, S);
+  uint8_t *Frame = injectedTemplate(Peer, E, S);
   Spec.Image = Frame + FrameImageOffset;
   tc_status_t St = putFrame(Peer, Frame, Spec, Slot);
   if (St == TC_OK && Cache)
@@ -205,9 +210,24 @@ tc_status_t twochains::rt::sendLocked(tc_peer *Peer, const tc_package *Pkg, uint
   if (Element >= Pkg->Elements.size() || !Pkg->Elements[Element].Present ||
       !Pkg->Elements[Element].IsJam)
     return TC_ERR_UNKNOWN_ELEMENT;
+  // Injected frames carry the image built for the receiver's instruction
+  // set: a package built without it cannot send them there.
+  const PackageElement *For = &Pkg->Elements[Element];
+  if (Mode != TC_SEND_LOCAL && !(For = elementFor(Pkg, Element, Peer->Tx.RemoteIsa))) {
+    twochains::rt::PeerSendHalf::ElementSend &S = elementSend(Peer, Pkg, Element);
+    if (!S.TooLargeLogged) {
+      S.TooLargeLogged = true;
+      const char *Isa = isaName(Peer->Tx.RemoteIsa);
+      logError(Peer->Name + ": package '" + Pkg->Name + "' has no " + (Isa ? Isa : "?") +
+               " image of jam '" + Pkg->Elements[Element].Name + "' for this " +
+               (Isa ? Isa : "?") + " receiver: build the package for it too (ISA in "
+               "twochains_add_package), or send TC_SEND_LOCAL");
+    }
+    return TC_ERR_NO_ISA_IMAGE;
+  }
   // The frame must fit a slot: the payload always; the image too only for
   // TC_SEND_INJECTED_FULL, since a larger one is shipped ahead and named.
-  const PackageElement &E = Pkg->Elements[Element];
+  const PackageElement &E = *For;
   FrameKind Kind = Mode == TC_SEND_LOCAL     ? FrameLocal
                    : Mode == TC_SEND_INJECTED ? FrameCached
                                               : FrameInjected;

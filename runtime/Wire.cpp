@@ -9,6 +9,22 @@
 
 namespace twochains::rt {
 
+Isa hostIsa() {
+#if defined(__aarch64__)
+  return IsaAArch64;
+#else
+  return IsaX86_64;
+#endif
+}
+
+const char *isaName(uint32_t I) {
+  return I == IsaX86_64 ? "x86_64" : I == IsaAArch64 ? "aarch64" : nullptr;
+}
+
+} // namespace twochains::rt
+
+namespace twochains::rt {
+
 tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *Body,
                        size_t BodyLength, ParsedOffer &Out, std::string &Why) {
   auto Bad = [&](const std::string &What) {
@@ -38,6 +54,8 @@ tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *B
                " bytes (at most " + std::to_string(MaxRingBytes) + ")");
   if (O.MailboxMode != TC_MAILBOX_CODE_CACHE && O.MailboxMode != TC_MAILBOX_NO_CACHE)
     return Bad("mailbox mode " + std::to_string(O.MailboxMode));
+  if (!isaName(O.Isa) || O.Reserved)
+    return Bad("instruction set " + std::to_string(O.Isa));
   if (O.PackagesSize > MaxPackagesSize || O.PackagesSize > BodyLength)
     return Bad("a packages section of " + std::to_string(O.PackagesSize) + " bytes (at most " +
                std::to_string(MaxPackagesSize) + ", in a body of " +

@@ -39,7 +39,14 @@ enum : unsigned {
 static_assert(AmHello == TC_AM_ID_FIRST && AmReply == TC_AM_ID_LAST,
               "the range reserved on an application's worker (twochains.h)");
 constexpr uint32_t HandshakeMagic = 0x54434853; // "TCHS"
-constexpr uint32_t HandshakeVersion = 4; // 4: offers carry the packages (agreement)
+constexpr uint32_t HandshakeVersion = 5; // 4: offers carry the packages; 5: the ISA
+
+/// The instruction set an offering side runs injected code as: a sender
+/// sends the images built for its receiver's (docs/heterogeneous.md).
+enum Isa : uint32_t { IsaX86_64 = 1, IsaAArch64 = 2 };
+/// This machine's, and the manifest's name of one (nullptr if none).
+Isa hostIsa();
+const char *isaName(uint32_t I);
 
 /// Limits on what a peer may describe. A ring of 4096 slots of 4 KiB, or
 /// 64 of 1 MiB, fits; anything claiming more is refused at the offer.
@@ -93,9 +100,12 @@ struct Offer {
   /// follow), else PathAm. WELCOME: the path the receiver chose.
   uint32_t Path;
   uint32_t PackagesSize;
+  uint32_t Isa;           // enum Isa: what the offering side runs
+  uint32_t Reserved;      // 0
 };
-static_assert(sizeof(Offer) == 88, "wire layout");
-static_assert(offsetof(Offer, PackagesSize) == 84, "wire layout");
+static_assert(sizeof(Offer) == 96, "wire layout");
+static_assert(offsetof(Offer, PackagesSize) == 84 && offsetof(Offer, Isa) == 88,
+              "wire layout");
 static_assert(offsetof(Offer, Magic) == MacSize, "the MAC covers what follows it");
 
 /// An offer that passed every check; pointers into the body given.

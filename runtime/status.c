@@ -33,6 +33,7 @@ const char *tc_status_string(tc_status_t status) {
   case TC_ERR_TOO_MANY_PEERS: return "the context's limit on peers is reached";
   case TC_ERR_PACKAGE_MISMATCH: return "a package both sides have is built differently";
   case TC_ERR_BAD_MANIFEST: return "malformed package manifest, or one of an unsupported version";
+  case TC_ERR_NO_ISA_IMAGE: return "the package has no image for the receiver's instruction set";
   }
   return "unknown status";
 }

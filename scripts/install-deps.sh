@@ -21,15 +21,35 @@ for p in "${PACKAGES[@]}"; do
   fi
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: all ${#PACKAGES[@]} packages present"
-  exit 0
-fi
-
 SUDO=
 if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
-echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-echo "install-deps: done"
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PACKAGES[@]} packages present"
+else
+  echo "install-deps: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  echo "install-deps: done"
+fi
+
+# UCX for aarch64, to run an aarch64 receiver under qemu-aarch64 beside the
+# x86_64 build (docs/heterogeneous.md): Debian's arm64 packages, unpacked
+# into a folder, never installed (../shared/DESIGN.md, "aarch64 on this
+# x86_64 machine"). TWOCHAINS_ARM64_ROOT moves it; it is made once.
+ARM64_ROOT=${TWOCHAINS_ARM64_ROOT:-/var/lib/twochains/arm64}
+ARM64_LIBS=(libucx0 libnuma1 librdmacm1 libibverbs1)
+if [ "$(uname -m)" = x86_64 ] && [ ! -e "$ARM64_ROOT/usr/lib/aarch64-linux-gnu/libucp.so.0" ]; then
+  echo "install-deps: unpacking arm64 UCX into $ARM64_ROOT"
+  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    $SUDO dpkg --add-architecture arm64
+  fi
+  $SUDO apt-get update -qq
+  work=$(mktemp -d)
+  chmod 755 "$work" # apt downloads as its own user
+  (cd "$work" && apt-get download -qq "${ARM64_LIBS[@]/%/:arm64}" >/dev/null)
+  $SUDO mkdir -p "$ARM64_ROOT"
+  for deb in "$work"/*.deb; do $SUDO dpkg -x "$deb" "$ARM64_ROOT"; done
+  rm -rf "$work"
+  echo "install-deps: arm64 UCX: $(ls "$ARM64_ROOT"/usr/lib/aarch64-linux-gnu/libucp.so.0)"
+fi

@@ -179,6 +179,7 @@ static int offer(char **Argv) {
   O.SlotSize = 1024;
   O.MailboxMode = TC_MAILBOX_CODE_CACHE;
   O.Path = PathAm;
+  O.Isa = hostIsa();
   std::vector<uint8_t> Body;
   auto Rma = [&](uint32_t CreditKey, uint32_t RingKey, uint32_t Worker) {
     O.Path = PathRma;

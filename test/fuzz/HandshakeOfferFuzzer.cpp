@@ -1,6 +1,6 @@
 //===- HandshakeOfferFuzzer.cpp - parseOffer and checkPackedRkey ----------===//
 //
-// Input: an offer header's bytes (the first 88, fewer or more too), then
+// Input: an offer header's bytes (the first 96, fewer or more too), then
 // its body (keys and worker address, then the packages section). An accepted offer's pointers must lie in the body, its sizes
 // within the limits, and each memory key well-formed by the same check.
 //

@@ -109,6 +109,7 @@ Offer goodOffer() {
   O.SlotSize = 4096;
   O.MailboxMode = TC_MAILBOX_CODE_CACHE;
   O.Path = PathAm;
+  O.Isa = IsaX86_64;
   return O;
 }
 
@@ -136,6 +137,16 @@ TEST(Offer, Bounds) {
   EXPECT_EQ(parse(O), TC_ERR_BAD_OFFER);
   O = goodOffer();
   O.MailboxMode = TC_MAILBOX_IN_PLACE;
+  EXPECT_EQ(parse(O), TC_ERR_BAD_OFFER);
+  O = goodOffer();
+  O.Isa = IsaAArch64;
+  EXPECT_EQ(parse(O), TC_OK); // either instruction set, named
+  O.Isa = 0;
+  EXPECT_EQ(parse(O), TC_ERR_BAD_OFFER);
+  O.Isa = 3;
+  EXPECT_EQ(parse(O), TC_ERR_BAD_OFFER);
+  O = goodOffer();
+  O.Reserved = 1;
   EXPECT_EQ(parse(O), TC_ERR_BAD_OFFER);
   EXPECT_EQ(parse(goodOffer(), std::vector<uint8_t>(8)), TC_ERR_BAD_OFFER); // AM with a body
   O = goodOffer();
