@@ -8,8 +8,9 @@
 #   x86_64 -> aarch64, code cache, UCX's transports (shared memory here)
 #   x86_64 -> aarch64, over TCP alone (UCX_TLS=tcp: frames by message)
 #   x86_64 -> aarch64, the receiver's executor thread (its WFE wait)
-#   aarch64 -> x86_64, code cache and no-cache
-#   x86_64 requester -> aarch64: every standard-package reply, both modes
+#   aarch64 -> x86_64, code cache and no-cache, and over TCP
+#   requesters of either ISA against receivers of the other: every
+#   standard-package reply, both send modes
 # An aarch64 receiver in no-cache mode is not run: QEMU's user mode does not
 # see code rewritten through the code cache's writable alias (aarch64-checks
 # shows it), which real hardware does.
@@ -74,6 +75,7 @@ grep -q "executor thread, waiting with wfe" "$OUT/r" ||
   { echo "FAILED: the aarch64 executor does not wait with WFE"; cat "$OUT/r"; exit 1; }
 pair x86 a64 "aarch64 -> x86_64" TC_MAILBOX_MODE=code-cache
 pair x86 a64 "aarch64 -> x86_64, no-cache" TC_MAILBOX_MODE=no-cache
+pair x86 a64 "aarch64 -> x86_64 over TCP" TC_MAILBOX_MODE=code-cache UCX_TLS=tcp
 
 # Replies: every jam of the standard package answered by an aarch64 receiver.
 PORT=$((PORT + 1))
@@ -87,4 +89,17 @@ kill $R 2>/dev/null || true
 grep -q "all 16 replies correct (local)" "$OUT/q" && grep -q "all 16 replies correct (injected)" "$OUT/q" ||
   { echo "FAILED: replies"; cat "$OUT/q" "$OUT/r"; exit 1; }
 echo "ok: x86_64 requester -> aarch64 receiver, every reply right, both modes"
+
+# And the other way: an aarch64 requester, whose replies an x86_64 receiver
+# sends back as frames it runs under qemu.
+PORT=$((PORT + 1))
+timeout 120 "$X86" receiver "$PREFIX" $PORT 100000 > "$OUT/r" 2>&1 &
+R=$!
+wait_for_listening "$OUT/r" || true
+timeout 120 "$QEMU" -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH="$LIBS" "$A64" requester \
+  "$PREFIX" $PORT 42 > "$OUT/q" 2>&1 || { echo "FAILED: aarch64 replies"; cat "$OUT/q" "$OUT/r"; exit 1; }
+kill $R 2>/dev/null || true
+grep -q "all 16 replies correct (local)" "$OUT/q" && grep -q "all 16 replies correct (injected)" "$OUT/q" ||
+  { echo "FAILED: aarch64 replies"; cat "$OUT/q" "$OUT/r"; exit 1; }
+echo "ok: aarch64 requester -> x86_64 receiver, every reply right, both modes"
 echo "PASSED: cross-ISA"
