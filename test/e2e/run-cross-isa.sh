@@ -8,6 +8,8 @@
 #   x86_64 -> aarch64, code cache, UCX's transports (shared memory here)
 #   x86_64 -> aarch64, over TCP alone (UCX_TLS=tcp: frames by message)
 #   x86_64 -> aarch64, the receiver's executor thread (its WFE wait)
+#   x86_64 -> aarch64 with slots smaller than the images: the aarch64
+#   images are shipped ahead of their frames
 #   aarch64 -> x86_64, code cache and no-cache, and over TCP
 #   requesters of either ISA against receivers of the other: every
 #   standard-package reply, both send modes
@@ -73,6 +75,9 @@ pair a64 x86 "x86_64 -> aarch64 over TCP" TC_MAILBOX_MODE=code-cache UCX_TLS=tcp
 pair a64 x86 "x86_64 -> aarch64, executor thread" TC_MAILBOX_MODE=code-cache TC_E2E_EXECUTOR=1
 grep -q "executor thread, waiting with wfe" "$OUT/r" ||
   { echo "FAILED: the aarch64 executor does not wait with WFE"; cat "$OUT/r"; exit 1; }
+pair a64 x86 "x86_64 -> aarch64, images shipped ahead (128-byte slots)" TC_MAILBOX_MODE=code-cache TC_E2E_SLOT_SIZE=128
+grep -Eq "images shipped ahead [1-9]" "$OUT/r" ||
+  { echo "FAILED: no image was shipped ahead"; cat "$OUT/r"; exit 1; }
 pair x86 a64 "aarch64 -> x86_64" TC_MAILBOX_MODE=code-cache
 pair x86 a64 "aarch64 -> x86_64, no-cache" TC_MAILBOX_MODE=no-cache
 pair x86 a64 "aarch64 -> x86_64 over TCP" TC_MAILBOX_MODE=code-cache UCX_TLS=tcp

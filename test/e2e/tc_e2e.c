@@ -194,8 +194,11 @@ int main(int argc, char **argv) {
   if (st != TC_OK)
     return die("loading stdlib", st);
   /* The mailbox mode comes from TC_MAILBOX_MODE (the runtime reads it);
-     TC_E2E_CODE_CACHE sets the code cache's size in bytes. */
-  tc_context_params_t cp = {TC_CONTEXT_PARAMS_VERSION, 16, 1024, 4, TC_WAIT_AUTO,
+     TC_E2E_CODE_CACHE sets the code cache's size in bytes, TC_E2E_SLOT_SIZE
+     the slots' (small slots make images travel ahead of their frames). */
+  tc_context_params_t cp = {TC_CONTEXT_PARAMS_VERSION, 16,
+                            getenv("TC_E2E_SLOT_SIZE") ? (uint32_t)atoi(getenv("TC_E2E_SLOT_SIZE")) : 1024,
+                            4, TC_WAIT_AUTO,
                             getenv("TC_E2E_ORDERED") ? TC_CONTEXT_ORDERED_PLACEMENT : 0,
                             TC_MAILBOX_DEFAULT,
                             getenv("TC_E2E_CODE_CACHE") ? (uint32_t)atoi(getenv("TC_E2E_CODE_CACHE")) : 0};
@@ -254,6 +257,8 @@ int main(int argc, char **argv) {
            (unsigned long long)s.frames_executed_local,
            (unsigned long long)s.frames_executed_injected,
            (unsigned long long)s.frames_rejected);
+    printf("receiver: images shipped ahead %llu\n",
+           (unsigned long long)s.code_transfers_received);
     printf("receiver: cache: installs %llu, cached runs %llu, misses %llu, evictions %llu, "
            "hash mismatches %llu\n",
            (unsigned long long)s.cache_installs, (unsigned long long)s.frames_executed_cached,
