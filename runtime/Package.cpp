@@ -177,6 +177,7 @@ extern "C" tc_status_t tc_package_load(const tc_package_params_t *Params,
   P->Identity = M.Identity;
   P->Tag = identityTag(M.Identity);
   P->ISA = Params->isa ? Params->isa : hostISA();
+  P->OwnIsa = P->ISA == "x86_64" ? IsaX86_64 : P->ISA == "aarch64" ? IsaAArch64 : 0;
   P->Roles = Params->roles;
   if (!M.ISAs.count(P->ISA)) {
     logError("package '" + P->Name + "' was not built for " + P->ISA);
@@ -275,19 +276,6 @@ std::string codeDigest(const uint8_t *Image, size_t Size, uint64_t GOTP) {
 
 
 } // namespace twochains::rt
-
-const PackageElement *twochains::rt::elementFor(const tc_package *P, uint32_t Element,
-                                               uint32_t Isa) {
-  uint32_t Own = P->ISA == "aarch64" ? IsaAArch64 : IsaX86_64;
-  const std::vector<PackageElement> *Table = Isa == Own ? &P->Elements : nullptr;
-  for (const auto &[Other, Images] : P->OtherIsas)
-    if (Other == Isa)
-      Table = &Images;
-  if (!Table || Element >= Table->size() || !(*Table)[Element].Present ||
-      !(*Table)[Element].IsJam)
-    return nullptr;
-  return &(*Table)[Element];
-}
 
 extern "C" void *tc_package_symbol(const tc_package_t *Pkg, const char *Name) {
   if (!Pkg || !Name)

@@ -33,6 +33,7 @@ struct tc_package {
   std::string Identity;
   uint64_t Tag = 0;        // identityTag(Identity): what frames carry
   std::string ISA;
+  uint32_t OwnIsa = 0;     // ISA as an enum Isa (Wire.h): what frames to peers of it carry
   uint32_t Roles = 0;
   std::vector<twochains::rt::PackageElement> Elements; // by element ID
   std::vector<void *> Libraries;                       // dlopen handles
@@ -51,10 +52,26 @@ namespace twochains::rt {
 /// same on every sender and receiver, whatever table GOTP points at.
 std::string codeDigest(const uint8_t *Image, size_t Size, uint64_t GOTP);
 
+} // namespace twochains::rt
+
+namespace twochains::rt {
 /// The element as a receiver running instruction set Isa (enum Isa) gets
 /// it in injected frames: this side's own, or one of OtherIsas; null if
-/// the package has no image of it for that instruction set.
-const PackageElement *elementFor(const tc_package *P, uint32_t Element, uint32_t Isa);
+/// the package has no image of it for that instruction set. Inline: every
+/// injected send asks.
+inline const PackageElement *elementFor(const tc_package *P, uint32_t Element, uint32_t Isa) {
+  const std::vector<PackageElement> *Table = &P->Elements;
+  if (Isa != P->OwnIsa) {
+    Table = nullptr;
+    for (const auto &[Other, Images] : P->OtherIsas)
+      if (Other == Isa)
+        Table = &Images;
+  }
+  if (!Table || Element >= Table->size() || !(*Table)[Element].Present ||
+      !(*Table)[Element].IsJam)
+    return nullptr;
+  return &(*Table)[Element];
+}
 
 
 } // namespace twochains::rt
