@@ -263,8 +263,10 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
   // microsecond or more in a VM) takes a turn at most every ControlPeriodNs,
   // the clock read every ControlEvery calls: connections and rieds wait a
   // little, frames by RMA never. Frames by message arrive on it: with such
-  // peers it is progressed every call.
-  if (Ctx->AmPeers || Ctx->CallsOutstanding)
+  // peers it is progressed every call. Answers to calls come as frames
+  // unless larger than a slot: while calls are outstanding it turns every
+  // ControlEvery calls, not every call (a system call each over TCP).
+  if (Ctx->AmPeers || (Ctx->CallsOutstanding && Ctx->ControlPolls == 0))
     ucp_worker_progress(Ctx->Worker);
   if (++Ctx->ControlPolls >= ControlEvery) {
     Ctx->ControlPolls = 0;
