@@ -18,19 +18,6 @@
 #include <link.h>
 #include <memory>
 
-namespace {
-
-const char *hostISA() {
-#if defined(__x86_64__)
-  return "x86_64";
-#elif defined(__aarch64__)
-  return "aarch64";
-#else
-  return "unknown";
-#endif
-}
-
-} // namespace
 
 using namespace twochains::rt;
 
@@ -176,8 +163,8 @@ extern "C" tc_status_t tc_package_load(const tc_package_params_t *Params,
   P->Name = M.Package;
   P->Identity = M.Identity;
   P->Tag = identityTag(M.Identity);
-  P->ISA = Params->isa ? Params->isa : hostISA();
-  P->OwnIsa = P->ISA == "x86_64" ? IsaX86_64 : P->ISA == "aarch64" ? IsaAArch64 : 0;
+  P->ISA = Params->isa ? Params->isa : isaName(hostIsa());
+  P->OwnIsa = isaOf(P->ISA);
   P->Roles = Params->roles;
   if (!M.ISAs.count(P->ISA)) {
     logError("package '" + P->Name + "' was not built for " + P->ISA);
@@ -207,7 +194,7 @@ extern "C" tc_status_t tc_package_load(const tc_package_params_t *Params,
   }
   // A sender sends each receiver the images built for its instruction set.
   for (const auto &[Name, Files] : M.ISAs) {
-    uint32_t Other = Name == "x86_64" ? IsaX86_64 : Name == "aarch64" ? IsaAArch64 : 0;
+    uint32_t Other = isaOf(Name);
     if (!(P->Roles & TC_PACKAGE_SENDER) || Name == P->ISA || !Other)
       continue;
     std::vector<PackageElement> Images(P->Elements.size());

@@ -26,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <string>
 #include <netinet/in.h>
@@ -196,28 +197,20 @@ public:
     if (Peer->Channelled) {
       Peer->Channel.lock();
       Held = Peer;
-      return;
-    }
-    tc_context *Ctx = Peer->Ctx;
-    if ((Ctx->ExecutorRunning.load(std::memory_order_acquire) ||
-         (Ctx->Flags & TC_CONTEXT_THREADS)) &&
-        ThreadRunningJamOf != Ctx) {
-      lockContext(Ctx);
-      HeldCtx = Ctx;
+    } else {
+      Context.emplace(Peer->Ctx);
     }
   }
   ~PeerGuard() {
     if (Held)
       Held->Channel.unlock();
-    if (HeldCtx)
-      HeldCtx->Lock.unlock();
   }
   PeerGuard(const PeerGuard &) = delete;
   PeerGuard &operator=(const PeerGuard &) = delete;
 
 private:
   tc_peer *Held = nullptr;
-  tc_context *HeldCtx = nullptr;
+  std::optional<HotPathGuard> Context;
 };
 
 /// Adds to a statistic that threads on different channels may add to at

@@ -9,22 +9,6 @@
 
 namespace twochains::rt {
 
-Isa hostIsa() {
-#if defined(__aarch64__)
-  return IsaAArch64;
-#else
-  return IsaX86_64;
-#endif
-}
-
-const char *isaName(uint32_t I) {
-  return I == IsaX86_64 ? "x86_64" : I == IsaAArch64 ? "aarch64" : nullptr;
-}
-
-} // namespace twochains::rt
-
-namespace twochains::rt {
-
 tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *Body,
                        size_t BodyLength, ParsedOffer &Out, std::string &Why) {
   auto Bad = [&](const std::string &What) {

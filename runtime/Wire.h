@@ -44,9 +44,24 @@ constexpr uint32_t HandshakeVersion = 5; // 4: offers carry the packages; 5: the
 /// The instruction set an offering side runs injected code as: a sender
 /// sends the images built for its receiver's (docs/heterogeneous.md).
 enum Isa : uint32_t { IsaX86_64 = 1, IsaAArch64 = 2 };
-/// This machine's, and the manifest's name of one (nullptr if none).
-Isa hostIsa();
-const char *isaName(uint32_t I);
+/// This machine's; the manifest's name of one (nullptr if none), and the
+/// one a name means (0 if none).
+inline Isa hostIsa() {
+#if defined(__aarch64__)
+  return IsaAArch64;
+#else
+  return IsaX86_64;
+#endif
+}
+inline const char *isaName(uint32_t I) {
+  return I == IsaX86_64 ? "x86_64" : I == IsaAArch64 ? "aarch64" : nullptr;
+}
+inline uint32_t isaOf(const std::string &Name) {
+  for (uint32_t I : {IsaX86_64, IsaAArch64})
+    if (Name == isaName(I))
+      return I;
+  return 0;
+}
 
 /// Limits on what a peer may describe. A ring of 4096 slots of 4 KiB, or
 /// 64 of 1 MiB, fits; anything claiming more is refused at the offer.
