@@ -127,6 +127,11 @@ void releasePeer(tc_context *Ctx, tc_peer *Peer) {
       ucp_request_free(R); // released by UCX when its endpoint closes it
     R = nullptr;
   }
+  if (Peer->Welcomed && Peer->Path == PathRma && putsTo(Peer) && Ctx->PutPeers)
+    --Ctx->PutPeers;
+  // The mappings go with the keys.
+  Peer->Tx.RingDirect = nullptr;
+  Peer->Rx.CreditDirect = nullptr;
   if (Peer->Rx.CreditKey)
     ucp_rkey_destroy(Peer->Rx.CreditKey);
   if (Peer->Tx.RingKey)

@@ -39,6 +39,9 @@ struct tc_context {
   unsigned ControlPolls = 0;           // tc_progress calls since the clock was read
   uint64_t ControlTurnNs = 0;          // when the control worker last progressed
   unsigned AmPeers = 0;                // peers on the active-message path
+  /// RMA peers that this side puts frames or credits to (no direct
+  /// mapping): their requests complete only as the data worker progresses.
+  unsigned PutPeers = 0;
   ucp_listener_h Listener = nullptr;
   uint16_t ListenPort = 0;        // the port it got (tc_listen with port 0: any)
   uint32_t ListenAddress = 0;     // network order; INADDR_ANY for every interface

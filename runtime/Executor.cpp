@@ -252,12 +252,15 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
   JamRun &Run = currentJamRun();
   if (Ctx->Dog)
     Ctx->Dog->watch(&Run);
-  // With channels the data worker is multi-threaded: each progress takes
-  // UCX's worker lock, which every sending thread's put takes too. Frames
-  // into this side's rings need no progress here (the sender's put writes
-  // them); only this side's own puts (credits, replies) do, and those
-  // complete at their next report or a later turn.
-  if (Ctx->DataWorker && (!Ctx->Channels || (Ctx->ControlPolls & (ControlEvery - 1)) == 0))
+  // Frames into this side's rings need no progress here (the sender's put
+  // or stores write them); only this side's own puts (credits, replies)
+  // do, and those complete at their next report or a later turn. So the
+  // data worker turns every call only while this side puts to a peer and
+  // no thread sends on channels (a multi-threaded worker's progress takes
+  // UCX's lock, which every sending thread's put takes too); else every
+  // ControlEvery calls, for connections being wired up.
+  if (Ctx->DataWorker && ((Ctx->PutPeers && !Ctx->Channels) ||
+                          (Ctx->ControlPolls & (ControlEvery - 1)) == 0))
     ucp_worker_progress(Ctx->DataWorker);
   // The control worker (TCP: an epoll_wait system call per progress, a
   // microsecond or more in a VM) takes a turn at most every ControlPeriodNs,
@@ -314,9 +317,10 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
       FrameView V = {};
       // A frame sent again over a complete one lands in any order, whatever
       // the transport: only the checksum tells when it is whole.
-      bool Ordered = (Ctx->Flags & TC_CONTEXT_ORDERED_PLACEMENT) &&
-                     !Peer->Rx.CodeWait.awaiting(Seq);
-      tc_status_t St = captureFrame(Slot, Ctx->SlotSize, Seq, Ctx->Private.get(), &V, Ordered);
+      Completion How = Peer->Rx.CodeWait.awaiting(Seq)                ? Completion::Checksum
+                       : (Ctx->Flags & TC_CONTEXT_ORDERED_PLACEMENT) ? Completion::Ordered
+                                                                      : Completion::Marked;
+      tc_status_t St = captureFrame(Slot, Ctx->SlotSize, Seq, Ctx->Private.get(), &V, How);
       MissWait::Step Step = MissWait::Step::Run;
       if (Peer->Rx.CodeWait.awaiting(Seq))
         Step = Peer->Rx.CodeWait.step(Seq, St == TC_OK && V.Header.Kind == FrameInjected, nowNs());

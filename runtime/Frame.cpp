@@ -77,6 +77,9 @@ tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,
   H.PayloadSize = Spec.PayloadSize;
   H.Code = Spec.Code;
   if (N == FrameLine) {
+    // The trailer and the ring give the sequence; the key takes its place.
+    if (Cached)
+      H.Sequence = Spec.Code;
     if (Spec.PayloadSize)
       std::memcpy(reinterpret_cast<uint8_t *>(&H) + inlineOffset(Spec.Kind), Spec.Payload,
                   Spec.PayloadSize);
@@ -94,9 +97,18 @@ tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,
     size_t Pad = N - FrameTrailerSize - (H.PayloadOffset + Spec.PayloadSize);
     std::memset(F + H.PayloadOffset + Spec.PayloadSize, 0, Pad);
   }
-  FrameTrailer T = {uint32_t(Spec.Sequence),
-                    frameChecksum(F, N - FrameTrailerSize, Spec.Sequence)};
-  std::memcpy(F + N - FrameTrailerSize, &T, sizeof T);
+  if (Spec.Ordered) {
+    // Everything above is visible before the trailer that vouches for it.
+    FrameTrailer T = {uint32_t(Spec.Sequence), orderedMark(Spec.Sequence)};
+    uint64_t Word;
+    std::memcpy(&Word, &T, sizeof Word);
+    __atomic_store_n(reinterpret_cast<uint64_t *>(F + N - FrameTrailerSize), Word,
+                     __ATOMIC_RELEASE);
+  } else {
+    FrameTrailer T = {uint32_t(Spec.Sequence),
+                      frameChecksum(F, N - FrameTrailerSize, Spec.Sequence)};
+    std::memcpy(F + N - FrameTrailerSize, &T, sizeof T);
+  }
   *Size = N;
   return TC_OK;
 }
@@ -125,6 +137,12 @@ static tc_status_t validateFrame(const uint8_t *F, size_t N, uint64_t Expected,
     return TC_ERR_BAD_MAGIC;
   if (H.Version != FrameVersion)
     return TC_ERR_BAD_VERSION;
+  // A one-line cached frame's sequence is its trailer's (the caller found
+  // it to be the expected one), and the code key sits in its place.
+  if (N == FrameLine && H.Kind == FrameCached) {
+    H.Code = H.Sequence;
+    H.Sequence = Expected;
+  }
   if (H.Sequence != Expected)
     return TC_ERR_SEQUENCE;
   if (H.Kind != FrameLocal && H.Kind != FrameInjected && H.Kind != FrameCached &&
@@ -140,7 +158,10 @@ static tc_status_t validateFrame(const uint8_t *F, size_t N, uint64_t Expected,
       return TC_ERR_BAD_LENGTH;
     Payload = F + Offset;
     auto *Covered = reinterpret_cast<uint8_t *>(&H) + Offset;
+    uint64_t Code = H.Code;
     std::memset(Covered, 0, sizeof H - Offset); // not fields: read none of them
+    if (H.Kind == FrameCached)
+      H.Code = Code;
   } else {
     size_t PayloadEnd = size_t(H.PayloadOffset) + H.PayloadSize;
     if (H.PayloadOffset < FrameLine || PayloadEnd > N - FrameTrailerSize)
@@ -181,12 +202,25 @@ static size_t landedLength(const uint8_t *F, size_t SlotSize, uint64_t Expected,
   // stays incomplete.
   if (Lines == 0 || N > SlotSize)
     return 0;
-  std::memcpy(&T, F + N - FrameTrailerSize, sizeof T);
+  // One aligned 8-byte load: the mark and the sequence come from one store.
+  uint64_t Word = __atomic_load_n(reinterpret_cast<const uint64_t *>(F + N - FrameTrailerSize),
+                                  __ATOMIC_RELAXED);
+  std::memcpy(&T, &Word, sizeof T);
   return T.Sequence == uint32_t(Expected) ? N : 0;
 }
 
+/// True if the trailer alone proves the frame whole; then reads of the
+/// frame are ordered after it.
+static bool trailerSuffices(const FrameTrailer &T, uint64_t Expected, Completion How) {
+  if (How == Completion::Checksum ||
+      (How == Completion::Marked && T.Checksum != orderedMark(Expected)))
+    return false;
+  __atomic_thread_fence(__ATOMIC_ACQUIRE); // read the frame after its trailer
+  return true;
+}
+
 tc_status_t checkFrame(const void *Slot, size_t SlotSize, uint64_t Expected,
-                       FrameView *Out, bool Ordered) {
+                       FrameView *Out, Completion How) {
   if (!Slot || SlotSize < FrameLine || SlotSize % FrameLine)
     return TC_ERR_INVALID_PARAM;
   const uint8_t *F = static_cast<const uint8_t *>(Slot);
@@ -194,9 +228,8 @@ tc_status_t checkFrame(const void *Slot, size_t SlotSize, uint64_t Expected,
   size_t N = landedLength(F, SlotSize, Expected, T);
   if (!N)
     return TC_ERR_INCOMPLETE;
-  if (Ordered)
-    __atomic_thread_fence(__ATOMIC_ACQUIRE); // read the frame after its trailer
-  else if (T.Checksum != frameChecksum(F, N - FrameTrailerSize, Expected))
+  if (!trailerSuffices(T, Expected, How) &&
+      T.Checksum != frameChecksum(F, N - FrameTrailerSize, Expected))
     return TC_ERR_INCOMPLETE; // the caller gives a lasting mismatch up (Executor.cpp)
   // Complete. The length read above may predate the bytes the checksum
   // just saw (they land while we read): validateFrame takes the header
@@ -220,7 +253,7 @@ static uint32_t copyAndChecksum(uint8_t *To, const uint8_t *From, size_t Size,
 }
 
 tc_status_t captureFrame(const void *Slot, size_t SlotSize, uint64_t Expected, void *Private,
-                         FrameView *Out, bool Ordered) {
+                         FrameView *Out, Completion How) {
   if (!Slot || !Private || SlotSize < FrameLine || SlotSize % FrameLine)
     return TC_ERR_INVALID_PARAM;
   const uint8_t *F = static_cast<const uint8_t *>(Slot);
@@ -229,8 +262,7 @@ tc_status_t captureFrame(const void *Slot, size_t SlotSize, uint64_t Expected, v
   size_t N = landedLength(F, SlotSize, Expected, T);
   if (!N)
     return TC_ERR_INCOMPLETE;
-  if (Ordered) {
-    __atomic_thread_fence(__ATOMIC_ACQUIRE); // read the frame after its trailer
+  if (trailerSuffices(T, Expected, How)) {
     std::memcpy(Copy, F, N - FrameTrailerSize);
   } else if (copyAndChecksum(Copy, F, N - FrameTrailerSize, Expected) != T.Checksum) {
     return TC_ERR_INCOMPLETE; // still landing, or rewritten: look again later

@@ -8,9 +8,10 @@
 //   last 8 bytes trailer: { uint32 sequence; uint32 checksum }
 //
 // A one-line frame carries its payload inline in the header, over the
-// fields it has no use for: up to 24 bytes for a Local frame, 16 for a
-// cached one, so a 1-integer message — even the paper's Indirect Put of
-// one (index, value) pair — is one line. The receiver knows a frame has
+// fields it has no use for: up to 24 bytes, Local or cached (a cached one
+// has its code key where the sequence goes, which its trailer and the
+// ring's count give), so a 2-integer message — the paper's Indirect Put of
+// two (index, value) pairs — is one line. The receiver knows a frame has
 // fully arrived when the trailer holds the sequence it expects for the
 // slot and the checksum over everything before the trailer matches; until
 // then, whatever order the transport writes bytes in, the frame is
@@ -27,7 +28,7 @@
 namespace twochains::rt {
 
 constexpr uint32_t FrameMagic = 0x31464354; // "TCF1"
-constexpr uint8_t FrameVersion = 2;
+constexpr uint8_t FrameVersion = 3;
 constexpr size_t FrameLine = 64;
 constexpr size_t FrameTrailerSize = 8;
 /// Injected frames carry their image from the second line on.
@@ -46,7 +47,7 @@ struct FrameHeader {
   uint8_t Kind;
   uint16_t Lines;          // frame length in lines, trailer included
   uint64_t Package;        // first 8 bytes of the package identity
-  uint64_t Sequence;
+  uint64_t Sequence;       // one-line cached frames: the code key instead
   uint32_t Element;
   uint32_t PayloadSize;
   // From here on, a one-line frame's payload may take the place of fields.
@@ -67,15 +68,26 @@ static_assert(offsetof(FrameHeader, Package) == 8 && offsetof(FrameHeader, Seque
 
 /// Where a one-line frame's payload starts, and how much it can hold.
 constexpr size_t LocalInlineOffset = offsetof(FrameHeader, Code);
-constexpr size_t CachedInlineOffset = offsetof(FrameHeader, ImageSize);
+constexpr size_t CachedInlineOffset = offsetof(FrameHeader, Code);
+/// A one-line cached frame's code key.
+constexpr size_t CachedInlineCodeOffset = offsetof(FrameHeader, Sequence);
 constexpr size_t LocalInlinePayload = sizeof(FrameHeader) - LocalInlineOffset;   // 24
-constexpr size_t CachedInlinePayload = sizeof(FrameHeader) - CachedInlineOffset; // 16
+constexpr size_t CachedInlinePayload = sizeof(FrameHeader) - CachedInlineOffset; // 24
 
 struct FrameTrailer {
   uint32_t Sequence;       // low 32 bits of the header's
-  uint32_t Checksum;
+  uint32_t Checksum;       // or orderedMark(sequence)
 };
 static_assert(sizeof(FrameTrailer) == FrameTrailerSize, "wire layout");
+
+/// The checksum word of a frame whose sender stored it straight into the
+/// ring, trailer last, by a release store (Send.cpp, "direct stores"): the
+/// trailer's landing proves the rest landed, so no checksum is computed on
+/// either side. A function of the sequence, so that a stale payload word
+/// where the trailer will go passes for it only if all 64 bits match.
+constexpr uint32_t orderedMark(uint64_t Sequence) {
+  return uint32_t(((Sequence & 0xffffffffu) ^ 0x7c5a0f3bu) * 0x9e3779b1u) ^ 0x4f524452u;
+}
 
 /// Bytes a frame of this kind needs for an image and a payload of these
 /// sizes (only injected frames carry their image).
@@ -96,6 +108,9 @@ struct FrameSpec {
   const void *Payload = nullptr;
   uint32_t PayloadSize = 0;
   uint64_t Sequence = 0;
+  /// The frame is written into the receiver's ring itself: the trailer
+  /// carries orderedMark and is stored last, with release ordering.
+  bool Ordered = false;
 };
 
 /// Writes the frame for Spec into Slot (SlotSize bytes). On success sets
@@ -117,14 +132,25 @@ struct FrameView {
   size_t Size;
 };
 
+/// What proves that a frame whose trailer shows the expected sequence has
+/// landed whole.
+enum class Completion : uint8_t {
+  /// Its checksum only: a frame rewritten in place (a resend with code)
+  /// lands over a complete older one with the same trailer.
+  Checksum,
+  /// Its checksum, or the ordered mark of a sender's direct stores.
+  Marked,
+  /// The trailer alone: the transport places bytes in order
+  /// (TC_CONTEXT_ORDERED_PLACEMENT).
+  Ordered,
+};
+
 /// Checks the frame in Slot against the sequence the ring expects there.
-/// Ordered: the transport placed the bytes in order, so the trailer landing
-/// last proves completion and the checksum is skipped.
 /// TC_ERR_INCOMPLETE means "not all bytes are there yet": poll again. Any
 /// other error means the frame must be dropped, never run. Out is set only
 /// on TC_OK.
 tc_status_t checkFrame(const void *Slot, size_t SlotSize, uint64_t Expected,
-                       FrameView *Out, bool Ordered = false);
+                       FrameView *Out, Completion How = Completion::Marked);
 
 /// The receiver's way: like checkFrame, but the frame is first copied out of
 /// the slot into Private (SlotSize bytes), the checksum computed over the
@@ -132,7 +158,7 @@ tc_status_t checkFrame(const void *Slot, size_t SlotSize, uint64_t Expected,
 /// Private. A peer that rewrites its slot meanwhile changes nothing that
 /// was checked or that the jam reads (docs/security.md).
 tc_status_t captureFrame(const void *Slot, size_t SlotSize, uint64_t Expected, void *Private,
-                         FrameView *Out, bool Ordered = false);
+                         FrameView *Out, Completion How = Completion::Marked);
 
 } // namespace twochains::rt
 

@@ -1,6 +1,8 @@
 //===- FramePath.cpp - How frames and credits reach a peer's ring ---------===//
 //
-//   RMA      one ucp_put_nbx into the peer's slot; credit words by put
+//   RMA      one ucp_put_nbx into the peer's slot; credit words by put;
+//            where UCX maps the peer's memory into this process (shared
+//            memory), stores straight into it instead (Send.cpp)
 //   message  one active message carrying the frame, which the ring's owner
 //            writes into the slot its sequence names, after checking that
 //            the sequence is inside the sender's window and the frame fits
@@ -49,6 +51,12 @@ tc_status_t deliverFrame(tc_peer *Peer, const uint8_t *Frame, size_t Size, uint6
 CreditReport reportCreditWord(tc_peer *Peer, unsigned Word, uint64_t Value, bool Wait) {
   if (Peer->Failed)
     return CreditReport::Failed;
+  // The sender reads the word and then reuses slots: everything this side
+  // read from them comes before the store.
+  if (uint64_t *Line = Peer->Rx.CreditDirect) {
+    __atomic_store_n(&Line[Word], Value, __ATOMIC_RELEASE);
+    return CreditReport::Sent;
+  }
   // One report in flight per word (RMA) or per line (messages): the buffer
   // it reads must stay as it was until it completes.
   ucs_status_ptr_t &Request = Peer->Rx.CreditRequest[Peer->Path == PathRma ? Word : 0];

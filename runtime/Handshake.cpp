@@ -258,7 +258,7 @@ static void answerHello(tc_context *Ctx, tc_peer *Peer, const tc_context::Pendin
     ++Ctx->Stats.peers_am;
     ++Ctx->AmPeers;
   } else {
-    ++Ctx->Stats.peers_rma;
+    countRmaPeer(Ctx, Peer);
   }
 }
 
@@ -424,7 +424,7 @@ tc_status_t twochains::rt::clientHandshake(tc_context *Ctx, tc_peer *Peer, uint6
     ++Ctx->Stats.peers_am;
     ++Ctx->AmPeers;
   } else {
-    ++Ctx->Stats.peers_rma;
+    countRmaPeer(Ctx, Peer);
   }
   return TC_OK;
 }

@@ -10,6 +10,8 @@
 #include "Log.h"
 #include "Runtime.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <sys/mman.h>
 
@@ -129,6 +131,56 @@ static bool unpackKey(ucp_ep_h Ep, const uint8_t *Key, size_t Size, ucp_rkey_h *
   return ucp_ep_rkey_unpack(Ep, Copy.data(), Out) == UCS_OK;
 }
 
+/// True if [Begin, Begin + Length) lies inside one writable shared mapping
+/// of this process (/proc/self/maps): where a peer's key maps its memory.
+/// The peer names the address, so its stores must not land in this
+/// process's private memory, whatever offset the key computes.
+static bool insideSharedMapping(uintptr_t Begin, size_t Length) {
+  std::FILE *Maps = std::fopen("/proc/self/maps", "re");
+  if (!Maps)
+    return false;
+  bool Inside = false;
+  char Line[512];
+  while (!Inside && std::fgets(Line, sizeof Line, Maps)) {
+    unsigned long long Start, End;
+    char Perms[5];
+    if (std::sscanf(Line, "%llx-%llx %4s", &Start, &End, Perms) == 3)
+      Inside = Begin >= Start && Begin + Length <= End && Perms[1] == 'w' && Perms[3] == 's';
+  }
+  std::fclose(Maps);
+  return Inside;
+}
+
+/// Where UCX maps Length bytes of a peer's memory at Address into this
+/// process (ucp_rkey_ptr: shared memory, posix and sysv), else null; then
+/// this side stores into it itself, with no put (docs/performance.md,
+/// "Direct stores"). TC_DIRECT_STORES=0: always puts.
+static uint8_t *directMapping(ucp_rkey_h Key, uint64_t Address, size_t Length) {
+  const char *Env = std::getenv("TC_DIRECT_STORES");
+  if ((Env && !std::strcmp(Env, "0")) || !Length || Address + Length < Address)
+    return nullptr;
+  void *First = nullptr, *Last = nullptr;
+  if (ucp_rkey_ptr(Key, Address, &First) != UCS_OK ||
+      ucp_rkey_ptr(Key, Address + Length - 1, &Last) != UCS_OK ||
+      uintptr_t(Last) - uintptr_t(First) != Length - 1 ||
+      !insideSharedMapping(uintptr_t(First), Length))
+    return nullptr;
+  return static_cast<uint8_t *>(First);
+}
+
+bool putsTo(const tc_peer *Peer) { return !Peer->Tx.RingDirect || !Peer->Rx.CreditDirect; }
+
+void countRmaPeer(tc_context *Ctx, tc_peer *Peer) {
+  ++Ctx->Stats.peers_rma;
+  if (Peer->Tx.RingDirect)
+    ++Ctx->Stats.peers_direct;
+  if (putsTo(Peer))
+    ++Ctx->PutPeers;
+  logInfo(Peer->Name + ": frames by " +
+          (Peer->Tx.RingDirect ? "direct stores into its ring (UCX maps it here)" : "put") +
+          ", credits by " + (Peer->Rx.CreditDirect ? "direct stores" : "put"));
+}
+
 bool rmaReaches(tc_context *Ctx, tc_peer *Peer, const ParsedOffer &Hello) {
   // An address with no transport in common fails at once (unreachable):
   // a sender on another host without RDMA hardware gets the message path.
@@ -153,6 +205,13 @@ tc_status_t acceptOffer(tc_context *Ctx, tc_peer *Peer, const ParsedOffer &Parse
     }
     Peer->Rx.CreditAddress = O.CreditAddress;
     Peer->Tx.RingAddress = O.RingAddress;
+    // Slots and SlotSize were bounded by parseOffer.
+    Peer->Tx.RingDirect =
+        directMapping(Peer->Tx.RingKey, O.RingAddress, size_t(O.Slots) * O.SlotSize);
+    Peer->Rx.CreditDirect = reinterpret_cast<uint64_t *>(
+        directMapping(Peer->Rx.CreditKey, O.CreditAddress, CreditWords * sizeof(uint64_t)));
+    if (Peer->Rx.CreditDirect && O.CreditAddress % alignof(uint64_t))
+      Peer->Rx.CreditDirect = nullptr;
   }
   Peer->Tx.Slots = O.Slots;
   Peer->Tx.SlotSize = O.SlotSize;
@@ -160,7 +219,9 @@ tc_status_t acceptOffer(tc_context *Ctx, tc_peer *Peer, const ParsedOffer &Parse
   Peer->Tx.Staging.assign(O.SlotSize, 0);
   Peer->Tx.RemoteMode = tc_mailbox_mode_t(O.MailboxMode);
   Peer->Tx.RemoteIsa = O.Isa;
-  if (Peer->Tx.RemoteMode == TC_MAILBOX_CODE_CACHE)
+  // Frames stored straight into the ring stay there until credited: a
+  // resend reads them from it.
+  if (Peer->Tx.RemoteMode == TC_MAILBOX_CODE_CACHE && !Peer->Tx.RingDirect)
     Peer->Tx.SlotFrames.assign(size_t(O.Slots) * Peer->Tx.slotFrameStride(), 0);
   return TC_OK;
 }

@@ -36,6 +36,9 @@ struct PeerSendHalf {
   uint64_t RingAddress = 0;
   uint32_t Slots = 0, SlotSize = 0;
   ucp_rkey_h RingKey = nullptr;
+  /// The ring as UCX maps it into this process (shared memory), or null:
+  /// frames are then stored into it directly, trailer last (Send.cpp).
+  uint8_t *RingDirect = nullptr;
   std::unique_ptr<twochains::rt::SenderRing> Send;
   ucp_mem_h CreditMem = nullptr;       // RMA path; else CreditLine is ours
   volatile uint64_t *CreditWord = nullptr;
@@ -98,6 +101,9 @@ struct PeerReceiveHalf {
   std::unique_ptr<twochains::rt::ReceiverRing> Receive;
   uint64_t CreditAddress = 0;
   ucp_rkey_h CreditKey = nullptr;
+  /// The sender's credit line as UCX maps it here (shared memory), or null:
+  /// reports are then one release store each (FramePath.cpp).
+  uint64_t *CreditDirect = nullptr;
   /// The buffers credit reports read while in flight, and their requests.
   uint64_t CreditSource[3] = {};
   twochains::rt::CreditMessage CreditMsg = {};

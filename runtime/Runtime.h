@@ -43,7 +43,7 @@ namespace twochains::rt {
 /// the low 32 bits of its sequence, its element, the signal, how it ended
 /// (tc_jam_end_t), and a bit that says the word holds a report. The sender
 /// finds the whole sequence from its window.
-enum : unsigned { CreditWordFinished = 0, CreditWordMiss = 1, CreditWordFault = 2 };
+enum : unsigned { CreditWordFinished = 0, CreditWordMiss = 1, CreditWordFault = 2, CreditWords = 3 };
 inline uint64_t faultWord(uint64_t Sequence, uint32_t Element, int Signal, unsigned Kind) {
   return uint32_t(Sequence) | uint64_t(Element & 0xffff) << 32 |
          uint64_t(uint8_t(Signal)) << 48 | uint64_t(Kind & 0xf) << 56 | 1ull << 63;
@@ -119,6 +119,11 @@ tc_status_t deliverFrame(tc_peer *Peer, const uint8_t *Frame, size_t Size, uint6
 /// waiting for it to land. While the previous report is still in flight:
 /// Busy (report again later), or with Wait, waits for it a bounded while.
 enum class CreditReport { Sent, Busy, Failed };
+/// True if this side puts to Peer (frames or credits), rather than storing
+/// into memory UCX maps here.
+bool putsTo(const tc_peer *Peer);
+/// A peer welcomed on the RMA path: counted, and its way of storing said.
+void countRmaPeer(tc_context *Ctx, tc_peer *Peer);
 CreditReport reportCreditWord(tc_peer *Peer, unsigned Word, uint64_t Value, bool Wait = false);
 /// The worker whose progress moves this peer's frames and credits.
 ucp_worker_h frameWorker(tc_peer *Peer);

@@ -46,14 +46,21 @@ static uint8_t *injectedTemplate(tc_peer *Peer, const PackageElement &E,
   return S.Template.data();
 }
 
-/// Encodes the frame in Frame and delivers it into the receiver's slot.
-static tc_status_t putFrame(tc_peer *Peer, uint8_t *Frame, const FrameSpec &Spec,
-                            uint32_t Slot) {
+/// Encodes the frame and delivers it into the receiver's slot: stored
+/// there directly where UCX maps the ring into this process (Frame is then
+/// only the source of a template's image), else built in Frame and put.
+static tc_status_t putFrame(tc_peer *Peer, uint8_t *Frame, FrameSpec &Spec, uint32_t Slot) {
   size_t Size = 0;
-  tc_status_t St = encodeFrame(Frame, Peer->Tx.SlotSize, Spec, &Size);
+  tc_status_t St;
+  if (uint8_t *Ring = Peer->Tx.RingDirect) {
+    St = encodeFrame(Ring + size_t(Slot) * Peer->Tx.SlotSize, Peer->Tx.SlotSize, Spec, &Size);
+  } else {
+    Spec.Ordered = false;
+    St = encodeFrame(Frame, Peer->Tx.SlotSize, Spec, &Size);
+    if (St == TC_OK)
+      St = deliverFrame(Peer, Frame, Size, Spec.Sequence, Slot);
+  }
   if (St != TC_OK)
-    return St;
-  if ((St = deliverFrame(Peer, Frame, Size, Spec.Sequence, Slot)) != TC_OK)
     return St;
   tc_context *Ctx = Peer->Ctx;
   tc_stats_t &Stats = Ctx->Stats;
@@ -70,10 +77,13 @@ static tc_status_t putFrame(tc_peer *Peer, uint8_t *Frame, const FrameSpec &Spec
 
 /// The frame for sequence Seq in Slot: local, injected with code, or
 /// naming code the receiver's cache holds.
+/// Resend: the frame goes again into a slot where a complete one with the
+/// same sequence lies, so only its checksum can tell when it has landed.
 static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
                              tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
-                             uint64_t Seq, uint32_t Slot) {
+                             uint64_t Seq, uint32_t Slot, bool Resend = false) {
   FrameSpec Spec;
+  Spec.Ordered = !Resend;
   Spec.Package = Pkg->Tag;
   Spec.Element = Element;
   Spec.Payload = Payload;
@@ -105,10 +115,10 @@ static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
   }
   bool Cache = Peer->Tx.RemoteMode == TC_MAILBOX_CODE_CACHE;
   if (Cache && Mode == TC_SEND_INJECTED && S.Held) {
-    // Built in the slot's own copy, kept until credited, in case the
-    // receiver has evicted the code and asks for it.
+    // Kept until credited, in case the receiver has evicted the code and
+    // asks for it: in the ring itself, or built in the slot's own copy.
     Spec.Kind = FrameCached;
-    return putFrame(Peer, Peer->Tx.slotFrame(Slot), Spec, Slot);
+    return putFrame(Peer, Peer->Tx.RingDirect ? nullptr : Peer->Tx.slotFrame(Slot), Spec, Slot);
   }
   Spec.Kind = FrameInjected;
   Spec.ImageSize = uint32_t(E.Image.Bytes.size());
@@ -123,17 +133,26 @@ static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
 namespace twochains::rt {
 
 void resendMissing(tc_peer *Peer) {
-  if (Peer->Tx.SlotFrames.empty() || !Peer->Tx.CreditWord)
+  if ((Peer->Tx.SlotFrames.empty() && !Peer->Tx.RingDirect) || !Peer->Tx.CreditWord)
     return;
   uint64_t Seq;
   if (!Peer->Tx.Misses.take(Peer->Tx.CreditWord[CreditWordMiss], Peer->Tx.Send->next(), Peer->Tx.Slots, Seq))
     return;
-  // Only a frame sent as cached is sent again.
+  // Only a frame sent as cached is sent again. One stored directly lies in
+  // the ring until credited (the receiver, which asks for it, has not).
   uint32_t Slot = uint32_t(Seq % Peer->Tx.Slots);
-  const uint8_t *Sent = Peer->Tx.slotFrame(Slot);
   FrameView V;
-  if (checkFrame(Sent, Peer->Tx.SlotSize, Seq, &V) != TC_OK || V.Header.Kind != FrameCached)
+  if (Peer->Tx.RingDirect) {
+    std::vector<uint8_t> &Sent = Peer->Tx.Staging;
+    std::memcpy(Sent.data(), Peer->Tx.RingDirect + size_t(Slot) * Peer->Tx.SlotSize,
+                Peer->Tx.SlotSize);
+    if (checkFrame(Sent.data(), Peer->Tx.SlotSize, Seq, &V, Completion::Ordered) != TC_OK ||
+        V.Header.Kind != FrameCached)
+      return;
+  } else if (checkFrame(Peer->Tx.slotFrame(Slot), Peer->Tx.SlotSize, Seq, &V) != TC_OK ||
+             V.Header.Kind != FrameCached) {
     return;
+  }
   const FrameHeader &H = V.Header;
   const tc_package *Pkg = nullptr;
   for (const tc_package *P : Peer->Ctx->Packages)
@@ -150,7 +169,7 @@ void resendMissing(tc_peer *Peer) {
   S.Held = false;
   std::vector<uint8_t> Payload(V.Payload, V.Payload + H.PayloadSize);
   if (sendFrame(Peer, Pkg, H.Element, TC_SEND_INJECTED, Payload.data(), Payload.size(), Seq,
-                Slot) == TC_OK)
+                Slot, /*Resend=*/true) == TC_OK)
     count(Peer->Ctx, Peer->Ctx->Stats.frames_resent);
 }
 
@@ -286,6 +305,7 @@ tc_status_t twochains::rt::sendAnswer(tc_peer *Peer, uint64_t CallSequence, cons
   Spec.Payload = Bytes;
   Spec.PayloadSize = uint32_t(Size);
   Spec.Sequence = Seq;
+  Spec.Ordered = true;
   return putFrame(Peer, Peer->Tx.Staging.data(), Spec, Slot);
 }
 

@@ -388,6 +388,10 @@ typedef struct tc_stats {
   uint64_t calls_answered;          /* caller: calls whose answer arrived */
   uint64_t calls_failed;            /* caller: calls that ended otherwise */
   uint64_t replies_sent;            /* receiver: answers jams gave (tc_jam_return) */
+  /* the hot path (docs/performance.md, "Direct stores") */
+  uint64_t peers_direct;            /* of peers_rma: this side stores its frames straight
+                                       into the peer's ring, which UCX maps here (shared
+                                       memory), rather than putting them */
 } tc_stats_t;
 
 tc_status_t tc_context_stats(const tc_context_t *context, tc_stats_t *stats);

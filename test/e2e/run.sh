@@ -25,5 +25,11 @@ for i in range(1, n, 2): a[i%1000]=i; a[1000+i%1000]=i
 print(sum(a))")
 grep -qx "receiver: array checksum $EXPECT" "$OUT/receiver"
 grep -q "0 rejected" "$OUT/receiver"
+# Over shared memory frames are stored straight into the receiver's ring
+# (UCX maps it into the sender); TC_DIRECT_STORES=0, or no RMA path, puts.
+case "${TC_E2E_EXPECT_DIRECT:-}" in
+  yes) grep -Eq "^sender: peers by rma [1-9][0-9]*, of which by direct stores [1-9]" "$OUT/sender" ;;
+  no) grep -Eq "^sender: peers by rma [0-9]+, of which by direct stores 0$" "$OUT/sender" ;;
+esac
 grep -Eq "LLC stashing (unavailable: .+|available .+)" "$OUT/receiver"
 echo "e2e over ${UCX_TLS:-default transports}: OK"

@@ -143,9 +143,16 @@ static int cycles(char **Argv) {
   unsigned N = unsigned(std::atoi(Argv[4])), Done = 0;
   for (; Done < N; ++Done) {
     tc_peer_t *Peer = connectTo(Ctx, Argv[3]);
-    if (!Peer || send(Ctx, Peer, Pkg, element(Pkg, "count"), TC_SEND_LOCAL, nullptr, 0) != TC_OK ||
-        tc_flush(Peer, 10000) != TC_OK)
-      return fail("cycles: cycle " + std::to_string(Done) + " failed");
+    tc_status_t St = TC_OK;
+    const char *Step = !Peer ? "connect"
+                       : (St = send(Ctx, Peer, Pkg, element(Pkg, "count"), TC_SEND_LOCAL, nullptr,
+                                    0)) != TC_OK
+                           ? "send"
+                       : (St = tc_flush(Peer, 10000)) != TC_OK ? "flush"
+                                                               : nullptr;
+    if (Step)
+      return fail("cycles: cycle " + std::to_string(Done) + " failed: " + Step + ": " +
+                  tc_status_string(St));
     tc_peer_close(Peer);
   }
   std::printf("cycles: %u connect/close cycles, sender resident %ld kB\n", Done, residentKb());

@@ -45,6 +45,8 @@ static void print_sender_stats(tc_context_t *ctx) {
   printf("sender: code in %llu frames (%llu bytes), cached %llu, resent %llu\n",
          (unsigned long long)s.frames_sent_with_code, (unsigned long long)s.code_bytes_sent,
          (unsigned long long)s.frames_sent_cached, (unsigned long long)s.frames_resent);
+  printf("sender: peers by rma %llu, of which by direct stores %llu\n",
+         (unsigned long long)s.peers_rma, (unsigned long long)s.peers_direct);
 }
 
 #define REPLIES 16

@@ -39,13 +39,13 @@ static void touch(const uint8_t *P, size_t N) {
 /// Both ways the runtime checks a frame: in place (the sender's copies),
 /// and captured into private memory (the receiver): a capture must agree
 /// with the in-place check and point only into the private copy.
-static void check(const uint8_t *Slot, size_t SlotSize, uint64_t Expected, bool Ordered) {
+static void check(const uint8_t *Slot, size_t SlotSize, uint64_t Expected, Completion How) {
   (void)frameTrailerShows(Slot, SlotSize, Expected);
   FrameView V;
-  tc_status_t InPlace = checkFrame(Slot, SlotSize, Expected, &V, Ordered);
+  tc_status_t InPlace = checkFrame(Slot, SlotSize, Expected, &V, How);
   auto *Private = static_cast<uint8_t *>(std::aligned_alloc(FrameLine, SlotSize));
   FrameView C;
-  tc_status_t Captured = captureFrame(Slot, SlotSize, Expected, Private, &C, Ordered);
+  tc_status_t Captured = captureFrame(Slot, SlotSize, Expected, Private, &C, How);
   if (Captured != InPlace)
     broken("capture and in-place check disagree");
   if (Captured == TC_OK) {
@@ -93,10 +93,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
 
   FrameHeader H;
   std::memcpy(&H, Slot, sizeof H);
-  for (bool Ordered : {false, true}) {
-    check(Slot, SlotSize, Expected, Ordered);
+  for (Completion How : {Completion::Checksum, Completion::Marked, Completion::Ordered}) {
+    check(Slot, SlotSize, Expected, How);
     if (H.Sequence != Expected)
-      check(Slot, SlotSize, H.Sequence, Ordered);
+      check(Slot, SlotSize, H.Sequence, How);
   }
   std::free(Slot);
   return 0;

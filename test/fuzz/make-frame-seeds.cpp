@@ -71,7 +71,7 @@ int main(int Argc, char **Argv) {
   Cached.PayloadSize = 40;
   Cached.Sequence = 0x100000002ull;
   FrameSpec CachedInline = Cached;
-  CachedInline.PayloadSize = 16;
+  CachedInline.PayloadSize = 24;
   FrameSpec Injected = OneLine;
   Injected.Kind = FrameInjected;
   Injected.Image = Image;

@@ -154,13 +154,13 @@ TEST(Frame, SizesAreWholeLines) {
       EXPECT_EQ(N % FrameLine, 0u);
       EXPECT_GE(N, size_t(Image) + Payload + FrameTrailerSize);
     }
-  // One line: 24 bytes of payload for Local frames, 16 for cached ones —
-  // the paper's 1-integer Indirect Put (a count and one index/value pair,
-  // 12 bytes) is one line either way.
+  // One line: 24 bytes of payload for Local and cached frames alike — the
+  // paper's Indirect Put of 2 integers (a count and two index/value pairs,
+  // 20 bytes) is one line either way.
   EXPECT_EQ(frameSize(FrameLocal, 0, 24), 64u);
   EXPECT_EQ(frameSize(FrameLocal, 0, 25), 128u);
-  EXPECT_EQ(frameSize(FrameCached, 0, 16), 64u);
-  EXPECT_EQ(frameSize(FrameCached, 0, 17), 128u);
+  EXPECT_EQ(frameSize(FrameCached, 0, 24), 64u);
+  EXPECT_EQ(frameSize(FrameCached, 0, 25), 128u);
   EXPECT_EQ(frameSize(FrameCached, 1408, 12), 64u) << "a cached frame carries no image";
 }
 
@@ -182,11 +182,17 @@ TEST(Frame, OneLinePayloadsTakeThePlaceOfUnusedFields) {
     ASSERT_EQ(checkFrame(S.Bytes, SlotSize, 11, &View), TC_OK);
     EXPECT_EQ(0, std::memcmp(View.Payload, Payload.data(), Max));
     EXPECT_EQ(View.Header.Code, Spec.Code) << "a cached frame keeps its code key";
+    EXPECT_EQ(View.Header.Sequence, 11u) << "the trailer's sequence";
+    EXPECT_EQ(checkFrame(S.Bytes, SlotSize, 11 + 64, nullptr), TC_ERR_INCOMPLETE)
+        << "an older frame in the slot";
     EXPECT_EQ(View.Header.ImageSize, 0u) << "covered fields read as zero";
     EXPECT_EQ(View.Header.PayloadOffset, 0u);
     // The same line claiming to be injected: no room for an image.
+    // (A cached line's code key, where an injected frame's sequence goes,
+    // is not the sequence.)
     reseal(S, 64, 11, [](FrameHeader &H) { H.Kind = FrameInjected; });
-    EXPECT_EQ(checkFrame(S.Bytes, SlotSize, 11, nullptr), TC_ERR_BAD_LENGTH);
+    EXPECT_EQ(checkFrame(S.Bytes, SlotSize, 11, nullptr),
+              Kind == FrameCached ? TC_ERR_SEQUENCE : TC_ERR_BAD_LENGTH);
   }
 }
 
@@ -457,11 +463,63 @@ TEST(Frame, OrderedPlacementSkipsOnlyTheChecksum) {
   size_t Size;
   ASSERT_EQ(encodeFrame(S, sizeof S, Spec, &Size), TC_OK);
   S[50] ^= 1; // the checksum no longer matches
-  EXPECT_EQ(checkFrame(S, sizeof S, 2, nullptr, /*Ordered=*/false), TC_ERR_INCOMPLETE);
-  EXPECT_EQ(checkFrame(S, sizeof S, 2, nullptr, /*Ordered=*/true), TC_OK);
+  EXPECT_EQ(checkFrame(S, sizeof S, 2, nullptr, Completion::Marked), TC_ERR_INCOMPLETE);
+  EXPECT_EQ(checkFrame(S, sizeof S, 2, nullptr, Completion::Ordered), TC_OK);
   S[0] ^= 1; // bad magic: still refused
-  EXPECT_EQ(checkFrame(S, sizeof S, 2, nullptr, /*Ordered=*/true), TC_ERR_BAD_MAGIC);
-  EXPECT_EQ(checkFrame(S, sizeof S, 3, nullptr, /*Ordered=*/true), TC_ERR_INCOMPLETE);
+  EXPECT_EQ(checkFrame(S, sizeof S, 2, nullptr, Completion::Ordered), TC_ERR_BAD_MAGIC);
+  EXPECT_EQ(checkFrame(S, sizeof S, 3, nullptr, Completion::Ordered), TC_ERR_INCOMPLETE);
+}
+
+// A frame stored directly (Spec.Ordered) carries the ordered mark, not a
+// checksum: accepted on the mark alone, unless a checksum is demanded (a
+// resend lands over it), and its fields are checked all the same.
+TEST(Frame, OrderedMarkStandsInForTheChecksum) {
+  for (uint32_t PayloadSize : {4u, 200u}) {
+    alignas(64) uint8_t S[4096] = {};
+    std::vector<uint8_t> P = bytes(PayloadSize, 3);
+    FrameSpec Spec;
+    Spec.Payload = P.data();
+    Spec.PayloadSize = PayloadSize;
+    Spec.Sequence = 77;
+    Spec.Ordered = true;
+    size_t Size;
+    ASSERT_EQ(encodeFrame(S, sizeof S, Spec, &Size), TC_OK);
+    FrameTrailer T;
+    std::memcpy(&T, S + Size - FrameTrailerSize, sizeof T);
+    EXPECT_EQ(T.Sequence, 77u);
+    EXPECT_EQ(T.Checksum, orderedMark(77));
+    FrameView V;
+    ASSERT_EQ(checkFrame(S, sizeof S, 77, &V), TC_OK) << PayloadSize;
+    EXPECT_EQ(std::memcmp(V.Payload, P.data(), PayloadSize), 0);
+    EXPECT_EQ(checkFrame(S, sizeof S, 77, nullptr, Completion::Checksum), TC_ERR_INCOMPLETE);
+    alignas(64) uint8_t Copy[4096];
+    EXPECT_EQ(captureFrame(S, sizeof S, 77, Copy, &V), TC_OK);
+    EXPECT_EQ(captureFrame(S, sizeof S, 77, Copy, &V, Completion::Checksum), TC_ERR_INCOMPLETE);
+    // The mark is of this sequence only.
+    EXPECT_EQ(checkFrame(S, sizeof S, 77 + 64, nullptr), TC_ERR_INCOMPLETE);
+    S[1] ^= 1;
+    EXPECT_EQ(checkFrame(S, sizeof S, 77, nullptr), TC_ERR_BAD_MAGIC);
+  }
+}
+
+// Where the trailer will go, an older frame's payload may hold the
+// expected sequence by chance: with a checksum or any other word beside
+// it, the frame still counts as landing.
+TEST(Frame, StaleWordWithTheSequenceIsNotAMark) {
+  alignas(64) uint8_t S[4096] = {};
+  std::vector<uint8_t> P = bytes(100, 9);
+  FrameSpec Spec;
+  Spec.Payload = P.data();
+  Spec.PayloadSize = 100;
+  Spec.Sequence = 5;
+  Spec.Ordered = true;
+  size_t Size;
+  ASSERT_EQ(encodeFrame(S, sizeof S, Spec, &Size), TC_OK);
+  FrameTrailer Stale = {5, 0x12345678};
+  std::memcpy(S + Size - FrameTrailerSize, &Stale, sizeof Stale);
+  EXPECT_EQ(checkFrame(S, sizeof S, 5, nullptr), TC_ERR_INCOMPLETE);
+  EXPECT_NE(orderedMark(5), orderedMark(6));
+  EXPECT_NE(orderedMark(5), orderedMark(5 + (1ull << 32)) ^ 1);
 }
 
 namespace {
