@@ -120,6 +120,15 @@ void releasePeer(tc_context *Ctx, tc_peer *Peer) {
   sweepReplies(Ctx, Peer);
   // A live peer's last credit reports are let land (bounded); a failed
   // one's are not waited for: closing its endpoints ends them.
+  for (uint32_t Slot = 0; Slot < Peer->Tx.Puts.size(); ++Slot) {
+    if (!Peer->Tx.Puts[Slot])
+      continue;
+    if (!Peer->Failed)
+      completePut(Peer, Slot);
+    else
+      ucp_request_free(Peer->Tx.Puts[Slot]); // released by UCX when its endpoint closes it
+    Peer->Tx.Puts[Slot] = nullptr;
+  }
   for (ucs_status_ptr_t &R : Peer->Rx.CreditRequest) {
     if (R && !Peer->Failed)
       waitRequestUntil(frameWorker(Peer), R, nowNs() + 1'000'000'000);

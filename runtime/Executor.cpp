@@ -301,8 +301,12 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
       continue;
     if (!Ctx->ArrivedAnswers.empty())
       takeArrivedAnswers(Peer);
-    resendMissing(Peer);
-    takeFaultReport(Peer);
+    // Miss and fault reports are rare: looked for every ControlEvery calls
+    // (and whenever a send runs out of credits, or a flush waits).
+    if (Ctx->ControlPolls == 0) {
+      resendMissing(Peer);
+      takeFaultReport(Peer);
+    }
     if (!Peer->Tx.Queued.empty())
       sendQueued(Peer);
     // A peer that went away may have left complete frames behind: they
@@ -317,10 +321,14 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
       FrameView V = {};
       // A frame sent again over a complete one lands in any order, whatever
       // the transport: only the checksum tells when it is whole.
-      Completion How = Peer->Rx.CodeWait.awaiting(Seq)                ? Completion::Checksum
+      bool Awaiting = Peer->Rx.CodeWait.awaiting(Seq);
+      Completion How = Awaiting                                       ? Completion::Checksum
                        : (Ctx->Flags & TC_CONTEXT_ORDERED_PLACEMENT) ? Completion::Ordered
                                                                       : Completion::Marked;
-      tc_status_t St = captureFrame(Slot, Ctx->SlotSize, Seq, Ctx->Private.get(), &V, How);
+      // Idle, one load: the first line's last word.
+      tc_status_t St = !Awaiting && !frameMayHaveArrived(Slot, Seq)
+                           ? TC_ERR_INCOMPLETE
+                           : captureFrame(Slot, Ctx->SlotSize, Seq, Ctx->Private.get(), &V, How);
       MissWait::Step Step = MissWait::Step::Run;
       if (Peer->Rx.CodeWait.awaiting(Seq))
         Step = Peer->Rx.CodeWait.step(Seq, St == TC_OK && V.Header.Kind == FrameInjected, nowNs());

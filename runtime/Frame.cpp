@@ -88,7 +88,10 @@ tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,
     H.ImageSize = Spec.ImageSize;
     H.PayloadOffset = uint32_t(FrameLine + roundToLines(Spec.ImageSize));
     std::memcpy(F, &H, sizeof H);
-    std::memset(F + sizeof H, 0, FrameLine - sizeof H);
+    // Line 0 ends as a one-line frame does, with the sequence: an idle
+    // receiver looks at that one word (frameMayHaveArrived).
+    FrameTrailer Echo = {uint32_t(Spec.Sequence), 0};
+    std::memcpy(F + sizeof H, &Echo, sizeof Echo);
     // A template already holds the image in place.
     if (Injected && Spec.Image != F + FrameImageOffset)
       std::memcpy(F + FrameImageOffset, Spec.Image, Spec.ImageSize);

@@ -2,7 +2,8 @@
 //
 // Every frame is a whole number of 64-byte lines (docs/frames.md):
 //
-//   line 0       header (56 bytes) + trailer, or more header
+//   line 0       header (56 bytes) + trailer, or + an echo of the trailer's
+//                sequence
 //   ...          image (injected frames: GOTP, code, data, zeroed bss)
 //   ...          payload
 //   last 8 bytes trailer: { uint32 sequence; uint32 checksum }
@@ -117,6 +118,15 @@ struct FrameSpec {
 /// *Size to the frame's size. TC_ERR_TOO_LARGE if it does not fit.
 tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,
                         size_t *Size);
+
+/// False while the last word of the slot's first line (a one-line frame's
+/// trailer; a longer frame's echo of it) does not show Sequence: no frame
+/// with that sequence has begun to arrive, or only part of its first line.
+/// One load: what an idle receiver does per ring.
+inline bool frameMayHaveArrived(const void *Slot, uint64_t Sequence) {
+  return __atomic_load_n(static_cast<const uint32_t *>(Slot) + (FrameLine - FrameTrailerSize) / 4,
+                         __ATOMIC_RELAXED) == uint32_t(Sequence);
+}
 
 /// True if the slot's trailer (where its header says it is) shows Sequence:
 /// the sender has written that frame, whether or not all of it is sound.

@@ -25,10 +25,34 @@ ucp_worker_h frameWorker(tc_peer *Peer) {
   return Peer->Path == PathRma ? Peer->Ctx->DataWorker : Peer->Ctx->Worker;
 }
 
+tc_status_t completePut(tc_peer *Peer, uint32_t Slot) {
+  ucs_status_ptr_t &Request = Peer->Tx.Puts[Slot];
+  if (!Request)
+    return TC_OK;
+  ucs_status_t St = waitRequestUntil(Peer->Ctx->DataWorker, Request, nowNs() + 1'000'000'000);
+  Request = nullptr;
+  if (St != UCS_OK) {
+    Peer->Failed = true;
+    return TC_ERR_IO;
+  }
+  return TC_OK;
+}
+
 tc_status_t deliverFrame(tc_peer *Peer, const uint8_t *Frame, size_t Size, uint64_t Sequence,
-                         uint32_t Slot) {
+                         uint32_t Slot, bool Pipelined) {
   ucp_request_param_t P = {};
   ucs_status_t St;
+  if (Peer->Path == PathRma && Pipelined) {
+    ucs_status_ptr_t R = ucp_put_nbx(Peer->DataEp, Frame, Size,
+                                     Peer->Tx.RingAddress + uint64_t(Slot) * Peer->Tx.SlotSize,
+                                     Peer->Tx.RingKey, &P);
+    if (UCS_PTR_IS_ERR(R)) {
+      Peer->Failed = true;
+      return TC_ERR_IO;
+    }
+    Peer->Tx.Puts[Slot] = R; // null: complete already (shared memory, short puts)
+    return TC_OK;
+  }
   if (Peer->Path == PathRma) {
     St = waitRequest(Peer->Ctx->DataWorker,
                      ucp_put_nbx(Peer->DataEp, Frame, Size,

@@ -221,8 +221,11 @@ tc_status_t acceptOffer(tc_context *Ctx, tc_peer *Peer, const ParsedOffer &Parse
   Peer->Tx.RemoteIsa = O.Isa;
   // Frames stored straight into the ring stay there until credited: a
   // resend reads them from it.
-  if (Peer->Tx.RemoteMode == TC_MAILBOX_CODE_CACHE && !Peer->Tx.RingDirect)
+  bool Puts = Peer->Path == PathRma && !Peer->Tx.RingDirect;
+  if ((Peer->Tx.RemoteMode == TC_MAILBOX_CODE_CACHE && !Peer->Tx.RingDirect) || Puts)
     Peer->Tx.SlotFrames.assign(size_t(O.Slots) * Peer->Tx.slotFrameStride(), 0);
+  if (Puts)
+    Peer->Tx.Puts.assign(O.Slots, nullptr);
   return TC_OK;
 }
 

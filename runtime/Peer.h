@@ -72,6 +72,11 @@ struct PeerSendHalf {
   /// of 4 KiB, and first lines 4 KiB apart would all fall into the same
   /// few L1 sets and evict each other.
   std::vector<uint8_t> SlotFrames;
+  /// RMA puts (no direct mapping): frames are built in their slot's copy
+  /// and put without waiting; each slot's put is completed before the slot
+  /// is written again (by then credited, so landed), at a flush, or at
+  /// close (Send.cpp).
+  std::vector<ucs_status_ptr_t> Puts;
   size_t slotFrameStride() const { return size_t(SlotSize) + twochains::rt::FrameLine; }
   uint8_t *slotFrame(uint32_t Slot) { return SlotFrames.data() + Slot * slotFrameStride(); }
   twochains::rt::MissReports Misses;  // the receiver's requests for code (CodeMiss.h)

@@ -113,8 +113,14 @@ bool rmaReaches(tc_context *Ctx, tc_peer *Peer, const ParsedOffer &Hello);
 
 /// FramePath.cpp. Puts Size bytes of a frame into the peer's slot, or
 /// sends them for the peer to write there. TC_ERR_IO marks the peer failed.
+/// With Pipelined (RMA only), the put is not waited for: its request is
+/// kept in Peer->Tx.Puts[Slot], and Frame must stay as it is until
+/// completePut(Peer, Slot).
 tc_status_t deliverFrame(tc_peer *Peer, const uint8_t *Frame, size_t Size, uint64_t Sequence,
-                         uint32_t Slot);
+                         uint32_t Slot, bool Pipelined = false);
+/// Completes the put from slot Slot's copy, if one is in flight (bounded:
+/// a put that does not complete within a second marks the peer failed).
+tc_status_t completePut(tc_peer *Peer, uint32_t Slot);
 /// Writes word Word of the peer's credit line (put or message), without
 /// waiting for it to land. While the previous report is still in flight:
 /// Busy (report again later), or with Wait, waits for it a bounded while.

@@ -54,6 +54,14 @@ static tc_status_t putFrame(tc_peer *Peer, uint8_t *Frame, FrameSpec &Spec, uint
   tc_status_t St;
   if (uint8_t *Ring = Peer->Tx.RingDirect) {
     St = encodeFrame(Ring + size_t(Slot) * Peer->Tx.SlotSize, Peer->Tx.SlotSize, Spec, &Size);
+  } else if (!Peer->Tx.Puts.empty()) {
+    // Built in the slot's own copy, which its put reads until it completes:
+    // the slot's previous put is completed first (credited, so landed).
+    Spec.Ordered = false;
+    uint8_t *Copy = Peer->Tx.slotFrame(Slot);
+    if ((St = completePut(Peer, Slot)) == TC_OK &&
+        (St = encodeFrame(Copy, Peer->Tx.SlotSize, Spec, &Size)) == TC_OK)
+      St = deliverFrame(Peer, Copy, Size, Spec.Sequence, Slot, /*Pipelined=*/true);
   } else {
     Spec.Ordered = false;
     St = encodeFrame(Frame, Peer->Tx.SlotSize, Spec, &Size);
@@ -377,6 +385,9 @@ extern "C" tc_status_t tc_flush(tc_peer_t *Peer, int TimeoutMs) {
     Peer->Tx.Send->credit(Peer->Tx.CreditWord[CreditWordFinished]);
     sendQueued(Peer);
     if (Peer->Tx.Send->available() == Peer->Tx.Slots && Peer->Tx.Queued.empty()) {
+      for (uint32_t Slot = 0; Slot < Peer->Tx.Puts.size(); ++Slot)
+        if (completePut(Peer, Slot) != TC_OK)
+          return TC_ERR_IO;
       if (Peer->Tx.FaultUnflushed) {
         Peer->Tx.FaultUnflushed = false;
         return TC_ERR_JAM_FAULT; // tc_peer_last_fault says which
