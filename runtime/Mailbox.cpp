@@ -131,11 +131,7 @@ static bool unpackKey(ucp_ep_h Ep, const uint8_t *Key, size_t Size, ucp_rkey_h *
   return ucp_ep_rkey_unpack(Ep, Copy.data(), Out) == UCS_OK;
 }
 
-/// True if [Begin, Begin + Length) lies inside one writable shared mapping
-/// of this process (/proc/self/maps): where a peer's key maps its memory.
-/// The peer names the address, so its stores must not land in this
-/// process's private memory, whatever offset the key computes.
-static bool insideSharedMapping(uintptr_t Begin, size_t Length) {
+bool insideSharedMapping(uintptr_t Begin, size_t Length) {
   std::FILE *Maps = std::fopen("/proc/self/maps", "re");
   if (!Maps)
     return false;

@@ -128,6 +128,11 @@ enum class CreditReport { Sent, Busy, Failed };
 /// True if this side puts to Peer (frames or credits), rather than storing
 /// into memory UCX maps here.
 bool putsTo(const tc_peer *Peer);
+/// True if [Begin, Begin + Length) lies inside one writable shared mapping
+/// of this process (/proc/self/maps): where a peer's key maps its memory.
+/// The peer names the address, so stores into it must not land in this
+/// process's private memory, whatever offset the key computes.
+bool insideSharedMapping(uintptr_t Begin, size_t Length);
 /// A peer welcomed on the RMA path: counted, and its way of storing said.
 void countRmaPeer(tc_context *Ctx, tc_peer *Peer);
 CreditReport reportCreditWord(tc_peer *Peer, unsigned Word, uint64_t Value, bool Wait = false);
