@@ -122,6 +122,43 @@ def wait_rows(name, cases):
     return rows
 
 
+# The hot path's goals (issue: Local as fast as a raw put), every size of
+# both workloads, same run: (what, test, column, variant, against, bound,
+# "max" if the ratio must stay at most bound else "min").
+GOALS = [
+    ("Local latency / ucx-put (p50)", "latency", "p50_ns", "tc-local", "ucx-put", 1.2, "max"),
+    ("Local latency / ucx-am (p50)", "latency", "p50_ns", "tc-local", "ucx-am", 1.0, "max"),
+    ("Local rate / ucx-am", "rate", "rate_msgs_per_s", "tc-local", "ucx-am", 1.0, "min"),
+    ("cached Injected rate / ucx-am", "rate", "rate_msgs_per_s", "tc-injected", "ucx-am", 1.0,
+     "min"),
+    ("cached Injected latency / Local (p50)", "latency", "p50_ns", "tc-injected", "tc-local",
+     1.1, "max"),
+    ("Local p99.9 / ucx-put p99.9", "latency", "p999_ns", "tc-local", "ucx-put", 1.5, "max"),
+]
+
+
+def goals_table(cases):
+    """The worst ratio of each goal over every size of both workloads."""
+    rows = []
+    for what, test, column, variant, against, bound, sense in GOALS:
+        worst = None
+        for workload in WORKLOADS:
+            for size, by_variant in cases.get((test, workload), {}).items():
+                a = number(by_variant.get(variant, {}).get(column))
+                b = number(by_variant.get(against, {}).get(column))
+                if a is None or not b:
+                    continue
+                r = a / b
+                if worst is None or (r > worst[0] if sense == "max" else r < worst[0]):
+                    worst = (r, workload, size)
+        if worst is None:
+            continue
+        met = worst[0] <= bound if sense == "max" else worst[0] >= bound
+        rows.append([what, ("<= " if sense == "max" else ">= ") + f"{bound:.2f}",
+                     f"{worst[0]:.2f}", f"{worst[1]} {worst[2]} B", "met" if met else "not met"])
+    return table(["goal", "bound", "worst ratio", "at", ""], rows) if rows else ""
+
+
 def main(paths):
     if not paths:
         sys.exit("usage: perf-tables.py RUN.csv ...")
@@ -137,6 +174,10 @@ def main(paths):
             continue  # wait runs are summarised together below
         print(f"### {name}: UCX_TLS={about.get('transport')}, mailbox "
               f"{about.get('mailbox')}, server wait {about.get('wait')}\n")
+        goals = goals_table(cases) if name == "shm" else ""
+        if goals:
+            print("**The hot path's goals: worst ratio over every size of both workloads**\n")
+            print(goals + "\n")
         for workload in WORKLOADS:
             for test, title, make in (("latency", "half round trip", latency_table),
                                       ("latency", "tail", tail_table),
