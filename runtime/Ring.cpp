@@ -9,8 +9,10 @@ tc_status_t SenderRing::reserve(uint64_t *Sequence, uint32_t *Slot) {
   if (Next >= Finished + Slots)
     return TC_ERR_NO_CREDIT;
   *Sequence = Next;
-  *Slot = uint32_t(Next % Slots);
+  *Slot = NextSlot;
   ++Next;
+  if (++NextSlot == Slots)
+    NextSlot = 0;
   return TC_OK;
 }
 
@@ -23,6 +25,8 @@ void SenderRing::credit(uint64_t Report) {
 
 bool ReceiverRing::finish() {
   ++Expected;
+  if (++ExpectedSlot == Slots)
+    ExpectedSlot = 0;
   return Expected - Reported >= Batch;
 }
 
