@@ -54,7 +54,8 @@ uint32_t frameChecksum(const void *Bytes, size_t Size, uint64_t Sequence) {
 
 /// The one-line frame of Spec (no image, at most 24 payload bytes), built
 /// in registers and stored as one line: what most small sends are.
-static void encodeLine(uint8_t *F, const FrameSpec &Spec) {
+void encodeLine(void *Slot, const FrameSpec &Spec) {
+  auto *F = static_cast<uint8_t *>(Slot);
   uint64_t W[FrameLine / 8] = {};
   W[0] = uint64_t(FrameMagic) | uint64_t(FrameVersion) << 32 | uint64_t(Spec.Kind) << 40 |
          uint64_t(1) << 48;
@@ -79,11 +80,8 @@ static void encodeLine(uint8_t *F, const FrameSpec &Spec) {
 tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,
                         size_t *Size) {
   // The common case first: a small Local, answer or cached frame.
-  if (Slot && Size && SlotSize >= FrameLine && !Spec.ImageSize &&
-      Spec.PayloadSize <= LocalInlinePayload && (Spec.Payload || !Spec.PayloadSize) &&
-      ((localLayout(Spec.Kind) && !Spec.Code && (Spec.Kind == FrameLocal || !Spec.Element)) ||
-       Spec.Kind == FrameCached)) {
-    encodeLine(static_cast<uint8_t *>(Slot), Spec);
+  if (Slot && Size && SlotSize >= FrameLine && isLineFrame(Spec)) {
+    encodeLine(Slot, Spec);
     *Size = FrameLine;
     return TC_OK;
   }

@@ -114,6 +114,20 @@ struct FrameSpec {
   bool Ordered = false;
 };
 
+/// True if Spec's frame is one line that encodeFrame builds in registers
+/// (no image, at most 24 payload bytes, a kind that has such a layout).
+inline bool isLineFrame(const FrameSpec &Spec) {
+  return !Spec.ImageSize && Spec.PayloadSize <= LocalInlinePayload &&
+         (Spec.Payload || !Spec.PayloadSize) &&
+         ((Spec.Kind == FrameLocal && !Spec.Code) ||
+          (Spec.Kind == FrameAnswer && !Spec.Code && !Spec.Element) || Spec.Kind == FrameCached);
+}
+
+/// Stores the one-line frame of Spec (isLineFrame) at Slot: the line built
+/// in registers, the trailer last (a release store of the ordered mark if
+/// Spec.Ordered, else the checksum).
+void encodeLine(void *Slot, const FrameSpec &Spec);
+
 /// Writes the frame for Spec into Slot (SlotSize bytes). On success sets
 /// *Size to the frame's size. TC_ERR_TOO_LARGE if it does not fit.
 tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,

@@ -18,7 +18,6 @@ struct sigaction Previous[NSIG];
 
 /// initial-exec: the handler must not be the first to touch this thread's
 /// TLS (the general-dynamic model may allocate then).
-__attribute__((tls_model("initial-exec"))) thread_local JamRun *Current = nullptr;
 __attribute__((tls_model("initial-exec"))) thread_local bool StackReady = false;
 
 bool insideJam(const JamRun &R, uintptr_t PC) { return PC >= R.CodeBegin && PC < R.CodeEnd; }
@@ -43,7 +42,7 @@ void chain(int Signal, siginfo_t *Info, void *UContext) {
 }
 
 void onSignal(int Signal, siginfo_t *Info, void *UContext) {
-  JamRun *R = Current;
+  JamRun *R = CurrentJamRun;
   if (!R || !R->Active.load(std::memory_order_relaxed))
     return chain(Signal, Info, UContext);
   uintptr_t PC = signalPC(UContext);
@@ -80,16 +79,18 @@ void install() {
 
 } // namespace
 
+__attribute__((tls_model("initial-exec"))) thread_local JamRun *CurrentJamRun = nullptr;
+
 thread_local bool JamGuardReady __attribute__((tls_model("initial-exec"))) = false;
 
 int jamInterruptSignal() { return SIGRTMIN + 5; }
 
-JamRun &currentJamRun() {
-  if (!Current) {
-    Current = new JamRun; // one per thread, for the life of the thread
-    Current->Thread = pthread_self();
+JamRun &makeJamRun() {
+  if (!CurrentJamRun) {
+    CurrentJamRun = new JamRun; // one per thread, for the life of the thread
+    CurrentJamRun->Thread = pthread_self();
   }
-  return *Current;
+  return *CurrentJamRun;
 }
 
 bool prepareJamGuard(std::string &Error) {

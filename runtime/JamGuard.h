@@ -53,8 +53,16 @@ bool prepareJamGuard(std::string &Error);
 /// Whether this thread is prepared already: the frame path's check.
 extern thread_local bool JamGuardReady __attribute__((tls_model("initial-exec")));
 
-/// The calling thread's JamRun.
-JamRun &currentJamRun();
+/// The calling thread's JamRun, made at its first use (makeJamRun).
+/// (initial-exec: the handler must not be the first to touch this thread's
+/// TLS, and it is read on every tc_progress.)
+extern thread_local JamRun *CurrentJamRun __attribute__((tls_model("initial-exec")));
+JamRun &makeJamRun();
+inline JamRun &currentJamRun() {
+  if (JamRun *R = CurrentJamRun)
+    return *R;
+  return makeJamRun();
+}
 
 /// The signal the watchdog interrupts a jam with.
 int jamInterruptSignal();

@@ -24,7 +24,18 @@ public:
 
   /// Takes the next sequence and its slot, or TC_ERR_NO_CREDIT. Outputs are
   /// set only on success.
-  tc_status_t reserve(uint64_t *Sequence, uint32_t *Slot);
+  tc_status_t reserve(uint64_t *Sequence, uint32_t *Slot) {
+    if (!Sequence || !Slot)
+      return TC_ERR_INVALID_PARAM;
+    if (Next >= Finished + Slots)
+      return TC_ERR_NO_CREDIT;
+    *Sequence = Next;
+    *Slot = NextSlot;
+    ++Next;
+    if (++NextSlot == Slots)
+      NextSlot = 0;
+    return TC_OK;
+  }
   /// The receiver reported Finished frames done (monotonic; stale or
   /// impossible reports are ignored).
   void credit(uint64_t Finished);
@@ -48,7 +59,12 @@ public:
   uint32_t expectedSlot() const { return ExpectedSlot; }
   /// The frame in the expected slot is done (run or dropped): the slot may
   /// be reused. Returns true when a credit report is due.
-  bool finish();
+  bool finish() {
+    ++Expected;
+    if (++ExpectedSlot == Slots)
+      ExpectedSlot = 0;
+    return Expected - Reported >= Batch;
+  }
   /// The count to report, and records that it was reported.
   uint64_t takeCreditReport();
   bool creditPending() const { return Expected != Reported; }

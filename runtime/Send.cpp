@@ -227,9 +227,60 @@ extern "C" tc_status_t tc_peer_last_fault(tc_peer_t *Peer, tc_jam_fault_t *Out) 
   return TC_OK;
 }
 
+/// The common send, whole: a Local frame, or a cached one whose code the
+/// receiver holds, of at most 24 payload bytes, stored as one line into a
+/// ring UCX maps here. Anything else (or no credit) returns false and goes
+/// the general way, which says why.
+static bool sendLine(tc_peer *Peer, const tc_package *Pkg, uint32_t Element, tc_send_mode_t Mode,
+                     const void *Payload, size_t PayloadSize, uint64_t *Sequence) {
+  PeerSendHalf &Tx = Peer->Tx;
+  if (!Tx.RingDirect || PayloadSize > LocalInlinePayload || !Peer->Welcomed || Peer->Failed ||
+      Element >= Pkg->Elements.size() || Tx.Send->available() == 0)
+    return false;
+  FrameSpec Spec;
+  if (Mode == TC_SEND_LOCAL) {
+    const PackageElement &E = Pkg->Elements[Element];
+    if (!E.Present || !E.IsJam)
+      return false;
+    Spec.Kind = FrameLocal;
+  } else if (Mode == TC_SEND_INJECTED && Tx.RemoteMode == TC_MAILBOX_CODE_CACHE) {
+    const PackageElement *E = elementFor(Pkg, Element, Tx.RemoteIsa);
+    if (!E)
+      return false;
+    PeerSendHalf::ElementSend &S = elementSend(Peer, Pkg, Element);
+    if (!S.Held && !S.Shipped)
+      return false; // its first frame carries the code
+    Spec.Kind = FrameCached;
+    Spec.Code = E->CodeKey;
+  } else {
+    return false;
+  }
+  uint64_t Seq;
+  uint32_t Slot;
+  if (Tx.Send->reserve(&Seq, &Slot) != TC_OK)
+    return false;
+  Spec.Package = Pkg->Tag;
+  Spec.Element = Element;
+  Spec.Payload = Payload;
+  Spec.PayloadSize = uint32_t(PayloadSize);
+  Spec.Sequence = Seq;
+  Spec.Ordered = true;
+  encodeLine(Tx.RingDirect + size_t(Slot) * Tx.SlotSize, Spec);
+  tc_context *Ctx = Peer->Ctx;
+  count(Ctx, Ctx->Stats.frames_sent);
+  ++Peer->Stats.frames_sent;
+  if (Spec.Kind == FrameCached)
+    count(Ctx, Ctx->Stats.frames_sent_cached);
+  if (Sequence)
+    *Sequence = Seq;
+  return true;
+}
+
 tc_status_t twochains::rt::sendLocked(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
                                       tc_send_mode_t Mode, const void *Payload,
                                       size_t PayloadSize, uint64_t *Sequence) {
+  if (sendLine(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence))
+    return TC_OK;
   if (!Peer->Welcomed)
     return TC_ERR_IO;
   // The arguments first, then the peer's state: a send that can never fit
