@@ -228,13 +228,14 @@ extern "C" tc_status_t tc_peer_last_fault(tc_peer_t *Peer, tc_jam_fault_t *Out) 
 }
 
 /// The common send, whole: a Local frame, or a cached one whose code the
-/// receiver holds, of at most 24 payload bytes, stored as one line into a
-/// ring UCX maps here. Anything else (or no credit) returns false and goes
-/// the general way, which says why.
-static bool sendLine(tc_peer *Peer, const tc_package *Pkg, uint32_t Element, tc_send_mode_t Mode,
-                     const void *Payload, size_t PayloadSize, uint64_t *Sequence) {
+/// receiver holds, stored straight into a ring UCX maps here (one line up
+/// to 24 payload bytes). Anything else (or no credit, or too large)
+/// returns false and goes the general way, which says why.
+static bool sendDirect(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                       tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
+                       uint64_t *Sequence) {
   PeerSendHalf &Tx = Peer->Tx;
-  if (!Tx.RingDirect || PayloadSize > LocalInlinePayload || !Peer->Welcomed || Peer->Failed ||
+  if (!Tx.RingDirect || PayloadSize > Tx.SlotSize || !Peer->Welcomed || Peer->Failed ||
       Element >= Pkg->Elements.size() || Tx.Send->available() == 0)
     return false;
   FrameSpec Spec;
@@ -255,31 +256,37 @@ static bool sendLine(tc_peer *Peer, const tc_package *Pkg, uint32_t Element, tc_
   } else {
     return false;
   }
-  uint64_t Seq;
-  uint32_t Slot;
-  if (Tx.Send->reserve(&Seq, &Slot) != TC_OK)
-    return false;
   Spec.Package = Pkg->Tag;
   Spec.Element = Element;
   Spec.Payload = Payload;
   Spec.PayloadSize = uint32_t(PayloadSize);
-  Spec.Sequence = Seq;
   Spec.Ordered = true;
-  encodeLine(Tx.RingDirect + size_t(Slot) * Tx.SlotSize, Spec);
+  bool Line = isLineFrame(Spec);
+  if (!Line && frameSize(Spec.Kind, 0, Spec.PayloadSize) > Tx.SlotSize)
+    return false;
+  uint32_t Slot;
+  if (Tx.Send->reserve(&Spec.Sequence, &Slot) != TC_OK)
+    return false;
+  uint8_t *Frame = Tx.RingDirect + size_t(Slot) * Tx.SlotSize;
+  size_t Size;
+  if (Line)
+    encodeLine(Frame, Spec);
+  else
+    encodeFrame(Frame, Tx.SlotSize, Spec, &Size); // checked above: it fits
   tc_context *Ctx = Peer->Ctx;
   count(Ctx, Ctx->Stats.frames_sent);
   ++Peer->Stats.frames_sent;
   if (Spec.Kind == FrameCached)
     count(Ctx, Ctx->Stats.frames_sent_cached);
   if (Sequence)
-    *Sequence = Seq;
+    *Sequence = Spec.Sequence;
   return true;
 }
 
 tc_status_t twochains::rt::sendLocked(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
                                       tc_send_mode_t Mode, const void *Payload,
                                       size_t PayloadSize, uint64_t *Sequence) {
-  if (sendLine(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence))
+  if (sendDirect(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence))
     return TC_OK;
   if (!Peer->Welcomed)
     return TC_ERR_IO;
