@@ -232,6 +232,109 @@ extern "C" const char *tc_wait_mode_name(const tc_context_t *Ctx) {
   return Ctx && Ctx->Wait ? Ctx->Wait->name() : "";
 }
 
+/// One peer's turn in tc_progress: its reports, its queued frames, and up
+/// to RingBudget frames of its ring. Returns the frames it finished.
+static unsigned servePeer(tc_context *Ctx, tc_peer *Peer, JamRun &Run) {
+  unsigned Count = 0;
+  // A channel that an application thread is sending on keeps its turn
+  // for the next pass: this side never waits for it.
+  std::unique_lock<std::recursive_mutex> Channel(Peer->Channel, std::defer_lock);
+  if (Peer->Channelled && !Channel.try_lock())
+    return Count;
+  if (!Ctx->ArrivedAnswers.empty())
+    takeArrivedAnswers(Peer);
+  // Miss and fault reports are rare: looked for every ControlEvery calls
+  // (and whenever a send runs out of credits, or a flush waits).
+  if (Ctx->ControlPolls == 0) {
+    resendMissing(Peer);
+    takeFaultReport(Peer);
+  }
+  if (!Peer->Tx.Queued.empty())
+    sendQueued(Peer);
+  // A peer that went away may have left complete frames behind: they
+  // still run (nothing sent is lost); only credits stop.
+  if (!Peer->Rx.Ring || !Peer->Welcomed)
+    return Count;
+  // A ring gives up its turn after RingBudget frames, so a sender
+  // flooding at full speed cannot starve the others.
+  for (unsigned Budget = RingBudget; Budget; --Budget) {
+    uint64_t Seq = Peer->Rx.Receive->expected();
+    uint8_t *Slot = Peer->Rx.Ring + size_t(Peer->Rx.Receive->expectedSlot()) * Ctx->SlotSize;
+    FrameView V = {};
+    // A frame sent again over a complete one lands in any order, whatever
+    // the transport: only the checksum tells when it is whole.
+    bool Awaiting = Peer->Rx.CodeWait.awaiting(Seq);
+    Completion How = Awaiting                                       ? Completion::Checksum
+                     : (Ctx->Flags & TC_CONTEXT_ORDERED_PLACEMENT) ? Completion::Ordered
+                                                                    : Completion::Marked;
+    // Idle, one load: the first line's last word.
+    tc_status_t St = !Awaiting && !frameMayHaveArrived(Slot, Seq)
+                         ? TC_ERR_INCOMPLETE
+                         : captureFrame(Slot, Ctx->SlotSize, Seq, Ctx->Private.get(), &V, How);
+    MissWait::Step Step = MissWait::Step::Run;
+    if (Peer->Rx.CodeWait.awaiting(Seq))
+      Step = Peer->Rx.CodeWait.step(Seq, St == TC_OK && V.Header.Kind == FrameInjected, nowNs());
+    if (Step != MissWait::Step::Run) {
+      // The code was asked for: the slot is being rewritten with the
+      // frame and its code, and reads as anything until that lands whole.
+      if (Step == MissWait::Step::Wait)
+        break;
+      St = TC_ERR_NOT_CACHED; // the sender never sent it: give up
+    } else {
+      // Whether the frame was cut short is looked at now and then: the
+      // deadline is 100 ms, and every empty poll goes through here.
+      if (St == TC_ERR_INCOMPLETE &&
+          ((++Peer->Rx.IncompletePolls & (TruncationCheckEvery - 1)) || !truncated(Ctx, Peer, Seq)))
+        break;
+      Peer->Rx.StalledSinceNs = 0;
+      if (St == TC_OK && V.Header.Kind == FrameAnswer) {
+        takeAnswer(Peer, V.Header.Package, V.Payload, V.Header.PayloadSize);
+      } else if (St == TC_OK) {
+        Ctx->RunningJam = true;
+        ThreadRunningJamOf = Ctx;
+        St = runContained(Ctx, Peer, V, Run);
+        ThreadRunningJamOf = nullptr;
+        Ctx->RunningJam = false;
+        Peer->Stats.frames_executed += St == TC_OK;
+      }
+      if (St == TC_ERR_NOT_CACHED && V.Header.Kind == FrameCached &&
+          Ctx->Mode == TC_MAILBOX_CODE_CACHE && askForCode(Ctx, Peer, Seq))
+        break; // its code is on the way
+    }
+    if (St == TC_ERR_QUARANTINED) {
+      // Counted, told to the sender once per element, not logged again.
+      ++Ctx->Stats.frames_quarantined;
+      ++Peer->Stats.frames_rejected;
+      postEvent(Ctx, TC_EVENT_FRAME_REJECTED, Peer->Number, St, V.Header.Element, Seq);
+      uint32_t &Told = Peer->Rx.Abandoned[V.Header.Element];
+      if (Told == Ctx->QuarantineFaults) {
+        ++Told;
+        reportCreditWord(Peer, CreditWordFault,
+                         faultWord(Seq, V.Header.Element, 0, TC_JAM_QUARANTINED), true);
+      }
+    } else if (St == TC_ERR_JAM_FAULT || St == TC_ERR_JAM_TIMEOUT) {
+      ++Ctx->Stats.frames_rejected; // logged where it was found
+    } else if (St != TC_OK) {
+      ++Ctx->Stats.frames_rejected;
+      ++Peer->Stats.frames_rejected;
+      logError("dropped frame " + std::to_string(Seq) + " from " + Peer->Name + ": " +
+               tc_status_string(St));
+      postEvent(Ctx, TC_EVENT_FRAME_REJECTED, Peer->Number, St, V.Header.Element, Seq);
+    }
+    ++Count;
+    Peer->Rx.IdlePolls = 0;
+    if (Peer->Rx.Receive->finish())
+      reportCredits(Ctx, Peer);
+  }
+  // Idle with frames unreported: tell the sender, but not at the first
+  // empty poll — in a ping-pong that would be one more put and one more
+  // cache line crossing cores per message; the batch reports keep a
+  // streaming sender going, this one only unblocks a sender that waits.
+  if (Peer->Rx.Receive->creditPending() && ++Peer->Rx.IdlePolls >= IdleReportPolls)
+    reportCredits(Ctx, Peer);
+  return Count;
+}
+
 extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
   if (!Ctx)
     return TC_ERR_INVALID_PARAM;
@@ -291,105 +394,26 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
   // from the receivers we connected to.
   // By index, without a copy on the hot path: a jam may connect onward
   // (tc_jam_forward) and so append to Connected while we iterate.
+  bool Reports = Ctx->ControlPolls == 0 || !Ctx->ArrivedAnswers.empty();
   for (size_t I = 0; I < Ctx->Connected.size() + Ctx->Accepted.size(); ++I) {
     tc_peer *Peer = I < Ctx->Connected.size() ? Ctx->Connected[I]
                                               : Ctx->Accepted[I - Ctx->Connected.size()].get();
-    // A channel that an application thread is sending on keeps its turn
-    // for the next pass: this side never waits for it.
-    std::unique_lock<std::recursive_mutex> Channel(Peer->Channel, std::defer_lock);
-    if (Peer->Channelled && !Channel.try_lock())
-      continue;
-    if (!Ctx->ArrivedAnswers.empty())
-      takeArrivedAnswers(Peer);
-    // Miss and fault reports are rare: looked for every ControlEvery calls
-    // (and whenever a send runs out of credits, or a flush waits).
-    if (Ctx->ControlPolls == 0) {
-      resendMissing(Peer);
-      takeFaultReport(Peer);
-    }
-    if (!Peer->Tx.Queued.empty())
-      sendQueued(Peer);
-    // A peer that went away may have left complete frames behind: they
-    // still run (nothing sent is lost); only credits stop.
-    if (!Peer->Rx.Ring || !Peer->Welcomed)
-      continue;
-    // A ring gives up its turn after RingBudget frames, so a sender
-    // flooding at full speed cannot starve the others.
-    for (unsigned Budget = RingBudget; Budget; --Budget) {
-      uint64_t Seq = Peer->Rx.Receive->expected();
-      uint8_t *Slot = Peer->Rx.Ring + size_t(Peer->Rx.Receive->expectedSlot()) * Ctx->SlotSize;
-      FrameView V = {};
-      // A frame sent again over a complete one lands in any order, whatever
-      // the transport: only the checksum tells when it is whole.
-      bool Awaiting = Peer->Rx.CodeWait.awaiting(Seq);
-      Completion How = Awaiting                                       ? Completion::Checksum
-                       : (Ctx->Flags & TC_CONTEXT_ORDERED_PLACEMENT) ? Completion::Ordered
-                                                                      : Completion::Marked;
-      // Idle, one load: the first line's last word.
-      tc_status_t St = !Awaiting && !frameMayHaveArrived(Slot, Seq)
-                           ? TC_ERR_INCOMPLETE
-                           : captureFrame(Slot, Ctx->SlotSize, Seq, Ctx->Private.get(), &V, How);
-      MissWait::Step Step = MissWait::Step::Run;
-      if (Peer->Rx.CodeWait.awaiting(Seq))
-        Step = Peer->Rx.CodeWait.step(Seq, St == TC_OK && V.Header.Kind == FrameInjected, nowNs());
-      if (Step != MissWait::Step::Run) {
-        // The code was asked for: the slot is being rewritten with the
-        // frame and its code, and reads as anything until that lands whole.
-        if (Step == MissWait::Step::Wait)
-          break;
-        St = TC_ERR_NOT_CACHED; // the sender never sent it: give up
-      } else {
-        // Whether the frame was cut short is looked at now and then: the
-        // deadline is 100 ms, and every empty poll goes through here.
-        if (St == TC_ERR_INCOMPLETE &&
-            ((++Peer->Rx.IncompletePolls & (TruncationCheckEvery - 1)) || !truncated(Ctx, Peer, Seq)))
-          break;
-        Peer->Rx.StalledSinceNs = 0;
-        if (St == TC_OK && V.Header.Kind == FrameAnswer) {
-          takeAnswer(Peer, V.Header.Package, V.Payload, V.Header.PayloadSize);
-        } else if (St == TC_OK) {
-          Ctx->RunningJam = true;
-          ThreadRunningJamOf = Ctx;
-          St = runContained(Ctx, Peer, V, Run);
-          ThreadRunningJamOf = nullptr;
-          Ctx->RunningJam = false;
-          Peer->Stats.frames_executed += St == TC_OK;
-        }
-        if (St == TC_ERR_NOT_CACHED && V.Header.Kind == FrameCached &&
-            Ctx->Mode == TC_MAILBOX_CODE_CACHE && askForCode(Ctx, Peer, Seq))
-          break; // its code is on the way
-      }
-      if (St == TC_ERR_QUARANTINED) {
-        // Counted, told to the sender once per element, not logged again.
-        ++Ctx->Stats.frames_quarantined;
-        ++Peer->Stats.frames_rejected;
-        postEvent(Ctx, TC_EVENT_FRAME_REJECTED, Peer->Number, St, V.Header.Element, Seq);
-        uint32_t &Told = Peer->Rx.Abandoned[V.Header.Element];
-        if (Told == Ctx->QuarantineFaults) {
-          ++Told;
-          reportCreditWord(Peer, CreditWordFault,
-                           faultWord(Seq, V.Header.Element, 0, TC_JAM_QUARANTINED), true);
-        }
-      } else if (St == TC_ERR_JAM_FAULT || St == TC_ERR_JAM_TIMEOUT) {
-        ++Ctx->Stats.frames_rejected; // logged where it was found
-      } else if (St != TC_OK) {
-        ++Ctx->Stats.frames_rejected;
-        ++Peer->Stats.frames_rejected;
-        logError("dropped frame " + std::to_string(Seq) + " from " + Peer->Name + ": " +
-                 tc_status_string(St));
-        postEvent(Ctx, TC_EVENT_FRAME_REJECTED, Peer->Number, St, V.Header.Element, Seq);
-      }
-      ++Count;
-      Peer->Rx.IdlePolls = 0;
-      if (Peer->Rx.Receive->finish())
+    // An idle ring with nothing else due costs one load: the first line's
+    // last word of the slot it expects (frameMayHaveArrived). Now and then
+    // it takes the full turn anyway, to see whether a frame that never
+    // began to arrive was skipped by its sender (truncated()).
+    PeerReceiveHalf &Rx = Peer->Rx;
+    if (!Reports && !Peer->Channelled && Rx.Ring && Peer->Welcomed && Peer->Tx.Queued.empty() &&
+        !Rx.CodeWait.awaiting(Rx.Receive->expected()) &&
+        !frameMayHaveArrived(Rx.Ring + size_t(Rx.Receive->expectedSlot()) * Ctx->SlotSize,
+                             Rx.Receive->expected()) &&
+        ((Rx.IncompletePolls + 1) & (TruncationCheckEvery - 1))) {
+      ++Rx.IncompletePolls;
+      if (Rx.Receive->creditPending() && ++Rx.IdlePolls >= IdleReportPolls)
         reportCredits(Ctx, Peer);
+      continue;
     }
-    // Idle with frames unreported: tell the sender, but not at the first
-    // empty poll — in a ping-pong that would be one more put and one more
-    // cache line crossing cores per message; the batch reports keep a
-    // streaming sender going, this one only unblocks a sender that waits.
-    if (Peer->Rx.Receive->creditPending() && ++Peer->Rx.IdlePolls >= IdleReportPolls)
-      reportCredits(Ctx, Peer);
+    Count += servePeer(Ctx, Peer, Run);
   }
   if (Executed)
     *Executed = Count;
