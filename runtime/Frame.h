@@ -90,6 +90,13 @@ constexpr uint32_t orderedMark(uint64_t Sequence) {
   return uint32_t(((Sequence & 0xffffffffu) ^ 0x7c5a0f3bu) * 0x9e3779b1u) ^ 0x4f524452u;
 }
 
+/// Where slot k of a ring starts: k * slotStride(SlotSize). Slots are a
+/// line further apart than their size: slot sizes are multiples of 4 KiB,
+/// and first lines 4 KiB apart would all fall into the same few L1 sets
+/// on both sides (a streaming receiver evicted the line it was about to
+/// read).
+constexpr size_t slotStride(uint32_t SlotSize) { return size_t(SlotSize) + FrameLine; }
+
 /// Bytes a frame of this kind needs for an image and a payload of these
 /// sizes (only injected frames carry their image).
 size_t frameSize(FrameKind Kind, uint32_t ImageSize, uint32_t PayloadSize);

@@ -40,7 +40,7 @@ static void *mapForRma(tc_context *Ctx, size_t Length, ucp_mem_h &Mem) {
 namespace twochains::rt {
 
 tc_status_t setupLocalSide(tc_context *Ctx, tc_peer *Peer) {
-  Peer->Rx.RingBytes = size_t(Ctx->Slots) * Ctx->SlotSize;
+  Peer->Rx.RingBytes = size_t(Ctx->Slots) * slotStride(Ctx->SlotSize);
   if (Peer->Path == PathRma) {
     Peer->Rx.Ring = static_cast<uint8_t *>(mapForRma(Ctx, Peer->Rx.RingBytes, Peer->Rx.RingMem));
     Peer->Tx.CreditWord = static_cast<volatile uint64_t *>(mapForRma(Ctx, 64, Peer->Tx.CreditMem));
@@ -203,7 +203,7 @@ tc_status_t acceptOffer(tc_context *Ctx, tc_peer *Peer, const ParsedOffer &Parse
     Peer->Tx.RingAddress = O.RingAddress;
     // Slots and SlotSize were bounded by parseOffer.
     Peer->Tx.RingDirect =
-        directMapping(Peer->Tx.RingKey, O.RingAddress, size_t(O.Slots) * O.SlotSize);
+        directMapping(Peer->Tx.RingKey, O.RingAddress, size_t(O.Slots) * slotStride(O.SlotSize));
     Peer->Rx.CreditDirect = reinterpret_cast<uint64_t *>(
         directMapping(Peer->Rx.CreditKey, O.CreditAddress, CreditWords * sizeof(uint64_t)));
     if (Peer->Rx.CreditDirect && O.CreditAddress % alignof(uint64_t))

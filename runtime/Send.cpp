@@ -53,7 +53,7 @@ static tc_status_t putFrame(tc_peer *Peer, uint8_t *Frame, FrameSpec &Spec, uint
   size_t Size = 0;
   tc_status_t St;
   if (uint8_t *Ring = Peer->Tx.RingDirect) {
-    St = encodeFrame(Ring + size_t(Slot) * Peer->Tx.SlotSize, Peer->Tx.SlotSize, Spec, &Size);
+    St = encodeFrame(Ring + size_t(Slot) * slotStride(Peer->Tx.SlotSize), Peer->Tx.SlotSize, Spec, &Size);
   } else if (!Peer->Tx.Puts.empty()) {
     // Built in the slot's own copy, which its put reads until it completes:
     // the slot's previous put is completed first (credited, so landed).
@@ -152,7 +152,7 @@ void resendMissing(tc_peer *Peer) {
   FrameView V;
   if (Peer->Tx.RingDirect) {
     std::vector<uint8_t> &Sent = Peer->Tx.Staging;
-    std::memcpy(Sent.data(), Peer->Tx.RingDirect + size_t(Slot) * Peer->Tx.SlotSize,
+    std::memcpy(Sent.data(), Peer->Tx.RingDirect + size_t(Slot) * slotStride(Peer->Tx.SlotSize),
                 Peer->Tx.SlotSize);
     if (checkFrame(Sent.data(), Peer->Tx.SlotSize, Seq, &V, Completion::Ordered) != TC_OK ||
         V.Header.Kind != FrameCached)
@@ -267,7 +267,7 @@ static bool sendDirect(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
   uint32_t Slot;
   if (Tx.Send->reserve(&Spec.Sequence, &Slot) != TC_OK)
     return false;
-  uint8_t *Frame = Tx.RingDirect + size_t(Slot) * Tx.SlotSize;
+  uint8_t *Frame = Tx.RingDirect + size_t(Slot) * slotStride(Tx.SlotSize);
   size_t Size;
   if (Line)
     encodeLine(Frame, Spec);

@@ -39,7 +39,7 @@ enum : unsigned {
 static_assert(AmHello == TC_AM_ID_FIRST && AmReply == TC_AM_ID_LAST,
               "the range reserved on an application's worker (twochains.h)");
 constexpr uint32_t HandshakeMagic = 0x54434853; // "TCHS"
-constexpr uint32_t HandshakeVersion = 5; // 4: offers carry the packages; 5: the ISA
+constexpr uint32_t HandshakeVersion = 6; // 4: offers carry the packages; 5: the ISA; 6: slots a line apart, frame version 3
 
 /// The instruction set an offering side runs injected code as: a sender
 /// sends the images built for its receiver's (docs/heterogeneous.md).
