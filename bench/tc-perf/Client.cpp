@@ -252,6 +252,7 @@ int runClient(const Options &O) {
         if (Round > 0)
           C.Warmup = std::min<uint64_t>(C.Warmup, std::max<uint64_t>(C.Iters / 10, 10));
         Row R;
+        size_t Before = Samples[I].size();
         if (!runTest(S, Info, C, &R, Samples[I])) {
           fprintf(stderr, "tc-perf: %s %s %s %u B failed\n", testName(C.T), workloadName(C.W),
                   variantName(C.V), C.PayloadBytes);
@@ -260,6 +261,12 @@ int runClient(const Options &O) {
           return 1;
         }
         accumulate(Totals[I], R, Rates[I]);
+        if (C.T == Test::Latency) {
+          std::vector<double> This(Samples[I].begin() + long(Before), Samples[I].end());
+          Totals[I].Rounds.push_back(summarize(This).P50);
+        } else {
+          Totals[I].Rounds.push_back(R.Rate);
+        }
       }
     for (size_t I = 0; I < N; ++I) {
       Row &R = Totals[I];

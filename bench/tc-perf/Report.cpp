@@ -109,7 +109,8 @@ bool writeCsv(const std::string &Path, const std::vector<Row> &Rows) {
   fprintf(F, "test,variant,transport,mailbox,size_bytes,payload_ints,iters,p50_ns,p99_ns,"
              "p999_ns,mean_ns,spread,rate_msgs_per_s,workload,wait,server_cpu_ns_per_msg,"
              "server_wall_ns_per_msg,server_cpu_util,server_polls_per_msg,"
-             "server_cycles_per_msg,am_rendezvous,frames_sent_with_code,frames_sent_cached\n");
+             "server_cycles_per_msg,am_rendezvous,frames_sent_with_code,frames_sent_cached,"
+             "rounds\n");
   for (const Row &R : Rows) {
     bool Lat = R.T == Test::Latency;
     const ServerResult &S = R.Server;
@@ -128,8 +129,12 @@ bool writeCsv(const std::string &Path, const std::vector<Row> &Rows) {
     // The executor thread's polls are the runtime's, not counted.
     field(F, S.Messages && R.T != Test::Wait, perMessage(double(S.Polls), S), "%.2f");
     field(F, S.Messages && S.CyclesValid, perMessage(double(S.Cycles), S));
-    fprintf(F, ",%llu,%llu,%llu\n", (unsigned long long)S.Rendezvous,
+    fprintf(F, ",%llu,%llu,%llu,", (unsigned long long)S.Rendezvous,
             (unsigned long long)R.SentWithCode, (unsigned long long)R.SentCached);
+    // Each round's p50 or rate, ';' between them (no comma: one field).
+    for (size_t I = 0; I < R.Rounds.size(); ++I)
+      fprintf(F, I ? ";%.1f" : "%.1f", R.Rounds[I]);
+    fprintf(F, "\n");
   }
   bool Ok = fclose(F) == 0;
   if (!Ok)

@@ -26,6 +26,11 @@ struct Row {
   double Rate = 0;       // messages per second (rate and wait tests)
   ServerResult Server;
   uint64_t SentWithCode = 0, SentCached = 0; // this side's tc_stats_t, during the test
+  /// Each round's own p50 (latency) or rate, in round order: the variants
+  /// of one size ran their rounds in turn, so round r of two variants was
+  /// measured at the same moment (perf-tables.py takes the median of the
+  /// per-round ratios, which one slow round of one variant cannot move).
+  std::vector<double> Rounds;
 };
 
 void printTableHeader();
