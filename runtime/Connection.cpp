@@ -118,6 +118,12 @@ namespace twochains::rt {
 void releasePeer(tc_context *Ctx, tc_peer *Peer) {
   endCallsOf(Peer, TC_ERR_IO);
   sweepReplies(Ctx, Peer);
+  // Frames finished since the last report are reported now, so that the
+  // sender's tc_flush ends, rather than seeing the peer close first.
+  if (Peer->Welcomed && !Peer->Failed && Peer->Rx.Receive && Peer->Rx.Receive->creditPending() &&
+      reportCreditWord(Peer, CreditWordFinished, Peer->Rx.Receive->expected(), /*Wait=*/true) ==
+          CreditReport::Sent)
+    Peer->Rx.Receive->takeCreditReport();
   // A live peer's last credit reports are let land (bounded); a failed
   // one's are not waited for: closing its endpoints ends them.
   for (uint32_t Slot = 0; Slot < Peer->Tx.Puts.size(); ++Slot) {
@@ -154,6 +160,12 @@ void releasePeer(tc_context *Ctx, tc_peer *Peer) {
   }
   closeEndpoint(Ctx->DataWorker, Peer->DataEp);
   Peer->DataEp = nullptr;
+  // So do the last messages (credits, answers by message): a forced close
+  // drops what UCX still holds for the socket.
+  if (Peer->Ep && !Peer->Failed) {
+    ucp_request_param_t P = {};
+    waitRequestUntil(Ctx->Worker, ucp_ep_flush_nbx(Peer->Ep, &P), nowNs() + 1'000'000'000);
+  }
   closeEndpoint(Ctx->Worker, Peer->Ep);
   Peer->Ep = nullptr;
   Peer->Sent.clear(); // no send on the endpoint reads them any more

@@ -19,7 +19,8 @@ expect() { # file, line (a fixed string), what
 
 for tls in default tcp; do
   args=(); [ $tls = tcp ] && args=(tcp)
-  "$RUN" "$E2E" "$PREFIX" $FRAMES "${args[@]}" > "$OUT/run"
+  "$RUN" "$E2E" "$PREFIX" $FRAMES "${args[@]}" > "$OUT/run" ||
+    { echo "FAILED: a run did not pass:"; cat "$OUT/run"; exit 1; }
   expect "$OUT/run" "receiver: mailbox code-cache" "code cache is the default ($tls)"
   expect "$OUT/run" "sender: code in 2 frames (384 bytes), cached 998, resent 0" \
       "code travels once per image ($tls)"
@@ -28,7 +29,8 @@ for tls in default tcp; do
   expect "$OUT/run" "receiver: writable+executable mappings: 0" "W^X ($tls)"
 
   # Room for one image only: each install evicts the other one.
-  TC_E2E_CODE_CACHE=256 "$RUN" "$E2E" "$PREFIX" $FRAMES "${args[@]}" > "$OUT/run"
+  TC_E2E_CODE_CACHE=256 "$RUN" "$E2E" "$PREFIX" $FRAMES "${args[@]}" > "$OUT/run" ||
+    { echo "FAILED: a run did not pass:"; cat "$OUT/run"; exit 1; }
   expect "$OUT/run" "sender: code in 1000 frames (192000 bytes), cached 998, resent 998" \
       "every cached frame was sent again with code ($tls)"
   expect "$OUT/run" "receiver: cache: installs 1000, cached runs 0, misses 998, evictions 999" \
@@ -37,10 +39,12 @@ done
 
 # Resent frames land over the cached ones in any order: even with ordered
 # placement the receiver checks them whole (checksum) before running.
-TC_E2E_ORDERED=1 TC_E2E_CODE_CACHE=256 "$RUN" "$E2E" "$PREFIX" $FRAMES > "$OUT/run"
+TC_E2E_ORDERED=1 TC_E2E_CODE_CACHE=256 "$RUN" "$E2E" "$PREFIX" $FRAMES > "$OUT/run" ||
+    { echo "FAILED: a run did not pass:"; cat "$OUT/run"; exit 1; }
 expect "$OUT/run" "resent 998" "resends with ordered placement"
 
-TC_MAILBOX_MODE=no-cache "$RUN" "$E2E" "$PREFIX" $FRAMES > "$OUT/run"
+TC_MAILBOX_MODE=no-cache "$RUN" "$E2E" "$PREFIX" $FRAMES > "$OUT/run" ||
+    { echo "FAILED: a run did not pass:"; cat "$OUT/run"; exit 1; }
 expect "$OUT/run" "receiver: mailbox no-cache" "no-cache mode"
 expect "$OUT/run" "sender: code in 1000 frames" "no-cache: code in every injected frame"
 expect "$OUT/run" "receiver: writable+executable mappings: 0" "no-cache: W^X"

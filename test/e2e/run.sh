@@ -12,9 +12,11 @@ trap 'kill $RPID 2>/dev/null || true; rm -rf "$OUT"' EXIT
 timeout 90 "$E2E" receiver "$PREFIX" "$PORT" "$FRAMES" > "$OUT/receiver" 2>&1 &
 RPID=$!
 wait_for_listening "$OUT/receiver"
-timeout 90 "$E2E" sender "$PREFIX" "$PORT" "$FRAMES" > "$OUT/sender" 2>&1
-wait $RPID
+STATUS=0
+timeout 90 "$E2E" sender "$PREFIX" "$PORT" "$FRAMES" > "$OUT/sender" 2>&1 || STATUS=$?
+wait $RPID || STATUS=$?
 cat "$OUT/sender" "$OUT/receiver"
+[ $STATUS -eq 0 ] || { echo "run.sh: sender or receiver exited with $STATUS"; exit 1; }
 # Every frame ran exactly once: half the frames are server_side_sum (+36
 # each); indirect_put wrote frame i's number at i % 1000 and 1000 + i % 1000.
 SUMS=$(( (FRAMES + 1) / 2 ))
