@@ -204,7 +204,7 @@ void reapPeers(tc_context *Ctx) {
     // A peer that went away may have left complete frames behind: they run
     // first (nothing sent is lost), then the peer is released.
     bool Drained = !P->Rx.Ring || !P->Rx.Receive || !P->Welcomed ||
-                   !frameTrailerShows(P->Rx.Ring + size_t(P->Rx.Receive->expectedSlot()) * slotStride(Ctx->SlotSize),
+                   !frameTrailerShows(ringSlot(P->Rx.Ring, Ctx->SlotSize, P->Rx.Receive->expectedSlot()),
                                       Ctx->SlotSize, P->Rx.Receive->expected());
     // One whose last frame never completes (it died mid-write) is given
     // up on after a while, its frame with it.

@@ -42,7 +42,7 @@ static constexpr unsigned TruncationCheckEvery = 64; // a power of two
 
 static bool truncated(tc_context *Ctx, tc_peer *Peer, uint64_t Seq) {
   uint32_t NextSlot = uint32_t((Seq + 1) % Ctx->Slots);
-  if (!frameTrailerShows(Peer->Rx.Ring + size_t(NextSlot) * slotStride(Ctx->SlotSize), Ctx->SlotSize,
+  if (!frameTrailerShows(ringSlot(Peer->Rx.Ring, Ctx->SlotSize, NextSlot), Ctx->SlotSize,
                          Seq + 1)) {
     Peer->Rx.StalledSinceNs = 0;
     return false;
@@ -185,10 +185,10 @@ static const volatile void *watchedWord(tc_context *Ctx) {
   static const volatile uint64_t Nothing = 0;
   for (auto &P : Ctx->Accepted)
     if (P->Rx.Ring && P->Rx.Receive)
-      return P->Rx.Ring + size_t(P->Rx.Receive->expectedSlot()) * slotStride(Ctx->SlotSize);
+      return ringSlot(P->Rx.Ring, Ctx->SlotSize, P->Rx.Receive->expectedSlot());
   for (tc_peer *P : Ctx->Connected)
     if (P->Rx.Ring && P->Rx.Receive)
-      return P->Rx.Ring + size_t(P->Rx.Receive->expectedSlot()) * slotStride(Ctx->SlotSize);
+      return ringSlot(P->Rx.Ring, Ctx->SlotSize, P->Rx.Receive->expectedSlot());
   return &Nothing;
 }
 
@@ -259,7 +259,7 @@ static unsigned servePeer(tc_context *Ctx, tc_peer *Peer, JamRun &Run) {
   // flooding at full speed cannot starve the others.
   for (unsigned Budget = RingBudget; Budget; --Budget) {
     uint64_t Seq = Peer->Rx.Receive->expected();
-    uint8_t *Slot = Peer->Rx.Ring + size_t(Peer->Rx.Receive->expectedSlot()) * slotStride(Ctx->SlotSize);
+    uint8_t *Slot = ringSlot(Peer->Rx.Ring, Ctx->SlotSize, Peer->Rx.Receive->expectedSlot());
     FrameView V = {};
     // A frame sent again over a complete one lands in any order, whatever
     // the transport: only the checksum tells when it is whole.
@@ -405,7 +405,7 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
     PeerReceiveHalf &Rx = Peer->Rx;
     if (!Reports && !Peer->Channelled && Rx.Ring && Peer->Welcomed && Peer->Tx.Queued.empty() &&
         !Rx.CodeWait.awaiting(Rx.Receive->expected()) &&
-        !frameMayHaveArrived(Rx.Ring + size_t(Rx.Receive->expectedSlot()) * slotStride(Ctx->SlotSize),
+        !frameMayHaveArrived(ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot()),
                              Rx.Receive->expected()) &&
         ((Rx.IncompletePolls + 1) & (TruncationCheckEvery - 1))) {
       ++Rx.IncompletePolls;

@@ -54,11 +54,17 @@ uint32_t frameChecksum(const void *Bytes, size_t Size, uint64_t Sequence) {
 
 /// The one-line frame of Spec (no image, at most 24 payload bytes), built
 /// in registers and stored as one line: what most small sends are.
+/// The first word of a one-line frame of this kind: magic, version, kind
+/// and one line, compared at once.
+static constexpr uint64_t lineWord(FrameKind Kind) {
+  return uint64_t(FrameMagic) | uint64_t(FrameVersion) << 32 | uint64_t(Kind) << 40 |
+         uint64_t(1) << 48;
+}
+
 void encodeLine(void *Slot, const FrameSpec &Spec) {
   auto *F = static_cast<uint8_t *>(Slot);
   uint64_t W[FrameLine / 8] = {};
-  W[0] = uint64_t(FrameMagic) | uint64_t(FrameVersion) << 32 | uint64_t(Spec.Kind) << 40 |
-         uint64_t(1) << 48;
+  W[0] = lineWord(Spec.Kind);
   W[1] = Spec.Package;
   W[2] = Spec.Kind == FrameCached ? Spec.Code : Spec.Sequence; // FrameHeader's layout
   W[3] = uint64_t(Spec.Element) | uint64_t(Spec.PayloadSize) << 32;
@@ -161,13 +167,6 @@ bool frameTrailerShows(const void *Slot, size_t SlotSize, uint64_t Sequence) {
 
 /// Checks the fields of a complete frame of N bytes at F (a copy nothing
 /// else writes, or a slot whose checksum was just verified).
-/// The first word of a one-line frame of this kind: magic, version, kind
-/// and one line, compared at once.
-static constexpr uint64_t lineWord(FrameKind Kind) {
-  return uint64_t(FrameMagic) | uint64_t(FrameVersion) << 32 | uint64_t(Kind) << 40 |
-         uint64_t(1) << 48;
-}
-
 static tc_status_t validateFrame(const uint8_t *F, size_t N, uint64_t Expected,
                                  FrameView *Out) {
   FrameHeader H;

@@ -96,6 +96,10 @@ constexpr uint32_t orderedMark(uint64_t Sequence) {
 /// on both sides (a streaming receiver evicted the line it was about to
 /// read).
 constexpr size_t slotStride(uint32_t SlotSize) { return size_t(SlotSize) + FrameLine; }
+/// Slot Slot of a ring at Ring (this process's memory, or a peer's address).
+template <typename Address> constexpr Address ringSlot(Address Ring, uint32_t SlotSize, uint64_t Slot) {
+  return Ring + Slot * slotStride(SlotSize);
+}
 
 /// Bytes a frame of this kind needs for an image and a payload of these
 /// sizes (only injected frames carry their image).

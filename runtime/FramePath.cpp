@@ -44,7 +44,7 @@ tc_status_t deliverFrame(tc_peer *Peer, const uint8_t *Frame, size_t Size, uint6
   ucs_status_t St;
   if (Peer->Path == PathRma && Pipelined) {
     ucs_status_ptr_t R = ucp_put_nbx(Peer->DataEp, Frame, Size,
-                                     Peer->Tx.RingAddress + uint64_t(Slot) * slotStride(Peer->Tx.SlotSize),
+                                     ringSlot(Peer->Tx.RingAddress, Peer->Tx.SlotSize, Slot),
                                      Peer->Tx.RingKey, &P);
     if (UCS_PTR_IS_ERR(R)) {
       Peer->Failed = true;
@@ -56,7 +56,7 @@ tc_status_t deliverFrame(tc_peer *Peer, const uint8_t *Frame, size_t Size, uint6
   if (Peer->Path == PathRma) {
     St = waitRequest(Peer->Ctx->DataWorker,
                      ucp_put_nbx(Peer->DataEp, Frame, Size,
-                                 Peer->Tx.RingAddress + uint64_t(Slot) * slotStride(Peer->Tx.SlotSize),
+                                 ringSlot(Peer->Tx.RingAddress, Peer->Tx.SlotSize, Slot),
                                  Peer->Tx.RingKey, &P));
   } else {
     FrameMessage M = {Sequence};
@@ -154,7 +154,7 @@ static ucs_status_t onFrame(void *Arg, const void *Header, size_t HeaderLength, 
                                  " outside its window (expected " + std::to_string(Expected) +
                                  ", " + std::to_string(Ctx->Slots) + " slots)"),
            UCS_OK;
-  std::memcpy(Peer->Rx.Ring + size_t(M.Sequence % Ctx->Slots) * slotStride(Ctx->SlotSize), Data, Length);
+  std::memcpy(ringSlot(Peer->Rx.Ring, Ctx->SlotSize, M.Sequence % Ctx->Slots), Data, Length);
   return UCS_OK;
 }
 

@@ -46,6 +46,20 @@ static uint8_t *injectedTemplate(tc_peer *Peer, const PackageElement &E,
   return S.Template.data();
 }
 
+/// A frame delivered, in the statistics.
+static void countSent(tc_peer *Peer, const FrameSpec &Spec) {
+  tc_context *Ctx = Peer->Ctx;
+  tc_stats_t &Stats = Ctx->Stats;
+  count(Ctx, Stats.frames_sent);
+  ++Peer->Stats.frames_sent;
+  if (Spec.Kind == FrameInjected) {
+    count(Ctx, Stats.frames_sent_with_code);
+    count(Ctx, Stats.code_bytes_sent, Spec.ImageSize);
+  } else if (Spec.Kind == FrameCached) {
+    count(Ctx, Stats.frames_sent_cached);
+  }
+}
+
 /// Encodes the frame and delivers it into the receiver's slot: stored
 /// there directly where UCX maps the ring into this process (Frame is then
 /// only the source of a template's image), else built in Frame and put.
@@ -53,7 +67,7 @@ static tc_status_t putFrame(tc_peer *Peer, uint8_t *Frame, FrameSpec &Spec, uint
   size_t Size = 0;
   tc_status_t St;
   if (uint8_t *Ring = Peer->Tx.RingDirect) {
-    St = encodeFrame(Ring + size_t(Slot) * slotStride(Peer->Tx.SlotSize), Peer->Tx.SlotSize, Spec, &Size);
+    St = encodeFrame(ringSlot(Ring, Peer->Tx.SlotSize, Slot), Peer->Tx.SlotSize, Spec, &Size);
   } else if (!Peer->Tx.Puts.empty()) {
     // Built in the slot's own copy, which its put reads until it completes:
     // the slot's previous put is completed first (credited, so landed).
@@ -70,16 +84,7 @@ static tc_status_t putFrame(tc_peer *Peer, uint8_t *Frame, FrameSpec &Spec, uint
   }
   if (St != TC_OK)
     return St;
-  tc_context *Ctx = Peer->Ctx;
-  tc_stats_t &Stats = Ctx->Stats;
-  count(Ctx, Stats.frames_sent);
-  ++Peer->Stats.frames_sent;
-  if (Spec.Kind == FrameInjected) {
-    count(Ctx, Stats.frames_sent_with_code);
-    count(Ctx, Stats.code_bytes_sent, Spec.ImageSize);
-  } else if (Spec.Kind == FrameCached) {
-    count(Ctx, Stats.frames_sent_cached);
-  }
+  countSent(Peer, Spec);
   return TC_OK;
 }
 
@@ -151,10 +156,10 @@ void resendMissing(tc_peer *Peer) {
   uint32_t Slot = uint32_t(Seq % Peer->Tx.Slots);
   FrameView V;
   if (Peer->Tx.RingDirect) {
-    std::vector<uint8_t> &Sent = Peer->Tx.Staging;
-    std::memcpy(Sent.data(), Peer->Tx.RingDirect + size_t(Slot) * slotStride(Peer->Tx.SlotSize),
-                Peer->Tx.SlotSize);
-    if (checkFrame(Sent.data(), Peer->Tx.SlotSize, Seq, &V, Completion::Ordered) != TC_OK ||
+    // The frame alone, copied out and checked in the copy: the ring is the
+    // receiver's memory.
+    if (captureFrame(ringSlot(Peer->Tx.RingDirect, Peer->Tx.SlotSize, Slot), Peer->Tx.SlotSize,
+                     Seq, Peer->Tx.Staging.data(), &V, Completion::Ordered) != TC_OK ||
         V.Header.Kind != FrameCached)
       return;
   } else if (checkFrame(Peer->Tx.slotFrame(Slot), Peer->Tx.SlotSize, Seq, &V) != TC_OK ||
@@ -267,17 +272,13 @@ static bool sendDirect(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
   uint32_t Slot;
   if (Tx.Send->reserve(&Spec.Sequence, &Slot) != TC_OK)
     return false;
-  uint8_t *Frame = Tx.RingDirect + size_t(Slot) * slotStride(Tx.SlotSize);
+  uint8_t *Frame = ringSlot(Tx.RingDirect, Tx.SlotSize, Slot);
   size_t Size;
   if (Line)
     encodeLine(Frame, Spec);
   else
     encodeFrame(Frame, Tx.SlotSize, Spec, &Size); // checked above: it fits
-  tc_context *Ctx = Peer->Ctx;
-  count(Ctx, Ctx->Stats.frames_sent);
-  ++Peer->Stats.frames_sent;
-  if (Spec.Kind == FrameCached)
-    count(Ctx, Ctx->Stats.frames_sent_cached);
+  countSent(Peer, Spec);
   if (Sequence)
     *Sequence = Spec.Sequence;
   return true;
