@@ -55,21 +55,36 @@ static bool truncated(tc_context *Ctx, tc_peer *Peer, uint64_t Seq) {
   return Now - Peer->Rx.StalledSinceNs > TruncationDeadlineNs;
 }
 
-static tc_status_t runFrame(tc_context *Ctx, tc_peer *Peer, const FrameView &V, JamRun &Run) {
-  const FrameHeader &H = V.Header;
+/// The receiver package a frame names: the last one the peer's frames
+/// named, while no package was added since, else a search (packages are
+/// only ever added, and the last added of a tag is the one that runs).
+static tc_package *receiverPackage(tc_context *Ctx, PeerReceiveHalf &Rx, uint64_t Tag) {
+  if (Rx.RunPackage && Rx.RunPackage->Tag == Tag && Rx.RunPackagesSeen == Ctx->Packages.size())
+    return Rx.RunPackage;
   tc_package *Pkg = nullptr;
   for (tc_package *P : Ctx->Packages)
-    if ((P->Roles & TC_PACKAGE_RECEIVER) && P->Tag == H.Package)
+    if ((P->Roles & TC_PACKAGE_RECEIVER) && P->Tag == Tag)
       Pkg = P;
+  if (Pkg) {
+    Rx.RunPackage = Pkg;
+    Rx.RunPackagesSeen = Ctx->Packages.size();
+  }
+  return Pkg;
+}
+
+static tc_status_t runFrame(tc_context *Ctx, tc_peer *Peer, const FrameView &V, JamRun &Run) {
+  const FrameHeader &H = V.Header;
+  tc_package *Pkg = receiverPackage(Ctx, Peer->Rx, H.Package);
   if (!Pkg)
     return TC_ERR_UNKNOWN_PACKAGE;
   if (H.Element >= Pkg->Elements.size() || !Pkg->Elements[H.Element].Present ||
       !Pkg->Elements[H.Element].IsJam)
     return TC_ERR_UNKNOWN_ELEMENT;
-  auto Abandoned = Peer->Rx.Abandoned.find(H.Element);
-  if (Abandoned != Peer->Rx.Abandoned.end() && Ctx->QuarantineFaults != TC_NEVER_QUARANTINE &&
-      Abandoned->second >= Ctx->QuarantineFaults)
-    return TC_ERR_QUARANTINED;
+  if (Peer->Rx.AbandonedCount && Ctx->QuarantineFaults != TC_NEVER_QUARANTINE) {
+    auto Abandoned = Peer->Rx.Abandoned.find(H.Element);
+    if (Abandoned != Peer->Rx.Abandoned.end() && Abandoned->second >= Ctx->QuarantineFaults)
+      return TC_ERR_QUARANTINED;
+  }
   const PackageElement &E = Pkg->Elements[H.Element];
   tc_jam_ctx JamCtx = {Peer, H.Sequence, Pkg, &Run};
   if (H.Kind == FrameLocal) {
@@ -100,9 +115,11 @@ static tc_status_t runFrame(tc_context *Ctx, tc_peer *Peer, const FrameView &V, 
   return St;
 }
 
+static tc_status_t abandonFrame(tc_context *Ctx, tc_peer *Peer, const FrameView &V, JamRun &Run,
+                                bool Timeout);
+
 /// Runs a frame inside a recovery point: a jam that faults or overruns
-/// its time limit is abandoned (JamGuard.h). Logged once, counted, told
-/// to the sender, and counted against the element for quarantine.
+/// its time limit is abandoned (JamGuard.h, abandonFrame).
 static tc_status_t runContained(tc_context *Ctx, tc_peer *Peer, const FrameView &V,
                                 JamRun &Run) {
   Run.Interrupt.store(false, std::memory_order_relaxed);
@@ -119,8 +136,15 @@ static tc_status_t runContained(tc_context *Ctx, tc_peer *Peer, const FrameView 
     return St;
   }
   // Abandoned: the handler jumped back here.
+  return abandonFrame(Ctx, Peer, V, Run, End == int(JamEnd::TimedOut));
+}
+
+/// A frame whose jam faulted or ran past its limit: counted, posted,
+/// logged once, told to the sender, and counted against the element for
+/// quarantine. Out of line: runContained stays small.
+__attribute__((noinline)) static tc_status_t
+abandonFrame(tc_context *Ctx, tc_peer *Peer, const FrameView &V, JamRun &Run, bool Timeout) {
   const FrameHeader &H = V.Header;
-  bool Timeout = End == int(JamEnd::TimedOut);
   ++(Timeout ? Ctx->Stats.jams_timed_out : Ctx->Stats.jams_faulted);
   ++Peer->Stats.jams_abandoned;
   postEvent(Ctx, TC_EVENT_JAM_ABANDONED, Peer->Number,
@@ -260,17 +284,27 @@ static unsigned servePeer(tc_context *Ctx, tc_peer *Peer, JamRun &Run) {
   for (unsigned Budget = RingBudget; Budget; --Budget) {
     uint64_t Seq = Peer->Rx.Receive->expected();
     uint8_t *Slot = ringSlot(Peer->Rx.Ring, Ctx->SlotSize, Peer->Rx.Receive->expectedSlot());
-    FrameView V = {};
     // A frame sent again over a complete one lands in any order, whatever
     // the transport: only the checksum tells when it is whole.
     bool Awaiting = Peer->Rx.CodeWait.awaiting(Seq);
-    Completion How = Awaiting                                       ? Completion::Checksum
-                     : (Ctx->Flags & TC_CONTEXT_ORDERED_PLACEMENT) ? Completion::Ordered
-                                                                    : Completion::Marked;
-    // Idle, one load: the first line's last word.
-    tc_status_t St = !Awaiting && !frameMayHaveArrived(Slot, Seq)
-                         ? TC_ERR_INCOMPLETE
-                         : captureFrame(Slot, Ctx->SlotSize, Seq, Ctx->Private.get(), &V, How);
+    // Idle, one load: the first line's last word. Whether a frame that
+    // stays incomplete was cut short is looked at now and then: the
+    // deadline is 100 ms, and every empty poll comes here.
+    bool Idle = !Awaiting && !frameMayHaveArrived(Slot, Seq);
+    if (Idle && (++Peer->Rx.IncompletePolls & (TruncationCheckEvery - 1)))
+      break;
+    FrameView V;
+    tc_status_t St = TC_OK;
+    // The common small frame, stored in order by a direct sender, inline;
+    // anything else, captureFrame.
+    if (Idle || Awaiting || !captureMarkedLine(Slot, Seq, Ctx->Private.get(), &V)) {
+      V = {};
+      Completion How = Awaiting                                       ? Completion::Checksum
+                       : (Ctx->Flags & TC_CONTEXT_ORDERED_PLACEMENT) ? Completion::Ordered
+                                                                      : Completion::Marked;
+      St = Idle ? TC_ERR_INCOMPLETE
+                : captureFrame(Slot, Ctx->SlotSize, Seq, Ctx->Private.get(), &V, How);
+    }
     MissWait::Step Step = MissWait::Step::Run;
     if (Peer->Rx.CodeWait.awaiting(Seq))
       Step = Peer->Rx.CodeWait.step(Seq, St == TC_OK && V.Header.Kind == FrameInjected, nowNs());
@@ -281,10 +315,9 @@ static unsigned servePeer(tc_context *Ctx, tc_peer *Peer, JamRun &Run) {
         break;
       St = TC_ERR_NOT_CACHED; // the sender never sent it: give up
     } else {
-      // Whether the frame was cut short is looked at now and then: the
-      // deadline is 100 ms, and every empty poll goes through here.
       if (St == TC_ERR_INCOMPLETE &&
-          ((++Peer->Rx.IncompletePolls & (TruncationCheckEvery - 1)) || !truncated(Ctx, Peer, Seq)))
+          ((!Idle && (++Peer->Rx.IncompletePolls & (TruncationCheckEvery - 1))) ||
+           !truncated(Ctx, Peer, Seq)))
         break;
       Peer->Rx.StalledSinceNs = 0;
       if (St == TC_OK && V.Header.Kind == FrameAnswer) {

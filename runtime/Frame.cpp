@@ -28,12 +28,16 @@ size_t frameSize(FrameKind Kind, uint32_t ImageSize, uint32_t PayloadSize) {
   return FrameLine + Image + roundToLines(size_t(PayloadSize) + FrameTrailerSize);
 }
 
-/// The final multiply-xorshift of frameChecksum's two sums.
-static uint32_t mixChecksum(uint64_t A, uint64_t B) {
+/// The final multiply-xorshift of frameChecksum's two sums. A checksum
+/// never equals the ordered mark of its sequence: a frame put with its
+/// checksum must never pass for one stored in order, which the receiver
+/// takes on its trailer's word alone.
+static uint32_t mixChecksum(uint64_t A, uint64_t B, uint64_t Sequence) {
   uint64_t H = (A ^ (B >> 31) ^ (B << 33)) * 0xff51afd7ed558ccdull;
   H ^= H >> 29;
   H *= 0xc4ceb9fe1a85ec53ull;
-  return uint32_t(H ^ (H >> 32));
+  uint32_t Sum = uint32_t(H ^ (H >> 32));
+  return Sum == orderedMark(Sequence) ? Sum ^ 1 : Sum;
 }
 
 uint32_t frameChecksum(const void *Bytes, size_t Size, uint64_t Sequence) {
@@ -49,16 +53,34 @@ uint32_t frameChecksum(const void *Bytes, size_t Size, uint64_t Sequence) {
     A += W;
     B += A;
   }
-  return mixChecksum(A, B);
+  return mixChecksum(A, B, Sequence);
 }
 
 /// The one-line frame of Spec (no image, at most 24 payload bytes), built
 /// in registers and stored as one line: what most small sends are.
-/// The first word of a one-line frame of this kind: magic, version, kind
-/// and one line, compared at once.
-static constexpr uint64_t lineWord(FrameKind Kind) {
-  return uint64_t(FrameMagic) | uint64_t(FrameVersion) << 32 | uint64_t(Kind) << 40 |
-         uint64_t(1) << 48;
+
+/// Copies N <= 24 bytes with a few loads and stores, overlapping ones
+/// rather than a loop or a call: every small send does this.
+static void copyInline(uint8_t *To, const uint8_t *From, size_t N) {
+  if (N >= 8) {
+    uint64_t First, Middle, Last;
+    std::memcpy(&First, From, 8);
+    std::memcpy(&Middle, From + (N > 16 ? 8 : N - 8), 8);
+    std::memcpy(&Last, From + N - 8, 8);
+    std::memcpy(To, &First, 8);
+    std::memcpy(To + (N > 16 ? 8 : N - 8), &Middle, 8);
+    std::memcpy(To + N - 8, &Last, 8);
+  } else if (N >= 4) {
+    uint32_t First, Last;
+    std::memcpy(&First, From, 4);
+    std::memcpy(&Last, From + N - 4, 4);
+    std::memcpy(To, &First, 4);
+    std::memcpy(To + N - 4, &Last, 4);
+  } else if (N) {
+    To[0] = From[0];
+    To[N / 2] = From[N / 2];
+    To[N - 1] = From[N - 1];
+  }
 }
 
 void encodeLine(void *Slot, const FrameSpec &Spec) {
@@ -68,8 +90,8 @@ void encodeLine(void *Slot, const FrameSpec &Spec) {
   W[1] = Spec.Package;
   W[2] = Spec.Kind == FrameCached ? Spec.Code : Spec.Sequence; // FrameHeader's layout
   W[3] = uint64_t(Spec.Element) | uint64_t(Spec.PayloadSize) << 32;
-  if (Spec.PayloadSize)
-    std::memcpy(&W[LocalInlineOffset / 8], Spec.Payload, Spec.PayloadSize);
+  copyInline(reinterpret_cast<uint8_t *>(&W[LocalInlineOffset / 8]),
+             static_cast<const uint8_t *>(Spec.Payload), Spec.PayloadSize);
   std::memcpy(F, W, sizeof(FrameHeader));
   if (Spec.Ordered) {
     __atomic_store_n(reinterpret_cast<uint64_t *>(F + sizeof(FrameHeader)),
@@ -127,7 +149,9 @@ tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,
     std::memcpy(F, &H, sizeof H);
     // Line 0 ends as a one-line frame does, with the sequence: an idle
     // receiver looks at that one word (frameMayHaveArrived).
-    FrameTrailer Echo = {uint32_t(Spec.Sequence), 0};
+    // Its other half is never the mark: a first line that is not the
+    // whole frame must never pass for a one-line frame's trailer.
+    FrameTrailer Echo = {uint32_t(Spec.Sequence), ~orderedMark(Spec.Sequence)};
     std::memcpy(F + sizeof H, &Echo, sizeof Echo);
     // A template already holds the image in place.
     if (Injected && Spec.Image != F + FrameImageOffset)
@@ -313,7 +337,7 @@ static uint32_t copyAndChecksum(uint8_t *To, const uint8_t *From, size_t Size,
     A += W;
     B += A;
   }
-  return mixChecksum(A, B);
+  return mixChecksum(A, B, Sequence);
 }
 
 tc_status_t captureFrame(const void *Slot, size_t SlotSize, uint64_t Expected, void *Private,

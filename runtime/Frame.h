@@ -195,6 +195,66 @@ tc_status_t checkFrame(const void *Slot, size_t SlotSize, uint64_t Expected,
 tc_status_t captureFrame(const void *Slot, size_t SlotSize, uint64_t Expected, void *Private,
                          FrameView *Out, Completion How = Completion::Marked);
 
+/// The first word of a one-line frame of this kind: magic, version, kind
+/// and one line, compared at once.
+constexpr uint64_t lineWord(FrameKind Kind) {
+  return uint64_t(FrameMagic) | uint64_t(FrameVersion) << 32 | uint64_t(Kind) << 40 |
+         uint64_t(1) << 48;
+}
+
+/// The trailer of a frame stored by a direct sender, as one word.
+constexpr uint64_t markedTrailer(uint64_t Sequence) {
+  return uint64_t(uint32_t(Sequence)) | uint64_t(orderedMark(Sequence)) << 32;
+}
+
+/// captureFrame's common case, inline: a one-line Local or cached frame
+/// that a direct sender stored, trailer last. The trailer is loaded first
+/// (acquire), then every other word once; what is checked and run are
+/// those loads, and the payload's words go where captureFrame puts them in
+/// Private. What captureFrame would accept, this accepts the same; false
+/// for every other frame, sound or not, and for none yet (the caller then
+/// asks captureFrame, which decides). Not for Completion::Checksum.
+inline bool captureMarkedLine(const void *Slot, uint64_t Expected, void *Private,
+                              FrameView *Out) {
+  const uint64_t *L = static_cast<const uint64_t *>(Slot);
+  if (__atomic_load_n(&L[7], __ATOMIC_ACQUIRE) != markedTrailer(Expected))
+    return false;
+  uint64_t First = __atomic_load_n(&L[0], __ATOMIC_RELAXED);
+  bool Cached = First == lineWord(FrameCached);
+  if (!Cached && First != lineWord(FrameLocal))
+    return false;
+  uint64_t Words[7] = {First,
+                       __atomic_load_n(&L[1], __ATOMIC_RELAXED),
+                       __atomic_load_n(&L[2], __ATOMIC_RELAXED),
+                       __atomic_load_n(&L[3], __ATOMIC_RELAXED),
+                       __atomic_load_n(&L[4], __ATOMIC_RELAXED),
+                       __atomic_load_n(&L[5], __ATOMIC_RELAXED),
+                       __atomic_load_n(&L[6], __ATOMIC_RELAXED)};
+  uint32_t Element = uint32_t(Words[3]), PayloadSize = uint32_t(Words[3] >> 32);
+  if (PayloadSize > LocalInlinePayload || (!Cached && Words[2] != Expected))
+    return false;
+  auto *Copy = static_cast<uint64_t *>(Private);
+  Copy[LocalInlineOffset / 8] = Words[4];
+  Copy[LocalInlineOffset / 8 + 1] = Words[5];
+  Copy[LocalInlineOffset / 8 + 2] = Words[6];
+  FrameHeader &H = Out->Header;
+  H.Magic = FrameMagic;
+  H.Version = FrameVersion;
+  H.Kind = Cached ? FrameCached : FrameLocal;
+  H.Lines = 1;
+  H.Package = Words[1];
+  H.Sequence = Expected;
+  H.Element = Element;
+  H.PayloadSize = PayloadSize;
+  H.Code = Cached ? Words[2] : 0;
+  H.ImageSize = H.PayloadOffset = 0;
+  __builtin_memset(H.Inline, 0, sizeof H.Inline);
+  Out->Image = nullptr;
+  Out->Payload = static_cast<const uint8_t *>(Private) + LocalInlineOffset;
+  Out->Size = FrameLine;
+  return true;
+}
+
 } // namespace twochains::rt
 
 #endif

@@ -116,6 +116,10 @@ struct PeerReceiveHalf {
   /// Frames of each element abandoned (faults, overruns), for quarantine.
   std::map<uint32_t, uint32_t> Abandoned;
   uint64_t AbandonedCount = 0;
+  /// The package this peer's last frame named, and how many packages the
+  /// context had then (Executor.cpp, receiverPackage).
+  tc_package *RunPackage = nullptr;
+  size_t RunPackagesSeen = 0;
   /// When the expected frame was first seen incomplete while the next one
   /// was already complete (0: not stalled). Past a deadline, it was cut
   /// short: dropped.

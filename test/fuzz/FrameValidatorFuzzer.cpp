@@ -54,6 +54,19 @@ static void check(const uint8_t *Slot, size_t SlotSize, uint64_t Expected, Compl
       broken("capture points outside its copy, or differs from the slot");
     touch(C.Payload, C.Header.PayloadSize);
   }
+  // The receiver's inline path for one-line frames stored in order must
+  // accept only what captureFrame accepts, and read it the same.
+  if (How != Completion::Checksum && SlotSize >= FrameLine) {
+    auto *Line = static_cast<uint8_t *>(std::aligned_alloc(FrameLine, SlotSize));
+    FrameView L;
+    if (captureMarkedLine(Slot, Expected, Line, &L)) {
+      if (Captured != TC_OK || std::memcmp(&L.Header, &C.Header, sizeof L.Header) != 0 ||
+          L.Size != C.Size || L.Image || L.Payload != Line + (C.Payload - Private) ||
+          std::memcmp(L.Payload, C.Payload, L.Header.PayloadSize) != 0)
+        broken("inline capture of a line disagrees with captureFrame");
+    }
+    std::free(Line);
+  }
   std::free(Private);
   if (InPlace != TC_OK)
     return;

@@ -502,6 +502,56 @@ TEST(Frame, OrderedMarkStandsInForTheChecksum) {
   }
 }
 
+// A frame put with its checksum must never pass for one stored in order
+// (whose trailer alone proves it whole): a checksum that would equal the
+// sequence's mark is changed, on both sides. The word and sequence below
+// are such a collision, found by search.
+TEST(Frame, AChecksumNeverPassesForTheMark) {
+  uint64_t Word = 0x2fa34db8;
+  EXPECT_NE(frameChecksum(&Word, sizeof Word, 7), orderedMark(7));
+  EXPECT_NE(frameChecksum(&Word, sizeof Word, 8), frameChecksum(&Word, sizeof Word, 7));
+}
+
+// A longer frame's first line ends with its sequence (the idle receiver's
+// one load). If the other half of that word could equal the mark (it was
+// zero, and one sequence in 2^32 has a zero mark), a first line landing
+// over an older one-line frame would read as that older frame, complete:
+// on a machine that reorders stores, the echo may land before the header.
+TEST(Frame, AFirstLineNeverPassesForAOneLineFrame) {
+  constexpr uint64_t ZeroMark = 0xb442a4c9; // orderedMark(ZeroMark) == 0
+  static_assert(orderedMark(ZeroMark) == 0, "the sequence whose mark is zero");
+  constexpr uint64_t Slots = 4;
+  Slot S, Longer, Private;
+  uint32_t Old[2] = {1, 2};
+  FrameSpec Spec;
+  Spec.Kind = FrameCached;
+  Spec.Code = 0xc0de;
+  Spec.Payload = Old;
+  Spec.PayloadSize = sizeof Old;
+  Spec.Sequence = ZeroMark - Slots;
+  Spec.Ordered = true;
+  size_t Size;
+  ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_OK);
+  ASSERT_EQ(Size, FrameLine);
+  std::vector<uint8_t> P = bytes(200, 5);
+  Spec.Kind = FrameLocal;
+  Spec.Code = 0;
+  Spec.Payload = P.data();
+  Spec.PayloadSize = uint32_t(P.size());
+  Spec.Sequence = ZeroMark;
+  ASSERT_EQ(encodeFrame(Longer.Bytes, SlotSize, Spec, &Size), TC_OK);
+  ASSERT_GT(Size, FrameLine);
+  // Only the new first line's last word has landed.
+  std::memcpy(S.Bytes + sizeof(FrameHeader), Longer.Bytes + sizeof(FrameHeader), 8);
+  EXPECT_TRUE(frameMayHaveArrived(S.Bytes, ZeroMark));
+  FrameView V;
+  EXPECT_FALSE(captureMarkedLine(S.Bytes, ZeroMark, Private.Bytes, &V));
+  EXPECT_EQ(captureFrame(S.Bytes, SlotSize, ZeroMark, Private.Bytes, &V), TC_ERR_INCOMPLETE);
+  std::memcpy(S.Bytes, Longer.Bytes, Size);
+  EXPECT_EQ(captureFrame(S.Bytes, SlotSize, ZeroMark, Private.Bytes, &V), TC_OK);
+  EXPECT_EQ(V.Header.PayloadSize, P.size());
+}
+
 // Where the trailer will go, an older frame's payload may hold the
 // expected sequence by chance: with a checksum or any other word beside
 // it, the frame still counts as landing.
@@ -567,6 +617,84 @@ TEST(FrameCapture, OneLineFramesToo) {
   std::memcpy(Seen, V.Payload, sizeof Seen);
   EXPECT_EQ(Seen[0], 12u);
   EXPECT_EQ(Seen[1], 34u);
+}
+
+/// A one-line frame carries every payload size up to 24 bytes exactly:
+/// its bytes, then zeros.
+TEST(FrameCapture, OneLinePayloadsOfEverySize) {
+  for (uint32_t N = 0; N <= LocalInlinePayload; ++N) {
+    Slot S, Private;
+    std::memset(S.Bytes, 0xaa, FrameLine);
+    std::vector<uint8_t> P = bytes(N + 1, uint8_t(N)); // one more byte, never sent
+    FrameSpec Spec;
+    Spec.Payload = P.data();
+    Spec.PayloadSize = N;
+    Spec.Sequence = 3;
+    Spec.Ordered = true;
+    size_t Size = 0;
+    ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_OK);
+    ASSERT_EQ(Size, FrameLine);
+    for (size_t I = 0; I < LocalInlinePayload; ++I)
+      ASSERT_EQ(S.Bytes[LocalInlineOffset + I], I < N ? P[I] : 0) << N << " bytes, byte " << I;
+    FrameView V;
+    ASSERT_TRUE(captureMarkedLine(S.Bytes, 3, Private.Bytes, &V)) << N;
+    EXPECT_EQ(V.Header.PayloadSize, N);
+    EXPECT_EQ(std::memcmp(V.Payload, P.data(), N), 0) << N;
+  }
+}
+
+/// The executor's inline capture of a one-line frame stored in order takes
+/// what captureFrame takes, reads it the same, and leaves everything else
+/// to captureFrame.
+TEST(FrameCapture, TheInlineLinePathAgreesWithCaptureFrame) {
+  for (FrameKind Kind : {FrameLocal, FrameCached}) {
+    Slot S, Private, Line;
+    uint32_t Value[3] = {12, 34, 56};
+    FrameSpec Spec;
+    Spec.Kind = Kind;
+    Spec.Package = 0x5eed;
+    Spec.Element = 4;
+    Spec.Code = Kind == FrameCached ? 0xfeedull : 0;
+    Spec.Payload = Value;
+    Spec.PayloadSize = sizeof Value;
+    Spec.Sequence = 9;
+    Spec.Ordered = true;
+    size_t Size = 0;
+    ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_OK);
+    FrameView V, L;
+    ASSERT_EQ(captureFrame(S.Bytes, SlotSize, 9, Private.Bytes, &V), TC_OK);
+    ASSERT_TRUE(captureMarkedLine(S.Bytes, 9, Line.Bytes, &L));
+    EXPECT_EQ(std::memcmp(&L.Header, &V.Header, sizeof L.Header), 0);
+    EXPECT_EQ(L.Size, V.Size);
+    EXPECT_EQ(L.Payload, Line.Bytes + LocalInlineOffset);
+    EXPECT_EQ(std::memcmp(L.Payload, Value, sizeof Value), 0);
+    EXPECT_EQ(L.Header.Code, Spec.Code);
+    // What the jam reads is the copy, not the slot.
+    S.Bytes[LocalInlineOffset] ^= 0xff;
+    EXPECT_EQ(L.Payload[0], 12);
+    S.Bytes[LocalInlineOffset] ^= 0xff;
+    // Another sequence, a frame put with its checksum, a bad field: not
+    // for the inline path (captureFrame decides).
+    EXPECT_FALSE(captureMarkedLine(S.Bytes, 9 + 64, Line.Bytes, &L));
+    Spec.Ordered = false;
+    ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_OK);
+    EXPECT_FALSE(captureMarkedLine(S.Bytes, 9, Line.Bytes, &L));
+    EXPECT_EQ(captureFrame(S.Bytes, SlotSize, 9, Private.Bytes, &V), TC_OK);
+    Spec.Ordered = true;
+    ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_OK);
+    uint32_t Huge = 25;
+    std::memcpy(S.Bytes + offsetof(FrameHeader, PayloadSize), &Huge, sizeof Huge);
+    EXPECT_FALSE(captureMarkedLine(S.Bytes, 9, Line.Bytes, &L));
+    EXPECT_EQ(captureFrame(S.Bytes, SlotSize, 9, Private.Bytes, &V), TC_ERR_BAD_LENGTH);
+    if (Kind == FrameLocal) {
+      Huge = sizeof Value;
+      std::memcpy(S.Bytes + offsetof(FrameHeader, PayloadSize), &Huge, sizeof Huge);
+      uint64_t Other = 10;
+      std::memcpy(S.Bytes + offsetof(FrameHeader, Sequence), &Other, sizeof Other);
+      EXPECT_FALSE(captureMarkedLine(S.Bytes, 9, Line.Bytes, &L));
+      EXPECT_EQ(captureFrame(S.Bytes, SlotSize, 9, Private.Bytes, &V), TC_ERR_SEQUENCE);
+    }
+  }
 }
 
 /// A frame whose bytes change while it is copied (a peer rewriting it, or
