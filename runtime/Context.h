@@ -38,6 +38,7 @@ struct tc_context {
   ucp_worker_h DataWorker = nullptr;   // data: RMA frames and credits, on RmaUcp
   unsigned ControlPolls = 0;           // tc_progress calls since the clock was read
   uint64_t ControlTurnNs = 0;          // when the control worker last progressed
+  unsigned RanSinceClock = 0;          // frames run since the clock was read
   unsigned AmPeers = 0;                // peers on the active-message path
   /// RMA peers that this side puts frames or credits to (no direct
   /// mapping): their requests complete only as the data worker progresses.

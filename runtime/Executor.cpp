@@ -192,6 +192,7 @@ abandonFrame(tc_context *Ctx, tc_peer *Peer, const FrameView &V, JamRun &Run, bo
 static constexpr unsigned ControlEvery = 8;
 static constexpr unsigned RingBudget = 16;
 static constexpr uint64_t ControlPeriodNs = 1'000'000;
+static constexpr uint64_t ControlBusyPeriodNs = 10'000'000;
 static constexpr unsigned IdleReportPolls = 64;
 
 /// A cached frame named code this receiver does not hold: tell the sender
@@ -401,7 +402,9 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
   // The control worker (TCP: an epoll_wait system call per progress, a
   // microsecond or more in a VM) takes a turn at most every ControlPeriodNs,
   // the clock read every ControlEvery calls: connections and rieds wait a
-  // little, frames by RMA never. Frames by message arrive on it: with such
+  // little, frames by RMA never. While frames run (some ran since the
+  // clock was last read), every ControlBusyPeriodNs: each turn stalls the
+  // frame behind it by its system calls, which is the tail of a stream. Frames by message arrive on it: with such
   // peers it is progressed every call. Answers to calls come as frames
   // unless larger than a slot: while calls are outstanding it turns every
   // ControlEvery calls, not every call (a system call each over TCP).
@@ -410,7 +413,9 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
   if (++Ctx->ControlPolls >= ControlEvery) {
     Ctx->ControlPolls = 0;
     uint64_t Now = nowNs();
-    if (Now - Ctx->ControlTurnNs >= ControlPeriodNs) {
+    uint64_t Period = Ctx->RanSinceClock ? ControlBusyPeriodNs : ControlPeriodNs;
+    Ctx->RanSinceClock = 0;
+    if (Now - Ctx->ControlTurnNs >= Period) {
       Ctx->ControlTurnNs = Now;
       ucp_worker_progress(Ctx->Worker);
       processHandshakes(Ctx);
@@ -448,6 +453,7 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
     }
     Count += servePeer(Ctx, Peer, Run);
   }
+  Ctx->RanSinceClock += Count;
   if (Executed)
     *Executed = Count;
   return TC_OK;
