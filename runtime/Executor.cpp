@@ -77,15 +77,16 @@ static tc_status_t runFrame(tc_context *Ctx, tc_peer *Peer, const FrameView &V, 
   tc_package *Pkg = receiverPackage(Ctx, Peer->Rx, H.Package);
   if (!Pkg)
     return TC_ERR_UNKNOWN_PACKAGE;
-  if (H.Element >= Pkg->Elements.size() || !Pkg->Elements[H.Element].Present ||
-      !Pkg->Elements[H.Element].IsJam)
+  if (H.Element >= Pkg->Elements.size())
+    return TC_ERR_UNKNOWN_ELEMENT;
+  const PackageElement &E = Pkg->Elements[H.Element];
+  if (!E.Present || !E.IsJam)
     return TC_ERR_UNKNOWN_ELEMENT;
   if (Peer->Rx.AbandonedCount && Ctx->QuarantineFaults != TC_NEVER_QUARANTINE) {
     auto Abandoned = Peer->Rx.Abandoned.find(H.Element);
     if (Abandoned != Peer->Rx.Abandoned.end() && Abandoned->second >= Ctx->QuarantineFaults)
       return TC_ERR_QUARANTINED;
   }
-  const PackageElement &E = Pkg->Elements[H.Element];
   tc_jam_ctx JamCtx = {Peer, H.Sequence, Pkg, &Run};
   if (H.Kind == FrameLocal) {
     if (!E.LocalEntry)
