@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <thread>
 #include <arpa/inet.h>
 #include <cstring>
@@ -116,6 +117,12 @@ namespace twochains::rt {
 
 /// Releases everything a peer holds, in both directions.
 void releasePeer(tc_context *Ctx, tc_peer *Peer) {
+  // No longer found by its endpoint, which the flushes below still
+  // progress: what the peer says meanwhile is its last word, not a stranger's.
+  if (Peer->Ep) {
+    Ctx->ReleasedEndpoints[Ctx->ReleasedNext] = Peer->Ep;
+    Ctx->ReleasedNext = (Ctx->ReleasedNext + 1) % std::size(Ctx->ReleasedEndpoints);
+  }
   endCallsOf(Peer, TC_ERR_IO);
   sweepReplies(Ctx, Peer);
   // Frames finished since the last report are reported now, so that the

@@ -373,6 +373,7 @@ extern "C" void tc_context_destroy(tc_context_t *Ctx) {
     return;
   if (Ctx->Executor.joinable())
     tc_executor_stop(Ctx);
+  Ctx->Closing = true;
   if (Ctx->Dog)
     Ctx->Dog->stop();
   for (tc_context::RiedLoad &L : Ctx->RiedLoads)

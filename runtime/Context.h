@@ -39,6 +39,14 @@ struct tc_context {
   unsigned ControlPolls = 0;           // tc_progress calls since the clock was read
   uint64_t ControlTurnNs = 0;          // when the control worker last progressed
   unsigned RanSinceClock = 0;          // frames run since the clock was read
+  /// Refusals of messages from endpoints no peer has: the first is logged.
+  /// The control endpoints of peers this side released, the last few: a
+  /// peer's last words (its final credit report) may land after its end,
+  /// and are not refusals (Handshake.cpp, refuseMessage).
+  bool UnknownRefusalLogged = false;
+  bool Closing = false;                // tc_context_destroy has begun
+  ucp_ep_h ReleasedEndpoints[16] = {};
+  unsigned ReleasedNext = 0;
   unsigned AmPeers = 0;                // peers on the active-message path
   /// RMA peers that this side puts frames or credits to (no direct
   /// mapping): their requests complete only as the data worker progresses.

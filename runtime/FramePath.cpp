@@ -137,7 +137,8 @@ static ucs_status_t onFrame(void *Arg, const void *Header, size_t HeaderLength, 
   auto *Ctx = static_cast<tc_context *>(Arg);
   tc_peer *Peer = sender(Ctx, Param);
   if (!Peer || !Peer->Rx.Ring || !Peer->Rx.Receive)
-    return refuseMessage(Ctx, Peer, "a frame from a peer not connected by messages"), UCS_OK;
+    return refuseMessage(Ctx, Peer, "a frame from a peer not connected by messages", Param),
+           UCS_OK;
   if (HeaderLength != sizeof(FrameMessage) || (Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ||
       Length < FrameLine || Length % FrameLine || Length > Ctx->SlotSize)
     return refuseMessage(Ctx, Peer, "a frame of " + std::to_string(Length) +
@@ -163,7 +164,7 @@ static ucs_status_t onCredit(void *Arg, const void *Header, size_t HeaderLength,
   auto *Ctx = static_cast<tc_context *>(Arg);
   tc_peer *Peer = sender(Ctx, Param);
   if (!Peer || !Peer->Tx.CreditLine || HeaderLength != sizeof(CreditMessage) || Length)
-    return refuseMessage(Ctx, Peer, "a credit report out of place"), UCS_OK;
+    return refuseMessage(Ctx, Peer, "a credit report out of place", Param), UCS_OK;
   CreditMessage M;
   std::memcpy(&M, Header, sizeof M);
   // The sender's ring ignores impossible counts (Ring.cpp), and a miss

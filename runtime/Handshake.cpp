@@ -85,12 +85,21 @@ ucs_status_t sendMessage(tc_context *Ctx, tc_peer *Peer, unsigned Id, const void
 } // namespace twochains::rt
 
 /// Counts and logs (once per peer) a message refused outright.
-void twochains::rt::refuseMessage(tc_context *Ctx, tc_peer *Peer, const std::string &Why) {
+void twochains::rt::refuseMessage(tc_context *Ctx, tc_peer *Peer, const std::string &Why,
+                                  const ucp_am_recv_param_t *From) {
+  if (!Peer) {
+    if (Ctx->Closing)
+      return;
+    if (From && (From->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
+      for (ucp_ep_h Ep : Ctx->ReleasedEndpoints)
+        if (Ep && Ep == From->reply_ep)
+          return;
+  }
   ++Ctx->Stats.messages_refused;
-  if (Peer && Peer->RefusalLogged)
+  bool &Logged = Peer ? Peer->RefusalLogged : Ctx->UnknownRefusalLogged;
+  if (Logged)
     return;
-  if (Peer)
-    Peer->RefusalLogged = true;
+  Logged = true;
   logError("refused a message from " + (Peer ? Peer->Name : std::string("an unknown endpoint")) +
            ": " + Why + " (further refusals of it are counted, not logged)");
 }
@@ -123,9 +132,10 @@ static ucs_status_t onHandshake(tc_context *Ctx, unsigned Id, const void *Header
   if (!Known || (Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ||
       HeaderLength > sizeof(Offer) || Length > MaxOfferBody ||
       Ctx->Handshakes.size() >= MaxPendingHandshakes) {
-    refuseMessage(Ctx, Peer, "a handshake message out of place or out of bounds (" +
-                                 std::to_string(HeaderLength) + " + " + std::to_string(Length) +
-                                 " bytes)");
+    refuseMessage(Ctx, Peer,
+                  "a handshake message out of place or out of bounds (" +
+                      std::to_string(HeaderLength) + " + " + std::to_string(Length) + " bytes)",
+                  Param);
     return UCS_OK;
   }
   tc_context::PendingMessage M;

@@ -87,7 +87,13 @@ ucs_status_t sendMessage(tc_context *Ctx, tc_peer *Peer, unsigned Id, const void
                          size_t HeaderSize, const void *Body, size_t BodySize,
                          uint64_t DeadlineNs);
 /// Counts and logs (once per peer) a message refused outright.
-void refuseMessage(tc_context *Ctx, tc_peer *Peer, const std::string &Why);
+/// Counts a message refused outright, and logs it once per peer (once per
+/// context for endpoints no peer has). From, if given, is the message's
+/// receive parameters: a message on the endpoint of a peer this side
+/// released, or while the context closes, is the peer's last word, dropped
+/// without a refusal.
+void refuseMessage(tc_context *Ctx, tc_peer *Peer, const std::string &Why,
+                   const ucp_am_recv_param_t *From = nullptr);
 /// Registers active-message handlers on the control worker, argument Ctx.
 struct ControlHandler {
   unsigned Id;
