@@ -125,6 +125,9 @@ void releasePeer(tc_context *Ctx, tc_peer *Peer) {
   }
   endCallsOf(Peer, TC_ERR_IO);
   sweepReplies(Ctx, Peer);
+  // A corked peer's waiting frames leave: nothing sent is lost on close.
+  if (Peer->Welcomed && !Peer->Failed && Peer->Ep)
+    flushFrameBatch(Peer);
   // Frames finished since the last report are reported now, so that the
   // sender's tc_flush ends, rather than seeing the peer close first.
   if (Peer->Welcomed && !Peer->Failed && Peer->Rx.Receive && Peer->Rx.Receive->creditPending() &&

@@ -275,6 +275,8 @@ static unsigned servePeer(tc_context *Ctx, tc_peer *Peer, JamRun &Run) {
     resendMissing(Peer);
     takeFaultReport(Peer);
   }
+  if (Peer->Tx.BatchFrames)
+    flushFrameBatch(Peer); // a failure marks the peer failed
   if (!Peer->Tx.Queued.empty())
     sendQueued(Peer);
   // A peer that went away may have left complete frames behind: they
@@ -443,6 +445,7 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
     // began to arrive was skipped by its sender (truncated()).
     PeerReceiveHalf &Rx = Peer->Rx;
     if (!Reports && !Peer->Channelled && Rx.Ring && Peer->Welcomed && Peer->Tx.Queued.empty() &&
+        !Peer->Tx.BatchFrames &&
         !Rx.CodeWait.awaiting(Rx.Receive->expected()) &&
         !frameMayHaveArrived(ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot()),
                              Rx.Receive->expected()) &&

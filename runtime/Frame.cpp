@@ -177,6 +177,23 @@ tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,
   return TC_OK;
 }
 
+bool splitFrameBatch(const uint8_t *Data, size_t Length, uint32_t Count, size_t MaxFrame,
+                     uint32_t *Lengths) {
+  size_t At = 0;
+  for (uint32_t I = 0; I < Count; ++I) {
+    uint16_t Lines;
+    if (Length - At < FrameLine)
+      return false;
+    std::memcpy(&Lines, Data + At + offsetof(FrameHeader, Lines), sizeof Lines);
+    size_t N = size_t(Lines) * FrameLine;
+    if (!Lines || N > MaxFrame || N > Length - At)
+      return false;
+    Lengths[I] = uint32_t(N);
+    At += N;
+  }
+  return At == Length;
+}
+
 bool frameTrailerShows(const void *Slot, size_t SlotSize, uint64_t Sequence) {
   const uint8_t *F = static_cast<const uint8_t *>(Slot);
   FrameHeader H;

@@ -195,6 +195,15 @@ tc_status_t checkFrame(const void *Slot, size_t SlotSize, uint64_t Expected,
 tc_status_t captureFrame(const void *Slot, size_t SlotSize, uint64_t Expected, void *Private,
                          FrameView *Out, Completion How = Completion::Marked);
 
+/// A message of the message path that carries Count frames back to back
+/// (a corked sender's batch, FramePath.cpp): sets Lengths[i] to frame i's
+/// length, from its header's line count, and returns true if every frame
+/// is at least a line and at most MaxFrame bytes and together they fill
+/// the message exactly. Nothing else of the frames is looked at here: they
+/// are checked in their slots like any other.
+bool splitFrameBatch(const uint8_t *Data, size_t Length, uint32_t Count, size_t MaxFrame,
+                     uint32_t *Lengths);
+
 /// The first word of a one-line frame of this kind: magic, version, kind
 /// and one line, compared at once.
 constexpr uint64_t lineWord(FrameKind Kind) {

@@ -38,10 +38,57 @@ tc_status_t completePut(tc_peer *Peer, uint32_t Slot) {
   return TC_OK;
 }
 
+tc_status_t flushFrameBatch(tc_peer *Peer) {
+  PeerSendHalf &Tx = Peer->Tx;
+  if (!Tx.BatchFrames)
+    return TC_OK;
+  ucp_request_param_t P = {};
+  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  P.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
+  ucs_status_t St;
+  if (Tx.BatchFrames == 1) {
+    FrameMessage M = {Tx.BatchFirst};
+    St = waitRequest(Peer->Ctx->Worker, ucp_am_send_nbx(Peer->Ep, AmFrame, &M, sizeof M,
+                                                        Tx.Batch.data(), Tx.Batch.size(), &P));
+  } else {
+    FrameBatchMessage M = {Tx.BatchFirst, Tx.BatchFrames, 0};
+    St = waitRequest(Peer->Ctx->Worker, ucp_am_send_nbx(Peer->Ep, AmFrame, &M, sizeof M,
+                                                        Tx.Batch.data(), Tx.Batch.size(), &P));
+    Peer->Ctx->Stats.frames_coalesced += Tx.BatchFrames;
+  }
+  Tx.Batch.clear();
+  Tx.BatchFrames = 0;
+  if (St != UCS_OK) {
+    Peer->Failed = true;
+    return TC_ERR_IO;
+  }
+  return TC_OK;
+}
+
+/// A corked peer's frame joins its batch, which leaves first if the frame
+/// does not follow on or would overfill it, and at once when it is full.
+static tc_status_t batchFrame(tc_peer *Peer, const uint8_t *Frame, size_t Size,
+                              uint64_t Sequence) {
+  PeerSendHalf &Tx = Peer->Tx;
+  if (Tx.BatchFrames && (Sequence != Tx.BatchFirst + Tx.BatchFrames ||
+                         Tx.Batch.size() + Size > MaxFrameBatchBytes))
+    if (tc_status_t St = flushFrameBatch(Peer); St != TC_OK)
+      return St;
+  if (!Tx.BatchFrames)
+    Tx.BatchFirst = Sequence;
+  Tx.Batch.insert(Tx.Batch.end(), Frame, Frame + Size);
+  ++Tx.BatchFrames;
+  if (Tx.Batch.size() + FrameLine > MaxFrameBatchBytes || Tx.BatchFrames >= Tx.Slots)
+    return flushFrameBatch(Peer);
+  return TC_OK;
+}
+
 tc_status_t deliverFrame(tc_peer *Peer, const uint8_t *Frame, size_t Size, uint64_t Sequence,
                          uint32_t Slot, bool Pipelined) {
   ucp_request_param_t P = {};
   ucs_status_t St;
+  if (Peer->Path != PathRma && Peer->Tx.Corked)
+    return batchFrame(Peer, Frame, Size, Sequence);
   if (Peer->Path == PathRma && Pipelined) {
     ucs_status_ptr_t R = ucp_put_nbx(Peer->DataEp, Frame, Size,
                                      ringSlot(Peer->Tx.RingAddress, Peer->Tx.SlotSize, Slot),
@@ -132,6 +179,39 @@ static tc_peer *sender(tc_context *Ctx, const ucp_am_recv_param_t *Param) {
   return Peer && Peer->Welcomed && Peer->Path == PathAm ? Peer : nullptr;
 }
 
+/// A corked sender's frames in one message: every one must fit a slot and
+/// lie inside the sender's window, or none is written.
+static ucs_status_t takeFrameBatch(tc_context *Ctx, tc_peer *Peer, const void *Header,
+                                   const uint8_t *Data, size_t Length,
+                                   const ucp_am_recv_param_t *Param) {
+  FrameBatchMessage M;
+  std::memcpy(&M, Header, sizeof M);
+  uint64_t Expected = Peer->Rx.Receive->expected();
+  uint32_t Lengths[MaxFrameBatchBytes / FrameLine];
+  if ((Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) || M.Reserved || M.Count < 2 ||
+      M.Count > Ctx->Slots || M.Count > MaxFrameBatchBytes / FrameLine ||
+      Length > MaxFrameBatchBytes ||
+      !splitFrameBatch(Data, Length, M.Count, Ctx->SlotSize, Lengths))
+    return refuseMessage(Ctx, Peer, "a batch of " + std::to_string(M.Count) + " frames in " +
+                                        std::to_string(Length) +
+                                        " bytes (each whole lines and at most a slot of " +
+                                        std::to_string(Ctx->SlotSize) + ", at most " +
+                                        std::to_string(Ctx->Slots) + " frames, " +
+                                        std::to_string(MaxFrameBatchBytes) + " bytes)"),
+           UCS_OK;
+  if (M.First < Expected || M.First - Expected > Ctx->Slots - M.Count)
+    return refuseMessage(Ctx, Peer, "frames " + std::to_string(M.First) + " to " +
+                                        std::to_string(M.First + M.Count - 1) +
+                                        " outside their window (expected " +
+                                        std::to_string(Expected) + ", " +
+                                        std::to_string(Ctx->Slots) + " slots)"),
+           UCS_OK;
+  for (uint32_t I = 0; I < M.Count; Data += Lengths[I], ++I)
+    std::memcpy(ringSlot(Peer->Rx.Ring, Ctx->SlotSize, (M.First + I) % Ctx->Slots), Data,
+                Lengths[I]);
+  return UCS_OK;
+}
+
 static ucs_status_t onFrame(void *Arg, const void *Header, size_t HeaderLength, void *Data,
                             size_t Length, const ucp_am_recv_param_t *Param) {
   auto *Ctx = static_cast<tc_context *>(Arg);
@@ -139,6 +219,8 @@ static ucs_status_t onFrame(void *Arg, const void *Header, size_t HeaderLength, 
   if (!Peer || !Peer->Rx.Ring || !Peer->Rx.Receive)
     return refuseMessage(Ctx, Peer, "a frame from a peer not connected by messages", Param),
            UCS_OK;
+  if (HeaderLength == sizeof(FrameBatchMessage))
+    return takeFrameBatch(Ctx, Peer, Header, static_cast<const uint8_t *>(Data), Length, Param);
   if (HeaderLength != sizeof(FrameMessage) || (Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ||
       Length < FrameLine || Length % FrameLine || Length > Ctx->SlotSize)
     return refuseMessage(Ctx, Peer, "a frame of " + std::to_string(Length) +

@@ -90,6 +90,12 @@ struct PeerSendHalf {
   };
   std::deque<QueuedFrame> Queued;
   size_t QueuedBytes = 0;
+  /// tc_peer_cork: on the message path, frames wait here, consecutive from
+  /// BatchFirst, and leave as one message (FramePath.cpp, flushFrameBatch).
+  bool Corked = false;
+  std::vector<uint8_t> Batch;
+  uint32_t BatchFrames = 0;
+  uint64_t BatchFirst = 0;
   uint64_t FaultSeen = 0;             // the last fault report taken
   bool FaultUnflushed = false;        // one since the last tc_flush
   tc_jam_fault_t LastFault = {};

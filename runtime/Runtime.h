@@ -124,6 +124,9 @@ bool rmaReaches(tc_context *Ctx, tc_peer *Peer, const ParsedOffer &Hello);
 /// completePut(Peer, Slot).
 tc_status_t deliverFrame(tc_peer *Peer, const uint8_t *Frame, size_t Size, uint64_t Sequence,
                          uint32_t Slot, bool Pipelined = false);
+/// Sends the frames a corked peer holds (tc_peer_cork), as one message.
+/// TC_ERR_IO marks the peer failed.
+tc_status_t flushFrameBatch(tc_peer *Peer);
 /// Completes the put from slot Slot's copy, if one is in flight (bounded:
 /// a put that does not complete within a second marks the peer failed).
 tc_status_t completePut(tc_peer *Peer, uint32_t Slot);

@@ -345,6 +345,9 @@ tc_status_t twochains::rt::sendLocked(tc_peer *Peer, const tc_package *Pkg, uint
   uint64_t Seq;
   uint32_t Slot;
   if (Peer->Tx.Send->reserve(&Seq, &Slot) != TC_OK) {
+    // What a corked peer holds is what the receiver must see to credit.
+    if (flushFrameBatch(Peer) != TC_OK)
+      return TC_ERR_IO;
     ucp_worker_progress(frameWorker(Peer));
     return TC_ERR_NO_CREDIT;
   }
@@ -423,6 +426,16 @@ extern "C" tc_status_t tc_send_args(tc_peer_t *Peer, const tc_package_t *Pkg,
   return tc_send(Peer, Pkg, Element, Mode, Payload, Size);
 }
 
+extern "C" tc_status_t tc_peer_cork(tc_peer_t *Peer, int Corked) {
+  if (!Peer)
+    return TC_ERR_INVALID_PARAM;
+  PeerGuard Guard(Peer);
+  Peer->Tx.Corked = Corked != 0;
+  if (!Corked && flushFrameBatch(Peer) != TC_OK)
+    return TC_ERR_IO;
+  return TC_OK;
+}
+
 extern "C" tc_status_t tc_flush(tc_peer_t *Peer, int TimeoutMs) {
   if (!Peer || !Peer->Welcomed)
     return TC_ERR_INVALID_PARAM;
@@ -439,6 +452,8 @@ extern "C" tc_status_t tc_flush(tc_peer_t *Peer, int TimeoutMs) {
       lockContext(Ctx);
       Context = std::unique_lock<std::recursive_mutex>(Ctx->Lock, std::adopt_lock);
     }
+    if (flushFrameBatch(Peer) != TC_OK)
+      return TC_ERR_IO;
     resendMissing(Peer);
     takeFaultReport(Peer);
     Peer->Tx.Send->credit(Peer->Tx.CreditWord[CreditWordFinished]);

@@ -163,6 +163,18 @@ struct FrameMessage {
 };
 static_assert(sizeof(FrameMessage) == 8, "wire layout");
 
+/// Frames of a corked sender sent as one active message (tc_peer_cork):
+/// Count frames of consecutive sequences from First, back to back in the
+/// message's data, each as long as its header's lines say.
+struct FrameBatchMessage {
+  uint64_t First;
+  uint32_t Count;
+  uint32_t Reserved; // 0
+};
+static_assert(sizeof(FrameBatchMessage) == 16, "wire layout");
+/// At most this many bytes in one batch: a receiver refuses more.
+constexpr size_t MaxFrameBatchBytes = 64 * 1024;
+
 /// A credit line report sent as an active message: the words a put would
 /// have written.
 struct CreditMessage {

@@ -31,6 +31,10 @@ public:
   // Progresses; returns how many messages arrived and ran since the last
   // call, or -1 after a failure (printed).
   virtual int poll() = 0;
+  // Client, rate test: sends of a stream may wait to leave together
+  // (Two-Chains: tc_peer_cork; frames by message then share one). drain()
+  // sends what waits.
+  virtual bool cork(bool) { return true; }
   // Client, rate test: waits until what was sent has run on the receiver
   // (ucx-put: until it has landed, as a put has no receiver action).
   virtual bool drain() = 0;

@@ -119,6 +119,11 @@ int TcChannel::poll() {
   return int(Ran);
 }
 
+bool TcChannel::cork(bool Corked) {
+  tc_status_t St = tc_peer_cork(E.peer(), Corked);
+  return St == TC_OK || tcFailed("tc_peer_cork", St);
+}
+
 bool TcChannel::drain() {
   tc_status_t St = tc_flush(E.peer(), 60000);
   return St == TC_OK || tcFailed("tc_flush", St);

@@ -47,6 +47,7 @@ public:
   bool send() override;
   int poll() override;
   bool drain() override;
+  bool cork(bool Corked) override;
 
 private:
   TcEndpoint &E;

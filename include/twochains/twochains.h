@@ -191,9 +191,18 @@ typedef enum tc_send_mode {
   TC_SEND_INJECTED_FULL = 3 /* the code travels in every frame, as in the paper */
 } tc_send_mode_t;
 
-/* One frame, one ucp_put_nbx. TC_ERR_NO_CREDIT when the peer's ring is
- * full: call tc_progress and try again. TC_ERR_TOO_LARGE when the frame
- * would not fit a slot. */
+/* One frame into the peer's ring: stored straight into it where UCX maps
+ * it here (shared memory), one ucp_put_nbx (RDMA), or one active message
+ * (TCP). TC_ERR_NO_CREDIT when the peer's ring is full: call tc_progress
+ * and try again. TC_ERR_TOO_LARGE when the frame would not fit a slot. */
+/* Corking, like TCP_CORK: while a peer is corked, frames to it that travel
+ * as active messages (TCP) wait, and leave together in one message when
+ * 64 KiB or the peer's window of them are waiting, at the next tc_progress
+ * or tc_flush, or at tc_peer_cork(peer, 0): one system call for many
+ * frames. Frames into a ring this side stores or puts into (shared memory,
+ * RDMA) leave at once, corked or not. Uncorking sends what waits. */
+tc_status_t tc_peer_cork(tc_peer_t *peer, int corked);
+
 tc_status_t tc_send(tc_peer_t *peer, const tc_package_t *package, uint32_t element,
                     tc_send_mode_t mode, const void *payload, size_t payload_size);
 
@@ -392,6 +401,8 @@ typedef struct tc_stats {
   uint64_t peers_direct;            /* of peers_rma: this side stores its frames straight
                                        into the peer's ring, which UCX maps here (shared
                                        memory), rather than putting them */
+  uint64_t frames_coalesced;        /* sender: frames that left in one message with others
+                                       (tc_peer_cork) */
 } tc_stats_t;
 
 tc_status_t tc_context_stats(const tc_context_t *context, tc_stats_t *stats);

@@ -147,6 +147,22 @@ for accept in "" 1; do
 done
 
 fi
+if want batches; then
+echo "== batches"
+start 4 stdlib "$STDLIB" TC_KEY=$KEY UCX_TLS=tcp
+STATUS=0
+UCX_TLS=tcp TC_KEY=$KEY timeout 30 "$SEC" batch "$STDLIB" $PORT > "$OUT/batch" 2>&1 || STATUS=$?
+finish
+cat "$OUT/batch"
+[ $STATUS -eq 0 ] || { echo "FAILED: batch"; exit 1; }
+expect "$OUT/batch" "batch: sent 5 broken batches: Success" "the broken batches went"
+expect "$OUT/batch" "batch: 4 corked frames, 0 coalesced before the flush" "corked frames waited"
+expect "$OUT/batch" "batch: flushed: success, 4 coalesced" "and left as one batch"
+expect "$OUT/receiver" "refused a message from .*: a batch of 2 frames in" "a broken batch refused, logged once"
+expect "$OUT/receiver" "refused: auth 0, offers 0, messages 5;" "each broken batch refused"
+expect "$OUT/receiver" "ran 4 frames" "the corked frames ran, once each"
+expect "$OUT/receiver" "canary intact" "receiver memory unchanged"
+fi
 if want memory; then
 echo "== memory"
 start 4 stdlib "$STDLIB" TC_KEY=$KEY

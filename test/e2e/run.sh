@@ -33,5 +33,11 @@ case "${TC_E2E_EXPECT_DIRECT:-}" in
   yes) grep -Eq "^sender: peers by rma [1-9][0-9]*, of which by direct stores [1-9]" "$OUT/sender" ;;
   no) grep -Eq "^sender: peers by rma [0-9]+, of which by direct stores 0$" "$OUT/sender" ;;
 esac
+# Corked (TC_E2E_CORK): frames by message leave in batches; into a ring
+# the sender stores into, one by one.
+case "${TC_E2E_EXPECT_COALESCED:-}" in
+  yes) grep -Eq "^sender: frames coalesced [1-9]" "$OUT/sender" ;;
+  no) grep -Eq "^sender: frames coalesced 0$" "$OUT/sender" ;;
+esac
 grep -Eq "LLC stashing (unavailable: .+|available .+)" "$OUT/receiver"
 echo "e2e over ${UCX_TLS:-default transports}: OK"

@@ -47,6 +47,7 @@ static void print_sender_stats(tc_context_t *ctx) {
          (unsigned long long)s.frames_sent_cached, (unsigned long long)s.frames_resent);
   printf("sender: peers by rma %llu, of which by direct stores %llu\n",
          (unsigned long long)s.peers_rma, (unsigned long long)s.peers_direct);
+  printf("sender: frames coalesced %llu\n", (unsigned long long)s.frames_coalesced);
 }
 
 #define REPLIES 16
@@ -338,6 +339,9 @@ int main(int argc, char **argv) {
     tc_package_unload(pkg);
     return bad;
   }
+  /* TC_E2E_CORK: frames by message leave in batches (tc_peer_cork). */
+  if (getenv("TC_E2E_CORK") && (st = tc_peer_cork(peer, 1)) != TC_OK)
+    return die("corking", st);
   double start = now();
   for (unsigned i = 0; i < frames; i++) {
     tc_send_mode_t mode = (i / 2) % 2 ? TC_SEND_INJECTED : TC_SEND_LOCAL;

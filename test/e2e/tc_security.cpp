@@ -12,6 +12,9 @@
 //   tc-security ried PREFIX PORT              pushes a ried claiming 64 GiB
 //   tc-security tamper SECPREFIX PORT         sends one reread frame, then
 //       keeps rewriting its slot (sealed, checksum right) while it runs
+//   tc-security batch PREFIX PORT             over messages (UCX_TLS=tcp):
+//       sends batches of frames broken in five ways, then four good frames
+//       corked (tc_peer_cork), which leave as one batch
 //   tc-security attack HOST PORT ADDRESS      a raw UCX client over TCP:
 //       connects to the listener and puts to / gets from ADDRESS
 //
@@ -332,6 +335,73 @@ static int tamper(char **Argv) {
   return 0;
 }
 
+/// Batches of frames (FrameBatchMessage) a corked sender would never send:
+/// each must be refused whole, and the receiver go on serving.
+static int batch(char **Argv) {
+  tc_package_t *Pkg = load(Argv[2], "stdlib", TC_PACKAGE_SENDER);
+  tc_context_t *Ctx = Pkg ? context(Pkg) : nullptr;
+  tc_peer_t *Peer = nullptr;
+  if (!Ctx || tc_connect(Ctx, "127.0.0.1", uint16_t(std::atoi(Argv[3])), 5000, &Peer) != TC_OK)
+    return fail("cannot connect");
+  if (Peer->Path != PathAm) {
+    std::printf("batch: skipped: frames travel by RMA here (UCX_TLS=tcp for messages)\n");
+    return 77;
+  }
+  int32_t Sum[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  auto Frames = [&](uint64_t First, unsigned Count) {
+    std::vector<uint8_t> Bytes;
+    for (unsigned I = 0; I < Count; ++I) {
+      std::vector<uint8_t> F(Peer->Tx.SlotSize);
+      FrameSpec S;
+      S.Kind = FrameLocal;
+      S.Package = Pkg->Tag;
+      S.Element = STDLIB_SERVER_SIDE_SUM;
+      S.Payload = Sum;
+      S.PayloadSize = sizeof Sum;
+      S.Sequence = First + I;
+      size_t Size;
+      encodeFrame(F.data(), F.size(), S, &Size);
+      Bytes.insert(Bytes.end(), F.begin(), F.begin() + Size);
+    }
+    return Bytes;
+  };
+  auto Send = [&](FrameBatchMessage M, const std::vector<uint8_t> &Bytes) {
+    ucp_request_param_t P = {};
+    P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    P.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
+    return waitRequest(Ctx->Worker, ucp_am_send_nbx(Peer->Ep, AmFrame, &M, sizeof M, Bytes.data(),
+                                                    Bytes.size(), &P));
+  };
+  uint32_t Slots = Peer->Tx.Slots;
+  std::vector<uint8_t> Three = Frames(0, 3), Stretched = Frames(0, 2);
+  uint16_t Lines = uint16_t(Peer->Tx.SlotSize / FrameLine + 1); // more than a slot
+  std::memcpy(Stretched.data() + offsetof(FrameHeader, Lines), &Lines, sizeof Lines);
+  ucs_status_t St = UCS_OK;
+  for (ucs_status_t S : {Send({0, 2, 0}, Three),                 // fewer frames than bytes
+                         Send({0, Slots + 1, 0}, Frames(0, 3)),  // more than the window
+                         Send({0, 2, 0}, Stretched),             // a frame longer than a slot
+                         Send({Slots - 1, 2, 0}, Frames(Slots - 1, 2)), // past the window
+                         Send({0, 2, 7}, Frames(0, 2))})         // reserved bits
+    if (S != UCS_OK)
+      St = S;
+  std::printf("batch: sent 5 broken batches: %s\n", ucs_status_string(St));
+  tc_status_t T = tc_peer_cork(Peer, 1);
+  for (unsigned I = 0; I < 4 && T == TC_OK; ++I)
+    T = tc_send(Peer, Pkg, STDLIB_SERVER_SIDE_SUM, TC_SEND_LOCAL, Sum, sizeof Sum);
+  tc_stats_t Stats;
+  tc_context_stats(Ctx, &Stats);
+  std::printf("batch: 4 corked frames, %llu coalesced before the flush\n",
+              (unsigned long long)Stats.frames_coalesced);
+  if (T == TC_OK)
+    T = tc_flush(Peer, 10000);
+  tc_context_stats(Ctx, &Stats);
+  std::printf("batch: flushed: %s, %llu coalesced\n", tc_status_string(T),
+              (unsigned long long)Stats.frames_coalesced);
+  tc_peer_close(Peer);
+  tc_context_destroy(Ctx);
+  return T == TC_OK ? 0 : 1;
+}
+
 /// Progresses until the request completes or the time is up; a request
 /// still pending is left behind (the process exits right after).
 static ucs_status_t within(ucp_worker_h Worker, ucs_status_ptr_t R, uint64_t Ms) {
@@ -415,6 +485,8 @@ int main(int Argc, char **Argv) {
     return ried(Argv);
   if (Verb == "tamper" && Argc == 4)
     return tamper(Argv);
+  if (Verb == "batch" && Argc == 4)
+    return batch(Argv);
   if (Verb == "attack" && Argc == 5)
     return attack(Argv);
   std::fprintf(stderr, "usage: see the comment at the top of tc_security.cpp\n");

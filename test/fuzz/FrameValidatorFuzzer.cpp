@@ -8,7 +8,8 @@
 // the fuzzer past the sequence check to the checks behind it).
 //
 // A frame checkFrame accepts must lie inside the slot: header, image and
-// payload; every byte of them is read here.
+// payload; every byte of them is read here. The same bytes are then split
+// as a batch of frames (splitFrameBatch), which must account for them all.
 //
 //===----------------------------------------------------------------------===//
 #include "Frame.h"
@@ -17,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <vector>
 
 using namespace twochains::rt;
 
@@ -112,5 +114,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
       check(Slot, SlotSize, H.Sequence, How);
   }
   std::free(Slot);
+
+  // The same bytes as a corked sender's batch (FramePath.cpp): the frame
+  // count from the sequence's low bits; an accepted split must cover the
+  // message exactly with frames of whole lines, none longer than a slot.
+  // The buffer is exactly the message, so ASan sees any read past it.
+  uint32_t Count = uint32_t(Expected % 1025);
+  auto *Message = static_cast<uint8_t *>(std::malloc(Size ? Size : 1));
+  if (Size)
+    std::memcpy(Message, Data, Size);
+  std::vector<uint32_t> Lengths(Count ? Count : 1);
+  size_t MaxFrame = size_t((Expected >> 16) % 64 + 1) * FrameLine;
+  if (splitFrameBatch(Message, Size, Count, MaxFrame, Lengths.data())) {
+    size_t Total = 0;
+    for (uint32_t I = 0; I < Count; ++I) {
+      if (Lengths[I] < FrameLine || Lengths[I] % FrameLine || Lengths[I] > MaxFrame)
+        broken("batch holds a frame of no lines or more than a slot");
+      Total += Lengths[I];
+    }
+    if (Total != Size)
+      broken("batch's frames do not fill its message exactly");
+  }
+  std::free(Message);
   return 0;
 }

@@ -643,6 +643,38 @@ TEST(FrameCapture, OneLinePayloadsOfEverySize) {
   }
 }
 
+/// A corked sender's message: frames back to back, each as long as its
+/// header says; anything that does not add up is refused whole.
+TEST(FrameBatch, SplitsOnlyWhatAddsUp) {
+  std::vector<uint8_t> M;
+  std::vector<uint8_t> P = bytes(200, 1);
+  for (uint32_t PayloadSize : {8u, 200u, 24u}) {
+    Slot S;
+    FrameSpec Spec;
+    Spec.Payload = P.data();
+    Spec.PayloadSize = PayloadSize;
+    Spec.Sequence = M.size();
+    size_t Size;
+    ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_OK);
+    M.insert(M.end(), S.Bytes, S.Bytes + Size);
+  }
+  uint32_t L[4];
+  ASSERT_TRUE(splitFrameBatch(M.data(), M.size(), 3, SlotSize, L));
+  EXPECT_EQ(L[0], 64u);
+  EXPECT_EQ(L[1], 320u);
+  EXPECT_EQ(L[2], 64u);
+  EXPECT_FALSE(splitFrameBatch(M.data(), M.size(), 2, SlotSize, L)); // bytes left over
+  EXPECT_FALSE(splitFrameBatch(M.data(), M.size(), 4, SlotSize, L)); // too few bytes
+  EXPECT_FALSE(splitFrameBatch(M.data(), M.size(), 3, 256, L));      // longer than a slot
+  EXPECT_FALSE(splitFrameBatch(M.data(), M.size() - 64, 3, SlotSize, L)); // cut short
+  uint16_t Zero = 0;
+  std::memcpy(M.data() + 64 + offsetof(FrameHeader, Lines), &Zero, sizeof Zero);
+  EXPECT_FALSE(splitFrameBatch(M.data(), M.size(), 3, SlotSize, L)); // a frame of no lines
+  uint16_t Huge = 0xffff;
+  std::memcpy(M.data() + 64 + offsetof(FrameHeader, Lines), &Huge, sizeof Huge);
+  EXPECT_FALSE(splitFrameBatch(M.data(), M.size(), 3, SIZE_MAX, L)); // past the message
+}
+
 /// The executor's inline capture of a one-line frame stored in order takes
 /// what captureFrame takes, reads it the same, and leaves everything else
 /// to captureFrame.
