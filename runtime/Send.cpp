@@ -77,7 +77,11 @@ static tc_status_t putFrame(tc_peer *Peer, uint8_t *Frame, FrameSpec &Spec, uint
         (St = encodeFrame(Copy, Peer->Tx.SlotSize, Spec, &Size)) == TC_OK)
       St = deliverFrame(Peer, Copy, Size, Spec.Sequence, Slot, /*Pipelined=*/true);
   } else {
-    Spec.Ordered = false;
+    // A frame by message is written into its slot whole, by the receiver's
+    // handler, under the lock its executor reads the ring under (or in the
+    // same thread): the mark proves it whole as a direct store's does, and
+    // neither side computes a checksum. A resend still carries one.
+    Spec.Ordered = Spec.Ordered && Peer->Path == PathAm;
     St = encodeFrame(Frame, Peer->Tx.SlotSize, Spec, &Size);
     if (St == TC_OK)
       St = deliverFrame(Peer, Frame, Size, Spec.Sequence, Slot);
