@@ -179,6 +179,19 @@ static tc_peer *sender(tc_context *Ctx, const ucp_am_recv_param_t *Param) {
   return Peer && Peer->Welcomed && Peer->Path == PathAm ? Peer : nullptr;
 }
 
+/// Writes a frame that came by message into its slot as a direct sender
+/// stores one: everything before the trailer, then the trailer by one
+/// release store. Frames by message carry the ordered mark, and an
+/// application that progresses its own worker (UCS_THREAD_MODE_MULTI) may
+/// run this handler while the executor reads the ring.
+static void placeFrame(uint8_t *Slot, const uint8_t *Frame, size_t Size) {
+  std::memcpy(Slot, Frame, Size - FrameTrailerSize);
+  uint64_t Trailer;
+  std::memcpy(&Trailer, Frame + Size - FrameTrailerSize, sizeof Trailer);
+  __atomic_store_n(reinterpret_cast<uint64_t *>(Slot + Size - FrameTrailerSize), Trailer,
+                   __ATOMIC_RELEASE);
+}
+
 /// A corked sender's frames in one message: every one must fit a slot and
 /// lie inside the sender's window, or none is written.
 static ucs_status_t takeFrameBatch(tc_context *Ctx, tc_peer *Peer, const void *Header,
@@ -207,8 +220,8 @@ static ucs_status_t takeFrameBatch(tc_context *Ctx, tc_peer *Peer, const void *H
                                         std::to_string(Ctx->Slots) + " slots)"),
            UCS_OK;
   for (uint32_t I = 0; I < M.Count; Data += Lengths[I], ++I)
-    std::memcpy(ringSlot(Peer->Rx.Ring, Ctx->SlotSize, (M.First + I) % Ctx->Slots), Data,
-                Lengths[I]);
+    placeFrame(ringSlot(Peer->Rx.Ring, Ctx->SlotSize, (M.First + I) % Ctx->Slots), Data,
+               Lengths[I]);
   return UCS_OK;
 }
 
@@ -237,7 +250,8 @@ static ucs_status_t onFrame(void *Arg, const void *Header, size_t HeaderLength, 
                                  " outside its window (expected " + std::to_string(Expected) +
                                  ", " + std::to_string(Ctx->Slots) + " slots)"),
            UCS_OK;
-  std::memcpy(ringSlot(Peer->Rx.Ring, Ctx->SlotSize, M.Sequence % Ctx->Slots), Data, Length);
+  placeFrame(ringSlot(Peer->Rx.Ring, Ctx->SlotSize, M.Sequence % Ctx->Slots),
+             static_cast<const uint8_t *>(Data), Length);
   return UCS_OK;
 }
 

@@ -77,9 +77,9 @@ static tc_status_t putFrame(tc_peer *Peer, uint8_t *Frame, FrameSpec &Spec, uint
         (St = encodeFrame(Copy, Peer->Tx.SlotSize, Spec, &Size)) == TC_OK)
       St = deliverFrame(Peer, Copy, Size, Spec.Sequence, Slot, /*Pipelined=*/true);
   } else {
-    // A frame by message is written into its slot whole, by the receiver's
-    // handler, under the lock its executor reads the ring under (or in the
-    // same thread): the mark proves it whole as a direct store's does, and
+    // A frame by message is written into its slot by the receiver's
+    // handler as a direct sender stores it, the trailer last by a release
+    // store (FramePath.cpp, placeFrame): the mark proves it whole, and
     // neither side computes a checksum. A resend still carries one.
     Spec.Ordered = Spec.Ordered && Peer->Path == PathAm;
     St = encodeFrame(Frame, Peer->Tx.SlotSize, Spec, &Size);
