@@ -435,8 +435,9 @@ extern "C" const char *tc_mailbox_mode_name(const tc_context_t *Ctx) {
   return "";
 }
 
-extern "C" tc_status_t tc_context_stats(const tc_context_t *Ctx, tc_stats_t *Out) {
-  if (!Ctx || !Out)
+extern "C" tc_status_t tc_context_stats_sized(const tc_context_t *Ctx, tc_stats_t *Out,
+                                              size_t Size) {
+  if (!Ctx || !Out || Size % sizeof(uint64_t))
     return TC_ERR_INVALID_PARAM;
   std::lock_guard<std::recursive_mutex> Guard(const_cast<tc_context *>(Ctx)->Lock);
   // Channels add to some counters without the lock (count()): every
@@ -444,7 +445,16 @@ extern "C" tc_status_t tc_context_stats(const tc_context_t *Ctx, tc_stats_t *Out
   static_assert(sizeof(tc_stats_t) % sizeof(uint64_t) == 0, "counters only");
   const auto *From = reinterpret_cast<const uint64_t *>(&Ctx->Stats);
   auto *To = reinterpret_cast<uint64_t *>(Out);
-  for (size_t I = 0; I < sizeof(tc_stats_t) / sizeof(uint64_t); ++I)
-    To[I] = __atomic_load_n(From + I, __ATOMIC_RELAXED);
+  size_t Known = sizeof(tc_stats_t) / sizeof(uint64_t);
+  for (size_t I = 0; I < Size / sizeof(uint64_t); ++I)
+    To[I] = I < Known ? __atomic_load_n(From + I, __ATOMIC_RELAXED) : 0;
   return TC_OK;
+}
+
+// Programs built before tc_context_stats_sized call this one: the struct as
+// large as it was then is all they have, and a header that old has no
+// counter past peers_direct.
+#undef tc_context_stats
+extern "C" tc_status_t tc_context_stats(const tc_context_t *Ctx, tc_stats_t *Out) {
+  return tc_context_stats_sized(Ctx, Out, offsetof(tc_stats_t, frames_coalesced));
 }

@@ -405,7 +405,16 @@ typedef struct tc_stats {
                                        (tc_peer_cork) */
 } tc_stats_t;
 
+/* The context's counters. The struct grows at its end as counters are
+ * added: tc_context_stats_sized fills the first size bytes of it (whole
+ * counters; past the counters this library has, zeros), so a program built
+ * against an older header is never written past, and one built against a
+ * newer header reads zeros for what this library does not count.
+ * tc_context_stats is that call with the caller's own sizeof. */
+tc_status_t tc_context_stats_sized(const tc_context_t *context, tc_stats_t *stats, size_t size);
 tc_status_t tc_context_stats(const tc_context_t *context, tc_stats_t *stats);
+#define tc_context_stats(context, stats) \
+  tc_context_stats_sized((context), (stats), sizeof *(stats))
 
 #ifdef __cplusplus
 }
