@@ -38,6 +38,22 @@ tc_status_t completePut(tc_peer *Peer, uint32_t Slot) {
   return TC_OK;
 }
 
+/// The credit report a frame by message carries to its peer: the frames of
+/// the peer's this side has finished, reported by it (a reply stream then
+/// needs no report of its own, each a system call over TCP).
+static uint64_t carriedCredit(tc_peer *Peer) {
+  if (!Peer->Rx.Receive)
+    return 0;
+  return Peer->Rx.Receive->takeCreditReport();
+}
+
+/// A credit report a frame by message carried: taken as onCredit takes one
+/// (the ring ignores impossible counts: Ring.cpp).
+static void takeCarriedCredit(tc_peer *Peer, uint64_t Finished) {
+  if (Peer->Tx.CreditLine && Finished > Peer->Tx.CreditLine[CreditWordFinished])
+    Peer->Tx.CreditLine[CreditWordFinished] = Finished;
+}
+
 tc_status_t flushFrameBatch(tc_peer *Peer) {
   PeerSendHalf &Tx = Peer->Tx;
   if (!Tx.BatchFrames)
@@ -47,11 +63,11 @@ tc_status_t flushFrameBatch(tc_peer *Peer) {
   P.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
   ucs_status_t St;
   if (Tx.BatchFrames == 1) {
-    FrameMessage M = {Tx.BatchFirst};
+    FrameMessage M = {Tx.BatchFirst, carriedCredit(Peer)};
     St = waitRequest(Peer->Ctx->Worker, ucp_am_send_nbx(Peer->Ep, AmFrame, &M, sizeof M,
                                                         Tx.Batch.data(), Tx.Batch.size(), &P));
   } else {
-    FrameBatchMessage M = {Tx.BatchFirst, Tx.BatchFrames, 0};
+    FrameBatchMessage M = {Tx.BatchFirst, Tx.BatchFrames, 0, carriedCredit(Peer)};
     St = waitRequest(Peer->Ctx->Worker, ucp_am_send_nbx(Peer->Ep, AmFrame, &M, sizeof M,
                                                         Tx.Batch.data(), Tx.Batch.size(), &P));
     Peer->Ctx->Stats.frames_coalesced += Tx.BatchFrames;
@@ -106,7 +122,7 @@ tc_status_t deliverFrame(tc_peer *Peer, const uint8_t *Frame, size_t Size, uint6
                                  ringSlot(Peer->Tx.RingAddress, Peer->Tx.SlotSize, Slot),
                                  Peer->Tx.RingKey, &P));
   } else {
-    FrameMessage M = {Sequence};
+    FrameMessage M = {Sequence, carriedCredit(Peer)};
     P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     P.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
     St = waitRequest(Peer->Ctx->Worker,
@@ -219,6 +235,7 @@ static ucs_status_t takeFrameBatch(tc_context *Ctx, tc_peer *Peer, const void *H
                                         std::to_string(Expected) + ", " +
                                         std::to_string(Ctx->Slots) + " slots)"),
            UCS_OK;
+  takeCarriedCredit(Peer, M.Finished);
   for (uint32_t I = 0; I < M.Count; Data += Lengths[I], ++I)
     placeFrame(ringSlot(Peer->Rx.Ring, Ctx->SlotSize, (M.First + I) % Ctx->Slots), Data,
                Lengths[I]);
@@ -250,6 +267,7 @@ static ucs_status_t onFrame(void *Arg, const void *Header, size_t HeaderLength, 
                                  " outside its window (expected " + std::to_string(Expected) +
                                  ", " + std::to_string(Ctx->Slots) + " slots)"),
            UCS_OK;
+  takeCarriedCredit(Peer, M.Finished);
   placeFrame(ringSlot(Peer->Rx.Ring, Ctx->SlotSize, M.Sequence % Ctx->Slots),
              static_cast<const uint8_t *>(Data), Length);
   return UCS_OK;

@@ -39,7 +39,7 @@ enum : unsigned {
 static_assert(AmHello == TC_AM_ID_FIRST && AmReply == TC_AM_ID_LAST,
               "the range reserved on an application's worker (twochains.h)");
 constexpr uint32_t HandshakeMagic = 0x54434853; // "TCHS"
-constexpr uint32_t HandshakeVersion = 6; // 4: offers carry the packages; 5: the ISA; 6: slots a line apart, frame version 3
+constexpr uint32_t HandshakeVersion = 7; // 4: offers carry the packages; 5: the ISA; 6: slots a line apart, frame version 3; 7: frames by message carry credits
 
 /// The instruction set an offering side runs injected code as: a sender
 /// sends the images built for its receiver's (docs/heterogeneous.md).
@@ -157,11 +157,14 @@ tc_status_t parseAddressBlob(const uint8_t *Blob, size_t Size, uint16_t &Port,
 bool checkPackedRkey(const uint8_t *Key, size_t Size);
 
 /// A frame sent as an active message: which sequence it is (the slot
-/// follows). The frame's bytes are the message's data.
+/// follows), and a credit report riding along: how many of the receiver's
+/// own frames the sender has finished, as CreditMessage::Finished says it.
+/// The frame's bytes are the message's data.
 struct FrameMessage {
   uint64_t Sequence;
+  uint64_t Finished;
 };
-static_assert(sizeof(FrameMessage) == 8, "wire layout");
+static_assert(sizeof(FrameMessage) == 16, "wire layout");
 
 /// Frames of a corked sender sent as one active message (tc_peer_cork):
 /// Count frames of consecutive sequences from First, back to back in the
@@ -170,8 +173,9 @@ struct FrameBatchMessage {
   uint64_t First;
   uint32_t Count;
   uint32_t Reserved; // 0
+  uint64_t Finished; // as FrameMessage's
 };
-static_assert(sizeof(FrameBatchMessage) == 16, "wire layout");
+static_assert(sizeof(FrameBatchMessage) == 24, "wire layout");
 /// At most this many bytes in one batch: a receiver refuses more.
 constexpr size_t MaxFrameBatchBytes = 64 * 1024;
 

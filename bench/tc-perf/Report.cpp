@@ -84,14 +84,15 @@ void printStats(const char *Who, const tc_stats_t &S) {
   printf("%s tc_context_stats: frames_sent %llu, executed local %llu injected %llu "
          "(cached %llu), rejected %llu; frames_sent_with_code %llu, frames_sent_cached %llu, "
          "code_bytes_sent %llu, frames_resent %llu; cache_installs %llu, cache_misses %llu, "
-         "cache_evictions %llu\n",
+         "cache_evictions %llu; credit_reports %llu, frames_coalesced %llu\n",
          Who, (unsigned long long)S.frames_sent, (unsigned long long)S.frames_executed_local,
          (unsigned long long)S.frames_executed_injected,
          (unsigned long long)S.frames_executed_cached, (unsigned long long)S.frames_rejected,
          (unsigned long long)S.frames_sent_with_code, (unsigned long long)S.frames_sent_cached,
          (unsigned long long)S.code_bytes_sent, (unsigned long long)S.frames_resent,
          (unsigned long long)S.cache_installs, (unsigned long long)S.cache_misses,
-         (unsigned long long)S.cache_evictions);
+         (unsigned long long)S.cache_evictions, (unsigned long long)S.credit_reports,
+         (unsigned long long)S.frames_coalesced);
 }
 
 // Prints a number, or nothing where the test does not measure it.

@@ -28,5 +28,12 @@ for RUN in 1 2 3; do
     echo "run-tc-perf.sh: run $RUN: a clean run logged errors (above)"
     exit 1
   fi
+  # Over TCP a ping-pong's credits ride on its frames: a report of its own
+  # (a system call) only where a test ends, not one every 16 frames.
+  if [ "${UCX_TLS:-}" = tcp ]; then
+    read -r SENT REPORTS < <(sed -n 's/^client tc_context_stats: frames_sent \([0-9]*\),.*credit_reports \([0-9]*\),.*/\1 \2/p' "$OUT/client")
+    [ -n "$SENT" ] && [ $(( REPORTS * 64 )) -lt "$SENT" ] || {
+      echo "run-tc-perf.sh: run $RUN: $REPORTS credit reports for $SENT frames"; exit 1; }
+  fi
 done
 echo "tc-perf over ${UCX_TLS:-default transports}: OK"
