@@ -310,7 +310,7 @@ static unsigned servePeer(tc_context *Ctx, tc_peer *Peer, JamRun &Run) {
                 : captureFrame(Slot, Ctx->SlotSize, Seq, Ctx->Private.get(), &V, How);
     }
     MissWait::Step Step = MissWait::Step::Run;
-    if (Peer->Rx.CodeWait.awaiting(Seq))
+    if (Awaiting)
       Step = Peer->Rx.CodeWait.step(Seq, St == TC_OK && V.Header.Kind == FrameInjected, nowNs());
     if (Step != MissWait::Step::Run) {
       // The code was asked for: the slot is being rewritten with the
@@ -407,10 +407,11 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
   // the clock read every ControlEvery calls: connections and rieds wait a
   // little, frames by RMA never. While frames run (some ran since the
   // clock was last read), every ControlBusyPeriodNs: each turn stalls the
-  // frame behind it by its system calls, which is the tail of a stream. Frames by message arrive on it: with such
-  // peers it is progressed every call. Answers to calls come as frames
-  // unless larger than a slot: while calls are outstanding it turns every
-  // ControlEvery calls, not every call (a system call each over TCP).
+  // frame behind it by its system calls, which is the tail of a stream.
+  // Frames by message arrive on it: with such peers it is progressed every
+  // call. Answers to calls come as frames unless larger than a slot: while
+  // calls are outstanding it turns every ControlEvery calls, not every call
+  // (a system call each over TCP).
   if (Ctx->AmPeers || (Ctx->CallsOutstanding && Ctx->ControlPolls == 0))
     ucp_worker_progress(Ctx->Worker);
   if (++Ctx->ControlPolls >= ControlEvery) {

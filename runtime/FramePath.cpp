@@ -54,31 +54,37 @@ static void takeCarriedCredit(tc_peer *Peer, uint64_t Finished) {
     Peer->Tx.CreditLine[CreditWordFinished] = Finished;
 }
 
-tc_status_t flushFrameBatch(tc_peer *Peer) {
-  PeerSendHalf &Tx = Peer->Tx;
-  if (!Tx.BatchFrames)
-    return TC_OK;
+/// Count frames of consecutive sequences from First, back to back in Data,
+/// as one active message: a frame's header, or a batch's.
+static tc_status_t sendFrameMessage(tc_peer *Peer, uint64_t First, uint32_t Count,
+                                    const uint8_t *Data, size_t Size) {
+  FrameMessage One = {First, carriedCredit(Peer)};
+  FrameBatchMessage Many = {First, Count, 0, One.Finished};
   ucp_request_param_t P = {};
   P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   P.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
-  ucs_status_t St;
-  if (Tx.BatchFrames == 1) {
-    FrameMessage M = {Tx.BatchFirst, carriedCredit(Peer)};
-    St = waitRequest(Peer->Ctx->Worker, ucp_am_send_nbx(Peer->Ep, AmFrame, &M, sizeof M,
-                                                        Tx.Batch.data(), Tx.Batch.size(), &P));
-  } else {
-    FrameBatchMessage M = {Tx.BatchFirst, Tx.BatchFrames, 0, carriedCredit(Peer)};
-    St = waitRequest(Peer->Ctx->Worker, ucp_am_send_nbx(Peer->Ep, AmFrame, &M, sizeof M,
-                                                        Tx.Batch.data(), Tx.Batch.size(), &P));
-    Peer->Ctx->Stats.frames_coalesced += Tx.BatchFrames;
-  }
-  Tx.Batch.clear();
-  Tx.BatchFrames = 0;
+  ucs_status_t St = waitRequest(
+      Peer->Ctx->Worker,
+      Count == 1 ? ucp_am_send_nbx(Peer->Ep, AmFrame, &One, sizeof One, Data, Size, &P)
+                 : ucp_am_send_nbx(Peer->Ep, AmFrame, &Many, sizeof Many, Data, Size, &P));
   if (St != UCS_OK) {
     Peer->Failed = true;
     return TC_ERR_IO;
   }
   return TC_OK;
+}
+
+tc_status_t flushFrameBatch(tc_peer *Peer) {
+  PeerSendHalf &Tx = Peer->Tx;
+  if (!Tx.BatchFrames)
+    return TC_OK;
+  if (Tx.BatchFrames > 1)
+    Peer->Ctx->Stats.frames_coalesced += Tx.BatchFrames;
+  tc_status_t St = sendFrameMessage(Peer, Tx.BatchFirst, Tx.BatchFrames, Tx.Batch.data(),
+                                    Tx.Batch.size());
+  Tx.Batch.clear();
+  Tx.BatchFrames = 0;
+  return St;
 }
 
 /// A corked peer's frame joins its batch, which leaves first if the frame
@@ -116,18 +122,12 @@ tc_status_t deliverFrame(tc_peer *Peer, const uint8_t *Frame, size_t Size, uint6
     Peer->Tx.Puts[Slot] = R; // null: complete already (shared memory, short puts)
     return TC_OK;
   }
-  if (Peer->Path == PathRma) {
-    St = waitRequest(Peer->Ctx->DataWorker,
-                     ucp_put_nbx(Peer->DataEp, Frame, Size,
-                                 ringSlot(Peer->Tx.RingAddress, Peer->Tx.SlotSize, Slot),
-                                 Peer->Tx.RingKey, &P));
-  } else {
-    FrameMessage M = {Sequence, carriedCredit(Peer)};
-    P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-    P.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
-    St = waitRequest(Peer->Ctx->Worker,
-                     ucp_am_send_nbx(Peer->Ep, AmFrame, &M, sizeof M, Frame, Size, &P));
-  }
+  if (Peer->Path != PathRma)
+    return sendFrameMessage(Peer, Sequence, 1, Frame, Size);
+  St = waitRequest(Peer->Ctx->DataWorker,
+                   ucp_put_nbx(Peer->DataEp, Frame, Size,
+                               ringSlot(Peer->Tx.RingAddress, Peer->Tx.SlotSize, Slot),
+                               Peer->Tx.RingKey, &P));
   if (St != UCS_OK) {
     Peer->Failed = true;
     return TC_ERR_IO;

@@ -293,11 +293,23 @@ static int ried(char **Argv) {
   std::_Exit(0);
 }
 
-static int tamper(char **Argv) {
-  tc_package_t *Pkg = load(Argv[2], "security", TC_PACKAGE_SENDER);
-  tc_context_t *Ctx = Pkg ? context(Pkg) : nullptr;
+/// A sender of package Name (installed under Argv[2]) connected to the
+/// receiver on port Argv[3], or null.
+static tc_peer_t *connectSender(char **Argv, const char *Name, tc_package_t *&Pkg,
+                                tc_context_t *&Ctx) {
+  Pkg = load(Argv[2], Name, TC_PACKAGE_SENDER);
+  Ctx = Pkg ? context(Pkg) : nullptr;
   tc_peer_t *Peer = nullptr;
   if (!Ctx || tc_connect(Ctx, "127.0.0.1", uint16_t(std::atoi(Argv[3])), 5000, &Peer) != TC_OK)
+    return nullptr;
+  return Peer;
+}
+
+static int tamper(char **Argv) {
+  tc_package_t *Pkg;
+  tc_context_t *Ctx;
+  tc_peer_t *Peer = connectSender(Argv, "security", Pkg, Ctx);
+  if (!Peer)
     return fail("cannot connect");
   if (Peer->Path != PathRma) {
     std::printf("tamper: skipped: no RMA path to rewrite a slot through\n");
@@ -338,10 +350,10 @@ static int tamper(char **Argv) {
 /// Batches of frames (FrameBatchMessage) a corked sender would never send:
 /// each must be refused whole, and the receiver go on serving.
 static int batch(char **Argv) {
-  tc_package_t *Pkg = load(Argv[2], "stdlib", TC_PACKAGE_SENDER);
-  tc_context_t *Ctx = Pkg ? context(Pkg) : nullptr;
-  tc_peer_t *Peer = nullptr;
-  if (!Ctx || tc_connect(Ctx, "127.0.0.1", uint16_t(std::atoi(Argv[3])), 5000, &Peer) != TC_OK)
+  tc_package_t *Pkg;
+  tc_context_t *Ctx;
+  tc_peer_t *Peer = connectSender(Argv, "stdlib", Pkg, Ctx);
+  if (!Peer)
     return fail("cannot connect");
   if (Peer->Path != PathAm) {
     std::printf("batch: skipped: frames travel by RMA here (UCX_TLS=tcp for messages)\n");
