@@ -54,19 +54,31 @@ static void takeCarriedCredit(tc_peer *Peer, uint64_t Finished) {
     Peer->Tx.CreditLine[CreditWordFinished] = Finished;
 }
 
+/// How long a frame by message may wait to be taken: a peer that has not
+/// read its socket for that long, with this side's frames filling it, is
+/// failed, rather than holding up whoever sends (the executor, sending a
+/// jam's reply or a corked batch, serves every other peer meanwhile).
+static constexpr uint64_t FrameMessageDeadlineNs = 1'000'000'000;
+
 /// Count frames of consecutive sequences from First, back to back in Data,
-/// as one active message: a frame's header, or a batch's.
+/// as one active message: a frame's header, or a batch's. The header is
+/// the peer's, and Data the peer's or the context's: a send given up on
+/// may still read them until the endpoint closes.
 static tc_status_t sendFrameMessage(tc_peer *Peer, uint64_t First, uint32_t Count,
                                     const uint8_t *Data, size_t Size) {
-  FrameMessage One = {First, carriedCredit(Peer)};
-  FrameBatchMessage Many = {First, Count, 0, One.Finished};
+  PeerSendHalf &Tx = Peer->Tx;
+  Tx.MessageHeader.One = {First, carriedCredit(Peer)};
+  if (Count > 1)
+    Tx.MessageHeader.Many = {First, Count, 0, Tx.MessageHeader.One.Finished};
   ucp_request_param_t P = {};
   P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   P.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
-  ucs_status_t St = waitRequest(
+  ucs_status_t St = waitRequestUntil(
       Peer->Ctx->Worker,
-      Count == 1 ? ucp_am_send_nbx(Peer->Ep, AmFrame, &One, sizeof One, Data, Size, &P)
-                 : ucp_am_send_nbx(Peer->Ep, AmFrame, &Many, sizeof Many, Data, Size, &P));
+      ucp_am_send_nbx(Peer->Ep, AmFrame, &Tx.MessageHeader,
+                      Count == 1 ? sizeof(FrameMessage) : sizeof(FrameBatchMessage), Data, Size,
+                      &P),
+      nowNs() + FrameMessageDeadlineNs);
   if (St != UCS_OK) {
     Peer->Failed = true;
     return TC_ERR_IO;

@@ -93,6 +93,11 @@ struct PeerSendHalf {
   /// tc_peer_cork: on the message path, frames wait here, consecutive from
   /// BatchFirst, and leave as one message (FramePath.cpp, flushFrameBatch).
   bool Corked = false;
+  /// The header of the frame message in flight (FramePath.cpp).
+  union {
+    twochains::rt::FrameMessage One;
+    twochains::rt::FrameBatchMessage Many;
+  } MessageHeader = {};
   std::vector<uint8_t> Batch;
   uint32_t BatchFrames = 0;
   uint64_t BatchFirst = 0;
