@@ -36,7 +36,8 @@ struct tc_context {
   /// peers are channels of their own (Peer.h).
   bool Channels = false;
   ucp_worker_h DataWorker = nullptr;   // data: RMA frames and credits, on RmaUcp
-  unsigned ControlPolls = 0;           // tc_progress calls since the clock was read
+  unsigned ControlPolls = 0;           // tc_progress calls since reports were looked for
+  unsigned ClockPolls = 0;             // tc_progress calls since the clock was read
   uint64_t ControlTurnNs = 0;          // when the control worker last progressed
   unsigned RanSinceClock = 0;          // frames run since the clock was read
   /// Refusals of messages from endpoints no peer has: the first is logged.

@@ -191,6 +191,10 @@ abandonFrame(tc_context *Ctx, tc_peer *Peer, const FrameView &V, JamRun &Run, bo
 }
 
 static constexpr unsigned ControlEvery = 8;
+/// A clock read costs about 30 ns in a VM, an idle poll about as much:
+/// read every 8 calls, it was an eighth of a waiting receiver's time, and
+/// a frame that lands during one waits for it.
+static constexpr unsigned ClockEvery = 64;
 static constexpr unsigned RingBudget = 16;
 static constexpr uint64_t ControlPeriodNs = 1'000'000;
 static constexpr uint64_t ControlBusyPeriodNs = 10'000'000;
@@ -258,31 +262,10 @@ extern "C" const char *tc_wait_mode_name(const tc_context_t *Ctx) {
   return Ctx && Ctx->Wait ? Ctx->Wait->name() : "";
 }
 
-/// One peer's turn in tc_progress: its reports, its queued frames, and up
-/// to RingBudget frames of its ring. Returns the frames it finished.
-static unsigned servePeer(tc_context *Ctx, tc_peer *Peer, JamRun &Run) {
+/// Up to RingBudget frames of a peer's ring, in sequence, and its credit
+/// reports. Returns the frames it finished.
+static unsigned serveRing(tc_context *Ctx, tc_peer *Peer, JamRun &Run) {
   unsigned Count = 0;
-  // A channel that an application thread is sending on keeps its turn
-  // for the next pass: this side never waits for it.
-  std::unique_lock<std::recursive_mutex> Channel(Peer->Channel, std::defer_lock);
-  if (Peer->Channelled && !Channel.try_lock())
-    return Count;
-  if (!Ctx->ArrivedAnswers.empty())
-    takeArrivedAnswers(Peer);
-  // Miss and fault reports are rare: looked for every ControlEvery calls
-  // (and whenever a send runs out of credits, or a flush waits).
-  if (Ctx->ControlPolls == 0) {
-    resendMissing(Peer);
-    takeFaultReport(Peer);
-  }
-  if (Peer->Tx.BatchFrames)
-    flushFrameBatch(Peer); // a failure marks the peer failed
-  if (!Peer->Tx.Queued.empty())
-    sendQueued(Peer);
-  // A peer that went away may have left complete frames behind: they
-  // still run (nothing sent is lost); only credits stop.
-  if (!Peer->Rx.Ring || !Peer->Welcomed)
-    return Count;
   // A ring gives up its turn after RingBudget frames, so a sender
   // flooding at full speed cannot starve the others.
   for (unsigned Budget = RingBudget; Budget; --Budget) {
@@ -372,6 +355,75 @@ static unsigned servePeer(tc_context *Ctx, tc_peer *Peer, JamRun &Run) {
   return Count;
 }
 
+/// One peer's turn in tc_progress: its reports, its queued frames, and its
+/// ring. Returns the frames it finished.
+static unsigned servePeer(tc_context *Ctx, tc_peer *Peer, JamRun &Run) {
+  // A channel that an application thread is sending on keeps its turn
+  // for the next pass: this side never waits for it.
+  std::unique_lock<std::recursive_mutex> Channel(Peer->Channel, std::defer_lock);
+  if (Peer->Channelled && !Channel.try_lock())
+    return 0;
+  if (!Ctx->ArrivedAnswers.empty())
+    takeArrivedAnswers(Peer);
+  // Miss and fault reports are rare: looked for every ControlEvery calls
+  // (and whenever a send runs out of credits, or a flush waits).
+  if (Ctx->ControlPolls == 0) {
+    resendMissing(Peer);
+    takeFaultReport(Peer);
+  }
+  if (Peer->Tx.BatchFrames)
+    flushFrameBatch(Peer); // a failure marks the peer failed
+  if (!Peer->Tx.Queued.empty())
+    sendQueued(Peer);
+  // A peer that went away may have left complete frames behind: they
+  // still run (nothing sent is lost); only credits stop.
+  if (!Peer->Rx.Ring || !Peer->Welcomed)
+    return 0;
+  return serveRing(Ctx, Peer, Run);
+}
+
+/// The control worker's turn and the context's housekeeping, when the
+/// clock says one is due (tc_progress reads it every ClockEvery calls).
+__attribute__((noinline)) static void controlTurn(tc_context *Ctx) {
+  uint64_t Now = nowNs();
+  uint64_t Period = Ctx->RanSinceClock ? ControlBusyPeriodNs : ControlPeriodNs;
+  Ctx->RanSinceClock = 0;
+  if (Now - Ctx->ControlTurnNs < Period)
+    return;
+  Ctx->ControlTurnNs = Now;
+  ucp_worker_progress(Ctx->Worker);
+  processHandshakes(Ctx);
+  processPushedRieds(Ctx);
+  processPushedCode(Ctx);
+  reapPeers(Ctx);
+  closeRetiredRoutes(Ctx);
+  sweepReplies(Ctx);
+  dropStrayAnswers(Ctx);
+}
+
+/// One peer's part of tc_progress. An idle ring with nothing else due
+/// costs one load: the first line's last word of the slot it expects
+/// (frameMayHaveArrived). Now and then it takes the full turn anyway, to
+/// see whether a frame that never began to arrive was skipped by its
+/// sender (truncated()). A frame in a ring with nothing else due goes
+/// straight to the ring: what servePeer would do first is known to be
+/// nothing then.
+static inline unsigned pollPeer(tc_context *Ctx, tc_peer *Peer, bool Reports, JamRun &Run) {
+  PeerReceiveHalf &Rx = Peer->Rx;
+  if (Reports || Peer->Channelled || !Rx.Ring || !Peer->Welcomed || !Peer->Tx.Queued.empty() ||
+      Peer->Tx.BatchFrames || Rx.CodeWait.awaiting(Rx.Receive->expected()))
+    return servePeer(Ctx, Peer, Run);
+  if (!frameMayHaveArrived(ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot()),
+                           Rx.Receive->expected()) &&
+      ((Rx.IncompletePolls + 1) & (TruncationCheckEvery - 1))) {
+    ++Rx.IncompletePolls;
+    if (Rx.Receive->creditPending() && ++Rx.IdlePolls >= IdleReportPolls)
+      reportCredits(Ctx, Peer);
+    return 0;
+  }
+  return serveRing(Ctx, Peer, Run);
+}
+
 extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
   if (!Ctx)
     return TC_ERR_INVALID_PARAM;
@@ -398,13 +450,12 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
   // data worker turns every call only while this side puts to a peer and
   // no thread sends on channels (a multi-threaded worker's progress takes
   // UCX's lock, which every sending thread's put takes too); else every
-  // ControlEvery calls, for connections being wired up.
-  if (Ctx->DataWorker && ((Ctx->PutPeers && !Ctx->Channels) ||
-                          (Ctx->ControlPolls & (ControlEvery - 1)) == 0))
+  // ClockEvery calls, for connections being wired up.
+  if (Ctx->DataWorker && ((Ctx->PutPeers && !Ctx->Channels) || Ctx->ClockPolls == 0))
     ucp_worker_progress(Ctx->DataWorker);
   // The control worker (TCP: an epoll_wait system call per progress, a
   // microsecond or more in a VM) takes a turn at most every ControlPeriodNs,
-  // the clock read every ControlEvery calls: connections and rieds wait a
+  // the clock read every ClockEvery calls: connections and rieds wait a
   // little, frames by RMA never. While frames run (some ran since the
   // clock was last read), every ControlBusyPeriodNs: each turn stalls the
   // frame behind it by its system calls, which is the tail of a stream.
@@ -414,50 +465,22 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
   // (a system call each over TCP).
   if (Ctx->AmPeers || (Ctx->CallsOutstanding && Ctx->ControlPolls == 0))
     ucp_worker_progress(Ctx->Worker);
-  if (++Ctx->ControlPolls >= ControlEvery) {
+  if (++Ctx->ControlPolls >= ControlEvery)
     Ctx->ControlPolls = 0;
-    uint64_t Now = nowNs();
-    uint64_t Period = Ctx->RanSinceClock ? ControlBusyPeriodNs : ControlPeriodNs;
-    Ctx->RanSinceClock = 0;
-    if (Now - Ctx->ControlTurnNs >= Period) {
-      Ctx->ControlTurnNs = Now;
-      ucp_worker_progress(Ctx->Worker);
-      processHandshakes(Ctx);
-      processPushedRieds(Ctx);
-      processPushedCode(Ctx);
-      reapPeers(Ctx);
-      closeRetiredRoutes(Ctx);
-      sweepReplies(Ctx);
-      dropStrayAnswers(Ctx);
-    }
+  if (++Ctx->ClockPolls >= ClockEvery) {
+    Ctx->ClockPolls = 0;
+    controlTurn(Ctx);
   }
   unsigned Count = 0;
   // Frames come from the senders that connected to us and, as replies,
-  // from the receivers we connected to.
-  // By index, without a copy on the hot path: a jam may connect onward
-  // (tc_jam_forward) and so append to Connected while we iterate.
+  // from the receivers we connected to. By index, without a copy on the
+  // hot path: a jam may connect onward (tc_jam_forward) and so append to
+  // Connected while we iterate.
   bool Reports = Ctx->ControlPolls == 0 || !Ctx->ArrivedAnswers.empty();
-  for (size_t I = 0; I < Ctx->Connected.size() + Ctx->Accepted.size(); ++I) {
-    tc_peer *Peer = I < Ctx->Connected.size() ? Ctx->Connected[I]
-                                              : Ctx->Accepted[I - Ctx->Connected.size()].get();
-    // An idle ring with nothing else due costs one load: the first line's
-    // last word of the slot it expects (frameMayHaveArrived). Now and then
-    // it takes the full turn anyway, to see whether a frame that never
-    // began to arrive was skipped by its sender (truncated()).
-    PeerReceiveHalf &Rx = Peer->Rx;
-    if (!Reports && !Peer->Channelled && Rx.Ring && Peer->Welcomed && Peer->Tx.Queued.empty() &&
-        !Peer->Tx.BatchFrames &&
-        !Rx.CodeWait.awaiting(Rx.Receive->expected()) &&
-        !frameMayHaveArrived(ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot()),
-                             Rx.Receive->expected()) &&
-        ((Rx.IncompletePolls + 1) & (TruncationCheckEvery - 1))) {
-      ++Rx.IncompletePolls;
-      if (Rx.Receive->creditPending() && ++Rx.IdlePolls >= IdleReportPolls)
-        reportCredits(Ctx, Peer);
-      continue;
-    }
-    Count += servePeer(Ctx, Peer, Run);
-  }
+  for (size_t I = 0; I < Ctx->Connected.size(); ++I)
+    Count += pollPeer(Ctx, Ctx->Connected[I], Reports, Run);
+  for (size_t I = 0; I < Ctx->Accepted.size(); ++I)
+    Count += pollPeer(Ctx, Ctx->Accepted[I].get(), Reports, Run);
   Ctx->RanSinceClock += Count;
   if (Executed)
     *Executed = Count;

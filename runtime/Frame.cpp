@@ -56,34 +56,11 @@ uint32_t frameChecksum(const void *Bytes, size_t Size, uint64_t Sequence) {
   return mixChecksum(A, B, Sequence);
 }
 
-/// The one-line frame of Spec (no image, at most 24 payload bytes), built
-/// in registers and stored as one line: what most small sends are.
-
-/// Copies N <= 24 bytes with a few loads and stores, overlapping ones
-/// rather than a loop or a call: every small send does this.
-static void copyInline(uint8_t *To, const uint8_t *From, size_t N) {
-  if (N >= 8) {
-    uint64_t First, Middle, Last;
-    std::memcpy(&First, From, 8);
-    std::memcpy(&Middle, From + (N > 16 ? 8 : N - 8), 8);
-    std::memcpy(&Last, From + N - 8, 8);
-    std::memcpy(To, &First, 8);
-    std::memcpy(To + (N > 16 ? 8 : N - 8), &Middle, 8);
-    std::memcpy(To + N - 8, &Last, 8);
-  } else if (N >= 4) {
-    uint32_t First, Last;
-    std::memcpy(&First, From, 4);
-    std::memcpy(&Last, From + N - 4, 4);
-    std::memcpy(To, &First, 4);
-    std::memcpy(To + N - 4, &Last, 4);
-  } else if (N) {
-    To[0] = From[0];
-    To[N / 2] = From[N / 2];
-    To[N - 1] = From[N - 1];
-  }
-}
-
 void encodeLine(void *Slot, const FrameSpec &Spec) {
+  if (Spec.Ordered)
+    return storeMarkedLine(Slot, FrameKind(Spec.Kind), Spec.Package,
+                           Spec.Kind == FrameCached ? Spec.Code : Spec.Sequence, Spec.Element,
+                           Spec.Payload, Spec.PayloadSize, Spec.Sequence);
   auto *F = static_cast<uint8_t *>(Slot);
   uint64_t W[FrameLine / 8] = {};
   W[0] = lineWord(Spec.Kind);
@@ -93,16 +70,8 @@ void encodeLine(void *Slot, const FrameSpec &Spec) {
   copyInline(reinterpret_cast<uint8_t *>(&W[LocalInlineOffset / 8]),
              static_cast<const uint8_t *>(Spec.Payload), Spec.PayloadSize);
   std::memcpy(F, W, sizeof(FrameHeader));
-  if (Spec.Ordered) {
-    __atomic_store_n(reinterpret_cast<uint64_t *>(F + sizeof(FrameHeader)),
-                     uint64_t(uint32_t(Spec.Sequence)) |
-                         uint64_t(orderedMark(Spec.Sequence)) << 32,
-                     __ATOMIC_RELEASE);
-  } else {
-    FrameTrailer T = {uint32_t(Spec.Sequence),
-                      frameChecksum(W, sizeof(FrameHeader), Spec.Sequence)};
-    std::memcpy(F + sizeof(FrameHeader), &T, sizeof T);
-  }
+  FrameTrailer T = {uint32_t(Spec.Sequence), frameChecksum(W, sizeof(FrameHeader), Spec.Sequence)};
+  std::memcpy(F + sizeof(FrameHeader), &T, sizeof T);
 }
 
 tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,

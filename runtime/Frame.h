@@ -139,6 +139,49 @@ inline bool isLineFrame(const FrameSpec &Spec) {
 /// Spec.Ordered, else the checksum).
 void encodeLine(void *Slot, const FrameSpec &Spec);
 
+/// Copies N <= 24 bytes with a few loads and stores, overlapping ones
+/// rather than a loop or a call: every small send does this.
+inline void copyInline(uint8_t *To, const uint8_t *From, size_t N) {
+  if (N >= 8) {
+    uint64_t First, Middle, Last;
+    __builtin_memcpy(&First, From, 8);
+    __builtin_memcpy(&Middle, From + (N > 16 ? 8 : N - 8), 8);
+    __builtin_memcpy(&Last, From + N - 8, 8);
+    __builtin_memcpy(To, &First, 8);
+    __builtin_memcpy(To + (N > 16 ? 8 : N - 8), &Middle, 8);
+    __builtin_memcpy(To + N - 8, &Last, 8);
+  } else if (N >= 4) {
+    uint32_t First, Last;
+    __builtin_memcpy(&First, From, 4);
+    __builtin_memcpy(&Last, From + N - 4, 4);
+    __builtin_memcpy(To, &First, 4);
+    __builtin_memcpy(To + N - 4, &Last, 4);
+  } else if (N) {
+    To[0] = From[0];
+    To[N / 2] = From[N / 2];
+    To[N - 1] = From[N - 1];
+  }
+}
+
+/// A one-line frame stored by a direct sender, whole and inline (encodeLine
+/// with Spec.Ordered, without a FrameSpec): Word2 is the sequence (Local)
+/// or the code key (cached), Size <= LocalInlinePayload. The line is built
+/// in registers and stored trailer last, by a release store.
+inline void storeMarkedLine(void *Slot, FrameKind Kind, uint64_t Package, uint64_t Word2,
+                            uint32_t Element, const void *Payload, uint32_t Size,
+                            uint64_t Sequence) {
+  uint64_t W[FrameLine / 8] = {uint64_t(FrameMagic) | uint64_t(FrameVersion) << 32 |
+                                   uint64_t(Kind) << 40 | uint64_t(1) << 48,
+                               Package, Word2, uint64_t(Element) | uint64_t(Size) << 32};
+  copyInline(reinterpret_cast<uint8_t *>(&W[LocalInlineOffset / 8]),
+             static_cast<const uint8_t *>(Payload), Size);
+  auto *L = static_cast<uint64_t *>(Slot);
+  for (unsigned I = 0; I < 7; ++I)
+    L[I] = W[I];
+  __atomic_store_n(&L[7], uint64_t(uint32_t(Sequence)) | uint64_t(orderedMark(Sequence)) << 32,
+                   __ATOMIC_RELEASE);
+}
+
 /// Writes the frame for Spec into Slot (SlotSize bytes). On success sets
 /// *Size to the frame's size. TC_ERR_TOO_LARGE if it does not fit.
 tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,

@@ -189,14 +189,16 @@ inline void lockContext(tc_context *Ctx) {
 /// uncontended lock still costs an atomic read-modify-write, which waits
 /// for the frame just stored into the other process's memory to leave this
 /// core: in a stream, most of a send.
+/// Whether a hot-path call on Ctx takes its lock (HotPathGuard).
+inline bool hotPathLocks(tc_context *Ctx) {
+  return (Ctx->ExecutorRunning.load(std::memory_order_acquire) ||
+          (Ctx->Flags & TC_CONTEXT_THREADS)) &&
+         ThreadRunningJamOf != Ctx;
+}
+
 class HotPathGuard {
 public:
-  explicit HotPathGuard(tc_context *Ctx)
-      : Held((Ctx->ExecutorRunning.load(std::memory_order_acquire) ||
-              (Ctx->Flags & TC_CONTEXT_THREADS)) &&
-                     ThreadRunningJamOf != Ctx
-                 ? Ctx
-                 : nullptr) {
+  explicit HotPathGuard(tc_context *Ctx) : Held(hotPathLocks(Ctx) ? Ctx : nullptr) {
     if (Held)
       lockContext(Held);
   }
@@ -222,20 +224,23 @@ public:
     if (Peer->Channelled) {
       Peer->Channel.lock();
       Held = Peer;
-    } else {
-      Context.emplace(Peer->Ctx);
+    } else if (hotPathLocks(Peer->Ctx)) {
+      lockContext(Peer->Ctx);
+      HeldContext = Peer->Ctx;
     }
   }
   ~PeerGuard() {
     if (Held)
       Held->Channel.unlock();
+    else if (HeldContext)
+      HeldContext->Lock.unlock();
   }
   PeerGuard(const PeerGuard &) = delete;
   PeerGuard &operator=(const PeerGuard &) = delete;
 
 private:
   tc_peer *Held = nullptr;
-  std::optional<HotPathGuard> Context;
+  tc_context *HeldContext = nullptr;
 };
 
 /// Adds to a statistic that threads on different channels may add to at

@@ -24,6 +24,16 @@
 using namespace twochains::rt;
 
 static twochains::rt::PeerSendHalf::ElementSend &elementSend(tc_peer *Peer, const tc_package *Pkg,
+                                        uint32_t Element);
+/// elementSend's common case inline: the peer's first package.
+static inline twochains::rt::PeerSendHalf::ElementSend &
+elementSendOf(tc_peer *Peer, const tc_package *Pkg, uint32_t Element) {
+  if (!Peer->Tx.Sends.empty() && Peer->Tx.Sends.front().first == Pkg)
+    return Peer->Tx.Sends.front().second[Element];
+  return elementSend(Peer, Pkg, Element);
+}
+
+static twochains::rt::PeerSendHalf::ElementSend &elementSend(tc_peer *Peer, const tc_package *Pkg,
                                         uint32_t Element) {
   for (auto &[P, Elements] : Peer->Tx.Sends)
     if (P == Pkg)
@@ -238,61 +248,84 @@ extern "C" tc_status_t tc_peer_last_fault(tc_peer_t *Peer, tc_jam_fault_t *Out) 
 
 /// The common send, whole: a Local frame, or a cached one whose code the
 /// receiver holds, stored straight into a ring UCX maps here (one line up
-/// to 24 payload bytes). Anything else (or no credit, or too large)
-/// returns false and goes the general way, which says why.
-static bool sendDirect(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
-                       tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
-                       uint64_t *Sequence) {
+/// to 24 payload bytes, built in registers). Anything else (or no credit,
+/// or too large) returns false and goes the general way, which says why.
+static inline bool sendDirect(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                              tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
+                              uint64_t *Sequence) {
   PeerSendHalf &Tx = Peer->Tx;
   if (!Tx.RingDirect || PayloadSize > Tx.SlotSize || !Peer->Welcomed || Peer->Failed ||
-      Element >= Pkg->Elements.size() || Tx.Send->available() == 0)
+      Element >= Pkg->Elements.size())
     return false;
-  FrameSpec Spec;
+  FrameKind Kind;
+  uint64_t Code = 0;
   if (Mode == TC_SEND_LOCAL) {
     const PackageElement &E = Pkg->Elements[Element];
     if (!E.Present || !E.IsJam)
       return false;
-    Spec.Kind = FrameLocal;
+    Kind = FrameLocal;
   } else if (Mode == TC_SEND_INJECTED && Tx.RemoteMode == TC_MAILBOX_CODE_CACHE) {
     const PackageElement *E = elementFor(Pkg, Element, Tx.RemoteIsa);
     if (!E)
       return false;
-    PeerSendHalf::ElementSend &S = elementSend(Peer, Pkg, Element);
+    PeerSendHalf::ElementSend &S = elementSendOf(Peer, Pkg, Element);
     if (!S.Held && !S.Shipped)
       return false; // its first frame carries the code
-    Spec.Kind = FrameCached;
-    Spec.Code = E->CodeKey;
+    Kind = FrameCached;
+    Code = E->CodeKey;
   } else {
     return false;
   }
-  Spec.Package = Pkg->Tag;
-  Spec.Element = Element;
-  Spec.Payload = Payload;
-  Spec.PayloadSize = uint32_t(PayloadSize);
-  Spec.Ordered = true;
-  bool Line = isLineFrame(Spec);
-  if (!Line && frameSize(Spec.Kind, 0, Spec.PayloadSize) > Tx.SlotSize)
+  bool Line = PayloadSize <= LocalInlinePayload;
+  if (!Line && frameSize(Kind, 0, uint32_t(PayloadSize)) > Tx.SlotSize)
     return false;
+  uint64_t Seq;
   uint32_t Slot;
-  if (Tx.Send->reserve(&Spec.Sequence, &Slot) != TC_OK)
+  if (Tx.Send->reserve(&Seq, &Slot) != TC_OK)
     return false;
   uint8_t *Frame = ringSlot(Tx.RingDirect, Tx.SlotSize, Slot);
-  size_t Size;
-  if (Line)
-    encodeLine(Frame, Spec);
-  else
+  if (Line) {
+    storeMarkedLine(Frame, Kind, Pkg->Tag, Kind == FrameCached ? Code : Seq, Element, Payload,
+                    uint32_t(PayloadSize), Seq);
+  } else {
+    FrameSpec Spec;
+    Spec.Kind = Kind;
+    Spec.Code = Code;
+    Spec.Package = Pkg->Tag;
+    Spec.Element = Element;
+    Spec.Payload = Payload;
+    Spec.PayloadSize = uint32_t(PayloadSize);
+    Spec.Sequence = Seq;
+    Spec.Ordered = true;
+    size_t Size;
     encodeFrame(Frame, Tx.SlotSize, Spec, &Size); // checked above: it fits
-  countSent(Peer, Spec);
+  }
+  tc_context *Ctx = Peer->Ctx;
+  count(Ctx, Ctx->Stats.frames_sent);
+  ++Peer->Stats.frames_sent;
+  if (Kind == FrameCached)
+    count(Ctx, Ctx->Stats.frames_sent_cached);
   if (Sequence)
-    *Sequence = Spec.Sequence;
+    *Sequence = Seq;
   return true;
 }
+
+/// sendLocked's way once sendDirect declined.
+static tc_status_t sendGeneral(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                               tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
+                               uint64_t *Sequence);
 
 tc_status_t twochains::rt::sendLocked(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
                                       tc_send_mode_t Mode, const void *Payload,
                                       size_t PayloadSize, uint64_t *Sequence) {
   if (sendDirect(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence))
     return TC_OK;
+  return sendGeneral(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence);
+}
+
+static tc_status_t sendGeneral(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                               tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
+                               uint64_t *Sequence) {
   if (!Peer->Welcomed)
     return TC_ERR_IO;
   // The arguments first, then the peer's state: a send that can never fit
@@ -390,7 +423,9 @@ extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_
       (PayloadSize && !Payload) || PayloadSize > UINT32_MAX)
     return TC_ERR_INVALID_PARAM;
   PeerGuard Guard(Peer);
-  return sendLocked(Peer, Pkg, Element, Mode, Payload, PayloadSize, nullptr);
+  if (sendDirect(Peer, Pkg, Element, Mode, Payload, PayloadSize, nullptr))
+    return TC_OK;
+  return sendGeneral(Peer, Pkg, Element, Mode, Payload, PayloadSize, nullptr);
 }
 
 tc_status_t twochains::rt::payloadFromArgs(const tc_peer *Peer, const tc_package *Pkg,
