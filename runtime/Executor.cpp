@@ -127,7 +127,7 @@ static tc_status_t runContained(tc_context *Ctx, tc_peer *Peer, const FrameView 
   Run.Force.store(false, std::memory_order_relaxed);
   Run.CodeBegin = Run.CodeEnd = 0;
   Run.Serial.store(Run.Serial.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  int End = sigsetjmp(Run.Recover, 0);
+  int End = TWOCHAINS_SET_RECOVERY_POINT(Run.Recover);
   if (End == int(JamEnd::Returned)) {
     Run.Active.store(true, std::memory_order_release);
     std::atomic_signal_fence(std::memory_order_seq_cst);

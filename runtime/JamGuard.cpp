@@ -60,8 +60,8 @@ void onSignal(int Signal, siginfo_t *Info, void *UContext) {
   R->FaultAddress = reinterpret_cast<uintptr_t>(Info ? Info->si_addr : nullptr);
   // SA_NODEFER: no signal is left blocked by jumping out of the handler,
   // so the recovery point needs no saved mask (and no system call).
-  siglongjmp(R->Recover, Signal == jamInterruptSignal() ? int(JamEnd::TimedOut)
-                                                        : int(JamEnd::Faulted));
+  resumeAtRecoveryPoint(R->Recover, Signal == jamInterruptSignal() ? int(JamEnd::TimedOut)
+                                                                   : int(JamEnd::Faulted));
 }
 
 std::once_flag Installed;

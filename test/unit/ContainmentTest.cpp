@@ -22,7 +22,7 @@ template <typename Fn> JamEnd runGuarded(Fn F, uintptr_t Begin = 0, uintptr_t En
   R.CodeBegin = Begin;
   R.CodeEnd = End;
   R.Serial = R.Serial + 1;
-  int How = sigsetjmp(R.Recover, 0);
+  int How = TWOCHAINS_SET_RECOVERY_POINT(R.Recover);
   if (How == 0) {
     R.Active = true;
     F();
