@@ -1,6 +1,6 @@
 /*===- frame-cost.c - What a frame costs the CPU, without another core ------===
  *
- *   frame-cost [--frames N]
+ *   frame-cost [--frames N] [--payload B]
  *
  * One process, two contexts (a receiver and a sender) connected over UCX on
  * 127.0.0.1, one thread: the receiver's empty tc_progress, and tc_send of a
@@ -42,11 +42,13 @@ __attribute__((noinline)) static void empty_progress(tc_context_t *ctx, long n) 
     tc_progress(ctx, NULL);
 }
 
+static unsigned char payload[4096] = {1};
+static size_t payload_size = 12;
+
 __attribute__((noinline)) void send_and_run(tc_peer_t *peer, const tc_package_t *pkg,
                                             tc_send_mode_t mode, long n) {
-  unsigned char payload[12] = {1};
   for (long i = 0; i < n; i++) {
-    while (tc_send(peer, pkg, STDLIB_SERVER_SIDE_SUM, mode, payload, sizeof payload) ==
+    while (tc_send(peer, pkg, STDLIB_SERVER_SIDE_SUM, mode, payload, payload_size) ==
            TC_ERR_NO_CREDIT)
       tc_progress(receiver, NULL);
     tc_progress(receiver, NULL);
@@ -58,8 +60,12 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--frames") && i + 1 < argc && atol(argv[i + 1]) > 0)
       frames = atol(argv[++i]);
+    else if (!strcmp(argv[i], "--payload") && i + 1 < argc && atol(argv[i + 1]) >= 0 &&
+             atol(argv[i + 1]) <= (long)sizeof payload && atol(argv[i + 1]) % 4 == 0)
+      payload_size = (size_t)atol(argv[++i]);
     else
-      return fprintf(stderr, "usage: frame-cost [--frames N]\n"), 2;
+      return fprintf(stderr, "usage: frame-cost [--frames N] [--payload B (a multiple of 4, "
+                             "at most %zu)]\n", sizeof payload), 2;
   }
   tc_package_t *rpkg, *spkg;
   tc_context_t *sender;

@@ -282,9 +282,12 @@ static unsigned serveRing(tc_context *Ctx, tc_peer *Peer, JamRun &Run) {
       break;
     FrameView V;
     tc_status_t St = TC_OK;
-    // The common small frame, stored in order by a direct sender, inline;
-    // anything else, captureFrame.
-    if (Idle || Awaiting || !captureMarkedLine(Slot, Seq, Ctx->Private.get(), &V)) {
+    // The common frame, Local or cached, stored in order by a direct
+    // sender: in a few compares (one line) or a few more and a copy of its
+    // payload; anything else, captureFrame.
+    if (Idle || Awaiting ||
+        !(captureMarkedLine(Slot, Seq, Ctx->Private.get(), &V) ||
+          captureMarkedFrame(Slot, Ctx->SlotSize, Seq, Ctx->Private.get(), &V))) {
       V = {};
       Completion How = Awaiting                                       ? Completion::Checksum
                        : (Ctx->Flags & TC_CONTEXT_ORDERED_PLACEMENT) ? Completion::Ordered

@@ -146,6 +146,59 @@ tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,
   return TC_OK;
 }
 
+size_t storeMarkedFrame(void *Slot, FrameKind Kind, uint64_t Package, uint64_t Code,
+                        uint32_t Element, const void *Payload, uint32_t Size,
+                        uint64_t Sequence) {
+  size_t N = FrameLine + roundToLines(size_t(Size) + FrameTrailerSize);
+  auto *F = static_cast<uint8_t *>(Slot);
+  auto *L = static_cast<uint64_t *>(Slot);
+  L[0] = uint64_t(FrameMagic) | uint64_t(FrameVersion) << 32 | uint64_t(Kind) << 40 |
+         uint64_t(N / FrameLine) << 48;
+  L[1] = Package;
+  L[2] = Sequence;
+  L[3] = uint64_t(Element) | uint64_t(Size) << 32;
+  L[4] = Kind == FrameCached ? Code : 0;
+  L[5] = uint64_t(FrameLine) << 32; // no image; the payload from line 1
+  L[6] = 0;
+  L[7] = uint64_t(uint32_t(Sequence)) | uint64_t(~orderedMark(Sequence)) << 32; // the echo
+  std::memcpy(F + FrameLine, Payload, Size);
+  std::memset(F + FrameLine + Size, 0, N - FrameTrailerSize - FrameLine - Size);
+  __atomic_store_n(reinterpret_cast<uint64_t *>(F + N - FrameTrailerSize), markedTrailer(Sequence),
+                   __ATOMIC_RELEASE);
+  return N;
+}
+
+bool captureMarkedFrame(const void *Slot, size_t SlotSize, uint64_t Expected, void *Private,
+                        FrameView *Out) {
+  constexpr uint64_t Kinds = (uint64_t(1) << 48) - 1; // magic, version, kind
+  const uint64_t *L = static_cast<const uint64_t *>(Slot);
+  uint64_t First = __atomic_load_n(&L[0], __ATOMIC_RELAXED);
+  size_t N = size_t(First >> 48) * FrameLine;
+  bool Cached = (First & Kinds) == (lineWord(FrameCached) & Kinds);
+  if ((!Cached && (First & Kinds) != (lineWord(FrameLocal) & Kinds)) || N <= FrameLine ||
+      N > SlotSize ||
+      __atomic_load_n(&L[N / 8 - 1], __ATOMIC_ACQUIRE) != markedTrailer(Expected))
+    return false;
+  uint64_t W[7] = {__atomic_load_n(&L[0], __ATOMIC_RELAXED), __atomic_load_n(&L[1], __ATOMIC_RELAXED),
+                   __atomic_load_n(&L[2], __ATOMIC_RELAXED), __atomic_load_n(&L[3], __ATOMIC_RELAXED),
+                   __atomic_load_n(&L[4], __ATOMIC_RELAXED), __atomic_load_n(&L[5], __ATOMIC_RELAXED),
+                   __atomic_load_n(&L[6], __ATOMIC_RELAXED)};
+  uint32_t PayloadSize = uint32_t(W[3] >> 32);
+  uint32_t ImageSize = uint32_t(W[5]), PayloadOffset = uint32_t(W[5] >> 32);
+  // validateFrame's checks of such a frame (its length is First's).
+  if (W[0] != First || W[2] != Expected || ImageSize || PayloadOffset < FrameLine ||
+      size_t(PayloadOffset) + PayloadSize > N - FrameTrailerSize || (!Cached && W[4]))
+    return false;
+  auto *Copy = static_cast<uint8_t *>(Private);
+  std::memcpy(Copy + PayloadOffset, static_cast<const uint8_t *>(Slot) + PayloadOffset,
+              PayloadSize);
+  std::memcpy(&Out->Header, W, sizeof Out->Header);
+  Out->Image = nullptr;
+  Out->Payload = Copy + PayloadOffset;
+  Out->Size = N;
+  return true;
+}
+
 bool splitFrameBatch(const uint8_t *Data, size_t Length, uint32_t Count, size_t MaxFrame,
                      uint32_t *Lengths) {
   size_t At = 0;

@@ -307,6 +307,23 @@ inline bool captureMarkedLine(const void *Slot, uint64_t Expected, void *Private
   return true;
 }
 
+/// captureMarkedLine for frames of more than a line: a Local or cached
+/// frame with no image that a direct sender stored, trailer last. The
+/// header's first word names the length; the trailer there is loaded
+/// (acquire), then the header once, and only the payload is copied to
+/// where captureFrame puts it in Private. Accepts what captureFrame
+/// accepts, the same; false for anything else (captureFrame decides).
+bool captureMarkedFrame(const void *Slot, size_t SlotSize, uint64_t Expected, void *Private,
+                        FrameView *Out);
+
+/// storeMarkedLine for frames of more than a line (Local or cached, the
+/// payload after the header line): what encodeFrame stores for them with
+/// Spec.Ordered, byte for byte. The caller checked that it fits the slot
+/// (frameSize). Returns its length.
+size_t storeMarkedFrame(void *Slot, FrameKind Kind, uint64_t Package, uint64_t Code,
+                        uint32_t Element, const void *Payload, uint32_t Size,
+                        uint64_t Sequence);
+
 } // namespace twochains::rt
 
 #endif

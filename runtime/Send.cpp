@@ -276,30 +276,22 @@ static inline bool sendDirect(tc_peer *Peer, const tc_package *Pkg, uint32_t Ele
   } else {
     return false;
   }
+  // frameSize's arithmetic for these kinds: the header line, then the
+  // payload and trailer in whole lines.
   bool Line = PayloadSize <= LocalInlinePayload;
-  if (!Line && frameSize(Kind, 0, uint32_t(PayloadSize)) > Tx.SlotSize)
+  if (!Line && FrameLine + ((PayloadSize + FrameTrailerSize + FrameLine - 1) & ~(FrameLine - 1)) >
+                   Tx.SlotSize)
     return false;
   uint64_t Seq;
   uint32_t Slot;
   if (Tx.Send->reserve(&Seq, &Slot) != TC_OK)
     return false;
   uint8_t *Frame = ringSlot(Tx.RingDirect, Tx.SlotSize, Slot);
-  if (Line) {
+  if (Line)
     storeMarkedLine(Frame, Kind, Pkg->Tag, Kind == FrameCached ? Code : Seq, Element, Payload,
                     uint32_t(PayloadSize), Seq);
-  } else {
-    FrameSpec Spec;
-    Spec.Kind = Kind;
-    Spec.Code = Code;
-    Spec.Package = Pkg->Tag;
-    Spec.Element = Element;
-    Spec.Payload = Payload;
-    Spec.PayloadSize = uint32_t(PayloadSize);
-    Spec.Sequence = Seq;
-    Spec.Ordered = true;
-    size_t Size;
-    encodeFrame(Frame, Tx.SlotSize, Spec, &Size); // checked above: it fits
-  }
+  else
+    storeMarkedFrame(Frame, Kind, Pkg->Tag, Code, Element, Payload, uint32_t(PayloadSize), Seq);
   tc_context *Ctx = Peer->Ctx;
   count(Ctx, Ctx->Stats.frames_sent);
   ++Peer->Stats.frames_sent;

@@ -67,6 +67,13 @@ static void check(const uint8_t *Slot, size_t SlotSize, uint64_t Expected, Compl
           std::memcmp(L.Payload, C.Payload, L.Header.PayloadSize) != 0)
         broken("inline capture of a line disagrees with captureFrame");
     }
+    // And its path for longer frames stored in order.
+    if (captureMarkedFrame(Slot, SlotSize, Expected, Line, &L)) {
+      if (Captured != TC_OK || std::memcmp(&L.Header, &C.Header, sizeof L.Header) != 0 ||
+          L.Size != C.Size || L.Image || L.Payload != Line + (C.Payload - Private) ||
+          std::memcmp(L.Payload, C.Payload, L.Header.PayloadSize) != 0)
+        broken("inline capture of a frame disagrees with captureFrame");
+    }
     std::free(Line);
   }
   std::free(Private);

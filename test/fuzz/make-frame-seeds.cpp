@@ -79,8 +79,15 @@ int main(int Argc, char **Argv) {
   Injected.Code = 0x0123456789abcdefull;
   Injected.PayloadSize = 24;
   Injected.Sequence = 42;
+  // A direct sender's frames carry the ordered mark: the receiver's inline
+  // paths take those (captureMarkedLine, captureMarkedFrame).
+  FrameSpec OneLineMarked = OneLine, LocalMarked = Local, CachedMarked = Cached;
+  OneLineMarked.Ordered = LocalMarked.Ordered = CachedMarked.Ordered = true;
   bool OK = write(Dir, "local-one-line", OneLine, 64) && write(Dir, "local", Local, 256) &&
             write(Dir, "cached", Cached, 128) && write(Dir, "cached-one-line", CachedInline, 64) &&
-            write(Dir, "injected", Injected, 512);
+            write(Dir, "injected", Injected, 512) &&
+            write(Dir, "local-one-line-marked", OneLineMarked, 64) &&
+            write(Dir, "local-marked", LocalMarked, 256) &&
+            write(Dir, "cached-marked", CachedMarked, 128);
   return OK ? 0 : 1;
 }

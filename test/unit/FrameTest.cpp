@@ -729,6 +729,110 @@ TEST(FrameCapture, TheInlineLinePathAgreesWithCaptureFrame) {
   }
 }
 
+/// A direct sender's frames of more than a line are stored by
+/// storeMarkedFrame, not encodeFrame: the same bytes, every size.
+TEST(FrameCapture, StoreMarkedFrameStoresWhatEncodeFrameDoes) {
+  for (FrameKind Kind : {FrameLocal, FrameCached})
+    for (uint32_t Size : {25u, 36u, 55u, 56u, 57u, 100u, 120u, 121u, 1000u, 4024u}) {
+      Slot Encoded, Stored;
+      std::memset(Stored.Bytes, 0xa5, SlotSize); // what an older frame left
+      std::memset(Encoded.Bytes, 0xa5, SlotSize);
+      std::vector<uint8_t> Payload = bytes(Size, uint8_t(Size));
+      FrameSpec Spec;
+      Spec.Kind = Kind;
+      Spec.Package = 0x5eed;
+      Spec.Element = 3;
+      Spec.Code = Kind == FrameCached ? 0xfeedull : 0;
+      Spec.Payload = Payload.data();
+      Spec.PayloadSize = Size;
+      Spec.Sequence = 70;
+      Spec.Ordered = true;
+      size_t N = 0;
+      ASSERT_EQ(encodeFrame(Encoded.Bytes, SlotSize, Spec, &N), TC_OK) << Size;
+      EXPECT_EQ(storeMarkedFrame(Stored.Bytes, Kind, 0x5eed, Spec.Code, 3, Payload.data(), Size,
+                                 70),
+                N);
+      EXPECT_EQ(std::memcmp(Encoded.Bytes, Stored.Bytes, SlotSize), 0) << Size;
+    }
+}
+
+/// The receiver's path for such frames accepts what captureFrame accepts,
+/// reads it the same, copies the payload, and leaves anything else to
+/// captureFrame.
+TEST(FrameCapture, TheInlineFramePathAgreesWithCaptureFrame) {
+  for (FrameKind Kind : {FrameLocal, FrameCached}) {
+    Slot S, Private, Fast;
+    std::vector<uint8_t> Payload = bytes(100, 7);
+    FrameSpec Spec;
+    Spec.Kind = Kind;
+    Spec.Package = 0x5eed;
+    Spec.Element = 4;
+    Spec.Code = Kind == FrameCached ? 0xfeedull : 0;
+    Spec.Payload = Payload.data();
+    Spec.PayloadSize = uint32_t(Payload.size());
+    Spec.Sequence = 9;
+    Spec.Ordered = true;
+    size_t Size = 0;
+    ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_OK);
+    FrameView V, F;
+    ASSERT_EQ(captureFrame(S.Bytes, SlotSize, 9, Private.Bytes, &V), TC_OK);
+    ASSERT_TRUE(captureMarkedFrame(S.Bytes, SlotSize, 9, Fast.Bytes, &F));
+    EXPECT_EQ(std::memcmp(&F.Header, &V.Header, sizeof F.Header), 0);
+    EXPECT_EQ(F.Size, V.Size);
+    EXPECT_EQ(F.Image, nullptr);
+    EXPECT_EQ(F.Payload, Fast.Bytes + (V.Payload - Private.Bytes));
+    EXPECT_EQ(std::memcmp(F.Payload, Payload.data(), Payload.size()), 0);
+    // What the jam reads is the copy, not the slot.
+    S.Bytes[FrameLine] ^= 0xff;
+    EXPECT_EQ(F.Payload[0], Payload[0]);
+    S.Bytes[FrameLine] ^= 0xff;
+    // Another sequence, a frame put with its checksum, a one-line frame:
+    // not for this path.
+    EXPECT_FALSE(captureMarkedFrame(S.Bytes, SlotSize, 9 + 64, Fast.Bytes, &F));
+    Spec.Ordered = false;
+    ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_OK);
+    EXPECT_FALSE(captureMarkedFrame(S.Bytes, SlotSize, 9, Fast.Bytes, &F));
+    EXPECT_EQ(captureFrame(S.Bytes, SlotSize, 9, Private.Bytes, &V), TC_OK);
+    Spec.Ordered = true;
+    Spec.PayloadSize = 8;
+    ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_OK);
+    EXPECT_FALSE(captureMarkedFrame(S.Bytes, SlotSize, 9, Fast.Bytes, &F));
+    Spec.PayloadSize = uint32_t(Payload.size());
+    // Fields that captureFrame refuses, each: refused here too, the
+    // trailer still showing the frame whole.
+    struct Change {
+      size_t Offset;
+      uint64_t Value;
+      size_t Bytes;
+      tc_status_t Refused;
+    };
+    const Change Changes[] = {
+        {offsetof(FrameHeader, PayloadSize), 200, 4, TC_ERR_BAD_LENGTH},
+        {offsetof(FrameHeader, PayloadOffset), 32, 4, TC_ERR_BAD_LENGTH},
+        {offsetof(FrameHeader, ImageSize), 64, 4, TC_ERR_BAD_LENGTH},
+        {offsetof(FrameHeader, Sequence), 10, 8, TC_ERR_SEQUENCE},
+        {offsetof(FrameHeader, Version), 9, 1, TC_ERR_BAD_VERSION},
+        {offsetof(FrameHeader, Magic), 0x1234, 4, TC_ERR_BAD_MAGIC},
+    };
+    for (const Change &C : Changes) {
+      ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_OK);
+      std::memcpy(S.Bytes + C.Offset, &C.Value, C.Bytes);
+      EXPECT_FALSE(captureMarkedFrame(S.Bytes, SlotSize, 9, Fast.Bytes, &F)) << C.Offset;
+      EXPECT_EQ(captureFrame(S.Bytes, SlotSize, 9, Private.Bytes, &V), C.Refused) << C.Offset;
+    }
+    if (Kind == FrameLocal) {
+      ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_OK);
+      uint64_t Code = 1;
+      std::memcpy(S.Bytes + offsetof(FrameHeader, Code), &Code, sizeof Code);
+      EXPECT_FALSE(captureMarkedFrame(S.Bytes, SlotSize, 9, Fast.Bytes, &F));
+      EXPECT_EQ(captureFrame(S.Bytes, SlotSize, 9, Private.Bytes, &V), TC_ERR_BAD_LENGTH);
+    }
+    // A length past the slot.
+    ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_OK);
+    EXPECT_FALSE(captureMarkedFrame(S.Bytes, Size - FrameLine, 9, Fast.Bytes, &F));
+  }
+}
+
 /// A frame whose bytes change while it is copied (a peer rewriting it, or
 /// bytes still landing) does not pass: the checksum is over the copy.
 TEST(FrameCapture, ACopyThatDoesNotMatchItsTrailerIsIncomplete) {
