@@ -15,13 +15,22 @@ struct Item {
 constexpr uint32_t ArraySize = 1u << 20; // as ried_array's tc_stdlib_array
 } // namespace
 
+} // namespace tcperf
+
 // The baselines' receiver-side state, with external linkage (as the ried's)
-// so that the compiler cannot drop the stores into it as unobserved.
-int32_t BaselineArray[ArraySize];
-int64_t BaselineTotal;
-// Not a constant, as tc_stdlib_array_length is not one to the jam, which
-// imports it: the index is reduced with a division in both, not a mask.
-uint32_t BaselineArrayLength = ArraySize;
+// so that the compiler cannot drop the stores into it as unobserved, and
+// their work: the jams' own functions (BaselineWork.c).
+extern "C" {
+int32_t tc_perf_baseline_array[tcperf::ArraySize];
+int64_t tc_perf_baseline_total;
+// Imported by the jam's code, so not a constant there: the index is
+// reduced with a division, not a mask, in both.
+extern const uint32_t tc_perf_baseline_array_length = tcperf::ArraySize;
+void tc_perf_baseline_indirect_put(void *Ctx, void *Payload, size_t Bytes);
+void tc_perf_baseline_server_side_sum(void *Ctx, void *Payload, size_t Bytes);
+}
+
+namespace tcperf {
 
 uint32_t payloadInts(Workload W, size_t Bytes) {
   return W == Workload::IndirectPut ? uint32_t((Bytes - 4) / sizeof(Item))
@@ -51,31 +60,13 @@ uint32_t workloadElement(Workload W) {
   return W == Workload::IndirectPut ? STDLIB_INDIRECT_PUT : STDLIB_SERVER_SIDE_SUM;
 }
 
-// Kept out of line so the baselines call a function, as Local frames do.
-__attribute__((noinline)) static void indirectPut(const void *Payload, size_t Bytes) {
-  uint32_t N;
-  std::memcpy(&N, Payload, 4);
-  if (Bytes < 4 + size_t(N) * sizeof(Item))
-    return;
-  const Item *It = reinterpret_cast<const Item *>(static_cast<const uint8_t *>(Payload) + 4);
-  uint32_t Length = BaselineArrayLength;
-  for (uint32_t I = 0; I < N; ++I)
-    BaselineArray[It[I].Index % Length] = It[I].Value;
-}
-
-__attribute__((noinline)) static void serverSideSum(const void *Payload, size_t Bytes) {
-  const int32_t *V = static_cast<const int32_t *>(Payload);
-  int64_t Sum = 0;
-  for (size_t I = 0; I < Bytes / sizeof(int32_t); ++I)
-    Sum += V[I];
-  BaselineTotal += Sum;
-}
-
+// Out of line, in another object: the baselines call a function, as Local
+// frames do.
 void runWork(Workload W, const void *Payload, size_t Bytes) {
   if (W == Workload::IndirectPut)
-    indirectPut(Payload, Bytes);
+    tc_perf_baseline_indirect_put(nullptr, const_cast<void *>(Payload), Bytes);
   else
-    serverSideSum(Payload, Bytes);
+    tc_perf_baseline_server_side_sum(nullptr, const_cast<void *>(Payload), Bytes);
 }
 
 } // namespace tcperf

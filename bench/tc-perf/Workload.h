@@ -2,8 +2,9 @@
 //
 // The same payload bytes go into every variant. Two-Chains runs the stdlib
 // package's jams on them (indirect_put, server_side_sum); the UCX baselines
-// run runWork() below, plain C++ doing what those jams do, on this process's
-// own array and total.
+// run runWork() below: the same jams' C source, built by the same clang at
+// the same -O2 as plain functions (BaselineWork.c), on this process's own
+// array and total.
 //===----------------------------------------------------------------------===//
 #ifndef TC_PERF_WORKLOAD_H
 #define TC_PERF_WORKLOAD_H
@@ -29,10 +30,6 @@ uint32_t workloadElement(Workload W);
 // What the jam does, for the baselines: scatter into a 1<<20 int32 array
 // (indices modulo its length) or add into a 64-bit total.
 void runWork(Workload W, const void *Payload, size_t Bytes);
-
-extern int32_t BaselineArray[];
-extern int64_t BaselineTotal;
-extern uint32_t BaselineArrayLength;
 
 } // namespace tcperf
 
