@@ -123,8 +123,16 @@ static std::string rmaTransports() {
   return Out;
 }
 
+/// Control: the context of the control worker, which carries frames by
+/// message (TCP). Its endpoints get one rendezvous lane, not one per NIC:
+/// a second NIC's rendezvous lane has its interface progressed on every
+/// ucp_worker_progress after the one the frame came on, which puts an
+/// empty epoll_wait (a microsecond in a VM) between each frame's arrival
+/// and the jam's reply. Frames never travel by rendezvous (FramePath.cpp
+/// refuses them); code and large answers then use one lane. A value the
+/// user set (UCX_MAX_RNDV_LANES) is kept.
 static ucs_status_t createUcp(uint64_t Features, const char *Transports, ucp_context_h *Out,
-                              bool SharedWorkers = false) {
+                              bool SharedWorkers = false, bool Control = false) {
   // A receiver restarted on its port listens again at once, rather than
   // failing with "Device is busy" until the old connections' TIME_WAIT
   // ends. UCX reads this for its TCP connection manager from the
@@ -135,7 +143,9 @@ static ucs_status_t createUcp(uint64_t Features, const char *Transports, ucp_con
   ucs_status_t St = ucp_config_read(nullptr, nullptr, &Config);
   if (St != UCS_OK)
     return St;
-  if (Transports && (St = ucp_config_modify(Config, "TLS", Transports)) != UCS_OK) {
+  if ((Transports && (St = ucp_config_modify(Config, "TLS", Transports)) != UCS_OK) ||
+      (Control && !std::getenv("UCX_MAX_RNDV_LANES") &&
+       (St = ucp_config_modify(Config, "MAX_RNDV_LANES", "1")) != UCS_OK)) {
     ucp_config_release(Config);
     return St;
   }
@@ -297,7 +307,8 @@ extern "C" tc_status_t tc_context_create(const tc_context_params_t *Params,
              "control traffic should use");
     return TC_ERR_INVALID_PARAM;
   } else {
-    if ((St = createUcp(UCP_FEATURE_AM, nullptr, &Ctx->Ucp)) != UCS_OK) {
+    if ((St = createUcp(UCP_FEATURE_AM, nullptr, &Ctx->Ucp, /*SharedWorkers=*/false,
+                        /*Control=*/true)) != UCS_OK) {
       logError(std::string("ucp_init: ") + ucs_status_string(St));
       return fromUcs(St);
     }
