@@ -73,12 +73,12 @@ static tc_status_t sendFrameMessage(tc_peer *Peer, uint64_t First, uint32_t Coun
   ucp_request_param_t P = {};
   P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   P.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
-  ucs_status_t St = waitRequestUntil(
+  ucs_status_t St = waitRequestFor(
       Peer->Ctx->Worker,
       ucp_am_send_nbx(Peer->Ep, AmFrame, &Tx.MessageHeader,
                       Count == 1 ? sizeof(FrameMessage) : sizeof(FrameBatchMessage), Data, Size,
                       &P),
-      nowNs() + FrameMessageDeadlineNs);
+      FrameMessageDeadlineNs);
   if (St != UCS_OK) {
     Peer->Failed = true;
     return TC_ERR_IO;

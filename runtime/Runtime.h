@@ -58,6 +58,14 @@ ucs_status_t waitRequest(ucp_worker_h Worker, ucs_status_ptr_t Request);
 ucs_status_t waitRequestUntil(ucp_worker_h Worker, ucs_status_ptr_t Request,
                               uint64_t DeadlineNs);
 uint64_t nowNs();
+/// waitRequestUntil TimeoutNs from now, the clock read only if the request
+/// did not complete at once (a frame's send: most do).
+inline ucs_status_t waitRequestFor(ucp_worker_h Worker, ucs_status_ptr_t Request,
+                                   uint64_t TimeoutNs) {
+  if (Request == nullptr)
+    return UCS_OK;
+  return waitRequestUntil(Worker, Request, nowNs() + TimeoutNs);
+}
 
 } // namespace twochains::rt
 
