@@ -149,6 +149,8 @@ bool CodeCache::evictOne() {
     return false;
   CachedCode &C = Entries[size_t(Oldest)];
   unlink(Oldest);
+  if (LastFound == Oldest)
+    LastFound = -1;
   release(C.Offset, (C.Size + Line - 1) / Line);
   // The bytes stay in the arena until reused; nothing can reach them.
   C = CachedCode();

@@ -79,6 +79,14 @@ public:
 
   /// The entry for this key, package and element, or null. Marks it used.
   const CachedCode *find(uint64_t Key, uint64_t Package, uint32_t Element) {
+    // The entry found last first: a stream's frames name one image.
+    if (LastFound >= 0) {
+      CachedCode &C = Entries[size_t(LastFound)];
+      if (C.Key == Key && C.Package == Package && C.Element == Element) {
+        C.LastUse = ++Clock;
+        return &C;
+      }
+    }
     size_t Mask = Table.size() - 1;
     for (size_t I = mix(Key, Package, Element) & Mask;; I = (I + 1) & Mask) {
       int32_t E = Table[I];
@@ -87,6 +95,7 @@ public:
       CachedCode &C = Entries[size_t(E)];
       if (C.Key == Key && C.Package == Package && C.Element == Element) {
         C.LastUse = ++Clock;
+        LastFound = E;
         return &C;
       }
     }
@@ -132,6 +141,7 @@ private:
   size_t Capacity = 0;
   size_t Live = 0;
   uint64_t Clock = 0;
+  int32_t LastFound = -1; // an entry of Entries, live (evictOne forgets it)
 };
 
 } // namespace twochains::rt

@@ -79,6 +79,25 @@ TEST(CodeCache, EvictsLeastRecentlyUsedToStayWithinItsSize) {
   EXPECT_EQ(C.reserve(7, 1, 7, 8192, 64, false, &Evicted), nullptr) << "larger than the cache";
 }
 
+/// find() looks at the entry it found last before it probes: an evicted
+/// one must not be found that way, not even under the zero key an evicted
+/// entry's fields are reset to.
+TEST(CodeCache, AnEvictedEntryIsNotFoundAsTheOneFoundLast) {
+  CodeCache C;
+  std::string Error;
+  ASSERT_EQ(C.create(4096, Error), TC_OK);
+  ASSERT_NE(C.reserve(1, 1, 1, 1024, 64, false, nullptr), nullptr);
+  ASSERT_NE(C.reserve(2, 1, 2, 2048, 64, /*Pinned=*/true, nullptr), nullptr);
+  ASSERT_NE(C.find(1, 1, 1), nullptr);
+  // Evicts 1 and still finds no room: 1's entry is freed and not reused.
+  unsigned Evicted = 0;
+  EXPECT_EQ(C.reserve(3, 1, 3, 3072, 64, false, &Evicted), nullptr);
+  EXPECT_EQ(Evicted, 1u);
+  EXPECT_EQ(C.find(1, 1, 1), nullptr);
+  EXPECT_EQ(C.find(0, 0, 0), nullptr);
+  EXPECT_NE(C.find(2, 1, 2), nullptr);
+}
+
 TEST(CodeCache, RandomInstallsAndEvictionsKeepEveryLiveEntryFindable) {
   CodeCache C;
   std::string Error;
