@@ -24,8 +24,9 @@ size_t frameSize(FrameKind Kind, uint32_t ImageSize, uint32_t PayloadSize) {
   if (Kind != FrameInjected && PayloadSize <= inlineCapacity(Kind))
     return FrameLine;
   // Header line, image lines, then payload and trailer in whole lines.
-  size_t Image = Kind == FrameInjected ? roundToLines(ImageSize) : 0;
-  return FrameLine + Image + roundToLines(size_t(PayloadSize) + FrameTrailerSize);
+  if (Kind != FrameInjected)
+    return imagelessFrameSize(PayloadSize);
+  return roundToLines(ImageSize) + imagelessFrameSize(PayloadSize);
 }
 
 /// The final multiply-xorshift of frameChecksum's two sums. A checksum
@@ -120,7 +121,7 @@ tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,
     // receiver looks at that one word (frameMayHaveArrived).
     // Its other half is never the mark: a first line that is not the
     // whole frame must never pass for a one-line frame's trailer.
-    FrameTrailer Echo = {uint32_t(Spec.Sequence), ~orderedMark(Spec.Sequence)};
+    uint64_t Echo = echoWord(Spec.Sequence);
     std::memcpy(F + sizeof H, &Echo, sizeof Echo);
     // A template already holds the image in place.
     if (Injected && Spec.Image != F + FrameImageOffset)
@@ -132,11 +133,8 @@ tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,
   }
   if (Spec.Ordered) {
     // Everything above is visible before the trailer that vouches for it.
-    FrameTrailer T = {uint32_t(Spec.Sequence), orderedMark(Spec.Sequence)};
-    uint64_t Word;
-    std::memcpy(&Word, &T, sizeof Word);
-    __atomic_store_n(reinterpret_cast<uint64_t *>(F + N - FrameTrailerSize), Word,
-                     __ATOMIC_RELEASE);
+    __atomic_store_n(reinterpret_cast<uint64_t *>(F + N - FrameTrailerSize),
+                     markedTrailer(Spec.Sequence), __ATOMIC_RELEASE);
   } else {
     FrameTrailer T = {uint32_t(Spec.Sequence),
                       frameChecksum(F, N - FrameTrailerSize, Spec.Sequence)};
@@ -149,18 +147,17 @@ tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,
 size_t storeMarkedFrame(void *Slot, FrameKind Kind, uint64_t Package, uint64_t Code,
                         uint32_t Element, const void *Payload, uint32_t Size,
                         uint64_t Sequence) {
-  size_t N = FrameLine + roundToLines(size_t(Size) + FrameTrailerSize);
+  size_t N = imagelessFrameSize(Size);
   auto *F = static_cast<uint8_t *>(Slot);
   auto *L = static_cast<uint64_t *>(Slot);
-  L[0] = uint64_t(FrameMagic) | uint64_t(FrameVersion) << 32 | uint64_t(Kind) << 40 |
-         uint64_t(N / FrameLine) << 48;
+  L[0] = headerWord(Kind, N / FrameLine);
   L[1] = Package;
   L[2] = Sequence;
   L[3] = uint64_t(Element) | uint64_t(Size) << 32;
   L[4] = Kind == FrameCached ? Code : 0;
   L[5] = uint64_t(FrameLine) << 32; // no image; the payload from line 1
   L[6] = 0;
-  L[7] = uint64_t(uint32_t(Sequence)) | uint64_t(~orderedMark(Sequence)) << 32; // the echo
+  L[7] = echoWord(Sequence);
   std::memcpy(F + FrameLine, Payload, Size);
   std::memset(F + FrameLine + Size, 0, N - FrameTrailerSize - FrameLine - Size);
   __atomic_store_n(reinterpret_cast<uint64_t *>(F + N - FrameTrailerSize), markedTrailer(Sequence),
@@ -174,8 +171,8 @@ bool captureMarkedFrame(const void *Slot, size_t SlotSize, uint64_t Expected, vo
   const uint64_t *L = static_cast<const uint64_t *>(Slot);
   uint64_t First = __atomic_load_n(&L[0], __ATOMIC_RELAXED);
   size_t N = size_t(First >> 48) * FrameLine;
-  bool Cached = (First & Kinds) == (lineWord(FrameCached) & Kinds);
-  if ((!Cached && (First & Kinds) != (lineWord(FrameLocal) & Kinds)) || N <= FrameLine ||
+  bool Cached = (First & Kinds) == headerWord(FrameCached, 0);
+  if ((!Cached && (First & Kinds) != headerWord(FrameLocal, 0)) || N <= FrameLine ||
       N > SlotSize ||
       __atomic_load_n(&L[N / 8 - 1], __ATOMIC_ACQUIRE) != markedTrailer(Expected))
     return false;

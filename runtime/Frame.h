@@ -104,6 +104,30 @@ template <typename Address> constexpr Address ringSlot(Address Ring, uint32_t Sl
 /// Bytes a frame of this kind needs for an image and a payload of these
 /// sizes (only injected frames carry their image).
 size_t frameSize(FrameKind Kind, uint32_t ImageSize, uint32_t PayloadSize);
+/// frameSize of a frame of more than a line with no image: the header
+/// line, then the payload and the trailer in whole lines.
+constexpr size_t imagelessFrameSize(size_t PayloadSize) {
+  return FrameLine + (PayloadSize + FrameTrailerSize + FrameLine - 1) / FrameLine * FrameLine;
+}
+
+/// A frame's first word: magic, version, kind and length in lines,
+/// compared at once.
+constexpr uint64_t headerWord(FrameKind Kind, size_t Lines) {
+  return uint64_t(FrameMagic) | uint64_t(FrameVersion) << 32 | uint64_t(Kind) << 40 |
+         uint64_t(Lines) << 48;
+}
+/// The first word of a one-line frame of this kind.
+constexpr uint64_t lineWord(FrameKind Kind) { return headerWord(Kind, 1); }
+
+/// The trailer of a frame stored by a direct sender, as one word.
+constexpr uint64_t markedTrailer(uint64_t Sequence) {
+  return uint64_t(uint32_t(Sequence)) | uint64_t(orderedMark(Sequence)) << 32;
+}
+/// The last word of a longer frame's first line: its sequence, and never
+/// the mark (a first line must not pass for a one-line frame).
+constexpr uint64_t echoWord(uint64_t Sequence) {
+  return uint64_t(uint32_t(Sequence)) | uint64_t(~orderedMark(Sequence)) << 32;
+}
 
 /// The 32-bit checksum over Size bytes (a whole number of 8-byte words)
 /// seeded with the sequence: it tells a whole frame from one still landing
@@ -170,16 +194,14 @@ inline void copyInline(uint8_t *To, const uint8_t *From, size_t N) {
 inline void storeMarkedLine(void *Slot, FrameKind Kind, uint64_t Package, uint64_t Word2,
                             uint32_t Element, const void *Payload, uint32_t Size,
                             uint64_t Sequence) {
-  uint64_t W[FrameLine / 8] = {uint64_t(FrameMagic) | uint64_t(FrameVersion) << 32 |
-                                   uint64_t(Kind) << 40 | uint64_t(1) << 48,
-                               Package, Word2, uint64_t(Element) | uint64_t(Size) << 32};
+  uint64_t W[FrameLine / 8] = {lineWord(Kind), Package, Word2,
+                               uint64_t(Element) | uint64_t(Size) << 32};
   copyInline(reinterpret_cast<uint8_t *>(&W[LocalInlineOffset / 8]),
              static_cast<const uint8_t *>(Payload), Size);
   auto *L = static_cast<uint64_t *>(Slot);
   for (unsigned I = 0; I < 7; ++I)
     L[I] = W[I];
-  __atomic_store_n(&L[7], uint64_t(uint32_t(Sequence)) | uint64_t(orderedMark(Sequence)) << 32,
-                   __ATOMIC_RELEASE);
+  __atomic_store_n(&L[7], markedTrailer(Sequence), __ATOMIC_RELEASE);
 }
 
 /// Writes the frame for Spec into Slot (SlotSize bytes). On success sets
@@ -247,18 +269,6 @@ tc_status_t captureFrame(const void *Slot, size_t SlotSize, uint64_t Expected, v
 bool splitFrameBatch(const uint8_t *Data, size_t Length, uint32_t Count, size_t MaxFrame,
                      uint32_t *Lengths);
 
-/// The first word of a one-line frame of this kind: magic, version, kind
-/// and one line, compared at once.
-constexpr uint64_t lineWord(FrameKind Kind) {
-  return uint64_t(FrameMagic) | uint64_t(FrameVersion) << 32 | uint64_t(Kind) << 40 |
-         uint64_t(1) << 48;
-}
-
-/// The trailer of a frame stored by a direct sender, as one word.
-constexpr uint64_t markedTrailer(uint64_t Sequence) {
-  return uint64_t(uint32_t(Sequence)) | uint64_t(orderedMark(Sequence)) << 32;
-}
-
 /// captureFrame's common case, inline: a one-line Local or cached frame
 /// that a direct sender stored, trailer last. The trailer is loaded first
 /// (acquire), then every other word once; what is checked and run are
@@ -319,7 +329,7 @@ bool captureMarkedFrame(const void *Slot, size_t SlotSize, uint64_t Expected, vo
 /// storeMarkedLine for frames of more than a line (Local or cached, the
 /// payload after the header line): what encodeFrame stores for them with
 /// Spec.Ordered, byte for byte. The caller checked that it fits the slot
-/// (frameSize). Returns its length.
+/// (imagelessFrameSize). Returns its length.
 size_t storeMarkedFrame(void *Slot, FrameKind Kind, uint64_t Package, uint64_t Code,
                         uint32_t Element, const void *Payload, uint32_t Size,
                         uint64_t Sequence);

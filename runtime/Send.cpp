@@ -23,23 +23,21 @@
 
 using namespace twochains::rt;
 
-static twochains::rt::PeerSendHalf::ElementSend &elementSend(tc_peer *Peer, const tc_package *Pkg,
-                                        uint32_t Element);
-/// elementSend's common case inline: the peer's first package.
-static inline twochains::rt::PeerSendHalf::ElementSend &
-elementSendOf(tc_peer *Peer, const tc_package *Pkg, uint32_t Element) {
-  if (!Peer->Tx.Sends.empty() && Peer->Tx.Sends.front().first == Pkg)
-    return Peer->Tx.Sends.front().second[Element];
-  return elementSend(Peer, Pkg, Element);
+/// The peer's send state of a package's elements, made at the package's
+/// first send to it. Out of line: once per package and peer.
+__attribute__((noinline)) static twochains::rt::PeerSendHalf::ElementSend &
+addElementSends(tc_peer *Peer, const tc_package *Pkg, uint32_t Element) {
+  Peer->Tx.Sends.emplace_back(
+      Pkg, std::vector<twochains::rt::PeerSendHalf::ElementSend>(Pkg->Elements.size()));
+  return Peer->Tx.Sends.back().second[Element];
 }
 
-static twochains::rt::PeerSendHalf::ElementSend &elementSend(tc_peer *Peer, const tc_package *Pkg,
-                                        uint32_t Element) {
+static inline twochains::rt::PeerSendHalf::ElementSend &
+elementSend(tc_peer *Peer, const tc_package *Pkg, uint32_t Element) {
   for (auto &[P, Elements] : Peer->Tx.Sends)
     if (P == Pkg)
       return Elements[Element];
-  Peer->Tx.Sends.emplace_back(Pkg, std::vector<twochains::rt::PeerSendHalf::ElementSend>(Pkg->Elements.size()));
-  return Peer->Tx.Sends.back().second[Element];
+  return addElementSends(Peer, Pkg, Element);
 }
 
 /// The element's injected-frame template: header line and image already
@@ -57,15 +55,15 @@ static uint8_t *injectedTemplate(tc_peer *Peer, const PackageElement &E,
 }
 
 /// A frame delivered, in the statistics.
-static void countSent(tc_peer *Peer, const FrameSpec &Spec) {
+static inline void countSent(tc_peer *Peer, uint8_t Kind, uint32_t ImageSize) {
   tc_context *Ctx = Peer->Ctx;
   tc_stats_t &Stats = Ctx->Stats;
   count(Ctx, Stats.frames_sent);
   ++Peer->Stats.frames_sent;
-  if (Spec.Kind == FrameInjected) {
+  if (Kind == FrameInjected) {
     count(Ctx, Stats.frames_sent_with_code);
-    count(Ctx, Stats.code_bytes_sent, Spec.ImageSize);
-  } else if (Spec.Kind == FrameCached) {
+    count(Ctx, Stats.code_bytes_sent, ImageSize);
+  } else if (Kind == FrameCached) {
     count(Ctx, Stats.frames_sent_cached);
   }
 }
@@ -98,7 +96,7 @@ static tc_status_t putFrame(tc_peer *Peer, uint8_t *Frame, FrameSpec &Spec, uint
   }
   if (St != TC_OK)
     return St;
-  countSent(Peer, Spec);
+  countSent(Peer, Spec.Kind, Spec.ImageSize);
   return TC_OK;
 }
 
@@ -268,7 +266,7 @@ static inline bool sendDirect(tc_peer *Peer, const tc_package *Pkg, uint32_t Ele
     const PackageElement *E = elementFor(Pkg, Element, Tx.RemoteIsa);
     if (!E)
       return false;
-    PeerSendHalf::ElementSend &S = elementSendOf(Peer, Pkg, Element);
+    PeerSendHalf::ElementSend &S = elementSend(Peer, Pkg, Element);
     if (!S.Held && !S.Shipped)
       return false; // its first frame carries the code
     Kind = FrameCached;
@@ -276,11 +274,8 @@ static inline bool sendDirect(tc_peer *Peer, const tc_package *Pkg, uint32_t Ele
   } else {
     return false;
   }
-  // frameSize's arithmetic for these kinds: the header line, then the
-  // payload and trailer in whole lines.
   bool Line = PayloadSize <= LocalInlinePayload;
-  if (!Line && FrameLine + ((PayloadSize + FrameTrailerSize + FrameLine - 1) & ~(FrameLine - 1)) >
-                   Tx.SlotSize)
+  if (!Line && imagelessFrameSize(PayloadSize) > Tx.SlotSize)
     return false;
   uint64_t Seq;
   uint32_t Slot;
@@ -292,11 +287,7 @@ static inline bool sendDirect(tc_peer *Peer, const tc_package *Pkg, uint32_t Ele
                     uint32_t(PayloadSize), Seq);
   else
     storeMarkedFrame(Frame, Kind, Pkg->Tag, Code, Element, Payload, uint32_t(PayloadSize), Seq);
-  tc_context *Ctx = Peer->Ctx;
-  count(Ctx, Ctx->Stats.frames_sent);
-  ++Peer->Stats.frames_sent;
-  if (Kind == FrameCached)
-    count(Ctx, Ctx->Stats.frames_sent_cached);
+  countSent(Peer, Kind, 0);
   if (Sequence)
     *Sequence = Seq;
   return true;

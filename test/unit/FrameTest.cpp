@@ -25,6 +25,22 @@ std::vector<uint8_t> bytes(size_t N, uint8_t Seed) {
   return V;
 }
 
+/// A Local or cached frame as a direct sender stores it (the ordered mark
+/// in its trailer); a cached one names code key 0xfeed.
+FrameSpec markedSpec(FrameKind Kind, const void *Payload, uint32_t Size, uint32_t Element,
+                     uint64_t Sequence) {
+  FrameSpec Spec;
+  Spec.Kind = Kind;
+  Spec.Package = 0x5eed;
+  Spec.Element = Element;
+  Spec.Code = Kind == FrameCached ? 0xfeedull : 0;
+  Spec.Payload = Payload;
+  Spec.PayloadSize = Size;
+  Spec.Sequence = Sequence;
+  Spec.Ordered = true;
+  return Spec;
+}
+
 /// Rewrites a frame's header field, then re-seals it with a valid trailer,
 /// as a buggy or hostile sender could.
 template <typename Fn> void reseal(Slot &S, size_t Size, uint64_t Seq, Fn Change) {
@@ -682,15 +698,7 @@ TEST(FrameCapture, TheInlineLinePathAgreesWithCaptureFrame) {
   for (FrameKind Kind : {FrameLocal, FrameCached}) {
     Slot S, Private, Line;
     uint32_t Value[3] = {12, 34, 56};
-    FrameSpec Spec;
-    Spec.Kind = Kind;
-    Spec.Package = 0x5eed;
-    Spec.Element = 4;
-    Spec.Code = Kind == FrameCached ? 0xfeedull : 0;
-    Spec.Payload = Value;
-    Spec.PayloadSize = sizeof Value;
-    Spec.Sequence = 9;
-    Spec.Ordered = true;
+    FrameSpec Spec = markedSpec(Kind, Value, sizeof Value, 4, 9);
     size_t Size = 0;
     ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_OK);
     FrameView V, L;
@@ -738,15 +746,7 @@ TEST(FrameCapture, StoreMarkedFrameStoresWhatEncodeFrameDoes) {
       std::memset(Stored.Bytes, 0xa5, SlotSize); // what an older frame left
       std::memset(Encoded.Bytes, 0xa5, SlotSize);
       std::vector<uint8_t> Payload = bytes(Size, uint8_t(Size));
-      FrameSpec Spec;
-      Spec.Kind = Kind;
-      Spec.Package = 0x5eed;
-      Spec.Element = 3;
-      Spec.Code = Kind == FrameCached ? 0xfeedull : 0;
-      Spec.Payload = Payload.data();
-      Spec.PayloadSize = Size;
-      Spec.Sequence = 70;
-      Spec.Ordered = true;
+      FrameSpec Spec = markedSpec(Kind, Payload.data(), Size, 3, 70);
       size_t N = 0;
       ASSERT_EQ(encodeFrame(Encoded.Bytes, SlotSize, Spec, &N), TC_OK) << Size;
       EXPECT_EQ(storeMarkedFrame(Stored.Bytes, Kind, 0x5eed, Spec.Code, 3, Payload.data(), Size,
@@ -763,15 +763,7 @@ TEST(FrameCapture, TheInlineFramePathAgreesWithCaptureFrame) {
   for (FrameKind Kind : {FrameLocal, FrameCached}) {
     Slot S, Private, Fast;
     std::vector<uint8_t> Payload = bytes(100, 7);
-    FrameSpec Spec;
-    Spec.Kind = Kind;
-    Spec.Package = 0x5eed;
-    Spec.Element = 4;
-    Spec.Code = Kind == FrameCached ? 0xfeedull : 0;
-    Spec.Payload = Payload.data();
-    Spec.PayloadSize = uint32_t(Payload.size());
-    Spec.Sequence = 9;
-    Spec.Ordered = true;
+    FrameSpec Spec = markedSpec(Kind, Payload.data(), uint32_t(Payload.size()), 4, 9);
     size_t Size = 0;
     ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_OK);
     FrameView V, F;
