@@ -123,24 +123,13 @@ static int stall(char **Argv) {
   std::_Exit(0);
 }
 
-static long residentKb() {
-  FILE *F = std::fopen("/proc/self/status", "r");
-  char Line[256];
-  long Kb = -1;
-  while (F && std::fgets(Line, sizeof Line, F))
-    if (!std::strncmp(Line, "VmRSS:", 6))
-      Kb = std::atol(Line + 6);
-  if (F)
-    std::fclose(F);
-  return Kb;
-}
-
 static int cycles(char **Argv) {
   const tc_package *Pkg = containment(Argv[2]);
   tc_context_t *Ctx = Pkg ? context(const_cast<tc_package *>(Pkg)) : nullptr;
   if (!Ctx)
     return fail("cycles: no context");
   unsigned N = unsigned(std::atoi(Argv[4])), Done = 0;
+  long FirstMappings = -1;
   for (; Done < N; ++Done) {
     tc_peer_t *Peer = connectTo(Ctx, Argv[3]);
     tc_status_t St = TC_OK;
@@ -154,8 +143,12 @@ static int cycles(char **Argv) {
       return fail("cycles: cycle " + std::to_string(Done) + " failed: " + Step + ": " +
                   tc_status_string(St));
     tc_peer_close(Peer);
+    if (Done == 0)
+      FirstMappings = mappings();
   }
   std::printf("cycles: %u connect/close cycles, sender resident %ld kB\n", Done, residentKb());
+  std::printf("cycles: sender mappings after the first cycle %ld, at the end %ld\n", FirstMappings,
+              mappings());
   tc_context_destroy(Ctx);
   return 0;
 }
@@ -224,9 +217,9 @@ int main(int Argc, char **Argv) {
   if (Verb == "receiver" && Argc >= 6) {
     // Resident memory when it starts listening and at the end, for the
     // connect/close cycles.
-    std::printf("receiver: resident at start %ld kB\n", residentKb());
+    std::printf("receiver: resident at start %ld kB, mappings %ld\n", residentKb(), mappings());
     int R = receiver(Argc, Argv);
-    std::printf("receiver: resident at end %ld kB\n", residentKb());
+    std::printf("receiver: resident at end %ld kB, mappings %ld\n", residentKb(), mappings());
     return R;
   }
   if (Verb == "crash" && Argc == 7)
