@@ -70,6 +70,9 @@ public:
     return true;
   }
 
+  /// False if take(Word, ...) would change nothing and return false.
+  bool mayTake(uint64_t Word) const { return Word != Seen; }
+
 private:
   uint64_t Seen = 0; // the last word taken
 };

@@ -411,9 +411,18 @@ __attribute__((noinline)) static void controlTurn(tc_context *Ctx) {
 /// sender (truncated()). A frame in a ring with nothing else due goes
 /// straight to the ring: what servePeer would do first is known to be
 /// nothing then.
+/// Whether the receiver has written a miss or fault report this side has
+/// not taken: two loads, where taking them (servePeer) is a few hundred
+/// instructions.
+static inline bool reportsWaiting(const tc_peer *Peer) {
+  const volatile uint64_t *W = Peer->Tx.CreditWord;
+  return W && Peer->Tx.Send &&
+         (Peer->Tx.Misses.mayTake(W[CreditWordMiss]) || W[CreditWordFault] != Peer->Tx.FaultSeen);
+}
+
 static inline unsigned pollPeer(tc_context *Ctx, tc_peer *Peer, bool Reports, JamRun &Run) {
   PeerReceiveHalf &Rx = Peer->Rx;
-  if (Reports || Peer->Channelled || !Rx.Ring || !Peer->Welcomed || !Peer->Tx.Queued.empty() ||
+  if ((Reports && (!Ctx->ArrivedAnswers.empty() || reportsWaiting(Peer))) || Peer->Channelled || !Rx.Ring || !Peer->Welcomed || !Peer->Tx.Queued.empty() ||
       Peer->Tx.BatchFrames || Rx.CodeWait.awaiting(Rx.Receive->expected()))
     return servePeer(Ctx, Peer, Run);
   if (!frameMayHaveArrived(ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot()),
