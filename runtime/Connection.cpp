@@ -136,20 +136,25 @@ void releasePeer(tc_context *Ctx, tc_peer *Peer) {
     Peer->Rx.Receive->takeCreditReport();
   // A live peer's last credit reports are let land (bounded); a failed
   // one's are not waited for: closing its endpoints ends them.
+  bool GaveUp = false; // on a put or report still in flight
   for (uint32_t Slot = 0; Slot < Peer->Tx.Puts.size(); ++Slot) {
     if (!Peer->Tx.Puts[Slot])
       continue;
-    if (!Peer->Failed)
+    if (!Peer->Failed) {
       completePut(Peer, Slot);
-    else
+    } else {
       ucp_request_free(Peer->Tx.Puts[Slot]); // released by UCX when its endpoint closes it
+      GaveUp = true;
+    }
     Peer->Tx.Puts[Slot] = nullptr;
   }
   for (ucs_status_ptr_t &R : Peer->Rx.CreditRequest) {
-    if (R && !Peer->Failed)
+    if (R && !Peer->Failed) {
       waitRequestUntil(frameWorker(Peer), R, nowNs() + 1'000'000'000);
-    else if (R)
+    } else if (R) {
       ucp_request_free(R); // released by UCX when its endpoint closes it
+      GaveUp = true;
+    }
     R = nullptr;
   }
   if (Peer->Welcomed && Peer->Path == PathRma && putsTo(Peer) && Ctx->PutPeers)
@@ -162,17 +167,23 @@ void releasePeer(tc_context *Ctx, tc_peer *Peer) {
   if (Peer->Tx.RingKey)
     ucp_rkey_destroy(Peer->Tx.RingKey);
   Peer->Rx.CreditKey = Peer->Tx.RingKey = nullptr;
-  // Closed by flushing, never forced: puts complete locally before they
-  // land, and the close makes them land first. A forced close of this
-  // endpoint (UCX 1.13) left its shared-memory transport endpoints behind,
-  // each with the other side's segment attached: two mappings and 17 kB
-  // per closed peer on each side, for the life of the context
-  // (containment-e2e 'cycles'). A failed peer's close is waited for
-  // briefly: nothing of it is expected to land.
+  // Puts complete locally before they land: make them land before closing
+  // (a failed peer's, briefly: nothing of it is expected to land). Then
+  // closed by flushing, which has nothing left to flush: a forced close of
+  // this endpoint (UCX 1.13) left its shared-memory transport endpoints
+  // behind, each with the other side's segment attached, two mappings and
+  // 17 kB per closed peer on each side for the life of the context
+  // (containment-e2e 'cycles'). Forced only if something is still in
+  // flight: that cancels it, and its buffers go with the peer.
   if (Peer->DataEp) {
     ucp_request_param_t P = {};
-    waitRequestUntil(Ctx->DataWorker, ucp_ep_close_nbx(Peer->DataEp, &P),
-                     nowNs() + (Peer->Failed ? 10'000'000 : 1'000'000'000));
+    uint64_t Deadline = nowNs() + (Peer->Failed ? 10'000'000 : 1'000'000'000);
+    bool Flushed = !GaveUp && waitRequestUntil(Ctx->DataWorker, ucp_ep_flush_nbx(Peer->DataEp, &P),
+                                               Deadline) == UCS_OK;
+    if (Flushed)
+      waitRequestUntil(Ctx->DataWorker, ucp_ep_close_nbx(Peer->DataEp, &P), nowNs() + 10'000'000);
+    else
+      closeEndpoint(Ctx->DataWorker, Peer->DataEp);
   }
   Peer->DataEp = nullptr;
   // So do the last messages (credits, answers by message): a forced close
