@@ -8,8 +8,9 @@
 #   quarantine  repeated faults of one element from one peer
 #   stall    a peer that never drains its replies, beside one that does:
 #            the other's frames all run, its replies are refused at once
-#   cycles   2000 connect/close cycles: resident memory and shared-memory
-#            segments stay bounded (measured before and after)
+#   cycles   2000 connect/close cycles over shared memory, 300 over TCP:
+#            resident memory, mappings, descriptors and shared-memory
+#            segments of both sides stay bounded
 #   connect  tc_connect to a receiver that does not progress returns
 #            within its timeout
 #   route    a route that failed is not closed under the frame that runs
@@ -116,42 +117,66 @@ if want stall; then
   expect "$OUT/receiver" "containment_count 200$" "every good frame ran"
 fi
 
-if want cycles; then
-  echo "== cycles"
-  # Under load 2000 cycles take over 120 s; the receiver runs until they end
-  # (test_receiver.h: its limit is 60 s without a frame).
-  RECEIVER_TIMEOUT=300 start 2000
+# N connect/close cycles against a receiver of its own, with VAR=value
+# settings for both sides. Closed peers leave nothing behind on either
+# side, measured while the context still lives: once each leaked peer kept
+# two segments of the other side attached (12 KiB each; 2000 cycles grew
+# each process by about 4,000 mappings and 46 MB); no segment files, and
+# no descriptors (sockets), are left over.
+cycles_step() { # N [VAR=value ...]
+  local n=$1
+  shift
+  # Under load 2000 cycles take over 120 s; the receiver runs until they
+  # end (test_receiver.h: its limit is 60 s without a frame).
+  RECEIVER_TIMEOUT=300 start $n "$@"
   segments() { ls /dev/shm 2>/dev/null | wc -l; ipcs -m 2>/dev/null | grep -c '^0x' || true; }
+  local BEFORE AFTER
   BEFORE=$(segments | paste -sd+ | bc)
-  # The receiver ends by itself after the 2000th frame; after a failed
-  # cycle it is stopped.
-  "$TOOL" cycles "$PKG" $PORT 2000 > "$OUT/cycles" 2>&1 || kill $RPID 2>/dev/null || true
+  # The receiver ends by itself after the last frame; after a failed cycle
+  # it is stopped.
+  env "$@" "$TOOL" cycles "$PKG" $PORT $n > "$OUT/cycles" 2>&1 || kill $RPID 2>/dev/null || true
   finish || true
   AFTER=$(segments | paste -sd+ | bc)
   cat "$OUT/cycles"
   grep -E "resident|mappings" "$OUT/receiver"
   echo "shared-memory segments and files: $BEFORE before, $AFTER after"
-  expect "$OUT/cycles" "cycles: 2000 connect/close cycles" "2000 cycles"
+  expect "$OUT/cycles" "cycles: $n connect/close cycles" "$n cycles"
   expect "$OUT/receiver" "before the context is destroyed" "the receiver's last counts"
   num() { sed -n "s/$1/\1/p" "$2"; }
-  START_KB=$(num '^receiver: resident at start \([0-9]*\) kB.*' "$OUT/receiver")
-  START_MAPS=$(num '^receiver: resident at start .*mappings \([0-9]*\)$' "$OUT/receiver")
-  LAST_KB=$(num '^receiver: before the context is destroyed: resident \([0-9]*\) kB.*' "$OUT/receiver")
-  LAST_MAPS=$(num '^receiver: before the context is destroyed: .*mappings \([0-9]*\)$' "$OUT/receiver")
-  SENDER_FIRST=$(num '^cycles: sender mappings after the first cycle \([0-9]*\),.*' "$OUT/cycles")
-  SENDER_LAST=$(num '^cycles: sender mappings .*at the end \([0-9]*\)$' "$OUT/cycles")
-  # Closed peers leave nothing behind on either side, measured while the
-  # context still lives: each leaked peer kept two segments of the other
-  # side attached (12 KiB each; 2000 cycles grew each process by about
-  # 4,000 mappings and 46 MB), and no segment files are left over.
+  local R=$OUT/receiver C=$OUT/cycles
+  local START_KB START_MAPS START_FDS LAST_KB LAST_MAPS LAST_FDS
+  START_KB=$(num '^receiver: resident at start \([0-9]*\) kB.*' "$R")
+  START_MAPS=$(num '^receiver: resident at start .*mappings \([0-9]*\),.*' "$R")
+  START_FDS=$(num '^receiver: resident at start .*descriptors \([0-9]*\)$' "$R")
+  LAST_KB=$(num '^receiver: before the context is destroyed: resident \([0-9]*\) kB.*' "$R")
+  LAST_MAPS=$(num '^receiver: before the context is destroyed: .*mappings \([0-9]*\),.*' "$R")
+  LAST_FDS=$(num '^receiver: before the context is destroyed: .*descriptors \([0-9]*\)$' "$R")
+  local SENDER_MAPS SENDER_FDS
+  SENDER_MAPS=$(( $(num '^cycles: sender mappings .*at the end \([0-9]*\)$' "$C") -
+                  $(num '^cycles: sender mappings after the first cycle \([0-9]*\),.*' "$C") ))
+  SENDER_FDS=$(( $(num '^cycles: sender descriptors .*at the end \([0-9]*\)$' "$C") -
+                 $(num '^cycles: sender descriptors after the first cycle \([0-9]*\),.*' "$C") ))
   [ $(( LAST_KB - START_KB )) -lt 24000 ] ||
-    { echo "FAILED: the receiver grew by $(( LAST_KB - START_KB )) kB over 2000 cycles"; exit 1; }
+    { echo "FAILED: the receiver grew by $(( LAST_KB - START_KB )) kB over $n cycles"; exit 1; }
   [ $(( LAST_MAPS - START_MAPS )) -lt 200 ] ||
-    { echo "FAILED: the receiver has $(( LAST_MAPS - START_MAPS )) more mappings after 2000 cycles"; exit 1; }
-  [ $(( SENDER_LAST - SENDER_FIRST )) -lt 50 ] ||
-    { echo "FAILED: the sender has $(( SENDER_LAST - SENDER_FIRST )) more mappings after 2000 cycles"; exit 1; }
+    { echo "FAILED: the receiver has $(( LAST_MAPS - START_MAPS )) more mappings after $n cycles"; exit 1; }
+  [ $(( LAST_FDS - START_FDS )) -lt 40 ] ||
+    { echo "FAILED: the receiver has $(( LAST_FDS - START_FDS )) more descriptors after $n cycles"; exit 1; }
+  [ $SENDER_MAPS -lt 50 ] ||
+    { echo "FAILED: the sender has $SENDER_MAPS more mappings after $n cycles"; exit 1; }
+  [ $SENDER_FDS -lt 10 ] ||
+    { echo "FAILED: the sender has $SENDER_FDS more descriptors after $n cycles"; exit 1; }
   [ "$AFTER" -le $(( BEFORE + 8 )) ] ||
     { echo "FAILED: $(( AFTER - BEFORE )) shared-memory segments left behind"; exit 1; }
+}
+
+if want cycles; then
+  echo "== cycles"
+  cycles_step 2000
+  # Over TCP peers take the message path: no data endpoint, and what a
+  # closed peer could leave behind is its sockets.
+  echo "== cycles over TCP"
+  cycles_step 300 UCX_TLS=tcp
 fi
 
 if want connect; then

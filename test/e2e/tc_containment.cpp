@@ -129,7 +129,7 @@ static int cycles(char **Argv) {
   if (!Ctx)
     return fail("cycles: no context");
   unsigned N = unsigned(std::atoi(Argv[4])), Done = 0;
-  long FirstMappings = -1;
+  long FirstMappings = -1, FirstDescriptors = -1;
   for (; Done < N; ++Done) {
     tc_peer_t *Peer = connectTo(Ctx, Argv[3]);
     tc_status_t St = TC_OK;
@@ -144,11 +144,13 @@ static int cycles(char **Argv) {
                   tc_status_string(St));
     tc_peer_close(Peer);
     if (Done == 0)
-      FirstMappings = mappings();
+      FirstMappings = mappings(), FirstDescriptors = descriptors();
   }
   std::printf("cycles: %u connect/close cycles, sender resident %ld kB\n", Done, residentKb());
   std::printf("cycles: sender mappings after the first cycle %ld, at the end %ld\n", FirstMappings,
               mappings());
+  std::printf("cycles: sender descriptors after the first cycle %ld, at the end %ld\n",
+              FirstDescriptors, descriptors());
   tc_context_destroy(Ctx);
   return 0;
 }
@@ -217,7 +219,8 @@ int main(int Argc, char **Argv) {
   if (Verb == "receiver" && Argc >= 6) {
     // Resident memory when it starts listening and at the end, for the
     // connect/close cycles.
-    std::printf("receiver: resident at start %ld kB, mappings %ld\n", residentKb(), mappings());
+    std::printf("receiver: resident at start %ld kB, mappings %ld, descriptors %ld\n", residentKb(),
+                mappings(), descriptors());
     int R = receiver(Argc, Argv);
     std::printf("receiver: resident at end %ld kB, mappings %ld\n", residentKb(), mappings());
     return R;

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <string>
 #include <thread>
@@ -48,6 +49,18 @@ static long residentKb() {
       Kb = std::atol(Line + 6);
   std::fclose(F);
   return Kb;
+}
+
+// Open file descriptors: sockets a closed peer left open show here.
+static long descriptors() {
+  DIR *D = opendir("/proc/self/fd");
+  if (!D)
+    return -1;
+  long N = 0;
+  while (readdir(D))
+    ++N;
+  closedir(D);
+  return N - 3; // ".", ".." and the directory's own descriptor
 }
 
 static int fail(const std::string &What) {
@@ -163,8 +176,9 @@ static int receiver(int Argc, char **Argv) {
                 (unsigned long long)*static_cast<uint64_t *>(dlsym(RTLD_DEFAULT, "probe_changed")),
                 (unsigned long long)*static_cast<uint64_t *>(dlsym(RTLD_DEFAULT, "probe_first")),
                 (unsigned long long)*static_cast<uint64_t *>(dlsym(RTLD_DEFAULT, "probe_second")));
-  std::printf("receiver: before the context is destroyed: resident %ld kB, mappings %ld\n",
-              residentKb(), mappings());
+  std::printf("receiver: before the context is destroyed: resident %ld kB, mappings %ld, "
+              "descriptors %ld\n",
+              residentKb(), mappings(), descriptors());
   tc_context_destroy(Ctx);
   return 0;
 }
