@@ -404,13 +404,6 @@ __attribute__((noinline)) static void controlTurn(tc_context *Ctx) {
   dropStrayAnswers(Ctx);
 }
 
-/// One peer's part of tc_progress. An idle ring with nothing else due
-/// costs one load: the first line's last word of the slot it expects
-/// (frameMayHaveArrived). Now and then it takes the full turn anyway, to
-/// see whether a frame that never began to arrive was skipped by its
-/// sender (truncated()). A frame in a ring with nothing else due goes
-/// straight to the ring: what servePeer would do first is known to be
-/// nothing then.
 /// Whether the receiver has written a miss or fault report this side has
 /// not taken: two loads, where taking them (servePeer) is a few hundred
 /// instructions.
@@ -420,10 +413,18 @@ static inline bool reportsWaiting(const tc_peer *Peer) {
          (Peer->Tx.Misses.mayTake(W[CreditWordMiss]) || W[CreditWordFault] != Peer->Tx.FaultSeen);
 }
 
-static inline unsigned pollPeer(tc_context *Ctx, tc_peer *Peer, bool Reports, JamRun &Run) {
+/// One peer's part of tc_progress. An idle ring with nothing else due
+/// costs one load: the first line's last word of the slot it expects
+/// (frameMayHaveArrived). Now and then it takes the full turn anyway, to
+/// see whether a frame that never began to arrive was skipped by its
+/// sender (truncated()). A frame in a ring with nothing else due goes
+/// straight to the ring: what servePeer would do first is known to be
+/// nothing then. ReportTurn: this call looks for miss and fault reports.
+static inline unsigned pollPeer(tc_context *Ctx, tc_peer *Peer, bool ReportTurn, JamRun &Run) {
   PeerReceiveHalf &Rx = Peer->Rx;
-  if ((Reports && (!Ctx->ArrivedAnswers.empty() || reportsWaiting(Peer))) || Peer->Channelled || !Rx.Ring || !Peer->Welcomed || !Peer->Tx.Queued.empty() ||
-      Peer->Tx.BatchFrames || Rx.CodeWait.awaiting(Rx.Receive->expected()))
+  if (!Ctx->ArrivedAnswers.empty() || (ReportTurn && reportsWaiting(Peer)) || Peer->Channelled ||
+      !Rx.Ring || !Peer->Welcomed || !Peer->Tx.Queued.empty() || Peer->Tx.BatchFrames ||
+      Rx.CodeWait.awaiting(Rx.Receive->expected()))
     return servePeer(Ctx, Peer, Run);
   if (!frameMayHaveArrived(ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot()),
                            Rx.Receive->expected()) &&
@@ -488,11 +489,11 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
   // from the receivers we connected to. By index, without a copy on the
   // hot path: a jam may connect onward (tc_jam_forward) and so append to
   // Connected while we iterate.
-  bool Reports = Ctx->ControlPolls == 0 || !Ctx->ArrivedAnswers.empty();
+  bool ReportTurn = Ctx->ControlPolls == 0;
   for (size_t I = 0; I < Ctx->Connected.size(); ++I)
-    Count += pollPeer(Ctx, Ctx->Connected[I], Reports, Run);
+    Count += pollPeer(Ctx, Ctx->Connected[I], ReportTurn, Run);
   for (size_t I = 0; I < Ctx->Accepted.size(); ++I)
-    Count += pollPeer(Ctx, Ctx->Accepted[I].get(), Reports, Run);
+    Count += pollPeer(Ctx, Ctx->Accepted[I].get(), ReportTurn, Run);
   Ctx->RanSinceClock += Count;
   if (Executed)
     *Executed = Count;

@@ -217,8 +217,9 @@ static int bouncer(char **Argv) {
 int main(int Argc, char **Argv) {
   std::string Verb = Argc > 1 ? Argv[1] : "";
   if (Verb == "receiver" && Argc >= 6) {
-    // Resident memory when it starts listening and at the end, for the
-    // connect/close cycles.
+    // Resident memory, mappings and descriptors before its context exists,
+    // for the connect/close cycles (test_receiver.h prints them again just
+    // before the context is destroyed); and after.
     std::printf("receiver: resident at start %ld kB, mappings %ld, descriptors %ld\n", residentKb(),
                 mappings(), descriptors());
     int R = receiver(Argc, Argv);
