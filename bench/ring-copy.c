@@ -134,7 +134,7 @@ static void stream_read(uint64_t Seq, int P) {
 /* ---- ping-pong ------------------------------------------------------- */
 
 static const char *PingNames[] = {"last-word, in place", "first line, trailer, copy"};
-enum { PingPatterns = 2 };
+enum { PingPatterns = 2, MaxPatterns = 4 }; /* MaxPatterns: the larger of the two tests' */
 static size_t Lines;
 
 /* A frame of Lines lines: the length in the first word, the sequence as the
@@ -240,6 +240,43 @@ static void report(const char *Test, size_t Size, const char **Names, int Patter
   }
 }
 
+/* A test: its patterns, the other thread, and one round of a pattern on
+ * this one. */
+struct Test {
+  const char *Name, *Unit;
+  const char **Names;
+  int Patterns;
+  void *(*Other)(void *);
+  long (*Round)(int);
+};
+static const struct Test StreamTest = {"stream", "ns/msg", StreamNames, StreamPatterns,
+                                       stream_writer, stream_round};
+static const struct Test PingTest = {"pingpong", "ns/hop", PingNames, PingPatterns,
+                                     ping_answerer, ping_round};
+
+static int Rounds = 21;
+
+static void run_test(const struct Test *T, size_t Size) {
+  static double Ns[MaxPatterns][MaxRounds];
+  Bytes = Size;
+  /* A frame's lines: a header line, the payload and an 8-byte trailer. */
+  Lines = 1 + (Size + 8 + Line - 1) / Line;
+  memset(Ring[0], 0, (size_t)Slots * Stride);
+  memset(Ring[1], 0, (size_t)Slots * Stride);
+  Handled = 0;
+  Stop = 0;
+  Pattern = 0;
+  NextSeq = 1;
+  pthread_t Thread;
+  pthread_create(&Thread, NULL, T->Other, NULL);
+  measure(T->Patterns, Rounds, Ns, T->Round);
+  Stop = 1;
+  if (T->Other == ping_answerer)
+    store_frame(slot(0, NextSeq), NextSeq); /* wakes it to see Stop */
+  pthread_join(Thread, NULL);
+  report(T->Name, Size, T->Names, T->Patterns, Ns, Rounds, T->Unit);
+}
+
 static int parse_list(const char *S, size_t *Out, int Max) {
   int N = 0;
   while (*S && N < Max) {
@@ -266,7 +303,7 @@ static void usage(FILE *F) {
 
 int main(int argc, char **argv) {
   size_t Sizes[16] = {1024, 2048, 4096, 8192}, Pair[2];
-  int NSizes = 4, Rounds = 21;
+  int NSizes = 4;
   for (int I = 1; I < argc; ++I) {
     const char *A = argv[I], *V = I + 1 < argc ? argv[I + 1] : NULL;
     if (!strcmp(A, "--help") || !strcmp(A, "-h")) {
@@ -308,36 +345,10 @@ int main(int argc, char **argv) {
   }
   pin(Cpu[0]);
   printf("%-8s %6s  %-26s %12s  %5s\n", "test", "bytes", "pattern", "median", "ratio");
-  static double Ns[StreamPatterns][MaxRounds];
-  for (int S = 0; S < NSizes; ++S) {
-    Bytes = Sizes[S];
-    memset(Ring[0], 0, (size_t)Slots * Stride);
-    Handled = 0;
-    Stop = 0;
-    NextSeq = 1;
-    pthread_t T;
-    pthread_create(&T, NULL, stream_writer, NULL);
-    measure(StreamPatterns, Rounds, Ns, stream_round);
-    Stop = 1;
-    pthread_join(T, NULL);
-    report("stream", Bytes, StreamNames, StreamPatterns, Ns, Rounds, "ns/msg");
-  }
-  for (int S = 0; S < NSizes; ++S) {
-    /* The frame's lines: a header line, the payload and an 8-byte trailer. */
-    Lines = 1 + (Sizes[S] + 8 + Line - 1) / Line;
-    memset(Ring[0], 0, (size_t)Slots * Stride);
-    memset(Ring[1], 0, (size_t)Slots * Stride);
-    Stop = 0;
-    Pattern = 0;
-    NextSeq = 1;
-    pthread_t T;
-    pthread_create(&T, NULL, ping_answerer, NULL);
-    measure(PingPatterns, Rounds, Ns, ping_round);
-    Stop = 1;
-    store_frame(slot(0, NextSeq), NextSeq);
-    pthread_join(T, NULL);
-    report("pingpong", Sizes[S], PingNames, PingPatterns, Ns, Rounds, "ns/hop");
-  }
+  for (int S = 0; S < NSizes; ++S)
+    run_test(&StreamTest, Sizes[S]);
+  for (int S = 0; S < NSizes; ++S)
+    run_test(&PingTest, Sizes[S]);
   ring_copy_total += Total;
   return 0;
 }
