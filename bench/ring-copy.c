@@ -134,7 +134,7 @@ static void stream_read(uint64_t Seq, int P) {
 /* ---- ping-pong ------------------------------------------------------- */
 
 static const char *PingNames[] = {"last-word, in place", "first line, trailer, copy"};
-enum { PingPatterns = 2, MaxPatterns = 4 }; /* MaxPatterns: the larger of the two tests' */
+enum { PingPatterns = 2 };
 static size_t Lines;
 
 /* A frame of Lines lines: the length in the first word, the sequence as the
@@ -255,6 +255,8 @@ static const struct Test PingTest = {"pingpong", "ns/hop", PingNames, PingPatter
                                      ping_answerer, ping_round};
 
 static int Rounds = 21;
+enum { MaxPatterns = StreamPatterns };
+_Static_assert((int)MaxPatterns >= (int)PingPatterns, "run_test's table holds every test's patterns");
 
 static void run_test(const struct Test *T, size_t Size) {
   static double Ns[MaxPatterns][MaxRounds];
