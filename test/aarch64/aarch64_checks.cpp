@@ -16,10 +16,10 @@
 // Prints one line per check and "aarch64 checks: PASSED".
 //
 //===----------------------------------------------------------------------===//
-#include "CodeCache.h"
-#include "ImageInstall.h"
+#include "code/CodeCache.h"
+#include "code/ImageInstall.h"
 #include "Sha256.h"
-#include "Wait.h"
+#include "base/Wait.h"
 
 #include <atomic>
 #include <chrono>

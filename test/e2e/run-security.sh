@@ -92,7 +92,7 @@ expect "$OUT/l4" "listen 127.0.0.1: success" "loopback"
 fi
 if want gone-key && [ -n "$E2E" ]; then
 echo "== gone-key"
-# UCX 1.13 crashed here (runtime/UcxRkeyGuard.cpp): the receiver links
+# UCX 1.13 crashed here (runtime/ucx/UcxRkeyGuard.cpp): the receiver links
 # libtwochains, as applications do, and must refuse the offer and go on.
 PORT=$(( PORT + 1 ))
 TC_KEY=$KEY timeout 60 "$E2E" receiver "$STDLIB" $PORT 4 > "$OUT/e2e-receiver" 2>&1 &

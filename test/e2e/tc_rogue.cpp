@@ -19,9 +19,22 @@
 // runtime's internals, straight into its ring on the receiver.
 //
 //===----------------------------------------------------------------------===//
-#include "Frame.h"
+#include "wire/Frame.h"
 #include "Identity.h"
-#include "Runtime.h"
+#include "calls/Calls.h"
+#include "code/CodeTransfer.h"
+#include "code/InjectedCode.h"
+#include "context/Context.h"
+#include "control/ControlMessage.h"
+#include "core/Events.h"
+#include "core/Lock.h"
+#include "core/Stats.h"
+#include "receive/Receive.h"
+#include "send/FramePath.h"
+#include "send/Send.h"
+#include "ucx/Request.h"
+#include "wireup/Mailbox.h"
+#include "wireup/Wireup.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -75,9 +88,9 @@ reseal(std::function<void(FrameHeader &)> Change) {
 static tc_status_t offerCode(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
                              std::vector<uint8_t> Bytes,
                              const std::function<void(CodeHeader &)> &Change) {
-  tc_context *Ctx = Peer->Ctx;
+  auto *Ctx = static_cast<tc_context *>(Peer->Ctx);
   const PackageElement &E = Pkg->Elements[Element];
-  CodeHeader H = {HandshakeMagic, Element, Pkg->Tag, E.CodeKey, uint32_t(Bytes.size()), 0};
+  CodeHeader H = {CodeMagic, Element, Pkg->Tag, E.CodeKey, uint32_t(Bytes.size()), 0};
   Change(H);
   // As shipCode does: the answer to this shipment is the one taken.
   Peer->Tx.ShippingPackage = H.Package;
@@ -158,7 +171,7 @@ int main(int Argc, char **Argv) {
                                            [](CodeHeader &H) { H.Element = 9999; })));
     // Answers to nothing this side shipped (a hostile receiver's): dropped,
     // so they cannot crowd out the real answer below.
-    CodeAck Forged = {HandshakeMagic, TC_OK, Pkg->Tag, Sum, 0};
+    CodeAck Forged = {CodeAckMagic, TC_OK, Pkg->Tag, Sum, 0};
     ucp_am_recv_param_t From = {};
     From.recv_attr = UCP_AM_RECV_ATTR_FIELD_REPLY_EP;
     From.reply_ep = Peer->Ep;

@@ -19,9 +19,21 @@
 //       connects to the listener and puts to / gets from ADDRESS
 //
 //===----------------------------------------------------------------------===//
-#include "Frame.h"
-#include "Runtime.h"
-#include "Wire.h"
+#include "wire/Frame.h"
+#include "calls/Calls.h"
+#include "code/InjectedCode.h"
+#include "context/Context.h"
+#include "control/ControlMessage.h"
+#include "core/Events.h"
+#include "core/Lock.h"
+#include "core/Stats.h"
+#include "receive/Receive.h"
+#include "send/FramePath.h"
+#include "send/Send.h"
+#include "ucx/Request.h"
+#include "wireup/Mailbox.h"
+#include "wireup/Wireup.h"
+#include "wire/Wire.h"
 #include "test_receiver.h"
 
 #include <arpa/inet.h>
@@ -157,14 +169,14 @@ static int offer(char **Argv) {
   if (Kind == "wrong-role") {
     // Messages only a connecting side takes, sent to the receiver: more of
     // them than its handshake queue holds.
-    AuthChallenge C = {HandshakeMagic, HandshakeVersion, {}, {}};
+    AuthChallenge C = {ChallengeMagic, HandshakeVersion, {}, {}};
     for (int I = 0; I < 400; ++I)
       rawSend(R, AmChallenge, &C, sizeof C, nullptr, 0);
     std::printf("offer wrong-role: sent 400 challenges\n");
     std::fflush(stdout);
     std::_Exit(0);
   }
-  AuthRequest A = {HandshakeMagic, HandshakeVersion, {}};
+  AuthRequest A = {AuthMagic, HandshakeVersion, {}};
   randomNonce(R.Peer->ClientNonce);
   std::memcpy(A.ClientNonce, R.Peer->ClientNonce, NonceSize);
   tc_context::PendingMessage M;
@@ -273,7 +285,7 @@ static int ried(char **Argv) {
   void *Huge = mmap(nullptr, Claim, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (Huge == MAP_FAILED)
     return fail("cannot reserve 64 GiB of address space");
-  RiedHeader H = {HandshakeMagic, 8, Claim - 8};
+  RiedHeader H = {RiedMagic, 8, Claim - 8};
   ucp_request_param_t P = {};
   P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   P.flags = UCP_AM_SEND_FLAG_REPLY;

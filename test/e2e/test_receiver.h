@@ -12,7 +12,19 @@
 #ifndef TWOCHAINS_TEST_E2E_TEST_RECEIVER_H
 #define TWOCHAINS_TEST_E2E_TEST_RECEIVER_H
 
-#include "Runtime.h"
+#include "calls/Calls.h"
+#include "code/InjectedCode.h"
+#include "context/Context.h"
+#include "control/ControlMessage.h"
+#include "core/Events.h"
+#include "core/Lock.h"
+#include "core/Stats.h"
+#include "receive/Receive.h"
+#include "send/FramePath.h"
+#include "send/Send.h"
+#include "ucx/Request.h"
+#include "wireup/Mailbox.h"
+#include "wireup/Wireup.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -4,7 +4,7 @@
 // was read gives back exactly the bytes that were accepted.
 //
 //===----------------------------------------------------------------------===//
-#include "Wire.h"
+#include "wire/Wire.h"
 
 #include <cstdio>
 #include <cstdlib>

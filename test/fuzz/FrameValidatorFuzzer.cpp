@@ -12,7 +12,7 @@
 // as a batch of frames (splitFrameBatch), which must account for them all.
 //
 //===----------------------------------------------------------------------===//
-#include "Frame.h"
+#include "wire/Frame.h"
 
 #include <cstdio>
 #include <cstdlib>

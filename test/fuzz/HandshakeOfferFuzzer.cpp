@@ -5,7 +5,7 @@
 // within the limits, and each memory key well-formed by the same check.
 //
 //===----------------------------------------------------------------------===//
-#include "Wire.h"
+#include "wire/Wire.h"
 
 #include <cstdio>
 #include <cstdlib>

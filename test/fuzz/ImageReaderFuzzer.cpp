@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "JamImageFormat.h"
-#include "ImageInstall.h"
-#include "Package.h"
+#include "code/ImageInstall.h"
+#include "package/Package.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -9,7 +9,7 @@
 // format changes; the fuzz sub-project builds it next to the fuzzers.
 //
 //===----------------------------------------------------------------------===//
-#include "Frame.h"
+#include "wire/Frame.h"
 
 #include <cstdio>
 #include <cstring>

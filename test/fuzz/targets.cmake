@@ -9,9 +9,9 @@
 # security) with corpus/<name>/ and regressions/<name>/.
 #
 # Sources here must not need UCX: the sub-project has no UCX.
-tc_add_fuzzer(fuzz-image-reader SOURCES test/fuzz/ImageReaderFuzzer.cpp format/JamImageFormat.cpp format/ManifestFormat.cpp runtime/Package.cpp runtime/ImageInstall.cpp)
+tc_add_fuzzer(fuzz-image-reader SOURCES test/fuzz/ImageReaderFuzzer.cpp format/JamImageFormat.cpp format/ManifestFormat.cpp runtime/package/Package.cpp runtime/code/ImageInstall.cpp)
 tc_add_fuzzer(fuzz-manifest-reader SOURCES test/fuzz/ManifestReaderFuzzer.cpp format/ManifestFormat.cpp format/JamImageFormat.cpp)
-tc_add_fuzzer(fuzz-frame-validator SOURCES test/fuzz/FrameValidatorFuzzer.cpp runtime/Frame.cpp)
+tc_add_fuzzer(fuzz-frame-validator SOURCES test/fuzz/FrameValidatorFuzzer.cpp runtime/wire/Frame.cpp)
 tc_add_fuzzer(fuzz-jamlink-input SOURCES test/fuzz/JamlinkInputFuzzer.cpp LINK tc_fuzz_jamlink)
-tc_add_fuzzer(fuzz-handshake-offer SOURCES test/fuzz/HandshakeOfferFuzzer.cpp runtime/Wire.cpp runtime/Auth.cpp)
-tc_add_fuzzer(fuzz-address-blob SOURCES test/fuzz/AddressBlobFuzzer.cpp runtime/Wire.cpp runtime/Auth.cpp)
+tc_add_fuzzer(fuzz-handshake-offer SOURCES test/fuzz/HandshakeOfferFuzzer.cpp runtime/wire/Wire.cpp runtime/wire/Auth.cpp)
+tc_add_fuzzer(fuzz-address-blob SOURCES test/fuzz/AddressBlobFuzzer.cpp runtime/wire/Wire.cpp runtime/wire/Auth.cpp)

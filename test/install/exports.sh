@@ -13,7 +13,7 @@ missing=$(comm -23 <(echo "$declared") <(echo "$exported"))
 [ -z "$extra" ] || { echo "FAIL: exported but not in the headers:"; echo "$extra"; exit 1; }
 [ -z "$missing" ] || { echo "FAIL: declared but not exported:"; echo "$missing"; exit 1; }
 echo "exports: $(echo "$exported" | wc -l) symbols, all of them the C API"
-# libtwochains-ucx (runtime/UcxRkeyGuard.cpp) exports the two UCT calls it
+# libtwochains-ucx (runtime/ucx/UcxRkeyGuard.cpp) exports the two UCT calls it
 # interposes and nothing else, and libtwochains needs it before libucp:
 # first in the lookup order, ahead of libuct.
 UCXLIB=$(dirname "$LIB")/libtwochains-ucx.so.0

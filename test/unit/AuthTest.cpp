@@ -1,6 +1,6 @@
 //===- AuthTest.cpp - HMAC-SHA256, the job key, offers ----------------------===//
-#include "Auth.h"
-#include "Wire.h"
+#include "wire/Auth.h"
+#include "wire/Wire.h"
 #include "twochains/twochains.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 //===- CodeMissTest.cpp - The code cache's miss and resend decisions ------===//
-#include "CodeMiss.h"
+#include "wire/CodeMiss.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 //===- ContainmentTest.cpp - Faults and overruns inside and outside jams ---===//
-#include "JamGuard.h"
-#include "Watchdog.h"
+#include "containment/JamGuard.h"
+#include "containment/Watchdog.h"
 #include "twochains/twochains.h"
 
 #include <gtest/gtest.h>

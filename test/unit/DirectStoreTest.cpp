@@ -4,7 +4,19 @@
 // there only inside a writable shared mapping (Mailbox.cpp).
 //
 //===----------------------------------------------------------------------===//
-#include "Runtime.h"
+#include "calls/Calls.h"
+#include "code/InjectedCode.h"
+#include "context/Context.h"
+#include "control/ControlMessage.h"
+#include "core/Events.h"
+#include "core/Lock.h"
+#include "core/Stats.h"
+#include "receive/Receive.h"
+#include "send/FramePath.h"
+#include "send/Send.h"
+#include "ucx/Request.h"
+#include "wireup/Mailbox.h"
+#include "wireup/Wireup.h"
 
 #include <gtest/gtest.h>
 #include <cstdlib>

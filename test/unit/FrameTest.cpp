@@ -1,5 +1,5 @@
 //===- FrameTest.cpp - Frame encoding, arrival in any order, validation ---===//
-#include "Frame.h"
+#include "wire/Frame.h"
 
 #include <gtest/gtest.h>
 #include <algorithm>
@@ -400,7 +400,7 @@ TEST(Frame, ChecksumSeesEveryWordAndTheSequence) {
 // a sender's puts and the executor race over shared memory: the reader
 // must see each frame exactly once, whole, in order, and never a spurious
 // error from reading a slot while it is being rewritten.
-#include "Ring.h"
+#include "wire/Ring.h"
 #include <atomic>
 #include <thread>
 

@@ -1,5 +1,5 @@
 //===- LogTest.cpp - The log handler and level ----------------------------===//
-#include "Log.h"
+#include "base/Log.h"
 #include "twochains/twochains.h"
 
 #include <gtest/gtest.h>
@@ -41,16 +41,16 @@ TEST_F(LogTest, ErrorsOfTheLibraryReachTheHandler) {
 }
 
 TEST_F(LogTest, TheLevelFiltersAndTheHandlerIsReplaced) {
-  twochains::rt::logWarning("a warning");
-  twochains::rt::logInfo("not shown at warn");
+  logWarning("a warning");
+  logInfo("not shown at warn");
   ASSERT_EQ(Seen.size(), 1u);
   EXPECT_EQ(Seen[0].first, TC_LOG_WARN);
   EXPECT_EQ(Seen[0].second, "a warning");
   EXPECT_EQ(tc_set_log_level(TC_LOG_ERROR), TC_OK);
-  twochains::rt::logWarning("not shown at error");
+  logWarning("not shown at error");
   EXPECT_EQ(Seen.size(), 1u);
   EXPECT_EQ(tc_set_log_level(TC_LOG_DEBUG), TC_OK);
-  twochains::rt::logInfo("shown at debug");
+  logInfo("shown at debug");
   EXPECT_EQ(Seen.size(), 2u);
   EXPECT_EQ(tc_set_log_level(tc_log_level_t(7)), TC_ERR_INVALID_PARAM);
   // The previous handler comes back; NULL restores stderr.

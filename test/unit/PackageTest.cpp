@@ -1,7 +1,7 @@
 //===- PackageTest.cpp - Loading packages, import tables, running jams ----===//
-#include "CodeCache.h"
-#include "ImageInstall.h"
-#include "Package.h"
+#include "code/CodeCache.h"
+#include "code/ImageInstall.h"
+#include "package/Package.h"
 #include "ManifestFormat.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 //===- RingTest.cpp - Slots and credits -----------------------------------===//
-#include "Ring.h"
+#include "wire/Ring.h"
 
 #include <gtest/gtest.h>
 #include <deque>

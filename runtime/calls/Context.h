@@ -1,0 +1,48 @@
+//===- Context.h - The calls layer's part of a context --------------------===//
+#ifndef TWOCHAINS_RUNTIME_CALLS_CONTEXT_H
+#define TWOCHAINS_RUNTIME_CALLS_CONTEXT_H
+
+#include "wireup/Context.h"
+
+#include <atomic>
+#include <list>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace twochains::rt {
+
+struct CallsContext : WireupContext {
+  /// Calls started and not yet ended: while there are any, every
+  /// tc_progress turns the control worker, where their answers arrive.
+  std::atomic<size_t> CallsOutstanding{0};
+  /// Answers jams gave by message, until UCX is done with their bytes
+  /// (Peer is cleared when the peer is released first).
+  struct ReplySend {
+    tc_peer *Peer;
+    CallReply Header;
+    std::vector<uint8_t> Bytes;
+    bool Done = false;
+  };
+  std::list<ReplySend> ReplySends;
+  /// Answers that came as messages, taken by the peer's turn, which holds
+  /// its channel: a UCX callback may not.
+  struct ArrivedAnswer {
+    ucp_ep_h From;
+    uint64_t Sequence;
+    tc_status_t Status;
+    std::vector<uint8_t> Bytes;
+    bool Received;
+  };
+  std::list<ArrivedAnswer> ArrivedAnswers;
+  size_t ArrivedAnswerBytes = 0;
+  /// Onward connections of jams (tc_jam_forward), by "host:port", the
+  /// ones allowed, and failed ones to close when no jam runs.
+  std::map<std::string, tc_peer *> Routes;
+  std::vector<std::string> ForwardAllow;
+  std::vector<tc_peer *> RetiredRoutes;
+};
+
+} // namespace twochains::rt
+
+#endif

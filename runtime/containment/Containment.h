@@ -1,0 +1,22 @@
+//===- Containment.h - What a context keeps to contain jams ---------------===//
+#ifndef TWOCHAINS_RUNTIME_CONTAINMENT_CONTAINMENT_H
+#define TWOCHAINS_RUNTIME_CONTAINMENT_CONTAINMENT_H
+
+#include "containment/Watchdog.h"
+
+#include <cstdint>
+#include <memory>
+
+namespace twochains::rt {
+
+/// Jams that fault or overrun their time limit are abandoned (JamGuard.h,
+/// Watchdog.h); an element abandoned QuarantineFaults times for one sender
+/// is refused from it.
+struct Containment {
+  std::unique_ptr<Watchdog> Dog; // null: no time limit
+  uint32_t QuarantineFaults = 3;
+};
+
+} // namespace twochains::rt
+
+#endif

@@ -1,0 +1,466 @@
+//===- Context.cpp - Contexts: parameters, UCX contexts and workers -------===//
+//
+// A context owns two UCX contexts (docs/security.md, "memory exposure"):
+//
+//   Ucp     active messages only, every transport: connections, the
+//           handshake, rieds, and frames of peers that RMA cannot reach
+//   RmaUcp  RMA and active messages, every transport but TCP: the rings and
+//           credit lines peers put into, where a memory key is a boundary
+//           the hardware or the kernel enforces
+//
+// UCX emulates RMA over TCP with active messages that write wherever the
+// sender says; such handlers exist only in a context with RMA, and RmaUcp
+// has no TCP, so no peer ever reaches memory through them.
+//
+//===----------------------------------------------------------------------===//
+#include "context/Context.h"
+
+#include "base/Log.h"
+#include "base/Timeouts.h"
+#include "base/Stashing.h"
+#include "calls/Calls.h"
+#include "code/CodeTransfer.h"
+#include "containment/JamGuard.h"
+#include "send/FramePath.h"
+#include "send/Send.h"
+#include "ucx/Status.h"
+#include "wireup/Wireup.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+using namespace twochains::rt;
+
+/// Jams are meant to run for microseconds; a second is far beyond any of
+/// them and well before anyone would call the receiver frozen.
+static constexpr uint32_t DefaultJamTimeLimitMs = 1000;
+
+/// The mailbox modes by the names TC_MAILBOX_MODE and tc_mailbox_mode_name
+/// use; the first is the default.
+struct MailboxModeName {
+  const char *Name;
+  tc_mailbox_mode_t Mode;
+};
+static const MailboxModeName MailboxModeNames[] = {{"code-cache", TC_MAILBOX_CODE_CACHE},
+                                                   {"no-cache", TC_MAILBOX_NO_CACHE}};
+
+/// The transports of the RMA context: what UCX_TLS asks for, without TCP.
+/// Empty if nothing is left.
+static std::string rmaTransports() {
+  const char *Env = std::getenv("UCX_TLS");
+  std::string Asked = Env ? Env : "";
+  if (Asked.empty() || Asked == "all")
+    return "^tcp";
+  if (Asked[0] == '^')
+    return Asked + ",tcp";
+  std::stringstream In(Asked);
+  std::string Item, Out;
+  while (std::getline(In, Item, ','))
+    if (Item != "tcp" && !Item.empty())
+      Out += (Out.empty() ? "" : ",") + Item;
+  return Out;
+}
+
+/// Control: the context of the control worker, which carries frames by
+/// message (TCP). Its endpoints get one rendezvous lane, not one per NIC:
+/// a second NIC's rendezvous lane has its interface progressed on every
+/// ucp_worker_progress after the one the frame came on, which puts an
+/// empty epoll_wait (a microsecond in a VM) between each frame's arrival
+/// and the jam's reply. Frames never travel by rendezvous (FramePath.cpp
+/// refuses them); code and large answers then use one lane. A value the
+/// user set (UCX_MAX_RNDV_LANES) is kept.
+static ucs_status_t createUcp(uint64_t Features, const char *Transports, ucp_context_h *Out,
+                              bool SharedWorkers = false, bool Control = false) {
+  // A receiver restarted on its port listens again at once, rather than
+  // failing with "Device is busy" until the old connections' TIME_WAIT
+  // ends. UCX reads this for its TCP connection manager from the
+  // environment only (ucp_config_modify does not reach it in 1.13); a value
+  // the user set is kept.
+  setenv("UCX_TCP_CM_REUSEADDR", "y", /*overwrite=*/0);
+  ucp_config_t *Config = nullptr;
+  ucs_status_t St = ucp_config_read(nullptr, nullptr, &Config);
+  if (St != UCS_OK)
+    return St;
+  if ((Transports && (St = ucp_config_modify(Config, "TLS", Transports)) != UCS_OK) ||
+      (Control && !std::getenv("UCX_MAX_RNDV_LANES") &&
+       (St = ucp_config_modify(Config, "MAX_RNDV_LANES", "1")) != UCS_OK)) {
+    ucp_config_release(Config);
+    return St;
+  }
+
+  ucp_params_t P = {};
+  P.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+  P.features = Features;
+  P.mt_workers_shared = SharedWorkers;
+  St = ucp_init(&P, Config, Out);
+  ucp_config_release(Config);
+  return St;
+}
+
+/// Serialised: the executor thread and the callers take turns. Multi:
+/// the data worker of a context for threads, where each RMA peer's sends
+/// run in the thread that makes them (docs/runtime.md, "Threads").
+static ucs_status_t createWorker(ucp_context_h Ucp, ucp_worker_h *Out, bool Multi = false) {
+  ucp_worker_params_t W = {};
+  W.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+  W.thread_mode = Multi ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SERIALIZED;
+  return ucp_worker_create(Ucp, &W, Out);
+}
+
+static bool isMultiThreaded(ucp_worker_h Worker) {
+  ucp_worker_attr_t A = {};
+  A.field_mask = UCP_WORKER_ATTR_FIELD_THREAD_MODE;
+  return ucp_worker_query(Worker, &A) == UCS_OK && A.thread_mode == UCS_THREAD_MODE_MULTI;
+}
+
+static void destroyContext(tc_context *Ctx);
+
+/// The parameters a context was created with, and what the environment
+/// says where they leave it open.
+static tc_status_t takeParams(tc_context *Ctx, const tc_context_params_t *Params,
+                              uint32_t &TimeLimitMs) {
+  if (Params) {
+    if (Params->slots)
+      Ctx->Slots = Params->slots;
+    if (Params->slot_size)
+      Ctx->SlotSize = Params->slot_size;
+    Ctx->Batch = Params->credit_batch ? Params->credit_batch : std::max(1u, Ctx->Slots / 4);
+    Ctx->WaitMode = tc_wait_mode_t(Params->wait_mode);
+    Ctx->Flags = Params->flags;
+    if (Params->version >= 2) {
+      Ctx->Mode = tc_mailbox_mode_t(Params->mailbox_mode);
+      if (Params->code_cache_size)
+        Ctx->CodeCacheSize = Params->code_cache_size;
+    }
+  }
+  TimeLimitMs = 0;
+  if (Params && Params->version >= 4) {
+    TimeLimitMs = Params->jam_time_limit_ms;
+    if (Params->quarantine_faults)
+      Ctx->Jams.QuarantineFaults = Params->quarantine_faults;
+    if (Params->max_peers)
+      Ctx->MaxPeers = Params->max_peers;
+    if (Params->forward_allow) {
+      std::stringstream In(Params->forward_allow);
+      std::string Item;
+      while (std::getline(In, Item, ','))
+        if (!Item.empty())
+          Ctx->ForwardAllow.push_back(Item);
+    }
+  }
+  if (!TimeLimitMs) {
+    const char *Env = std::getenv("TC_JAM_TIME_LIMIT_MS");
+    char *End = nullptr;
+    unsigned long V = Env && *Env ? std::strtoul(Env, &End, 10) : DefaultJamTimeLimitMs;
+    if (Env && *Env && (*End || V > 3'600'000)) {
+      logError(std::string("TC_JAM_TIME_LIMIT_MS='") + Env +
+               "' is not a number of milliseconds up to 3600000 (0: no limit)");
+      return TC_ERR_INVALID_PARAM;
+    }
+    TimeLimitMs = V ? uint32_t(V) : TC_JAM_NO_TIME_LIMIT;
+  }
+  return TC_OK;
+}
+
+/// The mailbox mode: the parameter's, else TC_MAILBOX_MODE's, else the
+/// default; modes no longer offered are refused with why.
+static tc_status_t chooseMailboxMode(tc_context *Ctx) {
+  if (Ctx->Mode == TC_MAILBOX_DEFAULT) {
+    const char *Env = getenv("TC_MAILBOX_MODE");
+    std::string Name = Env && *Env ? Env : MailboxModeNames[0].Name;
+    for (const MailboxModeName &M : MailboxModeNames)
+      if (Name == M.Name)
+        Ctx->Mode = M.Mode;
+    if (Ctx->Mode == TC_MAILBOX_DEFAULT) {
+      logError("TC_MAILBOX_MODE='" + Name + "' is none of code-cache, no-cache" +
+               (Name == "in-place" ? " (in-place is no longer offered: code never runs "
+                                     "from memory a peer can write)"
+                                   : ""));
+      return TC_ERR_INVALID_PARAM;
+    }
+  }
+  if (Ctx->Mode == TC_MAILBOX_IN_PLACE) {
+    logError("the in-place mailbox mode is no longer offered: code never runs from "
+             "memory a peer can write (use no-cache to run the code of every frame)");
+    return TC_ERR_INVALID_PARAM;
+  }
+  if (Ctx->Mode != TC_MAILBOX_CODE_CACHE && Ctx->Mode != TC_MAILBOX_NO_CACHE)
+    return TC_ERR_INVALID_PARAM;
+  return TC_OK;
+}
+
+/// Containment: the recovery point's signal handlers, and the watchdog
+/// when jams have a time limit.
+static tc_status_t setupContainment(tc_context *Ctx, uint32_t TimeLimitMs) {
+  std::string Error;
+  if (!prepareJamGuard(Error)) {
+    logError(Error);
+    return TC_ERR_IO;
+  }
+  if (TimeLimitMs != TC_JAM_NO_TIME_LIMIT) {
+    Ctx->Jams.Dog = std::make_unique<Watchdog>(TimeLimitMs);
+    Ctx->Jams.Dog->start();
+  }
+  return TC_OK;
+}
+
+/// The ring shape: a context offers its peers what it would accept from
+/// them; and the private copy frames are run from.
+static tc_status_t setupRings(tc_context *Ctx) {
+  if (Ctx->SlotSize % 64 || Ctx->SlotSize < 64 || Ctx->SlotSize > MaxSlotSize ||
+      Ctx->Slots > MaxSlots || uint64_t(Ctx->Slots) * Ctx->SlotSize > MaxRingBytes ||
+      Ctx->Batch > Ctx->Slots) {
+    logError("rings of " + std::to_string(Ctx->Slots) + " slots of " +
+             std::to_string(Ctx->SlotSize) + " bytes (credit batch " +
+             std::to_string(Ctx->Batch) + "): slots are multiples of 64 bytes up to " +
+             std::to_string(MaxSlotSize) + ", at most " + std::to_string(MaxSlots) +
+             " of them and " + std::to_string(MaxRingBytes >> 20) + " MiB a ring");
+    return TC_ERR_INVALID_PARAM;
+  }
+  Ctx->Private.reset(static_cast<uint8_t *>(std::aligned_alloc(FrameLine, Ctx->SlotSize)));
+  return Ctx->Private ? TC_OK : TC_ERR_NO_MEMORY;
+}
+
+/// The control worker: the application's (embedded), or one of our own
+/// on a context with active messages only.
+static tc_status_t setupControlWorker(tc_context *Ctx, const tc_context_params_t *Params) {
+  if (Params && Params->version >= 5 && Params->ucp_worker) {
+    // Embedded: the application's worker carries the control traffic.
+    Ctx->Worker = static_cast<ucp_worker_h>(Params->ucp_worker);
+    Ctx->EmbeddedWorker = true;
+    return TC_OK;
+  }
+  if (Params && Params->version >= 5 && Params->ucp_context) {
+    logError("tc_context_create: ucp_context without ucp_worker: give the worker the "
+             "control traffic should use");
+    return TC_ERR_INVALID_PARAM;
+  }
+  ucs_status_t St = createUcp(UCP_FEATURE_AM, nullptr, &Ctx->Ucp, /*SharedWorkers=*/false,
+                              /*Control=*/true);
+  if (St != UCS_OK) {
+    logError(std::string("ucp_init: ") + ucs_status_string(St));
+    return statusOfUcs(St);
+  }
+  if ((St = createWorker(Ctx->Ucp, &Ctx->Worker)) != UCS_OK) {
+    logError(std::string("ucp_worker_create: ") + ucs_status_string(St));
+    return statusOfUcs(St);
+  }
+  return TC_OK;
+}
+
+/// Each feature registers its control-message handlers and housekeeping,
+/// in the order the control turn runs them.
+static tc_status_t setupFeatures(tc_context *Ctx) {
+  ucs_status_t St;
+  if ((St = setupFramePath(Ctx)) != UCS_OK || (St = setupRiedPush(Ctx)) != UCS_OK ||
+      (St = setupCodeTransfer(Ctx)) != UCS_OK || (St = setupWireup(Ctx)) != UCS_OK ||
+      (St = setupCalls(Ctx)) != UCS_OK) {
+    if (Ctx->EmbeddedWorker) {
+      logError(std::string("cannot register active messages on the application's worker (") +
+               ucs_status_string(St) + "): its context needs UCP_FEATURE_AM");
+      return TC_ERR_INVALID_PARAM;
+    }
+    return statusOfUcs(St);
+  }
+  setupProgress(Ctx);
+  return TC_OK;
+}
+
+/// Frames by RMA travel on a worker of their own: the control worker's
+/// sockaddr endpoints are TCP, and progressing a worker with TCP endpoints
+/// costs an epoll_wait system call each time, which the data path must
+/// not pay. No RMA context (UCX_TLS=tcp): every peer uses messages.
+static tc_status_t setupDataWorker(tc_context *Ctx) {
+  std::string Rma = rmaTransports();
+  // TC_THREAD_CHANNELS=0: the threads of a TC_CONTEXT_THREADS context take
+  // turns on the context's lock, as before channels (to compare, or where
+  // UCX's multi-threaded workers misbehave).
+  const char *ChannelsEnv = std::getenv("TC_THREAD_CHANNELS");
+  bool Threads =
+      (Ctx->Flags & TC_CONTEXT_THREADS) && !(ChannelsEnv && !std::strcmp(ChannelsEnv, "0"));
+  if (Rma.empty() ||
+      createUcp(UCP_FEATURE_RMA | UCP_FEATURE_AM, Rma.c_str(), &Ctx->RmaUcp, Threads) != UCS_OK)
+    return TC_OK;
+  ucs_status_t St;
+  if ((St = createWorker(Ctx->RmaUcp, &Ctx->DataWorker, Threads)) != UCS_OK ||
+      (St = ucp_worker_get_address(Ctx->DataWorker, &Ctx->WorkerAddress,
+                                   &Ctx->WorkerAddressSize)) != UCS_OK) {
+    logError(std::string("the RMA worker: ") + ucs_status_string(St));
+    return statusOfUcs(St);
+  }
+  // A UCX built without thread support gives a serialised worker: then
+  // every call takes the context's lock, as without channels.
+  Ctx->Channels = Threads && isMultiThreaded(Ctx->DataWorker);
+  if (Ctx->Channels)
+    logInfo("TC_CONTEXT_THREADS: each RMA peer is a channel of its own (a multi-threaded "
+            "data worker)");
+  if (Threads && !Ctx->Channels)
+    logWarning("this UCX has no multi-threaded workers: the threads of a TC_CONTEXT_THREADS "
+               "context take turns on one lock");
+  if (Ctx->WorkerAddressSize > MaxWorkerAddressSize) {
+    logError("this RMA worker's address has " + std::to_string(Ctx->WorkerAddressSize) +
+             " bytes, more than peers accept (" + std::to_string(MaxWorkerAddressSize) + ")");
+    return TC_ERR_INVALID_PARAM;
+  }
+  return TC_OK;
+}
+
+/// The code cache, in code-cache mode.
+static tc_status_t setupCodeCache(tc_context *Ctx) {
+  if (Ctx->Mode != TC_MAILBOX_CODE_CACHE)
+    return TC_OK;
+  std::string Error;
+  Ctx->Cache = std::make_unique<CodeCache>();
+  if (tc_status_t St = Ctx->Cache->create(Ctx->CodeCacheSize, Error); St != TC_OK) {
+    logError(Error);
+    return St;
+  }
+  return TC_OK;
+}
+
+extern "C" tc_status_t tc_context_create(const tc_context_params_t *Params,
+                                         tc_context_t **Out) {
+  if (!Out || (Params && (Params->version < 1 || Params->version > TC_CONTEXT_PARAMS_VERSION)))
+    return TC_ERR_INVALID_PARAM;
+  auto Ctx = std::make_unique<tc_context>();
+  if (!partsAtStart(Ctx.get())) {
+    logError("this build lays out its context parts unexpectedly (context/Context.h)");
+    return TC_ERR_INVALID_PARAM;
+  }
+  uint32_t TimeLimitMs;
+  std::string Error;
+  tc_status_t St;
+  if ((St = takeParams(Ctx.get(), Params, TimeLimitMs)) != TC_OK ||
+      (St = setupContainment(Ctx.get(), TimeLimitMs)) != TC_OK)
+    return St;
+  if ((St = loadJobKey(Params, Ctx->Key, Error)) != TC_OK) {
+    logError(Error);
+    return St;
+  }
+  if ((St = chooseMailboxMode(Ctx.get())) != TC_OK)
+    return St;
+  if (Ctx->WaitMode > TC_WAIT_LOWPOWER || !(Ctx->Wait = createWaiter(Ctx->WaitMode))) {
+    logError("the wait mode asked for is not available on this CPU");
+    return TC_ERR_INVALID_PARAM;
+  }
+  if ((St = setupRings(Ctx.get())) != TC_OK)
+    return St;
+  // From here on what was set up is torn down by tc_context_destroy.
+  if ((St = setupControlWorker(Ctx.get(), Params)) != TC_OK ||
+      (St = setupFeatures(Ctx.get())) != TC_OK || (St = setupDataWorker(Ctx.get())) != TC_OK ||
+      (St = setupCodeCache(Ctx.get())) != TC_OK) {
+    destroyContext(Ctx.release());
+    return St;
+  }
+  Ctx->Stashing = detectStashing();
+  *Out = Ctx.release();
+  return TC_OK;
+}
+
+/// Frames jams forwarded are delivered before the routes close: nothing
+/// queued is lost on an orderly end (bounded, for a route that is gone).
+static void closeRoutes(tc_context *Ctx) {
+  for (auto &[Key, Route] : Ctx->Routes)
+    if (Route) {
+      if (!Route->Failed)
+        flushPeer(Route, RouteFlushTimeoutMs);
+      closePeer(Ctx, Route);
+    }
+  Ctx->Routes.clear();
+}
+
+/// The workers and UCX contexts, last: what used them is gone.
+static void releaseUcx(tc_context *Ctx) {
+  if (Ctx->Listener)
+    ucp_listener_destroy(Ctx->Listener);
+  if (Ctx->WorkerAddress)
+    ucp_worker_release_address(Ctx->DataWorker, Ctx->WorkerAddress);
+  if (Ctx->DataWorker)
+    ucp_worker_destroy(Ctx->DataWorker);
+  if (Ctx->RmaUcp)
+    ucp_cleanup(Ctx->RmaUcp);
+  if (Ctx->Worker && Ctx->EmbeddedWorker) {
+    // The application's worker lives on: take our handlers off it.
+    for (unsigned Id = TC_AM_ID_FIRST; Id <= TC_AM_ID_LAST; ++Id) {
+      ucp_am_handler_param_t H = {};
+      H.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB;
+      H.id = Id;
+      H.cb = nullptr;
+      ucp_worker_set_am_recv_handler(Ctx->Worker, &H);
+    }
+  } else if (Ctx->Worker) {
+    ucp_worker_destroy(Ctx->Worker);
+  }
+  if (Ctx->Ucp)
+    ucp_cleanup(Ctx->Ucp);
+}
+
+static void destroyContext(tc_context *Ctx) {
+  if (Ctx->Executor.joinable())
+    stopExecutor(Ctx);
+  Ctx->Closing = true;
+  if (Ctx->Jams.Dog)
+    Ctx->Jams.Dog->stop();
+  finishRiedLoads(Ctx);
+  closeRetiredRoutes(Ctx);
+  closeRoutes(Ctx);
+  for (auto &Peer : Ctx->Accepted)
+    releasePeer(Ctx, Peer.get());
+  Ctx->Accepted.clear();
+  releaseUcx(Ctx);
+  delete Ctx;
+}
+
+extern "C" void tc_context_destroy(tc_context_t *Ctx) {
+  if (Ctx)
+    destroyContext(Ctx);
+}
+
+extern "C" const char *tc_stashing_status(const tc_context_t *Ctx) {
+  return Ctx ? Ctx->Stashing.c_str() : "";
+}
+
+extern "C" tc_status_t tc_context_add_package(tc_context_t *Ctx, tc_package_t *Pkg) {
+  if (!Ctx || !Pkg)
+    return TC_ERR_INVALID_PARAM;
+  std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
+  for (tc_package *P : Ctx->Packages)
+    if (P->Identity == Pkg->Identity)
+      return TC_ERR_INVALID_PARAM;
+  Ctx->Packages.push_back(Pkg);
+  return TC_OK;
+}
+
+extern "C" const char *tc_mailbox_mode_name(const tc_context_t *Ctx) {
+  for (const MailboxModeName &M : MailboxModeNames)
+    if (Ctx && Ctx->Mode == M.Mode)
+      return M.Name;
+  return "";
+}
+
+extern "C" tc_status_t tc_context_stats_sized(const tc_context_t *Ctx, tc_stats_t *Out,
+                                              size_t Size) {
+  if (!Ctx || !Out || Size % sizeof(uint64_t))
+    return TC_ERR_INVALID_PARAM;
+  std::lock_guard<std::recursive_mutex> Guard(const_cast<tc_context *>(Ctx)->Lock);
+  // Channels add to some counters without the lock (count()): every
+  // field is read whole.
+  static_assert(sizeof(tc_stats_t) % sizeof(uint64_t) == 0, "counters only");
+  const auto *From = reinterpret_cast<const uint64_t *>(&Ctx->Stats);
+  auto *To = reinterpret_cast<uint64_t *>(Out);
+  size_t Known = sizeof(tc_stats_t) / sizeof(uint64_t);
+  for (size_t I = 0; I < Size / sizeof(uint64_t); ++I)
+    To[I] = I < Known ? __atomic_load_n(From + I, __ATOMIC_RELAXED) : 0;
+  return TC_OK;
+}
+
+// Programs built before tc_context_stats_sized call this one: the struct as
+// large as it was then is all they have, and a header that old has no
+// counter past peers_direct.
+#undef tc_context_stats
+extern "C" tc_status_t tc_context_stats(const tc_context_t *Ctx, tc_stats_t *Out) {
+  return tc_context_stats_sized(Ctx, Out, offsetof(tc_stats_t, frames_coalesced));
+}

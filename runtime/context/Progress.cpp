@@ -1,0 +1,199 @@
+//===- Progress.cpp - tc_progress and the executor thread -----------------===//
+//
+// A turn of the context (tc_progress): the workers that need it, the
+// control turn's housekeeping when the clock says one is due, then every
+// peer's turn: the answers that came for it by message, its send side
+// (send/Send.h, serviceSends) and its receive side (receive/Receive.h,
+// receiveFrom), which polls its ring at the slot it expects next and runs
+// what arrived. The executor thread runs turns and waits (base/Wait.h)
+// while nothing arrives.
+//
+//===----------------------------------------------------------------------===//
+#include "context/Context.h"
+
+#include "base/Clock.h"
+#include "base/Log.h"
+#include "calls/Calls.h"
+#include "containment/JamGuard.h"
+#include "core/Lock.h"
+#include "receive/Receive.h"
+#include "send/Send.h"
+
+#include <thread>
+
+using namespace twochains::rt;
+
+static constexpr unsigned ControlEvery = 8;
+/// A clock read costs about 30 ns in a VM, an idle poll about as much:
+/// read every 8 calls, it was an eighth of a waiting receiver's time, and
+/// a frame that lands during one waits for it.
+static constexpr unsigned ClockEvery = 64;
+static constexpr uint64_t ControlPeriodNs = 1'000'000;
+static constexpr uint64_t ControlBusyPeriodNs = 10'000'000;
+
+
+
+extern "C" tc_status_t tc_executor_start(tc_context_t *Ctx) {
+  if (!Ctx || Ctx->Executor.joinable())
+    return TC_ERR_INVALID_PARAM;
+  Ctx->StopExecutor = false;
+  Ctx->ExecutorRunning = true;
+  Ctx->Executor = std::thread([Ctx] {
+    while (!Ctx->StopExecutor.load(std::memory_order_relaxed)) {
+      unsigned Ran = 0;
+      const volatile void *Watched;
+      {
+        lockContext(Ctx);
+        std::lock_guard<std::recursive_mutex> G(Ctx->Lock, std::adopt_lock);
+        progressContext(Ctx, &Ran);
+        Watched = watchedWord(Ctx);
+      }
+      // Application threads waiting for the lock go first.
+      while (Ctx->LockWaiters.load(std::memory_order_relaxed) > 0 &&
+             !Ctx->StopExecutor.load(std::memory_order_relaxed))
+        std::this_thread::yield();
+      // An answer to a call comes on the control worker, not into a ring.
+      if (!Ran && !Ctx->CallsOutstanding)
+        Ctx->Wait->wait(Watched);
+    }
+  });
+  return TC_OK;
+}
+
+void twochains::rt::stopExecutor(tc_context *Ctx) {
+  Ctx->StopExecutor = true;
+  Ctx->Executor.join();
+  Ctx->ExecutorRunning = false;
+}
+
+extern "C" tc_status_t tc_executor_stop(tc_context_t *Ctx) {
+  if (!Ctx || !Ctx->Executor.joinable())
+    return TC_ERR_INVALID_PARAM;
+  stopExecutor(Ctx);
+  return TC_OK;
+}
+
+extern "C" const char *tc_wait_mode_name(const tc_context_t *Ctx) {
+  return Ctx && Ctx->Wait ? Ctx->Wait->name() : "";
+}
+
+
+
+/// One peer's whole turn: the answers that came for it by message, its
+/// send side (reports, a corked batch, what jams queued), then its receive
+/// side. Returns the frames it finished.
+static unsigned servePeer(tc_context *Ctx, tc_peer *Peer, bool ReportTurn, JamRun &Run) {
+  // A channel that an application thread is sending on keeps its turn
+  // for the next pass: this side never waits for it.
+  std::unique_lock<std::recursive_mutex> Channel(Peer->Channel, std::defer_lock);
+  if (Peer->Channelled && !Channel.try_lock())
+    return 0;
+  if (!Ctx->ArrivedAnswers.empty())
+    takeArrivedAnswers(Peer);
+  serviceSends(Peer, ReportTurn);
+  return receiveFrom(Ctx, Peer, Run);
+}
+
+/// The control worker's turn and the context's housekeeping, when the
+/// clock says one is due (tc_progress reads it every ClockEvery calls).
+__attribute__((noinline)) static void controlTurn(tc_context *Ctx) {
+  uint64_t Now = nowNs();
+  uint64_t Period = Ctx->RanSinceClock ? ControlBusyPeriodNs : ControlPeriodNs;
+  Ctx->RanSinceClock = 0;
+  if (Now - Ctx->ControlTurnNs < Period)
+    return;
+  Ctx->ControlTurnNs = Now;
+  ucp_worker_progress(Ctx->Worker);
+  runHousekeeping(Ctx);
+}
+
+/// One peer's part of tc_progress. A peer with nothing due but its ring
+/// goes straight to the receive side; servePeer otherwise. ReportTurn:
+/// this call looks for miss and fault reports.
+static inline unsigned pollPeer(tc_context *Ctx, tc_peer *Peer, bool ReportTurn, JamRun &Run) {
+  if (!Ctx->ArrivedAnswers.empty() || Peer->Channelled || sendsDue(Peer, ReportTurn))
+    return servePeer(Ctx, Peer, ReportTurn, Run);
+  return receiveFrom(Ctx, Peer, Run);
+}
+
+/// A turn of the context; inlined into tc_progress, whose every call is
+/// one (an idle receiver's is ~150 instructions).
+__attribute__((always_inline)) static inline tc_status_t progressTurn(tc_context *Ctx,
+                                                                      unsigned *Executed) {
+  HotPathGuard Guard(Ctx);
+  if (Ctx->RunningJam) {
+    // The frame being run lives in the context's private copy, which the
+    // next frame would overwrite under it.
+    logError("tc_progress called from inside a running jam: refused");
+    return TC_ERR_INVALID_PARAM;
+  }
+  if (!JamGuardReady) {
+    std::string GuardError;
+    if (!prepareJamGuard(GuardError)) {
+      logError(GuardError);
+      return TC_ERR_IO;
+    }
+  }
+  JamRun &Run = currentJamRun();
+  if (Ctx->Jams.Dog)
+    Ctx->Jams.Dog->watch(&Run);
+  // Frames into this side's rings need no progress here (the sender's put
+  // or stores write them); only this side's own puts (credits, replies)
+  // do, and those complete at their next report or a later turn. So the
+  // data worker turns every call only while this side puts to a peer and
+  // no thread sends on channels (a multi-threaded worker's progress takes
+  // UCX's lock, which every sending thread's put takes too); else every
+  // ClockEvery calls, for connections being wired up.
+  if (Ctx->DataWorker && ((Ctx->PutPeers && !Ctx->Channels) || Ctx->ClockPolls == 0))
+    ucp_worker_progress(Ctx->DataWorker);
+  // The control worker (TCP: an epoll_wait system call per progress, a
+  // microsecond or more in a VM) takes a turn at most every ControlPeriodNs,
+  // the clock read every ClockEvery calls: connections and rieds wait a
+  // little, frames by RMA never. While frames run (some ran since the
+  // clock was last read), every ControlBusyPeriodNs: each turn stalls the
+  // frame behind it by its system calls, which is the tail of a stream.
+  // Frames by message arrive on it: with such peers it is progressed every
+  // call. Answers to calls come as frames unless larger than a slot: while
+  // calls are outstanding it turns every ControlEvery calls, not every call
+  // (a system call each over TCP).
+  if (Ctx->AmPeers || (Ctx->CallsOutstanding && Ctx->ControlPolls == 0))
+    ucp_worker_progress(Ctx->Worker);
+  if (++Ctx->ControlPolls >= ControlEvery)
+    Ctx->ControlPolls = 0;
+  if (++Ctx->ClockPolls >= ClockEvery) {
+    Ctx->ClockPolls = 0;
+    controlTurn(Ctx);
+  }
+  unsigned Count = 0;
+  // Frames come from the senders that connected to us and, as replies,
+  // from the receivers we connected to. By index, without a copy on the
+  // hot path: a jam may connect onward (tc_jam_forward) and so append to
+  // Connected while we iterate.
+  bool ReportTurn = Ctx->ControlPolls == 0;
+  for (size_t I = 0; I < Ctx->Connected.size(); ++I)
+    Count += pollPeer(Ctx, Ctx->Connected[I], ReportTurn, Run);
+  for (size_t I = 0; I < Ctx->Accepted.size(); ++I)
+    Count += pollPeer(Ctx, Ctx->Accepted[I].get(), ReportTurn, Run);
+  Ctx->RanSinceClock += Count;
+  if (Executed)
+    *Executed = Count;
+  return TC_OK;
+}
+
+tc_status_t twochains::rt::progressContext(tc_context *Ctx, unsigned *Executed) {
+  return progressTurn(Ctx, Executed);
+}
+
+extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
+  if (!Ctx)
+    return TC_ERR_INVALID_PARAM;
+  return progressTurn(Ctx, Executed);
+}
+
+/// What the layers below call to have the context progress (core's
+/// Progress): a caller waiting for its answer, say.
+static void progressFromBelow(CoreContext *Core) {
+  progressContext(static_cast<tc_context *>(Core), nullptr);
+}
+
+void twochains::rt::setupProgress(tc_context *Ctx) { Ctx->Progress = progressFromBelow; }

@@ -1,0 +1,122 @@
+//===- ControlMessage.cpp - Messages on the control worker ----------------===//
+#include "control/ControlMessage.h"
+
+#include "base/Log.h"
+#include "core/Peers.h"
+#include "core/Stats.h"
+#include "ucx/Request.h"
+
+#include <cstring>
+#include <iterator>
+
+namespace twochains::rt {
+
+ReceiveDataFn ReceiveData = ucp_am_recv_data_nbx;
+
+ucs_status_t setControlHandlers(ControlContext *Ctx,
+                                std::initializer_list<ControlHandler> Handlers) {
+  for (const ControlHandler &C : Handlers) {
+    ucp_am_handler_param_t H = {};
+    H.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                   UCP_AM_HANDLER_PARAM_FIELD_ARG;
+    H.id = C.Id;
+    H.cb = C.Callback;
+    H.arg = Ctx;
+    if (ucs_status_t St = ucp_worker_set_am_recv_handler(Ctx->Worker, &H); St != UCS_OK)
+      return St;
+  }
+  return UCS_OK;
+}
+
+tc_peer *senderOf(ControlContext *Ctx, const ucp_am_recv_param_t *Param) {
+  return (Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)
+             ? peerOfEndpoint(Ctx, Param->reply_ep)
+             : nullptr;
+}
+
+ucs_status_t sendMessage(ControlContext *Ctx, tc_peer *Peer, unsigned Id, const void *Header,
+                         size_t HeaderSize, const void *Body, size_t BodySize,
+                         uint64_t DeadlineNs) {
+  // From copies the peer owns: a send given up on at the deadline may
+  // still read them (waitRequestUntil). A handshake sends a few.
+  auto Keep = [&](const void *P, size_t N) -> const void * {
+    auto *B = static_cast<const uint8_t *>(P);
+    Peer->Sent.emplace_back(B, B + N);
+    return Peer->Sent.back().data();
+  };
+  const void *H = Keep(Header, HeaderSize), *D = Keep(Body, BodySize);
+  ucp_request_param_t P = {};
+  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  P.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
+  ucs_status_ptr_t R = ucp_am_send_nbx(Peer->Ep, Id, H, HeaderSize, D, BodySize, &P);
+  if (DeadlineNs)
+    return waitRequestUntil(Ctx->Worker, R, DeadlineNs);
+  // Not waited for: the worker completes it as it progresses, and a peer
+  // that never takes it fails on its endpoint.
+  if (UCS_PTR_IS_ERR(R))
+    return UCS_PTR_STATUS(R);
+  if (R)
+    ucp_request_free(R);
+  return UCS_OK;
+}
+
+void refuseMessage(ControlContext *Ctx, tc_peer *Peer, const std::string &Why,
+                   const ucp_am_recv_param_t *From) {
+  if (!Peer) {
+    if (Ctx->Closing)
+      return;
+    if (From && (From->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
+      for (ucp_ep_h Ep : Ctx->ReleasedEndpoints)
+        if (Ep && Ep == From->reply_ep)
+          return;
+  }
+  countHeld(Ctx, &tc_stats_t::messages_refused);
+  logOnce(Peer ? Peer->RefusalLogged : Ctx->UnknownRefusalLogged, TC_LOG_ERROR,
+          "refused a message from " +
+              (Peer ? Peer->Name : std::string("an unknown endpoint")) + ": " + Why +
+              " (further refusals of it are counted, not logged)");
+}
+
+void forgetEndpoint(ControlContext *Ctx, ucp_ep_h Ep) {
+  if (!Ep)
+    return;
+  Ctx->ReleasedEndpoints[Ctx->ReleasedNext] = Ep;
+  Ctx->ReleasedNext = (Ctx->ReleasedNext + 1) % std::size(Ctx->ReleasedEndpoints);
+}
+
+namespace {
+/// A body UCX fetches: whom to tell when it has.
+struct BodyReceipt {
+  BodyDone Done;
+  void *Arg;
+};
+
+void onBodyReceived(void *Request, ucs_status_t St, size_t, void *Arg) {
+  auto *R = static_cast<BodyReceipt *>(Arg);
+  R->Done(R->Arg, St == UCS_OK ? TC_OK : TC_ERR_IO);
+  delete R;
+  ucp_request_free(Request);
+}
+} // namespace
+
+void receiveBody(ControlContext *Ctx, void *Data, size_t Length,
+                 const ucp_am_recv_param_t *Param, void *Dest, BodyDone Done, void *Arg) {
+  if (!(Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
+    if (Length)
+      std::memcpy(Dest, Data, Length);
+    Done(Arg, TC_OK);
+    return;
+  }
+  auto *Receipt = new BodyReceipt{Done, Arg};
+  ucp_request_param_t P = {};
+  P.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  P.cb.recv_am = onBodyReceived;
+  P.user_data = Receipt;
+  ucs_status_ptr_t R = ReceiveData(Ctx->Worker, Data, Dest, Length, &P);
+  if (UCS_PTR_IS_PTR(R))
+    return; // onBodyReceived tells
+  delete Receipt;
+  Done(Arg, UCS_PTR_IS_ERR(R) ? TC_ERR_IO : TC_OK);
+}
+
+} // namespace twochains::rt

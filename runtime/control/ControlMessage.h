@@ -1,0 +1,79 @@
+//===- ControlMessage.h - Messages on the control worker ------------------===//
+//
+// The handshake, calls' answers, code shipped ahead and ried pushes are
+// active messages on the control worker (wire/Wire.h has their formats).
+// One set of helpers serves all of them: register a handler, send from
+// copies the peer keeps, refuse (counted, logged once), receive a body
+// with one error path, and wait (bounded) for an answer.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TWOCHAINS_RUNTIME_CONTROL_CONTROLMESSAGE_H
+#define TWOCHAINS_RUNTIME_CONTROL_CONTROLMESSAGE_H
+
+#include "base/Clock.h"
+#include "control/Context.h"
+#include "core/Peers.h"
+
+#include <initializer_list>
+#include <string>
+
+namespace twochains::rt {
+
+/// Registers active-message handlers on the control worker, argument Ctx.
+struct ControlHandler {
+  unsigned Id;
+  ucp_am_recv_callback_t Callback;
+};
+ucs_status_t setControlHandlers(ControlContext *Ctx,
+                                std::initializer_list<ControlHandler> Handlers);
+
+/// The peer a control message came from (its reply endpoint), or null.
+tc_peer *senderOf(ControlContext *Ctx, const ucp_am_recv_param_t *Param);
+
+/// Sends a control message on Peer->Ep from copies the peer keeps, waiting
+/// for it until the deadline (0: not at all).
+ucs_status_t sendMessage(ControlContext *Ctx, tc_peer *Peer, unsigned Id, const void *Header,
+                         size_t HeaderSize, const void *Body, size_t BodySize,
+                         uint64_t DeadlineNs);
+
+/// Counts a message refused outright, and logs it once per peer (once per
+/// context for endpoints no peer has). From, if given, is the message's
+/// receive parameters: a message on the endpoint of a peer this side
+/// released, or while the context closes, is the peer's last word, dropped
+/// without a refusal.
+void refuseMessage(ControlContext *Ctx, tc_peer *Peer, const std::string &Why,
+                   const ucp_am_recv_param_t *From = nullptr);
+
+/// Remembers a released peer's endpoint (refuseMessage).
+void forgetEndpoint(ControlContext *Ctx, ucp_ep_h Ep);
+
+/// Receives a message's Length-byte body into Dest, which must stay put
+/// until Done: copied at once, or fetched by UCX (rendezvous). Done(Arg,
+/// status) runs exactly once, here or from a later progress of the control
+/// worker: TC_ERR_IO if the body could not be received.
+using BodyDone = void (*)(void *Arg, tc_status_t Status);
+void receiveBody(ControlContext *Ctx, void *Data, size_t Length,
+                 const ucp_am_recv_param_t *Param, void *Dest, BodyDone Done, void *Arg);
+/// The UCX call receiveBody fetches bodies with (ucp_am_recv_data_nbx; unit
+/// tests put another in its place).
+using ReceiveDataFn = ucs_status_ptr_t (*)(ucp_worker_h, void *, void *, size_t,
+                                            const ucp_request_param_t *);
+extern ReceiveDataFn ReceiveData;
+
+/// Progresses the control worker until Answered() says the awaited answer
+/// has come (true), Peer fails or DeadlineNs passes (false).
+template <class Predicate>
+bool awaitAnswer(ControlContext *Ctx, tc_peer *Peer, uint64_t DeadlineNs, Predicate Answered) {
+  unsigned Polls = 0;
+  for (;;) {
+    if (Answered())
+      return true;
+    if (Peer->Failed || ((++Polls & 63) == 0 && nowNs() > DeadlineNs))
+      return false;
+    ucp_worker_progress(Ctx->Worker);
+  }
+}
+
+} // namespace twochains::rt
+
+#endif

@@ -1,0 +1,124 @@
+//===- Context.h - The core of a context: UCX, peers, the lock ------------===//
+//
+// A tc_context is assembled from one part per concern, each defined in the
+// folder that owns it and extending the part below (context/Context.h):
+//
+//   CoreContext      UCX contexts and workers, ring shape, the key, peers,
+//                    the lock, statistics, events, housekeeping (here)
+//   ControlContext   refusals of control messages        (control/)
+//   PackageContext   loaded packages, pushed rieds         (package/)
+//   CodeContext      code cache, scratch code, shipped code (code/)
+//   SendContext      what the send side keeps              (send/)
+//   ReceiveContext   private frame copy, containment       (receive/)
+//   WireupContext    listener, handshakes in flight        (wireup/)
+//   CallsContext     answers, routes of jams               (calls/)
+//   tc_context       the executor thread and progress      (context/)
+//
+// A layer's functions take the part of their own layer: they see it and the
+// parts below, never the parts above. A layer that needs something done
+// above it is called back through what the upper layer registered here
+// (housekeeping) or in its own part (hooks).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TWOCHAINS_RUNTIME_CORE_CONTEXT_H
+#define TWOCHAINS_RUNTIME_CORE_CONTEXT_H
+
+#include "core/Peer.h"
+#include "wire/Auth.h"
+
+#include <atomic>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <ucp/api/ucp.h>
+#include <vector>
+
+namespace twochains::rt {
+
+struct CoreContext;
+/// Work a feature does on the control turn (as UCX features register
+/// progress callbacks): answering handshakes, loading pushed code, reaping
+/// peers. Runs with the context's lock held and no jam running.
+using HousekeepingFn = void (*)(CoreContext *Ctx);
+
+struct CoreContext {
+  /// Two UCX contexts, so that no rkey is ever usable where UCX emulates
+  /// RMA in software (docs/security.md): Ucp has active messages only, on
+  /// every transport (TCP too), and carries connections, handshakes, rieds
+  /// and the frames of peers without an RMA path. RmaUcp has RMA, and
+  /// every transport but TCP; it owns the rings and credit lines that
+  /// peers put into. It is null where UCX offers no such transport.
+  ucp_context_h Ucp = nullptr;
+  ucp_worker_h Worker = nullptr;       // control, on Ucp
+  bool EmbeddedWorker = false;         // the application's: never destroyed
+  ucp_context_h RmaUcp = nullptr;
+  /// TC_CONTEXT_THREADS, and DataWorker is in UCS_THREAD_MODE_MULTI: RMA
+  /// peers are channels of their own (Peer.h).
+  bool Channels = false;
+  ucp_worker_h DataWorker = nullptr;   // data: RMA frames and credits, on RmaUcp
+  ucp_address_t *WorkerAddress = nullptr; // of DataWorker
+  size_t WorkerAddressSize = 0;
+  uint32_t Flags = 0;                  // TC_CONTEXT_* flags
+  uint32_t Slots = 64, SlotSize = 4096, Batch = 16;
+  JobKey Key;
+  bool Closing = false;                // tc_context_destroy has begun
+
+  /// Peers. Accepted: the receiver side, owned here. Connecting: senders
+  /// awaiting their welcome. Connected: senders that are ready (owned by
+  /// the application, which closes them).
+  std::vector<std::unique_ptr<tc_peer>> Accepted;
+  std::vector<tc_peer *> Connecting;
+  std::vector<tc_peer *> Connected;
+  unsigned PeersSeen = 0;
+  uint32_t MaxPeers = 256;
+  unsigned AmPeers = 0;                // peers on the active-message path
+  /// RMA peers that this side puts frames or credits to (no direct
+  /// mapping): their requests complete only as the data worker progresses.
+  unsigned PutPeers = 0;
+
+  /// Serialises the API when the executor thread runs (recursive: jams call
+  /// tc_jam_reply from inside tc_progress). Core/Lock.h takes it.
+  std::recursive_mutex Lock;
+  std::atomic<bool> ExecutorRunning{false};
+  /// Threads waiting for Lock: the executor lets them in between its
+  /// passes, rather than taking the lock straight back (a mutex is not
+  /// fair, and a round trip waited 11-25 ms for it).
+  std::atomic<int> LockWaiters{0};
+  /// One turn of the whole context (context/Progress.cpp registers it): a
+  /// layer that waits for something progress brings calls it.
+  void (*Progress)(CoreContext *Ctx) = nullptr;
+
+  /// Counted through core/Stats.h only.
+  tc_stats_t Stats = {};
+  /// core/Events.cpp: what went wrong, for tc_poll_event. Its own lock:
+  /// events come from UCX callbacks, the executor and senders alike.
+  std::mutex EventLock;
+  std::deque<tc_event_t> Events;
+
+  /// Registered by the features at their setup, run on the control turn in
+  /// the order registered (core/Housekeeping.cpp).
+  std::vector<HousekeepingFn> Housekeeping;
+};
+
+/// The context part of layer Part that Peer belongs to: every context is a
+/// tc_context, which extends every part.
+template <class Part> inline Part *contextOf(const tc_peer *Peer) {
+  return static_cast<Part *>(Peer->Ctx);
+}
+
+/// The part Part of a context the API was handed: a tc_context extends
+/// every part by single inheritance, so each lies at its start (checked
+/// where tc_context is defined, context/Context.h).
+template <class Part> inline Part *partOf(tc_context *Ctx) { return reinterpret_cast<Part *>(Ctx); }
+template <class Part> inline const Part *partOf(const tc_context *Ctx) {
+  return reinterpret_cast<const Part *>(Ctx);
+}
+
+/// Registers work for the control turn.
+void addHousekeeping(CoreContext *Ctx, HousekeepingFn Fn);
+/// Runs every registered piece of housekeeping once.
+void runHousekeeping(CoreContext *Ctx);
+
+} // namespace twochains::rt
+
+#endif

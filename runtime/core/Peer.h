@@ -1,0 +1,208 @@
+//===- Peer.h - One connection: its send half and its receive half -------===//
+//
+// Every connection is symmetric: each side puts frames into a ring the
+// other side owns and reads the credit line the other side writes back
+// (the send half), and owns a ring the other side puts into and reports
+// credits for it (the receive half). Replies and answers to calls are
+// frames on the receive half of the side that sent.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TWOCHAINS_RUNTIME_PEER_H
+#define TWOCHAINS_RUNTIME_PEER_H
+
+#include "wire/CodeMiss.h"
+#include "wire/Frame.h"
+#include "wire/Ring.h"
+#include "wire/Wire.h"
+#include "twochains/twochains.h"
+
+#include <atomic>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <ucp/api/ucp.h>
+#include <vector>
+
+struct tc_call;
+struct tc_package;
+
+namespace twochains::rt {
+struct CoreContext;
+struct JamRun;
+} // namespace twochains::rt
+
+namespace twochains::rt {
+
+/// The other side's ring, which this side puts frames into, and the credit
+/// line the other side writes (Send.cpp, CodeTransfer.cpp, Calls.cpp).
+struct PeerSendHalf {
+  uint64_t RingAddress = 0;
+  uint32_t Slots = 0, SlotSize = 0;
+  ucp_rkey_h RingKey = nullptr;
+  /// The ring as UCX maps it into this process (shared memory), or null:
+  /// frames are then stored into it directly, trailer last (Send.cpp).
+  uint8_t *RingDirect = nullptr;
+  std::unique_ptr<twochains::rt::SenderRing> Send;
+  ucp_mem_h CreditMem = nullptr;       // RMA path; else CreditLine is ours
+  volatile uint64_t *CreditWord = nullptr;
+  std::unique_ptr<uint64_t[]> CreditLine; // AM path: written by onCredit
+  std::vector<uint8_t> Staging;
+  /// How the receiver runs injected code (from its offer).
+  tc_mailbox_mode_t RemoteMode = TC_MAILBOX_CODE_CACHE;
+  /// The instruction set it runs injected code as (enum Isa, its offer):
+  /// injected frames carry, and name, the images built for it.
+  uint32_t RemoteIsa = 0;
+  /// Per package, per element: the injected-frame template (header line and
+  /// image, so a send writes only the payload, the sequence and the
+  /// trailer), and whether the receiver's code cache is believed to hold
+  /// the image (set when the code is shipped; a miss report clears it).
+  struct ElementSend {
+    std::vector<uint8_t> Template;
+    bool Held = false;
+    /// The image is larger than a slot and was shipped ahead of its frames
+    /// (CodeTransfer.cpp): its frames are cached frames in every mode.
+    bool Shipped = false;
+    bool TooLargeLogged = false;
+  };
+  /// shipCode: the package tag and element + 1 of the image shipped to this
+  /// peer and not yet answered (0: none). Only that answer is taken.
+  uint64_t ShippingPackage = 0;
+  uint32_t ShippingElement = 0;
+  std::vector<std::pair<const tc_package *, std::vector<ElementSend>>> Sends;
+  /// Cached frames are built in their slot's copy here, so a frame the
+  /// receiver reports missing can be sent again, with code, from it. The
+  /// copies are a line further apart than slots: slot sizes are multiples
+  /// of 4 KiB, and first lines 4 KiB apart would all fall into the same
+  /// few L1 sets and evict each other.
+  std::vector<uint8_t> SlotFrames;
+  /// RMA puts (no direct mapping): frames are built in their slot's copy
+  /// and put without waiting; each slot's put is completed before the slot
+  /// is written again (by then credited, so landed), at a flush, or at
+  /// close (Send.cpp).
+  std::vector<ucs_status_ptr_t> Puts;
+  size_t slotFrameStride() const { return size_t(SlotSize) + twochains::rt::FrameLine; }
+  uint8_t *slotFrame(uint32_t Slot) { return SlotFrames.data() + Slot * slotFrameStride(); }
+  twochains::rt::MissReports Misses;  // the receiver's requests for code (CodeMiss.h)
+  /// Frames jams sent to this peer while its ring was full (JamCalls.cpp):
+  /// sent, in order, as credits come back; bounded.
+  struct QueuedFrame {
+    const tc_package *Package; // null: an answer to call CallSequence
+    uint32_t Element;
+    std::vector<uint8_t> Payload;
+    uint64_t CallSequence = 0;
+  };
+  std::deque<QueuedFrame> Queued;
+  size_t QueuedBytes = 0;
+  /// tc_peer_cork: on the message path, frames wait here, consecutive from
+  /// BatchFirst, and leave as one message (FramePath.cpp, flushFrameBatch).
+  bool Corked = false;
+  /// The header of the frame message in flight (FramePath.cpp).
+  union {
+    twochains::rt::FrameMessage One;
+    twochains::rt::FrameBatchMessage Many;
+  } MessageHeader = {};
+  std::vector<uint8_t> Batch;
+  uint32_t BatchFrames = 0;
+  uint64_t BatchFirst = 0;
+  uint64_t FaultSeen = 0;             // the last fault report taken
+  bool FaultUnflushed = false;        // one since the last tc_flush
+  tc_jam_fault_t LastFault = {};
+  /// Calls (Calls.cpp) awaiting an answer, by the sequence of their frame.
+  std::map<uint64_t, struct tc_call *> Calls;
+};
+
+/// This side's ring, which the other side puts frames into, and where its
+/// credits are reported (receive/, wireup/Mailbox.cpp, send/FramePath.cpp).
+struct PeerReceiveHalf {
+  ucp_mem_h RingMem = nullptr;        // RMA path; else RingAlloc
+  uint8_t *Ring = nullptr;
+  size_t RingBytes = 0;
+  std::unique_ptr<twochains::rt::ReceiverRing> Receive;
+  uint64_t CreditAddress = 0;
+  ucp_rkey_h CreditKey = nullptr;
+  /// The sender's credit line as UCX maps it here (shared memory), or null:
+  /// reports are then one release store each (FramePath.cpp).
+  uint64_t *CreditDirect = nullptr;
+  /// The buffers credit reports read while in flight, and their requests.
+  uint64_t CreditSource[3] = {};
+  twochains::rt::CreditMessage CreditMsg = {};
+  ucs_status_ptr_t CreditRequest[3] = {};   // finished, miss, fault
+  /// Frames of each element abandoned (faults, overruns), for quarantine.
+  std::map<uint32_t, uint32_t> Abandoned;
+  uint64_t AbandonedCount = 0;
+  /// The package this peer's last frame named, and how many packages the
+  /// context had then (receive/Receive.cpp, receiverPackage).
+  tc_package *RunPackage = nullptr;
+  size_t RunPackagesSeen = 0;
+  /// When the expected frame was first seen incomplete while the next one
+  /// was already complete (0: not stalled). Past a deadline, it was cut
+  /// short: dropped.
+  uint64_t StalledSinceNs = 0;
+  unsigned IdlePolls = 0;             // empty polls since a frame last ran
+  unsigned IncompletePolls = 0;       // polls that found the expected frame incomplete
+  /// A cached frame naming code not held, asked for (CodeMiss.h): a
+  /// sender that never sends it again cannot stall the ring for ever.
+  twochains::rt::MissWait CodeWait;
+  /// Answers of jams (tc_jam_return) in flight to this sender, and bytes.
+  size_t RepliesInFlight = 0, ReplyBytesInFlight = 0;
+};
+
+} // namespace twochains::rt
+
+/// What a running jam receives as its tc_jam_ctx_t.
+struct tc_jam_ctx {
+  tc_peer *Peer;
+  uint64_t Sequence;
+  const tc_package *Package;
+  /// The running thread's containment state: callers set the jam's code
+  /// range in it before the call.
+  twochains::rt::JamRun *Run;
+  /// tc_jam_return answered this frame already.
+  bool Returned = false;
+};
+
+
+struct tc_peer {
+  twochains::rt::CoreContext *Ctx = nullptr;
+  ucp_ep_h Ep = nullptr;      // from sockaddr connection establishment (control)
+  /// tc_connect, while it may still try again: the connection was refused
+  /// or broke before the receiver answered (nothing listens yet), which is
+  /// not logged but noted here.
+  bool RetryIfUnreachable = false, Unreachable = false;
+  unsigned Number = 0;        // tc_jam_sender: 1, 2, ... in connection order
+  std::string Name;           // "peer N (address:port)", for messages
+  /// How frames and credits travel in both directions (Wire.h).
+  twochains::rt::FramePath Path = twochains::rt::PathAm;
+  /// RMA path: the endpoint puts go through, on the RMA worker, created
+  /// from the peer's RMA worker address: unlike the sockaddr one, UCX may
+  /// give it shared-memory lanes.
+  ucp_ep_h DataEp = nullptr;
+  /// Set by UCX's callbacks in whichever thread progresses: read by a
+  /// sending thread that holds only its channel.
+  std::atomic<bool> Failed{false};
+  /// TC_CONTEXT_THREADS with an RMA path (set when welcomed): calls on this
+  /// peer hold Channel alone, so threads on different peers run at once
+  /// (docs/runtime.md, "Threads"). The executor only tries it.
+  bool Channelled = false;
+  std::recursive_mutex Channel;
+  bool RefusalLogged = false; // a refused message from it was logged (once)
+  uint64_t AcceptedNs = 0;    // receiver: when the connection came (handshake deadline)
+  uint64_t FailedSeenNs = 0;  // receiver: when reaping first found it failed, frames left
+
+  // The handshake (Handshake.cpp).
+  enum class Auth { None, Challenged, Authenticated, Refused } AuthState = Auth::None;
+  uint8_t ClientNonce[twochains::rt::NonceSize] = {};
+  uint8_t ServerNonce[twochains::rt::NonceSize] = {};
+  bool Challenged = false;    // sender: the receiver proved it holds the key
+  bool Welcomed = false;
+  /// Copies of the handshake messages and ried answers sent on Ep: a send
+  /// given up on may still read them, until the endpoint is closed.
+  std::deque<std::vector<uint8_t>> Sent;
+  tc_peer_stats_t Stats = {};  // tc_peer_stats
+  twochains::rt::PeerSendHalf Tx;
+  twochains::rt::PeerReceiveHalf Rx;
+};
+
+#endif

@@ -1,0 +1,46 @@
+//===- Context.h - The package layer's part of a context ------------------===//
+#ifndef TWOCHAINS_RUNTIME_PACKAGE_CONTEXT_H
+#define TWOCHAINS_RUNTIME_PACKAGE_CONTEXT_H
+
+#include "control/Context.h"
+#include "package/Package.h"
+
+#include <atomic>
+#include <list>
+#include <thread>
+#include <vector>
+
+namespace twochains::rt {
+
+struct PackageContext : ControlContext {
+  /// Loaded packages (tc_context_add_package): only ever added; the last
+  /// added of a tag is the one that runs.
+  std::vector<tc_package *> Packages;
+
+  /// Rieds peers pushed (package/RiedPush.cpp): received, to load, then
+  /// answer.
+  struct PushedRied {
+    ucp_ep_h Reply;
+    tc_status_t Status;
+    std::vector<uint8_t> Bytes;
+  };
+  std::vector<PushedRied> PushedRieds;
+  /// Rieds loading on threads of their own, answered when done.
+  struct RiedLoad {
+    ucp_ep_h Reply = nullptr;
+    tc_status_t Status = TC_OK;
+    std::atomic<bool> Done{false};
+    std::thread Thread;
+  };
+  std::list<RiedLoad> RiedLoads;
+  std::vector<std::pair<ucp_ep_h, tc_status_t>> RiedAcks; // answers to our pushes
+};
+
+/// Ried pushes: registers their handlers and housekeeping; joins what is
+/// still loading (at the context's end).
+ucs_status_t setupRiedPush(PackageContext *Ctx);
+void finishRiedLoads(PackageContext *Ctx);
+
+} // namespace twochains::rt
+
+#endif

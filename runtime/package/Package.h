@@ -1,0 +1,82 @@
+//===- Package.h - A loaded package, as the runtime uses it ---------------===//
+#ifndef TWOCHAINS_RUNTIME_PACKAGE_H
+#define TWOCHAINS_RUNTIME_PACKAGE_H
+
+#include "wire/Formats.h"
+#include "twochains/package.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace twochains::rt {
+
+using JamEntry = void (*)(void *Ctx, void *Payload, size_t PayloadSize);
+
+struct PackageElement {
+  bool Present = false;
+  bool IsJam = false;
+  std::string Name;
+  JamImageData Image;              // jams
+  std::string CodeDigest;          // jams: codeDigest() of Image
+  uint64_t CodeKey = 0;            // its first 8 bytes: what frames name
+  std::vector<void *> ImportTable; // receiver: the addresses of Image.Imports
+  JamEntry LocalEntry = nullptr;   // receiver: from the Local-Function library
+  void *PayloadSize = nullptr;     // sender-side helpers, if the jam has them
+  void *PayloadInit = nullptr;
+};
+
+} // namespace twochains::rt
+
+struct tc_package {
+  std::string Name;
+  std::string Identity;
+  uint64_t Tag = 0;        // identityTag(Identity): what frames carry
+  std::string ISA;
+  uint32_t OwnIsa = 0;     // ISA as an enum Isa (Wire.h): what frames to peers of it carry
+  uint32_t Roles = 0;
+  std::vector<twochains::rt::PackageElement> Elements; // by element ID
+  std::vector<void *> Libraries;                       // dlopen handles
+  std::vector<void *> RiedLibraries;                   // of those, the rieds'
+  /// Where the Local-Function library's code lies: the time limit
+  /// interrupts a jam only inside its own code (JamGuard.h).
+  uintptr_t LocalCodeBegin = 0, LocalCodeEnd = 0;
+  /// Sender: the jams' images for the other instruction sets the package
+  /// was built for (by enum Isa, Wire.h), for receivers that run those.
+  std::vector<std::pair<uint32_t, std::vector<twochains::rt::PackageElement>>> OtherIsas;
+};
+
+namespace twochains::rt {
+
+/// Hex SHA-256 of an image's bytes with its GOTP slot read as zero: the
+/// same on every sender and receiver, whatever table GOTP points at.
+std::string codeDigest(const uint8_t *Image, size_t Size, uint64_t GOTP);
+
+} // namespace twochains::rt
+
+namespace twochains::rt {
+/// The element as a receiver running instruction set Isa (enum Isa) gets
+/// it in injected frames: this side's own, or one of OtherIsas; null if
+/// the package has no image of it for that instruction set. Inline: every
+/// injected send asks.
+/// The ID of the element called Name, or TC_ERR_UNKNOWN_ELEMENT.
+tc_status_t findElement(const tc_package *P, const char *Name, uint32_t *ID);
+
+inline const PackageElement *elementFor(const tc_package *P, uint32_t Element, uint32_t Isa) {
+  const std::vector<PackageElement> *Table = &P->Elements;
+  if (Isa != P->OwnIsa) {
+    Table = nullptr;
+    for (const auto &[Other, Images] : P->OtherIsas)
+      if (Other == Isa)
+        Table = &Images;
+  }
+  if (!Table || Element >= Table->size() || !(*Table)[Element].Present ||
+      !(*Table)[Element].IsJam)
+    return nullptr;
+  return &(*Table)[Element];
+}
+
+
+} // namespace twochains::rt
+
+#endif

@@ -1,0 +1,215 @@
+//===- RiedPush.cpp - Driving a ried over to a receiver -------------------===//
+//
+//   sender   -> receiver  RIED      { name size, library size } name, bytes
+//   receiver -> sender    RIED_ACK  { tc_status_t }
+//
+// The receiver, if it accepts rieds, writes the bytes to an anonymous
+// memory file and loads it from /proc/self/fd: nothing touches its disk.
+// Only an authenticated peer may push; a push to a receiver that does not
+// accept rieds, or one larger than MaxRiedSize, is refused before any of
+// its bytes are received.
+//
+//===----------------------------------------------------------------------===//
+#include "base/Log.h"
+#include "control/ControlMessage.h"
+#include "core/Stats.h"
+#include "package/Context.h"
+#include "ucx/Request.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <dlfcn.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <vector>
+
+using namespace twochains::rt;
+
+namespace {
+
+/// Runs on a thread of its own: a ried's initialisers are code, and
+/// dlopen takes milliseconds; the executor's frames do not wait for them.
+tc_status_t loadPushed(const std::string &Name, const uint8_t *Bytes, size_t Size) {
+  int Fd = memfd_create(("tc-ried-" + Name).c_str(), MFD_CLOEXEC);
+  if (Fd < 0 || write(Fd, Bytes, Size) != ssize_t(Size)) {
+    if (Fd >= 0)
+      close(Fd);
+    logError("cannot hold pushed ried '" + Name + "'");
+    return TC_ERR_IO;
+  }
+  std::string Path = "/proc/self/fd/" + std::to_string(Fd);
+  void *H = dlopen(Path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  close(Fd);
+  if (!H) {
+    logError("cannot load pushed ried '" + Name + "': " + dlerror());
+    return TC_ERR_IO;
+  }
+  return TC_OK;
+}
+
+/// A push whose bytes are on their way (receiveBody).
+struct PendingRied {
+  PackageContext *Ctx;
+  ucp_ep_h Reply;
+  std::vector<uint8_t> Bytes;
+};
+
+void answer(PackageContext *Ctx, tc_peer *Peer, tc_status_t St) {
+  RiedAck A = {RiedAckMagic, St};
+  // Not waited for: a peer that takes no messages must not hold the
+  // receiver up.
+  sendMessage(Ctx, Peer, AmRiedAck, &A, sizeof A, nullptr, 0, 0);
+}
+
+/// The bytes have come, or not: either way the push is answered (a push
+/// whose bytes never came is answered TC_ERR_IO, not left to time out).
+void onRiedBody(void *Arg, tc_status_t St) {
+  auto *R = static_cast<PendingRied *>(Arg);
+  R->Ctx->PushedRieds.push_back({R->Reply, St, St == TC_OK ? std::move(R->Bytes)
+                                                           : std::vector<uint8_t>()});
+  delete R;
+}
+
+ucs_status_t onRied(void *Arg, const void *Header, size_t HeaderLength, void *Data,
+                    size_t Length, const ucp_am_recv_param_t *Param) {
+  auto *Ctx = static_cast<PackageContext *>(Arg);
+  RiedHeader H;
+  tc_peer *Peer = senderOf(Ctx, Param);
+  if (!Peer || !Peer->Welcomed || HeaderLength != sizeof H) {
+    countHeld(Ctx, &tc_stats_t::messages_refused);
+    return UCS_OK; // not from an authenticated peer: no answer either
+  }
+  std::memcpy(&H, Header, sizeof H);
+  auto Refuse = [&](const std::string &Why) {
+    countHeld(Ctx, &tc_stats_t::messages_refused);
+    logError("refused a ried pushed by " + Peer->Name + ": " + Why);
+    // Answered later, off the callback; the bytes are never received.
+    Ctx->PushedRieds.push_back({Param->reply_ep, TC_ERR_INVALID_PARAM, {}});
+    return UCS_OK;
+  };
+  if (!(Ctx->Flags & TC_CONTEXT_ACCEPT_RIEDS))
+    return Refuse("this context does not accept rieds (TC_CONTEXT_ACCEPT_RIEDS)");
+  if (H.Magic != RiedMagic || H.NameSize == 0 || H.NameSize > MaxRiedNameSize ||
+      H.LibrarySize > MaxRiedSize || Length != H.NameSize + H.LibrarySize)
+    return Refuse("a library of " + std::to_string(H.LibrarySize) + " bytes named in " +
+                  std::to_string(H.NameSize) + " bytes, in a message of " +
+                  std::to_string(Length) + " (at most " + std::to_string(MaxRiedSize) +
+                  " and " + std::to_string(MaxRiedNameSize) + ")");
+  auto *R = new PendingRied{Ctx, Param->reply_ep, {}};
+  R->Bytes.resize(Length);
+  receiveBody(Ctx, Data, Length, Param, R->Bytes.data(), onRiedBody, R);
+  return UCS_OK;
+}
+
+ucs_status_t onRiedAck(void *Arg, const void *Header, size_t HeaderLength, void *, size_t,
+                       const ucp_am_recv_param_t *Param) {
+  auto *Ctx = static_cast<PackageContext *>(Arg);
+  RiedAck A;
+  if (HeaderLength != sizeof A || !(Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
+    return UCS_OK;
+  std::memcpy(&A, Header, sizeof A);
+  if (A.Magic == RiedAckMagic)
+    Ctx->RiedAcks.push_back({Param->reply_ep, tc_status_t(A.Status)});
+  return UCS_OK;
+}
+
+/// Housekeeping: loads the rieds peers pushed since the last turn, and
+/// answers those that finished loading.
+void processPushedRieds(CoreContext *Core) {
+  auto *Ctx = static_cast<PackageContext *>(Core);
+  while (!Ctx->PushedRieds.empty()) {
+    auto P = std::move(Ctx->PushedRieds.front());
+    Ctx->PushedRieds.erase(Ctx->PushedRieds.begin());
+    Ctx->RiedLoads.emplace_back();
+    PackageContext::RiedLoad &L = Ctx->RiedLoads.back();
+    L.Reply = P.Reply;
+    L.Status = P.Status;
+    if (P.Status != TC_OK) {
+      L.Done = true; // refused from its header: answered below
+      continue;
+    }
+    L.Thread = std::thread([&L, Bytes = std::move(P.Bytes)] {
+      // Bytes: name, then the library.
+      size_t NameEnd = 0;
+      while (NameEnd < Bytes.size() && Bytes[NameEnd])
+        ++NameEnd;
+      std::string Name(Bytes.begin(), Bytes.begin() + NameEnd);
+      size_t Skip = std::min(Bytes.size(), NameEnd + 1);
+      L.Status = loadPushed(Name, Bytes.data() + Skip, Bytes.size() - Skip);
+      L.Done.store(true, std::memory_order_release);
+    });
+  }
+  for (auto It = Ctx->RiedLoads.begin(); It != Ctx->RiedLoads.end();) {
+    if (!It->Done.load(std::memory_order_acquire)) {
+      ++It;
+      continue;
+    }
+    if (It->Thread.joinable())
+      It->Thread.join();
+    if (It->Status == TC_OK)
+      countHeld(Ctx, &tc_stats_t::rieds_loaded);
+    // The peer may have gone (and been released) while it loaded.
+    if (tc_peer *Peer = peerOfEndpoint(Ctx, It->Reply); Peer && !Peer->Failed)
+      answer(Ctx, Peer, It->Status);
+    It = Ctx->RiedLoads.erase(It);
+  }
+}
+
+} // namespace
+
+namespace twochains::rt {
+
+ucs_status_t setupRiedPush(PackageContext *Ctx) {
+  addHousekeeping(Ctx, processPushedRieds);
+  return setControlHandlers(Ctx, {{AmRied, &onRied}, {AmRiedAck, &onRiedAck}});
+}
+
+void finishRiedLoads(PackageContext *Ctx) {
+  for (PackageContext::RiedLoad &L : Ctx->RiedLoads)
+    if (L.Thread.joinable())
+      L.Thread.join();
+}
+
+} // namespace twochains::rt
+
+extern "C" tc_status_t tc_ried_push(tc_peer_t *Peer, const char *Path, int TimeoutMs) {
+  if (!Peer || !Path)
+    return TC_ERR_INVALID_PARAM;
+  FILE *F = std::fopen(Path, "rb");
+  if (!F) {
+    logError(std::string("cannot read ried ") + Path);
+    return TC_ERR_IO;
+  }
+  std::string Name = Path;
+  if (size_t Slash = Name.rfind('/'); Slash != std::string::npos)
+    Name = Name.substr(Slash + 1);
+  std::vector<uint8_t> Body(Name.begin(), Name.end());
+  Body.push_back(0);
+  uint8_t Buf[65536];
+  size_t N;
+  size_t LibStart = Body.size();
+  while ((N = std::fread(Buf, 1, sizeof Buf, F)) > 0)
+    Body.insert(Body.end(), Buf, Buf + N);
+  std::fclose(F);
+  auto *Ctx = contextOf<PackageContext>(Peer);
+  std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
+  RiedHeader H = {RiedMagic, uint32_t(Name.size() + 1), Body.size() - LibStart};
+  ucp_request_param_t P = {};
+  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  P.flags = UCP_AM_SEND_FLAG_REPLY;
+  if (waitRequest(Ctx->Worker, ucp_am_send_nbx(Peer->Ep, AmRied, &H, sizeof H, Body.data(),
+                                               Body.size(), &P)) != UCS_OK)
+    return TC_ERR_IO;
+  tc_status_t Answer = TC_ERR_IO;
+  awaitAnswer(Ctx, Peer, nowNs() + msToNs(TimeoutMs > 0 ? TimeoutMs : 0), [&] {
+    for (size_t I = 0; I < Ctx->RiedAcks.size(); ++I)
+      if (Ctx->RiedAcks[I].first == Peer->Ep) {
+        Answer = Ctx->RiedAcks[I].second == TC_OK ? TC_OK : TC_ERR_IO;
+        Ctx->RiedAcks.erase(Ctx->RiedAcks.begin() + I);
+        return true;
+      }
+    return false;
+  });
+  return Answer;
+}

@@ -1,0 +1,27 @@
+//===- Context.h - The receive layer's part of a context ------------------===//
+#ifndef TWOCHAINS_RUNTIME_RECEIVE_CONTEXT_H
+#define TWOCHAINS_RUNTIME_RECEIVE_CONTEXT_H
+
+#include "containment/Containment.h"
+#include "send/Context.h"
+
+#include <cstdlib>
+#include <memory>
+
+namespace twochains::rt {
+
+struct ReceiveContext : SendContext {
+  /// The frame being run, copied out of the ring: the jam reads this,
+  /// which no peer can write (docs/security.md).
+  std::unique_ptr<uint8_t[], void (*)(void *)> Private{nullptr, free};
+  bool RunningJam = false; // tc_progress is not re-entered from a jam
+  Containment Jams;
+  /// An answer frame arrived from Peer (checked): the calls layer ends the
+  /// call of CallSequence with it.
+  void (*AnswerFrame)(tc_peer *Peer, uint64_t CallSequence, const uint8_t *Bytes,
+                      size_t Size) = nullptr;
+};
+
+} // namespace twochains::rt
+
+#endif

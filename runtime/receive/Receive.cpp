@@ -1,0 +1,306 @@
+//===- Receive.cpp - Running the frames that arrived ----------------------===//
+//
+// tc_progress polls every sender's ring at the slot it expects next. A
+// frame runs only when it is complete and passes every check, made on a
+// private copy taken out of the ring (captureFrame): frame fields
+// (Frame.cpp), a package this receiver loaded, an element of it, and for
+// injected frames an image identical to the package's own. It then runs
+// (Local: the library's copy; Injected: the receiver's own copy of the
+// package's image, in W^X memory, GOTP and fixups applied, instruction
+// stream synchronised) on the private copy of the payload, the slot is
+// released, and credits are reported in batches (FramePath.cpp).
+//
+//===----------------------------------------------------------------------===//
+#include "receive/Receive.h"
+
+#include "base/Clock.h"
+#include "base/Log.h"
+#include "base/StatusString.h"
+#include "code/InjectedCode.h"
+#include "core/Events.h"
+#include "core/Lock.h"
+#include "core/Stats.h"
+#include "send/FramePath.h"
+#include "wire/Formats.h"
+
+#include <cstdio>
+#include <cstring>
+
+using namespace twochains::rt;
+
+void twochains::rt::reportCredits(ReceiveContext *Ctx, tc_peer *Peer) {
+  if (reportCreditWord(Peer, CreditWordFinished, Peer->Rx.Receive->expected()) ==
+      CreditReport::Sent) {
+    Peer->Rx.Receive->takeCreditReport();
+    countHeld(Ctx, &tc_stats_t::credit_reports);
+  }
+}
+
+/// A frame that never completes (a write cut short, a corrupt byte) would
+/// stall its ring for ever. It is given up when the sender has written the
+/// frame after it (its trailer shows the next sequence, sound or not) and
+/// it has stayed incomplete for TruncationDeadlineNs: the sender has moved
+/// on, so its bytes are not still landing.
+static constexpr uint64_t TruncationDeadlineNs = 100'000'000;
+
+static bool truncated(ReceiveContext *Ctx, tc_peer *Peer, uint64_t Seq) {
+  uint32_t NextSlot = uint32_t((Seq + 1) % Ctx->Slots);
+  if (!frameTrailerShows(ringSlot(Peer->Rx.Ring, Ctx->SlotSize, NextSlot), Ctx->SlotSize,
+                         Seq + 1)) {
+    Peer->Rx.StalledSinceNs = 0;
+    return false;
+  }
+  uint64_t Now = nowNs();
+  if (!Peer->Rx.StalledSinceNs) {
+    Peer->Rx.StalledSinceNs = Now;
+    return false;
+  }
+  return Now - Peer->Rx.StalledSinceNs > TruncationDeadlineNs;
+}
+
+/// The receiver package a frame names: the last one the peer's frames
+/// named, while no package was added since, else a search (packages are
+/// only ever added, and the last added of a tag is the one that runs).
+static tc_package *receiverPackage(ReceiveContext *Ctx, PeerReceiveHalf &Rx, uint64_t Tag) {
+  if (Rx.RunPackage && Rx.RunPackage->Tag == Tag && Rx.RunPackagesSeen == Ctx->Packages.size())
+    return Rx.RunPackage;
+  tc_package *Pkg = nullptr;
+  for (tc_package *P : Ctx->Packages)
+    if ((P->Roles & TC_PACKAGE_RECEIVER) && P->Tag == Tag)
+      Pkg = P;
+  if (Pkg) {
+    Rx.RunPackage = Pkg;
+    Rx.RunPackagesSeen = Ctx->Packages.size();
+  }
+  return Pkg;
+}
+
+static tc_status_t runFrame(ReceiveContext *Ctx, tc_peer *Peer, const FrameView &V, JamRun &Run) {
+  const FrameHeader &H = V.Header;
+  tc_package *Pkg = receiverPackage(Ctx, Peer->Rx, H.Package);
+  if (!Pkg)
+    return TC_ERR_UNKNOWN_PACKAGE;
+  if (H.Element >= Pkg->Elements.size())
+    return TC_ERR_UNKNOWN_ELEMENT;
+  const PackageElement &E = Pkg->Elements[H.Element];
+  if (!E.Present || !E.IsJam)
+    return TC_ERR_UNKNOWN_ELEMENT;
+  if (Peer->Rx.AbandonedCount && Ctx->Jams.QuarantineFaults != TC_NEVER_QUARANTINE) {
+    auto Abandoned = Peer->Rx.Abandoned.find(H.Element);
+    if (Abandoned != Peer->Rx.Abandoned.end() && Abandoned->second >= Ctx->Jams.QuarantineFaults)
+      return TC_ERR_QUARANTINED;
+  }
+  tc_jam_ctx JamCtx = {Peer, H.Sequence, Pkg, &Run};
+  if (H.Kind == FrameLocal) {
+    if (!E.LocalEntry)
+      return TC_ERR_UNKNOWN_ELEMENT;
+    Run.CodeBegin = Pkg->LocalCodeBegin;
+    Run.CodeEnd = Pkg->LocalCodeEnd;
+    E.LocalEntry(&JamCtx, const_cast<uint8_t *>(V.Payload), H.PayloadSize);
+    countHeld(Ctx, &tc_stats_t::frames_executed_local);
+    return TC_OK;
+  }
+  // The hot path of cached frames, inline: one table probe and the call.
+  if (H.Kind == FrameCached && Ctx->Cache && runHeldCode(Ctx, E, V, &JamCtx)) {
+    countHeld(Ctx, &tc_stats_t::frames_executed_injected);
+    return TC_OK;
+  }
+  tc_status_t St = runInjected(Ctx, *Pkg, H.Element, V, &JamCtx);
+  if (St == TC_OK)
+    countHeld(Ctx, &tc_stats_t::frames_executed_injected);
+  return St;
+}
+
+static tc_status_t abandonFrame(ReceiveContext *Ctx, tc_peer *Peer, const FrameView &V, JamRun &Run,
+                                bool Timeout);
+
+/// Runs a frame inside a recovery point: a jam that faults or overruns
+/// its time limit is abandoned (JamGuard.h, abandonFrame).
+static tc_status_t runContained(ReceiveContext *Ctx, tc_peer *Peer, const FrameView &V,
+                                JamRun &Run) {
+  Run.Interrupt.store(false, std::memory_order_relaxed);
+  Run.Force.store(false, std::memory_order_relaxed);
+  Run.CodeBegin = Run.CodeEnd = 0;
+  Run.Serial.store(Run.Serial.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  int End = TWOCHAINS_SET_RECOVERY_POINT(Run.Recover);
+  if (End == int(JamEnd::Returned)) {
+    Run.Active.store(true, std::memory_order_release);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    tc_status_t St = runFrame(Ctx, Peer, V, Run);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    Run.Active.store(false, std::memory_order_release);
+    return St;
+  }
+  // Abandoned: the handler jumped back here.
+  return abandonFrame(Ctx, Peer, V, Run, End == int(JamEnd::TimedOut));
+}
+
+/// A frame whose jam faulted or ran past its limit: counted, posted,
+/// logged once, told to the sender, and counted against the element for
+/// quarantine. Out of line: runContained stays small.
+__attribute__((noinline)) static tc_status_t
+abandonFrame(ReceiveContext *Ctx, tc_peer *Peer, const FrameView &V, JamRun &Run, bool Timeout) {
+  const FrameHeader &H = V.Header;
+  countHeld(Ctx, Timeout ? &tc_stats_t::jams_timed_out : &tc_stats_t::jams_faulted);
+  count(Peer, &tc_peer_stats_t::jams_abandoned);
+  postEvent(Ctx, TC_EVENT_JAM_ABANDONED, Peer->Number,
+            Timeout ? TC_ERR_JAM_TIMEOUT : TC_ERR_JAM_FAULT, H.Element, H.Sequence,
+            Timeout ? 0 : Run.Signal);
+  uint32_t Count = ++Peer->Rx.Abandoned[H.Element];
+  ++Peer->Rx.AbandonedCount;
+  std::string Element = std::to_string(H.Element), Package = "?";
+  for (tc_package *P : Ctx->Packages)
+    if (P->Tag == H.Package) {
+      Package = P->Name;
+      if (H.Element < P->Elements.size())
+        Element = P->Elements[H.Element].Name;
+    }
+  char Where[96];
+  if (Run.FaultPC >= Run.CodeBegin && Run.FaultPC < Run.CodeEnd)
+    std::snprintf(Where, sizeof Where, "at offset 0x%llx in its code",
+                  (unsigned long long)(Run.FaultPC - Run.CodeBegin));
+  else
+    std::snprintf(Where, sizeof Where, "at 0x%llx, outside its code (in a library it called)",
+                  (unsigned long long)Run.FaultPC);
+  std::string Fault = Timeout ? std::string(Where) : std::string(signalName(Run.Signal)) + " " + Where;
+  if (!Timeout) {
+    char Address[40];
+    std::snprintf(Address, sizeof Address, ", address 0x%llx",
+                  (unsigned long long)Run.FaultAddress);
+    Fault += Address;
+  }
+  logError("abandoned frame " + std::to_string(H.Sequence) + " from " + Peer->Name + ": jam '" +
+           Element + "' of package '" + Package + "' " +
+           (Timeout ? "ran past the time limit (" + std::to_string(Ctx->Jams.Dog->limitMs()) +
+                          " ms): interrupted "
+                    : "raised ") +
+           Fault +
+           (Ctx->Jams.QuarantineFaults != TC_NEVER_QUARANTINE && Count == Ctx->Jams.QuarantineFaults
+                ? "; its further frames from this peer are refused (quarantine)"
+                : ""));
+  reportCreditWord(Peer, CreditWordFault,
+                   faultWord(H.Sequence, H.Element, Timeout ? 0 : Run.Signal,
+                             Timeout ? TC_JAM_TIMED_OUT : TC_JAM_FAULTED),
+                   /*Wait=*/true);
+  return Timeout ? TC_ERR_JAM_TIMEOUT : TC_ERR_JAM_FAULT;
+}
+
+/// A cached frame named code this receiver does not hold: tell the sender
+/// (one put into its credit line) and wait; it sends the frame again, with
+/// code, into the same slot. False if the sender cannot be told.
+static bool askForCode(ReceiveContext *Ctx, tc_peer *Peer, uint64_t Seq) {
+  Peer->Rx.CodeWait.reported(Seq, nowNs());
+  countHeld(Ctx, &tc_stats_t::cache_misses);
+  return reportCreditWord(Peer, CreditWordMiss, Seq + 1, /*Wait=*/true) == CreditReport::Sent;
+}
+
+const volatile void *twochains::rt::watchedWord(ReceiveContext *Ctx) {
+  static const volatile uint64_t Nothing = 0;
+  for (auto &P : Ctx->Accepted)
+    if (P->Rx.Ring && P->Rx.Receive)
+      return ringSlot(P->Rx.Ring, Ctx->SlotSize, P->Rx.Receive->expectedSlot());
+  for (tc_peer *P : Ctx->Connected)
+    if (P->Rx.Ring && P->Rx.Receive)
+      return ringSlot(P->Rx.Ring, Ctx->SlotSize, P->Rx.Receive->expectedSlot());
+  return &Nothing;
+}
+
+/// A ring gives up its turn after RingBudget frames, so a sender flooding
+/// at full speed cannot starve the others.
+static constexpr unsigned RingBudget = 16;
+
+unsigned twochains::rt::serveRing(ReceiveContext *Ctx, tc_peer *Peer, JamRun &Run) {
+  unsigned Count = 0;
+  // A ring gives up its turn after RingBudget frames, so a sender
+  // flooding at full speed cannot starve the others.
+  for (unsigned Budget = RingBudget; Budget; --Budget) {
+    uint64_t Seq = Peer->Rx.Receive->expected();
+    uint8_t *Slot = ringSlot(Peer->Rx.Ring, Ctx->SlotSize, Peer->Rx.Receive->expectedSlot());
+    // A frame sent again over a complete one lands in any order, whatever
+    // the transport: only the checksum tells when it is whole.
+    bool Awaiting = Peer->Rx.CodeWait.awaiting(Seq);
+    // Idle, one load: the first line's last word. Whether a frame that
+    // stays incomplete was cut short is looked at now and then: the
+    // deadline is 100 ms, and every empty poll comes here.
+    bool Idle = !Awaiting && !frameMayHaveArrived(Slot, Seq);
+    if (Idle && (++Peer->Rx.IncompletePolls & (TruncationCheckEvery - 1)))
+      break;
+    FrameView V;
+    tc_status_t St = TC_OK;
+    // The common frame, Local or cached, stored in order by a direct
+    // sender: in a few compares (one line) or a few more and a copy of its
+    // payload; anything else, captureFrame.
+    if (Idle || Awaiting ||
+        !(captureMarkedLine(Slot, Seq, Ctx->Private.get(), &V) ||
+          captureMarkedFrame(Slot, Ctx->SlotSize, Seq, Ctx->Private.get(), &V))) {
+      V = {};
+      Completion How = Awaiting                                       ? Completion::Checksum
+                       : (Ctx->Flags & TC_CONTEXT_ORDERED_PLACEMENT) ? Completion::Ordered
+                                                                      : Completion::Marked;
+      St = Idle ? TC_ERR_INCOMPLETE
+                : captureFrame(Slot, Ctx->SlotSize, Seq, Ctx->Private.get(), &V, How);
+    }
+    MissWait::Step Step = MissWait::Step::Run;
+    if (Awaiting)
+      Step = Peer->Rx.CodeWait.step(Seq, St == TC_OK && V.Header.Kind == FrameInjected, nowNs());
+    if (Step != MissWait::Step::Run) {
+      // The code was asked for: the slot is being rewritten with the
+      // frame and its code, and reads as anything until that lands whole.
+      if (Step == MissWait::Step::Wait)
+        break;
+      St = TC_ERR_NOT_CACHED; // the sender never sent it: give up
+    } else {
+      if (St == TC_ERR_INCOMPLETE &&
+          ((!Idle && (++Peer->Rx.IncompletePolls & (TruncationCheckEvery - 1))) ||
+           !truncated(Ctx, Peer, Seq)))
+        break;
+      Peer->Rx.StalledSinceNs = 0;
+      if (St == TC_OK && V.Header.Kind == FrameAnswer) {
+        if (Ctx->AnswerFrame)
+          Ctx->AnswerFrame(Peer, V.Header.Package, V.Payload, V.Header.PayloadSize);
+      } else if (St == TC_OK) {
+        Ctx->RunningJam = true;
+        ThreadRunningJamOf = Ctx;
+        St = runContained(Ctx, Peer, V, Run);
+        ThreadRunningJamOf = nullptr;
+        Ctx->RunningJam = false;
+        count(Peer, &tc_peer_stats_t::frames_executed, St == TC_OK);
+      }
+      if (St == TC_ERR_NOT_CACHED && V.Header.Kind == FrameCached &&
+          Ctx->Mode == TC_MAILBOX_CODE_CACHE && askForCode(Ctx, Peer, Seq))
+        break; // its code is on the way
+    }
+    if (St == TC_ERR_QUARANTINED) {
+      // Counted, told to the sender once per element, not logged again.
+      countHeld(Ctx, &tc_stats_t::frames_quarantined);
+      count(Peer, &tc_peer_stats_t::frames_rejected);
+      postEvent(Ctx, TC_EVENT_FRAME_REJECTED, Peer->Number, St, V.Header.Element, Seq);
+      uint32_t &Told = Peer->Rx.Abandoned[V.Header.Element];
+      if (Told == Ctx->Jams.QuarantineFaults) {
+        ++Told;
+        reportCreditWord(Peer, CreditWordFault,
+                         faultWord(Seq, V.Header.Element, 0, TC_JAM_QUARANTINED), true);
+      }
+    } else if (St == TC_ERR_JAM_FAULT || St == TC_ERR_JAM_TIMEOUT) {
+      countHeld(Ctx, &tc_stats_t::frames_rejected); // logged where it was found
+    } else if (St != TC_OK) {
+      countHeld(Ctx, &tc_stats_t::frames_rejected);
+      count(Peer, &tc_peer_stats_t::frames_rejected);
+      logError("dropped frame " + std::to_string(Seq) + " from " + Peer->Name + ": " +
+               statusString(St));
+      postEvent(Ctx, TC_EVENT_FRAME_REJECTED, Peer->Number, St, V.Header.Element, Seq);
+    }
+    ++Count;
+    Peer->Rx.IdlePolls = 0;
+    if (Peer->Rx.Receive->finish())
+      reportCredits(Ctx, Peer);
+  }
+  // Idle with frames unreported: tell the sender, but not at the first
+  // empty poll — in a ping-pong that would be one more put and one more
+  // cache line crossing cores per message; the batch reports keep a
+  // streaming sender going, this one only unblocks a sender that waits.
+  if (Peer->Rx.Receive->creditPending() && ++Peer->Rx.IdlePolls >= IdleReportPolls)
+    reportCredits(Ctx, Peer);
+  return Count;
+}
+

@@ -1,0 +1,52 @@
+//===- Receive.h - The receive side: rings, frames, credits ---------------===//
+#ifndef TWOCHAINS_RUNTIME_RECEIVE_RECEIVE_H
+#define TWOCHAINS_RUNTIME_RECEIVE_RECEIVE_H
+
+#include "containment/JamGuard.h"
+#include "receive/Context.h"
+#include "wire/Frame.h"
+
+namespace twochains::rt {
+
+/// Whether a frame that stays incomplete was cut short is looked at every
+/// this many polls of its ring (a power of two).
+constexpr unsigned TruncationCheckEvery = 64;
+/// Empty polls of a ring before credits not yet reported are reported.
+constexpr unsigned IdleReportPolls = 64;
+
+/// Up to a budget of frames of a peer's ring, in sequence, and its credit
+/// reports. Returns the frames it finished.
+unsigned serveRing(ReceiveContext *Ctx, tc_peer *Peer, JamRun &Run);
+/// Reports the frames finished so far to the sender.
+void reportCredits(ReceiveContext *Ctx, tc_peer *Peer);
+
+/// The receive side of a peer's turn. An idle ring costs one load: the
+/// first line's last word of the slot it expects (frameMayHaveArrived).
+/// Now and then it takes the full turn anyway, to see whether a frame that
+/// never began to arrive was skipped by its sender. Returns the frames it
+/// finished.
+inline unsigned receiveFrom(ReceiveContext *Ctx, tc_peer *Peer, JamRun &Run) {
+  PeerReceiveHalf &Rx = Peer->Rx;
+  // A peer that went away may have left complete frames behind: they
+  // still run (nothing sent is lost); only credits stop.
+  if (!Rx.Ring || !Peer->Welcomed)
+    return 0;
+  if (!Rx.CodeWait.awaiting(Rx.Receive->expected()) &&
+      !frameMayHaveArrived(ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot()),
+                           Rx.Receive->expected()) &&
+      ((Rx.IncompletePolls + 1) & (TruncationCheckEvery - 1))) {
+    ++Rx.IncompletePolls;
+    if (Rx.Receive->creditPending() && ++Rx.IdlePolls >= IdleReportPolls)
+      reportCredits(Ctx, Peer);
+    return 0;
+  }
+  return serveRing(Ctx, Peer, Run);
+}
+
+/// The word a frame's arrival will write first: the header line of the
+/// slot the first ring expects next (what a waiting executor watches).
+const volatile void *watchedWord(ReceiveContext *Ctx);
+
+} // namespace twochains::rt
+
+#endif

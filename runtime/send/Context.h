@@ -1,0 +1,17 @@
+//===- Context.h - The send layer's part of a context ---------------------===//
+#ifndef TWOCHAINS_RUNTIME_SEND_CONTEXT_H
+#define TWOCHAINS_RUNTIME_SEND_CONTEXT_H
+
+#include "code/Context.h"
+
+namespace twochains::rt {
+
+struct SendContext : CodeContext {
+  /// Called when the receiver reports a frame of Peer abandoned (fault,
+  /// time limit, quarantine): the calls layer ends the call made with it.
+  void (*FrameAbandoned)(tc_peer *Peer, uint64_t Sequence, tc_status_t Ended) = nullptr;
+};
+
+} // namespace twochains::rt
+
+#endif

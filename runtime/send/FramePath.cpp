@@ -1,0 +1,319 @@
+//===- FramePath.cpp - How frames and credits reach a peer's ring ---------===//
+//
+//   RMA      one ucp_put_nbx into the peer's slot; credit words by put;
+//            where UCX maps the peer's memory into this process (shared
+//            memory), stores straight into it instead (Send.cpp)
+//   message  one active message carrying the frame, which the ring's owner
+//            writes into the slot its sequence names, after checking that
+//            the sequence is inside the sender's window and the frame fits
+//            a slot; credit words as a message the owner writes
+//
+// Either way the receiver sees the same bytes in the same slot, and the
+// executor finds, checks and runs frames the same way.
+//
+//===----------------------------------------------------------------------===//
+#include "send/FramePath.h"
+
+#include "base/Log.h"
+#include "base/Timeouts.h"
+#include "control/ControlMessage.h"
+#include "core/Stats.h"
+#include "ucx/Request.h"
+#include "wire/Frame.h"
+
+#include <cstring>
+
+using namespace twochains::rt;
+
+namespace twochains::rt {
+
+ucp_worker_h frameWorker(tc_peer *Peer) {
+  return Peer->Path == PathRma ? Peer->Ctx->DataWorker : Peer->Ctx->Worker;
+}
+
+tc_status_t completePut(tc_peer *Peer, uint32_t Slot) {
+  ucs_status_ptr_t &Request = Peer->Tx.Puts[Slot];
+  if (!Request)
+    return TC_OK;
+  ucs_status_t St = waitRequestUntil(Peer->Ctx->DataWorker, Request, nowNs() + PutCompleteTimeoutNs);
+  Request = nullptr;
+  if (St != UCS_OK) {
+    Peer->Failed = true;
+    return TC_ERR_IO;
+  }
+  return TC_OK;
+}
+
+/// The credit report a frame by message carries to its peer: the frames of
+/// the peer's this side has finished, reported by it (a reply stream then
+/// needs no report of its own, each a system call over TCP).
+static uint64_t carriedCredit(tc_peer *Peer) {
+  if (!Peer->Rx.Receive)
+    return 0;
+  return Peer->Rx.Receive->takeCreditReport();
+}
+
+/// A credit report a frame by message carried: taken as onCredit takes one
+/// (the ring ignores impossible counts: Ring.cpp).
+static void takeCarriedCredit(tc_peer *Peer, uint64_t Finished) {
+  if (Peer->Tx.CreditLine && Finished > Peer->Tx.CreditLine[CreditWordFinished])
+    Peer->Tx.CreditLine[CreditWordFinished] = Finished;
+}
+
+/// How long a frame by message may wait to be taken: a peer that has not
+/// read its socket for that long, with this side's frames filling it, is
+/// failed, rather than holding up whoever sends (the executor, sending a
+/// jam's reply or a corked batch, serves every other peer meanwhile).
+static constexpr uint64_t FrameMessageDeadlineNs = 1'000'000'000;
+
+/// Count frames of consecutive sequences from First, back to back in Data,
+/// as one active message: a frame's header, or a batch's. The header is
+/// the peer's, and Data the peer's or the context's: a send given up on
+/// may still read them until the endpoint closes.
+static tc_status_t sendFrameMessage(tc_peer *Peer, uint64_t First, uint32_t Count,
+                                    const uint8_t *Data, size_t Size) {
+  PeerSendHalf &Tx = Peer->Tx;
+  Tx.MessageHeader.One = {First, carriedCredit(Peer)};
+  if (Count > 1)
+    Tx.MessageHeader.Many = {First, Count, 0, Tx.MessageHeader.One.Finished};
+  ucp_request_param_t P = {};
+  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  P.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
+  ucs_status_t St = waitRequestFor(
+      Peer->Ctx->Worker,
+      ucp_am_send_nbx(Peer->Ep, AmFrame, &Tx.MessageHeader,
+                      Count == 1 ? sizeof(FrameMessage) : sizeof(FrameBatchMessage), Data, Size,
+                      &P),
+      FrameMessageDeadlineNs);
+  if (St != UCS_OK) {
+    Peer->Failed = true;
+    return TC_ERR_IO;
+  }
+  return TC_OK;
+}
+
+tc_status_t flushFrameBatch(tc_peer *Peer) {
+  PeerSendHalf &Tx = Peer->Tx;
+  if (!Tx.BatchFrames)
+    return TC_OK;
+  if (Tx.BatchFrames > 1)
+    countHeld(Peer->Ctx, &tc_stats_t::frames_coalesced, Tx.BatchFrames);
+  tc_status_t St = sendFrameMessage(Peer, Tx.BatchFirst, Tx.BatchFrames, Tx.Batch.data(),
+                                    Tx.Batch.size());
+  Tx.Batch.clear();
+  Tx.BatchFrames = 0;
+  return St;
+}
+
+/// A corked peer's frame joins its batch, which leaves first if the frame
+/// does not follow on or would overfill it, and at once when it is full.
+static tc_status_t batchFrame(tc_peer *Peer, const uint8_t *Frame, size_t Size,
+                              uint64_t Sequence) {
+  PeerSendHalf &Tx = Peer->Tx;
+  if (Tx.BatchFrames && (Sequence != Tx.BatchFirst + Tx.BatchFrames ||
+                         Tx.Batch.size() + Size > MaxFrameBatchBytes))
+    if (tc_status_t St = flushFrameBatch(Peer); St != TC_OK)
+      return St;
+  if (!Tx.BatchFrames)
+    Tx.BatchFirst = Sequence;
+  Tx.Batch.insert(Tx.Batch.end(), Frame, Frame + Size);
+  ++Tx.BatchFrames;
+  if (Tx.Batch.size() + FrameLine > MaxFrameBatchBytes || Tx.BatchFrames >= Tx.Slots)
+    return flushFrameBatch(Peer);
+  return TC_OK;
+}
+
+tc_status_t deliverFrame(tc_peer *Peer, const uint8_t *Frame, size_t Size, uint64_t Sequence,
+                         uint32_t Slot, bool Pipelined) {
+  ucp_request_param_t P = {};
+  ucs_status_t St;
+  if (Peer->Path != PathRma && Peer->Tx.Corked)
+    return batchFrame(Peer, Frame, Size, Sequence);
+  if (Peer->Path == PathRma && Pipelined) {
+    ucs_status_ptr_t R = ucp_put_nbx(Peer->DataEp, Frame, Size,
+                                     ringSlot(Peer->Tx.RingAddress, Peer->Tx.SlotSize, Slot),
+                                     Peer->Tx.RingKey, &P);
+    if (UCS_PTR_IS_ERR(R)) {
+      Peer->Failed = true;
+      return TC_ERR_IO;
+    }
+    Peer->Tx.Puts[Slot] = R; // null: complete already (shared memory, short puts)
+    return TC_OK;
+  }
+  if (Peer->Path != PathRma)
+    return sendFrameMessage(Peer, Sequence, 1, Frame, Size);
+  St = waitRequest(Peer->Ctx->DataWorker,
+                   ucp_put_nbx(Peer->DataEp, Frame, Size,
+                               ringSlot(Peer->Tx.RingAddress, Peer->Tx.SlotSize, Slot),
+                               Peer->Tx.RingKey, &P));
+  if (St != UCS_OK) {
+    Peer->Failed = true;
+    return TC_ERR_IO;
+  }
+  return TC_OK;
+}
+
+CreditReport reportCreditWord(tc_peer *Peer, unsigned Word, uint64_t Value, bool Wait) {
+  if (Peer->Failed)
+    return CreditReport::Failed;
+  // The sender reads the word and then reuses slots: everything this side
+  // read from them comes before the store.
+  if (uint64_t *Line = Peer->Rx.CreditDirect) {
+    __atomic_store_n(&Line[Word], Value, __ATOMIC_RELEASE);
+    return CreditReport::Sent;
+  }
+  // One report in flight per word (RMA) or per line (messages): the buffer
+  // it reads must stay as it was until it completes.
+  ucs_status_ptr_t &Request = Peer->Rx.CreditRequest[Peer->Path == PathRma ? Word : 0];
+  if (Request) {
+    if (ucp_request_check_status(Request) == UCS_INPROGRESS) {
+      if (!Wait)
+        return CreditReport::Busy;
+      ucs_status_t St = waitRequestUntil(frameWorker(Peer), Request, nowNs() + CreditReportWaitNs);
+      Request = nullptr;
+      if (St != UCS_OK) {
+        Peer->Failed = true;
+        return CreditReport::Failed;
+      }
+    } else {
+      ucp_request_free(Request);
+      Request = nullptr;
+    }
+  }
+  ucp_request_param_t P = {};
+  ucs_status_ptr_t R;
+  if (Peer->Path == PathRma) {
+    Peer->Rx.CreditSource[Word] = Value;
+    R = ucp_put_nbx(Peer->DataEp, &Peer->Rx.CreditSource[Word], sizeof(uint64_t),
+                    Peer->Rx.CreditAddress + Word * sizeof(uint64_t), Peer->Rx.CreditKey, &P);
+  } else {
+    (Word == CreditWordFinished ? Peer->Rx.CreditMsg.Finished
+     : Word == CreditWordMiss   ? Peer->Rx.CreditMsg.Miss
+                                : Peer->Rx.CreditMsg.Fault) = Value;
+    P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    P.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
+    R = ucp_am_send_nbx(Peer->Ep, AmCredit, &Peer->Rx.CreditMsg, sizeof Peer->Rx.CreditMsg, nullptr,
+                        0, &P);
+  }
+  if (UCS_PTR_IS_ERR(R)) {
+    Peer->Failed = true;
+    return CreditReport::Failed;
+  }
+  Request = R;
+  return CreditReport::Sent;
+}
+
+} // namespace twochains::rt
+
+/// The peer a frame-path message came from, if it may send one.
+static tc_peer *sender(SendContext *Ctx, const ucp_am_recv_param_t *Param) {
+  if (!(Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
+    return nullptr;
+  tc_peer *Peer = peerOfEndpoint(Ctx, Param->reply_ep);
+  return Peer && Peer->Welcomed && Peer->Path == PathAm ? Peer : nullptr;
+}
+
+/// Writes a frame that came by message into its slot as a direct sender
+/// stores one: everything before the trailer, then the trailer by one
+/// release store. Frames by message carry the ordered mark, and an
+/// application that progresses its own worker (UCS_THREAD_MODE_MULTI) may
+/// run this handler while the executor reads the ring.
+static void placeFrame(uint8_t *Slot, const uint8_t *Frame, size_t Size) {
+  std::memcpy(Slot, Frame, Size - FrameTrailerSize);
+  uint64_t Trailer;
+  std::memcpy(&Trailer, Frame + Size - FrameTrailerSize, sizeof Trailer);
+  __atomic_store_n(reinterpret_cast<uint64_t *>(Slot + Size - FrameTrailerSize), Trailer,
+                   __ATOMIC_RELEASE);
+}
+
+/// A corked sender's frames in one message: every one must fit a slot and
+/// lie inside the sender's window, or none is written.
+static ucs_status_t takeFrameBatch(SendContext *Ctx, tc_peer *Peer, const void *Header,
+                                   const uint8_t *Data, size_t Length,
+                                   const ucp_am_recv_param_t *Param) {
+  FrameBatchMessage M;
+  std::memcpy(&M, Header, sizeof M);
+  uint64_t Expected = Peer->Rx.Receive->expected();
+  uint32_t Lengths[MaxFrameBatchBytes / FrameLine];
+  if ((Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) || M.Reserved || M.Count < 2 ||
+      M.Count > Ctx->Slots || M.Count > MaxFrameBatchBytes / FrameLine ||
+      Length > MaxFrameBatchBytes ||
+      !splitFrameBatch(Data, Length, M.Count, Ctx->SlotSize, Lengths))
+    return refuseMessage(Ctx, Peer, "a batch of " + std::to_string(M.Count) + " frames in " +
+                                        std::to_string(Length) +
+                                        " bytes (each whole lines and at most a slot of " +
+                                        std::to_string(Ctx->SlotSize) + ", at most " +
+                                        std::to_string(Ctx->Slots) + " frames, " +
+                                        std::to_string(MaxFrameBatchBytes) + " bytes)"),
+           UCS_OK;
+  if (M.First < Expected || M.First - Expected > Ctx->Slots - M.Count)
+    return refuseMessage(Ctx, Peer, "frames " + std::to_string(M.First) + " to " +
+                                        std::to_string(M.First + M.Count - 1) +
+                                        " outside their window (expected " +
+                                        std::to_string(Expected) + ", " +
+                                        std::to_string(Ctx->Slots) + " slots)"),
+           UCS_OK;
+  takeCarriedCredit(Peer, M.Finished);
+  for (uint32_t I = 0; I < M.Count; Data += Lengths[I], ++I)
+    placeFrame(ringSlot(Peer->Rx.Ring, Ctx->SlotSize, (M.First + I) % Ctx->Slots), Data,
+               Lengths[I]);
+  return UCS_OK;
+}
+
+static ucs_status_t onFrame(void *Arg, const void *Header, size_t HeaderLength, void *Data,
+                            size_t Length, const ucp_am_recv_param_t *Param) {
+  auto *Ctx = static_cast<SendContext *>(Arg);
+  tc_peer *Peer = sender(Ctx, Param);
+  if (!Peer || !Peer->Rx.Ring || !Peer->Rx.Receive)
+    return refuseMessage(Ctx, Peer, "a frame from a peer not connected by messages", Param),
+           UCS_OK;
+  if (HeaderLength == sizeof(FrameBatchMessage))
+    return takeFrameBatch(Ctx, Peer, Header, static_cast<const uint8_t *>(Data), Length, Param);
+  if (HeaderLength != sizeof(FrameMessage) || (Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ||
+      Length < FrameLine || Length % FrameLine || Length > Ctx->SlotSize)
+    return refuseMessage(Ctx, Peer, "a frame of " + std::to_string(Length) +
+                                 " bytes (whole 64-byte lines, at most a slot of " +
+                                 std::to_string(Ctx->SlotSize) + ")"),
+           UCS_OK;
+  FrameMessage M;
+  std::memcpy(&M, Header, sizeof M);
+  // Only slots of this sender's own window: never another's. (A frame
+  // running from the expected slot reads the executor's private copy.)
+  uint64_t Expected = Peer->Rx.Receive->expected();
+  if (M.Sequence < Expected || M.Sequence - Expected >= Ctx->Slots)
+    return refuseMessage(Ctx, Peer, "frame " + std::to_string(M.Sequence) +
+                                 " outside its window (expected " + std::to_string(Expected) +
+                                 ", " + std::to_string(Ctx->Slots) + " slots)"),
+           UCS_OK;
+  takeCarriedCredit(Peer, M.Finished);
+  placeFrame(ringSlot(Peer->Rx.Ring, Ctx->SlotSize, M.Sequence % Ctx->Slots),
+             static_cast<const uint8_t *>(Data), Length);
+  return UCS_OK;
+}
+
+static ucs_status_t onCredit(void *Arg, const void *Header, size_t HeaderLength, void *,
+                             size_t Length, const ucp_am_recv_param_t *Param) {
+  auto *Ctx = static_cast<SendContext *>(Arg);
+  tc_peer *Peer = sender(Ctx, Param);
+  if (!Peer || !Peer->Tx.CreditLine || HeaderLength != sizeof(CreditMessage) || Length)
+    return refuseMessage(Ctx, Peer, "a credit report out of place", Param), UCS_OK;
+  CreditMessage M;
+  std::memcpy(&M, Header, sizeof M);
+  // The sender's ring ignores impossible counts (Ring.cpp), and a miss
+  // report names a frame only while it is in flight (Send.cpp).
+  if (M.Finished > Peer->Tx.CreditLine[CreditWordFinished])
+    Peer->Tx.CreditLine[CreditWordFinished] = M.Finished;
+  if (M.Miss)
+    Peer->Tx.CreditLine[CreditWordMiss] = M.Miss;
+  if (M.Fault)
+    Peer->Tx.CreditLine[CreditWordFault] = M.Fault;
+  return UCS_OK;
+}
+
+namespace twochains::rt {
+
+ucs_status_t setupFramePath(SendContext *Ctx) {
+  return setControlHandlers(Ctx, {{AmFrame, &onFrame}, {AmCredit, &onCredit}});
+}
+
+} // namespace twochains::rt

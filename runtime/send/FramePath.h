@@ -1,0 +1,34 @@
+//===- FramePath.h - How frames and credits reach a peer's ring -----------===//
+#ifndef TWOCHAINS_RUNTIME_SEND_FRAMEPATH_H
+#define TWOCHAINS_RUNTIME_SEND_FRAMEPATH_H
+
+#include "send/Context.h"
+
+namespace twochains::rt {
+
+/// Puts Size bytes of a frame into the peer's slot, or sends them for the
+/// peer to write there. TC_ERR_IO marks the peer failed. With Pipelined
+/// (RMA only), the put is not waited for: its request is kept in
+/// Peer->Tx.Puts[Slot], and Frame must stay as it is until
+/// completePut(Peer, Slot).
+tc_status_t deliverFrame(tc_peer *Peer, const uint8_t *Frame, size_t Size, uint64_t Sequence,
+                         uint32_t Slot, bool Pipelined = false);
+/// Sends the frames a corked peer holds (tc_peer_cork), as one message.
+/// TC_ERR_IO marks the peer failed.
+tc_status_t flushFrameBatch(tc_peer *Peer);
+/// Completes the put from slot Slot's copy, if one is in flight (bounded:
+/// a put that does not complete within a second marks the peer failed).
+tc_status_t completePut(tc_peer *Peer, uint32_t Slot);
+/// Writes word Word of the peer's credit line (put or message), without
+/// waiting for it to land. While the previous report is still in flight:
+/// Busy (report again later), or with Wait, waits for it a bounded while.
+enum class CreditReport { Sent, Busy, Failed };
+CreditReport reportCreditWord(tc_peer *Peer, unsigned Word, uint64_t Value, bool Wait = false);
+/// The worker whose progress moves this peer's frames and credits.
+ucp_worker_h frameWorker(tc_peer *Peer);
+/// Registers the handlers of frames and credits by message.
+ucs_status_t setupFramePath(SendContext *Ctx);
+
+} // namespace twochains::rt
+
+#endif

@@ -1,0 +1,569 @@
+//===- Send.cpp - tc_send and tc_flush ------------------------------------===//
+//
+// To a receiver with a code cache, an element's code travels in its first
+// injected frame only; later ones name it by hash (cached frames). The
+// sender believes the receiver holds what it has shipped; when the
+// receiver has evicted it, it reports the frame's sequence in the credit
+// line, and the frame is sent again, with code, into the same slot.
+//
+// An image that does not fit a slot beside its payload is shipped once,
+// ahead of its first frame (CodeTransfer.cpp), and all its frames are
+// cached frames, to a receiver in either mailbox mode.
+//
+//===----------------------------------------------------------------------===//
+#include "send/Send.h"
+
+#include "base/Clock.h"
+#include "base/Log.h"
+#include "base/StatusString.h"
+#include "code/CodeTransfer.h"
+#include "containment/JamGuard.h"
+#include "core/Events.h"
+#include "core/Lock.h"
+#include "core/Stats.h"
+#include "send/FramePath.h"
+#include "wire/Formats.h"
+#include "wire/Frame.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <vector>
+
+using namespace twochains::rt;
+
+/// The peer's send state of a package's elements, made at the package's
+/// first send to it. Out of line: once per package and peer.
+__attribute__((noinline)) static twochains::rt::PeerSendHalf::ElementSend &
+addElementSends(tc_peer *Peer, const tc_package *Pkg, uint32_t Element) {
+  Peer->Tx.Sends.emplace_back(
+      Pkg, std::vector<twochains::rt::PeerSendHalf::ElementSend>(Pkg->Elements.size()));
+  return Peer->Tx.Sends.back().second[Element];
+}
+
+static inline twochains::rt::PeerSendHalf::ElementSend &
+elementSend(tc_peer *Peer, const tc_package *Pkg, uint32_t Element) {
+  for (auto &[P, Elements] : Peer->Tx.Sends)
+    if (P == Pkg)
+      return Elements[Element];
+  return addElementSends(Peer, Pkg, Element);
+}
+
+/// The element's injected-frame template: header line and image already
+/// there, so a send writes only the payload, the sequence and the trailer.
+/// GOTP travels as zero: the receiver sets it in its own copy, and no peer
+/// learns where the receiver's import tables are.
+static uint8_t *injectedTemplate(tc_peer *Peer, const PackageElement &E,
+                                 twochains::rt::PeerSendHalf::ElementSend &S) {
+  if (S.Template.empty()) {
+    const JamImageData &Image = E.Image;
+    S.Template.assign(Peer->Tx.SlotSize, 0);
+    std::memcpy(S.Template.data() + FrameImageOffset, Image.Bytes.data(), Image.Bytes.size());
+  }
+  return S.Template.data();
+}
+
+/// A frame delivered, in the statistics.
+static inline void countSent(tc_peer *Peer, uint8_t Kind, uint32_t ImageSize) {
+  CoreContext *Ctx = Peer->Ctx;
+  count(Ctx, &tc_stats_t::frames_sent);
+  count(Peer, &tc_peer_stats_t::frames_sent);
+  if (Kind == FrameInjected) {
+    count(Ctx, &tc_stats_t::frames_sent_with_code);
+    count(Ctx, &tc_stats_t::code_bytes_sent, ImageSize);
+  } else if (Kind == FrameCached) {
+    count(Ctx, &tc_stats_t::frames_sent_cached);
+  }
+}
+
+/// Encodes the frame and delivers it into the receiver's slot: stored
+/// there directly where UCX maps the ring into this process (Frame is then
+/// only the source of a template's image), else built in Frame and put.
+static tc_status_t putFrame(tc_peer *Peer, uint8_t *Frame, FrameSpec &Spec, uint32_t Slot) {
+  size_t Size = 0;
+  tc_status_t St;
+  if (uint8_t *Ring = Peer->Tx.RingDirect) {
+    St = encodeFrame(ringSlot(Ring, Peer->Tx.SlotSize, Slot), Peer->Tx.SlotSize, Spec, &Size);
+  } else if (!Peer->Tx.Puts.empty()) {
+    // Built in the slot's own copy, which its put reads until it completes:
+    // the slot's previous put is completed first (credited, so landed).
+    Spec.Ordered = false;
+    uint8_t *Copy = Peer->Tx.slotFrame(Slot);
+    if ((St = completePut(Peer, Slot)) == TC_OK &&
+        (St = encodeFrame(Copy, Peer->Tx.SlotSize, Spec, &Size)) == TC_OK)
+      St = deliverFrame(Peer, Copy, Size, Spec.Sequence, Slot, /*Pipelined=*/true);
+  } else {
+    // A frame by message is written into its slot by the receiver's
+    // handler as a direct sender stores it, the trailer last by a release
+    // store (FramePath.cpp, placeFrame): the mark proves it whole, and
+    // neither side computes a checksum. A resend still carries one.
+    Spec.Ordered = Spec.Ordered && Peer->Path == PathAm;
+    St = encodeFrame(Frame, Peer->Tx.SlotSize, Spec, &Size);
+    if (St == TC_OK)
+      St = deliverFrame(Peer, Frame, Size, Spec.Sequence, Slot);
+  }
+  if (St != TC_OK)
+    return St;
+  countSent(Peer, Spec.Kind, Spec.ImageSize);
+  return TC_OK;
+}
+
+/// The frame for sequence Seq in Slot: local, injected with code, or
+/// naming code the receiver's cache holds.
+/// Resend: the frame goes again into a slot where a complete one with the
+/// same sequence lies, so only its checksum can tell when it has landed.
+static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                             tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
+                             uint64_t Seq, uint32_t Slot, bool Resend = false) {
+  FrameSpec Spec;
+  Spec.Ordered = !Resend;
+  Spec.Package = Pkg->Tag;
+  Spec.Element = Element;
+  Spec.Payload = Payload;
+  Spec.PayloadSize = uint32_t(PayloadSize);
+  Spec.Sequence = Seq;
+  if (Mode == TC_SEND_LOCAL)
+    return putFrame(Peer, Peer->Tx.Staging.data(), Spec, Slot);
+  // The image built for the receiver's instruction set (tc_send checked
+  // that there is one).
+  const PackageElement *For = elementFor(Pkg, Element, Peer->Tx.RemoteIsa);
+  if (!For)
+    return TC_ERR_NO_ISA_IMAGE;
+  const PackageElement &E = *For;
+  Spec.Code = E.CodeKey;
+  twochains::rt::PeerSendHalf::ElementSend &S = elementSend(Peer, Pkg, Element);
+  // Shipped ahead already: every frame names it, and nothing more is sized.
+  if (!S.Shipped &&
+      frameSize(FrameInjected, uint32_t(E.Image.Bytes.size()), Spec.PayloadSize) >
+          Peer->Tx.SlotSize) {
+    if (tc_status_t St = shipCode(Peer, Pkg, Element); St != TC_OK)
+      return St;
+    S.Shipped = true;
+  }
+  if (S.Shipped) {
+    // A receiver with no cache never asks for a resend: no copy is kept.
+    Spec.Kind = FrameCached;
+    return putFrame(Peer, Peer->Tx.SlotFrames.empty() ? Peer->Tx.Staging.data() : Peer->Tx.slotFrame(Slot),
+                    Spec, Slot);
+  }
+  bool Cache = Peer->Tx.RemoteMode == TC_MAILBOX_CODE_CACHE;
+  if (Cache && Mode == TC_SEND_INJECTED && S.Held) {
+    // Kept until credited, in case the receiver has evicted the code and
+    // asks for it: in the ring itself, or built in the slot's own copy.
+    Spec.Kind = FrameCached;
+    return putFrame(Peer, Peer->Tx.RingDirect ? nullptr : Peer->Tx.slotFrame(Slot), Spec, Slot);
+  }
+  Spec.Kind = FrameInjected;
+  Spec.ImageSize = uint32_t(E.Image.Bytes.size());
+  uint8_t *Frame = injectedTemplate(Peer, E, S);
+  Spec.Image = Frame + FrameImageOffset;
+  tc_status_t St = putFrame(Peer, Frame, Spec, Slot);
+  if (St == TC_OK && Cache)
+    S.Held = true; // frames run in order: the next one finds it installed
+  return St;
+}
+
+namespace twochains::rt {
+
+/// Frames jams may have waiting for one peer, and their payload bytes.
+/// Past either the jam sees TC_ERR_NO_CREDIT.
+static constexpr size_t MaxQueuedFrames = 4096;
+static constexpr size_t MaxQueuedBytes = 4u << 20;
+
+tc_status_t queueFrame(tc_peer *Peer, PeerSendHalf::QueuedFrame F) {
+  if (Peer->Tx.Queued.size() >= MaxQueuedFrames ||
+      Peer->Tx.QueuedBytes + F.Payload.size() > MaxQueuedBytes)
+    return TC_ERR_NO_CREDIT;
+  Peer->Tx.QueuedBytes += F.Payload.size();
+  Peer->Tx.Queued.push_back(std::move(F));
+  return TC_OK;
+}
+
+void sendQueued(tc_peer *Peer) {
+  while (!Peer->Tx.Queued.empty()) {
+    PeerSendHalf::QueuedFrame &F = Peer->Tx.Queued.front();
+    tc_status_t St =
+        F.Package ? sendLocked(Peer, F.Package, F.Element, TC_SEND_LOCAL, F.Payload.data(),
+                               F.Payload.size(), nullptr)
+                  : sendAnswer(Peer, F.CallSequence, F.Payload.data(), F.Payload.size());
+    if (St == TC_ERR_NO_CREDIT)
+      return;
+    Peer->Tx.QueuedBytes -= F.Payload.size();
+    Peer->Tx.Queued.pop_front(); // sent, or failed for good (the peer is gone)
+  }
+}
+
+void serviceSends(tc_peer *Peer, bool ReportTurn) {
+  // Miss and fault reports are rare: looked for on report turns (and
+  // whenever a send runs out of credits, or a flush waits).
+  if (ReportTurn) {
+    resendMissing(Peer);
+    takeFaultReport(Peer);
+  }
+  if (Peer->Tx.BatchFrames)
+    flushFrameBatch(Peer); // a failure marks the peer failed
+  if (!Peer->Tx.Queued.empty())
+    sendQueued(Peer);
+}
+
+void resendMissing(tc_peer *Peer) {
+  if ((Peer->Tx.SlotFrames.empty() && !Peer->Tx.RingDirect) || !Peer->Tx.CreditWord)
+    return;
+  uint64_t Seq;
+  if (!Peer->Tx.Misses.take(Peer->Tx.CreditWord[CreditWordMiss], Peer->Tx.Send->next(), Peer->Tx.Slots, Seq))
+    return;
+  // Only a frame sent as cached is sent again. One stored directly lies in
+  // the ring until credited (the receiver, which asks for it, has not).
+  uint32_t Slot = uint32_t(Seq % Peer->Tx.Slots);
+  FrameView V;
+  if (Peer->Tx.RingDirect) {
+    // The frame alone, copied out and checked in the copy: the ring is the
+    // receiver's memory.
+    if (captureFrame(ringSlot(Peer->Tx.RingDirect, Peer->Tx.SlotSize, Slot), Peer->Tx.SlotSize,
+                     Seq, Peer->Tx.Staging.data(), &V, Completion::Ordered) != TC_OK ||
+        V.Header.Kind != FrameCached)
+      return;
+  } else if (checkFrame(Peer->Tx.slotFrame(Slot), Peer->Tx.SlotSize, Seq, &V) != TC_OK ||
+             V.Header.Kind != FrameCached) {
+    return;
+  }
+  const FrameHeader &H = V.Header;
+  const tc_package *Pkg = nullptr;
+  for (const tc_package *P : contextOf<SendContext>(Peer)->Packages)
+    if (P->Tag == H.Package)
+      Pkg = P;
+  if (!Pkg || H.Element >= Pkg->Elements.size())
+    return;
+  twochains::rt::PeerSendHalf::ElementSend &S = elementSend(Peer, Pkg, H.Element);
+  // Code shipped ahead is resident on the receiver, never evicted: a miss
+  // report for it is false, and answering it would mean waiting on that
+  // peer (shipCode), here on the executor's path.
+  if (S.Shipped)
+    return;
+  S.Held = false;
+  std::vector<uint8_t> Payload(V.Payload, V.Payload + H.PayloadSize);
+  if (sendFrame(Peer, Pkg, H.Element, TC_SEND_INJECTED, Payload.data(), Payload.size(), Seq,
+                Slot, /*Resend=*/true) == TC_OK)
+    count(Peer->Ctx, &tc_stats_t::frames_resent);
+}
+
+void takeFaultReport(tc_peer *Peer) {
+  if (!Peer->Tx.CreditWord || !Peer->Tx.Send)
+    return;
+  uint64_t W = Peer->Tx.CreditWord[CreditWordFault];
+  if (W == Peer->Tx.FaultSeen || !(W >> 63))
+    return;
+  Peer->Tx.FaultSeen = W;
+  // The frame was sent, so its sequence is the last one below next() with
+  // these low 32 bits.
+  uint64_t Next = Peer->Tx.Send->next();
+  uint64_t Seq = (Next & ~0xffffffffull) | uint32_t(W);
+  if (Seq >= Next && Seq >= (1ull << 32))
+    Seq -= 1ull << 32;
+  tc_jam_fault_t &F = Peer->Tx.LastFault;
+  uint32_t Count = F.count + 1;
+  F = {Seq, uint32_t(W >> 32 & 0xffff), int32_t(W >> 48 & 0xff), uint32_t(W >> 56 & 0xf), Count};
+  Peer->Tx.FaultUnflushed = true;
+  count(Peer->Ctx, &tc_stats_t::faults_reported);
+  count(Peer, &tc_peer_stats_t::faults_reported);
+  tc_status_t Ended = F.kind == TC_JAM_TIMED_OUT    ? TC_ERR_JAM_TIMEOUT
+                     : F.kind == TC_JAM_QUARANTINED ? TC_ERR_QUARANTINED
+                                                    : TC_ERR_JAM_FAULT;
+  postEvent(Peer->Ctx, TC_EVENT_FAULT_REPORTED, Peer->Number, Ended, F.element, F.sequence,
+            F.signal);
+  if (auto *Abandoned = contextOf<SendContext>(Peer)->FrameAbandoned)
+    Abandoned(Peer, Seq, Ended);
+  const char *How = F.kind == TC_JAM_TIMED_OUT    ? "ran past its time limit"
+                    : F.kind == TC_JAM_QUARANTINED ? "is quarantined for this sender"
+                                                   : "faulted";
+  logError(Peer->Name + " abandoned frame " + std::to_string(Seq) + ": element " +
+           std::to_string(F.element) + " " + How +
+           (F.kind == TC_JAM_FAULTED ? " (" + std::string(signalName(F.signal)) + ")" : ""));
+}
+
+} // namespace twochains::rt
+
+extern "C" tc_status_t tc_peer_last_fault(tc_peer_t *Peer, tc_jam_fault_t *Out) {
+  if (!Peer || !Out)
+    return TC_ERR_INVALID_PARAM;
+  PeerGuard Guard(Peer);
+  takeFaultReport(Peer);
+  if (!Peer->Tx.LastFault.count)
+    return TC_ERR_INVALID_PARAM;
+  *Out = Peer->Tx.LastFault;
+  return TC_OK;
+}
+
+/// The common send, whole: a Local frame, or a cached one whose code the
+/// receiver holds, stored straight into a ring UCX maps here (one line up
+/// to 24 payload bytes, built in registers). Anything else (or no credit,
+/// or too large) returns false and goes the general way, which says why.
+static inline bool sendDirect(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                              tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
+                              uint64_t *Sequence) {
+  PeerSendHalf &Tx = Peer->Tx;
+  if (!Tx.RingDirect || PayloadSize > Tx.SlotSize || !Peer->Welcomed || Peer->Failed ||
+      Element >= Pkg->Elements.size())
+    return false;
+  FrameKind Kind;
+  uint64_t Code = 0;
+  if (Mode == TC_SEND_LOCAL) {
+    const PackageElement &E = Pkg->Elements[Element];
+    if (!E.Present || !E.IsJam)
+      return false;
+    Kind = FrameLocal;
+  } else if (Mode == TC_SEND_INJECTED && Tx.RemoteMode == TC_MAILBOX_CODE_CACHE) {
+    const PackageElement *E = elementFor(Pkg, Element, Tx.RemoteIsa);
+    if (!E)
+      return false;
+    PeerSendHalf::ElementSend &S = elementSend(Peer, Pkg, Element);
+    if (!S.Held && !S.Shipped)
+      return false; // its first frame carries the code
+    Kind = FrameCached;
+    Code = E->CodeKey;
+  } else {
+    return false;
+  }
+  bool Line = PayloadSize <= LocalInlinePayload;
+  if (!Line && imagelessFrameSize(PayloadSize) > Tx.SlotSize)
+    return false;
+  uint64_t Seq;
+  uint32_t Slot;
+  if (Tx.Send->reserve(&Seq, &Slot) != TC_OK)
+    return false;
+  uint8_t *Frame = ringSlot(Tx.RingDirect, Tx.SlotSize, Slot);
+  if (Line)
+    storeMarkedLine(Frame, Kind, Pkg->Tag, Kind == FrameCached ? Code : Seq, Element, Payload,
+                    uint32_t(PayloadSize), Seq);
+  else
+    storeMarkedFrame(Frame, Kind, Pkg->Tag, Code, Element, Payload, uint32_t(PayloadSize), Seq);
+  countSent(Peer, Kind, 0);
+  if (Sequence)
+    *Sequence = Seq;
+  return true;
+}
+
+/// sendLocked's way once sendDirect declined.
+static tc_status_t sendGeneral(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                               tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
+                               uint64_t *Sequence);
+
+/// The whole send: sendDirect's way, or the general one.
+static inline tc_status_t sendAny(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                                  tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
+                                  uint64_t *Sequence) {
+  if (sendDirect(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence))
+    return TC_OK;
+  return sendGeneral(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence);
+}
+
+tc_status_t twochains::rt::sendLocked(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                                      tc_send_mode_t Mode, const void *Payload,
+                                      size_t PayloadSize, uint64_t *Sequence) {
+  return sendAny(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence);
+}
+
+static tc_status_t sendGeneral(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                               tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
+                               uint64_t *Sequence) {
+  if (!Peer->Welcomed)
+    return TC_ERR_IO;
+  // The arguments first, then the peer's state: a send that can never fit
+  // says so whether or not the peer is still there.
+  if (Element >= Pkg->Elements.size() || !Pkg->Elements[Element].Present ||
+      !Pkg->Elements[Element].IsJam)
+    return TC_ERR_UNKNOWN_ELEMENT;
+  // Injected frames carry the image built for the receiver's instruction
+  // set: a package built without it cannot send them there.
+  const PackageElement *For = &Pkg->Elements[Element];
+  if (Mode != TC_SEND_LOCAL && !(For = elementFor(Pkg, Element, Peer->Tx.RemoteIsa))) {
+    twochains::rt::PeerSendHalf::ElementSend &S = elementSend(Peer, Pkg, Element);
+    const char *Isa = isaName(Peer->Tx.RemoteIsa);
+    logOnce(S.TooLargeLogged, TC_LOG_ERROR,
+            Peer->Name + ": package '" + Pkg->Name + "' has no " + (Isa ? Isa : "?") +
+                " image of jam '" + Pkg->Elements[Element].Name + "' for this " +
+                (Isa ? Isa : "?") +
+                " receiver: build the package for it too (ISA in "
+                "twochains_add_package), or send TC_SEND_LOCAL");
+    return TC_ERR_NO_ISA_IMAGE;
+  }
+  // The frame must fit a slot: the payload always; the image too only for
+  // TC_SEND_INJECTED_FULL, since a larger one is shipped ahead and named.
+  const PackageElement &E = *For;
+  FrameKind Kind = Mode == TC_SEND_LOCAL     ? FrameLocal
+                   : Mode == TC_SEND_INJECTED ? FrameCached
+                                              : FrameInjected;
+  uint32_t ImageSize = Kind == FrameInjected ? uint32_t(E.Image.Bytes.size()) : 0;
+  if (size_t Size = frameSize(Kind, ImageSize, uint32_t(PayloadSize)); Size > Peer->Tx.SlotSize) {
+    twochains::rt::PeerSendHalf::ElementSend &S = elementSend(Peer, Pkg, Element);
+    logOnce(S.TooLargeLogged, TC_LOG_ERROR,
+            Peer->Name + ": a frame of jam '" + E.Name + "' with a " +
+               std::to_string(PayloadSize) + "-byte payload" +
+               (ImageSize ? " and its " + std::to_string(ImageSize) + "-byte image" : "") +
+               " needs " + std::to_string(Size) + " bytes; the receiver's slots hold " +
+               std::to_string(Peer->Tx.SlotSize) +
+               (ImageSize ? " (TC_SEND_INJECTED ships a larger image ahead of its frames)"
+                          : ""));
+    return TC_ERR_TOO_LARGE;
+  }
+  if (Peer->Failed)
+    return TC_ERR_IO;
+
+  // The credit line is written by the receiver: reading it costs a cache
+  // line crossing cores, so it is read only when the credits seen so far
+  // are used up (a miss report waits until then, or the next tc_progress).
+  if (Peer->Tx.Send->available() == 0) {
+    resendMissing(Peer);
+    Peer->Tx.Send->credit(Peer->Tx.CreditWord[CreditWordFinished]);
+  }
+  uint64_t Seq;
+  uint32_t Slot;
+  if (Peer->Tx.Send->reserve(&Seq, &Slot) != TC_OK) {
+    // What a corked peer holds is what the receiver must see to credit.
+    if (flushFrameBatch(Peer) != TC_OK)
+      return TC_ERR_IO;
+    ucp_worker_progress(frameWorker(Peer));
+    return TC_ERR_NO_CREDIT;
+  }
+  tc_status_t St = sendFrame(Peer, Pkg, Element, Mode, Payload, PayloadSize, Seq, Slot);
+  if (St == TC_OK && Sequence)
+    *Sequence = Seq;
+  return St;
+}
+
+tc_status_t twochains::rt::sendAnswer(tc_peer *Peer, uint64_t CallSequence, const void *Bytes,
+                                      size_t Size) {
+  if (!Peer->Welcomed || Peer->Failed || !Peer->Tx.Send)
+    return TC_ERR_IO;
+  if (frameSize(FrameAnswer, 0, uint32_t(Size)) > Peer->Tx.SlotSize)
+    return TC_ERR_TOO_LARGE;
+  if (Peer->Tx.Send->available() == 0)
+    Peer->Tx.Send->credit(Peer->Tx.CreditWord[CreditWordFinished]);
+  uint64_t Seq;
+  uint32_t Slot;
+  if (Peer->Tx.Send->reserve(&Seq, &Slot) != TC_OK)
+    return TC_ERR_NO_CREDIT;
+  FrameSpec Spec;
+  Spec.Kind = FrameAnswer;
+  Spec.Package = CallSequence;
+  Spec.Payload = Bytes;
+  Spec.PayloadSize = uint32_t(Size);
+  Spec.Sequence = Seq;
+  Spec.Ordered = true;
+  return putFrame(Peer, Peer->Tx.Staging.data(), Spec, Slot);
+}
+
+extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_t Element,
+                               tc_send_mode_t Mode, const void *Payload, size_t PayloadSize) {
+  if (!Peer || !Pkg || (Mode != TC_SEND_LOCAL && Mode != TC_SEND_INJECTED &&
+                        Mode != TC_SEND_INJECTED_FULL) ||
+      (PayloadSize && !Payload) || PayloadSize > UINT32_MAX)
+    return TC_ERR_INVALID_PARAM;
+  PeerGuard Guard(Peer);
+  return sendAny(Peer, Pkg, Element, Mode, Payload, PayloadSize, nullptr);
+}
+
+tc_status_t twochains::rt::payloadFromArgs(const tc_peer *Peer, const tc_package *Pkg,
+                                           uint32_t Element, const void *Args,
+                                           const uint8_t **Payload, size_t *PayloadSize) {
+  if (!Peer || !Pkg || !Args || Element >= Pkg->Elements.size() ||
+      !Pkg->Elements[Element].Present)
+    return TC_ERR_INVALID_PARAM;
+  const PackageElement &E = Pkg->Elements[Element];
+  if (!E.PayloadSize || !E.PayloadInit)
+    return TC_ERR_INVALID_PARAM; // the jam has no helpers: use tc_send
+  using SizeFn = size_t (*)(const void *);
+  using InitFn = size_t (*)(const void *, void *);
+  size_t Capacity = reinterpret_cast<SizeFn>(E.PayloadSize)(Args);
+  if (Capacity > Peer->Tx.SlotSize)
+    return TC_ERR_TOO_LARGE;
+  // The payload is built in this thread's scratch buffer, which only ever
+  // grows (at most to a slot): no allocation per call once warm, and no
+  // sharing between the threads of a TC_CONTEXT_THREADS context.
+  thread_local std::vector<uint8_t> ScratchPayload;
+  if (ScratchPayload.size() < std::max<size_t>(Capacity, 1))
+    ScratchPayload.resize(std::max<size_t>(Capacity, 1));
+  size_t Size = reinterpret_cast<InitFn>(E.PayloadInit)(Args, ScratchPayload.data());
+  if (Size > Capacity)
+    return TC_ERR_INVALID_PARAM; // the helper wrote more than it promised
+  *Payload = ScratchPayload.data();
+  *PayloadSize = Size;
+  return TC_OK;
+}
+
+extern "C" tc_status_t tc_send_args(tc_peer_t *Peer, const tc_package_t *Pkg,
+                                    uint32_t Element, tc_send_mode_t Mode, const void *Args) {
+  const uint8_t *Payload;
+  size_t Size;
+  if (tc_status_t St = payloadFromArgs(Peer, Pkg, Element, Args, &Payload, &Size); St != TC_OK)
+    return St;
+  if (Mode != TC_SEND_LOCAL && Mode != TC_SEND_INJECTED && Mode != TC_SEND_INJECTED_FULL)
+    return TC_ERR_INVALID_PARAM;
+  PeerGuard Guard(Peer);
+  return sendAny(Peer, Pkg, Element, Mode, Payload, Size, nullptr);
+}
+
+extern "C" tc_status_t tc_peer_cork(tc_peer_t *Peer, int Corked) {
+  if (!Peer)
+    return TC_ERR_INVALID_PARAM;
+  PeerGuard Guard(Peer);
+  Peer->Tx.Corked = Corked != 0;
+  if (!Corked && flushFrameBatch(Peer) != TC_OK)
+    return TC_ERR_IO;
+  return TC_OK;
+}
+
+tc_status_t twochains::rt::flushPeer(tc_peer *Peer, int TimeoutMs) {
+  uint64_t Deadline = nowNs() + msToNs(TimeoutMs > 0 ? TimeoutMs : 0);
+  CoreContext *Ctx = Peer->Ctx;
+  for (;;) {
+    // A channel flushes on its own; the context's worker, where a failure
+    // shows, is turned only if no other thread has the context.
+    std::unique_lock<std::recursive_mutex> Channel(Peer->Channel, std::defer_lock),
+        Context(Ctx->Lock, std::defer_lock);
+    if (Peer->Channelled) {
+      Channel.lock();
+    } else {
+      lockContext(Ctx);
+      Context = std::unique_lock<std::recursive_mutex>(Ctx->Lock, std::adopt_lock);
+    }
+    if (flushFrameBatch(Peer) != TC_OK)
+      return TC_ERR_IO;
+    resendMissing(Peer);
+    takeFaultReport(Peer);
+    Peer->Tx.Send->credit(Peer->Tx.CreditWord[CreditWordFinished]);
+    sendQueued(Peer);
+    if (Peer->Tx.Send->available() == Peer->Tx.Slots && Peer->Tx.Queued.empty()) {
+      for (uint32_t Slot = 0; Slot < Peer->Tx.Puts.size(); ++Slot)
+        if (completePut(Peer, Slot) != TC_OK)
+          return TC_ERR_IO;
+      if (Peer->Tx.FaultUnflushed) {
+        Peer->Tx.FaultUnflushed = false;
+        return TC_ERR_JAM_FAULT; // tc_peer_last_fault says which
+      }
+      return TC_OK;
+    }
+    if (Peer->Failed)
+      return TC_ERR_IO;
+    if (nowNs() > Deadline)
+      return TC_ERR_INCOMPLETE;
+    if (Ctx->DataWorker)
+      ucp_worker_progress(Ctx->DataWorker);
+    if (Context.owns_lock() || Context.try_lock())
+      ucp_worker_progress(Ctx->Worker); // a peer failure shows here
+  }
+}
+
+extern "C" tc_status_t tc_flush(tc_peer_t *Peer, int TimeoutMs) {
+  if (!Peer || !Peer->Welcomed)
+    return TC_ERR_INVALID_PARAM;
+  return flushPeer(Peer, TimeoutMs);
+}
+
+extern "C" tc_status_t tc_peer_stats(const tc_peer_t *Peer, tc_peer_stats_t *Out) {
+  if (!Peer || !Out)
+    return TC_ERR_INVALID_PARAM;
+  PeerGuard Guard(const_cast<tc_peer *>(Peer));
+  *Out = Peer->Stats;
+  return TC_OK;
+}

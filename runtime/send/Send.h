@@ -1,0 +1,57 @@
+//===- Send.h - Sending frames --------------------------------------------===//
+#ifndef TWOCHAINS_RUNTIME_SEND_SEND_H
+#define TWOCHAINS_RUNTIME_SEND_SEND_H
+
+#include "send/Context.h"
+
+namespace twochains::rt {
+
+/// tc_send's work, with the peer held as tc_send holds it (PeerGuard);
+/// *Sequence (if not null) is the frame's, on TC_OK.
+tc_status_t sendLocked(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                       tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
+                       uint64_t *Sequence);
+/// The payload the element's helpers write from Args, in this thread's
+/// scratch buffer (valid until its next call).
+tc_status_t payloadFromArgs(const tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                            const void *Args, const uint8_t **Payload, size_t *PayloadSize);
+/// An answer frame (FrameAnswer) to the peer's call of sequence
+/// CallSequence; TC_ERR_NO_CREDIT when its ring is full.
+tc_status_t sendAnswer(tc_peer *Peer, uint64_t CallSequence, const void *Bytes, size_t Size);
+
+/// Frames sent from running jams, which never wait: queued for the peer
+/// while its ring is full (bounded: TC_ERR_NO_CREDIT past the bound), sent
+/// in order as credits come back.
+tc_status_t queueFrame(tc_peer *Peer, PeerSendHalf::QueuedFrame F);
+void sendQueued(tc_peer *Peer);
+
+/// Sender: sends again, with code, the cached frames the receiver reported
+/// missing.
+void resendMissing(tc_peer *Peer);
+/// Sender: takes a report of an abandoned frame from the credit line.
+void takeFaultReport(tc_peer *Peer);
+
+/// Whether the receiver has written a miss or fault report this side has
+/// not taken: two loads, where taking them is a few hundred instructions.
+inline bool reportsWaiting(const tc_peer *Peer) {
+  const volatile uint64_t *W = Peer->Tx.CreditWord;
+  return W && Peer->Tx.Send &&
+         (Peer->Tx.Misses.mayTake(W[CreditWordMiss]) || W[CreditWordFault] != Peer->Tx.FaultSeen);
+}
+/// Whether the peer's send side has work for the executor's turn.
+inline bool sendsDue(const tc_peer *Peer, bool ReportTurn) {
+  return (ReportTurn && reportsWaiting(Peer)) || !Peer->Tx.Queued.empty() ||
+         Peer->Tx.BatchFrames;
+}
+/// The send side's part of a peer's turn: on a report turn its miss and
+/// fault reports, then a corked batch and what jams queued. The caller
+/// holds the peer.
+void serviceSends(tc_peer *Peer, bool ReportTurn);
+
+/// tc_flush's work: until every frame sent is credited (and its put
+/// complete), or TimeoutMs passes (TC_ERR_INCOMPLETE).
+tc_status_t flushPeer(tc_peer *Peer, int TimeoutMs);
+
+} // namespace twochains::rt
+
+#endif

@@ -1,0 +1,30 @@
+//===- Request.h - Waiting for a UCX request ------------------------------===//
+#ifndef TWOCHAINS_RUNTIME_UCX_REQUEST_H
+#define TWOCHAINS_RUNTIME_UCX_REQUEST_H
+
+#include "base/Clock.h"
+
+#include <ucp/api/ucp.h>
+
+namespace twochains::rt {
+
+/// Waits for a UCX request (or an immediate completion) by progressing the
+/// worker; returns its status.
+ucs_status_t waitRequest(ucp_worker_h Worker, ucs_status_ptr_t Request);
+/// The same, giving up at Deadline (steady-clock nanoseconds): the request
+/// is cancelled, left to UCX to release, and UCS_ERR_TIMED_OUT returned; so
+/// what it reads must live as long as the endpoint, not the call.
+ucs_status_t waitRequestUntil(ucp_worker_h Worker, ucs_status_ptr_t Request,
+                              uint64_t DeadlineNs);
+/// waitRequestUntil TimeoutNs from now, the clock read only if the request
+/// did not complete at once (a frame's send: most do).
+inline ucs_status_t waitRequestFor(ucp_worker_h Worker, ucs_status_ptr_t Request,
+                                   uint64_t TimeoutNs) {
+  if (Request == nullptr)
+    return UCS_OK;
+  return waitRequestUntil(Worker, Request, nowNs() + TimeoutNs);
+}
+
+} // namespace twochains::rt
+
+#endif

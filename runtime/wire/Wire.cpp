@@ -1,0 +1,186 @@
+//===- Wire.cpp - Checking what peers offer -------------------------------===//
+#include "wire/Wire.h"
+#include "JamAbi.h"
+#include "twochains/twochains.h"
+
+#include <ucs/memory/memory_type.h>
+
+#include <cstring>
+
+namespace twochains::rt {
+
+tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *Body,
+                       size_t BodyLength, ParsedOffer &Out, std::string &Why) {
+  auto Bad = [&](const std::string &What) {
+    Why = What;
+    return TC_ERR_BAD_OFFER;
+  };
+  if (!Header || HeaderLength != sizeof(Offer))
+    return Bad("an offer of " + std::to_string(HeaderLength) + " bytes (expected " +
+               std::to_string(sizeof(Offer)) + ")");
+  if (BodyLength > MaxOfferBody || (BodyLength && !Body))
+    return Bad("an offer body of " + std::to_string(BodyLength) + " bytes (at most " +
+               std::to_string(MaxOfferBody) + ")");
+  Offer O;
+  std::memcpy(&O, Header, sizeof O);
+  if (O.Magic != HandshakeMagic)
+    return Bad("not a Two-Chains offer");
+  if (O.Version != HandshakeVersion)
+    return Bad("handshake version " + std::to_string(O.Version) + " (this side speaks " +
+               std::to_string(HandshakeVersion) + ")");
+  if (O.Slots == 0 || O.Slots > MaxSlots)
+    return Bad(std::to_string(O.Slots) + " slots (1 to " + std::to_string(MaxSlots) + ")");
+  if (O.SlotSize < 64 || O.SlotSize % 64 || O.SlotSize > MaxSlotSize)
+    return Bad("slot size " + std::to_string(O.SlotSize) + " (a multiple of 64 up to " +
+               std::to_string(MaxSlotSize) + ")");
+  if (uint64_t(O.Slots) * O.SlotSize > MaxRingBytes)
+    return Bad("a ring of " + std::to_string(uint64_t(O.Slots) * O.SlotSize) +
+               " bytes (at most " + std::to_string(MaxRingBytes) + ")");
+  if (O.MailboxMode != TC_MAILBOX_CODE_CACHE && O.MailboxMode != TC_MAILBOX_NO_CACHE)
+    return Bad("mailbox mode " + std::to_string(O.MailboxMode));
+  if (!isaName(O.Isa) || O.Reserved)
+    return Bad("instruction set " + std::to_string(O.Isa));
+  if (O.PackagesSize > MaxPackagesSize || O.PackagesSize > BodyLength)
+    return Bad("a packages section of " + std::to_string(O.PackagesSize) + " bytes (at most " +
+               std::to_string(MaxPackagesSize) + ", in a body of " +
+               std::to_string(BodyLength) + ")");
+  std::vector<std::pair<std::string, std::string>> Packages;
+  const uint8_t *Section = Body ? Body + (BodyLength - O.PackagesSize) : nullptr;
+  for (size_t At = 0; At < O.PackagesSize;) {
+    size_t NameSize = Section[At];
+    if (NameSize == 0 || NameSize > MaxPackageNameSize ||
+        O.PackagesSize - At - 1 < NameSize + PackageIdentitySize)
+      return Bad("a package entry of " + std::to_string(NameSize) + " name bytes at offset " +
+                 std::to_string(At) + " of the packages section");
+    std::string Name(reinterpret_cast<const char *>(Section + At + 1), NameSize);
+    std::string Identity(reinterpret_cast<const char *>(Section + At + 1 + NameSize),
+                         PackageIdentitySize);
+    bool Hex = true;
+    for (char C : Identity)
+      Hex &= (C >= '0' && C <= '9') || (C >= 'a' && C <= 'f');
+    if (!format::isValidName(Name) || !Hex)
+      return Bad("a package entry that is not a name and a 64-digit identity");
+    for (const auto &P : Packages)
+      if (P.first == Name)
+        return Bad("package '" + Name + "' named twice");
+    if (Packages.size() == MaxOfferPackages)
+      return Bad("more than " + std::to_string(MaxOfferPackages) + " packages");
+    Packages.emplace_back(std::move(Name), std::move(Identity));
+    At += 1 + NameSize + PackageIdentitySize;
+  }
+  BodyLength -= O.PackagesSize; // what is left: the RMA path's keys and address
+  uint64_t Sum = uint64_t(O.CreditKeySize) + O.RingKeySize + O.WorkerAddressSize;
+  if (O.Path == PathAm) {
+    if (Sum || BodyLength || O.CreditAddress || O.RingAddress)
+      return Bad("an active-message offer that carries memory keys or addresses");
+  } else if (O.Path == PathRma) {
+    if (!O.CreditKeySize || O.CreditKeySize > MaxRkeySize || !O.RingKeySize ||
+        O.RingKeySize > MaxRkeySize)
+      return Bad("memory keys of " + std::to_string(O.CreditKeySize) + " and " +
+                 std::to_string(O.RingKeySize) + " bytes (1 to " +
+                 std::to_string(MaxRkeySize) + ")");
+    if (!O.WorkerAddressSize || O.WorkerAddressSize > MaxWorkerAddressSize)
+      return Bad("a worker address of " + std::to_string(O.WorkerAddressSize) +
+                 " bytes (1 to " + std::to_string(MaxWorkerAddressSize) + ")");
+    if (Sum != BodyLength)
+      return Bad("an offer body of " + std::to_string(BodyLength) + " bytes for fields of " +
+                 std::to_string(Sum));
+    if (!O.CreditAddress || !O.RingAddress)
+      return Bad("an RMA offer without addresses");
+    if (!checkPackedRkey(Body, O.CreditKeySize) ||
+        !checkPackedRkey(Body + O.CreditKeySize, O.RingKeySize))
+      return Bad("a malformed memory key");
+  } else {
+    return Bad("frame path " + std::to_string(O.Path));
+  }
+  Out.Header = O;
+  Out.Packages = std::move(Packages);
+  Out.CreditKey = O.Path == PathRma ? Body : nullptr;
+  Out.RingKey = O.Path == PathRma ? Body + O.CreditKeySize : nullptr;
+  Out.WorkerAddress = O.Path == PathRma ? Body + O.CreditKeySize + O.RingKeySize : nullptr;
+  return TC_OK;
+}
+
+void appendOfferPackages(std::vector<uint8_t> &Body,
+                         const std::vector<std::pair<std::string, std::string>> &Packages) {
+  for (const auto &[Name, Identity] : Packages) {
+    Body.push_back(uint8_t(Name.size()));
+    Body.insert(Body.end(), Name.begin(), Name.end());
+    Body.insert(Body.end(), Identity.begin(), Identity.end());
+  }
+}
+
+namespace {
+constexpr uint8_t BlobMagic[4] = {'T', 'C', 'A', 'B'};
+constexpr uint16_t BlobVersion = 1;
+constexpr size_t BlobHeader = 12;
+void put16(uint8_t *P, uint16_t V) {
+  P[0] = uint8_t(V);
+  P[1] = uint8_t(V >> 8);
+}
+uint16_t get16(const uint8_t *P) { return uint16_t(P[0] | P[1] << 8); }
+} // namespace
+
+std::vector<uint8_t> packAddressBlob(uint16_t Port, const std::vector<uint32_t> &Addresses) {
+  std::vector<uint8_t> B(BlobHeader + 4 * Addresses.size());
+  std::memcpy(B.data(), BlobMagic, 4);
+  put16(&B[4], BlobVersion);
+  put16(&B[6], Port);
+  put16(&B[8], uint16_t(Addresses.size()));
+  put16(&B[10], 0);
+  for (size_t I = 0; I < Addresses.size(); ++I)
+    std::memcpy(&B[BlobHeader + 4 * I], &Addresses[I], 4);
+  return B;
+}
+
+tc_status_t parseAddressBlob(const uint8_t *B, size_t Size, uint16_t &Port,
+                             std::vector<uint32_t> &Addresses, std::string &Why) {
+  if (!B || Size < BlobHeader || std::memcmp(B, BlobMagic, 4)) {
+    Why = "not a Two-Chains address (" + std::to_string(Size) + " bytes)";
+    return TC_ERR_BAD_MAGIC;
+  }
+  if (get16(B + 4) != BlobVersion) {
+    Why = "address version " + std::to_string(get16(B + 4)) + " is not supported (expected " +
+          std::to_string(BlobVersion) + ")";
+    return TC_ERR_BAD_VERSION;
+  }
+  uint16_t P = get16(B + 6), Count = get16(B + 8);
+  if (P == 0 || Count == 0 || Count > MaxBlobAddresses || get16(B + 10) ||
+      Size != BlobHeader + 4 * size_t(Count)) {
+    Why = "an address of " + std::to_string(Size) + " bytes naming " + std::to_string(Count) +
+          " addresses and port " + std::to_string(P);
+    return TC_ERR_BAD_LENGTH;
+  }
+  std::vector<uint32_t> Out(Count);
+  for (uint16_t I = 0; I < Count; ++I)
+    std::memcpy(&Out[I], B + BlobHeader + 4 * I, 4);
+  Port = P;
+  Addresses = std::move(Out);
+  return TC_OK;
+}
+
+bool checkPackedRkey(const uint8_t *Key, size_t Size) {
+  // UCX 1.13 (src/ucp/core/ucp_rkey.c, ucp_rkey_pack_common):
+  //   u64 md_map; u8 mem_type; per set bit of md_map: u8 size, size bytes;
+  //   then nothing, or u8 sys_dev and 3 bytes of distance per device.
+  // mem_type indexes tables inside UCX; each size is trusted as read.
+  if (!Key || Size < 9)
+    return false;
+  uint64_t MdMap;
+  std::memcpy(&MdMap, Key, sizeof MdMap);
+  if (Key[8] >= UCS_MEMORY_TYPE_LAST)
+    return false;
+  size_t At = 9;
+  for (; MdMap; MdMap &= MdMap - 1) {
+    if (At >= Size)
+      return false;
+    size_t Blob = Key[At];
+    if (Blob > Size - At - 1)
+      return false;
+    At += 1 + Blob;
+  }
+  size_t Tail = Size - At;
+  return Tail == 0 || Tail % 3 == 1;
+}
+
+} // namespace twochains::rt

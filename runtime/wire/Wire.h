@@ -1,0 +1,283 @@
+//===- Wire.h - What peers send each other outside frames -----------------===//
+//
+// The handshake and the messages of the active-message frame path, as they
+// travel: little-endian, fixed widths, no padding (checked below). Every
+// size a peer names is bounded by the limits here before anything is
+// allocated or handed to UCX (docs/security.md).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TWOCHAINS_RUNTIME_WIRE_H
+#define TWOCHAINS_RUNTIME_WIRE_H
+
+#include "wire/Auth.h"
+#include "twochains/status.h"
+#include "twochains/twochains.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace twochains::rt {
+
+/// The sender's credit line (one line the receiver writes, by put or by
+/// message): finished frames at word 0, a code-cache miss at word 1 (the
+/// sequence of the frame that named code the receiver does not hold, plus
+/// one).
+/// Word 2: the last frame abandoned, in one word so that it is read whole:
+/// the low 32 bits of its sequence, its element, the signal, how it ended
+/// (tc_jam_end_t), and a bit that says the word holds a report. The sender
+/// finds the whole sequence from its window.
+enum : unsigned { CreditWordFinished = 0, CreditWordMiss = 1, CreditWordFault = 2, CreditWords = 3 };
+inline uint64_t faultWord(uint64_t Sequence, uint32_t Element, int Signal, unsigned Kind) {
+  return uint32_t(Sequence) | uint64_t(Element & 0xffff) << 32 |
+         uint64_t(uint8_t(Signal)) << 48 | uint64_t(Kind & 0xf) << 56 | 1ull << 63;
+}
+
+/// UCX active-message ids (docs/runtime.md).
+enum : unsigned {
+  AmHello = 0x7c01,
+  AmWelcome = 0x7c02,
+  AmRied = 0x7c03,
+  AmRiedAck = 0x7c04,
+  AmAuth = 0x7c05,
+  AmChallenge = 0x7c06,
+  AmFrame = 0x7c07,   // a frame, where RMA would be emulated
+  AmCredit = 0x7c08,  // a credit line report, likewise
+  AmRefused = 0x7c09, // receiver to sender: the handshake was refused, and why
+  AmCode = 0x7c0a,    // an image too large for a slot, sent once ahead of its frames
+  AmCodeAck = 0x7c0b, // receiver to sender: installed, or why not
+  AmReply = 0x7c0c,   // receiver to caller: a jam's answer to a call (Calls.cpp)
+};
+static_assert(AmHello == TC_AM_ID_FIRST && AmReply == TC_AM_ID_LAST,
+              "the range reserved on an application's worker (twochains.h)");
+/// Each control message opens with a magic of its own, so that a message
+/// of one type never parses as another's (a four-letter tag, little-endian).
+constexpr uint32_t controlMagic(char A, char B, char C, char D) {
+  return uint32_t(uint8_t(A)) << 24 | uint32_t(uint8_t(B)) << 16 | uint32_t(uint8_t(C)) << 8 |
+         uint32_t(uint8_t(D));
+}
+constexpr uint32_t AuthMagic = controlMagic('T', 'C', 'A', 'U');      // AUTH
+constexpr uint32_t ChallengeMagic = controlMagic('T', 'C', 'C', 'H'); // CHALLENGE
+constexpr uint32_t HandshakeMagic = controlMagic('T', 'C', 'H', 'S'); // HELLO and WELCOME offers
+constexpr uint32_t RefusalMagic = controlMagic('T', 'C', 'R', 'F');   // REFUSED
+constexpr uint32_t RiedMagic = controlMagic('T', 'C', 'R', 'D');      // RIED
+constexpr uint32_t RiedAckMagic = controlMagic('T', 'C', 'R', 'A');   // RIED_ACK
+constexpr uint32_t CodeMagic = controlMagic('T', 'C', 'C', 'D');      // CODE
+constexpr uint32_t CodeAckMagic = controlMagic('T', 'C', 'C', 'A');   // CODE_ACK
+constexpr uint32_t ReplyMagic = controlMagic('T', 'C', 'R', 'P');     // REPLY
+static_assert(HandshakeMagic == 0x54434853, "offers keep the magic they always had");
+constexpr uint32_t HandshakeVersion = 8; // 4: offers carry the packages; 5: the ISA; 6: slots a line apart, frame version 3; 7: frames by message carry credits; 8: a magic per message type
+
+/// The instruction set an offering side runs injected code as: a sender
+/// sends the images built for its receiver's (docs/heterogeneous.md).
+enum Isa : uint32_t { IsaX86_64 = 1, IsaAArch64 = 2 };
+/// This machine's; the manifest's name of one (nullptr if none), and the
+/// one a name means (0 if none).
+inline Isa hostIsa() {
+#if defined(__aarch64__)
+  return IsaAArch64;
+#else
+  return IsaX86_64;
+#endif
+}
+inline const char *isaName(uint32_t I) {
+  return I == IsaX86_64 ? "x86_64" : I == IsaAArch64 ? "aarch64" : nullptr;
+}
+inline uint32_t isaOf(const std::string &Name) {
+  for (uint32_t I : {IsaX86_64, IsaAArch64})
+    if (Name == isaName(I))
+      return I;
+  return 0;
+}
+
+/// Limits on what a peer may describe. A ring of 4096 slots of 4 KiB, or
+/// 64 of 1 MiB, fits; anything claiming more is refused at the offer.
+constexpr uint32_t MaxSlots = 4096;
+constexpr uint32_t MaxSlotSize = 1u << 20;
+constexpr uint64_t MaxRingBytes = 64ull << 20;
+constexpr uint32_t MaxRkeySize = 1024;
+constexpr uint32_t MaxWorkerAddressSize = 16384;
+/// The packages an offer names, each "name length, name, identity" (the
+/// manifest's 64 hex digits): compared at the handshake.
+constexpr uint32_t MaxOfferPackages = 64;
+constexpr uint32_t MaxPackageNameSize = 64;
+constexpr size_t PackageIdentitySize = 64;
+constexpr size_t MaxPackagesSize = MaxOfferPackages * (1 + MaxPackageNameSize + PackageIdentitySize);
+constexpr size_t MaxOfferBody =
+    2 * size_t(MaxRkeySize) + MaxWorkerAddressSize + MaxPackagesSize;
+constexpr uint64_t MaxRiedSize = 64ull << 20;
+constexpr uint32_t MaxRiedNameSize = 256;
+
+struct AuthRequest {
+  uint32_t Magic, Version;
+  uint8_t ClientNonce[NonceSize];
+};
+static_assert(sizeof(AuthRequest) == 40, "wire layout");
+
+struct AuthChallenge {
+  uint32_t Magic, Version;
+  uint8_t ServerNonce[NonceSize];
+  uint8_t Proof[MacSize]; // HMAC(K, "server" Nc Ns)
+};
+static_assert(sizeof(AuthChallenge) == 72, "wire layout");
+
+/// How frames and credits reach a peer's ring: one-sided puts (RMA, where
+/// the hardware or the kernel enforces the memory key), or active messages
+/// that the ring's owner writes into the ring itself (where UCX would
+/// emulate RMA in software, which checks no address).
+enum FramePath : uint32_t { PathRma = 1, PathAm = 2 };
+
+/// HELLO (sender to receiver) and WELCOME (back) carry one, MAC first.
+/// Body: credit-line rkey, ring rkey, RMA worker address (RMA path only),
+/// then the packages of the offering side (PackagesSize bytes, either path).
+struct Offer {
+  uint8_t Mac[MacSize];   // HMAC(K, "hello"|"welcome" Nc Ns, the rest, body)
+  uint32_t Magic, Version;
+  uint64_t CreditAddress; // RMA: the offering side's credit line
+  uint64_t RingAddress;   // RMA: its ring, where the other side puts frames
+  uint32_t Slots, SlotSize;
+  uint32_t CreditKeySize, RingKeySize, WorkerAddressSize;
+  uint32_t MailboxMode;   // tc_mailbox_mode_t of the offering side
+  /// HELLO: PathRma if the sender can do RMA (its keys and RMA worker
+  /// follow), else PathAm. WELCOME: the path the receiver chose.
+  uint32_t Path;
+  uint32_t PackagesSize;
+  uint32_t Isa;           // enum Isa: what the offering side runs
+  uint32_t Reserved;      // 0
+};
+static_assert(sizeof(Offer) == 96, "wire layout");
+static_assert(offsetof(Offer, PackagesSize) == 84 && offsetof(Offer, Isa) == 88,
+              "wire layout");
+static_assert(offsetof(Offer, Magic) == MacSize, "the MAC covers what follows it");
+
+/// An offer that passed every check; pointers into the body given.
+struct ParsedOffer {
+  Offer Header;
+  const uint8_t *CreditKey = nullptr, *RingKey = nullptr, *WorkerAddress = nullptr;
+  /// Name and identity of each package the offering side added.
+  std::vector<std::pair<std::string, std::string>> Packages;
+};
+
+/// Appends the packages section of an offer.
+void appendOfferPackages(std::vector<uint8_t> &Body,
+                         const std::vector<std::pair<std::string, std::string>> &Packages);
+
+/// Checks an offer's fields and body against the limits and each other.
+/// Why names the field and its value; Out is set only on TC_OK.
+tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *Body,
+                       size_t BodyLength, ParsedOffer &Out, std::string &Why);
+
+/// A context's address blob (tc_context_address): "TCAB", version u16,
+/// port u16, count u16, reserved u16 (integers little-endian), then count
+/// IPv4 addresses in network order. It comes from elsewhere (MPI, a file),
+/// so every field is checked.
+constexpr uint16_t MaxBlobAddresses = 64;
+std::vector<uint8_t> packAddressBlob(uint16_t Port, const std::vector<uint32_t> &Addresses);
+/// TC_ERR_BAD_MAGIC, _BAD_VERSION or _BAD_LENGTH with Why; Port and
+/// Addresses are set only on TC_OK.
+tc_status_t parseAddressBlob(const uint8_t *Blob, size_t Size, uint16_t &Port,
+                             std::vector<uint32_t> &Addresses, std::string &Why);
+
+/// Whether a UCX 1.13 packed rkey of Size bytes is well-formed: every
+/// length inside the buffer. ucp_ep_rkey_unpack takes no length and trusts
+/// what it reads; this is what makes handing it a peer's bytes safe.
+bool checkPackedRkey(const uint8_t *Key, size_t Size);
+
+/// A frame sent as an active message: which sequence it is (the slot
+/// follows), and a credit report riding along: how many of the receiver's
+/// own frames the sender has finished, as CreditMessage::Finished says it.
+/// The frame's bytes are the message's data.
+struct FrameMessage {
+  uint64_t Sequence;
+  uint64_t Finished;
+};
+static_assert(sizeof(FrameMessage) == 16, "wire layout");
+
+/// Frames of a corked sender sent as one active message (tc_peer_cork):
+/// Count frames of consecutive sequences from First, back to back in the
+/// message's data, each as long as its header's lines say.
+struct FrameBatchMessage {
+  uint64_t First;
+  uint32_t Count;
+  uint32_t Reserved; // 0
+  uint64_t Finished; // as FrameMessage's
+};
+static_assert(sizeof(FrameBatchMessage) == 24, "wire layout");
+/// At most this many bytes in one batch: a receiver refuses more.
+constexpr size_t MaxFrameBatchBytes = 64 * 1024;
+
+/// A credit line report sent as an active message: the words a put would
+/// have written.
+struct CreditMessage {
+  uint64_t Finished;  // frames finished
+  uint64_t Miss;      // sequence + 1 of a cached frame whose code is missing, or 0
+  uint64_t Fault;     // the last frame abandoned (faultWord()), or 0
+};
+static_assert(sizeof(CreditMessage) == 24, "wire layout");
+
+struct RiedHeader {
+  uint32_t Magic, NameSize;
+  uint64_t LibrarySize;
+};
+static_assert(sizeof(RiedHeader) == 16, "wire layout");
+
+struct RiedAck {
+  uint32_t Magic;
+  int32_t Status;
+};
+static_assert(sizeof(RiedAck) == 8, "wire layout");
+
+/// CODE: the image follows (ImageSize bytes, GOTP zero). Bounded by the
+/// receiver's own copy of the element's image before any byte is received.
+struct CodeHeader {
+  uint32_t Magic, Element;
+  uint64_t Package;  // the package's tag, as frames name it
+  uint64_t Code;     // the image's code key, as cached frames name it
+  uint32_t ImageSize, Reserved;
+};
+static_assert(sizeof(CodeHeader) == 32, "wire layout");
+
+struct CodeAck {
+  uint32_t Magic;
+  int32_t Status;
+  uint64_t Package;
+  uint32_t Element, Reserved;
+};
+static_assert(sizeof(CodeAck) == 24, "wire layout");
+
+/// Images shipped ahead of frames that a receiver holds received but not
+/// yet installed; beyond this, offers are refused (TC_ERR_NO_CREDIT).
+constexpr size_t MaxPendingCode = 16;
+/// How long a sender waits for a receiver to install shipped code.
+constexpr uint64_t CodeTransferTimeoutNs = 10'000'000'000ull;
+
+/// REPLY: a jam's answer (tc_jam_return) to the frame of sequence
+/// Sequence, Size bytes following; or, with Status negative and no bytes,
+/// why there is none.
+struct CallReply {
+  uint32_t Magic;
+  int32_t Status;
+  uint64_t Sequence;
+  uint32_t Size, Reserved;
+};
+static_assert(sizeof(CallReply) == 24, "wire layout");
+static_assert(offsetof(CallReply, Sequence) == 8, "wire layout");
+/// Answers a receiver has in flight to one caller; past either, the jam's
+/// tc_jam_return fails at once (the executor never waits on a caller).
+constexpr size_t MaxRepliesInFlight = 1024;
+constexpr size_t MaxReplyBytesInFlight = 4u << 20;
+
+/// Why a handshake was refused: TC_ERR_AUTH, TC_ERR_BAD_OFFER, ...
+/// Body (TC_ERR_PACKAGE_MISMATCH only): "<package> <identity>", the
+/// refusing side's identity of the package that differs.
+struct Refusal {
+  uint32_t Magic;
+  int32_t Status;
+};
+static_assert(sizeof(Refusal) == 8, "wire layout");
+
+} // namespace twochains::rt
+
+#endif

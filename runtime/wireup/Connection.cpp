@@ -1,0 +1,449 @@
+//===- Connection.cpp - Listening, connecting, closing --------------------===//
+//
+// Connections use UCX's sockaddr connection establishment on the control
+// worker; the handshake on top of it (Handshake.cpp) authenticates both
+// sides before either parses the other's offer.
+//
+//===----------------------------------------------------------------------===//
+#include "wireup/Wireup.h"
+
+#include "base/Log.h"
+#include "base/Timeouts.h"
+#include "control/ControlMessage.h"
+#include "core/Events.h"
+#include "core/Lock.h"
+#include "core/Stats.h"
+#include "send/FramePath.h"
+#include "ucx/Request.h"
+#include "ucx/Status.h"
+#include "wireup/Mailbox.h"
+
+#include <algorithm>
+#include <chrono>
+#include <iterator>
+#include <thread>
+#include <arpa/inet.h>
+#include <cstring>
+#include <netdb.h>
+#include <sys/mman.h>
+
+using namespace twochains::rt;
+
+static bool isLoopback(const char *Address) {
+  // Names resolve later; only what certainly stays on this host counts.
+  if (!Address || !*Address)
+    return false;
+  if (!std::strcmp(Address, "localhost"))
+    return true;
+  unsigned A, B, C, D;
+  char Tail;
+  return std::sscanf(Address, "%u.%u.%u.%u%c", &A, &B, &C, &D, &Tail) == 4 && A == 127 &&
+         B < 256 && C < 256 && D < 256;
+}
+
+bool twochains::rt::listenAllowed(WireupContext *Ctx, const char *Address) {
+  if (Ctx->Key.present() || (Ctx->Flags & TC_CONTEXT_INSECURE) || isLoopback(Address))
+    return true;
+  logError(std::string("refused to listen on ") + (Address && *Address ? Address : "*") +
+           ": beyond loopback, a context needs a key (TC_KEY_FILE, TC_KEY or the key "
+           "parameters), or TC_CONTEXT_INSECURE to let anyone who reaches the port run "
+           "code here");
+  return false;
+}
+
+
+static void onEndpointError(void *Arg, ucp_ep_h, ucs_status_t) {
+  // A peer that vanishes only fails its own connection; the receiver keeps
+  // serving the others.
+  auto *Peer = static_cast<tc_peer *>(Arg);
+  // Only a peer that was connected: a connect that is still trying is not
+  // an event (tc_connect says how it ended).
+  if (!Peer->Failed && Peer->Welcomed)
+    postEvent(Peer->Ctx, TC_EVENT_PEER_GONE, Peer->Number, TC_ERR_IO);
+  Peer->Failed = true;
+}
+
+static std::string describe(const sockaddr_storage &SA) {
+  char Host[INET6_ADDRSTRLEN] = "?";
+  unsigned Port = 0;
+  if (SA.ss_family == AF_INET) {
+    auto *In = reinterpret_cast<const sockaddr_in *>(&SA);
+    inet_ntop(AF_INET, &In->sin_addr, Host, sizeof Host);
+    Port = ntohs(In->sin_port);
+  } else if (SA.ss_family == AF_INET6) {
+    auto *In = reinterpret_cast<const sockaddr_in6 *>(&SA);
+    inet_ntop(AF_INET6, &In->sin6_addr, Host, sizeof Host);
+    Port = ntohs(In->sin6_port);
+  }
+  return std::string(Host) + ":" + std::to_string(Port);
+}
+
+static void onConnectionRequest(ucp_conn_request_h Request, void *Arg) {
+  auto *Ctx = static_cast<WireupContext *>(Arg);
+  size_t Live = 0;
+  for (auto &P : Ctx->Accepted)
+    Live += P->Ep != nullptr;
+  if (Live >= Ctx->MaxPeers) {
+    ucp_listener_reject(Ctx->Listener, Request);
+    countHeld(Ctx, &tc_stats_t::messages_refused);
+    logError("refused a connection: " + std::to_string(Live) + " peers are connected, the "
+             "context's limit (max_peers)");
+    return;
+  }
+  auto Peer = std::make_unique<tc_peer>();
+  Peer->Ctx = Ctx;
+  Peer->Number = ++Ctx->PeersSeen;
+  ucp_conn_request_attr_t A = {};
+  A.field_mask = UCP_CONN_REQUEST_ATTR_FIELD_CLIENT_ADDR;
+  std::string From = ucp_conn_request_query(Request, &A) == UCS_OK ? describe(A.client_address)
+                                                                   : "unknown address";
+  Peer->Name = "peer " + std::to_string(Peer->Number) + " (" + From + ")";
+  Peer->AcceptedNs = nowNs();
+  ucp_ep_params_t P = {};
+  P.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST | UCP_EP_PARAM_FIELD_ERR_HANDLER |
+                 UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+  P.conn_request = Request;
+  P.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+  P.err_handler.cb = onEndpointError;
+  P.err_handler.arg = Peer.get();
+  if (ucp_ep_create(Ctx->Worker, &P, &Peer->Ep) != UCS_OK) {
+    logError("cannot accept a connection from " + From);
+    return;
+  }
+  Ctx->Accepted.push_back(std::move(Peer));
+}
+
+bool twochains::rt::resolve(const char *Address, uint16_t Port, sockaddr_in &Out) {
+  std::memset(&Out, 0, sizeof Out);
+  Out.sin_family = AF_INET;
+  Out.sin_port = htons(Port);
+  if (!Address || !*Address) {
+    Out.sin_addr.s_addr = htonl(INADDR_ANY);
+    return true;
+  }
+  if (inet_pton(AF_INET, Address, &Out.sin_addr) == 1)
+    return true;
+  addrinfo Hints = {}, *Res = nullptr;
+  Hints.ai_family = AF_INET;
+  if (getaddrinfo(Address, nullptr, &Hints, &Res) != 0 || !Res)
+    return false;
+  Out.sin_addr = reinterpret_cast<sockaddr_in *>(Res->ai_addr)->sin_addr;
+  freeaddrinfo(Res);
+  return true;
+}
+
+static void closeEndpoint(ucp_worker_h Worker, ucp_ep_h Ep) {
+  if (!Ep)
+    return;
+  ucp_request_param_t P = {};
+  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  P.flags = UCP_EP_CLOSE_FLAG_FORCE;
+  waitRequest(Worker, ucp_ep_close_nbx(Ep, &P));
+}
+
+namespace twochains::rt {
+
+/// Releases everything a peer holds, in both directions.
+void releasePeer(WireupContext *Ctx, tc_peer *Peer) {
+  // No longer found by its endpoint, which the flushes below still
+  // progress: what the peer says meanwhile is its last word, not a stranger's.
+  forgetEndpoint(Ctx, Peer->Ep);
+  if (Ctx->PeerReleased)
+    Ctx->PeerReleased(Ctx, Peer);
+  // A corked peer's waiting frames leave: nothing sent is lost on close.
+  if (Peer->Welcomed && !Peer->Failed && Peer->Ep)
+    flushFrameBatch(Peer);
+  // Frames finished since the last report are reported now, so that the
+  // sender's tc_flush ends, rather than seeing the peer close first.
+  if (Peer->Welcomed && !Peer->Failed && Peer->Rx.Receive && Peer->Rx.Receive->creditPending() &&
+      reportCreditWord(Peer, CreditWordFinished, Peer->Rx.Receive->expected(), /*Wait=*/true) ==
+          CreditReport::Sent)
+    Peer->Rx.Receive->takeCreditReport();
+  // A live peer's last credit reports are let land (bounded); a failed
+  // one's are not waited for: closing its endpoints ends them.
+  bool GaveUp = false; // on a put or report still in flight
+  for (uint32_t Slot = 0; Slot < Peer->Tx.Puts.size(); ++Slot) {
+    if (!Peer->Tx.Puts[Slot])
+      continue;
+    if (!Peer->Failed) {
+      completePut(Peer, Slot);
+    } else {
+      ucp_request_free(Peer->Tx.Puts[Slot]); // released by UCX when its endpoint closes it
+      GaveUp = true;
+    }
+    Peer->Tx.Puts[Slot] = nullptr;
+  }
+  for (ucs_status_ptr_t &R : Peer->Rx.CreditRequest) {
+    if (R && !Peer->Failed) {
+      waitRequestUntil(frameWorker(Peer), R, nowNs() + PutCompleteTimeoutNs);
+    } else if (R) {
+      ucp_request_free(R); // released by UCX when its endpoint closes it
+      GaveUp = true;
+    }
+    R = nullptr;
+  }
+  if (Peer->Welcomed && Peer->Path == PathRma && putsTo(Peer) && Ctx->PutPeers)
+    --Ctx->PutPeers;
+  // The mappings go with the keys.
+  Peer->Tx.RingDirect = nullptr;
+  Peer->Rx.CreditDirect = nullptr;
+  if (Peer->Rx.CreditKey)
+    ucp_rkey_destroy(Peer->Rx.CreditKey);
+  if (Peer->Tx.RingKey)
+    ucp_rkey_destroy(Peer->Tx.RingKey);
+  Peer->Rx.CreditKey = Peer->Tx.RingKey = nullptr;
+  // Puts complete locally before they land: make them land before closing
+  // (a failed peer's, briefly: nothing of it is expected to land). Then
+  // closed by flushing, which has nothing left to flush: a forced close of
+  // this endpoint (UCX 1.13) left its shared-memory transport endpoints
+  // behind, each with the other side's segment attached, two mappings and
+  // 17 kB per closed peer on each side for the life of the context
+  // (containment-e2e 'cycles'). Forced only if something is still in
+  // flight: that cancels it, and its buffers go with the peer.
+  if (Peer->DataEp) {
+    ucp_request_param_t P = {};
+    uint64_t Deadline = nowNs() + (Peer->Failed ? ReleaseFailedFlushTimeoutNs : ReleaseFlushTimeoutNs);
+    bool Flushed = !GaveUp && waitRequestUntil(Ctx->DataWorker, ucp_ep_flush_nbx(Peer->DataEp, &P),
+                                               Deadline) == UCS_OK;
+    if (Flushed)
+      waitRequestUntil(Ctx->DataWorker, ucp_ep_close_nbx(Peer->DataEp, &P), nowNs() + EndpointCloseTimeoutNs);
+    else
+      closeEndpoint(Ctx->DataWorker, Peer->DataEp);
+  }
+  Peer->DataEp = nullptr;
+  // So do the last messages (credits, answers by message): a forced close
+  // drops what UCX still holds for the socket.
+  if (Peer->Ep && !Peer->Failed) {
+    ucp_request_param_t P = {};
+    waitRequestUntil(Ctx->Worker, ucp_ep_flush_nbx(Peer->Ep, &P), nowNs() + ReleaseFlushTimeoutNs);
+  }
+  closeEndpoint(Ctx->Worker, Peer->Ep);
+  Peer->Ep = nullptr;
+  Peer->Sent.clear(); // no send on the endpoint reads them any more
+  if (Peer->Rx.RingMem)
+    ucp_mem_unmap(Ctx->RmaUcp, Peer->Rx.RingMem);
+  else if (Peer->Rx.Ring)
+    munmap(Peer->Rx.Ring, Peer->Rx.RingBytes);
+  Peer->Rx.Ring = nullptr;
+  Peer->Rx.RingMem = nullptr;
+  if (Peer->Tx.CreditMem)
+    ucp_mem_unmap(Ctx->RmaUcp, Peer->Tx.CreditMem);
+  Peer->Tx.CreditMem = nullptr;
+  if (Peer->Welcomed && Peer->Path == PathAm && Ctx->AmPeers)
+    --Ctx->AmPeers;
+  Peer->Welcomed = false;
+}
+
+
+/// Housekeeping (receiver): releases peers that failed, closed or never
+/// finished their handshake, once no frame of theirs is left to run.
+static void reapPeers(CoreContext *Core) {
+  auto *Ctx = static_cast<WireupContext *>(Core);
+  uint64_t Now = 0;
+  for (size_t I = 0; I < Ctx->Accepted.size();) {
+    tc_peer *P = Ctx->Accepted[I].get();
+    // A peer an application thread is using (its channel) waits a turn.
+    std::unique_lock<std::recursive_mutex> Channel(P->Channel, std::defer_lock);
+    if (P->Channelled && !Channel.try_lock()) {
+      ++I;
+      continue;
+    }
+    bool Stale = !P->Welcomed && !P->Failed &&
+                 (Now ? Now : (Now = nowNs())) - P->AcceptedNs > HandshakeDeadlineNs;
+    if (Stale)
+      logError("dropped " + P->Name + ": no handshake within " +
+               std::to_string(HandshakeDeadlineNs / NsPerS) + " s");
+    // A peer that went away may have left complete frames behind: they run
+    // first (nothing sent is lost), then the peer is released.
+    bool Drained = !P->Rx.Ring || !P->Rx.Receive || !P->Welcomed ||
+                   !frameTrailerShows(ringSlot(P->Rx.Ring, Ctx->SlotSize, P->Rx.Receive->expectedSlot()),
+                                      Ctx->SlotSize, P->Rx.Receive->expected());
+    // One whose last frame never completes (it died mid-write) is given
+    // up on after a while, its frame with it.
+    if (P->Failed && !Drained && !P->FailedSeenNs)
+      P->FailedSeenNs = Now ? Now : (Now = nowNs());
+    bool GivenUp = P->Failed && !Drained &&
+                   (Now ? Now : (Now = nowNs())) - P->FailedSeenNs > HandshakeDeadlineNs;
+    if (GivenUp)
+      logError("released " + P->Name + ", gone with an incomplete frame in its ring");
+    if ((P->Failed && Drained) || Stale || GivenUp) {
+      releasePeer(Ctx, P);
+      if (Channel.owns_lock())
+        Channel.unlock();
+      Ctx->Accepted.erase(Ctx->Accepted.begin() + I);
+      continue;
+    }
+    ++I;
+  }
+}
+
+} // namespace twochains::rt
+
+extern "C" tc_status_t tc_listen(tc_context_t *Api, const char *Address, uint16_t Port) {
+  auto *Ctx = partOf<WireupContext>(Api);
+  sockaddr_in SA;
+  if (!Ctx || Ctx->Listener || !resolve(Address, Port, SA))
+    return TC_ERR_INVALID_PARAM;
+  if (!listenAllowed(Ctx, Address))
+    return TC_ERR_INSECURE;
+  std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
+  ucp_listener_params_t L = {};
+  L.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
+  L.sockaddr.addr = reinterpret_cast<sockaddr *>(&SA);
+  L.sockaddr.addrlen = sizeof SA;
+  L.conn_handler.cb = onConnectionRequest;
+  L.conn_handler.arg = Ctx;
+  ucs_status_t St = ucp_listener_create(Ctx->Worker, &L, &Ctx->Listener);
+  if (St != UCS_OK) {
+    logError(std::string("cannot listen on ") + (Address ? Address : "*") + ":" +
+             std::to_string(Port) + ": " + ucs_status_string(St));
+    return statusOfUcs(St);
+  }
+  // Port 0 asks for any free port: read back the one it got.
+  ucp_listener_attr_t A = {};
+  A.field_mask = UCP_LISTENER_ATTR_FIELD_SOCKADDR;
+  if (ucp_listener_query(Ctx->Listener, &A) == UCS_OK && A.sockaddr.ss_family == AF_INET)
+    Ctx->ListenPort = ntohs(reinterpret_cast<const sockaddr_in *>(&A.sockaddr)->sin_port);
+  else
+    Ctx->ListenPort = Port;
+  Ctx->ListenAddress = SA.sin_addr.s_addr;
+  return TC_OK;
+}
+
+/// One attempt: an endpoint and the handshake. Null if it failed; Unreachable
+/// then says whether nothing answered (worth trying again).
+static tc_peer *connectOnce(WireupContext *Ctx, const sockaddr_in &SA, const std::string &Where,
+                            uint64_t Deadline, bool Retry, bool &Unreachable,
+                            tc_status_t &Result) {
+  auto Peer = std::make_unique<tc_peer>();
+  Peer->Ctx = Ctx;
+  Peer->Number = ++Ctx->PeersSeen;
+  Peer->Name = "receiver " + Where;
+  Peer->RetryIfUnreachable = Retry;
+  ucp_ep_params_t P = {};
+  P.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR |
+                 UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+  P.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
+  P.sockaddr.addr = reinterpret_cast<const sockaddr *>(&SA);
+  P.sockaddr.addrlen = sizeof SA;
+  P.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+  P.err_handler.cb = onEndpointError;
+  P.err_handler.arg = Peer.get();
+  ucs_status_t St = ucp_ep_create(Ctx->Worker, &P, &Peer->Ep);
+  if (St != UCS_OK) {
+    logError("cannot connect to " + Where + ": " + ucs_status_string(St));
+    Result = TC_ERR_IO;
+    Unreachable = false;
+    return nullptr;
+  }
+  Ctx->Connecting.push_back(Peer.get());
+  Result = clientHandshake(Ctx, Peer.get(), Deadline);
+  Ctx->Connecting.erase(std::remove(Ctx->Connecting.begin(), Ctx->Connecting.end(), Peer.get()),
+                        Ctx->Connecting.end());
+  Unreachable = Peer->Unreachable;
+  if (Result != TC_OK) {
+    releasePeer(Ctx, Peer.get());
+    return nullptr;
+  }
+  Ctx->Connected.push_back(Peer.get());
+  return Peer.release();
+}
+
+namespace twochains::rt {
+
+/// Connects to SA, trying again while nothing listens there yet (processes
+/// launched together race their receivers), until Deadline; logs once if
+/// it gives up.
+tc_status_t connectUntil(WireupContext *Ctx, const sockaddr_in &SA, const std::string &Where,
+                         uint64_t Deadline, bool LogUnreachable, tc_peer **Out, bool Retry,
+                         uint64_t RetryUntil) {
+  // Attempts stop at RetryUntil; a handshake under way always has until
+  // Deadline (cut short, it would leave the receiver a half-made peer).
+  if (!RetryUntil || RetryUntil > Deadline)
+    RetryUntil = Deadline;
+  if (!Retry) {
+    bool Unreachable = false;
+    tc_status_t Result = TC_ERR_IO;
+    std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
+    tc_peer *Peer = connectOnce(Ctx, SA, Where, Deadline, false, Unreachable, Result);
+    if (Peer)
+      *Out = Peer;
+    return Peer ? TC_OK : Result;
+  }
+  unsigned Attempts = 0;
+  uint64_t Start = nowNs(), BackoffNs = ConnectBackoffFirstNs;
+  for (;;) {
+    ++Attempts;
+    bool Unreachable = false;
+    tc_status_t Result = TC_ERR_IO;
+    bool MayRetry = nowNs() + BackoffNs < RetryUntil;
+    std::unique_lock<std::recursive_mutex> Guard(Ctx->Lock);
+    if (tc_peer *Peer = connectOnce(Ctx, SA, Where, Deadline, true, Unreachable, Result)) {
+      *Out = Peer;
+      return TC_OK;
+    }
+    Guard.unlock();
+    if (!Unreachable)
+      return Result; // refused, or failed after it answered: logged
+    if (!MayRetry || nowNs() + BackoffNs >= RetryUntil) {
+      if (LogUnreachable)
+        logError("cannot connect to " + Where + ": nothing answered in " +
+                 std::to_string((nowNs() - Start) / NsPerMs) + " ms (" +
+                 std::to_string(Attempts) + " attempts)");
+      return TC_ERR_IO;
+    }
+    // Not holding the lock: the executor and other threads go on.
+    std::this_thread::sleep_for(std::chrono::nanoseconds(BackoffNs));
+    BackoffNs = std::min<uint64_t>(BackoffNs * 2, ConnectBackoffMaxNs);
+  }
+}
+
+} // namespace twochains::rt
+
+extern "C" tc_status_t tc_connect(tc_context_t *Api, const char *Address, uint16_t Port,
+                                  int TimeoutMs, tc_peer_t **Out) {
+  auto *Ctx = partOf<WireupContext>(Api);
+  sockaddr_in SA;
+  if (!Ctx || !Out || !resolve(Address, Port, SA) || Port == 0)
+    return TC_ERR_INVALID_PARAM;
+  uint64_t Deadline = nowNs() + msToNs(uint64_t(TimeoutMs > 0 ? TimeoutMs : 0));
+  std::string Where = std::string(Address ? Address : "") + ":" + std::to_string(Port);
+  // A jam's onward connection (tc_jam_forward) runs on the executor, which
+  // never waits on a peer: one attempt only.
+  bool FromJam = ThreadRunningJamOf == Ctx;
+  return connectUntil(Ctx, SA, Where, Deadline, true, Out, !FromJam);
+}
+
+void twochains::rt::closePeer(WireupContext *Ctx, tc_peer *Peer) {
+  std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
+  Ctx->Connected.erase(std::remove(Ctx->Connected.begin(), Ctx->Connected.end(), Peer),
+                       Ctx->Connected.end());
+  releasePeer(Ctx, Peer);
+  delete Peer;
+}
+
+extern "C" void tc_peer_close(tc_peer_t *Peer) {
+  if (!Peer)
+    return;
+  closePeer(contextOf<WireupContext>(Peer), Peer);
+}
+
+extern "C" tc_status_t tc_context_peer(tc_context_t *Api, unsigned Number, tc_peer_t **Out) {
+  auto *Ctx = partOf<WireupContext>(Api);
+  if (!Ctx || !Out)
+    return TC_ERR_INVALID_PARAM;
+  std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
+  for (auto &P : Ctx->Accepted)
+    if (P->Number == Number && P->Welcomed && !P->Failed) {
+      *Out = P.get();
+      return TC_OK;
+    }
+  return TC_ERR_INVALID_PARAM;
+}
+
+ucs_status_t twochains::rt::setupWireup(WireupContext *Ctx) {
+  if (ucs_status_t St = setupHandshake(Ctx); St != UCS_OK)
+    return St;
+  addHousekeeping(Ctx, reapPeers);
+  return UCS_OK;
+}

@@ -1,0 +1,29 @@
+//===- Context.h - The wire-up layer's part of a context ------------------===//
+#ifndef TWOCHAINS_RUNTIME_WIREUP_CONTEXT_H
+#define TWOCHAINS_RUNTIME_WIREUP_CONTEXT_H
+
+#include "receive/Context.h"
+
+#include <vector>
+
+namespace twochains::rt {
+
+struct WireupContext : ReceiveContext {
+  ucp_listener_h Listener = nullptr;
+  uint16_t ListenPort = 0;    // the port it got (tc_listen with port 0: any)
+  uint32_t ListenAddress = 0; // network order; INADDR_ANY for every interface
+  /// Handshake messages that arrived, answered off the UCX callback.
+  struct PendingMessage {
+    unsigned Id;
+    ucp_ep_h Ep;
+    std::vector<uint8_t> Header, Body;
+  };
+  std::vector<PendingMessage> Handshakes;
+  /// Called as a peer is released, before its endpoints close: the calls
+  /// layer ends the calls made to it and forgets its answers.
+  void (*PeerReleased)(WireupContext *Ctx, tc_peer *Peer) = nullptr;
+};
+
+} // namespace twochains::rt
+
+#endif

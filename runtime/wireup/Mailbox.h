@@ -1,0 +1,38 @@
+//===- Mailbox.h - A peer's ring and credit line, and the offers ----------===//
+#ifndef TWOCHAINS_RUNTIME_WIREUP_MAILBOX_H
+#define TWOCHAINS_RUNTIME_WIREUP_MAILBOX_H
+
+#include "wireup/Context.h"
+
+#include <string>
+#include <vector>
+
+namespace twochains::rt {
+
+/// Allocates the peer's ring (frames from it) and credit line (its
+/// reports), for the path its frames take.
+tc_status_t setupLocalSide(WireupContext *Ctx, tc_peer *Peer);
+/// The offer describing Peer's local side, with its body (MAC not set).
+tc_status_t makeOffer(WireupContext *Ctx, tc_peer *Peer, Offer &Header,
+                      std::vector<uint8_t> &Body);
+/// Takes the other side's checked offer: its ring and credit line, and an
+/// RMA endpoint where the path is RMA.
+tc_status_t acceptOffer(WireupContext *Ctx, tc_peer *Peer, const ParsedOffer &O,
+                        std::string &Why);
+/// Receiver: whether frames from this sender can travel by RMA: the
+/// sender can, and this side's RMA worker reaches its RMA worker.
+bool rmaReaches(WireupContext *Ctx, tc_peer *Peer, const ParsedOffer &Hello);
+/// True if this side puts to Peer (frames or credits), rather than storing
+/// into memory UCX maps here.
+bool putsTo(const tc_peer *Peer);
+/// True if [Begin, Begin + Length) lies inside one writable shared mapping
+/// of this process (/proc/self/maps): where a peer's key maps its memory.
+/// The peer names the address, so stores into it must not land in this
+/// process's private memory, whatever offset the key computes.
+bool insideSharedMapping(uintptr_t Begin, size_t Length);
+/// A peer welcomed on the RMA path: counted, and its way of storing said.
+void countRmaPeer(WireupContext *Ctx, tc_peer *Peer);
+
+} // namespace twochains::rt
+
+#endif

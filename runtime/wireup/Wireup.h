@@ -1,0 +1,42 @@
+//===- Wireup.h - Listening, connecting, the handshake, releasing ---------===//
+#ifndef TWOCHAINS_RUNTIME_WIREUP_WIREUP_H
+#define TWOCHAINS_RUNTIME_WIREUP_WIREUP_H
+
+#include "wireup/Context.h"
+
+#include <netinet/in.h>
+#include <string>
+
+namespace twochains::rt {
+
+/// Registers the handshake's handlers and the housekeeping of wire-up
+/// (answering handshakes, reaping peers).
+ucs_status_t setupWireup(WireupContext *Ctx);
+
+/// Registers the handshake's handlers and its housekeeping (Handshake.cpp).
+ucs_status_t setupHandshake(WireupContext *Ctx);
+/// Sender: authenticates and exchanges offers on Peer->Ep, until Deadline.
+tc_status_t clientHandshake(WireupContext *Ctx, tc_peer *Peer, uint64_t DeadlineNs);
+/// A peer whose handshake has ended well: counted, its path's way of
+/// sending set up, ready for frames.
+void welcomePeer(WireupContext *Ctx, tc_peer *Peer);
+
+/// An IPv4 address (numeric or a name) and port; NULL or "" is every
+/// interface.
+bool resolve(const char *Address, uint16_t Port, sockaddr_in &Out);
+/// Whether this context may listen on Address (a key, or loopback, or
+/// TC_CONTEXT_INSECURE); logs why not.
+bool listenAllowed(WireupContext *Ctx, const char *Address);
+/// tc_connect's loop, trying again (if Retry) while nothing answers, until
+/// RetryUntil (0: Deadline); a handshake that has begun has until Deadline.
+tc_status_t connectUntil(WireupContext *Ctx, const sockaddr_in &SA, const std::string &Where,
+                         uint64_t Deadline, bool LogUnreachable, tc_peer **Out,
+                         bool Retry = true, uint64_t RetryUntil = 0);
+/// Releases everything a peer holds, in both directions.
+void releasePeer(WireupContext *Ctx, tc_peer *Peer);
+/// tc_peer_close's work: a connected peer released and deleted.
+void closePeer(WireupContext *Ctx, tc_peer *Peer);
+
+} // namespace twochains::rt
+
+#endif
