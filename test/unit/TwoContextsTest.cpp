@@ -220,6 +220,32 @@ TEST_F(TwoContexts, NoCacheMailboxTakesCodeInEveryFrame) {
   EXPECT_EQ(flush(), TC_OK);
 }
 
+/// tc_flush waits for the receiver: while nothing progresses it, its frames
+/// cannot have run, and a flush ends at its timeout with TC_ERR_INCOMPLETE;
+/// with the receiver running it returns TC_OK, once all of them ran.
+TEST_F(TwoContexts, FlushWaitsUntilTheReceiverRanEveryFrame) {
+  Drive = Driver::TestThread;
+  ASSERT_NO_FATAL_FAILURE(start());
+  auto *Total = receiverSymbol<int64_t>("tc_stdlib_total");
+  ASSERT_NE(Total, nullptr);
+  uint32_t Sum = element(Sender.Stdlib, "server_side_sum");
+  int64_t Before = readTotal(Total), Expected = 0;
+  constexpr int Frames = 10;
+  for (int I = 0; I < Frames; ++I) {
+    auto V = sumPayload(3, 100 * I);
+    Expected += sumOf(V);
+    ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Sum, I % 2 ? TC_SEND_INJECTED : TC_SEND_LOCAL, V.data(),
+                      V.size() * sizeof V[0]),
+              TC_OK);
+  }
+  EXPECT_EQ(tc_flush(Peer, 20), TC_ERR_INCOMPLETE) << "flushed with the receiver stopped";
+  EXPECT_EQ(stats(Receiver).frames_executed_local + stats(Receiver).frames_executed_injected, 0u);
+  ASSERT_EQ(flush(), TC_OK) << describe();
+  EXPECT_EQ(stats(Receiver).frames_executed_local, uint64_t(Frames / 2));
+  EXPECT_EQ(stats(Receiver).frames_executed_injected, uint64_t(Frames / 2));
+  EXPECT_EQ(readTotal(Total) - Before, Expected);
+}
+
 /// More frames than the ring has slots, both modes, with the executor: when
 /// tc_flush returns TC_OK every one of them has run.
 TEST_F(TwoContexts, FlushReturnsOnceEveryFrameRan) {
