@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "TwoContexts.h"
 
-#include "Frame.h"
+#include "wire/Frame.h"
 
 #include <algorithm>
 #include <cstdint>
