@@ -91,11 +91,11 @@ static std::string typeText(uint32_t Type) {
   return Name ? Name : "type " + std::to_string(Type);
 }
 
-tc_status_t parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
+FormatError parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
                           std::string &Error) {
   auto Fail = [&](const std::string &Msg) {
     Error = Msg;
-    return TC_ERR_BAD_IMAGE;
+    return FormatError::BadImage;
   };
   Elf64_Ehdr Eh;
   if (!Data || Size < sizeof Eh || std::memcmp(Data, ELFMAG, SELFMAG) ||
@@ -281,7 +281,7 @@ tc_status_t parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
   if (jamImageHash(Img) != Img.Hash)
     return Fail("content hash does not match: the image is corrupt");
   Out = std::move(Img);
-  return TC_OK;
+  return FormatError::None;
 }
 
 bool readFileBytes(const std::string &Path, std::vector<uint8_t> &Out, std::string &Error,
@@ -319,11 +319,11 @@ bool readFileBytes(const std::string &Path, std::vector<uint8_t> &Out, std::stri
   return true;
 }
 
-tc_status_t readJamImageFile(const std::string &Path, JamImageData &Out,
+FormatError readJamImageFile(const std::string &Path, JamImageData &Out,
                              std::string &Error) {
   std::vector<uint8_t> Data;
   if (!readFileBytes(Path, Data, Error, JamImageMaxFileBytes))
-    return TC_ERR_IO;
+    return FormatError::Io;
   return parseJamImage(Data.data(), Data.size(), Out, Error);
 }
 

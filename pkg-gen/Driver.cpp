@@ -163,7 +163,7 @@ int main(int Argc, char **Argv) {
   if (!CheckManifest.empty()) {
     format::ManifestData M;
     std::string Error;
-    if (format::readManifestFile(CheckManifest, M, Error) != TC_OK)
+    if (format::readManifestFile(CheckManifest, M, Error) != format::FormatError::None)
       return fail(Error);
     outs() << "manifest of package '" << M.Package << "' is valid: "
            << M.Elements.size() << " entries, " << M.ISAs.size() << " ISAs\n";
