@@ -231,6 +231,22 @@ TEST(Package, ManifestParsesFromMemoryWithTheFilesGiven) {
   EXPECT_NE(Error.find("m.tcm:"), std::string::npos) << Error;
 }
 
+// The format library's outcomes reach the runtime's callers as its own
+// statuses (statusOf), and read as those statuses do.
+TEST(Package, FormatErrorsMapToStatuses) {
+  struct {
+    FormatError Error;
+    tc_status_t Status;
+  } Map[] = {{FormatError::None, TC_OK},
+             {FormatError::BadImage, TC_ERR_BAD_IMAGE},
+             {FormatError::BadManifest, TC_ERR_BAD_MANIFEST},
+             {FormatError::Io, TC_ERR_IO}};
+  for (const auto &M : Map) {
+    EXPECT_EQ(statusOf(M.Error), M.Status);
+    EXPECT_STREQ(formatErrorString(M.Error), tc_status_string(M.Status));
+  }
+}
+
 TEST(Package, ManifestSizeAndLinesAreBounded) {
   std::string Error;
   ManifestData M;
