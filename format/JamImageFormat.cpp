@@ -91,13 +91,38 @@ static std::string typeText(uint32_t Type) {
   return Name ? Name : "type " + std::to_string(Type);
 }
 
-tc_status_t parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
-                          std::string &Error) {
+namespace {
+
+/// A container as parseJamImage reads it: the file's bytes, its ELF and
+/// section headers, and the sections that hold the image's parts (null
+/// where the file has none).
+struct ImageFile {
+  const uint8_t *Data = nullptr;
+  size_t Size = 0;
+  Elf64_Ehdr Eh = {};
+  std::vector<Elf64_Shdr> Sh;
+  const Elf64_Shdr *ImageSec = nullptr, *FactSec = nullptr, *ImportSec = nullptr,
+                   *FixupSec = nullptr;
+  const uint8_t *bytes(const Elf64_Shdr &S) const { return Data + S.sh_offset; }
+};
+
+/// What .tc.jam says the sections hold, checked against them.
+struct FactCounts {
+  uint64_t ImageSize = 0, Imports = 0, Fixups = 0;
+};
+
+} // namespace
+
+/// The ELF header: a 64-bit little-endian ET_NONE file for a jam ISA, no
+/// larger than a container can be, whose section header table lies inside.
+static bool readElfHeader(ImageFile &F, std::string &Error) {
   auto Fail = [&](const std::string &Msg) {
     Error = Msg;
-    return TC_ERR_BAD_IMAGE;
+    return false;
   };
-  Elf64_Ehdr Eh;
+  const uint8_t *Data = F.Data;
+  size_t Size = F.Size;
+  Elf64_Ehdr &Eh = F.Eh;
   if (!Data || Size < sizeof Eh || std::memcmp(Data, ELFMAG, SELFMAG) ||
       Data[EI_CLASS] != ELFCLASS64 || Data[EI_DATA] != ELFDATA2LSB)
     return Fail("not a jam image (not a 64-bit little-endian ELF file)");
@@ -116,8 +141,21 @@ tc_status_t parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
       uint64_t(Eh.e_shnum) * sizeof(Elf64_Shdr) > Size - Eh.e_shoff ||
       Eh.e_shstrndx >= Eh.e_shnum)
     return Fail("bad section headers");
-  std::vector<Elf64_Shdr> Sh(Eh.e_shnum);
-  std::memcpy(Sh.data(), Data + Eh.e_shoff, Sh.size() * sizeof(Elf64_Shdr));
+  return true;
+}
+
+/// The section headers: every section with bytes lies inside the file, and
+/// the section name table is a string table.
+static bool readSectionHeaders(ImageFile &F, std::string &Error) {
+  auto Fail = [&](const std::string &Msg) {
+    Error = Msg;
+    return false;
+  };
+  const Elf64_Ehdr &Eh = F.Eh;
+  std::vector<Elf64_Shdr> &Sh = F.Sh;
+  size_t Size = F.Size;
+  Sh.resize(Eh.e_shnum);
+  std::memcpy(Sh.data(), F.Data + Eh.e_shoff, Sh.size() * sizeof(Elf64_Shdr));
   // Every section that has bytes in the file must lie inside it. SHT_NULL and
   // SHT_NOBITS have none, so their offsets mean nothing: they are never read
   // (below, none of them may be the name table or one of the image's parts).
@@ -131,10 +169,19 @@ tc_status_t parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
   if (Str.sh_type != SHT_STRTAB)
     return Fail("section name table (section " + std::to_string(Eh.e_shstrndx) + ") is " +
                 typeText(Str.sh_type) + ", expected SHT_STRTAB");
+  return true;
+}
 
-  JamImageData Img;
-  Img.Machine = Eh.e_machine;
-  std::map<std::string, std::string> Facts;
+/// The image's parts by section name: .tc.image and .tc.jam, which every
+/// image has, .tc.imports and .tc.fixups; each at most once, as PROGBITS.
+static bool findParts(ImageFile &F, std::string &Error) {
+  auto Fail = [&](const std::string &Msg) {
+    Error = Msg;
+    return false;
+  };
+  const Elf64_Ehdr &Eh = F.Eh;
+  const std::vector<Elf64_Shdr> &Sh = F.Sh;
+  const Elf64_Shdr &Str = Sh[Eh.e_shstrndx];
   const Elf64_Shdr *Parts[4] = {};
   static const std::string_view PartNames[4] = {ImageSection, InfoSection, ImportsSection,
                                                 FixupsSection};
@@ -144,7 +191,7 @@ tc_status_t parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
       continue;
     if (S.sh_name >= Str.sh_size)
       return Fail("section " + std::to_string(I) + " has a bad name");
-    const char *NameStart = reinterpret_cast<const char *>(Data + Str.sh_offset + S.sh_name);
+    const char *NameStart = reinterpret_cast<const char *>(F.bytes(Str) + S.sh_name);
     std::string Name(NameStart, strnlen(NameStart, Str.sh_size - S.sh_name));
     for (unsigned K = 0; K < 4; ++K) {
       if (Name != PartNames[K])
@@ -157,14 +204,24 @@ tc_status_t parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
       Parts[K] = &S;
     }
   }
-  const Elf64_Shdr *ImageSec = Parts[0], *FactSec = Parts[1], *ImportSec = Parts[2],
-                   *FixupSec = Parts[3];
-  if (!ImageSec || !FactSec)
+  F.ImageSec = Parts[0];
+  F.FactSec = Parts[1];
+  F.ImportSec = Parts[2];
+  F.FixupSec = Parts[3];
+  if (!F.ImageSec || !F.FactSec)
     return Fail("not a jam image (no .tc.image or .tc.jam)");
-  auto Bytes = [&](const Elf64_Shdr &S) { return Data + S.sh_offset; };
+  return true;
+}
 
+/// .tc.jam's facts: NUL-terminated key=value strings, each key once.
+static bool readFacts(const ImageFile &F, std::map<std::string, std::string> &Facts,
+                      std::string &Error) {
+  auto Fail = [&](const std::string &Msg) {
+    Error = Msg;
+    return false;
+  };
   std::vector<std::string> FactList;
-  if (!splitNul(Bytes(*FactSec), FactSec->sh_size, FactList))
+  if (!splitNul(F.bytes(*F.FactSec), F.FactSec->sh_size, FactList))
     return Fail(".tc.jam is not a list of NUL-terminated key=value facts");
   for (const std::string &KV : FactList) {
     size_t Eq = KV.find('=');
@@ -173,6 +230,18 @@ tc_status_t parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
     if (!Facts.emplace(KV.substr(0, Eq), KV.substr(Eq + 1)).second)
       return Fail(".tc.jam: '" + KV.substr(0, Eq) + "' is given twice");
   }
+  return true;
+}
+
+/// What the facts say: the format, ABI and container versions this reader
+/// reads, every number the layout needs, the element and an ISA that
+/// matches the ELF machine. Fills Img's fields and Counts.
+static bool checkFacts(std::map<std::string, std::string> &Facts, uint16_t Machine,
+                       JamImageData &Img, FactCounts &Counts, std::string &Error) {
+  auto Fail = [&](const std::string &Msg) {
+    Error = Msg;
+    return false;
+  };
   const std::string ABI = Facts[std::string(JamABIFact)];
   if (Facts["format"] != JamImageFormatName)
     return Fail("not a jam image (no .tc.image or .tc.jam)");
@@ -182,7 +251,6 @@ tc_status_t parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
   if (Facts["version"] != std::to_string(JamImageVersion))
     return Fail("jam image format version '" + Facts["version"] + "' is not supported (expected " +
                 std::to_string(JamImageVersion) + "; relink the object with this jamlink)");
-  uint64_t ImageSize = 0, Imports = 0, Fixups = 0;
   struct {
     const char *Key;
     uint64_t *Field;
@@ -190,8 +258,8 @@ tc_status_t parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
                  {"align", &Img.Align},           {"code-size", &Img.CodeSize},
                  {"rodata-size", &Img.ReadOnlySize}, {"text-size", &Img.TextSize},
                  {"data-size", &Img.DataSize},
-                 {"bss-size", &Img.ZeroFillSize}, {"image-size", &ImageSize},
-                 {"imports", &Imports},           {"fixups", &Fixups}};
+                 {"bss-size", &Img.ZeroFillSize}, {"image-size", &Counts.ImageSize},
+                 {"imports", &Counts.Imports},    {"fixups", &Counts.Fixups}};
   for (auto &N : Numbers)
     if (!toNumber(Facts[N.Key], *N.Field))
       return Fail(std::string("bad or missing '") + N.Key + "' in .tc.jam");
@@ -205,20 +273,39 @@ tc_status_t parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
   uint16_t ISAMachine = Img.ISA == "x86_64" ? EM_X86_64 : Img.ISA == "aarch64" ? EM_AARCH64 : 0;
   if (!ISAMachine)
     return Fail("unknown ISA '" + Img.ISA + "' (jams are x86_64 or aarch64)");
-  if (ISAMachine != Eh.e_machine)
-    return Fail("ISA " + Img.ISA + " does not match the ELF machine " +
-                std::to_string(Eh.e_machine));
+  if (ISAMachine != Machine)
+    return Fail("ISA " + Img.ISA + " does not match the ELF machine " + std::to_string(Machine));
+  return true;
+}
 
-  uint64_t N = ImageSec->sh_size;
+/// .tc.image's size: whole 64-byte lines, within the limit, as many bytes
+/// as the image-size fact says.
+static bool checkImageSize(uint64_t N, const FactCounts &Counts, std::string &Error) {
+  auto Fail = [&](const std::string &Msg) {
+    Error = Msg;
+    return false;
+  };
   if (N == 0 || N % 64)
     return Fail("image size " + std::to_string(N) +
                 " is not a whole number of 64-byte lines");
   if (N > JamImageMaxBytes)
     return Fail("image size " + std::to_string(N) + " is larger than the limit of " +
                 std::to_string(JamImageMaxBytes) + " bytes");
-  if (ImageSize != N)
-    return Fail("image-size " + std::to_string(ImageSize) + " in .tc.jam does not match the " +
-                std::to_string(N) + " bytes of .tc.image");
+  if (Counts.ImageSize != N)
+    return Fail("image-size " + std::to_string(Counts.ImageSize) +
+                " in .tc.jam does not match the " + std::to_string(N) + " bytes of .tc.image");
+  return true;
+}
+
+/// Where things are: the GOTP, then code and rodata filling the text part
+/// but for zero padding, the data part after it, bss within the limit, the
+/// entry in the code, and a power-of-two alignment.
+static bool checkLayout(const uint8_t *ImageBytes, uint64_t N, const JamImageData &Img,
+                        std::string &Error) {
+  auto Fail = [&](const std::string &Msg) {
+    Error = Msg;
+    return false;
+  };
   // GOTP at 0, the code right after it (jam-image-format.md, "Layout");
   // written as differences so that no sum can wrap.
   if (Img.GOTP != 0)
@@ -247,23 +334,43 @@ tc_status_t parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
   if (Img.Align == 0 || Img.Align > JamImageMaxAlign || (Img.Align & (Img.Align - 1)))
     return Fail("image alignment " + std::to_string(Img.Align) +
                 " is not a power of two up to " + std::to_string(JamImageMaxAlign));
-  const uint8_t *ImageBytes = Bytes(*ImageSec);
   for (uint64_t I = TextUsed; I < Img.TextSize; ++I)
     if (ImageBytes[I])
       return Fail("padding at " + std::to_string(I) + " is not zero");
+  return true;
+}
 
-  if (ImportSec && !splitNul(Bytes(*ImportSec), ImportSec->sh_size, Img.Imports))
+/// .tc.imports and .tc.fixups: a list of names and whole records, as many
+/// as the facts say. Fills Img.Imports and Img.Fixups.
+static bool readImportsAndFixups(const ImageFile &F, const FactCounts &Counts, JamImageData &Img,
+                                 std::string &Error) {
+  auto Fail = [&](const std::string &Msg) {
+    Error = Msg;
+    return false;
+  };
+  const Elf64_Shdr *ImportSec = F.ImportSec, *FixupSec = F.FixupSec;
+  if (ImportSec && !splitNul(F.bytes(*ImportSec), ImportSec->sh_size, Img.Imports))
     return Fail(".tc.imports is not a list of NUL-terminated names");
   if (FixupSec && FixupSec->sh_size % sizeof(ImageFixup))
     return Fail(".tc.fixups is not a whole number of records");
   uint64_t FixupCount = FixupSec ? FixupSec->sh_size / sizeof(ImageFixup) : 0;
-  if (Imports != Img.Imports.size() || Fixups != FixupCount)
+  if (Counts.Imports != Img.Imports.size() || Counts.Fixups != FixupCount)
     return Fail("import or fixup count does not match .tc.jam");
   Img.Fixups.resize(FixupCount);
   // memcpy with a null pointer is undefined even for 0 bytes, and an empty
   // vector's data() may be null.
   if (FixupCount)
-    std::memcpy(Img.Fixups.data(), Bytes(*FixupSec), FixupCount * sizeof(ImageFixup));
+    std::memcpy(Img.Fixups.data(), F.bytes(*FixupSec), FixupCount * sizeof(ImageFixup));
+  return true;
+}
+
+/// Every fixup: 8 bytes inside the image and inside one part, of a known
+/// kind, naming an import that exists, with its reserved fields zero.
+static bool checkFixups(uint64_t N, const JamImageData &Img, std::string &Error) {
+  auto Fail = [&](const std::string &Msg) {
+    Error = Msg;
+    return false;
+  };
   for (const ImageFixup &F : Img.Fixups) {
     if (uint64_t(F.Offset) + 8 > N)
       return Fail("fixup at " + std::to_string(F.Offset) + " lies outside the image");
@@ -277,11 +384,37 @@ tc_status_t parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
     if (F.Reserved || (F.Kind == FixupImage64 && F.Symbol))
       return Fail("fixup at " + std::to_string(F.Offset) + " has reserved fields set");
   }
+  return true;
+}
+
+FormatError parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
+                          std::string &Error) {
+  ImageFile F;
+  F.Data = Data;
+  F.Size = Size;
+  if (!readElfHeader(F, Error) || !readSectionHeaders(F, Error) || !findParts(F, Error))
+    return FormatError::BadImage;
+
+  JamImageData Img;
+  Img.Machine = F.Eh.e_machine;
+  std::map<std::string, std::string> Facts;
+  FactCounts Counts;
+  if (!readFacts(F, Facts, Error) || !checkFacts(Facts, F.Eh.e_machine, Img, Counts, Error))
+    return FormatError::BadImage;
+
+  const uint8_t *ImageBytes = F.bytes(*F.ImageSec);
+  uint64_t N = F.ImageSec->sh_size;
+  if (!checkImageSize(N, Counts, Error) || !checkLayout(ImageBytes, N, Img, Error) ||
+      !readImportsAndFixups(F, Counts, Img, Error) || !checkFixups(N, Img, Error))
+    return FormatError::BadImage;
+
   Img.Bytes.assign(ImageBytes, ImageBytes + N);
-  if (jamImageHash(Img) != Img.Hash)
-    return Fail("content hash does not match: the image is corrupt");
+  if (jamImageHash(Img) != Img.Hash) {
+    Error = "content hash does not match: the image is corrupt";
+    return FormatError::BadImage;
+  }
   Out = std::move(Img);
-  return TC_OK;
+  return FormatError::None;
 }
 
 bool readFileBytes(const std::string &Path, std::vector<uint8_t> &Out, std::string &Error,
@@ -319,11 +452,11 @@ bool readFileBytes(const std::string &Path, std::vector<uint8_t> &Out, std::stri
   return true;
 }
 
-tc_status_t readJamImageFile(const std::string &Path, JamImageData &Out,
+FormatError readJamImageFile(const std::string &Path, JamImageData &Out,
                              std::string &Error) {
   std::vector<uint8_t> Data;
   if (!readFileBytes(Path, Data, Error, JamImageMaxFileBytes))
-    return TC_ERR_IO;
+    return FormatError::Io;
   return parseJamImage(Data.data(), Data.size(), Out, Error);
 }
 

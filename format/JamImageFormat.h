@@ -9,7 +9,8 @@
 #ifndef TWOCHAINS_FORMAT_JAMIMAGEREADER_H
 #define TWOCHAINS_FORMAT_JAMIMAGEREADER_H
 
-#include "twochains/status.h"
+#include "FormatError.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -66,9 +67,9 @@ std::string jamImageHash(const JamImageData &Image);
 
 /// Parses and checks a container held in memory. On failure Error says
 /// what is wrong (without a file name) and Out is untouched.
-tc_status_t parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
+FormatError parseJamImage(const uint8_t *Data, size_t Size, JamImageData &Out,
                           std::string &Error);
-tc_status_t readJamImageFile(const std::string &Path, JamImageData &Out,
+FormatError readJamImageFile(const std::string &Path, JamImageData &Out,
                              std::string &Error);
 
 /// Every key=value fact an image records in .tc.jam, in order.

@@ -70,13 +70,13 @@ ManifestFiles manifestFilesOnDisk() {
   return F;
 }
 
-tc_status_t parseManifest(const std::string &Text, const std::string &Name,
+FormatError parseManifest(const std::string &Text, const std::string &Name,
                           const std::string &Dir, const ManifestFiles &Files,
                           ManifestData &Out, std::string &Error) {
   ManifestData M;
   M.Dir = Dir;
   size_t LineNo = 0;
-  auto Fail = [&](const std::string &Msg, tc_status_t St = TC_ERR_BAD_MANIFEST) {
+  auto Fail = [&](const std::string &Msg, FormatError St = FormatError::BadManifest) {
     Error = Name + (LineNo ? ":" + std::to_string(LineNo) : "") + ": " + Msg;
     return St;
   };
@@ -121,7 +121,7 @@ tc_status_t parseManifest(const std::string &Text, const std::string &Name,
     if (IsImage) {
       JamImageData Image;
       std::string ImageError;
-      if (Files.ReadImage(File, Image, ImageError) != TC_OK) {
+      if (Files.ReadImage(File, Image, ImageError) != FormatError::None) {
         Why = File + ": " + ImageError;
         return false;
       }
@@ -172,7 +172,7 @@ tc_status_t parseManifest(const std::string &Text, const std::string &Name,
       if (W[1] != std::to_string(ManifestVersion))
         return Fail("manifest version " + quoted(W[1]) + " is not supported (expected " +
                         std::to_string(ManifestVersion) + ")",
-                    TC_ERR_BAD_MANIFEST);
+                    FormatError::BadManifest);
       SawVersion = true;
     } else if (Kind == "package" && W.size() == 2) {
       if (!M.Package.empty())
@@ -195,7 +195,7 @@ tc_status_t parseManifest(const std::string &Text, const std::string &Name,
       if (!KeyValues(W, 2, F, {"local", "local-hash"}, Why))
         return Fail(Why);
       if (F.count("local") && !CheckFile(F["local"], F["local-hash"], false, Why))
-        return Fail(Why, TC_ERR_BAD_IMAGE);
+        return Fail(Why, FormatError::BadImage);
       M.ISAs[W[1]] = std::move(F);
     } else if ((Kind == "jam" || Kind == "ried") && W.size() >= 3) {
       bool IsJam = Kind == "jam";
@@ -230,7 +230,7 @@ tc_status_t parseManifest(const std::string &Text, const std::string &Name,
       // The files it names: a missing, changed or invalid one is the
       // package's fault, not the manifest's text.
       if (!CheckFile(E.Fields[IsJam ? "image" : "lib"], E.Fields["hash"], IsJam, Why))
-        return Fail(Why, TC_ERR_BAD_IMAGE);
+        return Fail(Why, FormatError::BadImage);
       M.Elements.push_back(std::move(E));
     } else {
       return Fail("unexpected line " + quoted(Line));
@@ -242,16 +242,16 @@ tc_status_t parseManifest(const std::string &Text, const std::string &Name,
   if (M.Package.empty() || M.Identity.empty())
     return Fail("no package or identity line");
   Out = std::move(M);
-  return TC_OK;
+  return FormatError::None;
 }
 
-tc_status_t readManifestFile(const std::string &Path, ManifestData &Out,
+FormatError readManifestFile(const std::string &Path, ManifestData &Out,
                              std::string &Error) {
   std::vector<uint8_t> Bytes;
   std::string Why;
   if (!readFileBytes(Path, Bytes, Why, ManifestMaxBytes)) {
     Error = Path + ": " + Why;
-    return TC_ERR_IO;
+    return FormatError::Io;
   }
   size_t Slash = Path.rfind('/');
   std::string Dir = Slash == std::string::npos ? "." : Slash == 0 ? "/" : Path.substr(0, Slash);

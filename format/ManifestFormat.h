@@ -10,8 +10,8 @@
 #ifndef TWOCHAINS_FORMAT_MANIFESTREADER_H
 #define TWOCHAINS_FORMAT_MANIFESTREADER_H
 
+#include "FormatError.h"
 #include "JamImageFormat.h"
-#include "twochains/status.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -55,7 +55,7 @@ struct ManifestFiles {
   /// Hex SHA-256 of the file's bytes, or "" if it cannot be read.
   std::function<std::string(const std::string &Path)> HashFile;
   /// Reads and fully checks a jam image (readJamImageFile).
-  std::function<tc_status_t(const std::string &Path, JamImageData &Out, std::string &Error)>
+  std::function<FormatError(const std::string &Path, JamImageData &Out, std::string &Error)>
       ReadImage;
 };
 
@@ -67,7 +67,7 @@ ManifestFiles manifestFilesOnDisk();
 /// package folder Dir with the hash the manifest claims, every image valid.
 /// Name (the manifest's path) starts every message, with the line. Out is
 /// set only on success.
-tc_status_t parseManifest(const std::string &Text, const std::string &Name,
+FormatError parseManifest(const std::string &Text, const std::string &Name,
                           const std::string &Dir, const ManifestFiles &Files,
                           ManifestData &Out, std::string &Error);
 
@@ -81,7 +81,7 @@ std::string manifestIdentity(const ManifestData &M);
 
 /// Reads Path (at most ManifestMaxBytes) and parses it with the files on
 /// disk, relative to Path's folder.
-tc_status_t readManifestFile(const std::string &Path, ManifestData &Out,
+FormatError readManifestFile(const std::string &Path, ManifestData &Out,
                              std::string &Error);
 
 } // namespace twochains::format

@@ -20,7 +20,7 @@ Error writeJamImage(const JamImage &Image, StringRef Path) {
 Expected<JamImage> readJamImage(StringRef Path) {
   JamImage Image;
   std::string Error;
-  if (format::readJamImageFile(Path.str(), Image, Error) != TC_OK)
+  if (format::readJamImageFile(Path.str(), Image, Error) != format::FormatError::None)
     return createStringError(inconvertibleErrorCode(), Path + ": " + Error);
   return Image;
 }

@@ -151,44 +151,35 @@ static std::string besideTool(const char *Argv0, StringRef Rel) {
   return std::string(P);
 }
 
-int main(int Argc, char **Argv) {
-  InitLLVM X(Argc, Argv);
-  cl::HideUnrelatedOptions(Category);
-  cl::ParseCommandLineOptions(
-      Argc, Argv,
-      "twochains-pkg-gen: builds a folder of jams and rieds into an installed\n"
-      "Two-Chains package (header, manifest, jam images, Local-Function and\n"
-      "ried libraries). See docs/packages.md.\n");
+static Error driverError(const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(), Msg);
+}
 
-  if (!CheckManifest.empty()) {
-    format::ManifestData M;
-    std::string Error;
-    if (format::readManifestFile(CheckManifest, M, Error) != TC_OK)
-      return fail(Error);
-    outs() << "manifest of package '" << M.Package << "' is valid: "
-           << M.Elements.size() << " entries, " << M.ISAs.size() << " ISAs\n";
-    return 0;
-  }
-  if (PackageName.empty() || SourceDir.empty() || InstallPrefix.empty())
-    return fail("--package, --source and --prefix are required (see --help)");
-  StringRef Pkg = PackageName;
-  if (!format::isValidName(Pkg))
-    return fail("invalid package name '" + Pkg + "': use letters, digits and '_'");
+/// --check-manifest: the manifest checked as the loader checks it.
+static int checkManifest(const std::string &Path) {
+  format::ManifestData M;
+  std::string Error;
+  if (format::readManifestFile(Path, M, Error) != format::FormatError::None)
+    return fail(Error);
+  outs() << "manifest of package '" << M.Package << "' is valid: "
+         << M.Elements.size() << " entries, " << M.ISAs.size() << " ISAs\n";
+  return 0;
+}
 
-  // LLD, which links the Local-Function library in this process, resets
-  // every command-line option when it starts: keep the values first.
-  const std::string Prefix = InstallPrefix;
-  const std::string Source = SourceDir;
-  const std::string DepFile = DepFilePath;
-
+/// What the command line asks for, read before anything runs: LLD, which
+/// links the Local-Function library in this process, resets every
+/// command-line option when it starts.
+struct Request {
+  std::string Prefix;
+  std::string Source;
+  std::string DepFile;
   BuildConfig Config;
-  Config.Package = PackageName;
-  Config.SourceRoot = SourceDir;
-  Config.Clang = ClangPath;
-  Config.Plugin = besideTool(Argv[0], "lib/twochains/TwoChainsJam.so");
-  Config.IncludeDir = besideTool(Argv[0], "include");
-  Config.Jobs = Jobs ? Jobs : get_physical_cores() > 0 ? unsigned(get_physical_cores()) : 2;
-  Config.Verbose = Verbose;
+  /// --element-flag, in order: (element, flag), an -I flag made absolute.
+  std::vector<std::pair<std::string, std::string>> PerElement;
+};
+
+/// --isa, or this machine's ISA.
+static Expected<std::vector<std::string>> targetISAs() {
   std::string ISAText = ISAList;
   if (ISAText.empty())
     ISAText = StringRef(sys::getDefaultTargetTriple()).starts_with("x86_64")
@@ -196,48 +187,60 @@ int main(int Argc, char **Argv) {
                   : "aarch64";
   SmallVector<StringRef, 2> ISAs;
   StringRef(ISAText).split(ISAs, ',', -1, false);
+  std::vector<std::string> Out;
   for (StringRef ISA : ISAs) {
     if (ISA != "x86_64" && ISA != "aarch64")
-      return fail("unknown ISA '" + ISA + "': expected x86_64 or aarch64");
-    Config.ISAs.push_back(ISA.str());
+      return driverError("unknown ISA '" + ISA + "': expected x86_64 or aarch64");
+    Out.push_back(ISA.str());
   }
+  return Out;
+}
+
+/// --build-dir, or .twochains-build/<package>; absolute.
+static std::string buildDirectory(StringRef Package) {
   SmallString<256> BuildDir(BuildDirOpt.empty() ? ".twochains-build" : BuildDirOpt.getValue());
   if (BuildDirOpt.empty())
-    sys::path::append(BuildDir, Config.Package);
+    sys::path::append(BuildDir, Package);
   sys::fs::make_absolute(BuildDir);
-  Config.BuildDir = std::string(BuildDir);
-  for (const std::string &Tool : {Config.Plugin, Config.Clang})
-    if (!sys::fs::exists(Tool))
-      return fail("cannot find " + Tool);
+  return std::string(BuildDir);
+}
+
+/// The compiler flags for every element: -I (made absolute), -D, -U, -O,
+/// -std= and --flag, in that order.
+static Error addPackageFlags(std::vector<std::string> &Flags) {
   for (const std::string &Dir : IncludeDirs) {
     SmallString<256> Abs(Dir);
     sys::fs::make_absolute(Abs);
-    Config.Flags.push_back("-I" + std::string(Abs));
+    Flags.push_back("-I" + std::string(Abs));
   }
   for (const std::string &D : Defines)
-    Config.Flags.push_back("-D" + D);
+    Flags.push_back("-D" + D);
   for (const std::string &U : Undefines)
-    Config.Flags.push_back("-U" + U);
+    Flags.push_back("-U" + U);
   if (!OptLevel.empty())
-    Config.Flags.push_back("-O" + OptLevel);
+    Flags.push_back("-O" + OptLevel);
   if (!Standard.empty())
-    Config.Flags.push_back("-std=" + Standard);
+    Flags.push_back("-std=" + Standard);
   for (StringRef Flag : PackageFlags) {
     if (!isAllowedFlag(Flag))
-      return fail("--flag=" + Flag + ": not one of -I<dir>, -D<macro>, "
-                  "-U<macro>, -O<level>, -std=<std>, -W<warning>, -f<option>");
-    Config.Flags.push_back(Flag.str());
+      return driverError("--flag=" + Flag + ": not one of -I<dir>, -D<macro>, "
+                         "-U<macro>, -O<level>, -std=<std>, -W<warning>, -f<option>");
+    Flags.push_back(Flag.str());
   }
-  Config.ExternSymbols.assign(ExternSymbols.begin(), ExternSymbols.end());
+  return Error::success();
+}
+
+/// --element-flag=<element>=<flag>, each flag one an element may add.
+static Expected<std::vector<std::pair<std::string, std::string>>> readElementFlags() {
   std::vector<std::pair<std::string, std::string>> PerElement;
   for (StringRef Arg : ElementFlags) {
     auto [Name, Flag] = Arg.split('=');
     if (Name.empty() || Flag.empty())
-      return fail("--element-flag=" + Arg + ": expected <element>=<flag>");
+      return driverError("--element-flag=" + Arg + ": expected <element>=<flag>");
     if (!isAllowedFlag(Flag))
-      return fail("--element-flag=" + Arg + ": '" + Flag +
-                  "' is not one of -I<dir>, -D<macro>, -U<macro>, -O<level>, "
-                  "-std=<std>, -W<warning>, -f<option>");
+      return driverError("--element-flag=" + Arg + ": '" + Flag +
+                         "' is not one of -I<dir>, -D<macro>, -U<macro>, -O<level>, "
+                         "-std=<std>, -W<warning>, -f<option>");
     std::string F = Flag.str();
     if (Flag.starts_with("-I")) {
       SmallString<256> Abs(Flag.drop_front(2));
@@ -246,95 +249,186 @@ int main(int Argc, char **Argv) {
     }
     PerElement.emplace_back(Name.str(), F);
   }
+  return PerElement;
+}
 
-  // 1. Elements and their stable IDs.
-  auto Elements = findElements(Source);
+/// The command line, checked: the package, its folders, the ISAs, the
+/// compiler and plugin, and every flag.
+static Expected<Request> readRequest(const char *Argv0) {
+  if (PackageName.empty() || SourceDir.empty() || InstallPrefix.empty())
+    return driverError("--package, --source and --prefix are required (see --help)");
+  StringRef Pkg = PackageName;
+  if (!format::isValidName(Pkg))
+    return driverError("invalid package name '" + Pkg + "': use letters, digits and '_'");
+
+  Request R;
+  R.Prefix = InstallPrefix;
+  R.Source = SourceDir;
+  R.DepFile = DepFilePath;
+  BuildConfig &Config = R.Config;
+  Config.Package = PackageName;
+  Config.SourceRoot = SourceDir;
+  Config.Clang = ClangPath;
+  Config.Plugin = besideTool(Argv0, "lib/twochains/TwoChainsJam.so");
+  Config.IncludeDir = besideTool(Argv0, "include");
+  Config.Jobs = Jobs ? Jobs : get_physical_cores() > 0 ? unsigned(get_physical_cores()) : 2;
+  Config.Verbose = Verbose;
+  auto ISAs = targetISAs();
+  if (!ISAs)
+    return ISAs.takeError();
+  Config.ISAs = std::move(*ISAs);
+  Config.BuildDir = buildDirectory(Config.Package);
+  for (const std::string &Tool : {Config.Plugin, Config.Clang})
+    if (!sys::fs::exists(Tool))
+      return driverError("cannot find " + Tool);
+  if (Error E = addPackageFlags(Config.Flags))
+    return E;
+  Config.ExternSymbols.assign(ExternSymbols.begin(), ExternSymbols.end());
+  auto PerElement = readElementFlags();
+  if (!PerElement)
+    return PerElement.takeError();
+  R.PerElement = std::move(*PerElement);
+  return R;
+}
+
+/// The package's elements with their stable IDs, each with the flags
+/// --element-flag gives it.
+static Expected<std::vector<Element>> findPackageElements(const Request &R) {
+  auto Elements = findElements(R.Source);
   if (!Elements)
-    return fail(toString(Elements.takeError()));
+    return Elements.takeError();
   bool IDsChanged = false;
-  if (Error E = assignElementIDs(Source, *Elements, IDsChanged))
-    return fail(toString(std::move(E)));
+  if (Error E = assignElementIDs(R.Source, *Elements, IDsChanged))
+    return E;
   if (IDsChanged)
-    outs() << "element IDs updated in " << Source << "/twochains.ids\n";
-  for (const auto &[Name, Flag] : PerElement) {
+    outs() << "element IDs updated in " << R.Source << "/twochains.ids\n";
+  for (const auto &[Name, Flag] : R.PerElement) {
     auto It = find_if(*Elements, [&](const Element &E) { return E.Name == Name; });
     if (It == Elements->end())
-      return fail("--element-flag: package '" + Config.Package +
-                  "' has no element '" + Name + "'");
+      return driverError("--element-flag: package '" + R.Config.Package +
+                         "' has no element '" + Name + "'");
     It->Flags.push_back(Flag);
   }
+  return Elements;
+}
 
-  // 2. Compile and link.
-  auto Built = buildPackage(Config, *Elements);
-  if (!Built)
-    return fail(toString(Built.takeError()) +
-                "\nnothing was installed");
-  if (!DepFile.empty())
-    if (Error E = writeDepFile(DepFile, Prefix, Config.Package, Built->Inputs))
-      return fail(toString(std::move(E)));
-  if (Error E = checkImports(Config, *Elements, *Built))
-    return fail(toString(std::move(E)) + "\nnothing was installed");
+/// Element E's manifest entry for one ISA. The file it names is added to
+/// Plan and, for a jam, its argument types to Args (for the header).
+static Expected<format::ManifestElement> manifestEntry(const Element &E, const std::string &ISA,
+                                                       const ISAOutputs &Out, InstallPlan &Plan,
+                                                       std::map<std::string, JamArgs> &Args) {
+  format::ManifestElement Entry;
+  Entry.ID = E.ID;
+  Entry.Name = E.Name;
+  Entry.Fields["isa"] = ISA;
+  if (E.Kind == ElementKind::Jam) {
+    auto Image = readJamImage(Out.Images.at(E.Name));
+    if (!Image)
+      return Image.takeError();
+    std::string Rel = ISA + "/jams/" + E.Name + ".jam";
+    Entry.Kind = "jam";
+    Entry.Fields["image"] = Rel;
+    Entry.Fields["hash"] = Image->Hash;
+    Entry.Fields["imports"] = join(Image->Imports, ",");
+    if (auto Obj = jamlink::InputObject::open(Out.LocalObjects.at(E.Name))) {
+      std::string Type = (*Obj)->Info.lookup(format::fact::Args);
+      std::replace(Type.begin(), Type.end(), ' ', '+');
+      Entry.Fields["args"] = Type;
+      Args[E.Name] = {(*Obj)->Info.lookup(format::fact::Args),
+                      (*Obj)->Info.lookup(format::fact::ArgsDecl)};
+    } else {
+      consumeError(Obj.takeError());
+    }
+    Plan.Files.push_back({Out.Images.at(E.Name), Rel});
+  } else {
+    std::string Rel = ISA + "/libried_" + E.Name + ".so";
+    Entry.Kind = "ried";
+    Entry.Fields["lib"] = Rel;
+    Entry.Fields["hash"] = format::sha256File(Out.Rieds.at(E.Name));
+    Plan.Files.push_back({Out.Rieds.at(E.Name), Rel});
+  }
+  return Entry;
+}
 
-  // 3. Manifest, identity, header.
+/// What to install: the manifest with the package identity, the header,
+/// and every file built with where it goes.
+static Expected<InstallPlan> planInstall(const Request &R, const std::vector<Element> &Elements,
+                                         const BuildResult &Built) {
   format::ManifestData M;
-  M.Package = Config.Package;
+  M.Package = R.Config.Package;
   InstallPlan Plan;
-  Plan.Prefix = Prefix;
-  Plan.Package = Config.Package;
+  Plan.Prefix = R.Prefix;
+  Plan.Package = R.Config.Package;
   std::map<std::string, JamArgs> Args;
-  for (const auto &[ISA, Out] : Built->PerISA) {
+  for (const auto &[ISA, Out] : Built.PerISA) {
     std::string LocalRel = ISA + "/" + sys::path::filename(Out.LocalLibrary).str();
     bool HasJams = !Out.Images.empty();
     M.ISAs[ISA] = {{"local", HasJams ? LocalRel : ""},
                    {"local-hash", HasJams ? format::sha256File(Out.LocalLibrary) : ""}};
     if (HasJams)
       Plan.Files.push_back({Out.LocalLibrary, LocalRel});
-    for (const Element &E : *Elements) {
-      format::ManifestElement Entry;
-      Entry.ID = E.ID;
-      Entry.Name = E.Name;
-      Entry.Fields["isa"] = ISA;
-      if (E.Kind == ElementKind::Jam) {
-        auto Image = readJamImage(Out.Images.at(E.Name));
-        if (!Image)
-          return fail(toString(Image.takeError()));
-        std::string Rel = ISA + "/jams/" + E.Name + ".jam";
-        Entry.Kind = "jam";
-        Entry.Fields["image"] = Rel;
-        Entry.Fields["hash"] = Image->Hash;
-        Entry.Fields["imports"] = join(Image->Imports, ",");
-        if (auto Obj = jamlink::InputObject::open(Out.LocalObjects.at(E.Name))) {
-          std::string Type = (*Obj)->Info.lookup(format::fact::Args);
-          std::replace(Type.begin(), Type.end(), ' ', '+');
-          Entry.Fields["args"] = Type;
-          Args[E.Name] = {(*Obj)->Info.lookup(format::fact::Args), (*Obj)->Info.lookup(format::fact::ArgsDecl)};
-        } else {
-          consumeError(Obj.takeError());
-        }
-        Plan.Files.push_back({Out.Images.at(E.Name), Rel});
-      } else {
-        std::string Rel = ISA + "/libried_" + E.Name + ".so";
-        Entry.Kind = "ried";
-        Entry.Fields["lib"] = Rel;
-        Entry.Fields["hash"] = format::sha256File(Out.Rieds.at(E.Name));
-        Plan.Files.push_back({Out.Rieds.at(E.Name), Rel});
-      }
-      M.Elements.push_back(std::move(Entry));
+    for (const Element &E : Elements) {
+      auto Entry = manifestEntry(E, ISA, Out, Plan, Args);
+      if (!Entry)
+        return Entry.takeError();
+      M.Elements.push_back(std::move(*Entry));
     }
   }
   M.Identity = format::manifestIdentity(M);
   Plan.ManifestText = format::manifestText(M);
-  Plan.HeaderText = packageHeader(M.Package, M.Identity, *Elements, Args);
+  Plan.HeaderText = packageHeader(M.Package, M.Identity, Elements, Args);
+  return Plan;
+}
 
-  // 4. Install, all or nothing.
-  if (Error E = installPackage(Plan))
-    return fail(toString(std::move(E)) + "\nthe installed package was left as it was");
-  unsigned NumJams = count_if(*Elements, [](const Element &E) {
+/// The last line: what was built, for which ISAs, and where it went.
+static void printSummary(const Request &R, const std::vector<Element> &Elements,
+                         const BuildResult &Built) {
+  unsigned NumJams = count_if(Elements, [](const Element &E) {
     return E.Kind == ElementKind::Jam;
   });
-  outs() << "package " << M.Package << ": " << NumJams << " jams, "
-         << Elements->size() - NumJams << " rieds, for " << join(Config.ISAs, ", ")
-         << "; " << Built->Compiled << " compiled, " << Built->UpToDate
-         << " up to date; installed under " << Prefix << "\n";
+  outs() << "package " << R.Config.Package << ": " << NumJams << " jams, "
+         << Elements.size() - NumJams << " rieds, for " << join(R.Config.ISAs, ", ")
+         << "; " << Built.Compiled << " compiled, " << Built.UpToDate
+         << " up to date; installed under " << R.Prefix << "\n";
+}
+
+int main(int Argc, char **Argv) {
+  InitLLVM X(Argc, Argv);
+  cl::HideUnrelatedOptions(Category);
+  cl::ParseCommandLineOptions(
+      Argc, Argv,
+      "twochains-pkg-gen: builds a folder of jams and rieds into an installed\n"
+      "Two-Chains package (header, manifest, jam images, Local-Function and\n"
+      "ried libraries). See docs/packages.md.\n");
+  if (!CheckManifest.empty())
+    return checkManifest(CheckManifest);
+  auto R = readRequest(Argv[0]);
+  if (!R)
+    return fail(toString(R.takeError()));
+
+  // 1. Elements and their stable IDs.
+  auto Elements = findPackageElements(*R);
+  if (!Elements)
+    return fail(toString(Elements.takeError()));
+
+  // 2. Compile and link.
+  auto Built = buildPackage(R->Config, *Elements);
+  if (!Built)
+    return fail(toString(Built.takeError()) + "\nnothing was installed");
+  if (!R->DepFile.empty())
+    if (Error E = writeDepFile(R->DepFile, R->Prefix, R->Config.Package, Built->Inputs))
+      return fail(toString(std::move(E)));
+  if (Error E = checkImports(R->Config, *Elements, *Built))
+    return fail(toString(std::move(E)) + "\nnothing was installed");
+
+  // 3. Manifest, identity, header.
+  auto Plan = planInstall(*R, *Elements, *Built);
+  if (!Plan)
+    return fail(toString(Plan.takeError()));
+
+  // 4. Install, all or nothing.
+  if (Error E = installPackage(*Plan))
+    return fail(toString(std::move(E)) + "\nthe installed package was left as it was");
+  printSummary(*R, *Elements, *Built);
   return 0;
 }

@@ -134,7 +134,7 @@ static tc_status_t loadReceiverSide(tc_package &P, const ManifestData &M) {
 /// A jam's image, and the digest and key frames name it by.
 static tc_status_t readImage(const ManifestData &M, const ManifestElement &E,
                              PackageElement &PE, std::string &Error) {
-  if (readJamImageFile(M.Dir + "/" + E.Fields.at("image"), PE.Image, Error) != TC_OK)
+  if (readJamImageFile(M.Dir + "/" + E.Fields.at("image"), PE.Image, Error) != FormatError::None)
     return TC_ERR_BAD_IMAGE;
   PE.CodeDigest = codeDigest(PE.Image.Bytes.data(), PE.Image.Bytes.size(), PE.Image.GOTP);
   PE.CodeKey = identityTag(PE.CodeDigest);
@@ -151,7 +151,7 @@ extern "C" tc_status_t tc_package_load(const tc_package_params_t *Params,
                      Params->name + "/manifest.tcm";
   ManifestData M;
   std::string Error;
-  if (tc_status_t St = readManifestFile(Path, M, Error); St != TC_OK) {
+  if (tc_status_t St = statusOf(readManifestFile(Path, M, Error)); St != TC_OK) {
     logError(Error);
     return St;
   }

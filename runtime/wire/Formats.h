@@ -8,14 +8,27 @@
 #ifndef TWOCHAINS_RUNTIME_FORMATS_H
 #define TWOCHAINS_RUNTIME_FORMATS_H
 
+#include "FormatError.h"
 #include "Identity.h"
 #include "JamAbi.h"
 #include "JamImageFormat.h"
 #include "ManifestFormat.h"
 #include "Sha256.h"
+#include "twochains/status.h"
 
 namespace twochains::rt {
 using namespace twochains::format;
+
+/// The runtime's status for what a format reader reports.
+inline tc_status_t statusOf(FormatError E) {
+  switch (E) {
+  case FormatError::None: return TC_OK;
+  case FormatError::BadImage: return TC_ERR_BAD_IMAGE;
+  case FormatError::BadManifest: return TC_ERR_BAD_MANIFEST;
+  case FormatError::Io: return TC_ERR_IO;
+  }
+  return TC_ERR_INVALID_PARAM; // not a FormatError
+}
 } // namespace twochains::rt
 
 #endif

@@ -27,7 +27,7 @@ using namespace twochains::format;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   JamImageData Image;
   std::string Error;
-  if (parseJamImage(Data, Size, Image, Error) != TC_OK) {
+  if (parseJamImage(Data, Size, Image, Error) != FormatError::None) {
     if (Error.empty())
       broken("it refused without saying why");
     return 0;

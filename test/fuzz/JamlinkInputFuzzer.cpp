@@ -36,7 +36,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   std::vector<uint8_t> Bytes = serializeJamImage(*Image);
   format::JamImageData Read;
   std::string Error;
-  if (format::parseJamImage(Bytes.data(), Bytes.size(), Read, Error) != TC_OK) {
+  if (format::parseJamImage(Bytes.data(), Bytes.size(), Read, Error) !=
+      format::FormatError::None) {
     std::fprintf(stderr, "fuzz-jamlink-input: jamlink linked an image the reader refuses: %s\n",
                  Error.c_str());
     std::abort();

@@ -34,16 +34,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   Files.ReadImage = [](const std::string &Path, JamImageData &Out, std::string &Error) {
     if (Path.find("missing") != std::string::npos) {
       Error = "cannot open: No such file or directory";
-      return TC_ERR_IO;
+      return FormatError::Io;
     }
     Out = JamImageData();
     Out.Hash = StandInHash;
-    return TC_OK;
+    return FormatError::None;
   };
   ManifestData M;
   std::string Error;
   std::string Text(reinterpret_cast<const char *>(Data), Size);
-  if (parseManifest(Text, "fuzz.tcm", "pkg", Files, M, Error) != TC_OK) {
+  if (parseManifest(Text, "fuzz.tcm", "pkg", Files, M, Error) != FormatError::None) {
     if (Error.empty())
       broken("refused a manifest without saying why");
     return 0;

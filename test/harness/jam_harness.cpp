@@ -58,7 +58,8 @@ std::vector<uint8_t> readFile(const std::string &Path) {
 JamImageData loadImage(const std::string &Path) {
   JamImageData Img;
   std::string Error;
-  if (twochains::format::readJamImageFile(Path, Img, Error) != TC_OK)
+  if (twochains::format::readJamImageFile(Path, Img, Error) !=
+      twochains::format::FormatError::None)
     die(Path + ": " + Error);
   return Img;
 }

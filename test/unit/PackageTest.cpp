@@ -210,9 +210,10 @@ TEST(Package, ManifestParsesFromMemoryWithTheFilesGiven) {
   PackageCopy Copy;
   std::string Text = Copy.read(), Error;
   ManifestData FromFile, FromMemory;
-  ASSERT_EQ(readManifestFile(Copy.Manifest, FromFile, Error), TC_OK) << Error;
+  ASSERT_EQ(statusOf(readManifestFile(Copy.Manifest, FromFile, Error)), TC_OK) << Error;
   std::string Dir = Copy.Manifest.substr(0, Copy.Manifest.rfind('/'));
-  ASSERT_EQ(parseManifest(Text, "m.tcm", Dir, manifestFilesOnDisk(), FromMemory, Error), TC_OK)
+  ASSERT_EQ(statusOf(parseManifest(Text, "m.tcm", Dir, manifestFilesOnDisk(), FromMemory, Error)),
+            TC_OK)
       << Error;
   EXPECT_EQ(FromMemory.Identity, FromFile.Identity);
   ASSERT_EQ(FromMemory.Elements.size(), FromFile.Elements.size());
@@ -221,24 +222,40 @@ TEST(Package, ManifestParsesFromMemoryWithTheFilesGiven) {
   None.HashFile = [](const std::string &) { return std::string(); };
   None.ReadImage = [](const std::string &, JamImageData &, std::string &Why) {
     Why = "not here";
-    return TC_ERR_IO;
+    return FormatError::Io;
   };
   ManifestData Untouched;
   Untouched.Package = "untouched";
-  EXPECT_EQ(parseManifest(Text, "m.tcm", Dir, None, Untouched, Error), TC_ERR_BAD_IMAGE);
+  EXPECT_EQ(statusOf(parseManifest(Text, "m.tcm", Dir, None, Untouched, Error)), TC_ERR_BAD_IMAGE);
   EXPECT_EQ(Untouched.Package, "untouched") << "Out is set only on success";
   EXPECT_NE(Error.find("m.tcm:"), std::string::npos) << Error;
+}
+
+// The format library's outcomes reach the runtime's callers as its own
+// statuses (statusOf), and read as those statuses do.
+TEST(Package, FormatErrorsMapToStatuses) {
+  struct {
+    FormatError Error;
+    tc_status_t Status;
+  } Map[] = {{FormatError::None, TC_OK},
+             {FormatError::BadImage, TC_ERR_BAD_IMAGE},
+             {FormatError::BadManifest, TC_ERR_BAD_MANIFEST},
+             {FormatError::Io, TC_ERR_IO}};
+  for (const auto &M : Map) {
+    EXPECT_EQ(statusOf(M.Error), M.Status);
+    EXPECT_STREQ(formatErrorString(M.Error), tc_status_string(M.Status));
+  }
 }
 
 TEST(Package, ManifestSizeAndLinesAreBounded) {
   std::string Error;
   ManifestData M;
   std::string Huge(ManifestMaxBytes + 1, '#');
-  EXPECT_EQ(parseManifest(Huge, "m.tcm", ".", manifestFilesOnDisk(), M, Error),
+  EXPECT_EQ(statusOf(parseManifest(Huge, "m.tcm", ".", manifestFilesOnDisk(), M, Error)),
             TC_ERR_BAD_MANIFEST);
   EXPECT_NE(Error.find("larger than the limit"), std::string::npos) << Error;
   std::string Long = "twochains-manifest 1\n#" + std::string(ManifestMaxLine, 'x') + "\n";
-  EXPECT_EQ(parseManifest(Long, "m.tcm", ".", manifestFilesOnDisk(), M, Error),
+  EXPECT_EQ(statusOf(parseManifest(Long, "m.tcm", ".", manifestFilesOnDisk(), M, Error)),
             TC_ERR_BAD_MANIFEST);
   EXPECT_NE(Error.find("m.tcm:2: line is longer than the limit"), std::string::npos) << Error;
 }
