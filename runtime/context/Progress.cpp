@@ -82,7 +82,7 @@ extern "C" const char *tc_wait_mode_name(const tc_context_t *Ctx) {
 /// One peer's whole turn: the answers that came for it by message, its
 /// send side (reports, a corked batch, what jams queued), then its receive
 /// side. Returns the frames it finished.
-static unsigned servePeer(tc_context *Ctx, tc_peer *Peer, bool ReportTurn, JamRun &Run) {
+static unsigned servePeer(tc_context *Ctx, tc_peer *Peer, JamRun &Run) {
   // A channel that an application thread is sending on keeps its turn
   // for the next pass: this side never waits for it.
   std::unique_lock<std::recursive_mutex> Channel(Peer->Channel, std::defer_lock);
@@ -90,7 +90,8 @@ static unsigned servePeer(tc_context *Ctx, tc_peer *Peer, bool ReportTurn, JamRu
     return 0;
   if (!Ctx->ArrivedAnswers.empty())
     takeArrivedAnswers(Peer);
-  serviceSends(Peer, ReportTurn);
+  // Read again, not passed: the caller's loop keeps fewer values alive.
+  serviceSends(Peer, /*ReportTurn=*/Ctx->ControlPolls == 0);
   return receiveFrom(Ctx, Peer, Run);
 }
 
@@ -107,13 +108,14 @@ __attribute__((noinline)) static void controlTurn(tc_context *Ctx) {
   runHousekeeping(Ctx);
 }
 
-/// One peer's part of tc_progress. A peer with nothing due but its ring
-/// goes straight to the receive side; servePeer otherwise. ReportTurn:
+/// One peer's part of tc_progress. A peer with nothing due but a ready
+/// ring goes straight to it (pollRing); servePeer otherwise. ReportTurn:
 /// this call looks for miss and fault reports.
 static inline unsigned pollPeer(tc_context *Ctx, tc_peer *Peer, bool ReportTurn, JamRun &Run) {
-  if (!Ctx->ArrivedAnswers.empty() || Peer->Channelled || sendsDue(Peer, ReportTurn))
-    return servePeer(Ctx, Peer, ReportTurn, Run);
-  return receiveFrom(Ctx, Peer, Run);
+  if (!Ctx->ArrivedAnswers.empty() || sendsDue(Peer, ReportTurn) || Peer->Channelled ||
+      !ringReady(Peer))
+    return servePeer(Ctx, Peer, Run);
+  return pollRing(Ctx, Peer, Run);
 }
 
 /// A turn of the context; inlined into tc_progress, whose every call is

@@ -20,19 +20,20 @@ unsigned serveRing(ReceiveContext *Ctx, tc_peer *Peer, JamRun &Run);
 /// Reports the frames finished so far to the sender.
 void reportCredits(ReceiveContext *Ctx, tc_peer *Peer);
 
-/// The receive side of a peer's turn. An idle ring costs one load: the
-/// first line's last word of the slot it expects (frameMayHaveArrived).
-/// Now and then it takes the full turn anyway, to see whether a frame that
-/// never began to arrive was skipped by its sender. Returns the frames it
-/// finished.
-inline unsigned receiveFrom(ReceiveContext *Ctx, tc_peer *Peer, JamRun &Run) {
+/// Whether the peer's ring takes the short way (pollRing): it is there,
+/// its peer welcomed, and no frame of it waits for code.
+inline bool ringReady(const tc_peer *Peer) {
+  const PeerReceiveHalf &Rx = Peer->Rx;
+  return Rx.Ring && Peer->Welcomed && !Rx.CodeWait.awaiting(Rx.Receive->expected());
+}
+
+/// A ready ring's turn. An idle ring costs one load: the first line's last
+/// word of the slot it expects (frameMayHaveArrived). Now and then it takes
+/// the full turn anyway, to see whether a frame that never began to arrive
+/// was skipped by its sender. Returns the frames it finished.
+inline unsigned pollRing(ReceiveContext *Ctx, tc_peer *Peer, JamRun &Run) {
   PeerReceiveHalf &Rx = Peer->Rx;
-  // A peer that went away may have left complete frames behind: they
-  // still run (nothing sent is lost); only credits stop.
-  if (!Rx.Ring || !Peer->Welcomed)
-    return 0;
-  if (!Rx.CodeWait.awaiting(Rx.Receive->expected()) &&
-      !frameMayHaveArrived(ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot()),
+  if (!frameMayHaveArrived(ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot()),
                            Rx.Receive->expected()) &&
       ((Rx.IncompletePolls + 1) & (TruncationCheckEvery - 1))) {
     ++Rx.IncompletePolls;
@@ -40,6 +41,16 @@ inline unsigned receiveFrom(ReceiveContext *Ctx, tc_peer *Peer, JamRun &Run) {
       reportCredits(Ctx, Peer);
     return 0;
   }
+  return serveRing(Ctx, Peer, Run);
+}
+
+/// The receive side of a peer's turn, any ring. Returns the frames it
+/// finished.
+inline unsigned receiveFrom(ReceiveContext *Ctx, tc_peer *Peer, JamRun &Run) {
+  // A peer that went away may have left complete frames behind: they
+  // still run (nothing sent is lost); only credits stop.
+  if (!Peer->Rx.Ring || !Peer->Welcomed)
+    return 0;
   return serveRing(Ctx, Peer, Run);
 }
 
