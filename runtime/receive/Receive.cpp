@@ -209,40 +209,90 @@ const volatile void *twochains::rt::watchedWord(ReceiveContext *Ctx) {
 /// at full speed cannot starve the others.
 static constexpr unsigned RingBudget = 16;
 
+/// The frame expected in Slot, captured into the private copy: the common
+/// frame (Local or cached, stored in order by a direct sender) in a few
+/// compares (one line) or a few more and a copy of its payload; anything
+/// else through captureFrame, which tells incomplete from malformed.
+static inline tc_status_t captureSlot(ReceiveContext *Ctx, uint8_t *Slot, uint64_t Seq,
+                                      bool Idle, bool Awaiting, FrameView &V) {
+  if (!Idle && !Awaiting &&
+      (captureMarkedLine(Slot, Seq, Ctx->Private.get(), &V) ||
+       captureMarkedFrame(Slot, Ctx->SlotSize, Seq, Ctx->Private.get(), &V)))
+    return TC_OK;
+  V = {};
+  if (Idle)
+    return TC_ERR_INCOMPLETE;
+  // A frame sent again over a complete one lands in any order, whatever
+  // the transport: only the checksum tells when it is whole.
+  Completion How = Awaiting                                       ? Completion::Checksum
+                   : (Ctx->Flags & TC_CONTEXT_ORDERED_PLACEMENT) ? Completion::Ordered
+                                                                  : Completion::Marked;
+  return captureFrame(Slot, Ctx->SlotSize, Seq, Ctx->Private.get(), &V, How);
+}
+
+/// A captured frame handed on: an answer to the calls layer, anything
+/// else run inside the recovery point.
+static inline tc_status_t dispatchFrame(ReceiveContext *Ctx, tc_peer *Peer, const FrameView &V,
+                                        JamRun &Run) {
+  if (V.Header.Kind == FrameAnswer) {
+    if (Ctx->AnswerFrame)
+      Ctx->AnswerFrame(Peer, V.Header.Package, V.Payload, V.Header.PayloadSize);
+    return TC_OK;
+  }
+  Ctx->RunningJam = true;
+  ThreadRunningJamOf = Ctx;
+  tc_status_t St = runContained(Ctx, Peer, V, Run);
+  ThreadRunningJamOf = nullptr;
+  Ctx->RunningJam = false;
+  count(Peer, &tc_peer_stats_t::frames_executed, St == TC_OK);
+  return St;
+}
+
+/// A frame that did not run: counted; a quarantined element told to the
+/// sender once, a dropped frame logged and posted (faults and overruns
+/// were logged where they were found). Out of line: serveRing stays small.
+__attribute__((noinline)) static void refuseFrame(ReceiveContext *Ctx, tc_peer *Peer,
+                                                  tc_status_t St, const FrameView &V,
+                                                  uint64_t Seq) {
+  if (St == TC_ERR_QUARANTINED) {
+    countHeld(Ctx, &tc_stats_t::frames_quarantined);
+    count(Peer, &tc_peer_stats_t::frames_rejected);
+    postEvent(Ctx, TC_EVENT_FRAME_REJECTED, Peer->Number, St, V.Header.Element, Seq);
+    uint32_t &Told = Peer->Rx.Abandoned[V.Header.Element];
+    if (Told == Ctx->Jams.QuarantineFaults) {
+      ++Told;
+      reportCreditWord(Peer, CreditWordFault,
+                       faultWord(Seq, V.Header.Element, 0, TC_JAM_QUARANTINED), true);
+    }
+  } else if (St == TC_ERR_JAM_FAULT || St == TC_ERR_JAM_TIMEOUT) {
+    countHeld(Ctx, &tc_stats_t::frames_rejected);
+  } else {
+    countHeld(Ctx, &tc_stats_t::frames_rejected);
+    count(Peer, &tc_peer_stats_t::frames_rejected);
+    logError("dropped frame " + std::to_string(Seq) + " from " + Peer->Name + ": " +
+             statusString(St));
+    postEvent(Ctx, TC_EVENT_FRAME_REJECTED, Peer->Number, St, V.Header.Element, Seq);
+  }
+}
+
 unsigned twochains::rt::serveRing(ReceiveContext *Ctx, tc_peer *Peer, JamRun &Run) {
+  PeerReceiveHalf &Rx = Peer->Rx;
   unsigned Count = 0;
-  // A ring gives up its turn after RingBudget frames, so a sender
-  // flooding at full speed cannot starve the others.
   for (unsigned Budget = RingBudget; Budget; --Budget) {
-    uint64_t Seq = Peer->Rx.Receive->expected();
-    uint8_t *Slot = ringSlot(Peer->Rx.Ring, Ctx->SlotSize, Peer->Rx.Receive->expectedSlot());
-    // A frame sent again over a complete one lands in any order, whatever
-    // the transport: only the checksum tells when it is whole.
-    bool Awaiting = Peer->Rx.CodeWait.awaiting(Seq);
+    uint64_t Seq = Rx.Receive->expected();
+    uint8_t *Slot = ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot());
+    bool Awaiting = Rx.CodeWait.awaiting(Seq);
     // Idle, one load: the first line's last word. Whether a frame that
     // stays incomplete was cut short is looked at now and then: the
     // deadline is 100 ms, and every empty poll comes here.
     bool Idle = !Awaiting && !frameMayHaveArrived(Slot, Seq);
-    if (Idle && (++Peer->Rx.IncompletePolls & (TruncationCheckEvery - 1)))
+    if (Idle && (++Rx.IncompletePolls & (TruncationCheckEvery - 1)))
       break;
     FrameView V;
-    tc_status_t St = TC_OK;
-    // The common frame, Local or cached, stored in order by a direct
-    // sender: in a few compares (one line) or a few more and a copy of its
-    // payload; anything else, captureFrame.
-    if (Idle || Awaiting ||
-        !(captureMarkedLine(Slot, Seq, Ctx->Private.get(), &V) ||
-          captureMarkedFrame(Slot, Ctx->SlotSize, Seq, Ctx->Private.get(), &V))) {
-      V = {};
-      Completion How = Awaiting                                       ? Completion::Checksum
-                       : (Ctx->Flags & TC_CONTEXT_ORDERED_PLACEMENT) ? Completion::Ordered
-                                                                      : Completion::Marked;
-      St = Idle ? TC_ERR_INCOMPLETE
-                : captureFrame(Slot, Ctx->SlotSize, Seq, Ctx->Private.get(), &V, How);
-    }
+    tc_status_t St = captureSlot(Ctx, Slot, Seq, Idle, Awaiting, V);
     MissWait::Step Step = MissWait::Step::Run;
     if (Awaiting)
-      Step = Peer->Rx.CodeWait.step(Seq, St == TC_OK && V.Header.Kind == FrameInjected, nowNs());
+      Step = Rx.CodeWait.step(Seq, St == TC_OK && V.Header.Kind == FrameInjected, nowNs());
     if (Step != MissWait::Step::Run) {
       // The code was asked for: the slot is being rewritten with the
       // frame and its code, and reads as anything until that lands whole.
@@ -251,55 +301,28 @@ unsigned twochains::rt::serveRing(ReceiveContext *Ctx, tc_peer *Peer, JamRun &Ru
       St = TC_ERR_NOT_CACHED; // the sender never sent it: give up
     } else {
       if (St == TC_ERR_INCOMPLETE &&
-          ((!Idle && (++Peer->Rx.IncompletePolls & (TruncationCheckEvery - 1))) ||
+          ((!Idle && (++Rx.IncompletePolls & (TruncationCheckEvery - 1))) ||
            !truncated(Ctx, Peer, Seq)))
         break;
-      Peer->Rx.StalledSinceNs = 0;
-      if (St == TC_OK && V.Header.Kind == FrameAnswer) {
-        if (Ctx->AnswerFrame)
-          Ctx->AnswerFrame(Peer, V.Header.Package, V.Payload, V.Header.PayloadSize);
-      } else if (St == TC_OK) {
-        Ctx->RunningJam = true;
-        ThreadRunningJamOf = Ctx;
-        St = runContained(Ctx, Peer, V, Run);
-        ThreadRunningJamOf = nullptr;
-        Ctx->RunningJam = false;
-        count(Peer, &tc_peer_stats_t::frames_executed, St == TC_OK);
-      }
+      Rx.StalledSinceNs = 0;
+      if (St == TC_OK)
+        St = dispatchFrame(Ctx, Peer, V, Run);
       if (St == TC_ERR_NOT_CACHED && V.Header.Kind == FrameCached &&
           Ctx->Mode == TC_MAILBOX_CODE_CACHE && askForCode(Ctx, Peer, Seq))
         break; // its code is on the way
     }
-    if (St == TC_ERR_QUARANTINED) {
-      // Counted, told to the sender once per element, not logged again.
-      countHeld(Ctx, &tc_stats_t::frames_quarantined);
-      count(Peer, &tc_peer_stats_t::frames_rejected);
-      postEvent(Ctx, TC_EVENT_FRAME_REJECTED, Peer->Number, St, V.Header.Element, Seq);
-      uint32_t &Told = Peer->Rx.Abandoned[V.Header.Element];
-      if (Told == Ctx->Jams.QuarantineFaults) {
-        ++Told;
-        reportCreditWord(Peer, CreditWordFault,
-                         faultWord(Seq, V.Header.Element, 0, TC_JAM_QUARANTINED), true);
-      }
-    } else if (St == TC_ERR_JAM_FAULT || St == TC_ERR_JAM_TIMEOUT) {
-      countHeld(Ctx, &tc_stats_t::frames_rejected); // logged where it was found
-    } else if (St != TC_OK) {
-      countHeld(Ctx, &tc_stats_t::frames_rejected);
-      count(Peer, &tc_peer_stats_t::frames_rejected);
-      logError("dropped frame " + std::to_string(Seq) + " from " + Peer->Name + ": " +
-               statusString(St));
-      postEvent(Ctx, TC_EVENT_FRAME_REJECTED, Peer->Number, St, V.Header.Element, Seq);
-    }
+    if (St != TC_OK)
+      refuseFrame(Ctx, Peer, St, V, Seq);
     ++Count;
-    Peer->Rx.IdlePolls = 0;
-    if (Peer->Rx.Receive->finish())
+    Rx.IdlePolls = 0;
+    if (Rx.Receive->finish())
       reportCredits(Ctx, Peer);
   }
   // Idle with frames unreported: tell the sender, but not at the first
   // empty poll — in a ping-pong that would be one more put and one more
   // cache line crossing cores per message; the batch reports keep a
   // streaming sender going, this one only unblocks a sender that waits.
-  if (Peer->Rx.Receive->creditPending() && ++Peer->Rx.IdlePolls >= IdleReportPolls)
+  if (Rx.Receive->creditPending() && ++Rx.IdlePolls >= IdleReportPolls)
     reportCredits(Ctx, Peer);
   return Count;
 }

@@ -141,27 +141,26 @@ static void closeEndpoint(ucp_worker_h Worker, ucp_ep_h Ep) {
   waitRequest(Worker, ucp_ep_close_nbx(Ep, &P));
 }
 
-namespace twochains::rt {
-
-/// Releases everything a peer holds, in both directions.
-void releasePeer(WireupContext *Ctx, tc_peer *Peer) {
-  // No longer found by its endpoint, which the flushes below still
-  // progress: what the peer says meanwhile is its last word, not a stranger's.
-  forgetEndpoint(Ctx, Peer->Ep);
-  if (Ctx->PeerReleased)
-    Ctx->PeerReleased(Ctx, Peer);
-  // A corked peer's waiting frames leave: nothing sent is lost on close.
-  if (Peer->Welcomed && !Peer->Failed && Peer->Ep)
+/// A live peer's last words: a corked peer's waiting frames leave (nothing
+/// sent is lost on close), and frames finished since the last report are
+/// reported, so that the sender's tc_flush ends rather than seeing the peer
+/// close first.
+static void sayLastWords(tc_peer *Peer) {
+  if (!Peer->Welcomed || Peer->Failed)
+    return;
+  if (Peer->Ep)
     flushFrameBatch(Peer);
-  // Frames finished since the last report are reported now, so that the
-  // sender's tc_flush ends, rather than seeing the peer close first.
-  if (Peer->Welcomed && !Peer->Failed && Peer->Rx.Receive && Peer->Rx.Receive->creditPending() &&
+  if (Peer->Rx.Receive && Peer->Rx.Receive->creditPending() &&
       reportCreditWord(Peer, CreditWordFinished, Peer->Rx.Receive->expected(), /*Wait=*/true) ==
           CreditReport::Sent)
     Peer->Rx.Receive->takeCreditReport();
-  // A live peer's last credit reports are let land (bounded); a failed
-  // one's are not waited for: closing its endpoints ends them.
-  bool GaveUp = false; // on a put or report still in flight
+}
+
+/// Puts and credit reports still in flight: a live peer's are let land
+/// (bounded); a failed one's are not waited for, closing its endpoints
+/// ends them. True if any was given up on.
+static bool endRequestsInFlight(tc_peer *Peer) {
+  bool GaveUp = false;
   for (uint32_t Slot = 0; Slot < Peer->Tx.Puts.size(); ++Slot) {
     if (!Peer->Tx.Puts[Slot])
       continue;
@@ -182,9 +181,13 @@ void releasePeer(WireupContext *Ctx, tc_peer *Peer) {
     }
     R = nullptr;
   }
+  return GaveUp;
+}
+
+/// The other side's memory: its keys, and the mappings that go with them.
+static void dropRemoteKeys(WireupContext *Ctx, tc_peer *Peer) {
   if (Peer->Welcomed && Peer->Path == PathRma && putsTo(Peer) && Ctx->PutPeers)
     --Ctx->PutPeers;
-  // The mappings go with the keys.
   Peer->Tx.RingDirect = nullptr;
   Peer->Rx.CreditDirect = nullptr;
   if (Peer->Rx.CreditKey)
@@ -192,34 +195,48 @@ void releasePeer(WireupContext *Ctx, tc_peer *Peer) {
   if (Peer->Tx.RingKey)
     ucp_rkey_destroy(Peer->Tx.RingKey);
   Peer->Rx.CreditKey = Peer->Tx.RingKey = nullptr;
-  // Puts complete locally before they land: make them land before closing
-  // (a failed peer's, briefly: nothing of it is expected to land). Then
-  // closed by flushing, which has nothing left to flush: a forced close of
-  // this endpoint (UCX 1.13) left its shared-memory transport endpoints
-  // behind, each with the other side's segment attached, two mappings and
-  // 17 kB per closed peer on each side for the life of the context
-  // (containment-e2e 'cycles'). Forced only if something is still in
-  // flight: that cancels it, and its buffers go with the peer.
+}
+
+/// The data endpoint. Puts complete locally before they land: they are
+/// made to land before closing (a failed peer's, briefly: nothing of it
+/// is expected to land). Then closed by flushing, which has nothing left to
+/// flush: a forced close of this endpoint (UCX 1.13) left its shared-memory
+/// transport endpoints behind, each with the other side's segment attached,
+/// two mappings and 17 kB per closed peer on each side for the life of the
+/// context (containment-e2e 'cycles'). Forced only if something is still in
+/// flight (GaveUp): that cancels it, and its buffers go with the peer.
+static void closeDataEndpoint(WireupContext *Ctx, tc_peer *Peer, bool GaveUp) {
   if (Peer->DataEp) {
     ucp_request_param_t P = {};
-    uint64_t Deadline = nowNs() + (Peer->Failed ? ReleaseFailedFlushTimeoutNs : ReleaseFlushTimeoutNs);
-    bool Flushed = !GaveUp && waitRequestUntil(Ctx->DataWorker, ucp_ep_flush_nbx(Peer->DataEp, &P),
+    uint64_t Deadline =
+        nowNs() + (Peer->Failed ? ReleaseFailedFlushTimeoutNs : ReleaseFlushTimeoutNs);
+    bool Flushed = !GaveUp && waitRequestUntil(Ctx->DataWorker,
+                                               ucp_ep_flush_nbx(Peer->DataEp, &P),
                                                Deadline) == UCS_OK;
     if (Flushed)
-      waitRequestUntil(Ctx->DataWorker, ucp_ep_close_nbx(Peer->DataEp, &P), nowNs() + EndpointCloseTimeoutNs);
+      waitRequestUntil(Ctx->DataWorker, ucp_ep_close_nbx(Peer->DataEp, &P),
+                       nowNs() + EndpointCloseTimeoutNs);
     else
       closeEndpoint(Ctx->DataWorker, Peer->DataEp);
   }
   Peer->DataEp = nullptr;
-  // So do the last messages (credits, answers by message): a forced close
-  // drops what UCX still holds for the socket.
+}
+
+/// The control endpoint, its last messages (credits, answers by message)
+/// flushed first: a forced close drops what UCX still holds for the socket.
+static void closeControlEndpoint(WireupContext *Ctx, tc_peer *Peer) {
   if (Peer->Ep && !Peer->Failed) {
     ucp_request_param_t P = {};
-    waitRequestUntil(Ctx->Worker, ucp_ep_flush_nbx(Peer->Ep, &P), nowNs() + ReleaseFlushTimeoutNs);
+    waitRequestUntil(Ctx->Worker, ucp_ep_flush_nbx(Peer->Ep, &P),
+                     nowNs() + ReleaseFlushTimeoutNs);
   }
   closeEndpoint(Ctx->Worker, Peer->Ep);
   Peer->Ep = nullptr;
   Peer->Sent.clear(); // no send on the endpoint reads them any more
+}
+
+/// This side's ring and credit line for the peer.
+static void releaseLocalSide(WireupContext *Ctx, tc_peer *Peer) {
   if (Peer->Rx.RingMem)
     ucp_mem_unmap(Ctx->RmaUcp, Peer->Rx.RingMem);
   else if (Peer->Rx.Ring)
@@ -229,10 +246,26 @@ void releasePeer(WireupContext *Ctx, tc_peer *Peer) {
   if (Peer->Tx.CreditMem)
     ucp_mem_unmap(Ctx->RmaUcp, Peer->Tx.CreditMem);
   Peer->Tx.CreditMem = nullptr;
+}
+
+void twochains::rt::releasePeer(WireupContext *Ctx, tc_peer *Peer) {
+  // No longer found by its endpoint, which the flushes below still
+  // progress: what the peer says meanwhile is its last word, not a stranger's.
+  forgetEndpoint(Ctx, Peer->Ep);
+  if (Ctx->PeerReleased)
+    Ctx->PeerReleased(Ctx, Peer);
+  sayLastWords(Peer);
+  bool GaveUp = endRequestsInFlight(Peer);
+  dropRemoteKeys(Ctx, Peer);
+  closeDataEndpoint(Ctx, Peer, GaveUp);
+  closeControlEndpoint(Ctx, Peer);
+  releaseLocalSide(Ctx, Peer);
   if (Peer->Welcomed && Peer->Path == PathAm && Ctx->AmPeers)
     --Ctx->AmPeers;
   Peer->Welcomed = false;
 }
+
+namespace twochains::rt {
 
 
 /// Housekeeping (receiver): releases peers that failed, closed or never

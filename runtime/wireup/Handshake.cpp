@@ -240,14 +240,20 @@ static bool awaitMessage(WireupContext *Ctx, tc_peer *Peer, unsigned Id, uint64_
   });
 }
 
-tc_status_t twochains::rt::clientHandshake(WireupContext *Ctx, tc_peer *Peer, uint64_t DeadlineNs) {
-  auto Fail = [&](tc_status_t St, const std::string &Why) {
-    logError("connecting to " + Peer->Name.substr(Peer->Name.find(' ') + 1) + " failed: " + Why);
-    return St;
-  };
+/// Sender: a connect that failed, logged once where it is found.
+static tc_status_t connectFailed(tc_peer *Peer, tc_status_t St, const std::string &Why) {
+  logError("connecting to " + Peer->Name.substr(Peer->Name.find(' ') + 1) + " failed: " + Why);
+  return St;
+}
+
+/// Sender, step 1: AUTH, then the receiver's CHALLENGE; Proved says whether
+/// it proved it holds the key. TC_ERR_IO with Peer->Unreachable: nothing
+/// answered (tc_connect tries again, and logs if it gives up).
+static tc_status_t exchangeChallenge(WireupContext *Ctx, tc_peer *Peer, uint64_t DeadlineNs,
+                                     bool &Proved) {
   AuthRequest R = {AuthMagic, HandshakeVersion, {}};
   if (!randomNonce(Peer->ClientNonce))
-    return Fail(TC_ERR_IO, "this host gives no random bytes for a nonce");
+    return connectFailed(Peer, TC_ERR_IO, "this host gives no random bytes for a nonce");
   std::memcpy(R.ClientNonce, Peer->ClientNonce, NonceSize);
   ucs_status_t St = sendMessage(Ctx, Peer, AmAuth, &R, sizeof R, nullptr, 0, DeadlineNs);
   WireupContext::PendingMessage M;
@@ -255,16 +261,17 @@ tc_status_t twochains::rt::clientHandshake(WireupContext *Ctx, tc_peer *Peer, ui
   if (!Answered && Peer->RetryIfUnreachable &&
       (Peer->Failed || St == UCS_ERR_UNREACHABLE || St == UCS_ERR_NOT_CONNECTED ||
        St == UCS_ERR_CONNECTION_RESET || St == UCS_ERR_REJECTED)) {
-    Peer->Unreachable = true; // tc_connect tries again, and logs if it gives up
+    Peer->Unreachable = true;
     return TC_ERR_IO;
   }
   if (!Answered || M.Id == AmRefused)
-    return Fail(TC_ERR_IO, St != UCS_OK     ? std::string(ucs_status_string(St))
-                           : Peer->Failed   ? "the connection was refused or broke"
-                           : M.Id == AmRefused ? "the receiver refused the handshake"
-                                            : "no answer before the timeout");
+    return connectFailed(Peer, TC_ERR_IO,
+                         St != UCS_OK        ? std::string(ucs_status_string(St))
+                         : Peer->Failed      ? "the connection was refused or broke"
+                         : M.Id == AmRefused ? "the receiver refused the handshake"
+                                             : "no answer before the timeout");
   AuthChallenge C;
-  bool Proved = false;
+  Proved = false;
   if (M.Header.size() == sizeof C && M.Body.empty()) {
     std::memcpy(&C, M.Header.data(), sizeof C);
     std::memcpy(Peer->ServerNonce, C.ServerNonce, NonceSize);
@@ -273,82 +280,119 @@ tc_status_t twochains::rt::clientHandshake(WireupContext *Ctx, tc_peer *Peer, ui
     Proved = C.Magic == ChallengeMagic && C.Version == HandshakeVersion &&
              equalMacs(Expected, C.Proof);
   }
+  return TC_OK;
+}
+
+/// Sender, step 2: HELLO, with this side's offer if the receiver proved the
+/// key; without one otherwise, so that the receiver learns that this side's
+/// key differs (and the connect fails with TC_ERR_AUTH).
+static tc_status_t sendHello(WireupContext *Ctx, tc_peer *Peer, uint64_t DeadlineNs,
+                             bool Proved) {
   Offer O = {};
   std::vector<uint8_t> Body;
   if (Proved) {
     Peer->Path = Ctx->DataWorker ? PathRma : PathAm; // what this side can do
     if (setupLocalSide(Ctx, Peer) != TC_OK || makeOffer(Ctx, Peer, O, Body) != TC_OK)
-      return Fail(TC_ERR_NO_MEMORY, "cannot set up this side's ring");
+      return connectFailed(Peer, TC_ERR_NO_MEMORY, "cannot set up this side's ring");
   } else {
-    // No offer for a receiver that proved nothing, but a HELLO all the
-    // same: the receiver learns that this side's key differs.
     O.Magic = HandshakeMagic;
     O.Version = HandshakeVersion;
   }
   offerMac(Ctx, HelloLabel, sizeof HelloLabel, Peer, O, Body.data(), Body.size(), O.Mac);
-  St = sendMessage(Ctx, Peer, AmHello, &O, sizeof O, Body.data(), Body.size(), DeadlineNs);
+  ucs_status_t St =
+      sendMessage(Ctx, Peer, AmHello, &O, sizeof O, Body.data(), Body.size(), DeadlineNs);
   if (!Proved) {
     countHeld(Ctx, &tc_stats_t::auth_failures);
-    return Fail(TC_ERR_AUTH, "the receiver does not prove it holds this job's key" +
-                                 std::string(Ctx->Key.present() ? " (" + Ctx->Key.Source + ")"
-                                                                : " (this side has none)"));
+    return connectFailed(Peer, TC_ERR_AUTH,
+                         "the receiver does not prove it holds this job's key" +
+                             std::string(Ctx->Key.present() ? " (" + Ctx->Key.Source + ")"
+                                                            : " (this side has none)"));
   }
-  if (St != UCS_OK || !awaitMessage(Ctx, Peer, AmWelcome, DeadlineNs, M))
-    return Fail(TC_ERR_IO, St != UCS_OK ? std::string(ucs_status_string(St))
-                           : Peer->Failed ? "the connection broke"
-                                          : "no welcome before the timeout");
-  if (M.Id == AmRefused) {
-    Refusal R = {RefusalMagic, TC_ERR_IO};
-    if (M.Header.size() == sizeof R)
-      std::memcpy(&R, M.Header.data(), sizeof R);
-    if (R.Magic != RefusalMagic)
-      R.Status = TC_ERR_IO;
-    tc_status_t Why = R.Status == TC_ERR_AUTH || R.Status == TC_ERR_BAD_OFFER ||
-                              R.Status == TC_ERR_TOO_MANY_PEERS ||
-                              R.Status == TC_ERR_PACKAGE_MISMATCH
-                          ? tc_status_t(R.Status)
-                          : TC_ERR_IO;
-    if (Why == TC_ERR_AUTH)
-      countHeld(Ctx, &tc_stats_t::auth_failures);
-    if (Why == TC_ERR_PACKAGE_MISMATCH) {
-      // "<package> <identity>": shown only if it is exactly that.
-      std::string Detail(M.Body.begin(), M.Body.end());
-      size_t Space = Detail.find(' ');
-      std::string Name = Space == std::string::npos ? "" : Detail.substr(0, Space);
-      std::string Theirs = Space == std::string::npos ? "" : Detail.substr(Space + 1);
-      for (const tc_package *P : Ctx->Packages)
-        if (P->Name == Name && format::isValidName(Name) &&
-            Theirs.size() == PackageIdentitySize &&
-            Theirs.find_first_not_of("0123456789abcdef") == std::string::npos)
-          return Fail(Why, "package '" + Name + "' differs: this sender has identity " +
-                               P->Identity + ", the receiver " + Theirs +
-                               " (build both from the same sources)");
-    }
-    return Fail(Why, std::string("the receiver refused it: ") + statusString(Why) +
-                         " (its log says more)");
+  if (St != UCS_OK)
+    return connectFailed(Peer, TC_ERR_IO, ucs_status_string(St));
+  return TC_OK;
+}
+
+/// Sender: the receiver refused the handshake (REFUSED): why, as it says
+/// (only the statuses a refusal may carry), and the package that differs.
+static tc_status_t takeRefusal(WireupContext *Ctx, tc_peer *Peer,
+                               const WireupContext::PendingMessage &M) {
+  Refusal R = {RefusalMagic, TC_ERR_IO};
+  if (M.Header.size() == sizeof R)
+    std::memcpy(&R, M.Header.data(), sizeof R);
+  if (R.Magic != RefusalMagic)
+    R.Status = TC_ERR_IO;
+  tc_status_t Why = R.Status == TC_ERR_AUTH || R.Status == TC_ERR_BAD_OFFER ||
+                            R.Status == TC_ERR_TOO_MANY_PEERS ||
+                            R.Status == TC_ERR_PACKAGE_MISMATCH
+                        ? tc_status_t(R.Status)
+                        : TC_ERR_IO;
+  if (Why == TC_ERR_AUTH)
+    countHeld(Ctx, &tc_stats_t::auth_failures);
+  if (Why == TC_ERR_PACKAGE_MISMATCH) {
+    // "<package> <identity>": shown only if it is exactly that.
+    std::string Detail(M.Body.begin(), M.Body.end());
+    size_t Space = Detail.find(' ');
+    std::string Name = Space == std::string::npos ? "" : Detail.substr(0, Space);
+    std::string Theirs = Space == std::string::npos ? "" : Detail.substr(Space + 1);
+    for (const tc_package *P : Ctx->Packages)
+      if (P->Name == Name && twochains::format::isValidName(Name) &&
+          Theirs.size() == PackageIdentitySize &&
+          Theirs.find_first_not_of("0123456789abcdef") == std::string::npos)
+        return connectFailed(Peer, Why,
+                             "package '" + Name + "' differs: this sender has identity " +
+                                 P->Identity + ", the receiver " + Theirs +
+                                 " (build both from the same sources)");
   }
+  return connectFailed(Peer, Why,
+                       std::string("the receiver refused it: ") + statusString(Why) +
+                           " (its log says more)");
+}
+
+/// Sender, step 3: the WELCOME (or a refusal): its MAC first, then its
+/// offer, which this side takes.
+static tc_status_t takeWelcome(WireupContext *Ctx, tc_peer *Peer, uint64_t DeadlineNs) {
+  WireupContext::PendingMessage M;
+  if (!awaitMessage(Ctx, Peer, AmWelcome, DeadlineNs, M))
+    return connectFailed(Peer, TC_ERR_IO,
+                         Peer->Failed ? "the connection broke" : "no welcome before the timeout");
+  if (M.Id == AmRefused)
+    return takeRefusal(Ctx, Peer, M);
   Offer W;
   if (M.Header.size() != sizeof W)
-    return Fail(TC_ERR_BAD_OFFER, "a welcome of " + std::to_string(M.Header.size()) + " bytes");
+    return connectFailed(Peer, TC_ERR_BAD_OFFER,
+                         "a welcome of " + std::to_string(M.Header.size()) + " bytes");
   std::memcpy(&W, M.Header.data(), sizeof W);
   uint8_t Mac[MacSize];
   offerMac(Ctx, WelcomeLabel, sizeof WelcomeLabel, Peer, W, M.Body.data(), M.Body.size(), Mac);
   if (!equalMacs(Mac, W.Mac)) {
     countHeld(Ctx, &tc_stats_t::auth_failures);
-    return Fail(TC_ERR_AUTH, "the welcome does not carry the job's MAC");
+    return connectFailed(Peer, TC_ERR_AUTH, "the welcome does not carry the job's MAC");
   }
   ParsedOffer Welcome;
   std::string Why;
   if (parseOffer(M.Header.data(), M.Header.size(), M.Body.data(), M.Body.size(), Welcome, Why) !=
       TC_OK) {
     countHeld(Ctx, &tc_stats_t::offers_refused);
-    return Fail(TC_ERR_BAD_OFFER, "its welcome is out of bounds: " + Why);
+    return connectFailed(Peer, TC_ERR_BAD_OFFER, "its welcome is out of bounds: " + Why);
   }
   if (Welcome.Header.Path == PathRma && Peer->Path != PathRma)
-    return Fail(TC_ERR_BAD_OFFER, "the receiver chose RMA, which this side did not offer");
+    return connectFailed(Peer, TC_ERR_BAD_OFFER,
+                         "the receiver chose RMA, which this side did not offer");
   Peer->Path = FramePath(Welcome.Header.Path);
   if (tc_status_t S = acceptOffer(Ctx, Peer, Welcome, Why); S != TC_OK)
-    return Fail(S, Why);
+    return connectFailed(Peer, S, Why);
+  return TC_OK;
+}
+
+tc_status_t twochains::rt::clientHandshake(WireupContext *Ctx, tc_peer *Peer,
+                                           uint64_t DeadlineNs) {
+  bool Proved = false;
+  tc_status_t St;
+  if ((St = exchangeChallenge(Ctx, Peer, DeadlineNs, Proved)) != TC_OK ||
+      (St = sendHello(Ctx, Peer, DeadlineNs, Proved)) != TC_OK ||
+      (St = takeWelcome(Ctx, Peer, DeadlineNs)) != TC_OK)
+    return St;
   welcomePeer(Ctx, Peer);
   return TC_OK;
 }
