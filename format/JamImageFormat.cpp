@@ -1,5 +1,6 @@
 //===- JamImageFormat.cpp -------------------------------------------------===//
 #include "JamImageFormat.h"
+#include "Isa.h"
 #include "JamAbi.h"
 #include "Sha256.h"
 
@@ -270,7 +271,8 @@ static bool checkFacts(std::map<std::string, std::string> &Facts, uint16_t Machi
   Img.Source = Facts["source"];
   if (Img.Element.empty())
     return Fail("no element name in .tc.jam");
-  uint16_t ISAMachine = Img.ISA == "x86_64" ? EM_X86_64 : Img.ISA == "aarch64" ? EM_AARCH64 : 0;
+  uint32_t ImageIsa = isaOf(Img.ISA);
+  uint16_t ISAMachine = ImageIsa == IsaX86_64 ? EM_X86_64 : ImageIsa == IsaAArch64 ? EM_AARCH64 : 0;
   if (!ISAMachine)
     return Fail("unknown ISA '" + Img.ISA + "' (jams are x86_64 or aarch64)");
   if (ISAMachine != Machine)

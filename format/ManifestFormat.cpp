@@ -1,5 +1,6 @@
 //===- ManifestFormat.cpp -------------------------------------------------===//
 #include "ManifestFormat.h"
+#include "Isa.h"
 #include "JamAbi.h"
 #include "Sha256.h"
 
@@ -187,7 +188,7 @@ FormatError parseManifest(const std::string &Text, const std::string &Name,
         return Fail("identity " + quoted(W[1]) + " is not 64 lower-case hex digits");
       M.Identity = W[1];
     } else if (Kind == "isa" && W.size() >= 2) {
-      if (W[1] != "x86_64" && W[1] != "aarch64")
+      if (!isaOf(W[1]))
         return Fail("unknown ISA " + quoted(W[1]) + " (expected x86_64 or aarch64)");
       if (M.ISAs.count(W[1]))
         return Fail("a second isa line for " + W[1]);

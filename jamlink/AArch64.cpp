@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Target.h"
+#include "Isa.h"
 
 #include "llvm/BinaryFormat/ELF.h"
 
@@ -31,7 +32,9 @@ uint32_t asADR(uint32_t Insn, int64_t Bytes) {
 
 class AArch64 final : public TargetInfo {
 public:
-  llvm::StringRef name() const override { return "aarch64"; }
+  llvm::StringRef name() const override {
+    return twochains::format::isaName(twochains::format::IsaAArch64);
+  }
   uint16_t machine() const override { return EM_AARCH64; }
   unsigned codeAlignment() const override { return 4; }
 

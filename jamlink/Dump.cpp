@@ -1,5 +1,6 @@
 //===- Dump.cpp -----------------------------------------------------------===//
 #include "Dump.h"
+#include "Isa.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/MC/MCAsmInfo.h"
@@ -68,7 +69,8 @@ static Error disassemble(const JamImage &Image, raw_ostream &OS) {
     if (DisAsm->getInstruction(Inst, Size, Bytes.slice(Addr, End - Addr), Addr,
                                nulls()) == MCDisassembler::Success) {
       // x86 branch displacements count from the next instruction.
-      uint64_t PrintAddr = Image.ISA == "x86_64" ? Addr + Size : Addr;
+      bool X86 = twochains::format::isaOf(Image.ISA) == twochains::format::IsaX86_64;
+      uint64_t PrintAddr = X86 ? Addr + Size : Addr;
       IP->printInst(&Inst, PrintAddr, "", *STI, TS);
       // PC-relative data references, as llvm-objdump annotates them.
       if (MIA)
@@ -76,7 +78,7 @@ static Error disassemble(const JamImage &Image, raw_ostream &OS) {
                 MIA->evaluateMemoryOperandAddress(Inst, STI.get(), Addr, Size))
           TS << "  # 0x" << utohexstr(*Target, true) << describe(Image, *Target);
     } else {
-      Size = Image.ISA == "aarch64" ? 4 : 1;
+      Size = twochains::format::isaOf(Image.ISA) == twochains::format::IsaAArch64 ? 4 : 1;
       TS << "\t<unknown>";
     }
     Size = std::max<uint64_t>(Size, 1);

@@ -1,5 +1,6 @@
 //===- X86_64.cpp - x86_64 relocations and trampolines --------------------------===//
 #include "Target.h"
+#include "Isa.h"
 
 #include "llvm/BinaryFormat/ELF.h"
 
@@ -10,7 +11,9 @@ namespace {
 
 class X86_64 final : public TargetInfo {
 public:
-  llvm::StringRef name() const override { return "x86_64"; }
+  llvm::StringRef name() const override {
+    return twochains::format::isaName(twochains::format::IsaX86_64);
+  }
   uint16_t machine() const override { return EM_X86_64; }
   unsigned codeAlignment() const override { return 1; }
 

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Build.h"
+#include "Isa.h"
 #include "ElementIDs.h"
 #include "Header.h"
 #include "ImportCheck.h"
@@ -182,15 +183,16 @@ struct Request {
 static Expected<std::vector<std::string>> targetISAs() {
   std::string ISAText = ISAList;
   if (ISAText.empty())
-    ISAText = StringRef(sys::getDefaultTargetTriple()).starts_with("x86_64")
-                  ? "x86_64"
-                  : "aarch64";
+    ISAText = format::isaName(
+        StringRef(sys::getDefaultTargetTriple()).starts_with(format::isaName(format::IsaX86_64))
+            ? format::IsaX86_64
+            : format::IsaAArch64);
   SmallVector<StringRef, 2> ISAs;
   StringRef(ISAText).split(ISAs, ',', -1, false);
   std::vector<std::string> Out;
   for (StringRef ISA : ISAs) {
-    if (ISA != "x86_64" && ISA != "aarch64")
-      return driverError("unknown ISA '" + ISA + "': expected x86_64 or aarch64");
+    if (!format::isaOf(std::string_view(ISA.data(), ISA.size())))
+      return driverError("unknown ISA '" + ISA + "': expected " + format::KnownIsaNames);
     Out.push_back(ISA.str());
   }
   return Out;

@@ -9,6 +9,7 @@
 #ifndef TWOCHAINS_RUNTIME_WIRE_H
 #define TWOCHAINS_RUNTIME_WIRE_H
 
+#include "Isa.h"
 #include "wire/Auth.h"
 #include "twochains/status.h"
 #include "twochains/twochains.h"
@@ -71,26 +72,14 @@ static_assert(HandshakeMagic == 0x54434853, "offers keep the magic they always h
 constexpr uint32_t HandshakeVersion = 8; // 4: offers carry the packages; 5: the ISA; 6: slots a line apart, frame version 3; 7: frames by message carry credits; 8: a magic per message type
 
 /// The instruction set an offering side runs injected code as: a sender
-/// sends the images built for its receiver's (docs/heterogeneous.md).
-enum Isa : uint32_t { IsaX86_64 = 1, IsaAArch64 = 2 };
-/// This machine's; the manifest's name of one (nullptr if none), and the
-/// one a name means (0 if none).
-inline Isa hostIsa() {
-#if defined(__aarch64__)
-  return IsaAArch64;
-#else
-  return IsaX86_64;
-#endif
-}
-inline const char *isaName(uint32_t I) {
-  return I == IsaX86_64 ? "x86_64" : I == IsaAArch64 ? "aarch64" : nullptr;
-}
-inline uint32_t isaOf(const std::string &Name) {
-  for (uint32_t I : {IsaX86_64, IsaAArch64})
-    if (Name == isaName(I))
-      return I;
-  return 0;
-}
+/// sends the images built for its receiver's (docs/heterogeneous.md). The
+/// list and names are the format library's (format/Isa.h).
+using twochains::format::hostIsa;
+using twochains::format::Isa;
+using twochains::format::isaName;
+using twochains::format::isaOf;
+using twochains::format::IsaAArch64;
+using twochains::format::IsaX86_64;
 
 /// Limits on what a peer may describe. A ring of 4096 slots of 4 KiB, or
 /// 64 of 1 MiB, fits; anything claiming more is refused at the offer.
