@@ -1,7 +1,8 @@
 # The libFuzzer targets, one line each: name, then the sources that make it
 # (paths relative to the repository). Every target also gets the runtime's
 # basics (SHA-256, logging, status strings); LINK names a library of the
-# fuzz sub-project (tc_fuzz_jamlink: jamlink's reading and linking on LLVM).
+# fuzz sub-project (tc_fuzz_wire: the runtime's wire layer, runtime/wire/;
+# tc_fuzz_jamlink: jamlink's reading and linking on LLVM).
 #
 # This file is read twice: by test/fuzz/project, which builds each target
 # with clang and -fsanitize=fuzzer,address,undefined, and by
@@ -11,7 +12,7 @@
 # Sources here must not need UCX: the sub-project has no UCX.
 tc_add_fuzzer(fuzz-image-reader SOURCES test/fuzz/ImageReaderFuzzer.cpp format/JamImageFormat.cpp format/ManifestFormat.cpp runtime/package/Package.cpp runtime/code/ImageInstall.cpp)
 tc_add_fuzzer(fuzz-manifest-reader SOURCES test/fuzz/ManifestReaderFuzzer.cpp format/ManifestFormat.cpp format/JamImageFormat.cpp)
-tc_add_fuzzer(fuzz-frame-validator SOURCES test/fuzz/FrameValidatorFuzzer.cpp runtime/wire/Frame.cpp)
+tc_add_fuzzer(fuzz-frame-validator SOURCES test/fuzz/FrameValidatorFuzzer.cpp LINK tc_fuzz_wire)
 tc_add_fuzzer(fuzz-jamlink-input SOURCES test/fuzz/JamlinkInputFuzzer.cpp LINK tc_fuzz_jamlink)
-tc_add_fuzzer(fuzz-handshake-offer SOURCES test/fuzz/HandshakeOfferFuzzer.cpp runtime/wire/Wire.cpp runtime/wire/Auth.cpp)
-tc_add_fuzzer(fuzz-address-blob SOURCES test/fuzz/AddressBlobFuzzer.cpp runtime/wire/Wire.cpp runtime/wire/Auth.cpp)
+tc_add_fuzzer(fuzz-handshake-offer SOURCES test/fuzz/HandshakeOfferFuzzer.cpp LINK tc_fuzz_wire)
+tc_add_fuzzer(fuzz-address-blob SOURCES test/fuzz/AddressBlobFuzzer.cpp LINK tc_fuzz_wire)
