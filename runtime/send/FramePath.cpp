@@ -35,7 +35,8 @@ tc_status_t completePut(tc_peer *Peer, uint32_t Slot) {
   ucs_status_ptr_t &Request = Peer->Tx.Puts[Slot];
   if (!Request)
     return TC_OK;
-  ucs_status_t St = waitRequestUntil(Peer->Ctx->DataWorker, Request, nowNs() + PutCompleteTimeoutNs);
+  ucs_status_t St =
+      waitRequestUntil(Peer->Ctx->DataWorker, Request, nowNs() + PutCompleteTimeoutNs);
   Request = nullptr;
   if (St != UCS_OK) {
     Peer->Failed = true;
