@@ -2,7 +2,7 @@
 #ifndef TWOCHAINS_RUNTIME_CODE_CONTEXT_H
 #define TWOCHAINS_RUNTIME_CODE_CONTEXT_H
 
-#include "code/CodeCache.h"
+#include "image/CodeCache.h"
 #include "package/Context.h"
 
 #include <list>

@@ -29,7 +29,7 @@
 #include "code/InjectedCode.h"
 
 #include "base/Log.h"
-#include "code/ImageInstall.h"
+#include "image/ImageInstall.h"
 #include "wire/Formats.h"
 
 #include <algorithm>

@@ -16,8 +16,8 @@
 // Prints one line per check and "aarch64 checks: PASSED".
 //
 //===----------------------------------------------------------------------===//
-#include "code/CodeCache.h"
-#include "code/ImageInstall.h"
+#include "image/CodeCache.h"
+#include "image/ImageInstall.h"
 #include "Sha256.h"
 #include "base/Wait.h"
 

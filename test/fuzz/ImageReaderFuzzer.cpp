@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "JamImageFormat.h"
-#include "code/ImageInstall.h"
+#include "image/ImageInstall.h"
 #include "package/Package.h"
 
 #include <cstdio>

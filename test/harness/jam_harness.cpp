@@ -5,7 +5,7 @@
 //               --payload-hex HEX | --payload-file F
 //
 // Installs the image twice with the runtime's own installer
-// (runtime/code/ImageInstall.h) into a code cache like a receiver's, each time
+// (runtime/image/ImageInstall.h) into a code cache like a receiver's, each time
 // at a random 64-byte line (never page-aligned unless the image asks for
 // pages): text through the writable alias and run from the executable one,
 // statics in the data arena, import table filled from dlsym. Calls each
@@ -32,8 +32,8 @@
 #include <unistd.h>
 #include <vector>
 
-#include "code/CodeCache.h"
-#include "code/ImageInstall.h"
+#include "image/CodeCache.h"
+#include "image/ImageInstall.h"
 #include "JamImageFormat.h"
 #include "twochains/local_vector.h"
 

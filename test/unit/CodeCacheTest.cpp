@@ -1,5 +1,5 @@
 //===- CodeCacheTest.cpp - The W^X code cache: lookup, eviction, mappings -===//
-#include "code/CodeCache.h"
+#include "image/CodeCache.h"
 #include "JamImageFormat.h"
 
 #include <gtest/gtest.h>

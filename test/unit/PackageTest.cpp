@@ -1,6 +1,6 @@
 //===- PackageTest.cpp - Loading packages, import tables, running jams ----===//
-#include "code/CodeCache.h"
-#include "code/ImageInstall.h"
+#include "image/CodeCache.h"
+#include "image/ImageInstall.h"
 #include "package/Package.h"
 #include "ManifestFormat.h"
 

@@ -1,5 +1,5 @@
 //===- ImageInstall.cpp ---------------------------------------------------===//
-#include "code/ImageInstall.h"
+#include "image/ImageInstall.h"
 
 #include <cstring>
 

@@ -1,5 +1,5 @@
 //===- CodeCache.cpp ------------------------------------------------------===//
-#include "code/CodeCache.h"
+#include "image/CodeCache.h"
 #include "wire/Formats.h"
 
 #include <algorithm>
