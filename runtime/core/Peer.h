@@ -85,7 +85,7 @@ struct PeerSendHalf {
   size_t slotFrameStride() const { return size_t(SlotSize) + twochains::rt::FrameLine; }
   uint8_t *slotFrame(uint32_t Slot) { return SlotFrames.data() + Slot * slotFrameStride(); }
   twochains::rt::MissReports Misses;  // the receiver's requests for code (CodeMiss.h)
-  /// Frames jams sent to this peer while its ring was full (JamCalls.cpp):
+  /// Frames jams sent to this peer while its ring was full (send/Send.cpp, queueFrame):
   /// sent, in order, as credits come back; bounded.
   struct QueuedFrame {
     const tc_package *Package; // null: an answer to call CallSequence
