@@ -59,6 +59,12 @@ namespace twochains::rt {
 
 bool logEnabled(tc_log_level_t L) { return int(L) <= currentLevel(); }
 
+std::string withSuppressed(const std::string &Message, uint64_t Held) {
+  if (!Held)
+    return Message;
+  return Message + " (" + std::to_string(Held) + " more like it suppressed)";
+}
+
 void logMessage(tc_log_level_t L, const std::string &Message) {
   if (!logEnabled(L))
     return;

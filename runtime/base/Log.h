@@ -11,14 +11,51 @@
 #ifndef TWOCHAINS_RUNTIME_LOG_H
 #define TWOCHAINS_RUNTIME_LOG_H
 
+#include "base/Clock.h"
 #include "twochains/twochains.h"
 
 #include <string>
+
+#include <cstdint>
 
 namespace twochains::rt {
 
 void logMessage(tc_log_level_t Level, const std::string &Message);
 bool logEnabled(tc_log_level_t Level);
+
+/// A budget of log lines for one kind of message one peer can cause again
+/// and again (a frame refused, a connection refused): at most Burst lines a
+/// second; what it holds back is counted and said in the next line it lets
+/// through, so a flood costs a few lines, not one per message.
+class LogLimit {
+public:
+  static constexpr unsigned Burst = 20;
+  static constexpr uint64_t PeriodNs = 1'000'000'000;
+  /// Whether a line may be logged at NowNs. When it may, Held is the
+  /// number of lines held back since the last one let through.
+  bool allow(uint64_t NowNs, uint64_t &Held) {
+    if (NowNs - WindowStartNs >= PeriodNs) {
+      WindowStartNs = NowNs;
+      InWindow = 0;
+    }
+    if (InWindow >= Burst) {
+      ++Suppressed;
+      return false;
+    }
+    ++InWindow;
+    Held = Suppressed;
+    Suppressed = 0;
+    return true;
+  }
+
+private:
+  uint64_t WindowStartNs = 0;
+  unsigned InWindow = 0;
+  uint64_t Suppressed = 0;
+};
+
+/// Message, and how many lines like it Limit held back before it.
+std::string withSuppressed(const std::string &Message, uint64_t Held);
 
 } // namespace twochains::rt
 
@@ -42,6 +79,16 @@ bool logEnabled(tc_log_level_t Level);
       (Flag) = true;                                                                          \
       TC_LOG(Level, __VA_ARGS__);                                                             \
     }                                                                                         \
+  } while (0)
+
+/// Logs at Level within Limit's budget (LogLimit): the message is built
+/// only when a line is let through, and then says how many were held back.
+#define logLimited(Limit, Level, ...)                                                        \
+  do {                                                                                        \
+    uint64_t TcHeld_ = 0;                                                                     \
+    if ((Limit).allow(::twochains::rt::nowNs(), TcHeld_) && ::twochains::rt::logEnabled(Level)) \
+      ::twochains::rt::logMessage(Level,                                                      \
+                                  ::twochains::rt::withSuppressed(__VA_ARGS__, TcHeld_));     \
   } while (0)
 
 #endif

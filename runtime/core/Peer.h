@@ -10,6 +10,7 @@
 #ifndef TWOCHAINS_RUNTIME_PEER_H
 #define TWOCHAINS_RUNTIME_PEER_H
 
+#include "base/Log.h"
 #include "wire/CodeMiss.h"
 #include "wire/Frame.h"
 #include "wire/Ring.h"
@@ -188,6 +189,10 @@ struct tc_peer {
   bool Channelled = false;
   std::recursive_mutex Channel;
   bool RefusalLogged = false; // a refused message from it was logged (once)
+  bool FalseFaultLogged = false; // a fault report of a frame never sent was logged (once)
+  /// What it can make this side log again and again: its frames refused,
+  /// its frames abandoned (base/Log.h, logLimited).
+  twochains::rt::LogLimit RefusedFrameLog, AbandonedFrameLog;
   uint64_t AcceptedNs = 0;    // receiver: when the connection came (handshake deadline)
   uint64_t FailedSeenNs = 0;  // receiver: when reaping first found it failed, frames left
 

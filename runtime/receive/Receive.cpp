@@ -169,7 +169,8 @@ abandonFrame(ReceiveContext *Ctx, tc_peer *Peer, const FrameView &V, JamRun &Run
                   (unsigned long long)Run.FaultAddress);
     Fault += Address;
   }
-  logError("abandoned frame " + std::to_string(H.Sequence) + " from " + Peer->Name + ": jam '" +
+  logLimited(Peer->AbandonedFrameLog, TC_LOG_ERROR,
+             "abandoned frame " + std::to_string(H.Sequence) + " from " + Peer->Name + ": jam '" +
            Element + "' of package '" + Package + "' " +
            (Timeout ? "ran past the time limit (" + std::to_string(Ctx->Jams.Dog->limitMs()) +
                           " ms): interrupted "
@@ -269,8 +270,9 @@ __attribute__((noinline)) static void refuseFrame(ReceiveContext *Ctx, tc_peer *
   } else {
     countHeld(Ctx, &tc_stats_t::frames_rejected);
     count(Peer, &tc_peer_stats_t::frames_rejected);
-    logError("dropped frame " + std::to_string(Seq) + " from " + Peer->Name + ": " +
-             statusString(St));
+    logLimited(Peer->RefusedFrameLog, TC_LOG_ERROR,
+               "dropped frame " + std::to_string(Seq) + " from " + Peer->Name + ": " +
+                   statusString(St));
     postEvent(Ctx, TC_EVENT_FRAME_REJECTED, Peer->Number, St, V.Header.Element, Seq);
   }
 }

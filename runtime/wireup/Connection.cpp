@@ -86,8 +86,9 @@ static void onConnectionRequest(ucp_conn_request_h Request, void *Arg) {
   if (Live >= Ctx->MaxPeers) {
     ucp_listener_reject(Ctx->Listener, Request);
     countHeld(Ctx, &tc_stats_t::messages_refused);
-    logError("refused a connection: " + std::to_string(Live) + " peers are connected, the "
-             "context's limit (max_peers)");
+    logLimited(Ctx->RefusedConnectionLog, TC_LOG_ERROR,
+               "refused a connection: " + std::to_string(Live) +
+                   " peers are connected, the context's limit (max_peers)");
     return;
   }
   auto Peer = std::make_unique<tc_peer>();
@@ -284,8 +285,9 @@ static void reapPeers(CoreContext *Core) {
     bool Stale = !P->Welcomed && !P->Failed &&
                  (Now ? Now : (Now = nowNs())) - P->AcceptedNs > HandshakeDeadlineNs;
     if (Stale)
-      logError("dropped " + P->Name + ": no handshake within " +
-               std::to_string(HandshakeDeadlineNs / NsPerS) + " s");
+      logLimited(Ctx->RefusedConnectionLog, TC_LOG_ERROR,
+                 "dropped " + P->Name + ": no handshake within " +
+                     std::to_string(HandshakeDeadlineNs / NsPerS) + " s");
     // A peer that went away may have left complete frames behind: they run
     // first (nothing sent is lost), then the peer is released.
     bool Drained = !P->Rx.Ring || !P->Rx.Receive || !P->Welcomed ||

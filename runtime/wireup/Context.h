@@ -2,6 +2,7 @@
 #ifndef TWOCHAINS_RUNTIME_WIREUP_CONTEXT_H
 #define TWOCHAINS_RUNTIME_WIREUP_CONTEXT_H
 
+#include "base/Log.h"
 #include "receive/Context.h"
 
 #include <vector>
@@ -19,6 +20,9 @@ struct WireupContext : ReceiveContext {
     std::vector<uint8_t> Header, Body;
   };
   std::vector<PendingMessage> Handshakes;
+  /// Connections refused (limits, failed handshakes), which anyone who
+  /// reaches the port can cause: logged within a budget (base/Log.h).
+  LogLimit RefusedConnectionLog;
   /// Called as a peer is released, before its endpoints close: the calls
   /// layer ends the calls made to it and forgets its answers.
   void (*PeerReleased)(WireupContext *Ctx, tc_peer *Peer) = nullptr;

@@ -69,7 +69,7 @@ static void refusePeer(WireupContext *Ctx, tc_peer *Peer, const std::string &Why
                        tc_status_t Status = TC_ERR_BAD_OFFER, const std::string &Detail = "") {
   Peer->AuthState = tc_peer::Auth::Refused;
   Peer->Failed = true;
-  logError("refused " + Peer->Name + ": " + Why);
+  logLimited(Ctx->RefusedConnectionLog, TC_LOG_ERROR, "refused " + Peer->Name + ": " + Why);
   if (Peer->Ep) {
     Refusal R = {RefusalMagic, Status};
     sendMessage(Ctx, Peer, AmRefused, &R, sizeof R, Detail.data(), Detail.size(), 0);

@@ -57,3 +57,26 @@ TEST_F(LogTest, TheLevelFiltersAndTheHandlerIsReplaced) {
   EXPECT_EQ(tc_set_log_handler(nullptr, nullptr), &collect);
   EXPECT_EQ(tc_set_log_handler(nullptr, nullptr), nullptr);
 }
+
+// What a peer can cause again and again is logged within a budget: a
+// burst a second, then held back and counted, the count said by the next
+// line let through.
+TEST(LogLimit, ABurstThenHeldBackAndCounted) {
+  using twochains::rt::LogLimit;
+  LogLimit L;
+  uint64_t T = 5 * LogLimit::PeriodNs, Held = 99;
+  for (unsigned I = 0; I < LogLimit::Burst; ++I) {
+    ASSERT_TRUE(L.allow(T + I, Held)) << I;
+    EXPECT_EQ(Held, 0u);
+  }
+  for (unsigned I = 0; I < 1000; ++I)
+    EXPECT_FALSE(L.allow(T + LogLimit::Burst + I, Held));
+  // The next period lets lines through again; the first says what was held.
+  ASSERT_TRUE(L.allow(T + LogLimit::PeriodNs, Held));
+  EXPECT_EQ(Held, 1000u);
+  ASSERT_TRUE(L.allow(T + LogLimit::PeriodNs + 1, Held));
+  EXPECT_EQ(Held, 0u);
+  EXPECT_EQ(twochains::rt::withSuppressed("refused", 1000),
+            "refused (1000 more like it suppressed)");
+  EXPECT_EQ(twochains::rt::withSuppressed("refused", 0), "refused");
+}

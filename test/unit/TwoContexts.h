@@ -253,6 +253,15 @@ public:
     return Out;
   }
 
+  /// How many lines either side logged that contain Text.
+  size_t loggedCount(const std::string &Text) const {
+    std::lock_guard<std::mutex> G(Log.Lock);
+    size_t N = 0;
+    for (const std::string &L : Log.Lines)
+      N += L.find(Text) != std::string::npos;
+    return N;
+  }
+
   /// Whether either side logged a message containing Text.
   bool logged(const std::string &Text) const {
     std::lock_guard<std::mutex> G(Log.Lock);
