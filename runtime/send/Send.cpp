@@ -260,6 +260,16 @@ void takeFaultReport(tc_peer *Peer) {
   uint64_t Seq = (Next & ~0xffffffffull) | uint32_t(W);
   if (Seq >= Next && Seq >= (1ull << 32))
     Seq -= 1ull << 32;
+  // The receiver writes the word: a report of a frame this side never sent
+  // is false, and taken for nothing (counted, logged once).
+  if (Seq >= Next) {
+    count(Peer->Ctx, &tc_stats_t::messages_refused);
+    logOnce(Peer->FalseFaultLogged, TC_LOG_ERROR,
+            Peer->Name + " reported frame " + std::to_string(Seq) +
+                " abandoned, which this side never sent: ignored (further false reports are "
+                "counted, not logged)");
+    return;
+  }
   tc_jam_fault_t &F = Peer->Tx.LastFault;
   uint32_t Count = F.count + 1;
   F = {Seq, uint32_t(W >> 32 & 0xffff), int32_t(W >> 48 & 0xff), uint32_t(W >> 56 & 0xf), Count};

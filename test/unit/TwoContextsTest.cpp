@@ -8,9 +8,12 @@
 //===----------------------------------------------------------------------===//
 #include "TwoContexts.h"
 
+#include "base/Log.h"
+#include "core/Peer.h"
 #include "wire/Frame.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -379,6 +382,54 @@ TEST_F(TwoContexts, FrameOfAPackageTheReceiverLacksIsRejected) {
   EXPECT_EQ(Events[0].sequence, 0u);
   EXPECT_TRUE(logged("dropped frame 0"));
   EXPECT_EQ(flush(), TC_OK) << "a dropped frame is credited like one that ran";
+}
+
+/// The receiver writes the sender's credit line: a fault report of a frame
+/// the sender never sent is false, and must not end up as a fault (or an
+/// ended call) on the sender.
+TEST_F(TwoContexts, FaultReportOfAFrameNeverSentIsIgnored) {
+  ASSERT_NO_FATAL_FAILURE(start());
+  uint32_t Put = element(Sender.Stdlib, "put");
+  auto Payload = putPayload(UnknownRegion, "one frame");
+  ASSERT_EQ(sendRetrying(Sender.Stdlib, Put, TC_SEND_LOCAL, Payload.data(), Payload.size()),
+            TC_OK);
+  ASSERT_EQ(flush(), TC_OK) << describe();
+  // A hostile receiver's report of frame 1000 (only frame 0 was sent).
+  ASSERT_NE(Peer->Tx.CreditWord, nullptr);
+  Peer->Tx.CreditWord[twochains::rt::CreditWordFault] =
+      twochains::rt::faultWord(1000, Put, 11, TC_JAM_FAULTED);
+  tc_jam_fault_t Fault = {};
+  EXPECT_EQ(tc_peer_last_fault(Peer, &Fault), TC_ERR_INVALID_PARAM)
+      << "reported a fault of frame " << Fault.sequence;
+  EXPECT_EQ(stats(Sender).faults_reported, 0u);
+  EXPECT_EQ(flush(), TC_OK);
+  EXPECT_TRUE(logged("which this side never sent"));
+}
+
+/// A peer that sends frame after frame the receiver refuses costs the
+/// receiver's log a few lines a second, not one a frame: every frame is
+/// still counted, and the lines let through say how many were held back.
+TEST_F(TwoContexts, RefusedFramesDoNotFloodTheLog) {
+  Drive = Driver::TestThread;
+  ASSERT_NO_FATAL_FAILURE(createContexts());
+  tc_package_t *Missing = loadPackage(TC_TEST_MISSING_PREFIX, "unitmissing", TC_PACKAGE_SENDER);
+  ASSERT_NE(Missing, nullptr);
+  ASSERT_EQ(tc_context_add_package(Sender.Ctx, Missing), TC_OK);
+  ASSERT_EQ(connect(), TC_OK) << describe();
+  uint32_t Lonely = element(Missing, "lonely"), Payload = 5;
+  constexpr uint64_t Frames = 400;
+  auto Start = std::chrono::steady_clock::now();
+  for (uint64_t I = 0; I < Frames; ++I)
+    ASSERT_EQ(sendRetrying(Missing, Lonely, TC_SEND_LOCAL, &Payload, sizeof Payload), TC_OK);
+  ASSERT_TRUE(progressUntil([&] { return stats(Receiver).frames_rejected == Frames; },
+                            "the receiver refused every frame"));
+  auto Seconds = std::chrono::duration_cast<std::chrono::seconds>(
+                     std::chrono::steady_clock::now() - Start).count();
+  size_t Lines = loggedCount("dropped frame");
+  EXPECT_GE(Lines, 1u);
+  // At most a burst per second that passed (and one window begun).
+  EXPECT_LE(Lines, twochains::rt::LogLimit::Burst * size_t(Seconds + 2)) << describe();
+  EXPECT_LT(Lines, Frames);
 }
 
 //===----------------------------------------------------------------------===//
