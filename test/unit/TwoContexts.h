@@ -142,6 +142,17 @@ public:
 
   /// Another package, loaded for the test and unloaded at teardown, after
   /// the contexts (null, and a failure, if it does not load).
+  /// Both contexts, and the package "unitmissing" loaded on the sender only
+  /// (the receiver could not: its jam imports a symbol nothing defines),
+  /// then connected.
+  void connectWithSenderOnlyPackage(tc_package_t *&Missing) {
+    ASSERT_NO_FATAL_FAILURE(createContexts());
+    Missing = loadPackage(TC_TEST_MISSING_PREFIX, "unitmissing", TC_PACKAGE_SENDER);
+    ASSERT_NE(Missing, nullptr);
+    ASSERT_EQ(tc_context_add_package(Sender.Ctx, Missing), TC_OK);
+    ASSERT_EQ(connect(), TC_OK) << describe();
+  }
+
   tc_package_t *loadPackage(const char *Prefix, const char *Name, uint32_t Roles) {
     tc_package_t *Pkg = loadOne(Prefix, Name, Roles);
     if (Pkg)

@@ -349,13 +349,8 @@ TEST_F(TwoContexts, UnknownElementIsRefusedAtTheSender) {
 /// the ring goes on with the next frame.
 TEST_F(TwoContexts, FrameOfAPackageTheReceiverLacksIsRejected) {
   Drive = Driver::TestThread;
-  ASSERT_NO_FATAL_FAILURE(createContexts());
-  // Loaded on the sender only (the receiver could not: its jam imports a
-  // symbol nothing defines).
-  tc_package_t *Missing = loadPackage(TC_TEST_MISSING_PREFIX, "unitmissing", TC_PACKAGE_SENDER);
-  ASSERT_NE(Missing, nullptr);
-  ASSERT_EQ(tc_context_add_package(Sender.Ctx, Missing), TC_OK);
-  ASSERT_EQ(connect(), TC_OK) << describe();
+  tc_package_t *Missing = nullptr;
+  ASSERT_NO_FATAL_FAILURE(connectWithSenderOnlyPackage(Missing));
   auto *Memory = receiverSymbol<uint8_t>("tc_stdlib_memory");
   ASSERT_NE(Memory, nullptr);
   std::memset(Memory + UnknownRegion, 0, 16);
@@ -411,11 +406,8 @@ TEST_F(TwoContexts, FaultReportOfAFrameNeverSentIsIgnored) {
 /// still counted, and the lines let through say how many were held back.
 TEST_F(TwoContexts, RefusedFramesDoNotFloodTheLog) {
   Drive = Driver::TestThread;
-  ASSERT_NO_FATAL_FAILURE(createContexts());
-  tc_package_t *Missing = loadPackage(TC_TEST_MISSING_PREFIX, "unitmissing", TC_PACKAGE_SENDER);
-  ASSERT_NE(Missing, nullptr);
-  ASSERT_EQ(tc_context_add_package(Sender.Ctx, Missing), TC_OK);
-  ASSERT_EQ(connect(), TC_OK) << describe();
+  tc_package_t *Missing = nullptr;
+  ASSERT_NO_FATAL_FAILURE(connectWithSenderOnlyPackage(Missing));
   uint32_t Lonely = element(Missing, "lonely"), Payload = 5;
   constexpr uint64_t Frames = 400;
   auto Start = std::chrono::steady_clock::now();
