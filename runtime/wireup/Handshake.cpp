@@ -86,6 +86,15 @@ static ucs_status_t onHandshake(WireupContext *Ctx, unsigned Id, const void *Hea
   bool ForServer = Id == AmAuth || Id == AmHello;
   bool Known = Peer && (ForServer ? Peer->AuthState != tc_peer::Auth::Refused && !Peer->Welcomed
                                   : !Peer->Welcomed);
+  // Only a connect in progress takes the messages a receiver sends; sent to
+  // anything else (an accepted peer playing the other role), they are
+  // refused on arrival, never queued to crowd out real handshakes.
+  if (Known && !ForServer &&
+      std::none_of(Ctx->Connecting.begin(), Ctx->Connecting.end(),
+                   [&](tc_peer *P) { return P->Ep == Param->reply_ep; })) {
+    refuseMessage(Ctx, Peer, "a handshake message of the other role", Param);
+    return UCS_OK;
+  }
   if (!Known || (Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ||
       HeaderLength > sizeof(Offer) || Length > MaxOfferBody ||
       Ctx->Handshakes.size() >= MaxPendingHandshakes) {
@@ -201,15 +210,9 @@ static void processHandshakes(CoreContext *Core) {
   auto Messages = std::move(Ctx->Handshakes);
   Ctx->Handshakes.clear();
   for (WireupContext::PendingMessage &M : Messages) {
+    // A connect in progress takes these (onHandshake let no others in).
     if (M.Id != AmAuth && M.Id != AmHello) {
-      // A connect in progress takes these; sent to anything else (an
-      // accepted peer playing the other role), they would sit in the
-      // bounded queue for ever and crowd out real handshakes.
-      if (std::find_if(Ctx->Connecting.begin(), Ctx->Connecting.end(),
-                       [&](tc_peer *P) { return P->Ep == M.Ep; }) != Ctx->Connecting.end())
-        Client.push_back(std::move(M));
-      else
-        refuseMessage(Ctx, peerOfEndpoint(Ctx, M.Ep), "a handshake message of the other role");
+      Client.push_back(std::move(M));
       continue;
     }
     tc_peer *Peer = peerOfEndpoint(Ctx, M.Ep);
