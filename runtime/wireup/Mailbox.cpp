@@ -10,6 +10,7 @@
 #include "wireup/Mailbox.h"
 
 #include "base/Log.h"
+#include "base/Mappings.h"
 #include "core/Stats.h"
 #include "ucx/Request.h"
 
@@ -126,45 +127,74 @@ static ucp_ep_h connectToWorker(WireupContext *Ctx, const uint8_t *Address) {
 /// ucp_ep_rkey_unpack takes no length, and each transport reads the
 /// fixed-size record it expects: the key, checked to be well-formed
 /// (checkPackedRkey), is handed over from a zero-padded copy, so that no
-/// read runs past what the peer sent into memory it did not.
-static bool unpackKey(ucp_ep_h Ep, const uint8_t *Key, size_t Size, ucp_rkey_h *Out) {
+/// read runs past what the peer sent into memory it did not. Attached: the
+/// shared mappings unpacking it made here (the segment UCX maps for a
+/// shared-memory key), as the kernel lists them.
+static bool unpackKey(ucp_ep_h Ep, const uint8_t *Key, size_t Size, ucp_rkey_h *Out,
+                      std::vector<SharedMapping> &Attached) {
   static constexpr size_t Padding = 256;
   std::vector<uint8_t> Copy(Size + Padding, 0);
   std::memcpy(Copy.data(), Key, Size);
-  return ucp_ep_rkey_unpack(Ep, Copy.data(), Out) == UCS_OK;
-}
-
-bool insideSharedMapping(uintptr_t Begin, size_t Length) {
-  std::FILE *Maps = std::fopen("/proc/self/maps", "re");
-  if (!Maps)
+  std::vector<SharedMapping> Before = sharedMappings();
+  if (ucp_ep_rkey_unpack(Ep, Copy.data(), Out) != UCS_OK)
     return false;
-  bool Inside = false;
-  char Line[512];
-  while (!Inside && std::fgets(Line, sizeof Line, Maps)) {
-    unsigned long long Start, End;
-    char Perms[5];
-    if (std::sscanf(Line, "%llx-%llx %4s", &Start, &End, Perms) == 3)
-      Inside = Begin >= Start && Begin + Length <= End && Perms[1] == 'w' && Perms[3] == 's';
-  }
-  std::fclose(Maps);
-  return Inside;
+  Attached = newMappings(Before, sharedMappings());
+  return true;
 }
 
-/// Where UCX maps Length bytes of a peer's memory at Address into this
-/// process (ucp_rkey_ptr: shared memory, posix and sysv), else null; then
-/// this side stores into it itself, with no put (docs/performance.md,
-/// "Direct stores"). TC_DIRECT_STORES=0: always puts.
-static uint8_t *directMapping(ucp_rkey_h Key, uint64_t Address, size_t Length) {
-  const char *Env = std::getenv("TC_DIRECT_STORES");
-  if ((Env && !std::strcmp(Env, "0")) || !Length || Address + Length < Address)
-    return nullptr;
+static std::string hex(uint64_t V) {
+  char B[24];
+  std::snprintf(B, sizeof B, "0x%llx", static_cast<unsigned long long>(V));
+  return B;
+}
+
+/// Checks the Length bytes at Address a peer names, under its key, before
+/// anything is stored there; Local is where UCX maps them into this process
+/// (shared memory), or null where they stay in the peer's process (puts by
+/// CMA, TCP or RDMA: its kernel or NIC bounds them to its registered
+/// memory). Mapped here, they must lie inside the one segment the key
+/// attached, and the segment must hold them: UCX maps the length the key
+/// claims and computes a put's target from the address alone, so an
+/// address outside would aim this process's stores at its own memory, and
+/// one past the segment's end would fault (SIGBUS).
+static bool checkKeyRange(ucp_rkey_h Key, const std::vector<SharedMapping> &Attached,
+                          uint64_t Address, size_t Length, const char *What, std::string &Why,
+                          uint8_t *&Local) {
+  Local = nullptr;
+  std::string Named = std::string("its ") + What + " (" + std::to_string(Length) +
+                      " bytes at " + hex(Address) + ")";
   void *First = nullptr, *Last = nullptr;
-  if (ucp_rkey_ptr(Key, Address, &First) != UCS_OK ||
-      ucp_rkey_ptr(Key, Address + Length - 1, &Last) != UCS_OK ||
+  if (!Length || Address + Length < Address) {
+    Why = Named + " wraps around";
+    return false;
+  }
+  if (ucp_rkey_ptr(Key, Address, &First) != UCS_OK)
+    return true;
+  if (Attached.size() != 1) {
+    Why = "its key for the " + std::string(What) + " maps " + std::to_string(Attached.size()) +
+          " segments here, not one";
+    return false;
+  }
+  if (ucp_rkey_ptr(Key, Address + Length - 1, &Last) != UCS_OK ||
       uintptr_t(Last) - uintptr_t(First) != Length - 1 ||
-      !insideSharedMapping(uintptr_t(First), Length))
-    return nullptr;
-  return static_cast<uint8_t *>(First);
+      !insideOneOf(Attached, uintptr_t(First), Length)) {
+    Why = Named + " lies outside the " + std::to_string(Attached[0].End - Attached[0].Begin) +
+          "-byte segment its key maps";
+    return false;
+  }
+  if (!backedByMemory(uintptr_t(First), Length)) {
+    Why = Named + " runs past the end of its segment (its key claims more than the segment holds)";
+    return false;
+  }
+  Local = static_cast<uint8_t *>(First);
+  return true;
+}
+
+/// TC_DIRECT_STORES=0: always puts, never stores into a mapping of the
+/// peer's memory (docs/performance.md, "Direct stores").
+static bool directStores() {
+  const char *Env = std::getenv("TC_DIRECT_STORES");
+  return !Env || std::strcmp(Env, "0");
 }
 
 bool putsTo(const tc_peer *Peer) { return !Peer->Tx.RingDirect || !Peer->Rx.CreditDirect; }
@@ -197,20 +227,27 @@ tc_status_t acceptOffer(WireupContext *Ctx, tc_peer *Peer, const ParsedOffer &Pa
       Why = "its RMA worker cannot be reached";
       return TC_ERR_IO;
     }
-    if (!unpackKey(Peer->DataEp, Parsed.CreditKey, O.CreditKeySize, &Peer->Rx.CreditKey) ||
-        !unpackKey(Peer->DataEp, Parsed.RingKey, O.RingKeySize, &Peer->Tx.RingKey)) {
+    std::vector<SharedMapping> CreditMapped, RingMapped;
+    if (!unpackKey(Peer->DataEp, Parsed.CreditKey, O.CreditKeySize, &Peer->Rx.CreditKey,
+                   CreditMapped) ||
+        !unpackKey(Peer->DataEp, Parsed.RingKey, O.RingKeySize, &Peer->Tx.RingKey, RingMapped)) {
       Why = "its memory keys cannot be unpacked";
       return TC_ERR_BAD_OFFER;
     }
+    // Slots and SlotSize were bounded by parseOffer.
+    uint8_t *Ring = nullptr, *Credits = nullptr;
+    if (!checkKeyRange(Peer->Tx.RingKey, RingMapped, O.RingAddress,
+                       size_t(O.Slots) * slotStride(O.SlotSize), "ring", Why, Ring) ||
+        !checkKeyRange(Peer->Rx.CreditKey, CreditMapped, O.CreditAddress,
+                       CreditWords * sizeof(uint64_t), "credit line", Why, Credits))
+      return TC_ERR_BAD_OFFER;
     Peer->Rx.CreditAddress = O.CreditAddress;
     Peer->Tx.RingAddress = O.RingAddress;
-    // Slots and SlotSize were bounded by parseOffer.
-    Peer->Tx.RingDirect =
-        directMapping(Peer->Tx.RingKey, O.RingAddress, size_t(O.Slots) * slotStride(O.SlotSize));
-    Peer->Rx.CreditDirect = reinterpret_cast<uint64_t *>(
-        directMapping(Peer->Rx.CreditKey, O.CreditAddress, CreditWords * sizeof(uint64_t)));
-    if (Peer->Rx.CreditDirect && O.CreditAddress % alignof(uint64_t))
-      Peer->Rx.CreditDirect = nullptr;
+    if (directStores()) {
+      Peer->Tx.RingDirect = Ring;
+      if (O.CreditAddress % alignof(uint64_t) == 0)
+        Peer->Rx.CreditDirect = reinterpret_cast<uint64_t *>(Credits);
+    }
   }
   Peer->Tx.Slots = O.Slots;
   Peer->Tx.SlotSize = O.SlotSize;

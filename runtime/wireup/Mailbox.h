@@ -25,11 +25,6 @@ bool rmaReaches(WireupContext *Ctx, tc_peer *Peer, const ParsedOffer &Hello);
 /// True if this side puts to Peer (frames or credits), rather than storing
 /// into memory UCX maps here.
 bool putsTo(const tc_peer *Peer);
-/// True if [Begin, Begin + Length) lies inside one writable shared mapping
-/// of this process (/proc/self/maps): where a peer's key maps its memory.
-/// The peer names the address, so stores into it must not land in this
-/// process's private memory, whatever offset the key computes.
-bool insideSharedMapping(uintptr_t Begin, size_t Length);
 /// A peer welcomed on the RMA path: counted, and its way of storing said.
 void countRmaPeer(WireupContext *Ctx, tc_peer *Peer);
 

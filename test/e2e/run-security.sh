@@ -8,6 +8,11 @@
 #   listen    beyond loopback only with a key or TC_CONTEXT_INSECURE
 #   offers    authenticated peers with offers out of bounds are refused
 #             before anything is allocated; the receiver keeps serving
+#   addresses an offer (from a sender) and a WELCOME (from a receiver) whose
+#             ring or credit line lies outside the memory its key maps (1 TiB
+#             away, or past the segment's end into this side's own memory)
+#             are refused at the handshake; nothing is stored, neither side
+#             crashes, and good peers connect and run beside them
 #   rieds     a push claiming 64 GiB is refused from its header
 #   memory    a raw UCX client over TCP cannot read or write the receiver's
 #             memory through UCX's emulated RMA
@@ -128,6 +133,43 @@ expect "$OUT/receiver" "a handshake message of the other role" "those are refuse
 expect "$OUT/receiver" "refused: auth 1, offers 9," "bad offers counted"
 expect "$OUT/receiver" "slots (1 to 4096)" "the slot limit named"
 expect "$OUT/receiver" "ran 4 frames" "the receiver kept serving"
+
+fi
+if want addresses; then
+echo "== addresses"
+AIMS="ring-far credit-far ring-past-end credit-past-end"
+start 4 stdlib "$STDLIB" TC_KEY=$KEY
+for kind in $AIMS good-rma; do
+  TC_KEY=$KEY "$SEC" offer "$STDLIB" $PORT $kind >> "$OUT/aimed" 2>&1
+done
+TC_KEY=$KEY "$SEC" connect "$STDLIB" $PORT 4 > "$OUT/good" 2>&1
+finish
+if grep -q "peers by rma 0" "$OUT/receiver"; then
+  echo "addresses: skipped: no RMA path here"
+else
+  for kind in $AIMS; do
+    expect "$OUT/aimed" "offer $kind: refused: handshake offer malformed or out of bounds" "offer $kind"
+  done
+  expect "$OUT/aimed" "offer good-rma: ACCEPTED" "a good RMA offer through the same tool"
+  expect "$OUT/receiver" "refused: auth 0, offers 4," "aimed offers counted"
+  expect "$OUT/receiver" "lies outside the .*-byte segment its key maps" "the reason named"
+  expect "$OUT/receiver" "canary intact" "nothing stored into the receiver's memory"
+  expect "$OUT/receiver" "ran 4 frames" "the receiver kept serving"
+  # The same aimed at a sender, by a hostile receiver's WELCOME.
+  for kind in $AIMS; do
+    PORT=$(( PORT + 1 ))
+    TC_KEY=$KEY timeout 60 "$SEC" welcome "$STDLIB" $PORT $kind > "$OUT/hostile" 2>&1 &
+    RPID=$!
+    wait_for_listening "$OUT/hostile"
+    rc=0
+    TC_KEY=$KEY "$SEC" connect "$STDLIB" $PORT 4 > "$OUT/victim" 2>&1 || rc=$?
+    kill $RPID 2>/dev/null; wait $RPID 2>/dev/null || true; RPID=
+    expect "$OUT/hostile" "welcome $kind: sent: Success" "the hostile welcome $kind was sent"
+    expect "$OUT/victim" "connect: handshake offer malformed or out of bounds" "welcome $kind refused"
+    expect "$OUT/victim" "lies outside the .*-byte segment its key maps" "welcome $kind: the reason"
+    [ "$rc" = 1 ] || { echo "FAILED: the sender facing welcome $kind exited $rc"; cat "$OUT/victim"; exit 1; }
+  done
+fi
 
 fi
 if want rieds; then

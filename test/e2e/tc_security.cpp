@@ -15,6 +15,9 @@
 //   tc-security batch PREFIX PORT             over messages (UCX_TLS=tcp):
 //       sends batches of frames broken in five ways, then four good frames
 //       corked (tc_peer_cork), which leave as one batch
+//   tc-security welcome PREFIX PORT KIND      a hostile receiver: listens,
+//       answers a HELLO with a WELCOME whose ring or credit line is aimed
+//       outside the memory its key maps, as KIND says; 20 s
 //   tc-security attack HOST PORT ADDRESS      a raw UCX client over TCP:
 //       connects to the listener and puts to / gets from ADDRESS
 //
@@ -26,6 +29,7 @@
 #include "control/ControlMessage.h"
 #include "core/Events.h"
 #include "core/Lock.h"
+#include "core/Peers.h"
 #include "core/Stats.h"
 #include "receive/Receive.h"
 #include "send/FramePath.h"
@@ -139,15 +143,22 @@ static bool rawAwait(RawPeer &R, unsigned Id, tc_context::PendingMessage &Out) {
   return false;
 }
 
-/// A packed key of 4 KiB of this process's own memory, mapped in Ucp.
-static bool packOwnKey(ucp_context_h Ucp, void **Packed, size_t *Size, bool Unmap = false) {
+/// A packed key of Length bytes of this process's own memory, mapped in
+/// Ucp; Base: where that memory is.
+static bool packOwnKey(ucp_context_h Ucp, void **Packed, size_t *Size, bool Unmap = false,
+                       size_t Length = 4096, uint64_t *Base = nullptr) {
   ucp_mem_map_params_t M = {};
   M.field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
-  M.length = 4096;
+  M.length = Length;
   M.flags = UCP_MEM_MAP_ALLOCATE;
   ucp_mem_h Mem;
-  if (ucp_mem_map(Ucp, &M, &Mem) != UCS_OK || ucp_rkey_pack(Ucp, Mem, Packed, Size) != UCS_OK)
+  ucp_mem_attr_t A = {};
+  A.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
+  if (ucp_mem_map(Ucp, &M, &Mem) != UCS_OK || ucp_rkey_pack(Ucp, Mem, Packed, Size) != UCS_OK ||
+      ucp_mem_query(Mem, &A) != UCS_OK)
     return false;
+  if (Base)
+    *Base = reinterpret_cast<uint64_t>(A.address);
   // gone-key: the memory (a SysV or POSIX segment) is gone before the
   // receiver unpacks its key, as when a sender dies mid-handshake.
   return !Unmap || ucp_mem_unmap(Ucp, Mem) == UCS_OK;
@@ -216,16 +227,37 @@ static int offer(char **Argv) {
   } else if (Kind == "worker-address") {
     Rma(16, 16, 1u << 24);
     Body.assign(48, 0);
-  } else if (Kind == "bad-rkey" || Kind == "good-rma" || Kind == "gone-key") {
+  } else if (Kind == "bad-rkey" || Kind == "good-rma" || Kind == "gone-key" ||
+             Kind.find("-far") != std::string::npos || Kind.find("-past-end") != std::string::npos) {
     // Real keys and a real RMA worker address, so the receiver takes the
     // RMA path and unpacks the keys; bad-rkey then breaks the keys' insides
     // while their sizes still add up: what UCX's unpacker, which takes no
-    // length, would read past.
+    // length, would read past. Both keys name one region: the credit line
+    // at its start, the ring after it. *-far names a place 1 TiB away;
+    // *-past-end runs one line past the region's end, where this host's
+    // kernel maps the receiver's own memory next (its ring, just mapped).
     void *Packed;
     size_t PackedSize;
-    if (!Ctx->RmaUcp || !packOwnKey(Ctx->RmaUcp, &Packed, &PackedSize, Kind == "gone-key"))
+    uint64_t Base = 0;
+    size_t Region = 4096 + size_t(O.Slots) * slotStride(O.SlotSize);
+    Region = (Region + 4095) & ~size_t(4095);
+    if (!Ctx->RmaUcp ||
+        !packOwnKey(Ctx->RmaUcp, &Packed, &PackedSize, Kind == "gone-key", Region, &Base))
       return fail("no RMA context to make keys with");
     Rma(uint32_t(PackedSize), uint32_t(PackedSize), uint32_t(Ctx->WorkerAddressSize));
+    O.CreditAddress = Base;
+    O.RingAddress = Base + 4096;
+    uint64_t RingBytes = uint64_t(O.Slots) * slotStride(O.SlotSize);
+    if (Kind == "ring-far")
+      O.RingAddress += 1ull << 40;
+    else if (Kind == "credit-far")
+      O.CreditAddress += 1ull << 40;
+    else if (Kind == "ring-past-end")
+      O.RingAddress = Base + Region - RingBytes + 64;
+    else if (Kind == "credit-past-end")
+      O.CreditAddress = Base + Region - 8;
+    else if (Kind != "good-rma" && Kind != "bad-rkey" && Kind != "gone-key")
+      return fail("unknown offer kind " + Kind);
     auto *K = static_cast<const uint8_t *>(Packed);
     Body.insert(Body.end(), K, K + PackedSize);
     Body.insert(Body.end(), K, K + PackedSize);
@@ -439,6 +471,72 @@ static ucs_status_t within(ucp_worker_h Worker, ucs_status_ptr_t R, uint64_t Ms)
 }
 
 /// A UCX client that knows nothing of Two-Chains: it asks UCX's RMA over
+/// The hostile receiver's WELCOME: its real ring and credit line, aimed
+/// elsewhere. Runs before the handshake's own housekeeping, taking the
+/// HELLOs; AUTH is answered by the runtime as always.
+static std::string WelcomeKind;
+static void hostileWelcome(CoreContext *Core) {
+  auto *Ctx = static_cast<tc_context *>(Core);
+  for (size_t I = 0; I < Ctx->Handshakes.size();) {
+    tc_peer *Peer =
+        Ctx->Handshakes[I].Id == AmHello ? peerOfEndpoint(Ctx, Ctx->Handshakes[I].Ep) : nullptr;
+    if (!Peer || Peer->AuthState != tc_peer::Auth::Challenged) {
+      ++I;
+      continue;
+    }
+    tc_context::PendingMessage M = std::move(Ctx->Handshakes[I]);
+    Ctx->Handshakes.erase(Ctx->Handshakes.begin() + I);
+    Peer->AuthState = tc_peer::Auth::Authenticated;
+    ParsedOffer Hello;
+    std::string Why;
+    Offer W;
+    std::vector<uint8_t> Body;
+    if (parseOffer(M.Header.data(), M.Header.size(), M.Body.data(), M.Body.size(), Hello, Why) !=
+        TC_OK)
+      continue;
+    Peer->Path = rmaReaches(Ctx, Peer, Hello) ? PathRma : PathAm;
+    if (setupLocalSide(Ctx, Peer) != TC_OK || acceptOffer(Ctx, Peer, Hello, Why) != TC_OK ||
+        makeOffer(Ctx, Peer, W, Body) != TC_OK || W.Path != PathRma) {
+      std::printf("welcome: cannot make an RMA welcome %s\n", Why.c_str());
+      continue;
+    }
+    if (WelcomeKind == "ring-far")
+      W.RingAddress += 1ull << 40;
+    else if (WelcomeKind == "credit-far")
+      W.CreditAddress += 1ull << 40;
+    else if (WelcomeKind == "ring-past-end") // past the page UCX rounds the segment to
+      W.RingAddress += 4096;
+    else if (WelcomeKind == "credit-past-end")
+      W.CreditAddress += 4096;
+    static const char Label[] = "tc-auth-v1 welcome";
+    hmacSha256(Ctx->Key,
+               {{Label, sizeof Label},
+                {Peer->ClientNonce, NonceSize},
+                {Peer->ServerNonce, NonceSize},
+                {reinterpret_cast<const uint8_t *>(&W) + MacSize, sizeof W - MacSize},
+                {Body.data(), Body.size()}},
+               W.Mac);
+    ucs_status_t St = sendMessage(Ctx, Peer, AmWelcome, &W, sizeof W, Body.data(), Body.size(), 0);
+    std::printf("welcome %s: sent: %s\n", WelcomeKind.c_str(), ucs_status_string(St));
+    std::fflush(stdout);
+  }
+}
+
+static int welcome(char **Argv) {
+  WelcomeKind = Argv[4];
+  tc_package_t *Pkg = load(Argv[2], "stdlib", TC_PACKAGE_RECEIVER);
+  tc_context_t *Ctx = Pkg ? context(Pkg) : nullptr;
+  if (!Ctx || tc_listen(Ctx, "127.0.0.1", uint16_t(std::atoi(Argv[3]))) != TC_OK)
+    return fail("cannot listen");
+  Ctx->Housekeeping.insert(Ctx->Housekeeping.begin(), hostileWelcome);
+  std::printf("receiver: listening\n");
+  std::fflush(stdout);
+  uint64_t End = nowNs() + 20'000'000'000ull;
+  while (nowNs() < End)
+    tc_progress(Ctx, nullptr);
+  std::_Exit(0);
+}
+
 /// TCP for memory at Address in the receiver.
 static int attack(char **Argv) {
   ucp_config_t *Config;
@@ -505,6 +603,8 @@ int main(int Argc, char **Argv) {
     return connectAndSend(Argv);
   if (Verb == "offer" && Argc == 5)
     return offer(Argv);
+  if (Verb == "welcome" && Argc == 5)
+    return welcome(Argv);
   if (Verb == "ried" && Argc == 4)
     return ried(Argv);
   if (Verb == "tamper" && Argc == 4)
