@@ -2,8 +2,10 @@
 //
 // A context owns two UCX contexts (docs/security.md, "memory exposure"):
 //
-//   Ucp     active messages only, every transport: connections, the
-//           handshake, rieds, and frames of peers that RMA cannot reach
+//   Ucp     active messages only, every transport, TCP on the interfaces
+//           this process listens on or connects through only
+//           (control/ControlWorker.h): connections, the handshake, rieds,
+//           and frames of peers that RMA cannot reach
 //   RmaUcp  RMA and active messages, every transport but TCP: the rings and
 //           credit lines peers put into, where a memory key is a boundary
 //           the hardware or the kernel enforces
@@ -21,8 +23,10 @@
 #include "calls/Calls.h"
 #include "code/CodeTransfer.h"
 #include "containment/JamGuard.h"
+#include "control/ControlWorker.h"
 #include "send/FramePath.h"
 #include "send/Send.h"
+#include "ucx/Setup.h"
 #include "ucx/Status.h"
 #include "wireup/Wireup.h"
 
@@ -62,52 +66,6 @@ static std::string rmaTransports() {
     if (Item != "tcp" && !Item.empty())
       Out += (Out.empty() ? "" : ",") + Item;
   return Out;
-}
-
-/// Control: the context of the control worker, which carries frames by
-/// message (TCP). Its endpoints get one rendezvous lane, not one per NIC:
-/// a second NIC's rendezvous lane has its interface progressed on every
-/// ucp_worker_progress after the one the frame came on, which puts an
-/// empty epoll_wait (a microsecond in a VM) between each frame's arrival
-/// and the jam's reply. Frames never travel by rendezvous (FramePath.cpp
-/// refuses them); code and large answers then use one lane. A value the
-/// user set (UCX_MAX_RNDV_LANES) is kept.
-static ucs_status_t createUcp(uint64_t Features, const char *Transports, ucp_context_h *Out,
-                              bool SharedWorkers = false, bool Control = false) {
-  // A receiver restarted on its port listens again at once, rather than
-  // failing with "Device is busy" until the old connections' TIME_WAIT
-  // ends. UCX reads this for its TCP connection manager from the
-  // environment only (ucp_config_modify does not reach it in 1.13); a value
-  // the user set is kept.
-  setenv("UCX_TCP_CM_REUSEADDR", "y", /*overwrite=*/0);
-  ucp_config_t *Config = nullptr;
-  ucs_status_t St = ucp_config_read(nullptr, nullptr, &Config);
-  if (St != UCS_OK)
-    return St;
-  if ((Transports && (St = ucp_config_modify(Config, "TLS", Transports)) != UCS_OK) ||
-      (Control && !std::getenv("UCX_MAX_RNDV_LANES") &&
-       (St = ucp_config_modify(Config, "MAX_RNDV_LANES", "1")) != UCS_OK)) {
-    ucp_config_release(Config);
-    return St;
-  }
-
-  ucp_params_t P = {};
-  P.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
-  P.features = Features;
-  P.mt_workers_shared = SharedWorkers;
-  St = ucp_init(&P, Config, Out);
-  ucp_config_release(Config);
-  return St;
-}
-
-/// Serialised: the executor thread and the callers take turns. Multi:
-/// the data worker of a context for threads, where each RMA peer's sends
-/// run in the thread that makes them (docs/runtime.md, "Threads").
-static ucs_status_t createWorker(ucp_context_h Ucp, ucp_worker_h *Out, bool Multi = false) {
-  ucp_worker_params_t W = {};
-  W.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-  W.thread_mode = Multi ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SERIALIZED;
-  return ucp_worker_create(Ucp, &W, Out);
 }
 
 static bool isMultiThreaded(ucp_worker_h Worker) {
@@ -238,17 +196,7 @@ static tc_status_t setupControlWorker(tc_context *Ctx, const tc_context_params_t
              "control traffic should use");
     return TC_ERR_INVALID_PARAM;
   }
-  ucs_status_t St = createUcp(UCP_FEATURE_AM, nullptr, &Ctx->Ucp, /*SharedWorkers=*/false,
-                              /*Control=*/true);
-  if (St != UCS_OK) {
-    logError(std::string("ucp_init: ") + ucs_status_string(St));
-    return statusOfUcs(St);
-  }
-  if ((St = createWorker(Ctx->Ucp, &Ctx->Worker)) != UCS_OK) {
-    logError(std::string("ucp_worker_create: ") + ucs_status_string(St));
-    return statusOfUcs(St);
-  }
-  return TC_OK;
+  return openControlWorker(Ctx);
 }
 
 /// Each feature registers its control-message handlers and housekeeping,
@@ -281,8 +229,8 @@ static tc_status_t setupDataWorker(tc_context *Ctx) {
   const char *ChannelsEnv = std::getenv("TC_THREAD_CHANNELS");
   bool Threads =
       (Ctx->Flags & TC_CONTEXT_THREADS) && !(ChannelsEnv && !std::strcmp(ChannelsEnv, "0"));
-  if (Rma.empty() ||
-      createUcp(UCP_FEATURE_RMA | UCP_FEATURE_AM, Rma.c_str(), &Ctx->RmaUcp, Threads) != UCS_OK)
+  if (Rma.empty() || createUcp(UCP_FEATURE_RMA | UCP_FEATURE_AM, Rma.c_str(), nullptr, &Ctx->RmaUcp,
+                               Threads) != UCS_OK)
     return TC_OK;
   ucs_status_t St;
   if ((St = createWorker(Ctx->RmaUcp, &Ctx->DataWorker, Threads)) != UCS_OK ||

@@ -4,6 +4,9 @@
 
 #include "core/Context.h"
 
+#include <string>
+#include <vector>
+
 namespace twochains::rt {
 
 struct ControlContext : CoreContext {
@@ -14,6 +17,15 @@ struct ControlContext : CoreContext {
   /// and are not refusals (refuseMessage).
   ucp_ep_h ReleasedEndpoints[16] = {};
   unsigned ReleasedNext = 0;
+  /// Every handler registered on the control worker, to register again
+  /// when it is opened anew (control/ControlWorker.h).
+  std::vector<std::pair<unsigned, ucp_am_recv_callback_t>> Handlers;
+  /// The network interfaces UCX's TCP transport opens on in the control
+  /// context: TcpAll (every one: UCX_NET_DEVICES or TC_NET_DEVICES=all, or
+  /// a listener on any address), else TcpDevices once TcpChosen (by
+  /// TC_NET_DEVICES, or the first listen or connect), none before.
+  bool TcpAll = false, TcpChosen = false;
+  std::vector<std::string> TcpDevices;
 };
 
 } // namespace twochains::rt

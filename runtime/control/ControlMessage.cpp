@@ -24,6 +24,7 @@ ucs_status_t setControlHandlers(ControlContext *Ctx,
     H.arg = Ctx;
     if (ucs_status_t St = ucp_worker_set_am_recv_handler(Ctx->Worker, &H); St != UCS_OK)
       return St;
+    Ctx->Handlers.emplace_back(C.Id, C.Callback);
   }
   return UCS_OK;
 }

@@ -7,9 +7,11 @@
 //===----------------------------------------------------------------------===//
 #include "wireup/Wireup.h"
 
+#include "base/Interfaces.h"
 #include "base/Log.h"
 #include "base/Timeouts.h"
 #include "control/ControlMessage.h"
+#include "control/ControlWorker.h"
 #include "core/Events.h"
 #include "core/Lock.h"
 #include "core/Stats.h"
@@ -322,6 +324,14 @@ extern "C" tc_status_t tc_listen(tc_context_t *Api, const char *Address, uint16_
   if (!listenAllowed(Ctx, Address))
     return TC_ERR_INSECURE;
   std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
+  std::string Where = std::string(Address ? Address : "*") + ":" + std::to_string(Port);
+  // TCP on the interface that holds the address; on every one for any (an
+  // address no interface holds fails to listen below).
+  bool Any = SA.sin_addr.s_addr == htonl(INADDR_ANY);
+  std::string Interface = Any ? std::string() : interfaceHolding(SA.sin_addr);
+  if (Any || !Interface.empty())
+    if (tc_status_t U = useTcpInterface(Ctx, Interface, "listen on " + Where); U != TC_OK)
+      return U;
   ucp_listener_params_t L = {};
   L.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
   L.sockaddr.addr = reinterpret_cast<sockaddr *>(&SA);
@@ -364,6 +374,15 @@ static tc_peer *connectOnce(WireupContext *Ctx, const sockaddr_in &SA, const std
   P.err_mode = UCP_ERR_HANDLING_MODE_PEER;
   P.err_handler.cb = onEndpointError;
   P.err_handler.arg = Peer.get();
+  // TCP on the interface the route leaves by (none: unreachable below).
+  std::string Interface = interfaceTowards(SA);
+  if (tc_status_t U = Interface.empty() ? TC_OK
+                                        : useTcpInterface(Ctx, Interface, "connect to " + Where);
+      U != TC_OK) {
+    Result = U;
+    Unreachable = false;
+    return nullptr;
+  }
   ucs_status_t St = ucp_ep_create(Ctx->Worker, &P, &Peer->Ep);
   if (St != UCS_OK) {
     logError("cannot connect to " + Where + ": " + ucs_status_string(St));

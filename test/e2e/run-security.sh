@@ -13,6 +13,9 @@
 #             away, or past the segment's end into this side's own memory)
 #             are refused at the handshake; nothing is stored, neither side
 #             crashes, and good peers connect and run beside them
+#   sockets   UCX's TCP transport listens only on the interfaces a process
+#             listens on or connects through: nowhere in one that does
+#             neither, on loopback only for loopback
 #   rieds     a push claiming 64 GiB is refused from its header
 #   memory    a raw UCX client over TCP cannot read or write the receiver's
 #             memory through UCX's emulated RMA
@@ -170,6 +173,37 @@ else
     [ "$rc" = 1 ] || { echo "FAILED: the sender facing welcome $kind exited $rc"; cat "$OUT/victim"; exit 1; }
   done
 fi
+
+fi
+if want sockets; then
+echo "== sockets"
+export TC_SECURITY_STDLIB=$STDLIB
+only_on() { # file address: every listening socket is on address
+  expect "$1" "sockets: [0-9]* listening" "$1: the sockets listed"
+  if grep "sockets: listening on" "$1" | grep -v "listening on $2:" | grep -q .; then
+    echo "FAILED: sockets beyond $2"; cat "$1"; exit 1
+  fi
+}
+"$SEC" sockets none > "$OUT/none" 2>&1
+expect "$OUT/none" "sockets: 0 listening" "a context that neither listens nor connects listens nowhere"
+"$SEC" sockets listen 127.0.0.1 > "$OUT/listen" 2>&1
+expect "$OUT/listen" "sockets: listen: success" "listening on loopback"
+only_on "$OUT/listen" 127.0.0.1
+start 2 stdlib "$STDLIB"
+"$SEC" sockets connect $PORT > "$OUT/connect" 2>&1
+expect "$OUT/connect" "sockets: connect: success" "connecting over loopback"
+only_on "$OUT/connect" 127.0.0.1
+"$SEC" connect "$STDLIB" $PORT 2 > "$OUT/good" 2>&1
+finish
+expect "$OUT/receiver" "ran 2 frames" "the receiver served"
+# Beyond loopback: the interface of the address asked for, and not loopback.
+HOSTIP=$(hostname -I 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9.]+$' | grep -v '^127\.' | head -1 || true)
+if [ -n "$HOSTIP" ]; then
+  TC_KEY=$KEY "$SEC" sockets listen "$HOSTIP" > "$OUT/host" 2>&1
+  expect "$OUT/host" "sockets: listen: success" "listening on $HOSTIP"
+  only_on "$OUT/host" "$HOSTIP"
+fi
+unset TC_SECURITY_STDLIB
 
 fi
 if want rieds; then

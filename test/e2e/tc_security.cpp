@@ -18,6 +18,9 @@
 //   tc-security welcome PREFIX PORT KIND      a hostile receiver: listens,
 //       answers a HELLO with a WELCOME whose ring or credit line is aimed
 //       outside the memory its key maps, as KIND says; 20 s
+//   tc-security sockets MODE [ARG]            a context that listens on
+//       ARG (MODE listen), connects to port ARG on 127.0.0.1 (connect) or
+//       neither (none), then prints the TCP sockets it listens on
 //   tc-security attack HOST PORT ADDRESS      a raw UCX client over TCP:
 //       connects to the listener and puts to / gets from ADDRESS
 //
@@ -27,6 +30,7 @@
 #include "code/InjectedCode.h"
 #include "context/Context.h"
 #include "control/ControlMessage.h"
+#include "control/ControlWorker.h"
 #include "core/Events.h"
 #include "core/Lock.h"
 #include "core/Peers.h"
@@ -44,7 +48,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <dirent.h>
 #include <dlfcn.h>
+#include <unistd.h>
+#include <algorithm>
 #include <string>
 #include <sys/mman.h>
 #include <twochains/packages/stdlib.h>
@@ -112,7 +119,8 @@ static bool rawConnect(tc_context *Ctx, uint16_t Port, RawPeer &Out) {
     static_cast<tc_peer *>(Arg)->Failed = true;
   };
   P.err_handler.arg = Peer;
-  if (ucp_ep_create(Ctx->Worker, &P, &Peer->Ep) != UCS_OK)
+  if (useTcpInterface(Ctx, "lo", "a raw connect") != TC_OK ||
+      ucp_ep_create(Ctx->Worker, &P, &Peer->Ep) != UCS_OK)
     return false;
   Ctx->Connecting.push_back(Peer);
   Out = {Ctx, Peer};
@@ -593,6 +601,77 @@ static int attack(char **Argv) {
   std::_Exit(0);
 }
 
+/// The TCP sockets this process listens on, as "address:port" (IPv4 and
+/// IPv6), from its descriptors and the kernel's socket tables.
+static std::vector<std::string> listeningSockets() {
+  std::vector<std::string> Inodes, Out;
+  if (DIR *D = opendir("/proc/self/fd")) {
+    while (dirent *E = readdir(D)) {
+      char Link[64] = {};
+      std::string Path = std::string("/proc/self/fd/") + E->d_name;
+      if (readlink(Path.c_str(), Link, sizeof Link - 1) > 0 && !std::strncmp(Link, "socket:[", 8))
+        Inodes.push_back(std::string(Link + 8, std::strlen(Link) - 9));
+    }
+    closedir(D);
+  }
+  for (const char *Table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::FILE *F = std::fopen(Table, "re");
+    char Line[512];
+    while (F && std::fgets(Line, sizeof Line, F)) {
+      char Local[64], Remote[64], State[8], Inode[32];
+      if (std::sscanf(Line, "%*s %63s %63s %7s %*s %*s %*s %*s %*s %31s", Local, Remote, State,
+                      Inode) != 4 ||
+          std::strcmp(State, "0A") ||
+          std::find(Inodes.begin(), Inodes.end(), Inode) == Inodes.end())
+        continue;
+      std::string Hex(Local);
+      size_t Colon = Hex.find(':');
+      unsigned Port = unsigned(std::strtoul(Hex.c_str() + Colon + 1, nullptr, 16));
+      char Text[INET6_ADDRSTRLEN] = "?";
+      if (Colon == 8) {
+        in_addr A;
+        A.s_addr = uint32_t(std::strtoul(Hex.substr(0, 8).c_str(), nullptr, 16));
+        inet_ntop(AF_INET, &A, Text, sizeof Text);
+      } else if (Colon == 32) {
+        in6_addr A;
+        for (int W = 0; W < 4; ++W) {
+          uint32_t Word = uint32_t(std::strtoul(Hex.substr(W * 8, 8).c_str(), nullptr, 16));
+          std::memcpy(&A.s6_addr[W * 4], &Word, 4);
+        }
+        inet_ntop(AF_INET6, &A, Text, sizeof Text);
+      }
+      Out.push_back(std::string(Text) + ":" + std::to_string(Port));
+    }
+    if (F)
+      std::fclose(F);
+  }
+  return Out;
+}
+
+static int sockets(int Argc, char **Argv) {
+  std::string Mode = Argv[2];
+  tc_package_t *Pkg = load(std::getenv("TC_SECURITY_STDLIB"), "stdlib",
+                           TC_PACKAGE_SENDER | TC_PACKAGE_RECEIVER);
+  tc_context_t *Ctx = Pkg ? context(Pkg) : nullptr;
+  if (!Ctx)
+    return fail("cannot create a context");
+  tc_peer_t *Peer = nullptr;
+  if (Mode == "listen" && Argc > 3)
+    std::printf("sockets: listen: %s\n", tc_status_string(tc_listen(Ctx, Argv[3], 0)));
+  else if (Mode == "connect" && Argc > 3)
+    std::printf(
+        "sockets: connect: %s\n",
+        tc_status_string(tc_connect(Ctx, "127.0.0.1", uint16_t(std::atoi(Argv[3])), 5000, &Peer)));
+  for (int I = 0; I < 100; ++I)
+    tc_progress(Ctx, nullptr);
+  std::vector<std::string> Listening = listeningSockets();
+  for (const std::string &L : Listening)
+    std::printf("sockets: listening on %s\n", L.c_str());
+  std::printf("sockets: %zu listening\n", Listening.size());
+  std::fflush(stdout);
+  std::_Exit(0);
+}
+
 int main(int Argc, char **Argv) {
   std::string Verb = Argc > 1 ? Argv[1] : "";
   if (Verb == "receiver" && Argc >= 6)
@@ -603,6 +682,8 @@ int main(int Argc, char **Argv) {
     return connectAndSend(Argv);
   if (Verb == "offer" && Argc == 5)
     return offer(Argv);
+  if (Verb == "sockets" && Argc >= 3)
+    return sockets(Argc, Argv);
   if (Verb == "welcome" && Argc == 5)
     return welcome(Argv);
   if (Verb == "ried" && Argc == 4)

@@ -1,0 +1,113 @@
+//===- ControlWorker.cpp - The control context, on the interfaces asked for ===//
+#include "control/ControlWorker.h"
+
+#include "base/Log.h"
+#include "ucx/Setup.h"
+#include "ucx/Status.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
+
+namespace twochains::rt {
+
+static std::string joined(const std::vector<std::string> &Items) {
+  std::string Out;
+  for (const std::string &I : Items)
+    Out += (Out.empty() ? "" : ",") + I;
+  return Out;
+}
+
+/// The control context and worker with TCP where Ctx says; replaces the
+/// ones it has only once the new ones exist.
+static tc_status_t reopen(ControlContext *Ctx) {
+  std::string Devices;
+  if (!Ctx->TcpAll) {
+    std::string Others = nonTcpNetDevices();
+    std::string Tcp = joined(Ctx->TcpDevices);
+    Devices = Others + (!Others.empty() && !Tcp.empty() ? "," : "") + Tcp;
+  }
+  ucp_context_h Ucp = nullptr;
+  ucp_worker_h Worker = nullptr;
+  const char *NetDevices = Ctx->TcpAll ? nullptr : Devices.c_str();
+  ucs_status_t St = createUcp(UCP_FEATURE_AM, nullptr, NetDevices, &Ucp, false, true);
+  // UCX_TLS=tcp with no interface chosen yet leaves UCX no transport:
+  // until a listen or connect chooses one, the worker talks to itself.
+  if (St != UCS_OK && !Ctx->TcpAll && Ctx->TcpDevices.empty())
+    St = createUcp(UCP_FEATURE_AM, "self", NetDevices, &Ucp, false, true);
+  if (St != UCS_OK) {
+    logError(std::string("ucp_init: ") + ucs_status_string(St));
+    return statusOfUcs(St);
+  }
+  if ((St = createWorker(Ucp, &Worker)) != UCS_OK) {
+    logError(std::string("ucp_worker_create: ") + ucs_status_string(St));
+    ucp_cleanup(Ucp);
+    return statusOfUcs(St);
+  }
+  for (const auto &[Id, Callback] : Ctx->Handlers) {
+    ucp_am_handler_param_t H = {};
+    H.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                   UCP_AM_HANDLER_PARAM_FIELD_ARG;
+    H.id = Id;
+    H.cb = Callback;
+    H.arg = Ctx;
+    if ((St = ucp_worker_set_am_recv_handler(Worker, &H)) != UCS_OK) {
+      ucp_worker_destroy(Worker);
+      ucp_cleanup(Ucp);
+      return statusOfUcs(St);
+    }
+  }
+  if (Ctx->Worker)
+    ucp_worker_destroy(Ctx->Worker);
+  if (Ctx->Ucp)
+    ucp_cleanup(Ctx->Ucp);
+  Ctx->Ucp = Ucp;
+  Ctx->Worker = Worker;
+  return TC_OK;
+}
+
+tc_status_t openControlWorker(ControlContext *Ctx) {
+  const char *Asked = std::getenv("TC_NET_DEVICES");
+  // The user's own UCX_NET_DEVICES is theirs to keep.
+  if (std::getenv("UCX_NET_DEVICES") || (Asked && std::string(Asked) == "all")) {
+    Ctx->TcpAll = Ctx->TcpChosen = true;
+  } else if (Asked && *Asked) {
+    std::stringstream In(Asked);
+    std::string Item;
+    while (std::getline(In, Item, ','))
+      if (!Item.empty())
+        Ctx->TcpDevices.push_back(Item);
+    Ctx->TcpChosen = true;
+  }
+  return reopen(Ctx);
+}
+
+tc_status_t useTcpInterface(ControlContext *Ctx, const std::string &Interface,
+                            const std::string &For) {
+  if (Ctx->EmbeddedWorker || Ctx->TcpAll)
+    return TC_OK;
+  if (!Ctx->TcpChosen) {
+    // Nothing has used the worker yet: no listener, no endpoint.
+    Ctx->TcpChosen = true;
+    if (Interface.empty())
+      Ctx->TcpAll = true;
+    else
+      Ctx->TcpDevices.push_back(Interface);
+    logInfo("UCX's TCP transport opens on " +
+            (Interface.empty() ? std::string("every interface") : Interface) + " only, for " + For);
+    return reopen(Ctx);
+  }
+  if (!Interface.empty() &&
+      std::find(Ctx->TcpDevices.begin(), Ctx->TcpDevices.end(), Interface) != Ctx->TcpDevices.end())
+    return TC_OK;
+  std::string Open = joined(Ctx->TcpDevices);
+  logError("cannot " + For + ": it needs UCX's TCP transport on " +
+           (Interface.empty() ? std::string("every interface") : Interface) +
+           ", and this context opened it on " + (Open.empty() ? std::string("none") : Open) +
+           " only (chosen by its first listen or connect); TC_NET_DEVICES=" +
+           (Interface.empty() ? std::string("all") : (Open.empty() ? "" : Open + ",") + Interface) +
+           " opens them from the start");
+  return TC_ERR_INVALID_PARAM;
+}
+
+} // namespace twochains::rt
