@@ -261,13 +261,16 @@ void takeFaultReport(tc_peer *Peer) {
   if (Seq >= Next && Seq >= (1ull << 32))
     Seq -= 1ull << 32;
   // The receiver writes the word: a report of a frame this side never sent
-  // is false, and taken for nothing (counted, logged once).
-  if (Seq >= Next) {
+  // is false, and so is one of a frame credited more than a ring ago (the
+  // word is read before every credit is taken, so a true report is at
+  // most one ring of credits old). Taken for nothing: counted, logged once.
+  uint64_t Finished = Peer->Tx.Send->finished();
+  if (Seq >= Next || Seq + Peer->Tx.Slots < Finished) {
     count(Peer->Ctx, &tc_stats_t::messages_refused);
     logOnce(Peer->FalseFaultLogged, TC_LOG_ERROR,
-            Peer->Name + " reported frame " + std::to_string(Seq) +
-                " abandoned, which this side never sent: ignored (further false reports are "
-                "counted, not logged)");
+            Peer->Name + " reported frame " + std::to_string(Seq) + " abandoned, which " +
+                (Seq >= Next ? "this side never sent" : "finished a ring of frames ago") +
+                ": ignored (further false reports are counted, not logged)");
     return;
   }
   tc_jam_fault_t &F = Peer->Tx.LastFault;
@@ -424,6 +427,7 @@ static tc_status_t sendGeneral(tc_peer *Peer, const tc_package *Pkg, uint32_t El
   // are used up (a miss report waits until then, or the next tc_progress).
   if (Peer->Tx.Send->available() == 0) {
     resendMissing(Peer);
+    takeFaultReport(Peer);
     Peer->Tx.Send->credit(Peer->Tx.CreditWord[CreditWordFinished]);
   }
   uint64_t Seq;
@@ -447,8 +451,10 @@ tc_status_t twochains::rt::sendAnswer(tc_peer *Peer, uint64_t CallSequence, cons
     return TC_ERR_IO;
   if (frameSize(FrameAnswer, 0, uint32_t(Size)) > Peer->Tx.SlotSize)
     return TC_ERR_TOO_LARGE;
-  if (Peer->Tx.Send->available() == 0)
+  if (Peer->Tx.Send->available() == 0) {
+    takeFaultReport(Peer);
     Peer->Tx.Send->credit(Peer->Tx.CreditWord[CreditWordFinished]);
+  }
   uint64_t Seq;
   uint32_t Slot;
   if (Peer->Tx.Send->reserve(&Seq, &Slot) != TC_OK)

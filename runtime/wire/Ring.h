@@ -41,6 +41,8 @@ public:
   void credit(uint64_t Finished);
 
   uint64_t next() const { return Next; }
+  /// Frames below it are credited: the receiver is done with them.
+  uint64_t finished() const { return Finished; }
   uint64_t available() const { return Finished + Slots - Next; }
 
 private:

@@ -401,6 +401,28 @@ TEST_F(TwoContexts, FaultReportOfAFrameNeverSentIsIgnored) {
   EXPECT_TRUE(logged("which this side never sent"));
 }
 
+/// A fault word naming a frame credited long ago is as false as one naming
+/// a frame never sent: a true report is read before a ring of credits
+/// passes it.
+TEST_F(TwoContexts, FaultReportOfAFrameLongFinishedIsIgnored) {
+  setSlots(4);
+  ASSERT_NO_FATAL_FAILURE(start());
+  uint32_t Put = element(Sender.Stdlib, "put");
+  auto Payload = putPayload(UnknownRegion, "a frame");
+  for (int I = 0; I < 12; ++I)
+    ASSERT_EQ(sendRetrying(Sender.Stdlib, Put, TC_SEND_LOCAL, Payload.data(), Payload.size()),
+              TC_OK);
+  ASSERT_EQ(flush(), TC_OK) << describe();
+  // A hostile receiver's report of frame 2, credited two rings ago.
+  Peer->Tx.CreditWord[twochains::rt::CreditWordFault] =
+      twochains::rt::faultWord(2, Put, 11, TC_JAM_FAULTED);
+  tc_jam_fault_t Fault = {};
+  EXPECT_EQ(tc_peer_last_fault(Peer, &Fault), TC_ERR_INVALID_PARAM)
+      << "reported a fault of frame " << Fault.sequence;
+  EXPECT_EQ(stats(Sender).faults_reported, 0u);
+  EXPECT_TRUE(logged("finished a ring of frames ago"));
+}
+
 /// A peer that sends frame after frame the receiver refuses costs the
 /// receiver's log a few lines a second, not one a frame: every frame is
 /// still counted, and the lines let through say how many were held back.
