@@ -1,6 +1,8 @@
 //===- JamGuard.cpp -------------------------------------------------------===//
 #include "containment/JamGuard.h"
 
+#include "containment/PeerMappings.h"
+
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -42,6 +44,11 @@ void chain(int Signal, siginfo_t *Info, void *UContext) {
 }
 
 void onSignal(int Signal, siginfo_t *Info, void *UContext) {
+  // A peer shrank its segment under one of this side's accesses (inside a
+  // jam's call too): the access goes on into private pages.
+  if (Signal == SIGBUS && Info &&
+      replaceBrokenPeerMapping(reinterpret_cast<uintptr_t>(Info->si_addr)))
+    return;
   JamRun *R = CurrentJamRun;
   if (!R || !R->Active.load(std::memory_order_relaxed))
     return chain(Signal, Info, UContext);

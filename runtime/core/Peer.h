@@ -45,6 +45,9 @@ struct PeerSendHalf {
   /// The ring as UCX maps it into this process (shared memory), or null:
   /// frames are then stored into it directly, trailer last (Send.cpp).
   uint8_t *RingDirect = nullptr;
+  /// The mapping the ring lies in, registered against shrinking
+  /// (containment/PeerMappings.h), or -1.
+  int RingGuard = -1;
   std::unique_ptr<twochains::rt::SenderRing> Send;
   ucp_mem_h CreditMem = nullptr;       // RMA path; else CreditLine is ours
   volatile uint64_t *CreditWord = nullptr;
@@ -126,6 +129,8 @@ struct PeerReceiveHalf {
   /// The sender's credit line as UCX maps it here (shared memory), or null:
   /// reports are then one release store each (FramePath.cpp).
   uint64_t *CreditDirect = nullptr;
+  /// The mapping the credit line lies in, registered against shrinking, or -1.
+  int CreditGuard = -1;
   /// The buffers credit reports read while in flight, and their requests.
   uint64_t CreditSource[3] = {};
   twochains::rt::CreditMessage CreditMsg = {};

@@ -10,6 +10,7 @@
 #include "base/Interfaces.h"
 #include "base/Log.h"
 #include "base/Timeouts.h"
+#include "containment/PeerMappings.h"
 #include "control/ControlMessage.h"
 #include "control/ControlWorker.h"
 #include "core/Events.h"
@@ -193,6 +194,9 @@ static void dropRemoteKeys(WireupContext *Ctx, tc_peer *Peer) {
     --Ctx->PutPeers;
   Peer->Tx.RingDirect = nullptr;
   Peer->Rx.CreditDirect = nullptr;
+  releasePeerMapping(Peer->Tx.RingGuard);
+  releasePeerMapping(Peer->Rx.CreditGuard);
+  Peer->Tx.RingGuard = Peer->Rx.CreditGuard = -1;
   if (Peer->Rx.CreditKey)
     ucp_rkey_destroy(Peer->Rx.CreditKey);
   if (Peer->Tx.RingKey)
@@ -271,10 +275,24 @@ void twochains::rt::releasePeer(WireupContext *Ctx, tc_peer *Peer) {
 namespace twochains::rt {
 
 
+/// A peer that shrank its segment under this side's accesses (now private
+/// pages here, containment/PeerMappings.h) has failed.
+static void failShrunkPeer(tc_peer *P) {
+  if (P->Failed || (!peerMappingBroken(P->Tx.RingGuard) && !peerMappingBroken(P->Rx.CreditGuard)))
+    return;
+  P->Failed = true;
+  logError(P->Name + " shrank its shared memory under this side's stores: it is ended");
+}
+
 /// Housekeeping (receiver): releases peers that failed, closed or never
 /// finished their handshake, once no frame of theirs is left to run.
+/// (And ends peers on either side that shrank their memory.)
 static void reapPeers(CoreContext *Core) {
   auto *Ctx = static_cast<WireupContext *>(Core);
+  for (tc_peer *P : Ctx->Connected)
+    failShrunkPeer(P);
+  for (auto &P : Ctx->Accepted)
+    failShrunkPeer(P.get());
   uint64_t Now = 0;
   for (size_t I = 0; I < Ctx->Accepted.size();) {
     tc_peer *P = Ctx->Accepted[I].get();

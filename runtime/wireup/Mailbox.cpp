@@ -11,6 +11,7 @@
 
 #include "base/Log.h"
 #include "base/Mappings.h"
+#include "containment/PeerMappings.h"
 #include "core/Stats.h"
 #include "ucx/Request.h"
 
@@ -241,6 +242,14 @@ tc_status_t acceptOffer(WireupContext *Ctx, tc_peer *Peer, const ParsedOffer &Pa
         !checkKeyRange(Peer->Rx.CreditKey, CreditMapped, O.CreditAddress,
                        CreditWords * sizeof(uint64_t), "credit line", Why, Credits))
       return TC_ERR_BAD_OFFER;
+    // Mapped here: guarded against the peer shrinking them under us.
+    if ((Ring && (Peer->Tx.RingGuard = guardPeerMapping(RingMapped[0].Begin,
+                                                        RingMapped[0].End)) < 0) ||
+        (Credits && (Peer->Rx.CreditGuard = guardPeerMapping(CreditMapped[0].Begin,
+                                                             CreditMapped[0].End)) < 0)) {
+      Why = "this process maps as many peers' segments as it can guard";
+      return TC_ERR_TOO_MANY_PEERS;
+    }
     Peer->Rx.CreditAddress = O.CreditAddress;
     Peer->Tx.RingAddress = O.RingAddress;
     if (directStores()) {

@@ -9,6 +9,7 @@
 #include "TwoContexts.h"
 
 #include "base/Log.h"
+#include "base/Mappings.h"
 #include "core/Peer.h"
 #include "wire/Frame.h"
 
@@ -16,6 +17,10 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <dirent.h>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -600,3 +605,64 @@ TEST_F(TwoContexts, FrameTooLargeForTheReceiversSlot) {
 }
 
 } // namespace
+
+/// The descriptor this process holds for the shared-memory segment mapped
+/// at Address (UCX's POSIX segments are kept open by their owner), or -1.
+static int segmentDescriptorAt(const void *Address) {
+  uint64_t Inode = 0;
+  for (const twochains::rt::SharedMapping &M : twochains::rt::sharedMappings())
+    if (uintptr_t(Address) >= M.Begin && uintptr_t(Address) < M.End)
+      Inode = M.Inode;
+  DIR *D = Inode ? opendir("/proc/self/fd") : nullptr;
+  int Found = -1;
+  while (D && Found < 0)
+    if (dirent *E = readdir(D)) {
+      struct stat St;
+      int Fd = std::atoi(E->d_name);
+      if (E->d_name[0] != '.' && fstat(Fd, &St) == 0 && St.st_ino == Inode && S_ISREG(St.st_mode))
+        Found = Fd;
+    } else {
+      break;
+    }
+  if (D)
+    closedir(D);
+  return Found;
+}
+
+/// A receiver that truncates its ring's segment after the handshake makes
+/// the sender's next store into it fault outside any jam (SIGBUS). The
+/// sender survives: the store lands in private pages, and the peer ends.
+TEST_F(TwoContexts, APeerThatShrinksItsSegmentIsEndedNotACrash) {
+  Drive = Driver::TestThread;
+  // UCX allocates rings from SysV first, which cannot shrink; a hostile
+  // receiver allocates from POSIX shared memory, which can.
+  const char *Saved = std::getenv("UCX_ALLOC_PRIO");
+  std::string Prio = Saved ? Saved : "";
+  setenv("UCX_ALLOC_PRIO", "md:posix,mmap,heap", 1);
+  ASSERT_NO_FATAL_FAILURE(start());
+  if (Saved)
+    setenv("UCX_ALLOC_PRIO", Prio.c_str(), 1);
+  else
+    unsetenv("UCX_ALLOC_PRIO");
+  if (!Peer->Tx.RingDirect)
+    GTEST_SKIP() << "no direct stores here (the ring is not mapped into this process)";
+  int Fd = segmentDescriptorAt(Peer->Tx.RingDirect);
+  if (Fd < 0)
+    GTEST_SKIP() << "the ring's segment is not a POSIX file here (SysV segments cannot shrink)";
+  struct stat Before;
+  ASSERT_EQ(fstat(Fd, &Before), 0);
+  // The hostile receiver: its ring's segment is now empty. Only the sender
+  // runs from here on (the receiver's own reads of it would fault too).
+  ASSERT_EQ(ftruncate(Fd, 0), 0);
+  uint32_t Put = element(Sender.Stdlib, "put");
+  auto Payload = putPayload(UnknownRegion, "into a shrunk ring");
+  (void)tc_send(Peer, Sender.Stdlib, Put, TC_SEND_LOCAL, Payload.data(), Payload.size());
+  for (int I = 0; I < 1000 && !Peer->Failed; ++I)
+    tc_progress(Sender.Ctx, nullptr);
+  EXPECT_TRUE(Peer->Failed) << describe();
+  EXPECT_TRUE(logged("shrank its shared memory")) << describe();
+  EXPECT_EQ(tc_send(Peer, Sender.Stdlib, Put, TC_SEND_LOCAL, Payload.data(), Payload.size()),
+            TC_ERR_IO);
+  // The receiver's own mapping works again for the teardown.
+  ASSERT_EQ(ftruncate(Fd, Before.st_size), 0);
+}
