@@ -2,6 +2,7 @@
 #include "control/ControlMessage.h"
 
 #include "base/Log.h"
+#include "control/ControlWorker.h"
 #include "core/Peers.h"
 #include "core/Stats.h"
 #include "ucx/Request.h"
@@ -16,13 +17,7 @@ ReceiveDataFn ReceiveData = ucp_am_recv_data_nbx;
 ucs_status_t setControlHandlers(ControlContext *Ctx,
                                 std::initializer_list<ControlHandler> Handlers) {
   for (const ControlHandler &C : Handlers) {
-    ucp_am_handler_param_t H = {};
-    H.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
-                   UCP_AM_HANDLER_PARAM_FIELD_ARG;
-    H.id = C.Id;
-    H.cb = C.Callback;
-    H.arg = Ctx;
-    if (ucs_status_t St = ucp_worker_set_am_recv_handler(Ctx->Worker, &H); St != UCS_OK)
+    if (ucs_status_t St = setHandler(Ctx->Worker, C.Id, C.Callback, Ctx); St != UCS_OK)
       return St;
     Ctx->Handlers.emplace_back(C.Id, C.Callback);
   }

@@ -18,6 +18,17 @@ static std::string joined(const std::vector<std::string> &Items) {
   return Out;
 }
 
+ucs_status_t setHandler(ucp_worker_h Worker, unsigned Id, ucp_am_recv_callback_t Callback,
+                        ControlContext *Ctx) {
+  ucp_am_handler_param_t H = {};
+  H.field_mask =
+      UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
+  H.id = Id;
+  H.cb = Callback;
+  H.arg = Ctx;
+  return ucp_worker_set_am_recv_handler(Worker, &H);
+}
+
 /// The control context and worker with TCP where Ctx says; replaces the
 /// ones it has only once the new ones exist.
 static tc_status_t reopen(ControlContext *Ctx) {
@@ -45,13 +56,7 @@ static tc_status_t reopen(ControlContext *Ctx) {
     return statusOfUcs(St);
   }
   for (const auto &[Id, Callback] : Ctx->Handlers) {
-    ucp_am_handler_param_t H = {};
-    H.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
-                   UCP_AM_HANDLER_PARAM_FIELD_ARG;
-    H.id = Id;
-    H.cb = Callback;
-    H.arg = Ctx;
-    if ((St = ucp_worker_set_am_recv_handler(Worker, &H)) != UCS_OK) {
+    if ((St = setHandler(Worker, Id, Callback, Ctx)) != UCS_OK) {
       ucp_worker_destroy(Worker);
       ucp_cleanup(Ucp);
       return statusOfUcs(St);

@@ -17,6 +17,9 @@
 
 namespace twochains::rt {
 
+/// Registers one control-message handler on Worker, called with Ctx.
+ucs_status_t setHandler(ucp_worker_h Worker, unsigned Id, ucp_am_recv_callback_t Callback,
+                        ControlContext *Ctx);
 /// Opens this context's own control context and worker (not for an
 /// application's worker), with TCP on the interfaces TC_NET_DEVICES names
 /// or none yet.
