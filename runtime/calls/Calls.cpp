@@ -100,14 +100,17 @@ void answerCall(tc_peer *Peer, uint64_t CallSequence, tc_status_t St, const uint
     return; // released, ended, or not a call: dropped
   struct tc_call *C = It->second;
   if (St != TC_OK) {
-    logError(Peer->Name + " answered call " + std::to_string(CallSequence) + ": " +
-             statusString(St));
+    logLimited(Peer->AnswerLog, TC_LOG_ERROR,
+               Peer->Name + " answered call " + std::to_string(CallSequence) + ": " +
+                   statusString(St));
     endCall(C, St);
     return;
   }
   if (Size > C->Capacity) {
-    logError(Peer->Name + " answered call " + std::to_string(CallSequence) + " with " +
-             std::to_string(Size) + " bytes; the call allowed " + std::to_string(C->Capacity));
+    logLimited(Peer->AnswerLog, TC_LOG_ERROR,
+               Peer->Name + " answered call " + std::to_string(CallSequence) + " with " +
+                   std::to_string(Size) + " bytes; the call allowed " +
+                   std::to_string(C->Capacity));
     endCall(C, TC_ERR_TOO_LARGE);
     return;
   }

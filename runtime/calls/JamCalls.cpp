@@ -59,8 +59,9 @@ extern "C" int tc_jam_forward(tc_jam_ctx_t *Ctx, const char *Address, unsigned P
   // connect anywhere and believe the answer.
   if (std::find(C->ForwardAllow.begin(), C->ForwardAllow.end(), Key) == C->ForwardAllow.end()) {
     countHeld(C, &tc_stats_t::messages_refused);
-    logError("refused a forward to " + Key + " from " + Ctx->Peer->Name +
-             ": not in the context's forward_allow list");
+    logLimited(Ctx->Peer->RefusedRequestLog, TC_LOG_ERROR,
+               "refused a forward to " + Key + " from " + Ctx->Peer->Name +
+                   ": not in the context's forward_allow list");
     return TC_ERR_INVALID_PARAM;
   }
   tc_peer *&Route = C->Routes[Key];

@@ -83,7 +83,8 @@ ucs_status_t onRied(void *Arg, const void *Header, size_t HeaderLength, void *Da
   std::memcpy(&H, Header, sizeof H);
   auto Refuse = [&](const std::string &Why) {
     countHeld(Ctx, &tc_stats_t::messages_refused);
-    logError("refused a ried pushed by " + Peer->Name + ": " + Why);
+    logLimited(Peer->RefusedRequestLog, TC_LOG_ERROR,
+               "refused a ried pushed by " + Peer->Name + ": " + Why);
     // Answered later, off the callback; the bytes are never received.
     Ctx->PushedRieds.push_back({Param->reply_ep, TC_ERR_INVALID_PARAM, {}});
     return UCS_OK;

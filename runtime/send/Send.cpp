@@ -289,9 +289,10 @@ void takeFaultReport(tc_peer *Peer) {
   const char *How = F.kind == TC_JAM_TIMED_OUT    ? "ran past its time limit"
                     : F.kind == TC_JAM_QUARANTINED ? "is quarantined for this sender"
                                                    : "faulted";
-  logError(Peer->Name + " abandoned frame " + std::to_string(Seq) + ": element " +
-           std::to_string(F.element) + " " + How +
-           (F.kind == TC_JAM_FAULTED ? " (" + std::string(signalName(F.signal)) + ")" : ""));
+  logLimited(Peer->FaultReportLog, TC_LOG_ERROR,
+             Peer->Name + " abandoned frame " + std::to_string(Seq) + ": element " +
+                 std::to_string(F.element) + " " + How +
+                 (F.kind == TC_JAM_FAULTED ? " (" + std::string(signalName(F.signal)) + ")" : ""));
 }
 
 } // namespace twochains::rt

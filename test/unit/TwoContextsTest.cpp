@@ -428,6 +428,33 @@ TEST_F(TwoContexts, FaultReportOfAFrameLongFinishedIsIgnored) {
   EXPECT_TRUE(logged("finished a ring of frames ago"));
 }
 
+/// A receiver that reports fault after fault costs its sender's log a few
+/// lines a second, not one a report: every report is still counted.
+TEST_F(TwoContexts, FaultReportsDoNotFloodTheSendersLog) {
+  ASSERT_NO_FATAL_FAILURE(start());
+  uint32_t Put = element(Sender.Stdlib, "put");
+  auto Payload = putPayload(UnknownRegion, "a frame");
+  constexpr uint64_t Frames = 60;
+  for (uint64_t I = 0; I < Frames; ++I)
+    ASSERT_EQ(sendRetrying(Sender.Stdlib, Put, TC_SEND_LOCAL, Payload.data(), Payload.size()),
+              TC_OK);
+  ASSERT_EQ(flush(), TC_OK) << describe();
+  auto Start = std::chrono::steady_clock::now();
+  tc_jam_fault_t Fault = {};
+  for (uint64_t Seq = 0; Seq < Frames; ++Seq) {
+    Peer->Tx.CreditWord[twochains::rt::CreditWordFault] =
+        twochains::rt::faultWord(Seq, Put, 11, TC_JAM_FAULTED);
+    ASSERT_EQ(tc_peer_last_fault(Peer, &Fault), TC_OK);
+    ASSERT_EQ(Fault.sequence, Seq);
+  }
+  auto Seconds = std::chrono::duration_cast<std::chrono::seconds>(
+                     std::chrono::steady_clock::now() - Start).count();
+  EXPECT_EQ(stats(Sender).faults_reported, Frames);
+  size_t Lines = loggedCount("abandoned frame");
+  EXPECT_GE(Lines, 1u);
+  EXPECT_LE(Lines, twochains::rt::LogLimit::Burst * size_t(Seconds + 2)) << describe();
+}
+
 /// A peer that sends frame after frame the receiver refuses costs the
 /// receiver's log a few lines a second, not one a frame: every frame is
 /// still counted, and the lines let through say how many were held back.
