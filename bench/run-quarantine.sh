@@ -3,13 +3,16 @@
 # who loops jams and reconnects (docs/containment.md, "Quarantine by peer
 # address"): four connections, one after the other, three looping frames
 # each. The good peer calls 'answer' one call at a time over loopback for
-# SECONDS; the attacker comes from this host's first address beyond
-# loopback, so that it is a peer address of its own. Prints, per run, the
-# good peer's answers a second and the fewest it had in one second, and the
-# receiver's counts of abandoned and refused frames and connections.
+# SECONDS, at most GOOD_RATE calls a second (default 100; 0: as fast as it
+# can, which on a shared machine varies tenfold from run to run); the
+# attacker comes from this host's first address beyond loopback, so that
+# it is a peer address of its own. Prints, per run, the good peer's
+# answers a second and the fewest it had in one second, and the receiver's
+# counts of abandoned and refused frames and connections.
 #   bench/run-quarantine.sh [SECONDS]   (default 15)
 # Environment: TC_JAM_TIME_LIMIT_MS, TC_QUARANTINE_BUDGET_MS and
-# TC_QUARANTINE_WINDOW_MS go to the receiver (defaults: 1000, 4000, 60000).
+# TC_QUARANTINE_WINDOW_MS go to the receiver (defaults: 1000, 4000, 60000;
+# TC_QUARANTINE_BUDGET_MS=0: no quarantine by address, as before it).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
@@ -31,7 +34,7 @@ run() { # name attack(0/1)
     "$TOOL" receiver "$PKG" containment $PORT 1000000000 0.0.0.0 > "$OUT/receiver" 2>&1 &
   local R=$!
   for _ in $(seq 100); do grep -q listening "$OUT/receiver" && break; sleep 0.1; done
-  "$TOOL" caller "$PKG" 127.0.0.1 $PORT 0 "$OUT/stop" > "$OUT/caller" 2>&1 &
+  "$TOOL" caller "$PKG" 127.0.0.1 $PORT 0 "$OUT/stop" "${GOOD_RATE:-100}" > "$OUT/caller" 2>&1 &
   local C=$!
   for _ in $(seq 100); do grep -q connected "$OUT/caller" && break; sleep 0.1; done
   local A=

@@ -14,10 +14,12 @@
 //   tc-containment bouncer STDLIB PORT             a receiver of the standard
 //       package: after its first frame, sends the peer that connected a
 //       chain frame that forwards back to this very receiver, and dies
-//   tc-containment caller PREFIX ADDRESS PORT N STOPFILE   a good peer:
-//       calls 'answer' at ADDRESS one at a time (each within 5 s) until it
-//       made N calls and STOPFILE exists; prints how many were answered and
-//       failed, the rate, and the fewest answers in one second
+//   tc-containment caller PREFIX ADDRESS PORT N STOPFILE [RATE]   a good
+//       peer: calls 'answer' at ADDRESS one at a time (each within 5 s),
+//       at most RATE a second if given (a call waits for the one before, and
+//       a late one is not made up for), until it made N calls and STOPFILE
+//       exists; prints how many were answered and failed, the rate, and the
+//       fewest answers in one second
 //   tc-containment loopers PREFIX ADDRESS PORT CONNECTIONS FRAMES [WAIT_MS]
 //       an attacker with the key: CONNECTIONS times, one after the other,
 //       connects to ADDRESS, sends FRAMES frames whose jam loops for ever,
@@ -234,7 +236,7 @@ static double msSince(std::chrono::steady_clock::time_point Start) {
       .count();
 }
 
-static int caller(char **Argv) {
+static int caller(int Argc, char **Argv) {
   const tc_package *Pkg = containment(Argv[2]);
   tc_context_t *Ctx = Pkg ? context(const_cast<tc_package *>(Pkg)) : nullptr;
   tc_status_t St = TC_OK;
@@ -247,7 +249,15 @@ static int caller(char **Argv) {
   auto Start = std::chrono::steady_clock::now();
   std::vector<unsigned> PerSecond;
   uint64_t Word = 0;
+  double Rate = Argc > 7 ? std::atof(Argv[7]) : 0;
+  auto Interval = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(Rate > 0 ? 1 / Rate : 0));
+  auto Next = Start;
   while (Answered + Failed < N || access(Argv[6], F_OK) != 0) {
+    if (Rate > 0) {
+      std::this_thread::sleep_until(Next);
+      Next = std::max(Next + Interval, std::chrono::steady_clock::now());
+    }
     uint64_t Reply = 0;
     size_t Size = 0;
     ++Word;
@@ -346,8 +356,8 @@ int main(int Argc, char **Argv) {
     return connectTimed(Argv);
   if (Verb == "bouncer" && Argc == 4)
     return bouncer(Argv);
-  if (Verb == "caller" && Argc == 7)
-    return caller(Argv);
+  if (Verb == "caller" && (Argc == 7 || Argc == 8))
+    return caller(Argc, Argv);
   if (Verb == "loopers" && (Argc == 7 || Argc == 8))
     return loopers(Argc, Argv);
   std::fprintf(stderr, "usage: see the comment at the top of tc_containment.cpp\n");
