@@ -35,7 +35,8 @@ typedef enum tc_status {
   TC_ERR_BAD_OFFER = -21,       /* a handshake offer out of its bounds or malformed */
   TC_ERR_JAM_FAULT = -22,       /* a jam faulted (SIGSEGV, SIGBUS, SIGILL, SIGFPE): abandoned */
   TC_ERR_JAM_TIMEOUT = -23,     /* a jam ran past its time limit: abandoned */
-  TC_ERR_QUARANTINED = -24,     /* an element refused for a peer after repeated faults */
+  TC_ERR_QUARANTINED = -24,     /* an element refused for a peer after repeated faults,
+                                   or a peer address after too long in abandoned frames */
   TC_ERR_TOO_MANY_PEERS = -25, /* the context's limit on peers is reached */
   TC_ERR_PACKAGE_MISMATCH = -26, /* a package both sides have, built differently */
   TC_ERR_BAD_MANIFEST = -27,     /* a package manifest malformed or of another version */

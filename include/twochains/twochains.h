@@ -56,7 +56,7 @@ typedef struct tc_peer tc_peer_t;
 /* 2 added mailbox_mode and code_cache_size; 3 the job's key; 4
  * containment. Older structs are still accepted (they end at flags,
  * code_cache_size and key_file). */
-#define TC_CONTEXT_PARAMS_VERSION 5u
+#define TC_CONTEXT_PARAMS_VERSION 6u
 
 typedef enum tc_wait_mode {
   TC_WAIT_AUTO = 0,       /* the ISA's low-power wait if the CPU has one, else PAUSE */
@@ -123,6 +123,15 @@ typedef struct tc_context_params {
    * own, with every transport but TCP. */
   void *ucp_context;
   void *ucp_worker;
+  /* version 6: quarantine by peer address (docs/containment.md). The time
+   * one address's abandoned frames (faults, overruns; each at least 1 ms)
+   * may take within a window; past it, that address's frames and new
+   * connections are refused for a window. The addresses of one host
+   * (loopback's) together may take twice the budget. Kept across
+   * connections: a reconnect does not reset it. */
+  uint32_t quarantine_budget_ms; /* 0: TC_QUARANTINE_BUDGET_MS, else 4000;
+                                    TC_NEVER_QUARANTINE: never */
+  uint32_t quarantine_window_ms; /* 0: TC_QUARANTINE_WINDOW_MS, else 60000 */
 } tc_context_params_t;
 
 #define TC_AM_ID_FIRST 0x7c01u
@@ -387,7 +396,8 @@ typedef struct tc_stats {
   /* containment (docs/containment.md) */
   uint64_t jams_faulted;           /* frames abandoned: the jam faulted */
   uint64_t jams_timed_out;         /* frames abandoned: past the time limit */
-  uint64_t frames_quarantined;     /* frames refused: element quarantined for its peer */
+  uint64_t frames_quarantined;     /* frames refused: element quarantined for its peer,
+                                      or its peer's address quarantined */
   uint64_t faults_reported;        /* sender: abandoned frames the receivers reported */
   /* images larger than a slot, shipped once ahead of their frames */
   uint64_t code_transfers;          /* sender: images shipped and installed */
@@ -403,6 +413,10 @@ typedef struct tc_stats {
                                        memory), rather than putting them */
   uint64_t frames_coalesced;        /* sender: frames that left in one message with others
                                        (tc_peer_cork) */
+  /* quarantine by peer address (docs/containment.md) */
+  uint64_t addresses_quarantined;   /* addresses (or hosts) whose abandoned frames passed
+                                       their budget */
+  uint64_t peers_quarantined;       /* connections refused: their address is quarantined */
 } tc_stats_t;
 
 /* The context's counters. The struct grows at its end as counters are

@@ -29,7 +29,9 @@ const char *twochains::rt::statusString(tc_status_t Status) {
   case TC_ERR_BAD_OFFER: return "handshake offer malformed or out of bounds";
   case TC_ERR_JAM_FAULT: return "a jam faulted on the receiver; its frame was abandoned";
   case TC_ERR_JAM_TIMEOUT: return "a jam ran past its time limit; its frame was abandoned";
-  case TC_ERR_QUARANTINED: return "element quarantined for this peer after repeated faults";
+  case TC_ERR_QUARANTINED:
+    return "quarantined: the element after repeated faults from this peer, or the peer's "
+           "address after its abandoned frames took more than their budget";
   case TC_ERR_TOO_MANY_PEERS: return "the context's limit on peers is reached";
   case TC_ERR_PACKAGE_MISMATCH: return "a package both sides have is built differently";
   case TC_ERR_BAD_MANIFEST: return "malformed package manifest, or one of an unsupported version";

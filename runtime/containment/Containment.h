@@ -2,6 +2,7 @@
 #ifndef TWOCHAINS_RUNTIME_CONTAINMENT_CONTAINMENT_H
 #define TWOCHAINS_RUNTIME_CONTAINMENT_CONTAINMENT_H
 
+#include "containment/AddressQuarantine.h"
 #include "containment/Watchdog.h"
 
 #include <cstdint>
@@ -11,10 +12,12 @@ namespace twochains::rt {
 
 /// Jams that fault or overrun their time limit are abandoned (JamGuard.h,
 /// Watchdog.h); an element abandoned QuarantineFaults times for one sender
-/// is refused from it.
+/// is refused from it; an address whose abandoned frames took more than
+/// its budget is refused, frames and connections (AddressQuarantine.h).
 struct Containment {
   std::unique_ptr<Watchdog> Dog; // null: no time limit
   uint32_t QuarantineFaults = 3;
+  AddressQuarantine Addresses;
 };
 
 } // namespace twochains::rt

@@ -67,7 +67,10 @@ struct JamRun {
   /// Set while a jam runs; the watchdog compares Serial between its looks.
   std::atomic<bool> Active{false};
   std::atomic<uint64_t> Serial{0};
-  std::atomic<uint64_t> StartNs{0};
+  /// When the watchdog first saw the frame of serial SeenSerial running
+  /// (SeenNs written first): what an abandoned frame is charged from
+  /// (AddressQuarantine.h), without a clock read on the frame path.
+  std::atomic<uint64_t> SeenSerial{0}, SeenNs{0};
   /// The watchdog asks; the handler answers at a point inside the jam's
   /// code, or anywhere once Force is set.
   std::atomic<bool> Interrupt{false}, Force{false};

@@ -1,6 +1,8 @@
 //===- Watchdog.cpp -------------------------------------------------------===//
 #include "containment/Watchdog.h"
 
+#include "base/Clock.h"
+
 #include <chrono>
 #include <csignal>
 
@@ -47,6 +49,8 @@ void Watchdog::loop() {
     if (Now != Serial) {
       Serial = Now;
       Looks = 0;
+      R->SeenNs.store(nowNs(), std::memory_order_relaxed);
+      R->SeenSerial.store(Now, std::memory_order_release);
       continue;
     }
     if (++Looks < LooksPerLimit)

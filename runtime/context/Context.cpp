@@ -123,6 +123,58 @@ static tc_status_t takeParams(tc_context *Ctx, const tc_context_params_t *Params
   return TC_OK;
 }
 
+/// Milliseconds from the environment variable Name, or Default where it is
+/// unset; false (logged) if it is not a number up to Max.
+static bool msFromEnv(const char *Name, uint32_t Default, uint32_t Max, const char *Zero,
+                      uint32_t &Out) {
+  const char *Env = std::getenv(Name);
+  if (!Env || !*Env) {
+    Out = Default;
+    return true;
+  }
+  char *End = nullptr;
+  unsigned long V = std::strtoul(Env, &End, 10);
+  if (*End || V > Max) {
+    logError(std::string(Name) + "='" + Env + "' is not a number of milliseconds up to " +
+             std::to_string(Max) + " (0: " + Zero + ")");
+    return false;
+  }
+  Out = uint32_t(V);
+  return true;
+}
+
+/// Quarantine by peer address (containment/AddressQuarantine.h): the
+/// parameters, else the environment, else the defaults.
+static tc_status_t takeQuarantineParams(tc_context *Ctx, const tc_context_params_t *Params) {
+  constexpr uint32_t MaxMs = 86'400'000; // a day
+  uint32_t BudgetMs = Params && Params->version >= 6 ? Params->quarantine_budget_ms : 0;
+  uint32_t WindowMs = Params && Params->version >= 6 ? Params->quarantine_window_ms : 0;
+  if (!BudgetMs) {
+    if (!msFromEnv("TC_QUARANTINE_BUDGET_MS", AddressQuarantine::DefaultBudgetMs, MaxMs, "never",
+                   BudgetMs))
+      return TC_ERR_INVALID_PARAM;
+    if (!BudgetMs)
+      BudgetMs = TC_NEVER_QUARANTINE;
+  }
+  if (!WindowMs) {
+    if (!msFromEnv("TC_QUARANTINE_WINDOW_MS", AddressQuarantine::DefaultWindowMs, MaxMs,
+                   "not a window", WindowMs))
+      return TC_ERR_INVALID_PARAM;
+    if (!WindowMs) {
+      logError("TC_QUARANTINE_WINDOW_MS=0: the window must be at least 1 ms");
+      return TC_ERR_INVALID_PARAM;
+    }
+  }
+  if (WindowMs > MaxMs || (BudgetMs != TC_NEVER_QUARANTINE && BudgetMs > MaxMs)) {
+    logError("quarantine_budget_ms and quarantine_window_ms are up to a day (" +
+             std::to_string(MaxMs) + " ms)");
+    return TC_ERR_INVALID_PARAM;
+  }
+  if (BudgetMs != TC_NEVER_QUARANTINE)
+    Ctx->Jams.Addresses.setBudget(msToNs(BudgetMs), msToNs(WindowMs));
+  return TC_OK;
+}
+
 /// The mailbox mode: the parameter's, else TC_MAILBOX_MODE's, else the
 /// default; modes no longer offered are refused with why.
 static tc_status_t chooseMailboxMode(tc_context *Ctx) {
@@ -282,6 +334,7 @@ extern "C" tc_status_t tc_context_create(const tc_context_params_t *Params,
   std::string Error;
   tc_status_t St;
   if ((St = takeParams(Ctx.get(), Params, TimeLimitMs)) != TC_OK ||
+      (St = takeQuarantineParams(Ctx.get(), Params)) != TC_OK ||
       (St = setupContainment(Ctx.get(), TimeLimitMs)) != TC_OK)
     return St;
   if ((St = loadJobKey(Params, Ctx->Key, Error)) != TC_OK) {

@@ -11,6 +11,7 @@
 #define TWOCHAINS_RUNTIME_PEER_H
 
 #include "base/Log.h"
+#include "core/PeerIdentity.h"
 #include "wire/CodeMiss.h"
 #include "wire/Frame.h"
 #include "wire/Ring.h"
@@ -138,6 +139,11 @@ struct PeerReceiveHalf {
   /// Frames of each element abandoned (faults, overruns), for quarantine.
   std::map<uint32_t, uint32_t> Abandoned;
   uint64_t AbandonedCount = 0;
+  /// Until when the peer's address is quarantined (0: it is not), set for
+  /// every peer of the address when it is (containment/AddressQuarantine.h):
+  /// its frames are refused; the sender is told once.
+  uint64_t AddressRefusedUntilNs = 0;
+  bool AddressRefusalTold = false;
   /// The package this peer's last frame named, and how many packages the
   /// context had then (receive/Receive.cpp, receiverPackage).
   tc_package *RunPackage = nullptr;
@@ -179,6 +185,8 @@ struct tc_peer {
   bool RetryIfUnreachable = false, Unreachable = false;
   unsigned Number = 0;        // tc_jam_sender: 1, 2, ... in connection order
   std::string Name;           // "peer N (address:port)", for messages
+  /// Who it is beyond this connection: what quarantine is kept by.
+  twochains::rt::PeerIdentity Identity;
   /// How frames and credits travel in both directions (Wire.h).
   twochains::rt::FramePath Path = twochains::rt::PathAm;
   /// RMA path: the endpoint puts go through, on the RMA worker, created

@@ -2,6 +2,7 @@
 #ifndef TWOCHAINS_RUNTIME_RECEIVE_CONTEXT_H
 #define TWOCHAINS_RUNTIME_RECEIVE_CONTEXT_H
 
+#include "base/Log.h"
 #include "containment/Containment.h"
 #include "send/Context.h"
 
@@ -16,6 +17,9 @@ struct ReceiveContext : SendContext {
   std::unique_ptr<uint8_t[], void (*)(void *)> Private{nullptr, free};
   bool RunningJam = false; // tc_progress is not re-entered from a jam
   Containment Jams;
+  /// Addresses quarantined (receive/Quarantine.cpp): one line each, but an
+  /// attacker may have many addresses.
+  LogLimit QuarantineLog;
   /// An answer frame arrived from Peer (checked): the calls layer ends the
   /// call of CallSequence with it.
   void (*AnswerFrame)(tc_peer *Peer, uint64_t CallSequence, const uint8_t *Bytes,

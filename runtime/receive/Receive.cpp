@@ -20,6 +20,7 @@
 #include "core/Events.h"
 #include "core/Lock.h"
 #include "core/Stats.h"
+#include "receive/Quarantine.h"
 #include "send/FramePath.h"
 #include "wire/Formats.h"
 
@@ -76,6 +77,8 @@ static tc_package *receiverPackage(ReceiveContext *Ctx, PeerReceiveHalf &Rx, uin
 }
 
 static tc_status_t runFrame(ReceiveContext *Ctx, tc_peer *Peer, const FrameView &V, JamRun &Run) {
+  if (addressRefused(Peer))
+    return TC_ERR_QUARANTINED;
   const FrameHeader &H = V.Header;
   tc_package *Pkg = receiverPackage(Ctx, Peer->Rx, H.Package);
   if (!Pkg)
@@ -136,8 +139,9 @@ static tc_status_t runContained(ReceiveContext *Ctx, tc_peer *Peer, const FrameV
 }
 
 /// A frame whose jam faulted or ran past its limit: counted, posted,
-/// logged once, told to the sender, and counted against the element for
-/// quarantine. Out of line: runContained stays small.
+/// logged once, told to the sender, counted against the element for
+/// quarantine, and its time charged to the peer's address
+/// (receive/Quarantine.h). Out of line: runContained stays small.
 __attribute__((noinline)) static tc_status_t
 abandonFrame(ReceiveContext *Ctx, tc_peer *Peer, const FrameView &V, JamRun &Run, bool Timeout) {
   const FrameHeader &H = V.Header;
@@ -146,6 +150,7 @@ abandonFrame(ReceiveContext *Ctx, tc_peer *Peer, const FrameView &V, JamRun &Run
   postEvent(Ctx, TC_EVENT_JAM_ABANDONED, Peer->Number,
             Timeout ? TC_ERR_JAM_TIMEOUT : TC_ERR_JAM_FAULT, H.Element, H.Sequence,
             Timeout ? 0 : Run.Signal);
+  chargeAbandoned(Ctx, Peer, Run);
   uint32_t Count = ++Peer->Rx.Abandoned[H.Element];
   ++Peer->Rx.AbandonedCount;
   std::string Element = std::to_string(H.Element), Package = "?";
@@ -249,9 +254,10 @@ static inline tc_status_t dispatchFrame(ReceiveContext *Ctx, tc_peer *Peer, cons
   return St;
 }
 
-/// A frame that did not run: counted; a quarantined element told to the
-/// sender once, a dropped frame logged and posted (faults and overruns
-/// were logged where they were found). Out of line: serveRing stays small.
+/// A frame that did not run: counted; a quarantined element or address
+/// told to the sender once, a dropped frame logged and posted (faults and
+/// overruns were logged where they were found, an address's quarantine
+/// where it began). Out of line: serveRing stays small.
 __attribute__((noinline)) static void refuseFrame(ReceiveContext *Ctx, tc_peer *Peer,
                                                   tc_status_t St, const FrameView &V,
                                                   uint64_t Seq) {
@@ -259,12 +265,19 @@ __attribute__((noinline)) static void refuseFrame(ReceiveContext *Ctx, tc_peer *
     countHeld(Ctx, &tc_stats_t::frames_quarantined);
     count(Peer, &tc_peer_stats_t::frames_rejected);
     postEvent(Ctx, TC_EVENT_FRAME_REJECTED, Peer->Number, St, V.Header.Element, Seq);
-    uint32_t &Told = Peer->Rx.Abandoned[V.Header.Element];
-    if (Told == Ctx->Jams.QuarantineFaults) {
-      ++Told;
+    // Its address (checked first), else the element.
+    bool Tell;
+    if (Peer->Rx.AddressRefusedUntilNs) {
+      Tell = !Peer->Rx.AddressRefusalTold;
+      Peer->Rx.AddressRefusalTold = true;
+    } else {
+      uint32_t &Told = Peer->Rx.Abandoned[V.Header.Element];
+      Tell = Told == Ctx->Jams.QuarantineFaults;
+      Told += Tell;
+    }
+    if (Tell)
       reportCreditWord(Peer, CreditWordFault,
                        faultWord(Seq, V.Header.Element, 0, TC_JAM_QUARANTINED), true);
-    }
   } else if (St == TC_ERR_JAM_FAULT || St == TC_ERR_JAM_TIMEOUT) {
     countHeld(Ctx, &tc_stats_t::frames_rejected);
   } else {

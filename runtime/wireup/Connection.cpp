@@ -99,8 +99,10 @@ static void onConnectionRequest(ucp_conn_request_h Request, void *Arg) {
   Peer->Number = ++Ctx->PeersSeen;
   ucp_conn_request_attr_t A = {};
   A.field_mask = UCP_CONN_REQUEST_ATTR_FIELD_CLIENT_ADDR;
-  std::string From = ucp_conn_request_query(Request, &A) == UCS_OK ? describe(A.client_address)
-                                                                   : "unknown address";
+  bool Known = ucp_conn_request_query(Request, &A) == UCS_OK;
+  std::string From = Known ? describe(A.client_address) : "unknown address";
+  if (Known)
+    Peer->Identity = PeerIdentity::of(A.client_address);
   Peer->Name = "peer " + std::to_string(Peer->Number) + " (" + From + ")";
   Peer->AcceptedNs = nowNs();
   ucp_ep_params_t P = {};
@@ -382,6 +384,7 @@ static tc_peer *connectOnce(WireupContext *Ctx, const sockaddr_in &SA, const std
   Peer->Ctx = Ctx;
   Peer->Number = ++Ctx->PeersSeen;
   Peer->Name = "receiver " + Where;
+  Peer->Identity = PeerIdentity::of(SA);
   Peer->RetryIfUnreachable = Retry;
   ucp_ep_params_t P = {};
   P.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR |

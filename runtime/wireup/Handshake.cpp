@@ -21,6 +21,7 @@
 #include "base/StatusString.h"
 #include "control/ControlMessage.h"
 #include "core/Stats.h"
+#include "receive/Quarantine.h"
 #include "send/Context.h"
 #include "ucx/Request.h"
 #include "wire/Formats.h"
@@ -160,6 +161,15 @@ static void answerHello(WireupContext *Ctx, tc_peer *Peer, const WireupContext::
                       TC_ERR_AUTH);
   }
   Peer->AuthState = tc_peer::Auth::Authenticated;
+  // A reconnect does not reset its address's quarantine.
+  if (uint64_t Until = addressRefusedUntil(Ctx, Peer->Identity)) {
+    countHeld(Ctx, &tc_stats_t::peers_quarantined);
+    return refusePeer(Ctx, Peer,
+                      "its address is quarantined for " +
+                          std::to_string((Until - std::min(Until, nowNs())) / NsPerMs) +
+                          " ms more (its abandoned frames took more than their budget)",
+                      TC_ERR_QUARANTINED);
+  }
   ParsedOffer Hello;
   std::string Why;
   if (parseOffer(M.Header.data(), M.Header.size(), M.Body.data(), M.Body.size(), Hello, Why) !=
@@ -327,7 +337,7 @@ static tc_status_t takeRefusal(WireupContext *Ctx, tc_peer *Peer,
     R.Status = TC_ERR_IO;
   tc_status_t Why = R.Status == TC_ERR_AUTH || R.Status == TC_ERR_BAD_OFFER ||
                             R.Status == TC_ERR_TOO_MANY_PEERS ||
-                            R.Status == TC_ERR_PACKAGE_MISMATCH
+                            R.Status == TC_ERR_PACKAGE_MISMATCH || R.Status == TC_ERR_QUARANTINED
                         ? tc_status_t(R.Status)
                         : TC_ERR_IO;
   if (Why == TC_ERR_AUTH)

@@ -14,10 +14,22 @@
 //   tc-containment bouncer STDLIB PORT             a receiver of the standard
 //       package: after its first frame, sends the peer that connected a
 //       chain frame that forwards back to this very receiver, and dies
+//   tc-containment caller PREFIX ADDRESS PORT N STOPFILE [RATE]   a good
+//       peer: calls 'answer' at ADDRESS one at a time (each within 5 s),
+//       at most RATE a second if given (a call waits for the one before, and
+//       a late one is not made up for), until it made N calls and STOPFILE
+//       exists; prints how many were answered and failed, the rate, and the
+//       fewest answers in one second
+//   tc-containment loopers PREFIX ADDRESS PORT CONNECTIONS FRAMES [WAIT_MS]
+//       an attacker with the key: CONNECTIONS times, one after the other,
+//       connects to ADDRESS, sends FRAMES frames whose jam loops for ever,
+//       flushes and closes; given WAIT_MS, then waits that long and sends
+//       one count frame over a new connection
 //
 //===----------------------------------------------------------------------===//
 #include "test_receiver.h"
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -31,9 +43,14 @@ static uint32_t element(const tc_package *Pkg, const char *Name) {
   return ID;
 }
 
-static tc_peer_t *connectTo(tc_context_t *Ctx, const char *Port) {
+/// Connects to the receiver at Address (loopback unless given).
+static tc_peer_t *connectTo(tc_context_t *Ctx, const char *Port, const char *Address = nullptr,
+                            tc_status_t *Status = nullptr) {
   tc_peer_t *Peer = nullptr;
-  tc_status_t St = tc_connect(Ctx, "127.0.0.1", uint16_t(std::atoi(Port)), 5000, &Peer);
+  tc_status_t St = tc_connect(Ctx, Address ? Address : "127.0.0.1", uint16_t(std::atoi(Port)), 5000,
+                              &Peer);
+  if (Status)
+    *Status = St;
   return St == TC_OK ? Peer : nullptr;
 }
 
@@ -214,6 +231,105 @@ static int bouncer(char **Argv) {
   std::_Exit(0); // no close: the route on the other side fails
 }
 
+static double msSince(std::chrono::steady_clock::time_point Start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Start)
+      .count();
+}
+
+static int caller(int Argc, char **Argv) {
+  const tc_package *Pkg = containment(Argv[2]);
+  tc_context_t *Ctx = Pkg ? context(const_cast<tc_package *>(Pkg)) : nullptr;
+  tc_status_t St = TC_OK;
+  tc_peer_t *Peer = Ctx ? connectTo(Ctx, Argv[4], Argv[3], &St) : nullptr;
+  if (!Peer)
+    return fail(std::string("caller: cannot connect: ") + tc_status_string(St));
+  std::printf("caller: connected\n");
+  std::fflush(stdout);
+  unsigned N = unsigned(std::atoi(Argv[5])), Answered = 0, Failed = 0;
+  auto Start = std::chrono::steady_clock::now();
+  std::vector<unsigned> PerSecond;
+  uint64_t Word = 0;
+  double Rate = Argc > 7 ? std::atof(Argv[7]) : 0;
+  auto Interval = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(Rate > 0 ? 1 / Rate : 0));
+  auto Next = Start;
+  while (Answered + Failed < N || access(Argv[6], F_OK) != 0) {
+    if (Rate > 0) {
+      std::this_thread::sleep_until(Next);
+      Next = std::max(Next + Interval, std::chrono::steady_clock::now());
+    }
+    uint64_t Reply = 0;
+    size_t Size = 0;
+    ++Word;
+    St = tc_call(Peer, Pkg, element(Pkg, "answer"), TC_SEND_LOCAL, &Word, sizeof Word, &Reply,
+                 sizeof Reply, &Size, 5000);
+    if (St != TC_OK || Reply != Word) {
+      if (!Failed++)
+        std::printf("caller: call %u failed: %s\n", Answered + Failed, tc_status_string(St));
+      continue;
+    }
+    ++Answered;
+    size_t Second = size_t(msSince(Start) / 1000);
+    if (PerSecond.size() <= Second)
+      PerSecond.resize(Second + 1);
+    ++PerSecond[Second];
+  }
+  double Ms = msSince(Start);
+  unsigned Fewest = PerSecond.empty() ? 0 : PerSecond[0];
+  for (size_t I = 0; I + 1 < PerSecond.size(); ++I) // the last second is cut short
+    Fewest = std::min(Fewest, PerSecond[I]);
+  std::printf("caller: %u calls answered, %u failed, in %.0f ms: %.0f answers a second; "
+              "fewest in one second %u\n",
+              Answered, Failed, Ms, Answered * 1000.0 / Ms, Fewest);
+  tc_peer_close(Peer);
+  tc_context_destroy(Ctx);
+  return Failed ? 1 : 0;
+}
+
+static int loopers(int Argc, char **Argv) {
+  const tc_package *Pkg = containment(Argv[2]);
+  tc_context_t *Ctx = Pkg ? context(const_cast<tc_package *>(Pkg)) : nullptr;
+  if (!Ctx)
+    return fail("loopers: no context");
+  unsigned Connections = unsigned(std::atoi(Argv[5])), Frames = unsigned(std::atoi(Argv[6]));
+  uint64_t Loop[2] = {5, 8}; // jam_crash.amc: loops for ever
+  auto Start = std::chrono::steady_clock::now();
+  for (unsigned C = 1; C <= Connections; ++C) {
+    tc_status_t St = TC_OK;
+    tc_peer_t *Peer = connectTo(Ctx, Argv[4], Argv[3], &St);
+    if (!Peer) {
+      std::printf("loopers: connection %u: refused: %s\n", C, tc_status_string(St));
+      continue;
+    }
+    for (unsigned I = 0; I < Frames && St == TC_OK; ++I)
+      St = send(Ctx, Peer, Pkg, element(Pkg, "crash"), TC_SEND_INJECTED, Loop, sizeof Loop);
+    if (St == TC_OK)
+      St = tc_flush(Peer, 30000);
+    tc_jam_fault_t F = {};
+    tc_peer_last_fault(Peer, &F);
+    std::printf("loopers: connection %u: sent %u looping frames: %s; last fault kind %u\n", C,
+                Frames, tc_status_string(St), F.kind);
+    tc_peer_close(Peer);
+  }
+  std::printf("loopers: %u connections in %.0f ms\n", Connections, msSince(Start));
+  if (Argc > 7) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(Argv[7])));
+    tc_status_t St = TC_OK;
+    tc_peer_t *Peer = connectTo(Ctx, Argv[4], Argv[3], &St);
+    if (Peer) {
+      St = send(Ctx, Peer, Pkg, element(Pkg, "count"), TC_SEND_LOCAL, nullptr, 0);
+      if (St == TC_OK)
+        St = tc_flush(Peer, 30000);
+      tc_peer_close(Peer);
+    }
+    std::printf("loopers: after waiting: %s a count frame: %s\n",
+                Peer ? "connected, sent" : "could not connect for", tc_status_string(St));
+  }
+  std::fflush(stdout);
+  tc_context_destroy(Ctx);
+  return 0;
+}
+
 int main(int Argc, char **Argv) {
   std::string Verb = Argc > 1 ? Argv[1] : "";
   if (Verb == "receiver" && Argc >= 6) {
@@ -240,6 +356,10 @@ int main(int Argc, char **Argv) {
     return connectTimed(Argv);
   if (Verb == "bouncer" && Argc == 4)
     return bouncer(Argv);
+  if (Verb == "caller" && (Argc == 7 || Argc == 8))
+    return caller(Argc, Argv);
+  if (Verb == "loopers" && (Argc == 7 || Argc == 8))
+    return loopers(Argc, Argv);
   std::fprintf(stderr, "usage: see the comment at the top of tc_containment.cpp\n");
   return 2;
 }

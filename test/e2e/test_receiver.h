@@ -6,7 +6,8 @@
 //       prints its statistics, whether its canary (heap memory no peer may
 //       reach) is intact, and what the test rieds saw. Environment:
 //       TC_TEST_ACCEPT_RIEDS, TC_TEST_EXECUTOR (run frames on the
-//       runtime's executor thread).
+//       runtime's executor thread), TC_TEST_STOP_FILE (also stop once this
+//       file exists: for runs whose number of frames is not known).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TWOCHAINS_TEST_E2E_TEST_RECEIVER_H
@@ -33,6 +34,7 @@
 #include <dlfcn.h>
 #include <string>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 using namespace twochains::rt;
@@ -123,6 +125,14 @@ static int receiver(int Argc, char **Argv) {
   // otherwise be cut off mid-connection at the 60th second.
   constexpr uint64_t IdleNs = 60'000'000'000ull;
   uint64_t Deadline = nowNs() + IdleNs;
+  const char *StopFile = std::getenv("TC_TEST_STOP_FILE");
+  uint64_t StopLookNs = 0;
+  auto Stopped = [&] {
+    if (!StopFile || nowNs() < StopLookNs)
+      return false;
+    StopLookNs = nowNs() + 10'000'000; // a look every 10 ms
+    return access(StopFile, F_OK) == 0;
+  };
   if (std::getenv("TC_TEST_EXECUTOR")) {
     tc_executor_start(Ctx);
     tc_stats_t S;
@@ -134,10 +144,10 @@ static int receiver(int Argc, char **Argv) {
       if (Now != Done)
         Deadline = nowNs() + IdleNs;
       Done = Now;
-    } while (Done < Frames && nowNs() < Deadline);
+    } while (Done < Frames && nowNs() < Deadline && !Stopped());
     tc_executor_stop(Ctx);
   }
-  while (Done < Frames && nowNs() < Deadline) {
+  while (Done < Frames && nowNs() < Deadline && !Stopped()) {
     unsigned N = 0;
     tc_progress(Ctx, &N);
     Done += N;
@@ -160,6 +170,8 @@ static int receiver(int Argc, char **Argv) {
   std::printf("receiver: abandoned: faulted %llu, timed out %llu; quarantined %llu\n",
               (unsigned long long)S.jams_faulted, (unsigned long long)S.jams_timed_out,
               (unsigned long long)S.frames_quarantined);
+  std::printf("receiver: quarantine by address: addresses %llu, connections refused %llu\n",
+              (unsigned long long)S.addresses_quarantined, (unsigned long long)S.peers_quarantined);
   // The same as events, each naming its peer (tc_poll_event).
   unsigned Events[5] = {}, LastSignal = 0;
   tc_event_t E;
