@@ -256,6 +256,8 @@ static tc_status_t sendReply(tc_peer *Peer, uint64_t Sequence, tc_status_t St,
                              const void *Bytes, size_t Size) {
   auto *Ctx = contextOf<CallsContext>(Peer);
   sweepReplies(Ctx);
+  if (Peer->Failed || !Peer->Ep)
+    return TC_ERR_IO;
   if (Peer->Rx.RepliesInFlight >= MaxRepliesInFlight ||
       Peer->Rx.ReplyBytesInFlight + Size > MaxReplyBytesInFlight)
     return TC_ERR_NO_CREDIT;

@@ -175,6 +175,8 @@ tc_status_t twochains::rt::shipCode(tc_peer *Peer, const tc_package *Pkg, uint32
     lockContext(Ctx);
     Context = std::unique_lock<std::recursive_mutex>(Ctx->Lock, std::adopt_lock);
   }
+  if (Peer->Failed || !Peer->Ep)
+    return TC_ERR_IO;
   const PackageElement *For = elementFor(Pkg, Element, Peer->Tx.RemoteIsa);
   if (!For)
     return TC_ERR_NO_ISA_IMAGE;

@@ -194,6 +194,8 @@ extern "C" tc_status_t tc_ried_push(tc_peer_t *Peer, const char *Path, int Timeo
   std::fclose(F);
   auto *Ctx = contextOf<PackageContext>(Peer);
   std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
+  if (Peer->Failed || !Peer->Ep)
+    return TC_ERR_IO;
   RiedHeader H = {RiedMagic, uint32_t(Name.size() + 1), Body.size() - LibStart};
   ucp_request_param_t P = {};
   P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
