@@ -191,8 +191,10 @@ struct tc_peer {
   bool RefusalLogged = false; // a refused message from it was logged (once)
   bool FalseFaultLogged = false; // a fault report of a frame never sent was logged (once)
   /// What it can make this side log again and again: its frames refused,
-  /// its frames abandoned (base/Log.h, logLimited).
-  twochains::rt::LogLimit RefusedFrameLog, AbandonedFrameLog;
+  /// its frames abandoned, its messages refused (code offers, answers,
+  /// rieds: out of bounds, or past its share of a queue) (base/Log.h,
+  /// logLimited).
+  twochains::rt::LogLimit RefusedFrameLog, AbandonedFrameLog, RefusedMessageLog;
   uint64_t AcceptedNs = 0;    // receiver: when the connection came (handshake deadline)
   uint64_t FailedSeenNs = 0;  // receiver: when reaping first found it failed, frames left
 

@@ -239,6 +239,10 @@ static_assert(sizeof(CodeAck) == 24, "wire layout");
 /// Images shipped ahead of frames that a receiver holds received but not
 /// yet installed; beyond this, offers are refused (TC_ERR_NO_CREDIT).
 constexpr size_t MaxPendingCode = 16;
+/// Of those, one peer's share: a sender ships one image at a time per
+/// connection (a second may follow one it gave up on), so that one peer
+/// whose bytes never come cannot hold every place.
+constexpr size_t MaxPendingCodePerPeer = 2;
 /// How long a sender waits for a receiver to install shipped code.
 constexpr uint64_t CodeTransferTimeoutNs = 10'000'000'000ull;
 
