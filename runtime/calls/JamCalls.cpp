@@ -38,8 +38,7 @@ static int sendFromJam(tc_jam_ctx_t *Ctx, tc_peer *Peer, const char *Element,
       return St;
   }
   auto *P = static_cast<const uint8_t *>(Payload);
-  return queueFrame(Peer,
-                                   {Ctx->Package, ID, std::vector<uint8_t>(P, P + PayloadSize)});
+  return queueFrame(Peer, {Ctx->Package, ID, std::vector<uint8_t>(P, P + PayloadSize)}, Ctx->Peer);
 }
 
 extern "C" int tc_jam_reply(tc_jam_ctx_t *Ctx, const char *Element, const void *Payload,

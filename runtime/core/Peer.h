@@ -93,9 +93,15 @@ struct PeerSendHalf {
     uint32_t Element;
     std::vector<uint8_t> Payload;
     uint64_t CallSequence = 0;
+    /// A frame a jam forwarded here (tc_jam_forward): the number of the
+    /// peer whose frame ran it; 0 for this peer's own (tc_jam_reply).
+    unsigned Origin = 0;
   };
   std::deque<QueuedFrame> Queued;
   size_t QueuedBytes = 0;
+  /// Of those, forwarded ones per origin (frames, bytes): each origin has
+  /// a share of the queue, which every peer's jams may fill.
+  std::map<unsigned, std::pair<size_t, size_t>> QueuedOf;
   /// tc_peer_cork: on the message path, frames wait here, consecutive from
   /// BatchFirst, and leave as one message (FramePath.cpp, flushFrameBatch).
   bool Corked = false;
