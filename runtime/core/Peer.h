@@ -71,6 +71,9 @@ struct PeerSendHalf {
   /// peer and not yet answered (0: none). Only that answer is taken.
   uint64_t ShippingPackage = 0;
   uint32_t ShippingElement = 0;
+  /// tc_ried_push: a push to this peer awaits its answer (only then is one
+  /// taken).
+  bool PushingRied = false;
   std::vector<std::pair<const tc_package *, std::vector<ElementSend>>> Sends;
   /// Cached frames are built in their slot's copy here, so a frame the
   /// receiver reports missing can be sent again, with code, from it. The

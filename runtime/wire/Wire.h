@@ -97,6 +97,10 @@ constexpr size_t MaxPackagesSize = MaxOfferPackages * (1 + MaxPackageNameSize + 
 constexpr size_t MaxOfferBody =
     2 * size_t(MaxRkeySize) + MaxWorkerAddressSize + MaxPackagesSize;
 constexpr uint64_t MaxRiedSize = 64ull << 20;
+/// Pushes whose bytes a receiver waits for at once, and one peer's share
+/// (a sender pushes one at a time per connection); beyond, refused.
+constexpr size_t MaxRiedsArriving = 4;
+constexpr size_t MaxRiedsArrivingPerPeer = 1;
 constexpr uint32_t MaxRiedNameSize = 256;
 
 struct AuthRequest {
