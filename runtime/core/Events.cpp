@@ -5,13 +5,6 @@
 
 namespace twochains::rt {
 
-/// Enough for every frame of a full ring of every peer to be rejected
-/// before the application looks; beyond it events are counted, not kept.
-constexpr size_t MaxEvents = 4096;
-/// One peer's share: a peer whose every frame is rejected fills no more,
-/// and the others' events (one that went, say) are still kept.
-constexpr size_t MaxEventsPerPeer = MaxEvents / 4;
-
 void postEvent(CoreContext *Ctx, tc_event_kind_t Kind, unsigned Peer, tc_status_t Status,
                uint32_t Element, uint64_t Sequence, int32_t Signal) {
   std::lock_guard<std::mutex> G(Ctx->EventLock);

@@ -16,12 +16,17 @@
 #include "TwoContexts.h"
 
 #include "calls/Context.h"
+#include "code/Context.h"
 #include "control/Context.h"
 #include "core/Context.h"
+#include "core/Events.h"
 #include "core/Peer.h"
+#include "package/Context.h"
 #include "package/Package.h"
 #include "wire/Wire.h"
 
+#include <algorithm>
+#include <tuple>
 #include <ucp/api/ucp.h>
 
 namespace {
@@ -298,6 +303,236 @@ TEST_F(TwoContexts, OverdueAnswersAreCancelledAndTheirRoomFreed) {
                     TC_SEND_LOCAL, &Nothing, sizeof Nothing),
             TC_ERR_IO)
       << "the hostile receiver was cut off";
+}
+
+//===----------------------------------------------------------------------===//
+// events
+//===----------------------------------------------------------------------===//
+
+/// A peer whose every frame is rejected (a package the receiver lacks)
+/// posts an event per frame: past its share they are counted as lost,
+/// and another peer's going is still an event the application sees.
+TEST_F(TwoContexts, RejectedFramesLeaveRoomForOtherPeersEvents) {
+  Drive = Driver::Executor;
+  tc_package_t *Missing = nullptr;
+  ASSERT_NO_FATAL_FAILURE(connectWithSenderOnlyPackage(Missing));
+  Side *Second = nullptr;
+  ASSERT_NO_FATAL_FAILURE(Second = createExtraSide("second sender"));
+  ASSERT_NE(Second, nullptr);
+  tc_peer_t *Other = nullptr;
+  ASSERT_EQ(connectSides(*Second, Receiver, Port, &Other), TC_OK);
+  ClosedAtEnd Close{{Other}};
+
+  uint32_t Lonely = element(Missing, "lonely"), Payload = 5;
+  constexpr uint64_t Frames = MaxEvents + 100;
+  for (uint64_t I = 0; I < Frames; ++I)
+    ASSERT_EQ(sendRetrying(Missing, Lonely, TC_SEND_LOCAL, &Payload, sizeof Payload), TC_OK);
+  ASSERT_TRUE(progressUntil([&] { return stats(Receiver).frames_rejected == Frames; },
+                            "the receiver rejected every frame", 60000));
+  Close.Peers.clear();
+  tc_peer_close(Other);
+  tc_peer_t *Still = nullptr;
+  // UCX ends the second sender's transports as its worker progresses.
+  ASSERT_TRUE(progressUntil(
+      [&] {
+        tc_progress(Second->Ctx, nullptr);
+        return tc_context_peer(Receiver.Ctx, 2, &Still) != TC_OK;
+      },
+      "the receiver saw the second sender go"));
+
+  std::vector<tc_event_t> Events = takeEvents(Receiver);
+  size_t Rejected = std::count_if(Events.begin(), Events.end(), [](const tc_event_t &E) {
+    return E.kind == TC_EVENT_FRAME_REJECTED && E.peer == 1;
+  });
+  EXPECT_EQ(Rejected, MaxEventsPerPeer);
+  EXPECT_EQ(stats(Receiver).events_lost, Frames - MaxEventsPerPeer);
+  EXPECT_TRUE(std::any_of(Events.begin(), Events.end(), [](const tc_event_t &E) {
+    return E.kind == TC_EVENT_PEER_GONE && E.peer == 2;
+  })) << "the second sender's going was kept";
+}
+
+//===----------------------------------------------------------------------===//
+// frames forwarded to a route
+//===----------------------------------------------------------------------===//
+
+/// The standard package's chain: forwards Element with Payload to
+/// 127.0.0.1:Port (tc_jam_forward).
+std::vector<uint8_t> chainPayload(uint16_t Port, const char *Element,
+                                  const std::vector<uint8_t> &Payload) {
+  struct {
+    char Address[40];
+    uint16_t Port, Reserved;
+    char Element[32];
+    uint32_t Length;
+  } H = {};
+  std::snprintf(H.Address, sizeof H.Address, "127.0.0.1");
+  H.Port = Port;
+  std::snprintf(H.Element, sizeof H.Element, "%s", Element);
+  H.Length = uint32_t(Payload.size());
+  std::vector<uint8_t> P(sizeof H);
+  std::memcpy(P.data(), &H, sizeof H);
+  P.insert(P.end(), Payload.begin(), Payload.end());
+  return P;
+}
+
+/// The standard package's put: Bytes at Offset of tc_stdlib_memory.
+std::vector<uint8_t> putPayload(uint64_t Offset, const std::string &Bytes) {
+  struct {
+    uint64_t Offset;
+    uint32_t Length, Reserved;
+  } H = {Offset, uint32_t(Bytes.size()), 0};
+  std::vector<uint8_t> P(sizeof H + Bytes.size());
+  std::memcpy(P.data(), &H, sizeof H);
+  std::memcpy(P.data() + sizeof H, Bytes.data(), Bytes.size());
+  return P;
+}
+
+/// Runs Far (tc_progress) on a thread of its own while it lives.
+class Running {
+public:
+  explicit Running(tc_context_t *Ctx)
+      : Thread([this, Ctx] {
+          for (unsigned Turn = 1; !Stop.load(std::memory_order_relaxed); ++Turn) {
+            tc_progress(Ctx, nullptr);
+            if (Turn % 64 == 0)
+              std::this_thread::yield();
+          }
+        }) {}
+  ~Running() {
+    Stop = true;
+    Thread.join();
+  }
+
+private:
+  std::atomic<bool> Stop{false};
+  std::thread Thread;
+};
+
+/// One sender's jams forward frame after frame to a route whose far end
+/// stopped taking them: they queue on the receiver, up to that sender's
+/// share of the route's queue, and a second sender's forward there is
+/// still queued, and runs once the far end takes frames again.
+TEST_F(TwoContexts, ForwardFloodLeavesOtherPeersAShareOfTheRoute) {
+  Drive = Driver::Executor;
+  Side *Far = nullptr;
+  ASSERT_NO_FATAL_FAILURE(Far = createExtraSide("far receiver"));
+  ASSERT_NE(Far, nullptr);
+  uint16_t FarPort = 0;
+  ASSERT_EQ(tc_listen(Far->Ctx, "127.0.0.1", 0), TC_OK);
+  ASSERT_EQ(tc_listen_port(Far->Ctx, &FarPort), TC_OK);
+  std::string Allow = "127.0.0.1:" + std::to_string(FarPort);
+  Receiver.Params.forward_allow = Allow.c_str();
+  ASSERT_NO_FATAL_FAILURE(start());
+  Side *Second = nullptr;
+  ASSERT_NO_FATAL_FAILURE(Second = createExtraSide("second sender"));
+  ASSERT_NE(Second, nullptr);
+  tc_peer_t *Other = nullptr;
+  ASSERT_EQ(connectSides(*Second, Receiver, Port, &Other), TC_OK);
+  ClosedAtEnd Close{{Other}};
+  auto *Memory = receiverSymbol<uint8_t>("tc_stdlib_memory");
+  ASSERT_NE(Memory, nullptr);
+  constexpr uint64_t GoodRegion = 20480, FloodRegion = 24576;
+  std::memset(Memory + GoodRegion, 0, 32);
+  uint32_t Chain = element(Sender.Stdlib, "chain");
+  auto Flood = chainPayload(FarPort, "put", putPayload(FloodRegion, "flood"));
+
+  // The route is made by the first forward, while the far end runs.
+  {
+    Running FarRuns(Far->Ctx);
+    ASSERT_EQ(sendRetrying(Sender.Stdlib, Chain, TC_SEND_LOCAL, Flood.data(), Flood.size()), TC_OK);
+    ASSERT_TRUE(progressUntil([&] { return stats(*Far).frames_executed_local == 1; },
+                              "the far end ran the first forwarded frame"));
+  }
+  // Then it takes no more: its ring fills, then the route's queue, of
+  // which the first sender may fill a quarter.
+  constexpr uint64_t Frames = 4096 + 200;
+  for (uint64_t I = 0; I < Frames; ++I)
+    ASSERT_EQ(sendRetrying(Sender.Stdlib, Chain, TC_SEND_LOCAL, Flood.data(), Flood.size()), TC_OK);
+  ASSERT_EQ(flush(), TC_OK) << "the receiver ran every frame of the first sender";
+  EXPECT_GT(stats(Receiver).shares_full, 0u) << "forwards past its share were refused";
+
+  auto Good = chainPayload(FarPort, "put", putPayload(GoodRegion, "forwarded"));
+  ASSERT_EQ(tc_send(Other, Second->Stdlib, Chain, TC_SEND_LOCAL, Good.data(), Good.size()), TC_OK);
+  ASSERT_EQ(tc_flush(Other, WaitMs), TC_OK) << describe();
+  Running FarRuns(Far->Ctx);
+  EXPECT_TRUE(progressUntil(
+      [&] {
+        return std::strcmp(reinterpret_cast<const char *>(Memory + GoodRegion), "forwarded") == 0;
+      },
+      "the second sender's forward ran at the far end"))
+      << "far end ran " << stats(*Far).frames_executed_local << " frames";
+  EXPECT_TRUE(logged("are its share of the queue"));
+}
+
+//===----------------------------------------------------------------------===//
+// rieds pushed
+//===----------------------------------------------------------------------===//
+
+/// An attacker's pushes whose bytes never come take one place (its
+/// share) of the few a receiver holds for pushes on their way: the good
+/// sender's push is still taken (its file is no library: taken, and then
+/// not loaded, TC_ERR_IO, rather than refused for want of room).
+TEST_F(TwoContexts, RiedPushFloodLeavesTheOtherPeersPlaces) {
+  Drive = Driver::Executor;
+  Receiver.Params.flags = TC_CONTEXT_ACCEPT_RIEDS;
+  ASSERT_NO_FATAL_FAILURE(start());
+  setRendezvousTimeout(Receiver.Ctx, Hour);
+  Side *Attacker = nullptr;
+  ASSERT_NO_FATAL_FAILURE(Attacker = createExtraSide("attacker", BytesNeverCome));
+  ASSERT_NE(Attacker, nullptr);
+  tc_peer_t *Evil = nullptr;
+  ASSERT_EQ(tc_connect(Attacker->Ctx, "127.0.0.1", Port, ConnectTimeoutMs, &Evil), TC_OK);
+  ClosedAtEnd Close{{Evil}};
+  static const std::vector<uint8_t> Body(64 << 10, 0x7f); // "x", a NUL, then the library
+  RiedHeader H = {RiedMagic, 2, Body.size() - 2};
+  for (size_t I = 0; I <= MaxRiedsArriving; ++I)
+    ASSERT_NO_FATAL_FAILURE(sendByRendezvous(Evil, AmRied, &H, sizeof H, Body.data(), Body.size()));
+  RiedHeader Malformed = {0, 2, Body.size() - 2};
+  ASSERT_NO_FATAL_FAILURE(
+      sendByRendezvous(Evil, AmRied, &Malformed, sizeof Malformed, Body.data(), Body.size()));
+  ASSERT_TRUE(progressUntil([&] { return stats(Receiver).messages_refused == 1; },
+                            "the receiver saw the attacker's last push"));
+  EXPECT_EQ(stats(Receiver).shares_full, MaxRiedsArriving + 1 - MaxRiedsArrivingPerPeer);
+
+  std::string Path = ::testing::TempDir() + "queue-shares-not-a-library.so";
+  FILE *F = std::fopen(Path.c_str(), "w");
+  ASSERT_NE(F, nullptr);
+  std::fputs("not a library\n", F);
+  std::fclose(F);
+  EXPECT_EQ(tc_ried_push(Peer, Path.c_str(), WaitMs), TC_ERR_IO) << describe();
+  EXPECT_TRUE(logged("cannot load pushed ried")) << "the good sender's push was taken";
+  std::remove(Path.c_str());
+}
+
+/// Answers to pushes and shipments that were never made are not queued
+/// (they stayed in the sender's queues for ever, and crowded out real
+/// answers): a receiver repeating them changes nothing but a counter.
+TEST_F(TwoContexts, AnswersNobodyAskedForAreNotQueued) {
+  Drive = Driver::TestThread;
+  ASSERT_NO_FATAL_FAILURE(start());
+  tc_peer_t *Back = nullptr;
+  ASSERT_EQ(tc_context_peer(Receiver.Ctx, 1, &Back), TC_OK);
+  constexpr uint64_t Each = 100;
+  RiedAck R = {RiedAckMagic, TC_OK};
+  CodeAck C = {CodeAckMagic, TC_OK, Sender.Calls->Tag, 0, 0};
+  ucp_request_param_t P = {};
+  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  P.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
+  for (uint64_t I = 0; I < Each; ++I)
+    for (auto [Id, Header, Size] :
+         {std::tuple<unsigned, const void *, size_t>{AmRiedAck, &R, sizeof R},
+          {AmCodeAck, &C, sizeof C}}) {
+      ucs_status_ptr_t Q = ucp_am_send_nbx(Back->Ep, Id, Header, Size, nullptr, 0, &P);
+      ASSERT_FALSE(UCS_PTR_IS_ERR(Q));
+      ASSERT_TRUE(progressUntil([&] { return !Q || ucp_request_check_status(Q) != UCS_INPROGRESS; },
+                                "the answer left"));
+      if (Q)
+        ucp_request_free(Q);
+    }
+  ASSERT_TRUE(progressUntil([&] { return stats(Sender).messages_refused == 2 * Each; },
+                            "the sender refused every answer"));
+  EXPECT_TRUE(partOf<PackageContext>(Sender.Ctx)->RiedAcks.empty());
+  EXPECT_TRUE(partOf<CodeContext>(Sender.Ctx)->CodeAcks.empty());
 }
 
 } // namespace
