@@ -442,6 +442,19 @@ static tc_status_t sendGeneral(tc_peer *Peer, const tc_package *Pkg, uint32_t El
   }
   if (Peer->Failed)
     return TC_ERR_IO;
+  // An image larger than a slot is shipped ahead before a sequence is
+  // taken: a shipment the receiver refuses (its places full: try again)
+  // must not leave behind a sequence no frame fills, on which its ring
+  // would wait for ever.
+  if (Kind == FrameCached) {
+    twochains::rt::PeerSendHalf::ElementSend &S = elementSend(Peer, Pkg, Element);
+    if (!S.Shipped && frameSize(FrameInjected, uint32_t(E.Image.Bytes.size()),
+                                uint32_t(PayloadSize)) > Peer->Tx.SlotSize) {
+      if (tc_status_t St = shipCode(Peer, Pkg, Element); St != TC_OK)
+        return St;
+      S.Shipped = true;
+    }
+  }
 
   // The credit line is written by the receiver: reading it costs a cache
   // line crossing cores, so it is read only when the credits seen so far
