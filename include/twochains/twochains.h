@@ -266,8 +266,9 @@ tc_status_t tc_call_args(tc_peer_t *peer, const tc_package_t *package, uint32_t 
 
 /* Drives a ried over to the peer: the shared library's bytes travel over
  * UCX and the receiver loads them (RTLD_GLOBAL, so its initialisers run and
- * jams reach its symbols). Waits for the receiver's answer: TC_OK, or
- * TC_ERR_IO if it refused (it does unless created with
+ * jams reach its symbols). Waits for the receiver's answer: TC_OK;
+ * TC_ERR_NO_CREDIT if it holds as many pushes on their way as it takes (try
+ * again later); or TC_ERR_IO if it refused (it does unless created with
  * TC_CONTEXT_ACCEPT_RIEDS) or could not load it. */
 tc_status_t tc_ried_push(tc_peer_t *peer, const char *path, int timeout_ms);
 
@@ -417,6 +418,13 @@ typedef struct tc_stats {
   uint64_t addresses_quarantined;   /* addresses (or hosts) whose abandoned frames passed
                                        their budget */
   uint64_t peers_quarantined;       /* connections refused: their address is quarantined */
+  /* queues peers share (docs/security.md, "Shares of shared queues") */
+  uint64_t shares_full;             /* places refused: the peer held its share of a queue
+                                       all peers fill (code offers, answers, forwards,
+                                       events), or the queue was full */
+  uint64_t rendezvous_cancelled;    /* peers cut off: the bytes of a message they sent
+                                       by rendezvous, or an answer sent to them so, did
+                                       not move in time */
 } tc_stats_t;
 
 /* The context's counters. The struct grows at its end as counters are

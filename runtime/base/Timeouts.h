@@ -32,6 +32,11 @@ constexpr uint64_t RefusedCloseTimeoutNs = 100 * NsPerMs;
 /// A connection that has not finished its handshake by then is dropped; a
 /// failed peer whose last frame never completes is released after as long.
 constexpr uint64_t HandshakeDeadlineNs = 10 * NsPerS;
+/// A message's bytes moved by rendezvous (code shipped ahead, a call's
+/// answer, a pushed ried) to arrive, or an answer sent so to be taken:
+/// past it the transfer is cancelled and the peer that held it up is cut
+/// off (control/ControlMessage.h), so that it holds no place for ever.
+constexpr uint64_t RendezvousTimeoutNs = 10 * NsPerS;
 /// tc_connect's attempts while nothing listens: the first back-off, and
 /// the longest.
 constexpr uint64_t ConnectBackoffFirstNs = 1 * NsPerMs;

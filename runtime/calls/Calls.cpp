@@ -52,10 +52,6 @@ struct tc_call {
 
 namespace {
 
-/// Answers that came as messages and wait for their peer's turn, at most.
-constexpr size_t MaxArrivedAnswers = 256;
-constexpr size_t MaxArrivedAnswerBytes = 16u << 20;
-
 /// Ends a call that is outstanding: once, counted. The caller holds the
 /// call's peer (its channel, or the context).
 void endCall(struct tc_call *C, tc_status_t St, size_t Size = 0) {
@@ -146,9 +142,32 @@ static ucs_status_t onReply(void *Arg, const void *Header, size_t HeaderLength, 
                                  ", which was never sent");
     return UCS_OK;
   }
-  if (Ctx->ArrivedAnswers.size() >= MaxArrivedAnswers ||
+  size_t Held = 0, HeldBytes = 0;
+  for (const CallsContext::ArrivedAnswer &A : Ctx->ArrivedAnswers)
+    if (A.From == Param->reply_ep) {
+      ++Held;
+      HeldBytes += A.Bytes.size();
+    }
+  bool PlaceLeft = Held < MaxArrivedAnswersPerPeer &&
+                   Ctx->ArrivedAnswers.size() < MaxArrivedAnswers;
+  if (!PlaceLeft || HeldBytes + Length > MaxArrivedAnswerBytesPerPeer ||
       Ctx->ArrivedAnswerBytes + Length > MaxArrivedAnswerBytes) {
-    refuseMessage(Ctx, Peer, "more answers waiting than this side holds");
+    countHeld(Ctx, &tc_stats_t::shares_full);
+    logLimited(Peer->RefusedMessageLog, TC_LOG_ERROR,
+               "refused a " + std::to_string(Length) + "-byte answer to call " +
+                   std::to_string(H.Sequence) + " from " + Peer->Name + ": it has " +
+                   std::to_string(Held) + " answers (" + std::to_string(HeldBytes) +
+                   " bytes) waiting, its share is " + std::to_string(MaxArrivedAnswersPerPeer) +
+                   " (" + std::to_string(MaxArrivedAnswerBytesPerPeer) + " bytes), all peers' " +
+                   std::to_string(Ctx->ArrivedAnswers.size()) + " (" +
+                   std::to_string(Ctx->ArrivedAnswerBytes) + " bytes) of " +
+                   std::to_string(MaxArrivedAnswers) + " (" +
+                   std::to_string(MaxArrivedAnswerBytes) + ")");
+    // Its call still ends, with why, where a place without bytes is left:
+    // the caller learns at once rather than at its wait's end.
+    if (PlaceLeft)
+      Ctx->ArrivedAnswers.push_back(
+          {Param->reply_ep, H.Sequence, TC_ERR_NO_CREDIT, {}, true, /*Refused=*/true});
     return UCS_OK;
   }
   Ctx->ArrivedAnswers.push_back({Param->reply_ep, H.Sequence, tc_status_t(H.Status), {}, false});
@@ -159,6 +178,8 @@ static ucs_status_t onReply(void *Arg, const void *Header, size_t HeaderLength, 
   receiveBody(Ctx, Data, Length, Param, A.Bytes.data(), onAnswerBody, &A);
   return UCS_OK;
 }
+
+static void endCallOfFrame(tc_peer *Peer, uint64_t Sequence, tc_status_t St);
 
 /// An answer frame arrived from the peer (checked): its call ends.
 static void takeAnswer(tc_peer *Peer, uint64_t CallSequence, const uint8_t *Bytes, size_t Size) {
@@ -172,7 +193,10 @@ void takeArrivedAnswers(tc_peer *Peer) {
       ++It;
       continue;
     }
-    answerCall(Peer, It->Sequence, It->Status, It->Bytes.data(), It->Bytes.size());
+    if (It->Refused) // logged when refused
+      endCallOfFrame(Peer, It->Sequence, It->Status);
+    else
+      answerCall(Peer, It->Sequence, It->Status, It->Bytes.data(), It->Bytes.size());
     Ctx->ArrivedAnswerBytes -= It->Bytes.size();
     It = Ctx->ArrivedAnswers.erase(It);
   }
@@ -259,6 +283,8 @@ static tc_status_t sendReply(tc_peer *Peer, uint64_t Sequence, tc_status_t St,
                              const void *Bytes, size_t Size) {
   auto *Ctx = contextOf<CallsContext>(Peer);
   sweepReplies(Ctx);
+  if (Peer->Failed || !Peer->Ep)
+    return TC_ERR_IO;
   if (Peer->Rx.RepliesInFlight >= MaxRepliesInFlight ||
       Peer->Rx.ReplyBytesInFlight + Size > MaxReplyBytesInFlight)
     return TC_ERR_NO_CREDIT;

@@ -12,6 +12,16 @@
 
 namespace twochains::rt {
 
+/// Answers that came as messages and wait for their peer's turn, at most;
+/// and one peer's share of them, so that a peer whose answers' bytes never
+/// come (until they are cancelled) leaves the rest to the others. A share
+/// holds answers of the largest size (TC_CALL_MAX_REPLY).
+constexpr size_t MaxArrivedAnswers = 256;
+constexpr size_t MaxArrivedAnswerBytes = 16u << 20;
+constexpr size_t MaxArrivedAnswersPerPeer = MaxArrivedAnswers / 4;
+constexpr size_t MaxArrivedAnswerBytesPerPeer = MaxArrivedAnswerBytes / 4;
+static_assert(MaxArrivedAnswerBytesPerPeer >= TC_CALL_MAX_REPLY, "a share holds any answer");
+
 struct CallsContext : WireupContext {
   /// Calls started and not yet ended: while there are any, every
   /// tc_progress turns the control worker, where their answers arrive.
@@ -33,6 +43,8 @@ struct CallsContext : WireupContext {
     tc_status_t Status;
     std::vector<uint8_t> Bytes;
     bool Received;
+    /// Refused for want of room: no bytes, the call ends with Status.
+    bool Refused = false;
   };
   std::list<ArrivedAnswer> ArrivedAnswers;
   size_t ArrivedAnswerBytes = 0;

@@ -38,8 +38,7 @@ static int sendFromJam(tc_jam_ctx_t *Ctx, tc_peer *Peer, const char *Element,
       return St;
   }
   auto *P = static_cast<const uint8_t *>(Payload);
-  return queueFrame(Peer,
-                                   {Ctx->Package, ID, std::vector<uint8_t>(P, P + PayloadSize)});
+  return queueFrame(Peer, {Ctx->Package, ID, std::vector<uint8_t>(P, P + PayloadSize)}, Ctx->Peer);
 }
 
 extern "C" int tc_jam_reply(tc_jam_ctx_t *Ctx, const char *Element, const void *Payload,
@@ -59,7 +58,7 @@ extern "C" int tc_jam_forward(tc_jam_ctx_t *Ctx, const char *Address, unsigned P
   // connect anywhere and believe the answer.
   if (std::find(C->ForwardAllow.begin(), C->ForwardAllow.end(), Key) == C->ForwardAllow.end()) {
     countHeld(C, &tc_stats_t::messages_refused);
-    logLimited(Ctx->Peer->RefusedRequestLog, TC_LOG_ERROR,
+    logLimited(Ctx->Peer->RefusedMessageLog, TC_LOG_ERROR,
                "refused a forward to " + Key + " from " + Ctx->Peer->Name +
                    ": not in the context's forward_allow list");
     return TC_ERR_INVALID_PARAM;

@@ -32,6 +32,7 @@
 #include "ucx/Request.h"
 #include "ucx/Status.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace twochains::rt;
@@ -72,8 +73,10 @@ ucs_status_t onCode(void *Arg, const void *Header, size_t HeaderLength, void *Da
   }
   std::memcpy(&H, Header, sizeof H);
   auto Refuse = [&](tc_status_t St, const std::string &Why) {
-    countHeld(Ctx, &tc_stats_t::messages_refused);
-    logError("refused code shipped by " + Peer->Name + ": " + Why);
+    countHeld(Ctx,
+              St == TC_ERR_NO_CREDIT ? &tc_stats_t::shares_full : &tc_stats_t::messages_refused);
+    logLimited(Peer->RefusedMessageLog, TC_LOG_ERROR,
+               "refused code shipped by " + Peer->Name + ": " + Why);
     // Answered on the control turn; the bytes are never received.
     Ctx->PushedCodes.push_back({Param->reply_ep, H.Package, H.Element, St, {}, true});
     return UCS_OK;
@@ -90,10 +93,22 @@ ucs_status_t onCode(void *Arg, const void *Header, size_t HeaderLength, void *Da
                   "jam '" + E->Name + "': an image of " + std::to_string(Length) +
                       " bytes with key " + std::to_string(H.Code) + ", not this receiver's (" +
                       std::to_string(E->Image.Bytes.size()) + " bytes)");
-  if (Ctx->PushedCodes.size() >= MaxPendingCode)
+  // Places are shared by all peers: one peer takes at most its share, so
+  // that offers whose bytes never come (until they are cancelled) hold up
+  // no one else's.
+  size_t Taken = 0, TakenByPeer = 0;
+  for (const CodeContext::PushedCode &C : Ctx->PushedCodes)
+    if (C.Taken) {
+      ++Taken;
+      TakenByPeer += C.Reply == Param->reply_ep;
+    }
+  if (TakenByPeer >= MaxPendingCodePerPeer)
+    return Refuse(TC_ERR_NO_CREDIT, "it has " + std::to_string(TakenByPeer) +
+                                        " images waiting to be installed already, its share");
+  if (Taken >= MaxPendingCode)
     return Refuse(TC_ERR_NO_CREDIT, "already " + std::to_string(MaxPendingCode) +
                                         " images waiting to be installed");
-  Ctx->PushedCodes.push_back({Param->reply_ep, H.Package, H.Element, TC_OK, {}, false});
+  Ctx->PushedCodes.push_back({Param->reply_ep, H.Package, H.Element, TC_OK, {}, false, true});
   CodeContext::PushedCode &C = Ctx->PushedCodes.back();
   C.Bytes.resize(Length);
   // List elements stay where they are until erased, which waits for Received.
@@ -112,11 +127,15 @@ ucs_status_t twochains::rt::onCodeAck(void *Arg, const void *Header, size_t Head
   std::memcpy(&A, Header, sizeof A);
   // Only the answer to a shipment in flight to that very peer: anything
   // else (an unauthenticated endpoint, a stale or forged answer) would sit
-  // in the queue and crowd out real ones.
+  // in the queue and crowd out real ones. One answer per peer: the rest
+  // of the queue is the other peers'.
   tc_peer *Peer = peerOfEndpoint(Ctx, Param->reply_ep);
+  bool Answered = std::any_of(
+      Ctx->CodeAcks.begin(), Ctx->CodeAcks.end(),
+      [&](const CodeContext::CodeAnswer &C) { return C.From == Param->reply_ep; });
   if (A.Magic != CodeAckMagic || !Peer || !Peer->Tx.ShippingElement ||
       Peer->Tx.ShippingPackage != A.Package || Peer->Tx.ShippingElement != A.Element + 1 ||
-      Ctx->CodeAcks.size() >= MaxPendingCode) {
+      Answered || Ctx->CodeAcks.size() >= MaxPendingCode) {
     countHeld(Ctx, &tc_stats_t::messages_refused);
     return UCS_OK;
   }
@@ -175,6 +194,8 @@ tc_status_t twochains::rt::shipCode(tc_peer *Peer, const tc_package *Pkg, uint32
     lockContext(Ctx);
     Context = std::unique_lock<std::recursive_mutex>(Ctx->Lock, std::adopt_lock);
   }
+  if (Peer->Failed || !Peer->Ep)
+    return TC_ERR_IO;
   const PackageElement *For = elementFor(Pkg, Element, Peer->Tx.RemoteIsa);
   if (!For)
     return TC_ERR_NO_ISA_IMAGE;
@@ -183,9 +204,19 @@ tc_status_t twochains::rt::shipCode(tc_peer *Peer, const tc_package *Pkg, uint32
   CodeHeader H = {CodeMagic, Element, Pkg->Tag, E.CodeKey, uint32_t(Image.size()), 0};
   uint64_t Deadline = nowNs() + CodeTransferTimeoutNs;
   struct Shipping { // the one answer onCodeAck takes, while this waits
+    CodeContext *Ctx;
     tc_peer *P;
-    ~Shipping() { P->Tx.ShippingElement = 0; }
-  } Pending{Peer};
+    ucp_ep_h Ep;
+    ~Shipping() {
+      P->Tx.ShippingElement = 0;
+      // An answer not taken (the peer failed first) would keep the peer's
+      // one place in the queue.
+      auto &Acks = Ctx->CodeAcks;
+      Acks.erase(std::remove_if(Acks.begin(), Acks.end(),
+                                [&](const CodeContext::CodeAnswer &A) { return A.From == Ep; }),
+                 Acks.end());
+    }
+  } Pending{Ctx, Peer, Peer->Ep};
   Peer->Tx.ShippingPackage = Pkg->Tag;
   Peer->Tx.ShippingElement = Element + 1;
   ucp_request_param_t P = {};

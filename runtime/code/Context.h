@@ -28,6 +28,9 @@ struct CodeContext : PackageContext {
     tc_status_t Status;
     std::vector<uint8_t> Bytes;
     bool Received;
+    /// An offer taken, which holds one of the MaxPendingCode places (a
+    /// refused one only waits for its answer).
+    bool Taken = false;
   };
   std::list<PushedCode> PushedCodes;
   struct CodeAnswer {

@@ -23,6 +23,7 @@
 #include "calls/Calls.h"
 #include "code/CodeTransfer.h"
 #include "containment/JamGuard.h"
+#include "control/ControlMessage.h"
 #include "control/ControlWorker.h"
 #include "send/FramePath.h"
 #include "send/Send.h"
@@ -254,6 +255,7 @@ static tc_status_t setupControlWorker(tc_context *Ctx, const tc_context_params_t
 /// Each feature registers its control-message handlers and housekeeping,
 /// in the order the control turn runs them.
 static tc_status_t setupFeatures(tc_context *Ctx) {
+  setupControl(Ctx);
   ucs_status_t St;
   if ((St = setupFramePath(Ctx)) != UCS_OK || (St = setupRiedPush(Ctx)) != UCS_OK ||
       (St = setupCodeTransfer(Ctx)) != UCS_OK || (St = setupWireup(Ctx)) != UCS_OK ||

@@ -2,14 +2,33 @@
 #ifndef TWOCHAINS_RUNTIME_CONTROL_CONTEXT_H
 #define TWOCHAINS_RUNTIME_CONTROL_CONTEXT_H
 
+#include "base/Log.h"
+#include "base/Timeouts.h"
 #include "core/Context.h"
 
+#include <list>
 #include <string>
 #include <vector>
 
 namespace twochains::rt {
 
 struct ControlContext : CoreContext {
+  /// Bodies UCX fetches by rendezvous (receiveBody) until they arrive: one
+  /// that has not within BodyTimeoutNs is cancelled and its peer cut off.
+  struct BodyInFlight {
+    void *Request;
+    ucp_ep_h From;
+    uint64_t StartedNs;
+  };
+  std::list<BodyInFlight> BodiesInFlight;
+  /// RendezvousTimeoutNs; unit tests shorten it.
+  uint64_t BodyTimeoutNs = RendezvousTimeoutNs;
+  /// Ends a peer that broke the protocol, at once (wireup registers it,
+  /// cutOffPeer calls it): failed, its control endpoint closed, so that UCX
+  /// ends what it still does for it.
+  void (*CutOff)(ControlContext *Ctx, tc_peer *Peer) = nullptr;
+  /// Peers cut off: a peer can reconnect and be cut off again.
+  LogLimit CutOffLog;
   /// Refusals of messages from endpoints no peer has: the first is logged.
   bool UnknownRefusalLogged = false;
   /// The control endpoints of peers this side released, the last few: a

@@ -7,8 +7,10 @@
 #include "core/Stats.h"
 #include "ucx/Request.h"
 
+#include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <vector>
 
 namespace twochains::rt {
 
@@ -33,6 +35,8 @@ tc_peer *senderOf(ControlContext *Ctx, const ucp_am_recv_param_t *Param) {
 ucs_status_t sendMessage(ControlContext *Ctx, tc_peer *Peer, unsigned Id, const void *Header,
                          size_t HeaderSize, const void *Body, size_t BodySize,
                          uint64_t DeadlineNs) {
+  if (!Peer->Ep) // cut off: failed already
+    return UCS_ERR_NOT_CONNECTED;
   // From copies the peer owns: a send given up on at the deadline may
   // still read them (waitRequestUntil). A handshake sends a few.
   auto Keep = [&](const void *P, size_t N) -> const void * {
@@ -81,19 +85,60 @@ void forgetEndpoint(ControlContext *Ctx, ucp_ep_h Ep) {
 }
 
 namespace {
-/// A body UCX fetches: whom to tell when it has.
+/// A body UCX fetches: whom to tell when it has, and its entry among the
+/// bodies in flight.
 struct BodyReceipt {
   BodyDone Done;
   void *Arg;
+  ControlContext *Ctx;
+  std::list<ControlContext::BodyInFlight>::iterator InFlight;
 };
 
 void onBodyReceived(void *Request, ucs_status_t St, size_t, void *Arg) {
   auto *R = static_cast<BodyReceipt *>(Arg);
+  R->Ctx->BodiesInFlight.erase(R->InFlight);
   R->Done(R->Arg, St == UCS_OK ? TC_OK : TC_ERR_IO);
   delete R;
   ucp_request_free(Request);
 }
+
+/// Housekeeping: bodies that did not arrive in time. UCX's way to stop a
+/// receive is ucp_request_cancel, but UCX (1.13.1, and upstream to date)
+/// cancels only tag receives: an active message's rendezvous receive is
+/// ended only by its endpoint's end, which completes it as cancelled. So
+/// the peer that held it up is cut off, and its places are freed as the
+/// receives complete.
+void cancelOverdueBodies(CoreContext *Core) {
+  auto *Ctx = static_cast<ControlContext *>(Core);
+  if (Ctx->BodiesInFlight.empty())
+    return;
+  uint64_t Now = nowNs();
+  std::vector<ucp_ep_h> Overdue;
+  for (const ControlContext::BodyInFlight &B : Ctx->BodiesInFlight)
+    if (Now - B.StartedNs > Ctx->BodyTimeoutNs) {
+      ucp_request_cancel(Ctx->Worker, B.Request);
+      if (std::find(Overdue.begin(), Overdue.end(), B.From) == Overdue.end())
+        Overdue.push_back(B.From);
+    }
+  // Not while iterating: a cut-off completes receives, which leave the list.
+  for (ucp_ep_h Ep : Overdue)
+    if (tc_peer *Peer = Ep ? peerOfEndpoint(Ctx, Ep) : nullptr)
+      cutOffPeer(Ctx, Peer,
+                 "the bytes of a message it sent by rendezvous did not come in " +
+                     std::to_string(Ctx->BodyTimeoutNs / NsPerMs) + " ms");
+}
 } // namespace
+
+void setupControl(ControlContext *Ctx) { addHousekeeping(Ctx, cancelOverdueBodies); }
+
+void cutOffPeer(ControlContext *Ctx, tc_peer *Peer, const std::string &Why) {
+  countHeld(Ctx, &tc_stats_t::rendezvous_cancelled);
+  logLimited(Ctx->CutOffLog, TC_LOG_ERROR, "cut off " + Peer->Name + ": " + Why);
+  if (Ctx->CutOff)
+    Ctx->CutOff(Ctx, Peer);
+  else
+    Peer->Failed = true;
+}
 
 void receiveBody(ControlContext *Ctx, void *Data, size_t Length,
                  const ucp_am_recv_param_t *Param, void *Dest, BodyDone Done, void *Arg) {
@@ -103,14 +148,20 @@ void receiveBody(ControlContext *Ctx, void *Data, size_t Length,
     Done(Arg, TC_OK);
     return;
   }
-  auto *Receipt = new BodyReceipt{Done, Arg};
+  // Listed before UCX may complete it: the callback takes it off.
+  ucp_ep_h From = (Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ? Param->reply_ep : nullptr;
+  auto InFlight = Ctx->BodiesInFlight.insert(Ctx->BodiesInFlight.end(), {nullptr, From, nowNs()});
+  auto *Receipt = new BodyReceipt{Done, Arg, Ctx, InFlight};
   ucp_request_param_t P = {};
   P.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   P.cb.recv_am = onBodyReceived;
   P.user_data = Receipt;
   ucs_status_ptr_t R = ReceiveData(Ctx->Worker, Data, Dest, Length, &P);
-  if (UCS_PTR_IS_PTR(R))
+  if (UCS_PTR_IS_PTR(R)) {
+    InFlight->Request = R;
     return; // onBodyReceived tells
+  }
+  Ctx->BodiesInFlight.erase(InFlight);
   delete Receipt;
   Done(Arg, UCS_PTR_IS_ERR(R) ? TC_ERR_IO : TC_OK);
 }

@@ -47,10 +47,14 @@ void refuseMessage(ControlContext *Ctx, tc_peer *Peer, const std::string &Why,
 /// Remembers a released peer's endpoint (refuseMessage).
 void forgetEndpoint(ControlContext *Ctx, ucp_ep_h Ep);
 
+/// Registers the control layer's housekeeping: bodies overdue.
+void setupControl(ControlContext *Ctx);
+
 /// Receives a message's Length-byte body into Dest, which must stay put
 /// until Done: copied at once, or fetched by UCX (rendezvous). Done(Arg,
 /// status) runs exactly once, here or from a later progress of the control
-/// worker: TC_ERR_IO if the body could not be received.
+/// worker: TC_ERR_IO if the body could not be received, or did not arrive
+/// within the context's BodyTimeoutNs (its sender is then cut off).
 using BodyDone = void (*)(void *Arg, tc_status_t Status);
 void receiveBody(ControlContext *Ctx, void *Data, size_t Length,
                  const ucp_am_recv_param_t *Param, void *Dest, BodyDone Done, void *Arg);
@@ -59,6 +63,14 @@ void receiveBody(ControlContext *Ctx, void *Data, size_t Length,
 using ReceiveDataFn = ucs_status_ptr_t (*)(ucp_worker_h, void *, void *, size_t,
                                             const ucp_request_param_t *);
 extern ReceiveDataFn ReceiveData;
+
+/// Ends a peer that held up a transfer past its time, or otherwise broke
+/// the protocol: counted (rendezvous_cancelled), logged within a budget,
+/// then failed and its control endpoint closed at once (Ctx->CutOff), which
+/// completes what UCX still does for it (a receive waiting for its bytes
+/// ends as cancelled, an answer sent to it as failed), so that what those
+/// hold is freed now rather than when the peer is released.
+void cutOffPeer(ControlContext *Ctx, tc_peer *Peer, const std::string &Why);
 
 /// Progresses the control worker until Answered() says the awaited answer
 /// has come (true), Peer fails or DeadlineNs passes (false).

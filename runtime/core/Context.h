@@ -31,6 +31,7 @@
 #include <memory>
 #include <mutex>
 #include <ucp/api/ucp.h>
+#include <unordered_map>
 #include <vector>
 
 namespace twochains::rt {
@@ -94,6 +95,8 @@ struct CoreContext {
   /// events come from UCX callbacks, the executor and senders alike.
   std::mutex EventLock;
   std::deque<tc_event_t> Events;
+  /// Events queued per peer (by number), against each one's share.
+  std::unordered_map<unsigned, size_t> EventsOfPeer;
 
   /// Registered by the features at their setup, run on the control turn in
   /// the order registered (core/Housekeeping.cpp).

@@ -5,17 +5,15 @@
 
 namespace twochains::rt {
 
-/// Enough for every frame of a full ring of every peer to be rejected
-/// before the application looks; beyond it events are counted, not kept.
-constexpr size_t MaxEvents = 4096;
-
 void postEvent(CoreContext *Ctx, tc_event_kind_t Kind, unsigned Peer, tc_status_t Status,
                uint32_t Element, uint64_t Sequence, int32_t Signal) {
   std::lock_guard<std::mutex> G(Ctx->EventLock);
-  if (Ctx->Events.size() >= MaxEvents) {
+  if (Ctx->Events.size() >= MaxEvents || (Peer && Ctx->EventsOfPeer[Peer] >= MaxEventsPerPeer)) {
     count(Ctx, &tc_stats_t::events_lost);
     return;
   }
+  if (Peer)
+    ++Ctx->EventsOfPeer[Peer];
   tc_event_t E = {};
   E.kind = Kind;
   E.peer = Peer;
@@ -37,5 +35,10 @@ extern "C" int tc_poll_event(tc_context_t *Api, tc_event_t *Out) {
     return 0;
   *Out = Ctx->Events.front();
   Ctx->Events.pop_front();
+  if (Out->peer) {
+    auto It = Ctx->EventsOfPeer.find(Out->peer);
+    if (It != Ctx->EventsOfPeer.end() && --It->second == 0)
+      Ctx->EventsOfPeer.erase(It);
+  }
   return 1;
 }

@@ -75,6 +75,9 @@ struct PeerSendHalf {
   /// peer and not yet answered (0: none). Only that answer is taken.
   uint64_t ShippingPackage = 0;
   uint32_t ShippingElement = 0;
+  /// tc_ried_push: a push to this peer awaits its answer (only then is one
+  /// taken).
+  bool PushingRied = false;
   std::vector<std::pair<const tc_package *, std::vector<ElementSend>>> Sends;
   /// Cached frames are built in their slot's copy here, so a frame the
   /// receiver reports missing can be sent again, with code, from it. The
@@ -97,9 +100,15 @@ struct PeerSendHalf {
     uint32_t Element;
     std::vector<uint8_t> Payload;
     uint64_t CallSequence = 0;
+    /// A frame a jam forwarded here (tc_jam_forward): the number of the
+    /// peer whose frame ran it; 0 for this peer's own (tc_jam_reply).
+    unsigned Origin = 0;
   };
   std::deque<QueuedFrame> Queued;
   size_t QueuedBytes = 0;
+  /// Of those, forwarded ones per origin (frames, bytes): each origin has
+  /// a share of the queue, which every peer's jams may fill.
+  std::map<unsigned, std::pair<size_t, size_t>> QueuedOf;
   /// tc_peer_cork: on the message path, frames wait here, consecutive from
   /// BatchFirst, and leave as one message (FramePath.cpp, flushFrameBatch).
   bool Corked = false;
@@ -204,9 +213,10 @@ struct tc_peer {
   bool RefusalLogged = false; // a refused message from it was logged (once)
   bool FalseFaultLogged = false; // a fault report of a frame never sent was logged (once)
   /// What it can make this side log again and again: its frames refused,
-  /// its frames abandoned, its requests refused (forwards, rieds), its
+  /// its frames abandoned, its messages refused (code offers, answers,
+  /// rieds, forwards: out of bounds, or past its share of a queue), its
   /// answers and fault reports as a receiver (base/Log.h, logLimited).
-  twochains::rt::LogLimit RefusedFrameLog, AbandonedFrameLog, RefusedRequestLog, AnswerLog,
+  twochains::rt::LogLimit RefusedFrameLog, AbandonedFrameLog, RefusedMessageLog, AnswerLog,
       FaultReportLog;
   uint64_t AcceptedNs = 0;    // receiver: when the connection came (handshake deadline)
   uint64_t FailedSeenNs = 0;  // receiver: when reaping first found it failed, frames left

@@ -25,6 +25,9 @@ struct PackageContext : ControlContext {
     std::vector<uint8_t> Bytes;
   };
   std::vector<PushedRied> PushedRieds;
+  /// The endpoints of pushes whose bytes are on their way, one each: at
+  /// most MaxRiedsArriving, MaxRiedsArrivingPerPeer of one peer.
+  std::vector<ucp_ep_h> RiedsArriving;
   /// Rieds loading on threads of their own, answered when done.
   struct RiedLoad {
     ucp_ep_h Reply = nullptr;

@@ -12,10 +12,12 @@
 //===----------------------------------------------------------------------===//
 #include "base/Log.h"
 #include "control/ControlMessage.h"
+#include "core/Peers.h"
 #include "core/Stats.h"
 #include "package/Context.h"
 #include "ucx/Request.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -66,6 +68,8 @@ void answer(PackageContext *Ctx, tc_peer *Peer, tc_status_t St) {
 /// whose bytes never came is answered TC_ERR_IO, not left to time out).
 void onRiedBody(void *Arg, tc_status_t St) {
   auto *R = static_cast<PendingRied *>(Arg);
+  auto &Arriving = R->Ctx->RiedsArriving;
+  Arriving.erase(std::find(Arriving.begin(), Arriving.end(), R->Reply));
   R->Ctx->PushedRieds.push_back({R->Reply, St, St == TC_OK ? std::move(R->Bytes)
                                                            : std::vector<uint8_t>()});
   delete R;
@@ -81,12 +85,13 @@ ucs_status_t onRied(void *Arg, const void *Header, size_t HeaderLength, void *Da
     return UCS_OK; // not from an authenticated peer: no answer either
   }
   std::memcpy(&H, Header, sizeof H);
-  auto Refuse = [&](const std::string &Why) {
-    countHeld(Ctx, &tc_stats_t::messages_refused);
-    logLimited(Peer->RefusedRequestLog, TC_LOG_ERROR,
+  auto Refuse = [&](const std::string &Why, tc_status_t St = TC_ERR_INVALID_PARAM) {
+    countHeld(Ctx,
+              St == TC_ERR_NO_CREDIT ? &tc_stats_t::shares_full : &tc_stats_t::messages_refused);
+    logLimited(Peer->RefusedMessageLog, TC_LOG_ERROR,
                "refused a ried pushed by " + Peer->Name + ": " + Why);
     // Answered later, off the callback; the bytes are never received.
-    Ctx->PushedRieds.push_back({Param->reply_ep, TC_ERR_INVALID_PARAM, {}});
+    Ctx->PushedRieds.push_back({Param->reply_ep, St, {}});
     return UCS_OK;
   };
   if (!(Ctx->Flags & TC_CONTEXT_ACCEPT_RIEDS))
@@ -97,6 +102,16 @@ ucs_status_t onRied(void *Arg, const void *Header, size_t HeaderLength, void *Da
                   std::to_string(H.NameSize) + " bytes, in a message of " +
                   std::to_string(Length) + " (at most " + std::to_string(MaxRiedSize) +
                   " and " + std::to_string(MaxRiedNameSize) + ")");
+  // Its bytes are allocated now and held until they come (or the push is
+  // cancelled): a few at once, one of them the peer's.
+  size_t Mine = std::count(Ctx->RiedsArriving.begin(), Ctx->RiedsArriving.end(), Param->reply_ep);
+  if (Mine >= MaxRiedsArrivingPerPeer || Ctx->RiedsArriving.size() >= MaxRiedsArriving)
+    return Refuse("already " + std::to_string(Mine) + " of its pushes and " +
+                      std::to_string(Ctx->RiedsArriving.size()) + " in all on their way (at most " +
+                      std::to_string(MaxRiedsArrivingPerPeer) + " and " +
+                      std::to_string(MaxRiedsArriving) + ")",
+                  TC_ERR_NO_CREDIT);
+  Ctx->RiedsArriving.push_back(Param->reply_ep);
   auto *R = new PendingRied{Ctx, Param->reply_ep, {}};
   R->Bytes.resize(Length);
   receiveBody(Ctx, Data, Length, Param, R->Bytes.data(), onRiedBody, R);
@@ -110,8 +125,16 @@ ucs_status_t onRiedAck(void *Arg, const void *Header, size_t HeaderLength, void 
   if (HeaderLength != sizeof A || !(Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
     return UCS_OK;
   std::memcpy(&A, Header, sizeof A);
-  if (A.Magic == RiedAckMagic)
-    Ctx->RiedAcks.push_back({Param->reply_ep, tc_status_t(A.Status)});
+  // Only the answer to a push in flight to that peer, once: anything else
+  // would sit in the queue for ever.
+  tc_peer *Peer = peerOfEndpoint(Ctx, Param->reply_ep);
+  bool Answered = std::any_of(Ctx->RiedAcks.begin(), Ctx->RiedAcks.end(),
+                              [&](const auto &R) { return R.first == Param->reply_ep; });
+  if (A.Magic != RiedAckMagic || !Peer || !Peer->Tx.PushingRied || Answered) {
+    countHeld(Ctx, &tc_stats_t::messages_refused);
+    return UCS_OK;
+  }
+  Ctx->RiedAcks.push_back({Param->reply_ep, tc_status_t(A.Status)});
   return UCS_OK;
 }
 
@@ -195,7 +218,22 @@ extern "C" tc_status_t tc_ried_push(tc_peer_t *Peer, const char *Path, int Timeo
   std::fclose(F);
   auto *Ctx = contextOf<PackageContext>(Peer);
   std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
+  if (Peer->Failed || !Peer->Ep)
+    return TC_ERR_IO;
   RiedHeader H = {RiedMagic, uint32_t(Name.size() + 1), Body.size() - LibStart};
+  struct Pushing { // the one answer onRiedAck takes, while this waits
+    PackageContext *Ctx;
+    tc_peer *P;
+    ucp_ep_h Ep;
+    ~Pushing() {
+      P->Tx.PushingRied = false;
+      auto &Acks = Ctx->RiedAcks;
+      Acks.erase(
+          std::remove_if(Acks.begin(), Acks.end(), [&](const auto &A) { return A.first == Ep; }),
+          Acks.end());
+    }
+  } Pending{Ctx, Peer, Peer->Ep};
+  Peer->Tx.PushingRied = true;
   ucp_request_param_t P = {};
   P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   P.flags = UCP_AM_SEND_FLAG_REPLY;
@@ -206,7 +244,8 @@ extern "C" tc_status_t tc_ried_push(tc_peer_t *Peer, const char *Path, int Timeo
   awaitAnswer(Ctx, Peer, nowNs() + msToNs(TimeoutMs > 0 ? TimeoutMs : 0), [&] {
     for (size_t I = 0; I < Ctx->RiedAcks.size(); ++I)
       if (Ctx->RiedAcks[I].first == Peer->Ep) {
-        Answer = Ctx->RiedAcks[I].second == TC_OK ? TC_OK : TC_ERR_IO;
+        tc_status_t Said = Ctx->RiedAcks[I].second;
+        Answer = Said == TC_OK || Said == TC_ERR_NO_CREDIT ? Said : TC_ERR_IO;
         Ctx->RiedAcks.erase(Ctx->RiedAcks.begin() + I);
         return true;
       }

@@ -74,6 +74,8 @@ static constexpr uint64_t FrameMessageDeadlineNs = 1'000'000'000;
 static tc_status_t sendFrameMessage(tc_peer *Peer, uint64_t First, uint32_t Count,
                                     const uint8_t *Data, size_t Size) {
   PeerSendHalf &Tx = Peer->Tx;
+  if (!Peer->Ep) // cut off (control/ControlMessage.h): failed already
+    return TC_ERR_IO;
   Tx.MessageHeader.One = {First, carriedCredit(Peer)};
   if (Count > 1)
     Tx.MessageHeader.Many = {First, Count, 0, Tx.MessageHeader.One.Finished};

@@ -166,14 +166,32 @@ static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
 namespace twochains::rt {
 
 /// Frames jams may have waiting for one peer, and their payload bytes.
-/// Past either the jam sees TC_ERR_NO_CREDIT.
+/// Past either the jam sees TC_ERR_NO_CREDIT. Frames forwarded to a peer
+/// (a route: every peer's jams may forward there) have a share of that
+/// per origin, so that one peer's jams cannot take the route from others'.
 static constexpr size_t MaxQueuedFrames = 4096;
 static constexpr size_t MaxQueuedBytes = 4u << 20;
+static constexpr size_t MaxQueuedFramesPerOrigin = MaxQueuedFrames / 4;
+static constexpr size_t MaxQueuedBytesPerOrigin = MaxQueuedBytes / 4;
 
-tc_status_t queueFrame(tc_peer *Peer, PeerSendHalf::QueuedFrame F) {
+tc_status_t queueFrame(tc_peer *Peer, PeerSendHalf::QueuedFrame F, tc_peer *Origin) {
   if (Peer->Tx.Queued.size() >= MaxQueuedFrames ||
       Peer->Tx.QueuedBytes + F.Payload.size() > MaxQueuedBytes)
     return TC_ERR_NO_CREDIT;
+  F.Origin = Origin && Origin != Peer ? Origin->Number : 0;
+  if (F.Origin) {
+    auto &[Frames, Bytes] = Peer->Tx.QueuedOf[F.Origin];
+    if (Frames >= MaxQueuedFramesPerOrigin || Bytes + F.Payload.size() > MaxQueuedBytesPerOrigin) {
+      countHeld(Peer->Ctx, &tc_stats_t::shares_full);
+      logLimited(Origin->RefusedMessageLog, TC_LOG_ERROR,
+                 "refused a frame forwarded to " + Peer->Name + " by a jam of " + Origin->Name +
+                     ": its frames waiting there (" + std::to_string(Frames) + ", " +
+                     std::to_string(Bytes) + " bytes) are its share of the queue");
+      return TC_ERR_NO_CREDIT;
+    }
+    ++Frames;
+    Bytes += F.Payload.size();
+  }
   Peer->Tx.QueuedBytes += F.Payload.size();
   Peer->Tx.Queued.push_back(std::move(F));
   return TC_OK;
@@ -189,6 +207,12 @@ void sendQueued(tc_peer *Peer) {
     if (St == TC_ERR_NO_CREDIT)
       return;
     Peer->Tx.QueuedBytes -= F.Payload.size();
+    if (F.Origin) {
+      auto It = Peer->Tx.QueuedOf.find(F.Origin);
+      It->second.second -= F.Payload.size();
+      if (--It->second.first == 0)
+        Peer->Tx.QueuedOf.erase(It);
+    }
     Peer->Tx.Queued.pop_front(); // sent, or failed for good (the peer is gone)
   }
 }
@@ -422,6 +446,19 @@ static tc_status_t sendGeneral(tc_peer *Peer, const tc_package *Pkg, uint32_t El
   }
   if (Peer->Failed)
     return TC_ERR_IO;
+  // An image larger than a slot is shipped ahead before a sequence is
+  // taken: a shipment the receiver refuses (its places full: try again)
+  // must not leave behind a sequence no frame fills, on which its ring
+  // would wait for ever.
+  if (Kind == FrameCached) {
+    twochains::rt::PeerSendHalf::ElementSend &S = elementSend(Peer, Pkg, Element);
+    if (!S.Shipped && frameSize(FrameInjected, uint32_t(E.Image.Bytes.size()),
+                                uint32_t(PayloadSize)) > Peer->Tx.SlotSize) {
+      if (tc_status_t St = shipCode(Peer, Pkg, Element); St != TC_OK)
+        return St;
+      S.Shipped = true;
+    }
+  }
 
   // The credit line is written by the receiver: reading it costs a cache
   // line crossing cores, so it is read only when the credits seen so far

@@ -21,8 +21,10 @@ tc_status_t sendAnswer(tc_peer *Peer, uint64_t CallSequence, const void *Bytes, 
 
 /// Frames sent from running jams, which never wait: queued for the peer
 /// while its ring is full (bounded: TC_ERR_NO_CREDIT past the bound), sent
-/// in order as credits come back.
-tc_status_t queueFrame(tc_peer *Peer, PeerSendHalf::QueuedFrame F);
+/// in order as credits come back. Origin: the peer whose frame's jam
+/// forwards this one to Peer (tc_jam_forward), which may fill only its
+/// share of the queue; null for Peer's own (tc_jam_reply, answers).
+tc_status_t queueFrame(tc_peer *Peer, PeerSendHalf::QueuedFrame F, tc_peer *Origin = nullptr);
 void sendQueued(tc_peer *Peer);
 
 /// Sender: sends again, with code, the cached frames the receiver reported

@@ -97,6 +97,10 @@ constexpr size_t MaxPackagesSize = MaxOfferPackages * (1 + MaxPackageNameSize + 
 constexpr size_t MaxOfferBody =
     2 * size_t(MaxRkeySize) + MaxWorkerAddressSize + MaxPackagesSize;
 constexpr uint64_t MaxRiedSize = 64ull << 20;
+/// Pushes whose bytes a receiver waits for at once, and one peer's share
+/// (a sender pushes one at a time per connection); beyond, refused.
+constexpr size_t MaxRiedsArriving = 4;
+constexpr size_t MaxRiedsArrivingPerPeer = 1;
 constexpr uint32_t MaxRiedNameSize = 256;
 
 struct AuthRequest {
@@ -239,6 +243,10 @@ static_assert(sizeof(CodeAck) == 24, "wire layout");
 /// Images shipped ahead of frames that a receiver holds received but not
 /// yet installed; beyond this, offers are refused (TC_ERR_NO_CREDIT).
 constexpr size_t MaxPendingCode = 16;
+/// Of those, one peer's share: a sender ships one image at a time per
+/// connection (a second may follow one it gave up on), so that one peer
+/// whose bytes never come cannot hold every place.
+constexpr size_t MaxPendingCodePerPeer = 2;
 /// How long a sender waits for a receiver to install shipped code.
 constexpr uint64_t CodeTransferTimeoutNs = 10'000'000'000ull;
 

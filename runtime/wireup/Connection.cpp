@@ -257,6 +257,22 @@ static void releaseLocalSide(WireupContext *Ctx, tc_peer *Peer) {
   Peer->Tx.CreditMem = nullptr;
 }
 
+/// The control layer's cut-off (cutOffPeer): the peer fails now, and its
+/// control endpoint closes by force, which ends what UCX still does on it
+/// (a receive waiting for its bytes completes as cancelled). Its other
+/// resources go when it is released, as a failed peer's: reaped here, or
+/// closed by the application.
+static void cutOff(ControlContext *Control, tc_peer *Peer) {
+  auto *Ctx = static_cast<WireupContext *>(Control);
+  if (!Peer->Failed && Peer->Welcomed)
+    postEvent(Ctx, TC_EVENT_PEER_GONE, Peer->Number, TC_ERR_IO);
+  Peer->Failed = true;
+  forgetEndpoint(Ctx, Peer->Ep);
+  closeEndpoint(Ctx->Worker, Peer->Ep);
+  Peer->Ep = nullptr;
+  Peer->Sent.clear(); // no send on the endpoint reads them any more
+}
+
 void twochains::rt::releasePeer(WireupContext *Ctx, tc_peer *Peer) {
   // No longer found by its endpoint, which the flushes below still
   // progress: what the peer says meanwhile is its last word, not a stranger's.
@@ -520,5 +536,6 @@ ucs_status_t twochains::rt::setupWireup(WireupContext *Ctx) {
   if (ucs_status_t St = setupHandshake(Ctx); St != UCS_OK)
     return St;
   addHousekeeping(Ctx, reapPeers);
+  Ctx->CutOff = cutOff;
   return UCS_OK;
 }

@@ -326,6 +326,9 @@ static int ried(char **Argv) {
   if (Huge == MAP_FAILED)
     return fail("cannot reserve 64 GiB of address space");
   RiedHeader H = {RiedMagic, 8, Claim - 8};
+  // A push in flight, as tc_ried_push marks it: only then is its answer
+  // taken.
+  Peer->Tx.PushingRied = true;
   ucp_request_param_t P = {};
   P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   P.flags = UCP_AM_SEND_FLAG_REPLY;

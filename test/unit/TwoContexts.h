@@ -43,6 +43,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <list>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -151,6 +152,57 @@ public:
     ASSERT_NE(Missing, nullptr);
     ASSERT_EQ(tc_context_add_package(Sender.Ctx, Missing), TC_OK);
     ASSERT_EQ(connect(), TC_OK) << describe();
+  }
+
+  /// A third context (an attacker, a hostile receiver, a second good
+  /// peer), owned here, created with its packages like the two and
+  /// destroyed at teardown before them. Its UCX configuration may differ:
+  /// Environment's variables are set while it is created (UCX reads its
+  /// configuration then) and restored after. Call under
+  /// ASSERT_NO_FATAL_FAILURE; null if it failed.
+  Side *createExtraSide(
+      const char *Name,
+      const std::vector<std::pair<const char *, const char *>> &Environment = {}) {
+    ExtraSides.emplace_back(Name);
+    Side &S = ExtraSides.back();
+    std::vector<std::pair<const char *, std::optional<std::string>>> Saved;
+    for (auto &[Variable, Value] : Environment) {
+      const char *Old = std::getenv(Variable);
+      Saved.push_back({Variable, Old ? std::optional<std::string>(Old) : std::nullopt});
+      setenv(Variable, Value, 1);
+    }
+    createSide(S);
+    for (auto &[Variable, Value] : Saved)
+      if (Value)
+        setenv(Variable, Value->c_str(), 1);
+      else
+        unsetenv(Variable);
+    return S.Ctx ? &S : nullptr;
+  }
+
+  /// Connects From to To (listening on 127.0.0.1 first, if it does not
+  /// yet), To answering the handshake on a helper thread that progresses
+  /// it until tc_connect returns; after that To is progressed only by
+  /// whoever calls tc_progress on it. Returns tc_connect's status.
+  tc_status_t connectSides(Side &From, Side &To, uint16_t &ToPort, tc_peer_t **Out) {
+    if (!ToPort) {
+      if (tc_status_t St = tc_listen(To.Ctx, "127.0.0.1", 0); St != TC_OK)
+        return St;
+      if (tc_listen_port(To.Ctx, &ToPort) != TC_OK || !ToPort)
+        return TC_ERR_IO;
+    }
+    std::atomic<bool> Stop{false};
+    std::thread Helper([&] {
+      for (unsigned Turn = 1; !Stop.load(std::memory_order_relaxed); ++Turn) {
+        tc_progress(To.Ctx, nullptr);
+        if (Turn % 64 == 0)
+          std::this_thread::yield();
+      }
+    });
+    tc_status_t St = tc_connect(From.Ctx, "127.0.0.1", ToPort, ConnectTimeoutMs, Out);
+    Stop = true;
+    Helper.join();
+    return St;
   }
 
   tc_package_t *loadPackage(const char *Prefix, const char *Name, uint32_t Roles) {
@@ -334,6 +386,17 @@ protected:
       EXPECT_EQ(tc_executor_stop(Receiver.Ctx), TC_OK);
       ExecutorStarted = false;
     }
+    for (Side &S : ExtraSides) {
+      if (S.Ctx)
+        tc_context_destroy(S.Ctx);
+      S.Ctx = nullptr;
+      for (tc_package_t **P : {&S.Stdlib, &S.Calls})
+        if (*P) {
+          tc_package_unload(*P);
+          *P = nullptr;
+        }
+    }
+    ExtraSides.clear();
     for (Side *S : {&Sender, &Receiver})
       if (S->Ctx) {
         tc_context_destroy(S->Ctx);
@@ -370,6 +433,7 @@ private:
   bool Lent = false;
   std::vector<std::pair<const char *, std::optional<std::string>>> SavedEnvironment;
   std::vector<tc_package_t *> ExtraPackages;
+  std::list<Side> ExtraSides;
 
   static void collectLog(tc_log_level_t Level, const char *Message, void *Arg) {
     auto *L = static_cast<LogLines *>(Arg);
