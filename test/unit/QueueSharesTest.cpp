@@ -384,9 +384,10 @@ std::vector<uint8_t> chainPayload(uint16_t Port, const char *Element,
   H.Port = Port;
   std::snprintf(H.Element, sizeof H.Element, "%s", Element);
   H.Length = uint32_t(Payload.size());
-  std::vector<uint8_t> P(sizeof H);
+  std::vector<uint8_t> P(sizeof H + Payload.size());
   std::memcpy(P.data(), &H, sizeof H);
-  P.insert(P.end(), Payload.begin(), Payload.end());
+  if (!Payload.empty())
+    std::memcpy(P.data() + sizeof H, Payload.data(), Payload.size());
   return P;
 }
 
