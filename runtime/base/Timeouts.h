@@ -27,7 +27,8 @@ constexpr uint64_t ReleaseFlushTimeoutNs = 1 * NsPerS;
 constexpr uint64_t ReleaseFailedFlushTimeoutNs = 10 * NsPerMs;
 /// Closing an endpoint that has nothing left to flush.
 constexpr uint64_t EndpointCloseTimeoutNs = 10 * NsPerMs;
-/// Closing a refused handshake's endpoint.
+/// A refused handshake's REFUSED message, let leave before its endpoint
+/// closes (the receiver goes on meanwhile).
 constexpr uint64_t RefusedCloseTimeoutNs = 100 * NsPerMs;
 /// A connection that has not finished its handshake by then is dropped; a
 /// failed peer whose last frame never completes is released after as long.

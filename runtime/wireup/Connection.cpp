@@ -250,6 +250,10 @@ static void releaseLocalSide(WireupContext *Ctx, tc_peer *Peer) {
 }
 
 void twochains::rt::releasePeer(WireupContext *Ctx, tc_peer *Peer) {
+  if (Peer->RefusalFlush) { // released by UCX as the endpoint closes
+    ucp_request_free(Peer->RefusalFlush);
+    Peer->RefusalFlush = nullptr;
+  }
   // No longer found by its endpoint, which the flushes below still
   // progress: what the peer says meanwhile is its last word, not a stranger's.
   forgetEndpoint(Ctx, Peer->Ep);
@@ -269,11 +273,12 @@ void twochains::rt::releasePeer(WireupContext *Ctx, tc_peer *Peer) {
 namespace twochains::rt {
 
 
-/// Housekeeping (receiver): releases peers that failed, closed or never
-/// finished their handshake, once no frame of theirs is left to run.
+/// Housekeeping (receiver): releases peers that failed, closed, were
+/// refused or never finished their handshake, once no frame of theirs is
+/// left to run.
 static void reapPeers(CoreContext *Core) {
   auto *Ctx = static_cast<WireupContext *>(Core);
-  uint64_t Now = 0;
+  uint64_t Now = nowNs();
   for (size_t I = 0; I < Ctx->Accepted.size();) {
     tc_peer *P = Ctx->Accepted[I].get();
     // A peer an application thread is using (its channel) waits a turn.
@@ -281,6 +286,16 @@ static void reapPeers(CoreContext *Core) {
     if (P->Channelled && !Channel.try_lock()) {
       ++I;
       continue;
+    }
+    // A refused handshake's REFUSED message leaves first (bounded).
+    if (P->RefusalFlush) {
+      if (ucp_request_check_status(P->RefusalFlush) == UCS_INPROGRESS &&
+          Now - P->RefusedNs < RefusedCloseTimeoutNs) {
+        ++I;
+        continue;
+      }
+      ucp_request_free(P->RefusalFlush);
+      P->RefusalFlush = nullptr;
     }
     bool Stale = !P->Welcomed && !P->Failed &&
                  (Now ? Now : (Now = nowNs())) - P->AcceptedNs > HandshakeDeadlineNs;
