@@ -194,6 +194,9 @@ struct tc_peer {
   /// its frames abandoned (base/Log.h, logLimited).
   twochains::rt::LogLimit RefusedFrameLog, AbandonedFrameLog;
   uint64_t AcceptedNs = 0;    // receiver: when the connection came (handshake deadline)
+  /// Receiver: the address it connected from, without the port (limits on
+  /// connections still authenticating, per address).
+  std::string Address;
   /// Receiver, a refused handshake: the flush that lets its REFUSED message
   /// leave, and when it was refused; released once that is done (or after
   /// a bounded while), never waited for.

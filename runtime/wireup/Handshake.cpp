@@ -156,6 +156,18 @@ static void answerHello(WireupContext *Ctx, tc_peer *Peer, const WireupContext::
                       TC_ERR_AUTH);
   }
   Peer->AuthState = tc_peer::Auth::Authenticated;
+  // Places for authenticated peers are theirs alone (a connection still
+  // authenticating took one of max_startups instead).
+  size_t Peers = 0;
+  for (auto &P : Ctx->Accepted)
+    Peers += P->Welcomed && !P->Failed;
+  if (Peers >= Ctx->MaxPeers) {
+    countHeld(Ctx, &tc_stats_t::connections_refused);
+    return refusePeer(Ctx, Peer,
+                      std::to_string(Peers) + " peers are connected, the context's limit "
+                                              "(max_peers)",
+                      TC_ERR_TOO_MANY_PEERS);
+  }
   ParsedOffer Hello;
   std::string Why;
   if (parseOffer(M.Header.data(), M.Header.size(), M.Body.data(), M.Body.size(), Hello, Why) !=
