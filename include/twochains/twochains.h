@@ -54,8 +54,9 @@ typedef struct tc_context tc_context_t;
 typedef struct tc_peer tc_peer_t;
 
 /* 2 added mailbox_mode and code_cache_size; 3 the job's key; 4
- * containment. Older structs are still accepted (they end at flags,
- * code_cache_size and key_file). */
+ * containment; 5 embedding; 6 quarantine by address and connections
+ * before authentication. Older structs are still accepted (they end at
+ * flags, code_cache_size, key_file, forward_allow and ucp_worker). */
 #define TC_CONTEXT_PARAMS_VERSION 6u
 
 typedef enum tc_wait_mode {
@@ -109,7 +110,9 @@ typedef struct tc_context_params {
   uint32_t quarantine_faults; /* faults and overruns of one element from one
                                  peer before that peer's frames of it are
                                  refused (0: 3; TC_NEVER_QUARANTINE: never) */
-  uint32_t max_peers;         /* connections accepted at once (0: 256) */
+  uint32_t max_peers;         /* authenticated peers at once (0: 256); a
+                                 connection still authenticating takes one
+                                 of max_startups instead */
   uint32_t reserved4;
   const char *forward_allow;  /* "host:port,host:port": where tc_jam_forward
                                  may connect; NULL or "": nowhere */
@@ -132,6 +135,15 @@ typedef struct tc_context_params {
   uint32_t quarantine_budget_ms; /* 0: TC_QUARANTINE_BUDGET_MS, else 4000;
                                     TC_NEVER_QUARANTINE: never */
   uint32_t quarantine_window_ms; /* 0: TC_QUARANTINE_WINDOW_MS, else 60000 */
+  /* version 6: connections that have not authenticated yet, which anyone who
+   * reaches the port can open (docs/security.md, "Before authentication").
+   * 0: the environment variable named, else the default. */
+  uint32_t handshake_timeout_ms;     /* one that has not authenticated by then is
+                                        closed (TC_HANDSHAKE_TIMEOUT_MS, else 3000) */
+  uint32_t max_startups;             /* at once, in all (TC_MAX_STARTUPS, else 32) */
+  uint32_t max_startups_per_address; /* at once, from one address
+                                        (TC_MAX_STARTUPS_PER_ADDRESS, else 4) */
+  uint32_t reserved6;
 } tc_context_params_t;
 
 #define TC_AM_ID_FIRST 0x7c01u
@@ -425,6 +437,11 @@ typedef struct tc_stats {
   uint64_t rendezvous_cancelled;    /* peers cut off: the bytes of a message they sent
                                        by rendezvous, or an answer sent to them so, did
                                        not move in time */
+  /* before authentication (docs/security.md) */
+  uint64_t connections_refused;     /* receiver: connections closed before their handshake:
+                                       over max_startups or max_startups_per_address, or
+                                       authenticated beyond max_peers */
+  uint64_t handshakes_timed_out;    /* receiver: connections closed at the handshake timeout */
 } tc_stats_t;
 
 /* The context's counters. The struct grows at its end as counters are

@@ -27,11 +27,16 @@ constexpr uint64_t ReleaseFlushTimeoutNs = 1 * NsPerS;
 constexpr uint64_t ReleaseFailedFlushTimeoutNs = 10 * NsPerMs;
 /// Closing an endpoint that has nothing left to flush.
 constexpr uint64_t EndpointCloseTimeoutNs = 10 * NsPerMs;
-/// Closing a refused handshake's endpoint.
+/// A refused handshake's REFUSED message, let leave before its endpoint
+/// closes (the receiver goes on meanwhile).
 constexpr uint64_t RefusedCloseTimeoutNs = 100 * NsPerMs;
-/// A connection that has not finished its handshake by then is dropped; a
-/// failed peer whose last frame never completes is released after as long.
-constexpr uint64_t HandshakeDeadlineNs = 10 * NsPerS;
+/// A connection that has not authenticated by then is closed (the
+/// context's handshake_timeout_ms, TC_HANDSHAKE_TIMEOUT_MS): long enough
+/// for a handshake held up by a jam at its time limit, short enough that
+/// one that never comes holds its place briefly.
+constexpr uint64_t DefaultHandshakeTimeoutMs = 3000;
+/// A failed peer whose last frame never completes is released after this.
+constexpr uint64_t IncompleteFrameGiveUpNs = 10 * NsPerS;
 /// A message's bytes moved by rendezvous (code shipped ahead, a call's
 /// answer, a pushed ried) to arrive, or an answer sent so to be taken:
 /// past it the transfer is cancelled and the peer that held it up is cut

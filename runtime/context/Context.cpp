@@ -77,6 +77,42 @@ static bool isMultiThreaded(ucp_worker_h Worker) {
 
 static void destroyContext(tc_context *Ctx);
 
+/// A limit from its parameter, else from the environment variable Env,
+/// else Default; a variable that is not a number from 1 to Max is refused.
+static bool limitFrom(uint32_t Param, const char *Env, uint32_t Default, uint32_t Max,
+                      uint32_t &Out) {
+  const char *Value = std::getenv(Env);
+  if (Param || !Value || !*Value) {
+    Out = Param ? Param : Default;
+    return true;
+  }
+  char *End = nullptr;
+  unsigned long N = std::strtoul(Value, &End, 10);
+  if (*End || N == 0 || N > Max) {
+    logError(std::string(Env) + "='" + Value + "' is not a number from 1 to " +
+             std::to_string(Max));
+    return false;
+  }
+  Out = uint32_t(N);
+  return true;
+}
+
+/// Connections not yet authenticated (docs/security.md, "Before
+/// authentication"): the parameters, else the environment, else defaults.
+static tc_status_t takeStartupLimits(tc_context *Ctx, const tc_context_params_t *Params) {
+  bool V6 = Params && Params->version >= 6;
+  uint32_t TimeoutMs;
+  if (!limitFrom(V6 ? Params->handshake_timeout_ms : 0, "TC_HANDSHAKE_TIMEOUT_MS",
+                 DefaultHandshakeTimeoutMs, 3'600'000, TimeoutMs) ||
+      !limitFrom(V6 ? Params->max_startups : 0, "TC_MAX_STARTUPS", Ctx->MaxStartups, 65536,
+                 Ctx->MaxStartups) ||
+      !limitFrom(V6 ? Params->max_startups_per_address : 0, "TC_MAX_STARTUPS_PER_ADDRESS",
+                 Ctx->MaxStartupsPerAddress, 65536, Ctx->MaxStartupsPerAddress))
+    return TC_ERR_INVALID_PARAM;
+  Ctx->HandshakeTimeoutNs = TimeoutMs * NsPerMs;
+  return TC_OK;
+}
+
 /// The parameters a context was created with, and what the environment
 /// says where they leave it open.
 static tc_status_t takeParams(tc_context *Ctx, const tc_context_params_t *Params,
@@ -121,7 +157,7 @@ static tc_status_t takeParams(tc_context *Ctx, const tc_context_params_t *Params
     }
     TimeLimitMs = V ? uint32_t(V) : TC_JAM_NO_TIME_LIMIT;
   }
-  return TC_OK;
+  return takeStartupLimits(Ctx, Params);
 }
 
 /// Milliseconds from the environment variable Name, or Default where it is

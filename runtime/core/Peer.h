@@ -219,6 +219,14 @@ struct tc_peer {
   twochains::rt::LogLimit RefusedFrameLog, AbandonedFrameLog, RefusedMessageLog, AnswerLog,
       FaultReportLog;
   uint64_t AcceptedNs = 0;    // receiver: when the connection came (handshake deadline)
+  /// Receiver: the address it connected from, without the port (limits on
+  /// connections still authenticating, per address).
+  std::string Address;
+  /// Receiver, a refused handshake: the flush that lets its REFUSED message
+  /// leave, and when it was refused; released once that is done (or after
+  /// a bounded while), never waited for.
+  ucs_status_ptr_t RefusalFlush = nullptr;
+  uint64_t RefusedNs = 0;
   uint64_t FailedSeenNs = 0;  // receiver: when reaping first found it failed, frames left
 
   // The handshake (Handshake.cpp).

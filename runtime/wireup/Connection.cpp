@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iterator>
+#include <map>
 #include <thread>
 #include <arpa/inet.h>
 #include <cstring>
@@ -66,9 +67,10 @@ static void onEndpointError(void *Arg, ucp_ep_h, ucs_status_t) {
   Peer->Failed = true;
 }
 
-static std::string describe(const sockaddr_storage &SA) {
+/// The host part of a client's address (IPv4 or IPv6), and its port.
+static std::string hostOf(const sockaddr_storage &SA, unsigned &Port) {
   char Host[INET6_ADDRSTRLEN] = "?";
-  unsigned Port = 0;
+  Port = 0;
   if (SA.ss_family == AF_INET) {
     auto *In = reinterpret_cast<const sockaddr_in *>(&SA);
     inet_ntop(AF_INET, &In->sin_addr, Host, sizeof Host);
@@ -78,33 +80,103 @@ static std::string describe(const sockaddr_storage &SA) {
     inet_ntop(AF_INET6, &In->sin6_addr, Host, sizeof Host);
     Port = ntohs(In->sin6_port);
   }
-  return std::string(Host) + ":" + std::to_string(Port);
+  return Host;
 }
 
+/// A connection still authenticating: it holds one of the startup places,
+/// none of the peers'.
+static bool isStartup(const tc_peer *P) {
+  return !P->Welcomed && !P->Failed && P->AuthState != tc_peer::Auth::Authenticated;
+}
+
+namespace {
+/// The startups at the moment a connection comes: in all, from its
+/// address, and from the address that holds the most (and its oldest).
+struct StartupCount {
+  size_t Total = 0, FromAddress = 0, MostCrowded = 0;
+  tc_peer *CrowdedOldest = nullptr;
+};
+} // namespace
+
+static StartupCount countStartups(WireupContext *Ctx, const std::string &Address) {
+  StartupCount C;
+  std::map<std::string, std::pair<size_t, tc_peer *>> ByAddress;
+  for (auto &Up : Ctx->Accepted) {
+    tc_peer *P = Up.get();
+    if (!isStartup(P))
+      continue;
+    ++C.Total;
+    auto &[N, Oldest] = ByAddress[P->Address];
+    ++N;
+    if (!Oldest || P->AcceptedNs < Oldest->AcceptedNs)
+      Oldest = P;
+  }
+  for (auto &[Where, Held] : ByAddress)
+    if (Held.first > C.MostCrowded) {
+      C.MostCrowded = Held.first;
+      C.CrowdedOldest = Held.second;
+    }
+  if (auto It = ByAddress.find(Address); It != ByAddress.end())
+    C.FromAddress = It->second.first;
+  return C;
+}
+
+/// Why a connection from Address cannot have a startup place ("" if it
+/// can). With every place taken, one from an address that holds fewer than
+/// the most crowded one takes that address's oldest: a flood from a few
+/// addresses does not lock out the others.
+static std::string startupRefusal(WireupContext *Ctx, const std::string &Address) {
+  StartupCount C = countStartups(Ctx, Address);
+  if (C.FromAddress >= Ctx->MaxStartupsPerAddress)
+    return std::to_string(C.FromAddress) + " connections from " + Address +
+           " are still authenticating, the limit per address (max_startups_per_address)";
+  if (C.Total < Ctx->MaxStartups)
+    return "";
+  if (C.MostCrowded > C.FromAddress + 1) {
+    tc_peer *Oldest = C.CrowdedOldest;
+    Oldest->Failed = true; // released by reaping, at the next control turn
+    Oldest->AuthState = tc_peer::Auth::Refused;
+    countHeld(Ctx, &tc_stats_t::connections_refused);
+    logLimited(Ctx->RefusedConnectionLog, TC_LOG_ERROR,
+               "closed " + Oldest->Name + ", still authenticating, for a connection from " +
+                   Address +
+                   ": every place for connections not yet authenticated "
+                   "(max_startups) was taken, the most by its address");
+    return "";
+  }
+  return std::to_string(C.Total) +
+         " connections are still authenticating, the context's limit (max_startups)";
+}
+
+/// A connection is always accepted, even one refused at once: UCX 1.13
+/// aborts in its TCP connection manager when a connection it rejected
+/// (ucp_listener_reject) is opened again and again (tcp_sockcm_ep.c:416,
+/// an assertion on the endpoint's state; openucx/ucx#11235 is another
+/// crash on that path). A refused one is a failed peer from the start:
+/// reaping closes it at the next control turn, by force.
 static void onConnectionRequest(ucp_conn_request_h Request, void *Arg) {
   auto *Ctx = static_cast<WireupContext *>(Arg);
-  size_t Live = 0;
-  for (auto &P : Ctx->Accepted)
-    Live += P->Ep != nullptr;
-  if (Live >= Ctx->MaxPeers) {
-    ucp_listener_reject(Ctx->Listener, Request);
-    countHeld(Ctx, &tc_stats_t::messages_refused);
-    logLimited(Ctx->RefusedConnectionLog, TC_LOG_ERROR,
-               "refused a connection: " + std::to_string(Live) +
-                   " peers are connected, the context's limit (max_peers)");
-    return;
-  }
-  auto Peer = std::make_unique<tc_peer>();
-  Peer->Ctx = Ctx;
-  Peer->Number = ++Ctx->PeersSeen;
   ucp_conn_request_attr_t A = {};
   A.field_mask = UCP_CONN_REQUEST_ATTR_FIELD_CLIENT_ADDR;
+  unsigned Port = 0;
   bool Known = ucp_conn_request_query(Request, &A) == UCS_OK;
-  std::string From = Known ? describe(A.client_address) : "unknown address";
+  std::string Address = Known ? hostOf(A.client_address, Port) : "an unknown address";
+  std::string From = Known ? Address + ":" + std::to_string(Port) : Address;
+  std::string Refusal = startupRefusal(Ctx, Address);
+  auto Peer = std::make_unique<tc_peer>();
+  Peer->Ctx = Ctx;
+  Peer->Address = Address;
   if (Known)
     Peer->Identity = PeerIdentity::of(A.client_address);
-  Peer->Name = "peer " + std::to_string(Peer->Number) + " (" + From + ")";
   Peer->AcceptedNs = nowNs();
+  if (Refusal.empty()) {
+    Peer->Number = ++Ctx->PeersSeen;
+    Peer->Name = "peer " + std::to_string(Peer->Number) + " (" + From + ")";
+  } else {
+    Peer->Name = "the connection from " + From;
+    Peer->Failed = true;
+    Peer->AuthState = tc_peer::Auth::Refused;
+  }
   ucp_ep_params_t P = {};
   P.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST | UCP_EP_PARAM_FIELD_ERR_HANDLER |
                  UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
@@ -113,8 +185,13 @@ static void onConnectionRequest(ucp_conn_request_h Request, void *Arg) {
   P.err_handler.cb = onEndpointError;
   P.err_handler.arg = Peer.get();
   if (ucp_ep_create(Ctx->Worker, &P, &Peer->Ep) != UCS_OK) {
-    logError("cannot accept a connection from " + From);
+    logLimited(Ctx->RefusedConnectionLog, TC_LOG_ERROR, "cannot accept a connection from " + From);
     return;
+  }
+  if (!Refusal.empty()) {
+    countHeld(Ctx, &tc_stats_t::connections_refused);
+    logLimited(Ctx->RefusedConnectionLog, TC_LOG_ERROR,
+               "refused a connection from " + From + ": " + Refusal);
   }
   Ctx->Accepted.push_back(std::move(Peer));
 }
@@ -274,6 +351,10 @@ static void cutOff(ControlContext *Control, tc_peer *Peer) {
 }
 
 void twochains::rt::releasePeer(WireupContext *Ctx, tc_peer *Peer) {
+  if (Peer->RefusalFlush) { // released by UCX as the endpoint closes
+    ucp_request_free(Peer->RefusalFlush);
+    Peer->RefusalFlush = nullptr;
+  }
   // No longer found by its endpoint, which the flushes below still
   // progress: what the peer says meanwhile is its last word, not a stranger's.
   forgetEndpoint(Ctx, Peer->Ep);
@@ -302,16 +383,16 @@ static void failShrunkPeer(tc_peer *P) {
   logError(P->Name + " shrank its shared memory under this side's stores: it is ended");
 }
 
-/// Housekeeping (receiver): releases peers that failed, closed or never
-/// finished their handshake, once no frame of theirs is left to run.
-/// (And ends peers on either side that shrank their memory.)
+/// Housekeeping (receiver): releases peers that failed, closed, were
+/// refused or never finished their handshake, once no frame of theirs is
+/// left to run. (And ends peers on either side that shrank their memory.)
 static void reapPeers(CoreContext *Core) {
   auto *Ctx = static_cast<WireupContext *>(Core);
   for (tc_peer *P : Ctx->Connected)
     failShrunkPeer(P);
   for (auto &P : Ctx->Accepted)
     failShrunkPeer(P.get());
-  uint64_t Now = 0;
+  uint64_t Now = nowNs();
   for (size_t I = 0; I < Ctx->Accepted.size();) {
     tc_peer *P = Ctx->Accepted[I].get();
     // A peer an application thread is using (its channel) waits a turn.
@@ -320,12 +401,26 @@ static void reapPeers(CoreContext *Core) {
       ++I;
       continue;
     }
-    bool Stale = !P->Welcomed && !P->Failed &&
-                 (Now ? Now : (Now = nowNs())) - P->AcceptedNs > HandshakeDeadlineNs;
-    if (Stale)
+    // A refused handshake's REFUSED message leaves first (bounded).
+    if (P->RefusalFlush) {
+      if (ucp_request_check_status(P->RefusalFlush) == UCS_INPROGRESS &&
+          Now - P->RefusedNs < RefusedCloseTimeoutNs) {
+        ++I;
+        continue;
+      }
+      ucp_request_free(P->RefusalFlush);
+      P->RefusalFlush = nullptr;
+    }
+    if (isStartup(P) && Now - P->AcceptedNs > Ctx->HandshakeTimeoutNs) {
+      // Failed: closed by force, nothing of it waited for.
+      P->Failed = true;
+      P->AuthState = tc_peer::Auth::Refused;
+      countHeld(Ctx, &tc_stats_t::handshakes_timed_out);
       logLimited(Ctx->RefusedConnectionLog, TC_LOG_ERROR,
                  "dropped " + P->Name + ": no handshake within " +
-                     std::to_string(HandshakeDeadlineNs / NsPerS) + " s");
+                     std::to_string(Ctx->HandshakeTimeoutNs / NsPerMs) +
+                     " ms (handshake_timeout_ms)");
+    }
     // A peer that went away may have left complete frames behind: they run
     // first (nothing sent is lost), then the peer is released.
     bool Drained = !P->Rx.Ring || !P->Rx.Receive || !P->Welcomed ||
@@ -334,12 +429,11 @@ static void reapPeers(CoreContext *Core) {
     // One whose last frame never completes (it died mid-write) is given
     // up on after a while, its frame with it.
     if (P->Failed && !Drained && !P->FailedSeenNs)
-      P->FailedSeenNs = Now ? Now : (Now = nowNs());
-    bool GivenUp = P->Failed && !Drained &&
-                   (Now ? Now : (Now = nowNs())) - P->FailedSeenNs > HandshakeDeadlineNs;
+      P->FailedSeenNs = Now;
+    bool GivenUp = P->Failed && !Drained && Now - P->FailedSeenNs > IncompleteFrameGiveUpNs;
     if (GivenUp)
       logError("released " + P->Name + ", gone with an incomplete frame in its ring");
-    if ((P->Failed && Drained) || Stale || GivenUp) {
+    if ((P->Failed && Drained) || GivenUp) {
       releasePeer(Ctx, P);
       if (Channel.owns_lock())
         Channel.unlock();

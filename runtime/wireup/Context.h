@@ -3,6 +3,7 @@
 #define TWOCHAINS_RUNTIME_WIREUP_CONTEXT_H
 
 #include "base/Log.h"
+#include "base/Timeouts.h"
 #include "receive/Context.h"
 
 #include <vector>
@@ -23,6 +24,12 @@ struct WireupContext : ReceiveContext {
   /// Connections refused (limits, failed handshakes), which anyone who
   /// reaches the port can cause: logged within a budget (base/Log.h).
   LogLimit RefusedConnectionLog;
+  /// Connections that have not authenticated yet ("startups", as sshd's
+  /// MaxStartups): at most MaxStartups at once, MaxStartupsPerAddress of
+  /// them from one address, each for HandshakeTimeoutNs at most. They take
+  /// none of the MaxPeers places of authenticated peers.
+  uint32_t MaxStartups = 32, MaxStartupsPerAddress = 4;
+  uint64_t HandshakeTimeoutNs = DefaultHandshakeTimeoutMs * NsPerMs;
   /// Called as a peer is released, before its endpoints close: the calls
   /// layer ends the calls made to it and forgets its answers.
   void (*PeerReleased)(WireupContext *Ctx, tc_peer *Peer) = nullptr;

@@ -40,8 +40,7 @@ static const char WelcomeLabel[] = "tc-auth-v1 welcome";
 /// of them costs a bounded amount of memory until the next control turn.
 static constexpr size_t MaxPendingHandshakes = 256;
 /// Answers are sent without waiting (sendMessage with no deadline): a peer
-/// that does not take our messages holds up nobody. Closing a refused
-/// endpoint waits this long at most.
+/// that does not take our messages holds up nobody.
 
 static void offerMac(const WireupContext *Ctx, const char *Label, size_t LabelSize,
                      const tc_peer *Peer, const Offer &O, const uint8_t *Body, size_t BodySize,
@@ -64,19 +63,22 @@ static void serverProof(const WireupContext *Ctx, const tc_peer *Peer, uint8_t O
              Out);
 }
 
-/// Receiver: ends a handshake that failed. The sender is told the status
-/// (not waited for), then the endpoint closes, flushing it a bounded while.
+/// Receiver: ends a handshake that failed. The sender is told the status;
+/// reaping closes the endpoint once that message has left (or after
+/// RefusedCloseTimeoutNs). Nothing here waits: a refusal, which anyone who
+/// reaches the port can cause, costs no time of the peers being served.
 static void refusePeer(WireupContext *Ctx, tc_peer *Peer, const std::string &Why,
                        tc_status_t Status = TC_ERR_BAD_OFFER, const std::string &Detail = "") {
   Peer->AuthState = tc_peer::Auth::Refused;
   Peer->Failed = true;
   logLimited(Ctx->RefusedConnectionLog, TC_LOG_ERROR, "refused " + Peer->Name + ": " + Why);
-  if (Peer->Ep) {
+  if (Peer->Ep && !Peer->RefusalFlush) {
     Refusal R = {RefusalMagic, Status};
     sendMessage(Ctx, Peer, AmRefused, &R, sizeof R, Detail.data(), Detail.size(), 0);
     ucp_request_param_t P = {};
-    waitRequestUntil(Ctx->Worker, ucp_ep_close_nbx(Peer->Ep, &P), nowNs() + RefusedCloseTimeoutNs);
-    Peer->Ep = nullptr;
+    ucs_status_ptr_t Flush = ucp_ep_flush_nbx(Peer->Ep, &P);
+    Peer->RefusalFlush = UCS_PTR_IS_PTR(Flush) ? Flush : nullptr;
+    Peer->RefusedNs = nowNs();
   }
 }
 
@@ -84,19 +86,23 @@ static ucs_status_t onHandshake(WireupContext *Ctx, unsigned Id, const void *Hea
                                 size_t HeaderLength, void *Data, size_t Length,
                                 const ucp_am_recv_param_t *Param) {
   tc_peer *Peer = senderOf(Ctx, Param);
-  bool ForServer = Id == AmAuth || Id == AmHello;
-  bool Known = Peer && (ForServer ? Peer->AuthState != tc_peer::Auth::Refused && !Peer->Welcomed
-                                  : !Peer->Welcomed);
+  if (Peer && Peer->AuthState == tc_peer::Auth::Refused) {
+    // Refused and logged already: what it says until its endpoint closes
+    // is counted, not logged again.
+    countHeld(Ctx, &tc_stats_t::messages_refused);
+    return UCS_OK;
+  }
   // Only a connect in progress takes the messages a receiver sends; sent to
   // anything else (an accepted peer playing the other role), they are
   // refused on arrival, never queued to crowd out real handshakes.
-  if (Known && !ForServer &&
+  bool ForServer = Id == AmAuth || Id == AmHello;
+  if (Peer && !Peer->Welcomed && !ForServer &&
       std::none_of(Ctx->Connecting.begin(), Ctx->Connecting.end(),
                    [&](tc_peer *P) { return P->Ep == Param->reply_ep; })) {
     refuseMessage(Ctx, Peer, "a handshake message of the other role", Param);
     return UCS_OK;
   }
-  if (!Known || (Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ||
+  if (!Peer || Peer->Welcomed || (Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ||
       HeaderLength > sizeof(Offer) || Length > MaxOfferBody ||
       Ctx->Handshakes.size() >= MaxPendingHandshakes) {
     refuseMessage(Ctx, Peer,
@@ -169,6 +175,18 @@ static void answerHello(WireupContext *Ctx, tc_peer *Peer, const WireupContext::
                           std::to_string((Until - std::min(Until, nowNs())) / NsPerMs) +
                           " ms more (its abandoned frames took more than their budget)",
                       TC_ERR_QUARANTINED);
+  }
+  // Places for authenticated peers are theirs alone (a connection still
+  // authenticating took one of max_startups instead).
+  size_t Peers = 0;
+  for (auto &P : Ctx->Accepted)
+    Peers += P->Welcomed && !P->Failed;
+  if (Peers >= Ctx->MaxPeers) {
+    countHeld(Ctx, &tc_stats_t::connections_refused);
+    return refusePeer(Ctx, Peer,
+                      std::to_string(Peers) + " peers are connected, the context's limit "
+                                              "(max_peers)",
+                      TC_ERR_TOO_MANY_PEERS);
   }
   ParsedOffer Hello;
   std::string Why;

@@ -167,6 +167,10 @@ static int receiver(int Argc, char **Argv) {
               (unsigned long long)S.auth_failures, (unsigned long long)S.offers_refused,
               (unsigned long long)S.messages_refused, (unsigned long long)S.peers_rma,
               (unsigned long long)S.peers_am);
+  std::printf("receiver: before authentication: connections refused %llu, handshakes timed "
+              "out %llu\n",
+              (unsigned long long)S.connections_refused,
+              (unsigned long long)S.handshakes_timed_out);
   std::printf("receiver: abandoned: faulted %llu, timed out %llu; quarantined %llu\n",
               (unsigned long long)S.jams_faulted, (unsigned long long)S.jams_timed_out,
               (unsigned long long)S.frames_quarantined);

@@ -153,6 +153,35 @@ TEST_F(TwoContexts, ClosingThePeerIsAnEventOnTheReceiver) {
   EXPECT_EQ(tc_context_peer(Receiver.Ctx, 1, &Accepted), TC_ERR_INVALID_PARAM);
 }
 
+/// Authenticated peers have max_peers places, which connections still
+/// authenticating never take: one more authenticated peer is refused with
+/// TC_ERR_TOO_MANY_PEERS, and the place is free again once the first closed.
+TEST_F(TwoContexts, PeerBeyondMaxPeersIsRefusedAfterAuthenticating) {
+  Receiver.Params.max_peers = 1;
+  ASSERT_NO_FATAL_FAILURE(start());
+  tc_peer_t *Second = nullptr;
+  auto ConnectSecond = [&] {
+    return whileReceiverRuns(
+        [&] { return tc_connect(Sender.Ctx, "127.0.0.1", Port, ConnectTimeoutMs, &Second); });
+  };
+  tc_status_t St = ConnectSecond();
+  EXPECT_EQ(St, TC_ERR_TOO_MANY_PEERS) << tc_status_string(St) << "\n" << describe();
+  EXPECT_EQ(Second, nullptr);
+  EXPECT_EQ(stats(Receiver).connections_refused, 1u);
+  EXPECT_TRUE(logged("the context's limit (max_peers)")) << "the receiver says why";
+  tc_peer_close(Peer);
+  Peer = nullptr;
+  ASSERT_TRUE(progressUntil(
+      [&] {
+        tc_peer_t *First = nullptr;
+        return tc_context_peer(Receiver.Ctx, 1, &First) != TC_OK;
+      },
+      "the receiver let the first peer go"));
+  St = ConnectSecond();
+  ASSERT_EQ(St, TC_OK) << tc_status_string(St) << "\n" << describe();
+  Peer = Second; // closed at teardown
+}
+
 //===----------------------------------------------------------------------===//
 // (b) sends
 //===----------------------------------------------------------------------===//
