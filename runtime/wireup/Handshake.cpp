@@ -289,9 +289,12 @@ static tc_status_t exchangeChallenge(WireupContext *Ctx, tc_peer *Peer, uint64_t
   ucs_status_t St = sendMessage(Ctx, Peer, AmAuth, &R, sizeof R, nullptr, 0, DeadlineNs);
   WireupContext::PendingMessage M;
   bool Answered = St == UCS_OK && awaitMessage(Ctx, Peer, AmChallenge, DeadlineNs, M);
+  // Nothing listening shows as a refused connection, or, when the last
+  // attempt starts just before the deadline, as an AUTH that had not left
+  // by then: either way nothing answered.
   if (!Answered && Peer->RetryIfUnreachable &&
       (Peer->Failed || St == UCS_ERR_UNREACHABLE || St == UCS_ERR_NOT_CONNECTED ||
-       St == UCS_ERR_CONNECTION_RESET || St == UCS_ERR_REJECTED)) {
+       St == UCS_ERR_CONNECTION_RESET || St == UCS_ERR_REJECTED || St == UCS_ERR_TIMED_OUT)) {
     Peer->Unreachable = true;
     return TC_ERR_IO;
   }
