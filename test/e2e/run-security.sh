@@ -10,7 +10,7 @@
 #             before anything is allocated; the receiver keeps serving
 #   addresses an offer (from a sender) and a WELCOME (from a receiver) whose
 #             ring or credit line lies outside the memory its key maps (1 TiB
-#             away, or past the segment's end into this side's own memory)
+#             away, past the segment's end, or on the receiver's own canary)
 #             are refused at the handshake; nothing is stored, neither side
 #             crashes, and good peers connect and run beside them
 #   sockets   UCX's TCP transport listens only on the interfaces a process
@@ -145,6 +145,11 @@ start 4 stdlib "$STDLIB" TC_KEY=$KEY
 for kind in $AIMS good-rma; do
   TC_KEY=$KEY "$SEC" offer "$STDLIB" $PORT $kind >> "$OUT/aimed" 2>&1
 done
+# Into the receiver's own memory: its canary, through where it mapped this
+# peer's segment on a first connection (read from /proc, as any process of
+# the same user can).
+CANARY=$(grep -o "canary at 0x[0-9a-f]*" "$OUT/receiver" | cut -d' ' -f3)
+TC_KEY=$KEY "$SEC" aim-canary "$STDLIB" $PORT "$(pgrep -P $RPID | head -1)" "$CANARY" > "$OUT/canary" 2>&1
 TC_KEY=$KEY "$SEC" connect "$STDLIB" $PORT 4 > "$OUT/good" 2>&1
 finish
 if grep -q "peers by rma 0" "$OUT/receiver"; then
@@ -154,7 +159,11 @@ else
     expect "$OUT/aimed" "offer $kind: refused: handshake offer malformed or out of bounds" "offer $kind"
   done
   expect "$OUT/aimed" "offer good-rma: ACCEPTED" "a good RMA offer through the same tool"
-  expect "$OUT/receiver" "refused: auth 0, offers 4," "aimed offers counted"
+  expect "$OUT/canary" "maps this segment at [1-9] places" "the attacker found its segment in the receiver"
+  AIMED=$(count "$OUT/canary" "aim-canary: refused: handshake offer malformed or out of bounds")
+  [ "$AIMED" -ge 1 ] && ! grep -q "aim-canary: ACCEPTED" "$OUT/canary" ||
+    { echo "FAILED: an offer aimed at the receiver's canary"; cat "$OUT/canary"; exit 1; }
+  expect "$OUT/receiver" "refused: auth 0, offers $((4 + AIMED))," "aimed offers counted"
   expect "$OUT/receiver" "lies outside the .*-byte segment its key maps" "the reason named"
   expect "$OUT/receiver" "canary intact" "nothing stored into the receiver's memory"
   expect "$OUT/receiver" "ran 4 frames" "the receiver kept serving"

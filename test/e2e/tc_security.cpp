@@ -9,6 +9,12 @@
 //       key), sends FRAMES server_side_sum frames, prints the status
 //   tc-security offer PREFIX PORT KIND        authenticates, then sends a
 //       HELLO whose offer is broken as KIND says (good: not broken)
+//   tc-security aim-canary PREFIX PORT PID CANARY
+//       aims an offer's credit line at the receiver's own memory (its
+//       canary): connects once with a good RMA offer, finds where process
+//       PID maps this side's segment (/proc/PID/maps, as any process of
+//       the same user can), leaves, and offers again with the credit line
+//       placed so that the same mapping would put it on the canary
 //   tc-security ried PREFIX PORT              pushes a ried claiming 64 GiB
 //   tc-security tamper SECPREFIX PORT         sends one reread frame, then
 //       keeps rewriting its slot (sealed, checksum right) while it runs
@@ -179,6 +185,54 @@ static void corruptPackedRkey(uint8_t *Key, size_t Size) {
     Key[9] = 0xff;
 }
 
+/// AUTH, then the receiver's CHALLENGE: R's nonces set.
+static bool rawAuthenticate(RawPeer &R) {
+  AuthRequest A = {AuthMagic, HandshakeVersion, {}};
+  randomNonce(R.Peer->ClientNonce);
+  std::memcpy(A.ClientNonce, R.Peer->ClientNonce, NonceSize);
+  tc_context::PendingMessage M;
+  if (rawSend(R, AmAuth, &A, sizeof A, nullptr, 0) != UCS_OK || !rawAwait(R, AmChallenge, M) ||
+      M.Header.size() != sizeof(AuthChallenge))
+    return false;
+  AuthChallenge C;
+  std::memcpy(&C, M.Header.data(), sizeof C);
+  std::memcpy(R.Peer->ServerNonce, C.ServerNonce, NonceSize);
+  return true;
+}
+
+/// HELLO with offer O (its MAC made here, broken if BadMac), then the
+/// receiver's answer: "ACCEPTED" or "refused: <status>".
+static bool rawHello(RawPeer &R, Offer O, const std::vector<uint8_t> &Body, bool BadMac,
+                     std::string &Answer) {
+  static const char Label[] = "tc-auth-v1 hello";
+  const auto *Fields = reinterpret_cast<const uint8_t *>(&O) + MacSize;
+  hmacSha256(R.Ctx->Key,
+             {{Label, sizeof Label},
+              {R.Peer->ClientNonce, NonceSize},
+              {R.Peer->ServerNonce, NonceSize},
+              {Fields, sizeof O - MacSize},
+              {Body.data(), Body.size()}},
+             O.Mac);
+  if (BadMac)
+    O.Mac[7] ^= 1;
+  if (rawSend(R, AmHello, &O, sizeof O, Body.data(), Body.size()) != UCS_OK)
+    return false;
+  uint64_t Deadline = nowNs() + 2'000'000'000ull;
+  Answer = "refused (no answer)";
+  while (nowNs() < Deadline && Answer == "refused (no answer)") {
+    ucp_worker_progress(R.Ctx->Worker);
+    for (auto &H : R.Ctx->Handshakes)
+      if (H.Ep == R.Peer->Ep && H.Id == AmWelcome)
+        Answer = "ACCEPTED";
+      else if (H.Ep == R.Peer->Ep && H.Id == AmRefused && H.Header.size() == sizeof(Refusal)) {
+        Refusal F;
+        std::memcpy(&F, H.Header.data(), sizeof F);
+        Answer = std::string("refused: ") + tc_status_string(tc_status_t(F.Status));
+      }
+  }
+  return true;
+}
+
 static int offer(char **Argv) {
   std::string Kind = Argv[4];
   tc_context *Ctx = context(nullptr);
@@ -195,16 +249,8 @@ static int offer(char **Argv) {
     std::fflush(stdout);
     std::_Exit(0);
   }
-  AuthRequest A = {AuthMagic, HandshakeVersion, {}};
-  randomNonce(R.Peer->ClientNonce);
-  std::memcpy(A.ClientNonce, R.Peer->ClientNonce, NonceSize);
-  tc_context::PendingMessage M;
-  if (rawSend(R, AmAuth, &A, sizeof A, nullptr, 0) != UCS_OK || !rawAwait(R, AmChallenge, M) ||
-      M.Header.size() != sizeof(AuthChallenge))
+  if (!rawAuthenticate(R))
     return fail("no challenge");
-  AuthChallenge C;
-  std::memcpy(&C, M.Header.data(), sizeof C);
-  std::memcpy(R.Peer->ServerNonce, C.ServerNonce, NonceSize);
 
   Offer O = {};
   O.Magic = HandshakeMagic;
@@ -242,8 +288,8 @@ static int offer(char **Argv) {
     // while their sizes still add up: what UCX's unpacker, which takes no
     // length, would read past. Both keys name one region: the credit line
     // at its start, the ring after it. *-far names a place 1 TiB away;
-    // *-past-end runs one line past the region's end, where this host's
-    // kernel maps the receiver's own memory next (its ring, just mapped).
+    // *-past-end runs one line past the region's end (aim-canary aims at
+    // the receiver's own memory).
     void *Packed;
     size_t PackedSize;
     uint64_t Base = 0;
@@ -280,37 +326,107 @@ static int offer(char **Argv) {
   } else if (Kind != "good" && Kind != "bad-mac") {
     return fail("unknown offer kind " + Kind);
   }
-  static const char Label[] = "tc-auth-v1 hello";
-  const auto *Fields = reinterpret_cast<const uint8_t *>(&O) + MacSize;
-  hmacSha256(Ctx->Key,
-             {{Label, sizeof Label},
-              {R.Peer->ClientNonce, NonceSize},
-              {R.Peer->ServerNonce, NonceSize},
-              {Fields, sizeof O - MacSize},
-              {Body.data(), Body.size()}},
-             O.Mac);
-  if (Kind == "bad-mac")
-    O.Mac[7] ^= 1;
-  if (rawSend(R, AmHello, &O, sizeof O, Body.data(), Body.size()) != UCS_OK)
+  std::string Answer;
+  if (!rawHello(R, O, Body, Kind == "bad-mac", Answer))
     return fail("cannot send the hello");
-  // A welcome, or the receiver's refusal with its status.
-  uint64_t Deadline = nowNs() + 2'000'000'000ull;
-  std::string Answer = "refused (no answer)";
-  while (nowNs() < Deadline && Answer == "refused (no answer)") {
-    ucp_worker_progress(R.Ctx->Worker);
-    for (auto &H : R.Ctx->Handshakes)
-      if (H.Ep == R.Peer->Ep && H.Id == AmWelcome)
-        Answer = "ACCEPTED";
-      else if (H.Ep == R.Peer->Ep && H.Id == AmRefused && H.Header.size() == sizeof(Refusal)) {
-        Refusal F;
-        std::memcpy(&F, H.Header.data(), sizeof F);
-        Answer = std::string("refused: ") + tc_status_string(tc_status_t(F.Status));
-      }
-  }
   std::printf("offer %s: %s\n", Kind.c_str(), Answer.c_str());
   std::fflush(stdout);
   std::fflush(stdout);
   std::_Exit(0); // the raw peer is not the runtime's to release
+}
+
+/// The inode of the mapping of this process that holds Address.
+static uint64_t inodeOfMapping(uint64_t Address) {
+  std::FILE *M = std::fopen("/proc/self/maps", "re");
+  char Line[512];
+  uint64_t Found = 0;
+  while (M && !Found && std::fgets(Line, sizeof Line, M)) {
+    unsigned long long B, E, Inode;
+    if (std::sscanf(Line, "%llx-%llx %*s %*s %*s %llu", &B, &E, &Inode) == 3 && Address >= B &&
+        Address < E)
+      Found = Inode;
+  }
+  if (M)
+    std::fclose(M);
+  return Found;
+}
+
+/// Where process Pid maps the file of inode Inode.
+static std::vector<uint64_t> mappingsOfInode(int Pid, uint64_t Inode) {
+  std::vector<uint64_t> Out;
+  std::FILE *M = std::fopen(("/proc/" + std::to_string(Pid) + "/maps").c_str(), "re");
+  char Line[512];
+  while (M && std::fgets(Line, sizeof Line, M)) {
+    unsigned long long B, E, I;
+    if (std::sscanf(Line, "%llx-%llx %*s %*s %*s %llu", &B, &E, &I) == 3 && I == Inode)
+      Out.push_back(B);
+  }
+  if (M)
+    std::fclose(M);
+  return Out;
+}
+
+static int aimCanary(char **Argv) {
+  uint16_t Port = uint16_t(std::atoi(Argv[3]));
+  int Pid = std::atoi(Argv[4]);
+  uint64_t Canary = std::strtoull(Argv[5], nullptr, 0);
+  tc_context *Ctx = context(nullptr);
+  Offer O = {};
+  O.Magic = HandshakeMagic;
+  O.Version = HandshakeVersion;
+  O.Slots = 16;
+  O.SlotSize = 1024;
+  O.MailboxMode = TC_MAILBOX_CODE_CACHE;
+  O.Path = PathRma;
+  O.Isa = hostIsa();
+  void *Packed;
+  size_t PackedSize;
+  uint64_t Base = 0;
+  size_t Region = (4096 + size_t(O.Slots) * slotStride(O.SlotSize) + 4095) & ~size_t(4095);
+  if (!Ctx || !Ctx->RmaUcp || !packOwnKey(Ctx->RmaUcp, &Packed, &PackedSize, false, Region, &Base))
+    return fail("no RMA context to make keys with");
+  O.CreditKeySize = O.RingKeySize = uint32_t(PackedSize);
+  O.WorkerAddressSize = uint32_t(Ctx->WorkerAddressSize);
+  O.CreditAddress = Base;
+  O.RingAddress = Base + 4096;
+  std::vector<uint8_t> Body;
+  auto *K = static_cast<const uint8_t *>(Packed);
+  Body.insert(Body.end(), K, K + PackedSize);
+  Body.insert(Body.end(), K, K + PackedSize);
+  auto *W = reinterpret_cast<const uint8_t *>(Ctx->WorkerAddress);
+  Body.insert(Body.end(), W, W + Ctx->WorkerAddressSize);
+
+  // A first, good connection: where does the receiver map this segment?
+  RawPeer First;
+  std::string Answer;
+  if (!rawConnect(Ctx, Port, First) || !rawAuthenticate(First) ||
+      !rawHello(First, O, Body, false, Answer) || Answer != "ACCEPTED")
+    return fail("the first, good offer: " + Answer);
+  uint64_t Inode = inodeOfMapping(Base);
+  std::vector<uint64_t> Places = mappingsOfInode(Pid, Inode);
+  std::printf("aim-canary: the receiver maps this segment at %zu places\n", Places.size());
+  // Gone: the receiver unmaps it, and maps the next connection's keys in
+  // the same places.
+  ucp_request_param_t P = {};
+  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  P.flags = UCP_EP_CLOSE_FLAG_FORCE;
+  waitRequestUntil(Ctx->Worker, ucp_ep_close_nbx(First.Peer->Ep, &P), nowNs() + NsPerS);
+  Ctx->Handshakes.clear(); // its WELCOME: a new endpoint may have its address
+  Ctx->Connecting.clear();
+  for (uint64_t End = nowNs() + 5 * NsPerS;
+       nowNs() < End && !mappingsOfInode(Pid, Inode).empty();)
+    ucp_worker_progress(Ctx->Worker);
+  // The credit line aimed at the canary through each place.
+  for (uint64_t Place : Places) {
+    RawPeer Aimed;
+    O.CreditAddress = Base + (Canary - Place);
+    if (!rawConnect(Ctx, Port, Aimed) || !rawAuthenticate(Aimed) ||
+        !rawHello(Aimed, O, Body, false, Answer))
+      return fail("cannot offer again");
+    std::printf("aim-canary: %s\n", Answer.c_str());
+  }
+  std::fflush(stdout);
+  std::_Exit(0);
 }
 
 static int ried(char **Argv) {
@@ -687,6 +803,8 @@ int main(int Argc, char **Argv) {
     return offer(Argv);
   if (Verb == "sockets" && Argc >= 3)
     return sockets(Argc, Argv);
+  if (Verb == "aim-canary" && Argc == 6)
+    return aimCanary(Argv);
   if (Verb == "welcome" && Argc == 5)
     return welcome(Argv);
   if (Verb == "ried" && Argc == 4)
