@@ -233,6 +233,43 @@ static bool rawHello(RawPeer &R, Offer O, const std::vector<uint8_t> &Body, bool
   return true;
 }
 
+/// An offer of a ring of 16 slots of 1 KiB on the message path.
+static Offer smallOffer() {
+  Offer O = {};
+  O.Magic = HandshakeMagic;
+  O.Version = HandshakeVersion;
+  O.Slots = 16;
+  O.SlotSize = 1024;
+  O.MailboxMode = TC_MAILBOX_CODE_CACHE;
+  O.Path = PathAm;
+  O.Isa = hostIsa();
+  return O;
+}
+
+/// Makes O an RMA offer with real keys of one region of this process and
+/// the real RMA worker address, in Body: the credit line at the region's
+/// start (Base), the ring after it; Region is its size. Unmap: the region
+/// is gone before the receiver unpacks its keys.
+static bool rmaOffer(tc_context *Ctx, Offer &O, std::vector<uint8_t> &Body, uint64_t &Base,
+                     size_t &Region, bool Unmap = false) {
+  void *Packed;
+  size_t PackedSize;
+  Region = (4096 + size_t(O.Slots) * slotStride(O.SlotSize) + 4095) & ~size_t(4095);
+  if (!Ctx->RmaUcp || !packOwnKey(Ctx->RmaUcp, &Packed, &PackedSize, Unmap, Region, &Base))
+    return false;
+  O.Path = PathRma;
+  O.CreditKeySize = O.RingKeySize = uint32_t(PackedSize);
+  O.WorkerAddressSize = uint32_t(Ctx->WorkerAddressSize);
+  O.CreditAddress = Base;
+  O.RingAddress = Base + 4096;
+  auto *K = static_cast<const uint8_t *>(Packed);
+  Body.insert(Body.end(), K, K + PackedSize);
+  Body.insert(Body.end(), K, K + PackedSize);
+  auto *W = reinterpret_cast<const uint8_t *>(Ctx->WorkerAddress);
+  Body.insert(Body.end(), W, W + Ctx->WorkerAddressSize);
+  return true;
+}
+
 static int offer(char **Argv) {
   std::string Kind = Argv[4];
   tc_context *Ctx = context(nullptr);
@@ -252,14 +289,7 @@ static int offer(char **Argv) {
   if (!rawAuthenticate(R))
     return fail("no challenge");
 
-  Offer O = {};
-  O.Magic = HandshakeMagic;
-  O.Version = HandshakeVersion;
-  O.Slots = 16;
-  O.SlotSize = 1024;
-  O.MailboxMode = TC_MAILBOX_CODE_CACHE;
-  O.Path = PathAm;
-  O.Isa = hostIsa();
+  Offer O = smallOffer();
   std::vector<uint8_t> Body;
   auto Rma = [&](uint32_t CreditKey, uint32_t RingKey, uint32_t Worker) {
     O.Path = PathRma;
@@ -290,17 +320,10 @@ static int offer(char **Argv) {
     // at its start, the ring after it. *-far names a place 1 TiB away;
     // *-past-end runs one line past the region's end (aim-canary aims at
     // the receiver's own memory).
-    void *Packed;
-    size_t PackedSize;
     uint64_t Base = 0;
-    size_t Region = 4096 + size_t(O.Slots) * slotStride(O.SlotSize);
-    Region = (Region + 4095) & ~size_t(4095);
-    if (!Ctx->RmaUcp ||
-        !packOwnKey(Ctx->RmaUcp, &Packed, &PackedSize, Kind == "gone-key", Region, &Base))
+    size_t Region = 0;
+    if (!rmaOffer(Ctx, O, Body, Base, Region, Kind == "gone-key"))
       return fail("no RMA context to make keys with");
-    Rma(uint32_t(PackedSize), uint32_t(PackedSize), uint32_t(Ctx->WorkerAddressSize));
-    O.CreditAddress = Base;
-    O.RingAddress = Base + 4096;
     uint64_t RingBytes = uint64_t(O.Slots) * slotStride(O.SlotSize);
     if (Kind == "ring-far")
       O.RingAddress += 1ull << 40;
@@ -312,13 +335,8 @@ static int offer(char **Argv) {
       O.CreditAddress = Base + Region - 8;
     else if (Kind != "good-rma" && Kind != "bad-rkey" && Kind != "gone-key")
       return fail("unknown offer kind " + Kind);
-    auto *K = static_cast<const uint8_t *>(Packed);
-    Body.insert(Body.end(), K, K + PackedSize);
-    Body.insert(Body.end(), K, K + PackedSize);
-    auto *A = reinterpret_cast<const uint8_t *>(Ctx->WorkerAddress);
-    Body.insert(Body.end(), A, A + Ctx->WorkerAddressSize);
     if (Kind == "bad-rkey")
-      corruptPackedRkey(Body.data(), PackedSize);
+      corruptPackedRkey(Body.data(), O.CreditKeySize);
   } else if (Kind == "in-place") {
     O.MailboxMode = TC_MAILBOX_IN_PLACE;
   } else if (Kind == "trailing-body") {
@@ -371,30 +389,12 @@ static int aimCanary(char **Argv) {
   int Pid = std::atoi(Argv[4]);
   uint64_t Canary = std::strtoull(Argv[5], nullptr, 0);
   tc_context *Ctx = context(nullptr);
-  Offer O = {};
-  O.Magic = HandshakeMagic;
-  O.Version = HandshakeVersion;
-  O.Slots = 16;
-  O.SlotSize = 1024;
-  O.MailboxMode = TC_MAILBOX_CODE_CACHE;
-  O.Path = PathRma;
-  O.Isa = hostIsa();
-  void *Packed;
-  size_t PackedSize;
-  uint64_t Base = 0;
-  size_t Region = (4096 + size_t(O.Slots) * slotStride(O.SlotSize) + 4095) & ~size_t(4095);
-  if (!Ctx || !Ctx->RmaUcp || !packOwnKey(Ctx->RmaUcp, &Packed, &PackedSize, false, Region, &Base))
-    return fail("no RMA context to make keys with");
-  O.CreditKeySize = O.RingKeySize = uint32_t(PackedSize);
-  O.WorkerAddressSize = uint32_t(Ctx->WorkerAddressSize);
-  O.CreditAddress = Base;
-  O.RingAddress = Base + 4096;
+  Offer O = smallOffer();
   std::vector<uint8_t> Body;
-  auto *K = static_cast<const uint8_t *>(Packed);
-  Body.insert(Body.end(), K, K + PackedSize);
-  Body.insert(Body.end(), K, K + PackedSize);
-  auto *W = reinterpret_cast<const uint8_t *>(Ctx->WorkerAddress);
-  Body.insert(Body.end(), W, W + Ctx->WorkerAddressSize);
+  uint64_t Base = 0;
+  size_t Region = 0;
+  if (!Ctx || !rmaOffer(Ctx, O, Body, Base, Region))
+    return fail("no RMA context to make keys with");
 
   // A first, good connection: where does the receiver map this segment?
   RawPeer First;
