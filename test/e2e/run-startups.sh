@@ -83,6 +83,14 @@ settles() { # seconds: the receiver's descriptors back to their level within tha
   AFTER=$now
   return 1
 }
+settles_beside_attacker() { # what: the descriptors settle while the attacker still runs, then it stops
+  settles 15 || fail "descriptors $BEFORE before, $AFTER with $1"
+  kill -0 $APID 2>/dev/null || fail "the attacker left before the descriptors settled"
+  echo "  descriptors: $BEFORE before, $DURING during, $AFTER with $1"
+  kill $APID 2>/dev/null || true
+  wait $APID 2>/dev/null || true
+  APID=
+}
 finish() { # the last frames, then the receiver's end: it must not have aborted
   good 20 0 last
   local status=0
@@ -104,12 +112,7 @@ if want hold; then
   await_attack " 300 opened"
   DURING=$(fds)
   good 200 20 during
-  settles 15 || fail "descriptors $BEFORE before the flood, $AFTER with the attacker still there"
-  kill -0 $APID 2>/dev/null || fail "the attacker left before the descriptors settled"
-  echo "  descriptors: $BEFORE before, $DURING during, $AFTER with the attacker still there"
-  kill $APID 2>/dev/null || true
-  wait $APID 2>/dev/null || true
-  APID=
+  settles_beside_attacker "the attacker still there"
   finish
   counted "connections refused" 290
   counted "handshakes timed out" 1
@@ -150,12 +153,7 @@ if want badauth; then
   await_attack "not progressing"
   DURING=$(fds)
   good 200 20 during
-  settles 15 || fail "descriptors $BEFORE before, $AFTER with the refused client still there"
-  kill -0 $APID 2>/dev/null || fail "the attacker left before the descriptors settled"
-  echo "  descriptors: $BEFORE before, $DURING during, $AFTER with the refused client still there"
-  kill $APID 2>/dev/null || true
-  wait $APID 2>/dev/null || true
-  APID=
+  settles_beside_attacker "the refused client still there"
   finish
   expect "$OUT/receiver" "refused: auth 60," "each wrong MAC refused and counted"
 fi
