@@ -42,10 +42,11 @@ int tc_jam_reply(tc_jam_ctx_t *ctx, const char *element, const void *payload,
                  size_t payload_size);
 /* tc_jam_forward sends element `element` (by name) of the jam's own package
  * onward, as a Local Function frame, to the Two-Chains process listening at
- * address:port (connecting on first use and keeping the connection), if the
- * receiver's forward_allow list names it. Same returns as tc_jam_reply,
- * TC_ERR_INVALID_PARAM if the list does not name it, and TC_ERR_IO if it
- * cannot connect. */
+ * address:port, if the receiver's forward_allow list names it. It never
+ * waits: the connection is made in the background at first use (and kept),
+ * while frames to it wait as tc_jam_forward_rank's do. Same returns as
+ * tc_jam_reply, TC_ERR_INVALID_PARAM if the list does not name it, and
+ * TC_ERR_IO once the connection has failed. */
 int tc_jam_forward(tc_jam_ctx_t *ctx, const char *address, unsigned port,
                    const char *element, const void *payload, size_t payload_size);
 /* tc_jam_return answers the frame being run, if it came from tc_call (or
@@ -62,6 +63,24 @@ int tc_jam_return(tc_jam_ctx_t *ctx, const void *reply, size_t reply_size);
  * process (1, 2, ... in the order they connected; the same process keeps
  * its number for the connection's life). */
 unsigned tc_jam_sender(const tc_jam_ctx_t *ctx);
+/* Jobs (twochains.h, tc_job_join): the rank of the process that sent the
+ * frame being run, or TC_JAM_NO_RANK if it is not of this receiver's job;
+ * this receiver's own rank and the job's size (TC_JAM_NO_RANK, 0 outside
+ * a job). */
+#define TC_JAM_NO_RANK 0xffffffffu
+unsigned tc_jam_sender_rank(const tc_jam_ctx_t *ctx);
+unsigned tc_jam_job_rank(const tc_jam_ctx_t *ctx);
+unsigned tc_jam_job_size(const tc_jam_ctx_t *ctx);
+/* Sends element `element` of the jam's own package to rank `rank` of the
+ * job (this one included), as a Local (mode 1, TC_SEND_LOCAL) or Injected
+ * (mode 2, TC_SEND_INJECTED) frame. It never waits: a rank not connected
+ * yet is connected in the background while its frames wait (bounded, with
+ * a share for the frames each sender's jams forward). Returns 0, or a
+ * negative tc_status_t: TC_ERR_NO_CREDIT (the queue is full),
+ * TC_ERR_UNKNOWN_ELEMENT, TC_ERR_TOO_LARGE, TC_ERR_INVALID_PARAM (no such
+ * rank, or no job), TC_ERR_IO (the rank has gone). */
+int tc_jam_forward_rank(tc_jam_ctx_t *ctx, unsigned rank, const char *element, int mode,
+                        const void *payload, size_t payload_size);
 /* The sequence number of the frame being run, counted per sender. */
 unsigned long long tc_jam_sequence(const tc_jam_ctx_t *ctx);
 

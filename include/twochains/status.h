@@ -40,7 +40,8 @@ typedef enum tc_status {
   TC_ERR_TOO_MANY_PEERS = -25, /* the context's limit on peers is reached */
   TC_ERR_PACKAGE_MISMATCH = -26, /* a package both sides have, built differently */
   TC_ERR_BAD_MANIFEST = -27,     /* a package manifest malformed or of another version */
-  TC_ERR_NO_ISA_IMAGE = -28      /* injected: the package has no image for the receiver's ISA */
+  TC_ERR_NO_ISA_IMAGE = -28,     /* injected: the package has no image for the receiver's ISA */
+  TC_ERR_TIMED_OUT = -29         /* a wait ran out of time before what it waited for came */
 } tc_status_t;
 
 /* A short, constant English description; never NULL. */

@@ -120,7 +120,7 @@ typedef struct tc_context_params {
    * own UCX worker (ucp_worker_h), created on a context (ucp_context_h) with
    * UCP_FEATURE_AM, to carry the control traffic: the listener, connections,
    * handshakes and frames by message. Two-Chains registers its active
-   * messages 0x7c01-0x7c0c on it (TC_AM_ID_FIRST..TC_AM_ID_LAST; the
+   * messages 0x7c01-0x7c0e on it (TC_AM_ID_FIRST..TC_AM_ID_LAST; the
    * application keeps the others) and never destroys it. NULL: a context
    * and worker of its own. RMA frames always use a context of Two-Chains'
    * own, with every transport but TCP. */
@@ -147,7 +147,7 @@ typedef struct tc_context_params {
 } tc_context_params_t;
 
 #define TC_AM_ID_FIRST 0x7c01u
-#define TC_AM_ID_LAST 0x7c0cu
+#define TC_AM_ID_LAST 0x7c0eu
 
 #define TC_JAM_NO_TIME_LIMIT 0xffffffffu
 #define TC_NEVER_QUARANTINE 0xffffffffu
@@ -172,6 +172,60 @@ typedef struct tc_context_params {
 
 tc_status_t tc_context_create(const tc_context_params_t *params, tc_context_t **context);
 void tc_context_destroy(tc_context_t *context);
+
+/* Jobs (docs/jobs.md): P processes launched together (mpirun, srun), each
+ * with one context that both sends and receives. tc_job_join gives every
+ * rank every rank's address, and no more: the connection to a rank is made
+ * when it is first used (tc_job_peer), in the background, while frames
+ * sent to it wait (bounded); two ranks that connect to each other at once
+ * end with one connection. A rank sends to itself like to any other.
+ *
+ * Where the addresses come from, the first of:
+ *   - blobs: every rank's tc_context_address blob, in rank order (the
+ *     application listened and exchanged them itself);
+ *   - allgather: the application's collective (MPI_Allgather: see
+ *     twochains/mpi.h), given each rank's fixed-size share;
+ *   - PMIx, when a PMIx server launched this process (mpirun, prterun,
+ *     srun); params may then be NULL.
+ * Unless the context listens already, it listens on a free port: on every
+ * interface if it has a key (or TC_CONTEXT_INSECURE), else on loopback
+ * (listen_address overrides). Ranks must share the key and packages. */
+typedef int (*tc_allgather_fn)(const void *mine, void *all, size_t size, void *arg);
+/* allgather: writes the size bytes at mine of every rank r to
+ * all + r * size on every rank; returns 0, or nonzero if it failed. */
+
+#define TC_JOB_PARAMS_VERSION 1u
+typedef struct tc_job_params {
+  uint32_t version;            /* TC_JOB_PARAMS_VERSION */
+  uint32_t rank;               /* this process's rank (allgather, blobs) */
+  uint32_t size;               /* the job's ranks (allgather, blobs) */
+  int32_t connect_timeout_ms;  /* how long a rank's connection may take to
+                                  make, retries included (0: 30000) */
+  tc_allgather_fn allgather;
+  void *allgather_arg;
+  const void *const *blobs;    /* size blobs, by rank */
+  const size_t *blob_sizes;
+  const char *listen_address;  /* NULL: as said above */
+} tc_job_params_t;
+
+tc_status_t tc_job_join(tc_context_t *context, const tc_job_params_t *params);
+/* This process's rank and the job's size (either may be NULL). */
+tc_status_t tc_job_rank(const tc_context_t *context, unsigned *rank, unsigned *size);
+/* The handle of a rank: valid until tc_context_destroy, whatever becomes of
+ * the rank (tc_peer_close on it does nothing). Its connection is started if
+ * it was not; it never waits. Until the connection is made, tc_send and
+ * tc_send_args queue their frames on it (TC_ERR_NO_CREDIT when 4096 frames
+ * or 4 MiB wait), tc_call_start returns TC_ERR_NO_CREDIT (tc_call waits),
+ * and tc_flush waits for the connection too. Once the rank has gone, or
+ * could not be connected within the connect timeout, every call on it
+ * returns TC_ERR_IO (and a TC_EVENT_PEER_GONE was posted). */
+tc_status_t tc_job_peer(tc_context_t *context, unsigned rank, tc_peer_t **peer);
+/* Collective: returns once every frame sent in the job, and every frame
+ * those frames sent (forwards, replies), has run or been refused, on every
+ * rank (a barrier that holds with forwards). Every rank calls it; it runs
+ * frames meanwhile. TC_ERR_IO if a rank has gone; TC_ERR_TIMED_OUT after
+ * timeout_ms (the job's quiescence is then undefined). */
+tc_status_t tc_job_quiesce(tc_context_t *context, int timeout_ms);
 
 /* Makes a loaded package usable by the context's sends (sender role) and
  * frames (receiver role). The context does not take ownership. */

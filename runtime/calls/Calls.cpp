@@ -248,18 +248,11 @@ static void sweepReplies(CallsContext *Ctx, tc_peer *Releasing = nullptr) {
   }
 }
 
-void closeRetiredRoutes(CallsContext *Ctx) {
-  for (tc_peer *Route : Ctx->RetiredRoutes)
-    closePeer(Ctx, Route);
-  Ctx->RetiredRoutes.clear();
-}
-
 } // namespace twochains::rt
 
 /// Housekeeping: what the calls layer does on the control turn.
 static void callsHousekeeping(CoreContext *Core) {
   auto *Ctx = static_cast<CallsContext *>(Core);
-  closeRetiredRoutes(Ctx);
   sweepReplies(Ctx);
   dropStrayAnswers(Ctx);
 }
@@ -368,6 +361,13 @@ static tc_status_t startCall(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
   auto *Ctx = contextOf<CallsContext>(Peer);
   if (!mayWait(Ctx))
     return TC_ERR_INVALID_PARAM;
+  // A handle: its connection, once made (until then, as a full ring).
+  if (Peer->Proxy) {
+    tc_peer *Bound = connectionOf(Peer);
+    if (!Bound)
+      return Peer->ProxyGone ? TC_ERR_IO : TC_ERR_NO_CREDIT;
+    Peer = Bound;
+  }
   PeerGuard Guard(Peer);
   uint64_t Seq;
   tc_status_t St = sendLocked(Peer, Pkg, Element, Mode, Payload, PayloadSize, &Seq);

@@ -15,9 +15,6 @@ ucs_status_t setupCalls(CallsContext *Ctx);
 /// calls; the caller holds the peer's channel.
 void takeArrivedAnswers(tc_peer *Peer);
 
-/// Closes the routes jams found failed, when no jam runs.
-void closeRetiredRoutes(CallsContext *Ctx);
-
 } // namespace twochains::rt
 
 #endif

@@ -2,7 +2,7 @@
 #ifndef TWOCHAINS_RUNTIME_CALLS_CONTEXT_H
 #define TWOCHAINS_RUNTIME_CALLS_CONTEXT_H
 
-#include "wireup/Context.h"
+#include "job/Context.h"
 
 #include <atomic>
 #include <list>
@@ -22,7 +22,7 @@ constexpr size_t MaxArrivedAnswersPerPeer = MaxArrivedAnswers / 4;
 constexpr size_t MaxArrivedAnswerBytesPerPeer = MaxArrivedAnswerBytes / 4;
 static_assert(MaxArrivedAnswerBytesPerPeer >= TC_CALL_MAX_REPLY, "a share holds any answer");
 
-struct CallsContext : WireupContext {
+struct CallsContext : JobContext {
   /// Calls started and not yet ended: while there are any, every
   /// tc_progress turns the control worker, where their answers arrive.
   std::atomic<size_t> CallsOutstanding{0};
@@ -48,11 +48,6 @@ struct CallsContext : WireupContext {
   };
   std::list<ArrivedAnswer> ArrivedAnswers;
   size_t ArrivedAnswerBytes = 0;
-  /// Onward connections of jams (tc_jam_forward), by "host:port", the
-  /// ones allowed, and failed ones to close when no jam runs.
-  std::map<std::string, tc_peer *> Routes;
-  std::vector<std::string> ForwardAllow;
-  std::vector<tc_peer *> RetiredRoutes;
 };
 
 } // namespace twochains::rt

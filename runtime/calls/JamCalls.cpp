@@ -12,6 +12,7 @@
 #include "core/Stats.h"
 #include "send/Send.h"
 #include "twochains/jam.h"
+#include "job/Job.h"
 #include "wireup/Wireup.h"
 
 #include <algorithm>
@@ -19,33 +20,47 @@
 
 using namespace twochains::rt;
 
-/// Sends element Element of the running jam's package to Peer. Never
-/// waits for the other side: a peer that does not drain its ring would
-/// stall the executor for everyone. A full ring queues the frame (bounded);
-/// a full queue is TC_ERR_NO_CREDIT, at once (docs/containment.md).
+/// Sends element Element of the running jam's package to Peer (a
+/// connection or a handle, core/Peer.h). Never waits for the other side: a
+/// peer that does not drain its ring would stall the executor for
+/// everyone. A full ring, or a handle whose connection is still being
+/// made, queues the frame (bounded); a full queue is TC_ERR_NO_CREDIT, at
+/// once (docs/containment.md).
 static int sendFromJam(tc_jam_ctx_t *Ctx, tc_peer *Peer, const char *Element,
-                       const void *Payload, size_t PayloadSize) {
+                       tc_send_mode_t Mode, const void *Payload, size_t PayloadSize) {
   uint32_t ID;
   if (findElement(Ctx->Package, Element, &ID) != TC_OK)
     return TC_ERR_UNKNOWN_ELEMENT;
-  if (Peer->Failed)
+  // The frame's origin, which has a share of a route's queue: a forward's
+  // (to a handle) is the peer whose frame runs; a reply is the peer's own.
+  tc_peer *Origin = Peer->Proxy ? Ctx->Peer : nullptr;
+  if (Peer->Proxy) {
+    tc_peer *Bound = connectionOf(Peer);
+    if (!Bound)
+      return queueOnHandle(Peer, Ctx->Package, ID, Mode, Payload, PayloadSize, Origin);
+    if (Peer->ProxyGone)
+      return TC_ERR_IO;
+    Peer = Bound;
+  }
+  if (Peer->Failed || !Peer->Welcomed)
     return TC_ERR_IO;
   sendQueued(Peer);
   if (Peer->Tx.Queued.empty()) {
-    tc_status_t St =
-        sendLocked(Peer, Ctx->Package, ID, TC_SEND_LOCAL, Payload, PayloadSize, nullptr);
+    tc_status_t St = sendLocked(Peer, Ctx->Package, ID, Mode, Payload, PayloadSize, nullptr);
     if (St != TC_ERR_NO_CREDIT)
       return St;
   }
   auto *P = static_cast<const uint8_t *>(Payload);
-  return queueFrame(Peer, {Ctx->Package, ID, std::vector<uint8_t>(P, P + PayloadSize)}, Ctx->Peer);
+  PeerSendHalf::QueuedFrame F{Ctx->Package, ID, std::vector<uint8_t>(P, P + PayloadSize)};
+  F.Mode = Mode;
+  return queueFrame(Peer, std::move(F), Origin ? Origin : Ctx->Peer);
 }
 
 extern "C" int tc_jam_reply(tc_jam_ctx_t *Ctx, const char *Element, const void *Payload,
                             size_t PayloadSize) {
   if (!Ctx || !Element)
     return TC_ERR_INVALID_PARAM;
-  return sendFromJam(Ctx, Ctx->Peer, Element, Payload, PayloadSize);
+  return sendFromJam(Ctx, Ctx->Peer, Element, TC_SEND_LOCAL, Payload, PayloadSize);
 }
 
 extern "C" int tc_jam_forward(tc_jam_ctx_t *Ctx, const char *Address, unsigned Port,
@@ -63,22 +78,39 @@ extern "C" int tc_jam_forward(tc_jam_ctx_t *Ctx, const char *Address, unsigned P
                    ": not in the context's forward_allow list");
     return TC_ERR_INVALID_PARAM;
   }
-  tc_peer *&Route = C->Routes[Key];
-  if (Route && Route->Failed) {
-    // Not closed here: a frame from it may be the one running. Closed at
-    // the executor's next control turn, when no jam runs.
-    C->RetiredRoutes.push_back(Route);
-    Route = nullptr;
-  }
-  // On the executor, which never waits on a peer: one attempt only.
   sockaddr_in SA;
-  if (!Route && (!resolve(Address, uint16_t(Port), SA) ||
-                 connectUntil(C, SA, Key, nowNs() + ForwardConnectTimeoutNs, true, &Route,
-                              /*Retry=*/false) != TC_OK)) {
-    Route = nullptr;
+  if (!resolve(Address, uint16_t(Port), SA))
     return TC_ERR_IO;
-  }
-  return sendFromJam(Ctx, Route, Element, Payload, PayloadSize);
+  // Made in the background: the executor never waits on a peer.
+  tc_peer *Route = addressRoute(C, Key, SA);
+  if (Route->ProxyGone)
+    return TC_ERR_IO;
+  return sendFromJam(Ctx, Route, Element, TC_SEND_LOCAL, Payload, PayloadSize);
+}
+
+extern "C" int tc_jam_forward_rank(tc_jam_ctx_t *Ctx, unsigned Rank, const char *Element,
+                                   int Mode, const void *Payload, size_t PayloadSize) {
+  if (!Ctx || !Element || (Mode != TC_SEND_LOCAL && Mode != TC_SEND_INJECTED))
+    return TC_ERR_INVALID_PARAM;
+  auto *C = contextOf<CallsContext>(Ctx->Peer);
+  if (!C->Joined || Rank >= C->JobSize)
+    return TC_ERR_INVALID_PARAM;
+  return sendFromJam(Ctx, rankHandle(C, Rank), Element, tc_send_mode_t(Mode), Payload,
+                     PayloadSize);
+}
+
+extern "C" unsigned tc_jam_sender_rank(const tc_jam_ctx_t *Ctx) {
+  return Ctx && Ctx->Peer ? Ctx->Peer->JobRank : TC_JAM_NO_RANK;
+}
+
+extern "C" unsigned tc_jam_job_rank(const tc_jam_ctx_t *Ctx) {
+  auto *C = Ctx && Ctx->Peer ? contextOf<CallsContext>(Ctx->Peer) : nullptr;
+  return C && C->Joined ? C->JobRank : TC_JAM_NO_RANK;
+}
+
+extern "C" unsigned tc_jam_job_size(const tc_jam_ctx_t *Ctx) {
+  auto *C = Ctx && Ctx->Peer ? contextOf<CallsContext>(Ctx->Peer) : nullptr;
+  return C && C->Joined ? C->JobSize : 0;
 }
 
 extern "C" unsigned tc_jam_sender(const tc_jam_ctx_t *Ctx) {

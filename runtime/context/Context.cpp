@@ -29,6 +29,8 @@
 #include "send/Send.h"
 #include "ucx/Setup.h"
 #include "ucx/Status.h"
+#include "job/Job.h"
+#include "job/Pmix.h"
 #include "wireup/Wireup.h"
 
 #include <algorithm>
@@ -110,6 +112,9 @@ static tc_status_t takeStartupLimits(tc_context *Ctx, const tc_context_params_t 
                  Ctx->MaxStartupsPerAddress, 65536, Ctx->MaxStartupsPerAddress))
     return TC_ERR_INVALID_PARAM;
   Ctx->HandshakeTimeoutNs = TimeoutMs * NsPerMs;
+  const char *PerAddress = std::getenv("TC_MAX_STARTUPS_PER_ADDRESS");
+  Ctx->StartupsPerAddressChosen =
+      (V6 && Params->max_startups_per_address) || (PerAddress && *PerAddress);
   return TC_OK;
 }
 
@@ -295,7 +300,7 @@ static tc_status_t setupFeatures(tc_context *Ctx) {
   ucs_status_t St;
   if ((St = setupFramePath(Ctx)) != UCS_OK || (St = setupRiedPush(Ctx)) != UCS_OK ||
       (St = setupCodeTransfer(Ctx)) != UCS_OK || (St = setupWireup(Ctx)) != UCS_OK ||
-      (St = setupCalls(Ctx)) != UCS_OK) {
+      (St = setupJob(Ctx)) != UCS_OK || (St = setupCalls(Ctx)) != UCS_OK) {
     if (Ctx->EmbeddedWorker) {
       logError(std::string("cannot register active messages on the application's worker (") +
                ucs_status_string(St) + "): its context needs UCP_FEATURE_AM");
@@ -399,18 +404,6 @@ extern "C" tc_status_t tc_context_create(const tc_context_params_t *Params,
   return TC_OK;
 }
 
-/// Frames jams forwarded are delivered before the routes close: nothing
-/// queued is lost on an orderly end (bounded, for a route that is gone).
-static void closeRoutes(tc_context *Ctx) {
-  for (auto &[Key, Route] : Ctx->Routes)
-    if (Route) {
-      if (!Route->Failed)
-        flushPeer(Route, RouteFlushTimeoutMs);
-      closePeer(Ctx, Route);
-    }
-  Ctx->Routes.clear();
-}
-
 /// The workers and UCX contexts, last: what used them is gone.
 static void releaseUcx(tc_context *Ctx) {
   if (Ctx->Listener)
@@ -440,17 +433,20 @@ static void releaseUcx(tc_context *Ctx) {
 static void destroyContext(tc_context *Ctx) {
   if (Ctx->Executor.joinable())
     stopExecutor(Ctx);
+  // Frames waiting for connections being made leave first (bounded).
+  endJob(Ctx);
   Ctx->Closing = true;
   if (Ctx->Jams.Dog)
     Ctx->Jams.Dog->stop();
   finishRiedLoads(Ctx);
-  closeRetiredRoutes(Ctx);
-  closeRoutes(Ctx);
   for (auto &Peer : Ctx->Accepted)
     releasePeer(Ctx, Peer.get());
   Ctx->Accepted.clear();
   releaseUcx(Ctx);
+  bool Joined = Ctx->Joined;
   delete Ctx;
+  if (Joined)
+    pmixFinalize();
 }
 
 extern "C" void tc_context_destroy(tc_context_t *Ctx) {

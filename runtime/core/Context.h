@@ -70,6 +70,8 @@ struct CoreContext {
   std::vector<std::unique_ptr<tc_peer>> Accepted;
   std::vector<tc_peer *> Connecting;
   std::vector<tc_peer *> Connected;
+  /// Accepted peers released that a handle names (KeepAfterRelease).
+  std::vector<std::unique_ptr<tc_peer>> Released;
   unsigned PeersSeen = 0;
   uint32_t MaxPeers = 256;
   unsigned AmPeers = 0;                // peers on the active-message path

@@ -103,6 +103,7 @@ struct PeerSendHalf {
     /// A frame a jam forwarded here (tc_jam_forward): the number of the
     /// peer whose frame ran it; 0 for this peer's own (tc_jam_reply).
     unsigned Origin = 0;
+    tc_send_mode_t Mode = TC_SEND_LOCAL;
   };
   std::deque<QueuedFrame> Queued;
   size_t QueuedBytes = 0;
@@ -229,8 +230,40 @@ struct tc_peer {
   uint64_t RefusedNs = 0;
   uint64_t FailedSeenNs = 0;  // receiver: when reaping first found it failed, frames left
 
+  /// Jobs (job/Job.h): the rank in this side's job of the process at the
+  /// other end, as its authenticated offer says (NoJobRank: outside it).
+  uint32_t JobRank = twochains::rt::NoJobRank;
+  /// A name for a connection rather than one: a job rank's handle
+  /// (tc_job_peer) or a jam's onward route (tc_jam_forward), connected on
+  /// demand and in the background. Bound is the connection once it is made
+  /// (null before; null again, with ProxyGone, once it has gone); frames
+  /// sent to it meanwhile wait in Tx.Queued, bounded (job/Route.h).
+  bool Proxy = false;
+  bool ProxyGone = false;
+  tc_peer *Bound = nullptr;
+  /// A connection: the handle it was made for (a connect in the
+  /// background), and whether a handle names it, so that it is kept, once
+  /// released, until the context ends.
+  tc_peer *ProxyOf = nullptr;
+  bool KeepAfterRelease = false;
+  /// Its handshake is taken on the control turn (wireup's startConnect).
+  bool Background = false;
+
   // The handshake (Handshake.cpp).
   enum class Auth { None, Challenged, Authenticated, Refused } AuthState = Auth::None;
+  /// Sender: where its handshake stands. Every step is taken when the
+  /// receiver's message arrives, on the control turn (a connect in the
+  /// background) or in tc_connect's own loop, which answers other peers'
+  /// handshakes meanwhile: no side waits for another to answer first.
+  enum class Connect { None, AuthSent, HelloSent, Done } ConnectState = Connect::None;
+  tc_status_t ConnectResult = TC_ERR_IO;
+  uint64_t ConnectDeadlineNs = 0;
+  /// It ended because the receiver kept a connection the other way
+  /// (RefusalCrossed): no failure.
+  bool Crossed = false;
+  /// The rank the job's addresses say listens where this connects (a job
+  /// connection), or NoJobRank: a welcome from any other is refused.
+  uint32_t ExpectJobRank = twochains::rt::NoJobRank;
   uint8_t ClientNonce[twochains::rt::NonceSize] = {};
   uint8_t ServerNonce[twochains::rt::NonceSize] = {};
   bool Challenged = false;    // sender: the receiver proved it holds the key
@@ -242,5 +275,11 @@ struct tc_peer {
   twochains::rt::PeerSendHalf Tx;
   twochains::rt::PeerReceiveHalf Rx;
 };
+
+/// The connection a handle names (itself if it is one): null while a
+/// proxy's connection is being made.
+inline tc_peer *connectionOf(tc_peer *Peer) {
+  return Peer->Proxy ? __atomic_load_n(&Peer->Bound, __ATOMIC_ACQUIRE) : Peer;
+}
 
 #endif

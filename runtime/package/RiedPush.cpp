@@ -200,6 +200,8 @@ void finishRiedLoads(PackageContext *Ctx) {
 extern "C" tc_status_t tc_ried_push(tc_peer_t *Peer, const char *Path, int TimeoutMs) {
   if (!Peer || !Path)
     return TC_ERR_INVALID_PARAM;
+  if (Peer->Proxy && !(Peer = connectionOf(Peer)))
+    return TC_ERR_IO; // not connected (yet): tc_flush on the handle connects it
   FILE *F = std::fopen(Path, "rb");
   if (!F) {
     logError(std::string("cannot read ried ") + Path);

@@ -197,11 +197,27 @@ tc_status_t queueFrame(tc_peer *Peer, PeerSendHalf::QueuedFrame F, tc_peer *Orig
   return TC_OK;
 }
 
+tc_status_t queueOnHandle(tc_peer *Handle, const tc_package *Pkg, uint32_t Element,
+                          tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
+                          tc_peer *Origin) {
+  if (Handle->ProxyGone)
+    return TC_ERR_IO;
+  if (Element >= Pkg->Elements.size() || !Pkg->Elements[Element].Present ||
+      !Pkg->Elements[Element].IsJam)
+    return TC_ERR_UNKNOWN_ELEMENT;
+  if (imagelessFrameSize(PayloadSize) > Handle->Tx.SlotSize)
+    return TC_ERR_TOO_LARGE;
+  auto *P = static_cast<const uint8_t *>(Payload);
+  PeerSendHalf::QueuedFrame F{Pkg, Element, std::vector<uint8_t>(P, P + PayloadSize)};
+  F.Mode = Mode;
+  return queueFrame(Handle, std::move(F), Origin);
+}
+
 void sendQueued(tc_peer *Peer) {
   while (!Peer->Tx.Queued.empty()) {
     PeerSendHalf::QueuedFrame &F = Peer->Tx.Queued.front();
     tc_status_t St =
-        F.Package ? sendLocked(Peer, F.Package, F.Element, TC_SEND_LOCAL, F.Payload.data(),
+        F.Package ? sendLocked(Peer, F.Package, F.Element, F.Mode, F.Payload.data(),
                                F.Payload.size(), nullptr)
                   : sendAnswer(Peer, F.CallSequence, F.Payload.data(), F.Payload.size());
     if (St == TC_ERR_NO_CREDIT)
@@ -322,7 +338,7 @@ void takeFaultReport(tc_peer *Peer) {
 } // namespace twochains::rt
 
 extern "C" tc_status_t tc_peer_last_fault(tc_peer_t *Peer, tc_jam_fault_t *Out) {
-  if (!Peer || !Out)
+  if (!Peer || !Out || (Peer->Proxy && !(Peer = connectionOf(Peer))))
     return TC_ERR_INVALID_PARAM;
   PeerGuard Guard(Peer);
   takeFaultReport(Peer);
@@ -507,12 +523,38 @@ tc_status_t twochains::rt::sendAnswer(tc_peer *Peer, uint64_t CallSequence, cons
   return putFrame(Peer, Peer->Tx.Staging.data(), Spec, Slot);
 }
 
+/// tc_send to a handle (core/Peer.h, Proxy): through its connection, behind
+/// any frames that waited for it; queued on the handle while it is being
+/// made. Out of line: the hot path to a connection pays one test.
+__attribute__((noinline)) static tc_status_t
+sendToHandle(tc_peer *Handle, const tc_package *Pkg, uint32_t Element, tc_send_mode_t Mode,
+             const void *Payload, size_t PayloadSize) {
+  for (;;) {
+    if (tc_peer *Bound = connectionOf(Handle)) {
+      PeerGuard Guard(Bound);
+      if (!Bound->Tx.Queued.empty() && Bound->Welcomed && !Bound->Failed)
+        sendQueued(Bound);
+      if (Bound->Tx.Queued.empty() || !Bound->Welcomed || Bound->Failed)
+        return sendAny(Bound, Pkg, Element, Mode, Payload, PayloadSize, nullptr);
+      auto *P = static_cast<const uint8_t *>(Payload);
+      PeerSendHalf::QueuedFrame F{Pkg, Element, std::vector<uint8_t>(P, P + PayloadSize)};
+      F.Mode = Mode;
+      return queueFrame(Bound, std::move(F));
+    }
+    PeerGuard Guard(Handle); // a handle is never channelled: the context
+    if (!connectionOf(Handle))
+      return queueOnHandle(Handle, Pkg, Element, Mode, Payload, PayloadSize, nullptr);
+  }
+}
+
 extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_t Element,
                                tc_send_mode_t Mode, const void *Payload, size_t PayloadSize) {
   if (!Peer || !Pkg || (Mode != TC_SEND_LOCAL && Mode != TC_SEND_INJECTED &&
                         Mode != TC_SEND_INJECTED_FULL) ||
       (PayloadSize && !Payload) || PayloadSize > UINT32_MAX)
     return TC_ERR_INVALID_PARAM;
+  if (__builtin_expect(Peer->Proxy, 0))
+    return sendToHandle(Peer, Pkg, Element, Mode, Payload, PayloadSize);
   PeerGuard Guard(Peer);
   return sendAny(Peer, Pkg, Element, Mode, Payload, PayloadSize, nullptr);
 }
@@ -553,6 +595,8 @@ extern "C" tc_status_t tc_send_args(tc_peer_t *Peer, const tc_package_t *Pkg,
     return St;
   if (Mode != TC_SEND_LOCAL && Mode != TC_SEND_INJECTED && Mode != TC_SEND_INJECTED_FULL)
     return TC_ERR_INVALID_PARAM;
+  if (Peer->Proxy)
+    return sendToHandle(Peer, Pkg, Element, Mode, Payload, Size);
   PeerGuard Guard(Peer);
   return sendAny(Peer, Pkg, Element, Mode, Payload, Size, nullptr);
 }
@@ -560,6 +604,12 @@ extern "C" tc_status_t tc_send_args(tc_peer_t *Peer, const tc_package_t *Pkg,
 extern "C" tc_status_t tc_peer_cork(tc_peer_t *Peer, int Corked) {
   if (!Peer)
     return TC_ERR_INVALID_PARAM;
+  if (Peer->Proxy) {
+    PeerGuard Guard(Peer);
+    Peer->Tx.Corked = Corked != 0; // taken by its connection when made
+    if (!(Peer = connectionOf(Peer)))
+      return TC_OK;
+  }
   PeerGuard Guard(Peer);
   Peer->Tx.Corked = Corked != 0;
   if (!Corked && flushFrameBatch(Peer) != TC_OK)
@@ -608,7 +658,26 @@ tc_status_t twochains::rt::flushPeer(tc_peer *Peer, int TimeoutMs) {
   }
 }
 
+/// tc_flush on a handle: its connection is made first (the context
+/// progresses meanwhile), then flushed in the time left.
+static tc_status_t flushHandle(tc_peer *Handle, int TimeoutMs) {
+  CoreContext *Ctx = Handle->Ctx;
+  uint64_t Deadline = nowNs() + msToNs(TimeoutMs > 0 ? TimeoutMs : 0);
+  tc_peer *Bound;
+  while (!(Bound = connectionOf(Handle)) && !Handle->ProxyGone) {
+    if (nowNs() > Deadline)
+      return TC_ERR_TIMED_OUT;
+    Ctx->Progress(Ctx);
+  }
+  if (Handle->ProxyGone || !Bound->Welcomed || Bound->Failed)
+    return TC_ERR_IO;
+  int Left = int(std::max<int64_t>(0, int64_t(Deadline - std::min(Deadline, nowNs())) / 1'000'000));
+  return flushPeer(Bound, Left);
+}
+
 extern "C" tc_status_t tc_flush(tc_peer_t *Peer, int TimeoutMs) {
+  if (Peer && Peer->Proxy)
+    return flushHandle(Peer, TimeoutMs);
   if (!Peer || !Peer->Welcomed)
     return TC_ERR_INVALID_PARAM;
   return flushPeer(Peer, TimeoutMs);
@@ -617,6 +686,10 @@ extern "C" tc_status_t tc_flush(tc_peer_t *Peer, int TimeoutMs) {
 extern "C" tc_status_t tc_peer_stats(const tc_peer_t *Peer, tc_peer_stats_t *Out) {
   if (!Peer || !Out)
     return TC_ERR_INVALID_PARAM;
+  if (Peer->Proxy && !(Peer = connectionOf(const_cast<tc_peer *>(Peer)))) {
+    *Out = {};
+    return TC_OK;
+  }
   PeerGuard Guard(const_cast<tc_peer *>(Peer));
   *Out = Peer->Stats;
   return TC_OK;

@@ -26,6 +26,13 @@ tc_status_t sendAnswer(tc_peer *Peer, uint64_t CallSequence, const void *Bytes, 
 /// share of the queue; null for Peer's own (tc_jam_reply, answers).
 tc_status_t queueFrame(tc_peer *Peer, PeerSendHalf::QueuedFrame F, tc_peer *Origin = nullptr);
 void sendQueued(tc_peer *Peer);
+/// A frame for a handle (core/Peer.h, Proxy) whose connection is still
+/// being made: checked as far as it can be without the receiver, then
+/// queued on the handle (bounded; TC_ERR_NO_CREDIT when full), TC_ERR_IO
+/// if it has gone. Origin as for queueFrame.
+tc_status_t queueOnHandle(tc_peer *Handle, const tc_package *Pkg, uint32_t Element,
+                          tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
+                          tc_peer *Origin);
 
 /// Sender: sends again, with code, the cached frames the receiver reported
 /// missing.

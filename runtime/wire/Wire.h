@@ -50,8 +50,9 @@ enum : unsigned {
   AmCode = 0x7c0a,    // an image too large for a slot, sent once ahead of its frames
   AmCodeAck = 0x7c0b, // receiver to sender: installed, or why not
   AmReply = 0x7c0c,   // receiver to caller: a jam's answer to a call (Calls.cpp)
+  AmQuiesce = 0x7c0e, // ranks of a job: quiescence's waves (job/Quiesce.cpp)
 };
-static_assert(AmHello == TC_AM_ID_FIRST && AmReply == TC_AM_ID_LAST,
+static_assert(AmHello == TC_AM_ID_FIRST && AmQuiesce == TC_AM_ID_LAST,
               "the range reserved on an application's worker (twochains.h)");
 /// Each control message opens with a magic of its own, so that a message
 /// of one type never parses as another's (a four-letter tag, little-endian).
@@ -68,8 +69,9 @@ constexpr uint32_t RiedAckMagic = controlMagic('T', 'C', 'R', 'A');   // RIED_AC
 constexpr uint32_t CodeMagic = controlMagic('T', 'C', 'C', 'D');      // CODE
 constexpr uint32_t CodeAckMagic = controlMagic('T', 'C', 'C', 'A');   // CODE_ACK
 constexpr uint32_t ReplyMagic = controlMagic('T', 'C', 'R', 'P');     // REPLY
+constexpr uint32_t QuiesceMagic = controlMagic('T', 'C', 'Q', 'U');   // QUIESCE
 static_assert(HandshakeMagic == 0x54434853, "offers keep the magic they always had");
-constexpr uint32_t HandshakeVersion = 8; // 4: offers carry the packages; 5: the ISA; 6: slots a line apart, frame version 3; 7: frames by message carry credits; 8: a magic per message type
+constexpr uint32_t HandshakeVersion = 9; // 9: offers carry the job and rank; 4: offers carry the packages; 5: the ISA; 6: slots a line apart, frame version 3; 7: frames by message carry credits; 8: a magic per message type
 
 /// The instruction set an offering side runs injected code as: a sender
 /// sends the images built for its receiver's (docs/heterogeneous.md). The
@@ -138,9 +140,15 @@ struct Offer {
   uint32_t Path;
   uint32_t PackagesSize;
   uint32_t Isa;           // enum Isa: what the offering side runs
-  uint32_t Reserved;      // 0
+  /// The offering side's rank in the job both belong to (tc_job_join), or
+  /// NoJobRank with Job 0: a process outside any job.
+  uint32_t JobRank;
+  uint64_t Job;           // the job's identity: a hash of every rank's address
 };
-static_assert(sizeof(Offer) == 96, "wire layout");
+static_assert(sizeof(Offer) == 104, "wire layout");
+constexpr uint32_t NoJobRank = 0xffffffffu;
+/// Ranks a job may have.
+constexpr uint32_t MaxJobRanks = 1u << 20;
 static_assert(offsetof(Offer, PackagesSize) == 84 && offsetof(Offer, Isa) == 88,
               "wire layout");
 static_assert(offsetof(Offer, Magic) == MacSize, "the MAC covers what follows it");
@@ -266,6 +274,17 @@ static_assert(offsetof(CallReply, Sequence) == 8, "wire layout");
 constexpr size_t MaxRepliesInFlight = 1024;
 constexpr size_t MaxReplyBytesInFlight = 4u << 20;
 
+/// QUIESCE: a rank's report of a wave to rank 0 (Kind 1: the frames it
+/// sent to ranks and finished of theirs), or rank 0's decision of it
+/// (Kind 2: Verdict 1 when the job is quiet). No body.
+struct QuiesceMessage {
+  uint32_t Magic, Kind;
+  uint64_t Epoch;          // tc_job_quiesce calls the rank has finished
+  uint32_t Wave, Verdict;
+  uint64_t Sent, Done;
+};
+static_assert(sizeof(QuiesceMessage) == 40, "wire layout");
+
 /// Why a handshake was refused: TC_ERR_AUTH, TC_ERR_BAD_OFFER, ...
 /// Body (TC_ERR_PACKAGE_MISMATCH only): "<package> <identity>", the
 /// refusing side's identity of the package that differs.
@@ -273,6 +292,10 @@ struct Refusal {
   uint32_t Magic;
   int32_t Status;
 };
+/// A refusal's Status that is no failure: two ranks of a job connected to
+/// each other at once, and the refusing side keeps the other connection
+/// (job/Job.cpp says which), which the refused side is to use.
+constexpr int32_t RefusalCrossed = 1;
 static_assert(sizeof(Refusal) == 8, "wire layout");
 
 } // namespace twochains::rt

@@ -360,6 +360,8 @@ void twochains::rt::releasePeer(WireupContext *Ctx, tc_peer *Peer) {
   forgetEndpoint(Ctx, Peer->Ep);
   if (Ctx->PeerReleased)
     Ctx->PeerReleased(Ctx, Peer);
+  if (Ctx->JobPeerReleased)
+    Ctx->JobPeerReleased(Ctx, Peer);
   sayLastWords(Peer);
   bool GaveUp = endRequestsInFlight(Peer);
   dropRemoteKeys(Ctx, Peer);
@@ -437,6 +439,9 @@ static void reapPeers(CoreContext *Core) {
       releasePeer(Ctx, P);
       if (Channel.owns_lock())
         Channel.unlock();
+      // A job's handle may name it: kept, released, until the context ends.
+      if (P->KeepAfterRelease)
+        Ctx->Released.push_back(std::move(Ctx->Accepted[I]));
       Ctx->Accepted.erase(Ctx->Accepted.begin() + I);
       continue;
     }
@@ -485,11 +490,11 @@ extern "C" tc_status_t tc_listen(tc_context_t *Api, const char *Address, uint16_
   return TC_OK;
 }
 
-/// One attempt: an endpoint and the handshake. Null if it failed; Unreachable
-/// then says whether nothing answered (worth trying again).
-static tc_peer *connectOnce(WireupContext *Ctx, const sockaddr_in &SA, const std::string &Where,
-                            uint64_t Deadline, bool Retry, bool &Unreachable,
-                            tc_status_t &Result) {
+/// A sender's end of a connection to SA: its endpoint, TCP on the
+/// interface the route leaves by. Null (Result says why, logged) if none.
+static std::unique_ptr<tc_peer> openClient(WireupContext *Ctx, const sockaddr_in &SA,
+                                           const std::string &Where, bool Retry,
+                                           tc_status_t &Result) {
   auto Peer = std::make_unique<tc_peer>();
   Peer->Ctx = Ctx;
   Peer->Number = ++Ctx->PeersSeen;
@@ -511,16 +516,26 @@ static tc_peer *connectOnce(WireupContext *Ctx, const sockaddr_in &SA, const std
                                         : useTcpInterface(Ctx, Interface, "connect to " + Where);
       U != TC_OK) {
     Result = U;
-    Unreachable = false;
     return nullptr;
   }
   ucs_status_t St = ucp_ep_create(Ctx->Worker, &P, &Peer->Ep);
   if (St != UCS_OK) {
     logError("cannot connect to " + Where + ": " + ucs_status_string(St));
     Result = TC_ERR_IO;
-    Unreachable = false;
     return nullptr;
   }
+  return Peer;
+}
+
+/// One attempt: an endpoint and the handshake. Null if it failed; Unreachable
+/// then says whether nothing answered (worth trying again).
+static tc_peer *connectOnce(WireupContext *Ctx, const sockaddr_in &SA, const std::string &Where,
+                            uint64_t Deadline, bool Retry, bool &Unreachable,
+                            tc_status_t &Result) {
+  Unreachable = false;
+  std::unique_ptr<tc_peer> Peer = openClient(Ctx, SA, Where, Retry, Result);
+  if (!Peer)
+    return nullptr;
   Ctx->Connecting.push_back(Peer.get());
   Result = clientHandshake(Ctx, Peer.get(), Deadline);
   Ctx->Connecting.erase(std::remove(Ctx->Connecting.begin(), Ctx->Connecting.end(), Peer.get()),
@@ -532,6 +547,44 @@ static tc_peer *connectOnce(WireupContext *Ctx, const sockaddr_in &SA, const std
   }
   Ctx->Connected.push_back(Peer.get());
   return Peer.release();
+}
+
+tc_peer *twochains::rt::startConnect(WireupContext *Ctx, const sockaddr_in &SA,
+                                     const std::string &Where, uint32_t ExpectJobRank,
+                                     uint64_t DeadlineNs) {
+  tc_status_t Result = TC_ERR_IO;
+  std::unique_ptr<tc_peer> Peer = openClient(Ctx, SA, Where, /*Retry=*/true, Result);
+  if (!Peer)
+    return nullptr;
+  Peer->Background = true;
+  Peer->ExpectJobRank = ExpectJobRank;
+  Ctx->Connecting.push_back(Peer.get());
+  // Ended at once (no nonce, the AUTH not sent): still ended by the
+  // housekeeping below, like any other.
+  startClientHandshake(Ctx, Peer.get(), DeadlineNs);
+  return Peer.release();
+}
+
+/// Housekeeping: connects in the background whose handshake has ended (or
+/// whose time is up) leave Connecting: welcomed ones are polled from then
+/// on (Connected), failed ones are released; the job layer takes each.
+static void advanceConnects(CoreContext *Core) {
+  auto *Ctx = static_cast<WireupContext *>(Core);
+  uint64_t Now = nowNs();
+  for (size_t I = 0; I < Ctx->Connecting.size();) {
+    tc_peer *P = Ctx->Connecting[I];
+    if (!P->Background || !checkClientHandshake(Ctx, P, Now)) {
+      ++I;
+      continue;
+    }
+    Ctx->Connecting.erase(Ctx->Connecting.begin() + I);
+    if (P->ConnectResult == TC_OK)
+      Ctx->Connected.push_back(P);
+    else
+      releasePeer(Ctx, P);
+    if (Ctx->ConnectEnded)
+      Ctx->ConnectEnded(Ctx, P);
+  }
 }
 
 namespace twochains::rt {
@@ -608,7 +661,8 @@ void twochains::rt::closePeer(WireupContext *Ctx, tc_peer *Peer) {
 }
 
 extern "C" void tc_peer_close(tc_peer_t *Peer) {
-  if (!Peer)
+  // A job's handles live as long as the context.
+  if (!Peer || Peer->Proxy)
     return;
   closePeer(contextOf<WireupContext>(Peer), Peer);
 }
@@ -629,6 +683,7 @@ extern "C" tc_status_t tc_context_peer(tc_context_t *Api, unsigned Number, tc_pe
 ucs_status_t twochains::rt::setupWireup(WireupContext *Ctx) {
   if (ucs_status_t St = setupHandshake(Ctx); St != UCS_OK)
     return St;
+  addHousekeeping(Ctx, advanceConnects);
   addHousekeeping(Ctx, reapPeers);
   Ctx->CutOff = cutOff;
   return UCS_OK;

@@ -29,10 +29,29 @@ struct WireupContext : ReceiveContext {
   /// them from one address, each for HandshakeTimeoutNs at most. They take
   /// none of the MaxPeers places of authenticated peers.
   uint32_t MaxStartups = 32, MaxStartupsPerAddress = 4;
+  /// MaxStartupsPerAddress was set (parameter or environment); if not, a
+  /// job on one host raises it to its ranks (job/Job.cpp).
+  bool StartupsPerAddressChosen = false;
   uint64_t HandshakeTimeoutNs = DefaultHandshakeTimeoutMs * NsPerMs;
   /// Called as a peer is released, before its endpoints close: the calls
   /// layer ends the calls made to it and forgets its answers.
   void (*PeerReleased)(WireupContext *Ctx, tc_peer *Peer) = nullptr;
+  /// The job this context joined (job/Job.h): its identity (0: none) and
+  /// this process's rank, which every offer carries.
+  uint64_t JobId = 0;
+  uint32_t JobRank = NoJobRank;
+  /// The job layer's hooks (job/Job.cpp). JobHello: an authenticated HELLO
+  /// from a rank of this side's job (Peer->JobRank): 0 to take it,
+  /// RefusalCrossed to refuse it quietly (a connection the other way is
+  /// kept), or a negative status to refuse it, Why saying why.
+  int (*JobHello)(WireupContext *Ctx, tc_peer *Peer, std::string &Why) = nullptr;
+  /// A connection welcomed, in either role.
+  void (*PeerWelcomed)(WireupContext *Ctx, tc_peer *Peer) = nullptr;
+  /// A connect in the background ended (ConnectResult; Crossed), welcomed
+  /// or not: the job layer owns it from then on.
+  void (*ConnectEnded)(WireupContext *Ctx, tc_peer *Peer) = nullptr;
+  /// As PeerReleased, for the job layer: handles bound to it come loose.
+  void (*JobPeerReleased)(WireupContext *Ctx, tc_peer *Peer) = nullptr;
 };
 
 } // namespace twochains::rt

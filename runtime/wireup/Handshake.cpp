@@ -68,10 +68,12 @@ static void serverProof(const WireupContext *Ctx, const tc_peer *Peer, uint8_t O
 /// RefusedCloseTimeoutNs). Nothing here waits: a refusal, which anyone who
 /// reaches the port can cause, costs no time of the peers being served.
 static void refusePeer(WireupContext *Ctx, tc_peer *Peer, const std::string &Why,
-                       tc_status_t Status = TC_ERR_BAD_OFFER, const std::string &Detail = "") {
+                       int32_t Status = TC_ERR_BAD_OFFER, const std::string &Detail = "") {
   Peer->AuthState = tc_peer::Auth::Refused;
   Peer->Failed = true;
-  logLimited(Ctx->RefusedConnectionLog, TC_LOG_ERROR, "refused " + Peer->Name + ": " + Why);
+  // A crossing is no failure: nothing to log.
+  if (Status != RefusalCrossed)
+    logLimited(Ctx->RefusedConnectionLog, TC_LOG_ERROR, "refused " + Peer->Name + ": " + Why);
   if (Peer->Ep && !Peer->RefusalFlush) {
     Refusal R = {RefusalMagic, Status};
     sendMessage(Ctx, Peer, AmRefused, &R, sizeof R, Detail.data(), Detail.size(), 0);
@@ -204,6 +206,15 @@ static void answerHello(WireupContext *Ctx, tc_peer *Peer, const WireupContext::
                           "package '" + Name + "' differs: this receiver has identity " +
                               P->Identity + ", the sender " + Identity,
                           TC_ERR_PACKAGE_MISMATCH, Name + " " + P->Identity);
+  // A rank of this side's job: the job layer says whether this connection
+  // is the one the pair keeps.
+  Peer->JobRank =
+      Ctx->JobId && Hello.Header.Job == Ctx->JobId ? Hello.Header.JobRank : NoJobRank;
+  if (Peer->JobRank != NoJobRank && Ctx->JobHello) {
+    std::string JobWhy;
+    if (int Verdict = Ctx->JobHello(Ctx, Peer, JobWhy); Verdict != 0)
+      return refusePeer(Ctx, Peer, JobWhy, Verdict);
+  }
   Peer->Path = rmaReaches(Ctx, Peer, Hello) ? PathRma : PathAm;
   Offer W;
   std::vector<uint8_t> Body;
@@ -228,100 +239,26 @@ static void answerHello(WireupContext *Ctx, tc_peer *Peer, const WireupContext::
   welcomePeer(Ctx, Peer);
 }
 
-/// Housekeeping (receiver): answers the AUTH and HELLO messages that
-/// arrived since the last turn.
-static void processHandshakes(CoreContext *Core) {
-  auto *Ctx = static_cast<WireupContext *>(Core);
-  if (Ctx->Handshakes.empty())
-    return;
-  std::vector<WireupContext::PendingMessage> Client;
-  auto Messages = std::move(Ctx->Handshakes);
-  Ctx->Handshakes.clear();
-  for (WireupContext::PendingMessage &M : Messages) {
-    // A connect in progress takes these (onHandshake let no others in).
-    if (M.Id != AmAuth && M.Id != AmHello) {
-      Client.push_back(std::move(M));
-      continue;
-    }
-    tc_peer *Peer = peerOfEndpoint(Ctx, M.Ep);
-    if (!Peer || Peer->AuthState == tc_peer::Auth::Refused || Peer->Welcomed)
-      continue;
-    if (M.Id == AmAuth)
-      answerAuth(Ctx, Peer, M);
-    else
-      answerHello(Ctx, Peer, M);
-  }
-  for (auto &M : Client)
-    Ctx->Handshakes.push_back(std::move(M));
-}
-
-/// Sender: waits for the receiver's next message of kind Id, or its
-/// refusal (Out.Id says which).
-static bool awaitMessage(WireupContext *Ctx, tc_peer *Peer, unsigned Id, uint64_t DeadlineNs,
-                         WireupContext::PendingMessage &Out) {
-  return awaitAnswer(Ctx, Peer, DeadlineNs, [&] {
-    for (size_t I = 0; I < Ctx->Handshakes.size(); ++I)
-      if (Ctx->Handshakes[I].Ep == Peer->Ep &&
-          (Ctx->Handshakes[I].Id == Id || Ctx->Handshakes[I].Id == AmRefused)) {
-        Out = std::move(Ctx->Handshakes[I]);
-        Ctx->Handshakes.erase(Ctx->Handshakes.begin() + I);
-        return true;
-      }
-    return false;
-  });
-}
-
-/// Sender: a connect that failed, logged once where it is found.
+/// Sender: a connect that failed, logged once where it is found (a
+/// crossing, or nothing answering while tc_connect may try again, is not).
 static tc_status_t connectFailed(tc_peer *Peer, tc_status_t St, const std::string &Why) {
-  logError("connecting to " + Peer->Name.substr(Peer->Name.find(' ') + 1) + " failed: " + Why);
+  if (!Peer->Crossed && !Peer->Unreachable)
+    logError("connecting to " + Peer->Name.substr(Peer->Name.find(' ') + 1) + " failed: " + Why);
   return St;
 }
 
-/// Sender, step 1: AUTH, then the receiver's CHALLENGE; Proved says whether
-/// it proved it holds the key. TC_ERR_IO with Peer->Unreachable: nothing
-/// answered (tc_connect tries again, and logs if it gives up).
-static tc_status_t exchangeChallenge(WireupContext *Ctx, tc_peer *Peer, uint64_t DeadlineNs,
-                                     bool &Proved) {
-  AuthRequest R = {AuthMagic, HandshakeVersion, {}};
-  if (!randomNonce(Peer->ClientNonce))
-    return connectFailed(Peer, TC_ERR_IO, "this host gives no random bytes for a nonce");
-  std::memcpy(R.ClientNonce, Peer->ClientNonce, NonceSize);
-  ucs_status_t St = sendMessage(Ctx, Peer, AmAuth, &R, sizeof R, nullptr, 0, DeadlineNs);
-  WireupContext::PendingMessage M;
-  bool Answered = St == UCS_OK && awaitMessage(Ctx, Peer, AmChallenge, DeadlineNs, M);
-  // Nothing listening shows as a refused connection, or, when the last
-  // attempt starts just before the deadline, as an AUTH that had not left
-  // by then: either way nothing answered.
-  if (!Answered && Peer->RetryIfUnreachable &&
-      (Peer->Failed || St == UCS_ERR_UNREACHABLE || St == UCS_ERR_NOT_CONNECTED ||
-       St == UCS_ERR_CONNECTION_RESET || St == UCS_ERR_REJECTED || St == UCS_ERR_TIMED_OUT)) {
-    Peer->Unreachable = true;
-    return TC_ERR_IO;
-  }
-  if (!Answered || M.Id == AmRefused)
-    return connectFailed(Peer, TC_ERR_IO,
-                         St != UCS_OK        ? std::string(ucs_status_string(St))
-                         : Peer->Failed      ? "the connection was refused or broke"
-                         : M.Id == AmRefused ? "the receiver refused the handshake"
-                                             : "no answer before the timeout");
-  AuthChallenge C;
-  Proved = false;
-  if (M.Header.size() == sizeof C && M.Body.empty()) {
-    std::memcpy(&C, M.Header.data(), sizeof C);
-    std::memcpy(Peer->ServerNonce, C.ServerNonce, NonceSize);
-    uint8_t Expected[MacSize];
-    serverProof(Ctx, Peer, Expected);
-    Proved = C.Magic == ChallengeMagic && C.Version == HandshakeVersion &&
-             equalMacs(Expected, C.Proof);
-  }
-  return TC_OK;
+/// Sender: the handshake has ended, with St.
+static void endConnect(WireupContext *Ctx, tc_peer *Peer, tc_status_t St) {
+  Peer->ConnectState = tc_peer::Connect::Done;
+  Peer->ConnectResult = St;
+  if (St == TC_OK)
+    welcomePeer(Ctx, Peer);
 }
 
 /// Sender, step 2: HELLO, with this side's offer if the receiver proved the
 /// key; without one otherwise, so that the receiver learns that this side's
-/// key differs (and the connect fails with TC_ERR_AUTH).
-static tc_status_t sendHello(WireupContext *Ctx, tc_peer *Peer, uint64_t DeadlineNs,
-                             bool Proved) {
+/// key differs (and the connect fails with TC_ERR_AUTH). Not waited for.
+static tc_status_t sendHello(WireupContext *Ctx, tc_peer *Peer, bool Proved) {
   Offer O = {};
   std::vector<uint8_t> Body;
   if (Proved) {
@@ -333,8 +270,7 @@ static tc_status_t sendHello(WireupContext *Ctx, tc_peer *Peer, uint64_t Deadlin
     O.Version = HandshakeVersion;
   }
   offerMac(Ctx, HelloLabel, sizeof HelloLabel, Peer, O, Body.data(), Body.size(), O.Mac);
-  ucs_status_t St =
-      sendMessage(Ctx, Peer, AmHello, &O, sizeof O, Body.data(), Body.size(), DeadlineNs);
+  ucs_status_t St = sendMessage(Ctx, Peer, AmHello, &O, sizeof O, Body.data(), Body.size(), 0);
   if (!Proved) {
     countHeld(Ctx, &tc_stats_t::auth_failures);
     return connectFailed(Peer, TC_ERR_AUTH,
@@ -347,6 +283,23 @@ static tc_status_t sendHello(WireupContext *Ctx, tc_peer *Peer, uint64_t Deadlin
   return TC_OK;
 }
 
+/// Sender, step 1's answer: the receiver's CHALLENGE, whose proof says
+/// whether it holds the key; then HELLO.
+static tc_status_t takeChallenge(WireupContext *Ctx, tc_peer *Peer,
+                                 const WireupContext::PendingMessage &M) {
+  AuthChallenge C;
+  bool Proved = false;
+  if (M.Header.size() == sizeof C && M.Body.empty()) {
+    std::memcpy(&C, M.Header.data(), sizeof C);
+    std::memcpy(Peer->ServerNonce, C.ServerNonce, NonceSize);
+    uint8_t Expected[MacSize];
+    serverProof(Ctx, Peer, Expected);
+    Proved = C.Magic == ChallengeMagic && C.Version == HandshakeVersion &&
+             equalMacs(Expected, C.Proof);
+  }
+  return sendHello(Ctx, Peer, Proved);
+}
+
 /// Sender: the receiver refused the handshake (REFUSED): why, as it says
 /// (only the statuses a refusal may carry), and the package that differs.
 static tc_status_t takeRefusal(WireupContext *Ctx, tc_peer *Peer,
@@ -356,6 +309,13 @@ static tc_status_t takeRefusal(WireupContext *Ctx, tc_peer *Peer,
     std::memcpy(&R, M.Header.data(), sizeof R);
   if (R.Magic != RefusalMagic)
     R.Status = TC_ERR_IO;
+  // Kept the other way: only a receiver of this side's job says so, and
+  // only once the handshake has authenticated it (after HELLO).
+  if (R.Status == RefusalCrossed && Peer->ExpectJobRank != NoJobRank &&
+      Peer->ConnectState == tc_peer::Connect::HelloSent) {
+    Peer->Crossed = true;
+    return TC_ERR_IO;
+  }
   tc_status_t Why = R.Status == TC_ERR_AUTH || R.Status == TC_ERR_BAD_OFFER ||
                             R.Status == TC_ERR_TOO_MANY_PEERS ||
                             R.Status == TC_ERR_PACKAGE_MISMATCH || R.Status == TC_ERR_QUARANTINED
@@ -383,15 +343,10 @@ static tc_status_t takeRefusal(WireupContext *Ctx, tc_peer *Peer,
                            " (its log says more)");
 }
 
-/// Sender, step 3: the WELCOME (or a refusal): its MAC first, then its
-/// offer, which this side takes.
-static tc_status_t takeWelcome(WireupContext *Ctx, tc_peer *Peer, uint64_t DeadlineNs) {
-  WireupContext::PendingMessage M;
-  if (!awaitMessage(Ctx, Peer, AmWelcome, DeadlineNs, M))
-    return connectFailed(Peer, TC_ERR_IO,
-                         Peer->Failed ? "the connection broke" : "no welcome before the timeout");
-  if (M.Id == AmRefused)
-    return takeRefusal(Ctx, Peer, M);
+/// Sender, step 2's answer: the WELCOME: its MAC first, then its offer,
+/// which this side takes.
+static tc_status_t takeWelcome(WireupContext *Ctx, tc_peer *Peer,
+                               const WireupContext::PendingMessage &M) {
   Offer W;
   if (M.Header.size() != sizeof W)
     return connectFailed(Peer, TC_ERR_BAD_OFFER,
@@ -413,22 +368,126 @@ static tc_status_t takeWelcome(WireupContext *Ctx, tc_peer *Peer, uint64_t Deadl
   if (Welcome.Header.Path == PathRma && Peer->Path != PathRma)
     return connectFailed(Peer, TC_ERR_BAD_OFFER,
                          "the receiver chose RMA, which this side did not offer");
+  // A job's connection reaches the rank the job's addresses name, of the
+  // same job, or none.
+  uint32_t Rank = Welcome.Header.Job ? Welcome.Header.JobRank : NoJobRank;
+  if (Peer->ExpectJobRank != NoJobRank &&
+      (Welcome.Header.Job != Ctx->JobId || Rank != Peer->ExpectJobRank))
+    return connectFailed(Peer, TC_ERR_BAD_OFFER,
+                         "it is not rank " + std::to_string(Peer->ExpectJobRank) +
+                             " of this job (it says " +
+                             (Welcome.Header.Job != Ctx->JobId ? std::string("another job")
+                                                                : "rank " + std::to_string(Rank)) +
+                             ")");
+  Peer->JobRank = Ctx->JobId && Welcome.Header.Job == Ctx->JobId ? Rank : NoJobRank;
   Peer->Path = FramePath(Welcome.Header.Path);
   if (tc_status_t S = acceptOffer(Ctx, Peer, Welcome, Why); S != TC_OK)
     return connectFailed(Peer, S, Why);
   return TC_OK;
 }
 
+/// Sender: a message the receiver sent this connect, taken in the order
+/// of the handshake; anything out of it ends the connect.
+static void takeClientMessage(WireupContext *Ctx, tc_peer *Peer,
+                              const WireupContext::PendingMessage &M) {
+  using C = tc_peer::Connect;
+  if (Peer->ConnectState != C::AuthSent && Peer->ConnectState != C::HelloSent)
+    return;
+  if (M.Id == AmRefused)
+    return endConnect(Ctx, Peer, Peer->ConnectState == C::AuthSent
+                                     ? connectFailed(Peer, TC_ERR_IO,
+                                                     "the receiver refused the handshake")
+                                     : takeRefusal(Ctx, Peer, M));
+  if (Peer->ConnectState == C::AuthSent && M.Id == AmChallenge) {
+    if (tc_status_t St = takeChallenge(Ctx, Peer, M); St != TC_OK)
+      return endConnect(Ctx, Peer, St);
+    Peer->ConnectState = C::HelloSent;
+    return;
+  }
+  if (Peer->ConnectState == C::HelloSent && M.Id == AmWelcome)
+    return endConnect(Ctx, Peer, takeWelcome(Ctx, Peer, M));
+  endConnect(Ctx, Peer,
+             connectFailed(Peer, TC_ERR_BAD_OFFER, "a handshake message out of its order"));
+}
+
+/// Housekeeping: answers the AUTH and HELLO messages that arrived since the
+/// last turn, and takes the receivers' answers to this side's connects.
+static void processHandshakes(CoreContext *Core) {
+  auto *Ctx = static_cast<WireupContext *>(Core);
+  if (Ctx->Handshakes.empty())
+    return;
+  auto Messages = std::move(Ctx->Handshakes);
+  Ctx->Handshakes.clear();
+  for (WireupContext::PendingMessage &M : Messages) {
+    tc_peer *Peer = peerOfEndpoint(Ctx, M.Ep);
+    // A connect in progress takes these (onHandshake let no others in).
+    if (M.Id != AmAuth && M.Id != AmHello) {
+      if (Peer && std::find(Ctx->Connecting.begin(), Ctx->Connecting.end(), Peer) !=
+                      Ctx->Connecting.end())
+        takeClientMessage(Ctx, Peer, M);
+      continue;
+    }
+    if (!Peer || Peer->AuthState == tc_peer::Auth::Refused || Peer->Welcomed)
+      continue;
+    if (M.Id == AmAuth)
+      answerAuth(Ctx, Peer, M);
+    else
+      answerHello(Ctx, Peer, M);
+  }
+}
+
+tc_status_t twochains::rt::startClientHandshake(WireupContext *Ctx, tc_peer *Peer,
+                                                uint64_t DeadlineNs) {
+  Peer->ConnectDeadlineNs = DeadlineNs;
+  AuthRequest R = {AuthMagic, HandshakeVersion, {}};
+  if (!randomNonce(Peer->ClientNonce)) {
+    endConnect(Ctx, Peer, connectFailed(Peer, TC_ERR_IO, "this host gives no random bytes for a nonce"));
+    return TC_ERR_IO;
+  }
+  std::memcpy(R.ClientNonce, Peer->ClientNonce, NonceSize);
+  Peer->ConnectState = tc_peer::Connect::AuthSent;
+  if (ucs_status_t St = sendMessage(Ctx, Peer, AmAuth, &R, sizeof R, nullptr, 0, 0);
+      St != UCS_OK) {
+    Peer->Unreachable = Peer->RetryIfUnreachable;
+    endConnect(Ctx, Peer, connectFailed(Peer, TC_ERR_IO, ucs_status_string(St)));
+    return TC_ERR_IO;
+  }
+  return TC_OK;
+}
+
+bool twochains::rt::checkClientHandshake(WireupContext *Ctx, tc_peer *Peer, uint64_t Now) {
+  using C = tc_peer::Connect;
+  if (Peer->ConnectState == C::Done)
+    return true;
+  bool Late = Now > Peer->ConnectDeadlineNs;
+  if (!Peer->Failed && !Late)
+    return false;
+  // Nothing answered: a refused connection, or an AUTH unanswered at the
+  // deadline. tc_connect tries again, and logs if it gives up.
+  if (Peer->ConnectState == C::AuthSent && Peer->RetryIfUnreachable)
+    Peer->Unreachable = true;
+  endConnect(Ctx, Peer,
+             connectFailed(Peer, TC_ERR_IO,
+                           Peer->ConnectState == C::AuthSent
+                               ? (Peer->Failed ? "the connection was refused or broke"
+                                               : "no answer before the timeout")
+                               : (Peer->Failed ? "the connection broke"
+                                               : "no welcome before the timeout")));
+  return true;
+}
+
 tc_status_t twochains::rt::clientHandshake(WireupContext *Ctx, tc_peer *Peer,
                                            uint64_t DeadlineNs) {
-  bool Proved = false;
-  tc_status_t St;
-  if ((St = exchangeChallenge(Ctx, Peer, DeadlineNs, Proved)) != TC_OK ||
-      (St = sendHello(Ctx, Peer, DeadlineNs, Proved)) != TC_OK ||
-      (St = takeWelcome(Ctx, Peer, DeadlineNs)) != TC_OK)
-    return St;
-  welcomePeer(Ctx, Peer);
-  return TC_OK;
+  if (startClientHandshake(Ctx, Peer, DeadlineNs) != TC_OK)
+    return Peer->ConnectResult;
+  // Answers this side's handshakes with others too, and takes their
+  // welcomes: two processes connecting to each other both finish.
+  for (unsigned Polls = 0;; ++Polls) {
+    ucp_worker_progress(Ctx->Worker);
+    processHandshakes(Ctx);
+    if (checkClientHandshake(Ctx, Peer, (Polls & 63) == 0 || Peer->Failed ? nowNs() : 0))
+      return Peer->ConnectResult;
+  }
 }
 
 void twochains::rt::welcomePeer(WireupContext *Ctx, tc_peer *Peer) {
@@ -440,6 +499,8 @@ void twochains::rt::welcomePeer(WireupContext *Ctx, tc_peer *Peer) {
   } else {
     countRmaPeer(Ctx, Peer);
   }
+  if (Ctx->PeerWelcomed)
+    Ctx->PeerWelcomed(Ctx, Peer);
 }
 
 ucs_status_t twochains::rt::setupHandshake(WireupContext *Ctx) {

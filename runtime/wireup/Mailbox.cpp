@@ -73,6 +73,8 @@ tc_status_t makeOffer(WireupContext *Ctx, tc_peer *Peer, Offer &O, std::vector<u
   O.MailboxMode = uint32_t(Ctx->Mode);
   O.Path = Peer->Path;
   O.Isa = hostIsa();
+  O.Job = Ctx->JobId;
+  O.JobRank = Ctx->JobId ? Ctx->JobRank : NoJobRank;
   Body.clear();
   // The packages go last, after what the path needs; both paths carry them.
   std::vector<std::pair<std::string, std::string>> Packages;

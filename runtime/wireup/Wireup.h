@@ -15,8 +15,21 @@ ucs_status_t setupWireup(WireupContext *Ctx);
 
 /// Registers the handshake's handlers and its housekeeping (Handshake.cpp).
 ucs_status_t setupHandshake(WireupContext *Ctx);
-/// Sender: authenticates and exchanges offers on Peer->Ep, until Deadline.
+/// Sender: authenticates and exchanges offers on Peer->Ep, until Deadline,
+/// answering other peers' handshakes meanwhile.
 tc_status_t clientHandshake(WireupContext *Ctx, tc_peer *Peer, uint64_t DeadlineNs);
+/// Sender, in the background: sends AUTH; the rest of the handshake is
+/// taken as the receiver's messages arrive (housekeeping). TC_OK if it
+/// started (else it has ended: ConnectResult).
+tc_status_t startClientHandshake(WireupContext *Ctx, tc_peer *Peer, uint64_t DeadlineNs);
+/// Ends a handshake whose endpoint failed or whose deadline passed (Now 0:
+/// the clock was not read). True once it has ended (ConnectResult).
+bool checkClientHandshake(WireupContext *Ctx, tc_peer *Peer, uint64_t Now);
+/// A connect in the background to SA (Where names it in messages): the
+/// peer, in Connecting until its handshake ends, when ConnectEnded is
+/// called and the job layer takes it; null if not even that could start.
+tc_peer *startConnect(WireupContext *Ctx, const sockaddr_in &SA, const std::string &Where,
+                      uint32_t ExpectJobRank, uint64_t DeadlineNs);
 /// A peer whose handshake has ended well: counted, its path's way of
 /// sending set up, ready for frames.
 void welcomePeer(WireupContext *Ctx, tc_peer *Peer);

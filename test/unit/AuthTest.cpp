@@ -146,7 +146,10 @@ TEST(Offer, Bounds) {
   O.Isa = 3;
   EXPECT_EQ(parse(O), TC_ERR_BAD_OFFER);
   O = goodOffer();
-  O.Reserved = 1;
+  O.Job = 1;
+  O.JobRank = 7;
+  EXPECT_EQ(parse(O), TC_OK);
+  O.JobRank = MaxJobRanks;
   EXPECT_EQ(parse(O), TC_ERR_BAD_OFFER);
   EXPECT_EQ(parse(goodOffer(), std::vector<uint8_t>(8)), TC_ERR_BAD_OFFER); // AM with a body
   O = goodOffer();

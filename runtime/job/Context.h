@@ -1,0 +1,63 @@
+//===- Context.h - The job layer's part of a context ----------------------===//
+#ifndef TWOCHAINS_RUNTIME_JOB_CONTEXT_H
+#define TWOCHAINS_RUNTIME_JOB_CONTEXT_H
+
+#include "wireup/Context.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace twochains::rt {
+
+/// Where a proxy's connection is made to, and how the attempts go
+/// (job/Route.cpp).
+struct RouteTarget {
+  std::unique_ptr<tc_peer> Handle; // the proxy the application or jams hold
+  uint32_t Rank = NoJobRank;       // a rank of the job, or an address (Port)
+  std::vector<uint32_t> Addresses; // IPv4, network order, tried in turn
+  uint16_t Port = 0;
+  size_t NextAddress = 0;
+  tc_peer *Attempt = nullptr;      // this side's connect in flight
+  uint64_t RetryAtNs = 0;          // when to try again (0: not waiting)
+  uint64_t GiveUpNs = 0;           // the first attempt's start + the connect timeout
+  unsigned Attempts = 0;
+  bool Started = false;
+};
+
+struct JobContext : WireupContext {
+  /// tc_job_join: the job's size (JobId and JobRank are wireup's, which
+  /// every offer carries); one target per rank.
+  bool Joined = false;
+  uint32_t JobSize = 0;
+  std::vector<RouteTarget> Ranks;
+  /// tc_jam_forward's routes outside the job, by "host:port", and where
+  /// they may go (forward_allow).
+  std::map<std::string, RouteTarget> AddressRoutes;
+  std::vector<std::string> ForwardAllow;
+  /// How long a connection may take to make, retries included.
+  uint64_t ConnectTimeoutNs = 30'000'000'000ull;
+  /// The connections this layer made (connects in the background), kept
+  /// until the context ends: a handle may name one after it is released.
+  std::vector<std::unique_ptr<tc_peer>> Owned;
+  /// Quiescence (job/Quiesce.cpp): tc_job_quiesce calls made, the wave
+  /// this rank waits on, and at rank 0 the reports of each rank.
+  uint64_t QuiesceEpoch = 0;
+  struct QuiesceState {
+    uint32_t Wave = 0;
+    bool Reported = false;
+    int32_t Decision = -1;     // -1: none yet; 0: another wave; 1: quiet
+    uint32_t DecidedWave = 0;
+    // rank 0
+    std::vector<int64_t> ReportWave; // per rank: the wave last reported (-1: none)
+    std::vector<uint64_t> Sent, Done;
+    uint64_t LastSent = ~0ull, LastDone = ~0ull;
+  } Quiesce;
+  /// Counters of frames to and from ranks of connections released.
+  uint64_t ReleasedSent = 0, ReleasedDone = 0;
+};
+
+} // namespace twochains::rt
+
+#endif

@@ -1,0 +1,257 @@
+//===- Job.cpp - Joining a job: ranks and their addresses -----------------===//
+//
+// tc_job_join gives every rank every rank's address blob (Bootstrap.cpp's
+// format, each in a slot of JobBlobSlot bytes so that an allgather moves
+// one size): from PMIx when a PMIx server launched the process (mpirun,
+// prterun, srun), from the application's allgather (MPI_Allgather: see
+// twochains/mpi.h), or from blobs the application exchanged itself. No
+// connection is made here: each is made when a rank is first used.
+//
+//===----------------------------------------------------------------------===//
+#include "job/Job.h"
+#include "job/Pmix.h"
+
+#include "base/Log.h"
+#include "core/Lock.h"
+#include "wireup/Wireup.h"
+
+#include <algorithm>
+#include <arpa/inet.h>
+#include <cstring>
+
+using namespace twochains::rt;
+
+/// A blob in the allgather: its size (u32, little-endian), then the blob.
+static constexpr size_t JobBlobSlot = 4 + 12 + 4 * size_t(MaxBlobAddresses);
+
+namespace {
+
+/// FNV-1a: the job's identity only tells jobs apart (what authenticates a
+/// rank is the key); it must be the same on every rank, which it is, being
+/// made from the same bytes.
+uint64_t jobIdentity(const std::vector<std::vector<uint8_t>> &Blobs) {
+  uint64_t H = 0xcbf29ce484222325ull;
+  for (const auto &B : Blobs) {
+    for (uint8_t C : B)
+      H = (H ^ C) * 0x100000001b3ull;
+    H = (H ^ 0xff) * 0x100000001b3ull;
+  }
+  return H ? H : 1;
+}
+
+tc_status_t parseBlobs(JobContext *Ctx, const std::vector<std::vector<uint8_t>> &Blobs) {
+  std::vector<RouteTarget> Ranks(Blobs.size());
+  for (size_t R = 0; R < Blobs.size(); ++R) {
+    std::string Why;
+    if (tc_status_t St = parseAddressBlob(Blobs[R].data(), Blobs[R].size(), Ranks[R].Port,
+                                          Ranks[R].Addresses, Why);
+        St != TC_OK) {
+      logError("tc_job_join: the address of rank " + std::to_string(R) + ": " + Why);
+      return St;
+    }
+    if (Ranks[R].Addresses.empty()) {
+      logError("tc_job_join: rank " + std::to_string(R) + " names no address");
+      return TC_ERR_BAD_LENGTH;
+    }
+    Ranks[R].Rank = uint32_t(R);
+  }
+  Ctx->Ranks = std::move(Ranks);
+  return TC_OK;
+}
+
+/// This rank's blob in its slot.
+std::vector<uint8_t> slotOf(const std::vector<uint8_t> &Blob) {
+  std::vector<uint8_t> Slot(JobBlobSlot, 0);
+  uint32_t Size = uint32_t(Blob.size());
+  for (int I = 0; I < 4; ++I)
+    Slot[I] = uint8_t(Size >> (8 * I));
+  std::memcpy(Slot.data() + 4, Blob.data(), Blob.size());
+  return Slot;
+}
+
+/// A slot from another rank, checked: its size inside the slot.
+bool blobOfSlot(const uint8_t *Slot, std::vector<uint8_t> &Blob) {
+  uint32_t Size = 0;
+  for (int I = 0; I < 4; ++I)
+    Size |= uint32_t(Slot[I]) << (8 * I);
+  if (Size > JobBlobSlot - 4)
+    return false;
+  Blob.assign(Slot + 4, Slot + 4 + Size);
+  return true;
+}
+
+/// Where this rank listens, unless the application listens already: every
+/// interface where a key guards the port (or the context is insecure by
+/// choice), else loopback, where a job without a key may run.
+tc_status_t listenForJob(JobContext *Ctx, const char *Address) {
+  if (Ctx->Listener)
+    return TC_OK;
+  if (!Address)
+    Address = Ctx->Key.present() || (Ctx->Flags & TC_CONTEXT_INSECURE) ? "" : "127.0.0.1";
+  return tc_listen(reinterpret_cast<tc_context_t *>(Ctx), Address, 0);
+}
+
+tc_status_t myBlob(JobContext *Ctx, std::vector<uint8_t> &Blob) {
+  size_t Size = 0;
+  auto *Api = reinterpret_cast<const tc_context_t *>(Ctx);
+  if (tc_status_t St = tc_context_address(Api, nullptr, &Size); St != TC_OK)
+    return St;
+  Blob.resize(Size);
+  return tc_context_address(Api, Blob.data(), &Size);
+}
+
+tc_status_t exchange(JobContext *Ctx, const tc_job_params_t *P, uint32_t &Rank,
+                     std::vector<std::vector<uint8_t>> &Blobs) {
+  bool Given = P && (P->allgather || P->blobs);
+  if (Given && (P->size == 0 || P->size > MaxJobRanks || P->rank >= P->size)) {
+    logError("tc_job_join: rank " + std::to_string(P->rank) + " of a job of " +
+             std::to_string(P->size) + " ranks");
+    return TC_ERR_INVALID_PARAM;
+  }
+  if (P && P->blobs) {
+    if (!P->blob_sizes)
+      return TC_ERR_INVALID_PARAM;
+    Rank = P->rank;
+    Blobs.resize(P->size);
+    for (uint32_t R = 0; R < P->size; ++R) {
+      if (!P->blobs[R] || P->blob_sizes[R] > JobBlobSlot)
+        return TC_ERR_INVALID_PARAM;
+      auto *B = static_cast<const uint8_t *>(P->blobs[R]);
+      Blobs[R].assign(B, B + P->blob_sizes[R]);
+    }
+    return TC_OK;
+  }
+  std::vector<uint8_t> Mine;
+  if (tc_status_t St = listenForJob(Ctx, P ? P->listen_address : nullptr); St != TC_OK)
+    return St;
+  if (tc_status_t St = myBlob(Ctx, Mine); St != TC_OK)
+    return St;
+  std::vector<uint8_t> Slot = slotOf(Mine);
+  std::vector<std::vector<uint8_t>> Slots;
+  if (P && P->allgather) {
+    Rank = P->rank;
+    std::vector<uint8_t> All(size_t(P->size) * JobBlobSlot);
+    if (P->allgather(Slot.data(), All.data(), JobBlobSlot, P->allgather_arg) != 0) {
+      logError("tc_job_join: the application's allgather failed");
+      return TC_ERR_IO;
+    }
+    for (uint32_t R = 0; R < P->size; ++R)
+      Slots.emplace_back(All.begin() + R * JobBlobSlot, All.begin() + (R + 1) * JobBlobSlot);
+  } else {
+    if (!launchedByPmix()) {
+      logError("tc_job_join: this process was not launched by a PMIx server (mpirun, "
+               "prterun, srun), and no allgather or address blobs were given");
+      return TC_ERR_INVALID_PARAM;
+    }
+    unsigned PmixRank = 0, PmixSize = 0;
+    std::string Why;
+    if (pmixAllgather(Slot, PmixRank, PmixSize, Slots, Why) != TC_OK) {
+      logError("tc_job_join: PMIx: " + Why);
+      return TC_ERR_IO;
+    }
+    if (PmixSize == 0 || PmixSize > MaxJobRanks || PmixRank >= PmixSize)
+      return TC_ERR_IO;
+    Rank = PmixRank;
+  }
+  Blobs.resize(Slots.size());
+  for (size_t R = 0; R < Slots.size(); ++R)
+    if (Slots[R].size() != JobBlobSlot || !blobOfSlot(Slots[R].data(), Blobs[R])) {
+      logError("tc_job_join: rank " + std::to_string(R) + "'s address does not fit its slot");
+      return TC_ERR_BAD_LENGTH;
+    }
+  return TC_OK;
+}
+
+} // namespace
+
+extern "C" tc_status_t tc_job_join(tc_context_t *Api, const tc_job_params_t *Params) {
+  auto *Ctx = partOf<JobContext>(Api);
+  if (!Ctx || (Params && Params->version != TC_JOB_PARAMS_VERSION) ||
+      ThreadRunningJamOf == Ctx)
+    return TC_ERR_INVALID_PARAM;
+  std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
+  if (Ctx->Joined) {
+    logError("tc_job_join: this context has joined a job already");
+    return TC_ERR_INVALID_PARAM;
+  }
+  uint32_t Rank = 0;
+  std::vector<std::vector<uint8_t>> Blobs;
+  if (tc_status_t St = exchange(Ctx, Params, Rank, Blobs); St != TC_OK)
+    return St;
+  if (tc_status_t St = parseBlobs(Ctx, Blobs); St != TC_OK)
+    return St;
+  if (Params && Params->connect_timeout_ms > 0)
+    Ctx->ConnectTimeoutNs = msToNs(uint64_t(Params->connect_timeout_ms));
+  Ctx->JobSize = uint32_t(Blobs.size());
+  Ctx->JobRank = Rank;
+  Ctx->JobId = jobIdentity(Blobs);
+  Ctx->Joined = true;
+  // Ranks on one host connect from one address, all at once: unless the
+  // application chose the limit, each may have its place (up to the limit
+  // of all, max_startups).
+  if (!Ctx->StartupsPerAddressChosen)
+    Ctx->MaxStartupsPerAddress =
+        std::max(Ctx->MaxStartupsPerAddress, std::min(Ctx->JobSize, Ctx->MaxStartups));
+  Ctx->Quiesce.ReportWave.assign(Ctx->JobSize, -1);
+  Ctx->Quiesce.Sent.assign(Ctx->JobSize, 0);
+  Ctx->Quiesce.Done.assign(Ctx->JobSize, 0);
+  logInfo("joined a job of " + std::to_string(Ctx->JobSize) + " ranks as rank " +
+          std::to_string(Rank));
+  return TC_OK;
+}
+
+extern "C" tc_status_t tc_job_rank(const tc_context_t *Api, unsigned *Rank, unsigned *Size) {
+  const auto *Ctx = partOf<JobContext>(Api);
+  if (!Ctx || !Ctx->Joined)
+    return TC_ERR_INVALID_PARAM;
+  if (Rank)
+    *Rank = Ctx->JobRank;
+  if (Size)
+    *Size = Ctx->JobSize;
+  return TC_OK;
+}
+
+extern "C" tc_status_t tc_job_peer(tc_context_t *Api, unsigned Rank, tc_peer_t **Out) {
+  auto *Ctx = partOf<JobContext>(Api);
+  if (!Ctx || !Out || !Ctx->Joined || Rank >= Ctx->JobSize)
+    return TC_ERR_INVALID_PARAM;
+  // A jam's own calls hold the context already (tc_jam_forward_rank).
+  std::unique_lock<std::recursive_mutex> Guard(Ctx->Lock, std::defer_lock);
+  if (ThreadRunningJamOf != Ctx)
+    Guard.lock();
+  *Out = rankHandle(Ctx, Rank);
+  return TC_OK;
+}
+
+void twochains::rt::jobFrameCounts(JobContext *Ctx, uint64_t &Sent, uint64_t &Done) {
+  Sent = Ctx->ReleasedSent;
+  Done = Ctx->ReleasedDone;
+  auto Add = [&](const tc_peer *P) {
+    if (P->JobRank == NoJobRank || !P->Welcomed)
+      return;
+    if (P->Tx.Send)
+      Sent += P->Tx.Send->next();
+    if (P->Rx.Receive)
+      Done += P->Rx.Receive->expected();
+  };
+  for (const auto &P : Ctx->Accepted)
+    Add(P.get());
+  for (const auto &P : Ctx->Owned)
+    Add(P.get());
+}
+
+bool twochains::rt::jobSendsIdle(JobContext *Ctx) {
+  auto Idle = [](const tc_peer *P) {
+    return P->Tx.Queued.empty() && !P->Tx.BatchFrames;
+  };
+  for (const RouteTarget &T : Ctx->Ranks)
+    if (T.Handle && !Idle(T.Handle.get()))
+      return false;
+  for (const auto &P : Ctx->Accepted)
+    if (P->JobRank != NoJobRank && P->Welcomed && !P->Failed && !Idle(P.get()))
+      return false;
+  for (const auto &P : Ctx->Owned)
+    if (P->Welcomed && !P->Failed && !Idle(P.get()))
+      return false;
+  return true;
+}

@@ -1,0 +1,45 @@
+//===- Job.h - Jobs: ranks, their handles, quiescence ---------------------===//
+//
+// A job is P processes that each send and receive (docs/jobs.md). Every
+// rank has a handle (a proxy tc_peer, core/Peer.h) whose connection is
+// made on demand, in the background, while frames sent to it wait on the
+// handle (bounded). Two ranks that connect to each other at once keep one
+// connection: the lower rank's.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TWOCHAINS_RUNTIME_JOB_JOB_H
+#define TWOCHAINS_RUNTIME_JOB_JOB_H
+
+#include "job/Context.h"
+
+#include <netinet/in.h>
+
+namespace twochains::rt {
+
+/// Registers the job layer's hooks, handlers and housekeeping.
+ucs_status_t setupJob(JobContext *Ctx);
+/// At the context's end: what waits on handles is given a bounded while
+/// to leave, then every connection this layer made is released.
+void endJob(JobContext *Ctx);
+
+/// The handle of rank Rank of the joined job (Rank < JobSize), its
+/// connection started if it was not.
+tc_peer *rankHandle(JobContext *Ctx, uint32_t Rank);
+/// The handle of tc_jam_forward's route to SA ("host:port" Key), its
+/// connection started if it was not.
+tc_peer *addressRoute(JobContext *Ctx, const std::string &Key, const sockaddr_in &SA);
+
+/// Frames this rank has sent to ranks of the job and frames of theirs it
+/// has finished (run, refused or abandoned), over every connection, made
+/// or released: the counters of quiescence.
+void jobFrameCounts(JobContext *Ctx, uint64_t &Sent, uint64_t &Done);
+/// Nothing of this rank's waits to leave: no frame queued on a handle or
+/// connection of the job, no corked batch.
+bool jobSendsIdle(JobContext *Ctx);
+
+/// Quiescence's handler and housekeeping (Quiesce.cpp).
+ucs_status_t setupQuiesce(JobContext *Ctx);
+
+} // namespace twochains::rt
+
+#endif

@@ -1,0 +1,172 @@
+//===- Quiesce.cpp - tc_job_quiesce: every frame of the job has run -------===//
+//
+// Termination detection by waves of four counters (Mattern's): each rank,
+// once nothing of its own waits to leave, reports to rank 0 the frames it
+// has sent to ranks and the frames of ranks it has finished, counted over
+// every connection by sequence numbers (a frame sent again keeps its
+// number); rank 0 sums them, and the job is quiet when two waves in a row
+// find the same sums and the sums equal: no frame was in flight or running
+// between them, and none can start (frames are started only by frames).
+// Otherwise it asks for another wave. Forwards are frames like any other,
+// so a barrier made of this holds with them.
+//
+//   rank   -> rank 0  QUIESCE { report, epoch, wave, sent, done }
+//   rank 0 -> rank    QUIESCE { decision, epoch, wave, quiet }
+//
+//===----------------------------------------------------------------------===//
+#include "job/Job.h"
+
+#include "base/Clock.h"
+#include "base/Log.h"
+#include "base/Timeouts.h"
+#include "control/ControlMessage.h"
+#include "core/Lock.h"
+#include "core/Stats.h"
+
+#include <cstring>
+#include <sched.h>
+
+using namespace twochains::rt;
+
+namespace {
+
+enum : uint32_t { QuiesceReport = 1, QuiesceDecision = 2 };
+
+/// Rank 0: every rank has reported the wave: decides it.
+void decide(JobContext *Ctx);
+
+void takeReport(JobContext *Ctx, uint32_t Rank, const QuiesceMessage &M) {
+  auto &Q = Ctx->Quiesce;
+  if (M.Epoch != Ctx->QuiesceEpoch || Rank >= Ctx->JobSize)
+    return;
+  Q.ReportWave[Rank] = M.Wave;
+  Q.Sent[Rank] = M.Sent;
+  Q.Done[Rank] = M.Done;
+}
+
+void takeDecision(JobContext *Ctx, const QuiesceMessage &M) {
+  auto &Q = Ctx->Quiesce;
+  if (M.Epoch != Ctx->QuiesceEpoch || M.Wave != Q.Wave)
+    return;
+  Q.Decision = M.Verdict ? 1 : 0;
+  Q.DecidedWave = M.Wave;
+}
+
+/// QUIESCE: from an authenticated rank of the job only; a report only at
+/// rank 0, a decision only from it.
+ucs_status_t onQuiesce(void *Arg, const void *Header, size_t HeaderLength, void *, size_t Length,
+                       const ucp_am_recv_param_t *Param) {
+  auto *Ctx = static_cast<JobContext *>(Arg);
+  tc_peer *Peer = senderOf(Ctx, Param);
+  QuiesceMessage M;
+  if (!Peer || !Peer->Welcomed || Peer->JobRank == NoJobRank || !Ctx->Joined ||
+      HeaderLength != sizeof M || Length) {
+    refuseMessage(Ctx, Peer, "a quiescence message out of place", Param);
+    return UCS_OK;
+  }
+  std::memcpy(&M, Header, sizeof M);
+  if (M.Magic != QuiesceMagic ||
+      (M.Kind == QuiesceReport ? Ctx->JobRank != 0 : Peer->JobRank != 0 || M.Kind != QuiesceDecision)) {
+    refuseMessage(Ctx, Peer, "a malformed quiescence message", Param);
+    return UCS_OK;
+  }
+  if (M.Kind == QuiesceReport)
+    takeReport(Ctx, Peer->JobRank, M);
+  else
+    takeDecision(Ctx, M);
+  return UCS_OK;
+}
+
+void decide(JobContext *Ctx) {
+  auto &Q = Ctx->Quiesce;
+  uint64_t Sent = 0, Done = 0;
+  for (uint32_t R = 0; R < Ctx->JobSize; ++R) {
+    if (Q.ReportWave[R] != int64_t(Q.Wave))
+      return;
+    Sent += Q.Sent[R];
+    Done += Q.Done[R];
+  }
+  bool Quiet = Sent == Done && Sent == Q.LastSent && Done == Q.LastDone;
+  Q.LastSent = Sent;
+  Q.LastDone = Done;
+  QuiesceMessage M = {QuiesceMagic, QuiesceDecision, Ctx->QuiesceEpoch, Q.Wave, Quiet, 0, 0};
+  for (uint32_t R = 1; R < Ctx->JobSize; ++R) {
+    tc_peer *B = Ctx->Ranks[R].Handle ? Ctx->Ranks[R].Handle->Bound : nullptr;
+    if (B && B->Welcomed && !B->Failed)
+      sendMessage(Ctx, B, AmQuiesce, &M, sizeof M, nullptr, 0, 0);
+  }
+  takeDecision(Ctx, M);
+}
+
+/// The first rank that has gone, or -1.
+int64_t goneRank(JobContext *Ctx) {
+  for (const RouteTarget &T : Ctx->Ranks)
+    if (T.Handle && T.Handle->ProxyGone)
+      return T.Rank;
+  return -1;
+}
+
+} // namespace
+
+extern "C" tc_status_t tc_job_quiesce(tc_context_t *Api, int TimeoutMs) {
+  auto *Ctx = partOf<JobContext>(Api);
+  if (!Ctx || !Ctx->Joined || TimeoutMs < 0 || ThreadRunningJamOf == Ctx)
+    return TC_ERR_INVALID_PARAM;
+  uint64_t Deadline = nowNs() + msToNs(uint64_t(TimeoutMs));
+  auto &Q = Ctx->Quiesce;
+  {
+    std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
+    Q.Wave = 0;
+    Q.Reported = false;
+    Q.Decision = -1;
+    Q.LastSent = Q.LastDone = ~0ull;
+    // Rank 0 talks to every rank, and every rank to rank 0.
+    if (Ctx->JobRank == 0)
+      for (uint32_t R = 1; R < Ctx->JobSize; ++R)
+        rankHandle(Ctx, R);
+    else
+      rankHandle(Ctx, 0);
+  }
+  for (unsigned Idle = 0;; ++Idle) {
+    Ctx->Progress(Ctx);
+    std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
+    if (int64_t Gone = goneRank(Ctx); Gone >= 0) {
+      logError("tc_job_quiesce: rank " + std::to_string(Gone) + " has gone");
+      return TC_ERR_IO;
+    }
+    if (!Q.Reported && jobSendsIdle(Ctx)) {
+      QuiesceMessage M = {QuiesceMagic, QuiesceReport, Ctx->QuiesceEpoch, Q.Wave, 0, 0, 0};
+      jobFrameCounts(Ctx, M.Sent, M.Done);
+      if (Ctx->JobRank == 0) {
+        takeReport(Ctx, 0, M);
+        Q.Reported = true;
+      } else if (tc_peer *B = Ctx->Ranks[0].Handle->Bound; B && B->Welcomed && !B->Failed) {
+        Q.Reported = sendMessage(Ctx, B, AmQuiesce, &M, sizeof M, nullptr, 0, 0) == UCS_OK;
+      }
+    }
+    if (Ctx->JobRank == 0 && Q.Reported && Q.Decision < 0)
+      decide(Ctx);
+    if (Q.Decision == 1) {
+      ++Ctx->QuiesceEpoch;
+      Q.ReportWave.assign(Ctx->JobSize, -1);
+      return TC_OK;
+    }
+    if (Q.Decision == 0) {
+      ++Q.Wave;
+      Q.Reported = false;
+      Q.Decision = -1;
+    }
+    if (nowNs() > Deadline) {
+      logError("tc_job_quiesce: the job was not quiet within " + std::to_string(TimeoutMs) +
+               " ms");
+      return TC_ERR_TIMED_OUT;
+    }
+    // Processes may outnumber cores: the ones with work go first.
+    if ((Idle & 15) == 15)
+      sched_yield();
+  }
+}
+
+ucs_status_t twochains::rt::setupQuiesce(JobContext *Ctx) {
+  return setControlHandlers(Ctx, {{AmQuiesce, &onQuiesce}});
+}

@@ -1,0 +1,345 @@
+//===- Route.cpp - Handles whose connections are made on demand -----------===//
+//
+// A handle (a proxy tc_peer) names a rank of the job or, for tc_jam_forward,
+// an address. Its connection is started at first use and made in the
+// background (wireup's startConnect): frames sent meanwhile wait on the
+// handle, bounded, and move to the connection, in order, once it is made.
+// Nothing here waits on a peer: attempts that find nothing listening yet
+// are tried again on the control turn, until the connect timeout.
+//
+// Two ranks connecting to each other at once: the receiving side of a HELLO
+// from rank r keeps its own connect if its rank is lower, refusing the
+// other as crossed (RefusalCrossed); the side whose connect was refused so
+// uses the connection the other side made, which it accepts. Every pair
+// ends with one connection, the lower rank's whenever both tried.
+//
+//===----------------------------------------------------------------------===//
+#include "job/Job.h"
+
+#include "base/Clock.h"
+#include "base/Log.h"
+#include "base/StatusString.h"
+#include "core/Events.h"
+#include "core/Stats.h"
+#include "send/Send.h"
+#include "wire/Frame.h"
+#include "wireup/Wireup.h"
+
+#include <algorithm>
+#include <arpa/inet.h>
+
+using namespace twochains::rt;
+
+/// A refused-as-crossed connect waits this long for the other side's
+/// connection before trying again (which is crossed again while that one
+/// is being made, and taken if it never comes).
+static constexpr uint64_t CrossedWaitNs = 500'000'000;
+/// Tries again after nothing answered: from this, doubling, up to the max.
+static constexpr uint64_t RetryFirstNs = 10'000'000, RetryMaxNs = 500'000'000;
+/// One attempt's handshake, at most.
+static constexpr uint64_t AttemptTimeoutNs = 10'000'000'000ull;
+
+static std::string addressText(uint32_t Address, uint16_t Port) {
+  char Text[INET_ADDRSTRLEN] = "?";
+  in_addr A;
+  A.s_addr = Address;
+  inet_ntop(AF_INET, &A, Text, sizeof Text);
+  return std::string(Text) + ":" + std::to_string(Port);
+}
+
+static std::string targetName(const RouteTarget &T) {
+  std::string Where = T.Addresses.empty() ? std::string("?")
+                                          : addressText(T.Addresses[0], T.Port);
+  return T.Rank != NoJobRank ? "rank " + std::to_string(T.Rank) + " (" + Where + ")" : Where;
+}
+
+static void makeHandle(JobContext *Ctx, RouteTarget &T) {
+  if (T.Handle)
+    return;
+  T.Handle = std::make_unique<tc_peer>();
+  tc_peer *H = T.Handle.get();
+  H->Ctx = Ctx;
+  H->Proxy = true;
+  H->Number = ++Ctx->PeersSeen;
+  H->JobRank = T.Rank;
+  H->Name = targetName(T);
+  // Its frames are checked against this side's slots until the receiver's
+  // are known: a job's ranks share their parameters.
+  H->Tx.SlotSize = Ctx->SlotSize;
+}
+
+/// The target of a connect this layer started, or of a handle.
+static RouteTarget *targetOf(JobContext *Ctx, const tc_peer *Handle) {
+  if (!Handle)
+    return nullptr;
+  if (Handle->JobRank != NoJobRank && Handle->JobRank < Ctx->Ranks.size() &&
+      Ctx->Ranks[Handle->JobRank].Handle.get() == Handle)
+    return &Ctx->Ranks[Handle->JobRank];
+  for (auto &[Key, T] : Ctx->AddressRoutes)
+    if (T.Handle.get() == Handle)
+      return &T;
+  return nullptr;
+}
+
+/// Frames waiting on a handle that will never be connected: dropped, told.
+static void dropQueued(tc_peer *Handle, tc_status_t Why) {
+  size_t Dropped = Handle->Tx.Queued.size();
+  Handle->Tx.Queued.clear();
+  Handle->Tx.QueuedOf.clear();
+  Handle->Tx.QueuedBytes = 0;
+  if (Dropped)
+    logError(Handle->Name + ": " + std::to_string(Dropped) +
+             " frames sent to it were dropped: " + statusString(Why));
+}
+
+/// The handle will not be connected: its frames are dropped, its calls
+/// return TC_ERR_IO, and the application hears of it once.
+static void failTarget(JobContext *Ctx, RouteTarget &T, tc_status_t Why, const std::string &How) {
+  tc_peer *H = T.Handle.get();
+  if (H->ProxyGone)
+    return;
+  H->ProxyGone = true;
+  logError("cannot connect to " + H->Name + ": " + How);
+  postEvent(Ctx, TC_EVENT_PEER_GONE, H->Number, Why);
+  dropQueued(H, Why);
+}
+
+static void startAttempt(JobContext *Ctx, RouteTarget &T) {
+  tc_peer *H = T.Handle.get();
+  if (T.Attempt || H->Bound || H->ProxyGone || T.Addresses.empty())
+    return;
+  uint64_t Now = nowNs();
+  if (!T.Started) {
+    T.Started = true;
+    T.GiveUpNs = Now + Ctx->ConnectTimeoutNs;
+  }
+  sockaddr_in SA = {};
+  SA.sin_family = AF_INET;
+  SA.sin_port = htons(T.Port);
+  SA.sin_addr.s_addr = T.Addresses[T.NextAddress++ % T.Addresses.size()];
+  std::string Where = addressText(SA.sin_addr.s_addr, T.Port);
+  if (T.Rank != NoJobRank)
+    Where += " (rank " + std::to_string(T.Rank) + ")";
+  T.RetryAtNs = 0;
+  ++T.Attempts;
+  tc_peer *P = startConnect(Ctx, SA, Where, T.Rank, std::min(T.GiveUpNs, Now + AttemptTimeoutNs));
+  if (!P)
+    return failTarget(Ctx, T, TC_ERR_IO, "no connection could be started (logged above)");
+  P->ProxyOf = H;
+  T.Attempt = P;
+  Ctx->Owned.emplace_back(P);
+}
+
+/// The handle's frames move to its connection, ahead of any there.
+static void bindHandle(tc_peer *Handle, tc_peer *Connection) {
+  Connection->KeepAfterRelease = true;
+  Connection->Tx.Corked = Connection->Tx.Corked || Handle->Tx.Corked;
+  auto &From = Handle->Tx, &To = Connection->Tx;
+  for (auto It = From.Queued.rbegin(); It != From.Queued.rend(); ++It)
+    To.Queued.push_front(std::move(*It));
+  To.QueuedBytes += From.QueuedBytes;
+  for (auto &[Origin, Held] : From.QueuedOf) {
+    To.QueuedOf[Origin].first += Held.first;
+    To.QueuedOf[Origin].second += Held.second;
+  }
+  From.Queued.clear();
+  From.QueuedOf.clear();
+  From.QueuedBytes = 0;
+  Handle->ProxyGone = false;
+  __atomic_store_n(&Handle->Bound, Connection, __ATOMIC_RELEASE);
+}
+
+namespace twochains::rt {
+
+tc_peer *rankHandle(JobContext *Ctx, uint32_t Rank) {
+  RouteTarget &T = Ctx->Ranks[Rank];
+  makeHandle(Ctx, T);
+  if (!T.Started)
+    startAttempt(Ctx, T);
+  return T.Handle.get();
+}
+
+tc_peer *addressRoute(JobContext *Ctx, const std::string &Key, const sockaddr_in &SA) {
+  RouteTarget &T = Ctx->AddressRoutes[Key];
+  if (!T.Handle) {
+    T.Addresses = {SA.sin_addr.s_addr};
+    T.Port = ntohs(SA.sin_port);
+    makeHandle(Ctx, T);
+    T.Handle->Name = Key;
+  }
+  if (!T.Started)
+    startAttempt(Ctx, T);
+  return T.Handle.get();
+}
+
+} // namespace twochains::rt
+
+/// Wireup's hook: an authenticated HELLO from a rank of the job. Taken
+/// unless a connection with that rank is kept already, or this side's own
+/// connect to it is under way and this side's rank is the lower.
+static int decideJobHello(WireupContext *Wireup, tc_peer *Peer, std::string &Why) {
+  auto *Ctx = static_cast<JobContext *>(Wireup);
+  uint32_t Rank = Peer->JobRank;
+  if (!Ctx->Joined || Rank >= Ctx->JobSize) {
+    Why = "it claims rank " + std::to_string(Rank) + " of a job of " +
+          std::to_string(Ctx->JobSize);
+    return TC_ERR_BAD_OFFER;
+  }
+  if (Rank == Ctx->JobRank)
+    return 0; // this process, connecting to itself
+  RouteTarget &T = Ctx->Ranks[Rank];
+  tc_peer *Kept = T.Handle ? T.Handle->Bound : nullptr;
+  if (Kept && !Kept->Failed && Kept->Welcomed)
+    return RefusalCrossed;
+  if (T.Attempt && Ctx->JobRank < Rank)
+    return RefusalCrossed;
+  return 0;
+}
+
+/// Wireup's hook: a connection welcomed. One of this side's connects binds
+/// the handle it was made for; one a rank made binds that rank's handle.
+static void onPeerWelcomed(WireupContext *Wireup, tc_peer *Peer) {
+  auto *Ctx = static_cast<JobContext *>(Wireup);
+  if (tc_peer *Handle = Peer->ProxyOf) {
+    if (!Handle->Bound || Handle->Bound->Failed)
+      bindHandle(Handle, Peer);
+    return;
+  }
+  if (Peer->JobRank == NoJobRank || Peer->JobRank == Ctx->JobRank ||
+      Peer->JobRank >= Ctx->Ranks.size())
+    return;
+  RouteTarget &T = Ctx->Ranks[Peer->JobRank];
+  makeHandle(Ctx, T);
+  if (!T.Handle->Bound || T.Handle->Bound->Failed)
+    bindHandle(T.Handle.get(), Peer);
+}
+
+/// Wireup's hook: a connect in the background ended. Welcomed, it is bound
+/// already; crossed, the other side's connection is awaited; unanswered,
+/// it is tried again; refused, the handle has failed.
+static void onConnectEnded(WireupContext *Wireup, tc_peer *Peer) {
+  auto *Ctx = static_cast<JobContext *>(Wireup);
+  RouteTarget *T = targetOf(Ctx, Peer->ProxyOf);
+  if (T && T->Attempt == Peer)
+    T->Attempt = nullptr;
+  if (Peer->ConnectResult == TC_OK)
+    return;
+  // Never bound: nothing names it any more.
+  auto Same = [&](const std::unique_ptr<tc_peer> &P) { return P.get() == Peer; };
+  auto It = std::find_if(Ctx->Owned.begin(), Ctx->Owned.end(), Same);
+  std::unique_ptr<tc_peer> Ended;
+  if (It != Ctx->Owned.end()) {
+    Ended = std::move(*It);
+    Ctx->Owned.erase(It);
+  }
+  if (!T || T->Handle->Bound)
+    return;
+  uint64_t Now = nowNs();
+  if (Peer->Crossed) {
+    T->RetryAtNs = Now + CrossedWaitNs;
+  } else if (Peer->Unreachable || Peer->ConnectResult == TC_ERR_IO) {
+    uint64_t Backoff = RetryFirstNs << std::min(T->Attempts, 6u);
+    T->RetryAtNs = Now + std::min(Backoff, RetryMaxNs);
+  } else {
+    failTarget(Ctx, *T, Peer->ConnectResult,
+               std::string("it refused the connection: ") + statusString(Peer->ConnectResult));
+  }
+}
+
+/// Wireup's hook: a connection released. A handle bound to it has gone
+/// (the connection is kept: the handle still names it); its frame counts
+/// stay counted.
+static void onJobPeerReleased(WireupContext *Wireup, tc_peer *Peer) {
+  auto *Ctx = static_cast<JobContext *>(Wireup);
+  if (Peer->JobRank != NoJobRank && Peer->Welcomed) {
+    if (Peer->Tx.Send)
+      Ctx->ReleasedSent += Peer->Tx.Send->next();
+    if (Peer->Rx.Receive)
+      Ctx->ReleasedDone += Peer->Rx.Receive->expected();
+  }
+  auto Gone = [&](RouteTarget &T) {
+    if (T.Handle && T.Handle->Bound == Peer && !T.Handle->ProxyGone) {
+      T.Handle->ProxyGone = true;
+      dropQueued(T.Handle.get(), TC_ERR_IO);
+    }
+  };
+  for (RouteTarget &T : Ctx->Ranks)
+    Gone(T);
+  for (auto &[Key, T] : Ctx->AddressRoutes)
+    Gone(T);
+}
+
+/// Housekeeping: attempts due again start; handles out of time fail; this
+/// layer's connections that failed are released once their frames ran.
+static void advanceRoutes(CoreContext *Core) {
+  auto *Ctx = static_cast<JobContext *>(Core);
+  uint64_t Now = nowNs();
+  auto Advance = [&](RouteTarget &T) {
+    if (!T.Handle || T.Handle->Bound || T.Handle->ProxyGone || T.Attempt || !T.RetryAtNs ||
+        Now < T.RetryAtNs)
+      return;
+    if (Now >= T.GiveUpNs)
+      return failTarget(Ctx, T, TC_ERR_IO,
+                        "no connection in " + std::to_string(Ctx->ConnectTimeoutNs / NsPerMs) +
+                            " ms (" + std::to_string(T.Attempts) + " attempts)");
+    startAttempt(Ctx, T);
+  };
+  for (RouteTarget &T : Ctx->Ranks)
+    Advance(T);
+  for (auto &[Key, T] : Ctx->AddressRoutes)
+    Advance(T);
+  for (size_t I = 0; I < Ctx->Connected.size();) {
+    tc_peer *P = Ctx->Connected[I];
+    bool Ours = std::any_of(Ctx->Owned.begin(), Ctx->Owned.end(),
+                            [&](const std::unique_ptr<tc_peer> &O) { return O.get() == P; });
+    if (!Ours || !P->Failed || (P->Rx.Receive && P->Rx.Ring &&
+                                frameTrailerShows(ringSlot(P->Rx.Ring, Ctx->SlotSize,
+                                                           P->Rx.Receive->expectedSlot()),
+                                                  Ctx->SlotSize, P->Rx.Receive->expected()))) {
+      ++I;
+      continue;
+    }
+    Ctx->Connected.erase(Ctx->Connected.begin() + I);
+    releasePeer(Ctx, P);
+  }
+}
+
+void twochains::rt::endJob(JobContext *Ctx) {
+  // Frames waiting for connections being made leave if they can, bounded.
+  uint64_t Deadline = nowNs() + 2'000'000'000ull;
+  auto Waiting = [&] {
+    for (RouteTarget &T : Ctx->Ranks)
+      if (T.Handle && !T.Handle->ProxyGone && !T.Handle->Bound && !T.Handle->Tx.Queued.empty())
+        return true;
+    for (auto &[Key, T] : Ctx->AddressRoutes)
+      if (T.Handle && !T.Handle->ProxyGone && !T.Handle->Bound && !T.Handle->Tx.Queued.empty())
+        return true;
+    return false;
+  };
+  while (Waiting() && nowNs() < Deadline && Ctx->Progress)
+    Ctx->Progress(Ctx);
+  for (auto &[Key, T] : Ctx->AddressRoutes)
+    if (tc_peer *B = T.Handle ? T.Handle->Bound : nullptr; B && B->Welcomed && !B->Failed)
+      flushPeer(B, 2000);
+  for (tc_peer *P : std::vector<tc_peer *>(Ctx->Connecting))
+    if (P->Background) {
+      Ctx->Connecting.erase(std::remove(Ctx->Connecting.begin(), Ctx->Connecting.end(), P),
+                            Ctx->Connecting.end());
+      releasePeer(Ctx, P);
+    }
+  for (auto &P : Ctx->Owned) {
+    Ctx->Connected.erase(std::remove(Ctx->Connected.begin(), Ctx->Connected.end(), P.get()),
+                         Ctx->Connected.end());
+    if (P->Welcomed || P->Ep)
+      releasePeer(Ctx, P.get());
+  }
+}
+
+ucs_status_t twochains::rt::setupJob(JobContext *Ctx) {
+  Ctx->JobHello = decideJobHello;
+  Ctx->PeerWelcomed = onPeerWelcomed;
+  Ctx->ConnectEnded = onConnectEnded;
+  Ctx->JobPeerReleased = onJobPeerReleased;
+  addHousekeeping(Ctx, advanceRoutes);
+  return setupQuiesce(Ctx);
+}
