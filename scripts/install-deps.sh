@@ -10,6 +10,7 @@ PACKAGES=(
   libclang-rt-19-dev
   libucx-dev ucx-utils libibverbs-dev
   googletest libgtest-dev
+  openmpi-bin libopenmpi-dev libpmix-dev
   libc6-dev-arm64-cross libgcc-12-dev-arm64-cross libstdc++-12-dev-arm64-cross qemu-user
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
 )
