@@ -496,6 +496,11 @@ typedef struct tc_stats {
                                        over max_startups or max_startups_per_address, or
                                        authenticated beyond max_peers */
   uint64_t handshakes_timed_out;    /* receiver: connections closed at the handshake timeout */
+  /* jobs (docs/jobs.md) */
+  uint64_t job_connections;         /* connections with ranks of the job made, in either
+                                       role (to itself: one) */
+  uint64_t job_crossings;           /* this side's connects to ranks refused because the
+                                       pair kept the connection the other way */
 } tc_stats_t;
 
 /* The context's counters. The struct grows at its end as counters are

@@ -223,35 +223,7 @@ extern "C" tc_status_t tc_job_peer(tc_context_t *Api, unsigned Rank, tc_peer_t *
   return TC_OK;
 }
 
-void twochains::rt::jobFrameCounts(JobContext *Ctx, uint64_t &Sent, uint64_t &Done) {
-  Sent = Ctx->ReleasedSent;
-  Done = Ctx->ReleasedDone;
-  auto Add = [&](const tc_peer *P) {
-    if (P->JobRank == NoJobRank || !P->Welcomed)
-      return;
-    if (P->Tx.Send)
-      Sent += P->Tx.Send->next();
-    if (P->Rx.Receive)
-      Done += P->Rx.Receive->expected();
-  };
-  for (const auto &P : Ctx->Accepted)
-    Add(P.get());
-  for (const auto &P : Ctx->Owned)
-    Add(P.get());
-}
-
-bool twochains::rt::jobSendsIdle(JobContext *Ctx) {
-  auto Idle = [](const tc_peer *P) {
-    return P->Tx.Queued.empty() && !P->Tx.BatchFrames;
-  };
-  for (const RouteTarget &T : Ctx->Ranks)
-    if (T.Handle && !Idle(T.Handle.get()))
-      return false;
-  for (const auto &P : Ctx->Accepted)
-    if (P->JobRank != NoJobRank && P->Welcomed && !P->Failed && !Idle(P.get()))
-      return false;
-  for (const auto &P : Ctx->Owned)
-    if (P->Welcomed && !P->Failed && !Idle(P.get()))
-      return false;
-  return true;
+ucs_status_t twochains::rt::setupJob(JobContext *Ctx) {
+  setupRoutes(Ctx);
+  return setupQuiesce(Ctx);
 }

@@ -37,7 +37,9 @@ void jobFrameCounts(JobContext *Ctx, uint64_t &Sent, uint64_t &Done);
 /// connection of the job, no corked batch.
 bool jobSendsIdle(JobContext *Ctx);
 
-/// Quiescence's handler and housekeeping (Quiesce.cpp).
+/// The hooks and housekeeping of handles (Route.cpp), and quiescence's
+/// handler (Quiesce.cpp).
+void setupRoutes(JobContext *Ctx);
 ucs_status_t setupQuiesce(JobContext *Ctx);
 
 } // namespace twochains::rt

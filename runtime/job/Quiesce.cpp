@@ -108,6 +108,39 @@ int64_t goneRank(JobContext *Ctx) {
 
 } // namespace
 
+void twochains::rt::jobFrameCounts(JobContext *Ctx, uint64_t &Sent, uint64_t &Done) {
+  Sent = Ctx->ReleasedSent;
+  Done = Ctx->ReleasedDone;
+  auto Add = [&](const tc_peer *P) {
+    if (P->JobRank == NoJobRank || !P->Welcomed)
+      return;
+    if (P->Tx.Send)
+      Sent += P->Tx.Send->next();
+    if (P->Rx.Receive)
+      Done += P->Rx.Receive->expected();
+  };
+  for (const auto &P : Ctx->Accepted)
+    Add(P.get());
+  for (const auto &P : Ctx->Owned)
+    Add(P.get());
+}
+
+bool twochains::rt::jobSendsIdle(JobContext *Ctx) {
+  auto Idle = [](const tc_peer *P) {
+    return P->Tx.Queued.empty() && !P->Tx.BatchFrames;
+  };
+  for (const RouteTarget &T : Ctx->Ranks)
+    if (T.Handle && !Idle(T.Handle.get()))
+      return false;
+  for (const auto &P : Ctx->Accepted)
+    if (P->JobRank != NoJobRank && P->Welcomed && !P->Failed && !Idle(P.get()))
+      return false;
+  for (const auto &P : Ctx->Owned)
+    if (P->Welcomed && !P->Failed && !Idle(P.get()))
+      return false;
+  return true;
+}
+
 extern "C" tc_status_t tc_job_quiesce(tc_context_t *Api, int TimeoutMs) {
   auto *Ctx = partOf<JobContext>(Api);
   if (!Ctx || !Ctx->Joined || TimeoutMs < 0 || ThreadRunningJamOf == Ctx)
@@ -130,6 +163,12 @@ extern "C" tc_status_t tc_job_quiesce(tc_context_t *Api, int TimeoutMs) {
   for (unsigned Idle = 0;; ++Idle) {
     Ctx->Progress(Ctx);
     std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
+    // A decision that came before a rank went still stands.
+    if (Q.Decision == 1) {
+      ++Ctx->QuiesceEpoch;
+      Q.ReportWave.assign(Ctx->JobSize, -1);
+      return TC_OK;
+    }
     if (int64_t Gone = goneRank(Ctx); Gone >= 0) {
       logError("tc_job_quiesce: rank " + std::to_string(Gone) + " has gone");
       return TC_ERR_IO;

@@ -200,6 +200,9 @@ static int decideJobHello(WireupContext *Wireup, tc_peer *Peer, std::string &Why
 /// the handle it was made for; one a rank made binds that rank's handle.
 static void onPeerWelcomed(WireupContext *Wireup, tc_peer *Peer) {
   auto *Ctx = static_cast<JobContext *>(Wireup);
+  // A rank connected to itself has two ends here; one is counted.
+  if (Peer->JobRank != NoJobRank && (Peer->JobRank != Ctx->JobRank || Peer->ProxyOf))
+    countHeld(Ctx, &tc_stats_t::job_connections);
   if (tc_peer *Handle = Peer->ProxyOf) {
     if (!Handle->Bound || Handle->Bound->Failed)
       bindHandle(Handle, Peer);
@@ -232,6 +235,8 @@ static void onConnectEnded(WireupContext *Wireup, tc_peer *Peer) {
     Ended = std::move(*It);
     Ctx->Owned.erase(It);
   }
+  if (Peer->Crossed)
+    countHeld(Ctx, &tc_stats_t::job_crossings);
   if (!T || T->Handle->Bound)
     return;
   uint64_t Now = nowNs();
@@ -290,9 +295,8 @@ static void advanceRoutes(CoreContext *Core) {
     Advance(T);
   for (size_t I = 0; I < Ctx->Connected.size();) {
     tc_peer *P = Ctx->Connected[I];
-    bool Ours = std::any_of(Ctx->Owned.begin(), Ctx->Owned.end(),
-                            [&](const std::unique_ptr<tc_peer> &O) { return O.get() == P; });
-    if (!Ours || !P->Failed || (P->Rx.Receive && P->Rx.Ring &&
+    // Ours (made for a handle) and failed, its frames run: released.
+    if (!P->ProxyOf || !P->Failed || (P->Rx.Receive && P->Rx.Ring &&
                                 frameTrailerShows(ringSlot(P->Rx.Ring, Ctx->SlotSize,
                                                            P->Rx.Receive->expectedSlot()),
                                                   Ctx->SlotSize, P->Rx.Receive->expected()))) {
@@ -335,11 +339,10 @@ void twochains::rt::endJob(JobContext *Ctx) {
   }
 }
 
-ucs_status_t twochains::rt::setupJob(JobContext *Ctx) {
+void twochains::rt::setupRoutes(JobContext *Ctx) {
   Ctx->JobHello = decideJobHello;
   Ctx->PeerWelcomed = onPeerWelcomed;
   Ctx->ConnectEnded = onConnectEnded;
   Ctx->JobPeerReleased = onJobPeerReleased;
   addHousekeeping(Ctx, advanceRoutes);
-  return setupQuiesce(Ctx);
 }
