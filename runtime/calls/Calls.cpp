@@ -76,7 +76,7 @@ void onReplySent(void *Request, ucs_status_t, void *Arg) {
   ucp_request_free(Request);
 }
 
-bool isStatus(int32_t St) { return St < 0 && St >= TC_ERR_NO_ISA_IMAGE; }
+bool isStatus(int32_t St) { return St < 0 && St >= TC_ERR_REFUSED; }
 
 /// Whether the caller's thread may wait here: never from inside a jam,
 /// which would hold the executor for everyone.
