@@ -193,6 +193,9 @@ struct tc_peer {
   /// not logged but noted here.
   bool RetryIfUnreachable = false, Unreachable = false;
   unsigned Number = 0;        // tc_jam_sender: 1, 2, ... in connection order
+  /// Receiver: the application was given this handle (tc_context_peer), so
+  /// it outlives its connection (CoreContext::Gone).
+  bool HandedOut = false;
   std::string Name;           // "peer N (address:port)", for messages
   /// Who it is beyond this connection: what quarantine is kept by.
   twochains::rt::PeerIdentity Identity;

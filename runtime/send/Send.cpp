@@ -325,6 +325,8 @@ extern "C" tc_status_t tc_peer_last_fault(tc_peer_t *Peer, tc_jam_fault_t *Out) 
   if (!Peer || !Out)
     return TC_ERR_INVALID_PARAM;
   PeerGuard Guard(Peer);
+  if (!Peer->Welcomed)
+    return TC_ERR_IO; // gone: released, its credit line with it
   takeFaultReport(Peer);
   if (!Peer->Tx.LastFault.count)
     return TC_ERR_INVALID_PARAM;
@@ -561,6 +563,8 @@ extern "C" tc_status_t tc_peer_cork(tc_peer_t *Peer, int Corked) {
   if (!Peer)
     return TC_ERR_INVALID_PARAM;
   PeerGuard Guard(Peer);
+  if (!Peer->Welcomed || Peer->Failed)
+    return TC_ERR_IO;
   Peer->Tx.Corked = Corked != 0;
   if (!Corked && flushFrameBatch(Peer) != TC_OK)
     return TC_ERR_IO;
@@ -609,8 +613,11 @@ tc_status_t twochains::rt::flushPeer(tc_peer *Peer, int TimeoutMs) {
 }
 
 extern "C" tc_status_t tc_flush(tc_peer_t *Peer, int TimeoutMs) {
-  if (!Peer || !Peer->Welcomed)
+  if (!Peer)
     return TC_ERR_INVALID_PARAM;
+  // A handle the application holds is welcomed until released: gone.
+  if (!Peer->Welcomed)
+    return TC_ERR_IO;
   return flushPeer(Peer, TimeoutMs);
 }
 
