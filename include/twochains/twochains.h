@@ -284,25 +284,40 @@ tc_status_t tc_call_args(tc_peer_t *peer, const tc_package_t *package, uint32_t 
  * TC_CONTEXT_ACCEPT_RIEDS) or could not load it. */
 tc_status_t tc_ried_push(tc_peer_t *peer, const char *path, int timeout_ms);
 
-/* A frame of ours that the receiver abandoned: its jam faulted, ran past
- * the receiver's time limit, or its element is quarantined for us. */
+/* A frame of ours that the receiver abandoned or refused: its jam faulted,
+ * ran past the receiver's time limit, or its element is quarantined for
+ * us; or the receiver dropped it before it ran (docs/runtime.md,
+ * "Refusals"): a package or element it does not have, code that does not
+ * check, a frame malformed on arrival. */
 typedef enum tc_jam_end {
   TC_JAM_FAULTED = 1,
   TC_JAM_TIMED_OUT = 2,
-  TC_JAM_QUARANTINED = 3
+  TC_JAM_QUARANTINED = 3,
+  TC_JAM_REFUSED = 4
 } tc_jam_end_t;
 
 typedef struct tc_jam_fault {
   uint64_t sequence;  /* the frame's sequence number on this connection */
-  uint32_t element;   /* its element ID */
+  uint32_t element;   /* its element ID (0 for a frame refused as malformed) */
   int32_t signal;     /* SIGSEGV, SIGBUS, SIGILL, SIGFPE; 0 otherwise */
   uint32_t kind;      /* tc_jam_end_t */
-  uint32_t count;     /* abandoned frames the receiver reported in all */
+  uint32_t count;     /* abandoned or refused frames the receiver reported in all */
+  int32_t status;     /* how the frame ended, as its call ends: TC_ERR_JAM_FAULT,
+                         TC_ERR_JAM_TIMEOUT, TC_ERR_QUARANTINED, or the refusal's
+                         reason (TC_ERR_UNKNOWN_PACKAGE, TC_ERR_UNKNOWN_ELEMENT,
+                         TC_ERR_HASH_MISMATCH, ...; TC_ERR_REFUSED if it gave none) */
 } tc_jam_fault_t;
 
-/* The last abandoned frame the receiver reported (reports arrive with its
- * credit reports). TC_ERR_INVALID_PARAM if there was none. */
+/* The last abandoned or refused frame the receiver reported (reports arrive
+ * with its credit reports). TC_ERR_INVALID_PARAM if there was none;
+ * TC_ERR_IO if the peer has gone. tc_peer_last_fault_sized fills the first
+ * size bytes of the struct (at least up to status's offset, 24: programs
+ * built before status get no more); tc_peer_last_fault is that call with
+ * the caller's own sizeof. */
+tc_status_t tc_peer_last_fault_sized(tc_peer_t *peer, tc_jam_fault_t *fault, size_t size);
 tc_status_t tc_peer_last_fault(tc_peer_t *peer, tc_jam_fault_t *fault);
+#define tc_peer_last_fault(peer, fault) \
+  tc_peer_last_fault_sized((peer), (fault), sizeof *(fault))
 
 /* Waits until every frame sent to the peer has run on the receiver (which
  * reports it once idle for a few polls: the receiver must keep calling

@@ -121,7 +121,9 @@ struct PeerSendHalf {
   uint32_t BatchFrames = 0;
   uint64_t BatchFirst = 0;
   uint64_t FaultSeen = 0;             // the last fault report taken
-  bool FaultUnflushed = false;        // one since the last tc_flush
+  /// What the next tc_flush returns, once, for the reports taken since the
+  /// last: TC_ERR_JAM_FAULT for an abandoned frame, a refusal's status.
+  tc_status_t FaultUnflushed = TC_OK;
   tc_jam_fault_t LastFault = {};
   /// Calls (Calls.cpp) awaiting an answer, by the sequence of their frame.
   std::map<uint64_t, struct tc_call *> Calls;
@@ -148,6 +150,10 @@ struct PeerReceiveHalf {
   /// Frames of each element abandoned (faults, overruns), for quarantine.
   std::map<uint32_t, uint32_t> Abandoned;
   uint64_t AbandonedCount = 0;
+  /// The fault word of the last frame of this peer's refused (kind
+  /// TC_JAM_REFUSED), not yet told: its report waits for the one in
+  /// flight, never for the peer (receive/Receive.cpp, tellRefusal).
+  uint64_t RefusalPending = 0;
   /// Until when the peer's address is quarantined (0: it is not), set for
   /// every peer of the address when it is (containment/AddressQuarantine.h):
   /// its frames are refused; the sender is told once.

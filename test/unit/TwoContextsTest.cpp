@@ -258,7 +258,7 @@ TEST_F(TwoContexts, NoCacheMailboxTakesCodeInEveryFrame) {
 }
 
 /// tc_flush waits for the receiver: while nothing progresses it, its frames
-/// cannot have run, and a flush ends at its timeout with TC_ERR_INCOMPLETE;
+/// cannot have run, and a flush ends at its timeout with TC_ERR_TIMED_OUT;
 /// with the receiver running it returns TC_OK, once all of them ran.
 TEST_F(TwoContexts, FlushWaitsUntilTheReceiverRanEveryFrame) {
   Drive = Driver::TestThread;
@@ -275,7 +275,7 @@ TEST_F(TwoContexts, FlushWaitsUntilTheReceiverRanEveryFrame) {
                       V.size() * sizeof V[0]),
               TC_OK);
   }
-  EXPECT_EQ(tc_flush(Peer, 20), TC_ERR_INCOMPLETE) << "flushed with the receiver stopped";
+  EXPECT_EQ(tc_flush(Peer, 20), TC_ERR_TIMED_OUT) << "flushed with the receiver stopped";
   EXPECT_EQ(stats(Receiver).frames_executed_local + stats(Receiver).frames_executed_injected, 0u);
   ASSERT_EQ(flush(), TC_OK) << describe();
   EXPECT_EQ(stats(Receiver).frames_executed_local, uint64_t(Frames / 2));
