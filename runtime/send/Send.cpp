@@ -302,7 +302,7 @@ void takeFaultReport(tc_peer *Peer) {
   uint32_t Count = F.count + 1;
   uint32_t Kind = uint32_t(W >> 56 & 0xf);
   int32_t Signal = int32_t(W >> 48 & 0xff);
-  tc_status_t Ended = Kind == TC_JAM_TIMED_OUT    ? TC_ERR_JAM_TIMEOUT
+  tc_status_t Ended = Kind == TC_JAM_TIMED_OUT     ? TC_ERR_JAM_TIMEOUT
                       : Kind == TC_JAM_QUARANTINED ? TC_ERR_QUARANTINED
                                                    : TC_ERR_JAM_FAULT;
   if (Kind == TC_JAM_REFUSED) {
@@ -325,7 +325,7 @@ void takeFaultReport(tc_peer *Peer) {
                    std::to_string(F.element) + "): " + statusString(Ended));
     return;
   }
-  const char *How = Kind == TC_JAM_TIMED_OUT    ? "ran past its time limit"
+  const char *How = Kind == TC_JAM_TIMED_OUT     ? "ran past its time limit"
                     : Kind == TC_JAM_QUARANTINED ? "is quarantined for this sender"
                                                  : "faulted";
   logLimited(Peer->FaultReportLog, TC_LOG_ERROR,
@@ -336,8 +336,7 @@ void takeFaultReport(tc_peer *Peer) {
 
 } // namespace twochains::rt
 
-extern "C" tc_status_t tc_peer_last_fault_sized(tc_peer_t *Peer, tc_jam_fault_t *Out,
-                                                size_t Size) {
+extern "C" tc_status_t tc_peer_last_fault_sized(tc_peer_t *Peer, tc_jam_fault_t *Out, size_t Size) {
   if (!Peer || !Out || Size < offsetof(tc_jam_fault_t, status))
     return TC_ERR_INVALID_PARAM;
   PeerGuard Guard(Peer);

@@ -227,8 +227,8 @@ int main(int Argc, char **Argv) {
   tc_status_t Flushed = tc_flush(Peer, 20000);
   tc_jam_fault_t Last = {};
   tc_peer_last_fault(Peer, &Last);
-  std::printf("rogue: flush: %s; last refusal: kind %u, %s\n", tc_status_string(Flushed),
-              Last.kind, tc_status_string(tc_status_t(Last.status)));
+  std::printf("rogue: flush: %s; last refusal: kind %u, %s\n", tc_status_string(Flushed), Last.kind,
+              tc_status_string(tc_status_t(Last.status)));
   if (Flushed != TC_OK && Last.kind == TC_JAM_REFUSED && Flushed == Last.status)
     Flushed = tc_flush(Peer, 20000);
   if (Flushed != TC_OK)

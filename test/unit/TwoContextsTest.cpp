@@ -410,7 +410,17 @@ TEST_F(TwoContexts, FrameOfAPackageTheReceiverLacksIsRejected) {
   EXPECT_EQ(Events[0].element, Lonely);
   EXPECT_EQ(Events[0].sequence, 0u);
   EXPECT_TRUE(logged("dropped frame 0"));
+  // The sender is told why, once; the dropped frame is credited like one
+  // that ran.
+  EXPECT_EQ(flush(), TC_ERR_UNKNOWN_PACKAGE) << "the sender was not told of the refusal";
   EXPECT_EQ(flush(), TC_OK) << "a dropped frame is credited like one that ran";
+  tc_jam_fault_t Fault = {};
+  ASSERT_EQ(tc_peer_last_fault(Peer, &Fault), TC_OK);
+  EXPECT_EQ(Fault.kind, uint32_t(TC_JAM_REFUSED));
+  EXPECT_EQ(Fault.status, TC_ERR_UNKNOWN_PACKAGE);
+  EXPECT_EQ(Fault.element, Lonely);
+  EXPECT_EQ(Fault.sequence, 0u);
+  EXPECT_EQ(Fault.signal, 0);
 }
 
 /// The receiver writes the sender's credit line: a fault report of a frame
