@@ -16,7 +16,8 @@ typedef enum tc_status {
   TC_ERR_NO_MEMORY = -2,
   TC_ERR_NO_CREDIT = -3,        /* the peer's ring is full: progress and retry */
   TC_ERR_TOO_LARGE = -4,        /* a frame would not fit a slot, or an answer its call */
-  TC_ERR_INCOMPLETE = -5,       /* the frame's bytes have not all arrived */
+  TC_ERR_INCOMPLETE = -5,       /* the frame's bytes have not all arrived; a call not
+                                   answered yet (tc_call_test) */
   TC_ERR_BAD_MAGIC = -6,
   TC_ERR_BAD_VERSION = -7,
   TC_ERR_BAD_LENGTH = -8,       /* a length or offset leaves the slot */
@@ -41,7 +42,8 @@ typedef enum tc_status {
   TC_ERR_PACKAGE_MISMATCH = -26, /* a package both sides have, built differently */
   TC_ERR_BAD_MANIFEST = -27,     /* a package manifest malformed or of another version */
   TC_ERR_NO_ISA_IMAGE = -28,     /* injected: the package has no image for the receiver's ISA */
-  TC_ERR_TIMED_OUT = -29         /* a wait ran out of time before what it waited for came */
+  TC_ERR_TIMED_OUT = -29,        /* a wait ran out of its time: no answer, nothing wrong seen */
+  TC_ERR_REFUSED = -30           /* the peer refused: it does not take what was sent */
 } tc_status_t;
 
 /* A short, constant English description; never NULL. */

@@ -300,17 +300,19 @@ tc_status_t tc_send_args(tc_peer_t *peer, const tc_package_t *package, uint32_t 
  * tc_call_test: TC_OK when answered (*reply_size, if not NULL, set to the
  * answer's size); TC_ERR_INCOMPLETE while not yet; else how the call
  * ended: TC_ERR_JAM_FAULT, TC_ERR_JAM_TIMEOUT or TC_ERR_QUARANTINED (the
- * receiver abandoned the frame), TC_ERR_TOO_LARGE (the answer exceeds
- * reply_capacity, or the receiver's limit of TC_CALL_MAX_REPLY bytes),
- * TC_ERR_IO (the peer is gone). Without the executor thread it progresses
- * the context once (tc_progress), as MPI_Test does.
+ * receiver abandoned the frame), the status of the receiver's refusal
+ * (TC_ERR_UNKNOWN_PACKAGE, TC_ERR_UNKNOWN_ELEMENT, ...: it dropped the
+ * frame), TC_ERR_TOO_LARGE (the answer exceeds reply_capacity, or the
+ * receiver's limit of TC_CALL_MAX_REPLY bytes), TC_ERR_IO (the peer is
+ * gone). Without the executor thread it progresses the context once
+ * (tc_progress), as MPI_Test does.
  * tc_call_wait: the same, waiting up to timeout_ms for the end
- * (TC_ERR_INCOMPLETE if it has not come: the call stays outstanding).
+ * (TC_ERR_TIMED_OUT if it has not come: the call stays outstanding).
  * tc_call_release: forgets the call, finished or not (a late answer is
  * dropped); every call started must be released. Neither waits nor calls
  * may be made from inside a running jam: TC_ERR_INVALID_PARAM.
  * tc_call: start, wait and release in one, retrying while the ring is full,
- * all within timeout_ms. */
+ * all within timeout_ms (TC_ERR_TIMED_OUT past it). */
 typedef struct tc_call tc_call_t;
 #define TC_CALL_MAX_REPLY (1u << 20)
 
@@ -334,29 +336,46 @@ tc_status_t tc_call_args(tc_peer_t *peer, const tc_package_t *package, uint32_t 
  * UCX and the receiver loads them (RTLD_GLOBAL, so its initialisers run and
  * jams reach its symbols). Waits for the receiver's answer: TC_OK;
  * TC_ERR_NO_CREDIT if it holds as many pushes on their way as it takes (try
- * again later); or TC_ERR_IO if it refused (it does unless created with
- * TC_CONTEXT_ACCEPT_RIEDS) or could not load it. */
+ * again later); TC_ERR_REFUSED if it does not accept rieds (it does only if
+ * created with TC_CONTEXT_ACCEPT_RIEDS); TC_ERR_BAD_IMAGE if it could not
+ * load it; the receiver's reason is logged. TC_ERR_TIMED_OUT without an
+ * answer in timeout_ms; TC_ERR_IO if the peer is gone. */
 tc_status_t tc_ried_push(tc_peer_t *peer, const char *path, int timeout_ms);
 
-/* A frame of ours that the receiver abandoned: its jam faulted, ran past
- * the receiver's time limit, or its element is quarantined for us. */
+/* A frame of ours that the receiver abandoned or refused: its jam faulted,
+ * ran past the receiver's time limit, or its element is quarantined for
+ * us; or the receiver dropped it before it ran (docs/runtime.md,
+ * "Refusals"): a package or element it does not have, code that does not
+ * check, a frame malformed on arrival. */
 typedef enum tc_jam_end {
   TC_JAM_FAULTED = 1,
   TC_JAM_TIMED_OUT = 2,
-  TC_JAM_QUARANTINED = 3
+  TC_JAM_QUARANTINED = 3,
+  TC_JAM_REFUSED = 4
 } tc_jam_end_t;
 
 typedef struct tc_jam_fault {
   uint64_t sequence;  /* the frame's sequence number on this connection */
-  uint32_t element;   /* its element ID */
+  uint32_t element;   /* its element ID (0 for a frame refused as malformed) */
   int32_t signal;     /* SIGSEGV, SIGBUS, SIGILL, SIGFPE; 0 otherwise */
   uint32_t kind;      /* tc_jam_end_t */
-  uint32_t count;     /* abandoned frames the receiver reported in all */
+  uint32_t count;     /* abandoned or refused frames the receiver reported in all */
+  int32_t status;     /* how the frame ended, as its call ends: TC_ERR_JAM_FAULT,
+                         TC_ERR_JAM_TIMEOUT, TC_ERR_QUARANTINED, or the refusal's
+                         reason (TC_ERR_UNKNOWN_PACKAGE, TC_ERR_UNKNOWN_ELEMENT,
+                         TC_ERR_HASH_MISMATCH, ...; TC_ERR_REFUSED if it gave none) */
 } tc_jam_fault_t;
 
-/* The last abandoned frame the receiver reported (reports arrive with its
- * credit reports). TC_ERR_INVALID_PARAM if there was none. */
+/* The last abandoned or refused frame the receiver reported (reports arrive
+ * with its credit reports). TC_ERR_INVALID_PARAM if there was none;
+ * TC_ERR_IO if the peer has gone. tc_peer_last_fault_sized fills the first
+ * size bytes of the struct (at least up to status's offset, 24: programs
+ * built before status get no more); tc_peer_last_fault is that call with
+ * the caller's own sizeof. */
+tc_status_t tc_peer_last_fault_sized(tc_peer_t *peer, tc_jam_fault_t *fault, size_t size);
 tc_status_t tc_peer_last_fault(tc_peer_t *peer, tc_jam_fault_t *fault);
+#define tc_peer_last_fault(peer, fault) \
+  tc_peer_last_fault_sized((peer), (fault), sizeof *(fault))
 
 /* Waits until every frame sent to the peer has run on the receiver (which
  * reports it once idle for a few polls: the receiver must keep calling
@@ -364,7 +383,13 @@ tc_status_t tc_peer_last_fault(tc_peer_t *peer, tc_jam_fault_t *fault);
  * receiver's requests to send evicted code again. */
 tc_status_t tc_flush(tc_peer_t *peer, int timeout_ms);
 /* (tc_flush returns TC_ERR_JAM_FAULT, once, when the receiver reported an
- * abandoned frame since the last tc_flush: tc_peer_last_fault says which.) */
+ * abandoned frame since the last tc_flush, or the refusal's status when it
+ * reported a frame it refused: tc_peer_last_fault says which. It returns
+ * TC_ERR_TIMED_OUT if the frames have not all run by timeout_ms, and
+ * TC_ERR_IO if the peer has gone.) */
+/* Closes the connection. On a sender's peer (tc_connect) the handle is
+ * freed; on a receiver's (tc_context_peer) the handle stays valid, every
+ * call on it returning TC_ERR_IO, until tc_context_destroy. */
 void tc_peer_close(tc_peer_t *peer);
 
 /* Progresses communication and, on a receiver, runs the frames that have
@@ -381,7 +406,9 @@ tc_status_t tc_executor_stop(tc_context_t *context);
 
 /* Receiver: the peer that connected to this context with this number (the
  * one tc_jam_sender reports: 1, 2, ... in connection order), so the
- * receiver can send to it too. TC_ERR_INVALID_PARAM if there is none. */
+ * receiver can send to it too. TC_ERR_INVALID_PARAM if there is none. The
+ * handle stays valid until tc_context_destroy: once the peer has gone,
+ * every call on it returns TC_ERR_IO (tc_peer_stats still reads it). */
 tc_status_t tc_context_peer(tc_context_t *context, unsigned number, tc_peer_t **peer);
 
 /* The mailbox mode in force: "code-cache" or "no-cache". */

@@ -36,7 +36,8 @@ const char *twochains::rt::statusString(tc_status_t Status) {
   case TC_ERR_PACKAGE_MISMATCH: return "a package both sides have is built differently";
   case TC_ERR_BAD_MANIFEST: return "malformed package manifest, or one of an unsupported version";
   case TC_ERR_NO_ISA_IMAGE: return "the package has no image for the receiver's instruction set";
-  case TC_ERR_TIMED_OUT: return "a wait ran out of time";
+  case TC_ERR_TIMED_OUT: return "timed out: no answer within the time given";
+  case TC_ERR_REFUSED: return "refused by the peer";
   }
   return "unknown status";
 }

@@ -76,7 +76,7 @@ void onReplySent(void *Request, ucs_status_t, void *Arg) {
   ucp_request_free(Request);
 }
 
-bool isStatus(int32_t St) { return St < 0 && St >= TC_ERR_NO_ISA_IMAGE; }
+bool isStatus(int32_t St) { return St < 0 && St >= TC_ERR_REFUSED; }
 
 /// Whether the caller's thread may wait here: never from inside a jam,
 /// which would hold the executor for everyone.
@@ -426,8 +426,10 @@ static tc_status_t waitCall(tc_call_t *C, int TimeoutMs, size_t *ReplySize) {
   uint64_t Deadline = nowNs() + msToNs(uint64_t(TimeoutMs));
   for (;;) {
     tc_status_t St = testCall(C, ReplySize);
-    if (St != TC_ERR_INCOMPLETE || nowNs() >= Deadline)
+    if (St != TC_ERR_INCOMPLETE)
       return St;
+    if (nowNs() >= Deadline)
+      return TC_ERR_TIMED_OUT; // still outstanding
     // With the executor running, progress here too whenever it is not
     // (its thread may wait for a CPU a whole scheduler tick); else let it.
     CallsContext *Ctx = C->Ctx;
@@ -466,7 +468,7 @@ static tc_status_t callUntil(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_t 
          nowNs() < Deadline)
     Peer->Ctx->Progress(Peer->Ctx);
   if (St != TC_OK)
-    return St == TC_ERR_NO_CREDIT ? TC_ERR_INCOMPLETE : St;
+    return St == TC_ERR_NO_CREDIT ? TC_ERR_TIMED_OUT : St;
   uint64_t Now = nowNs();
   St = waitCall(C, Now >= Deadline ? 0 : int((Deadline - Now) / NsPerMs), ReplySize);
   releaseCall(C);

@@ -261,5 +261,5 @@ tc_status_t twochains::rt::shipCode(tc_peer *Peer, const tc_package *Pkg, uint32
   logError(Peer->Name + " did not answer for the " + std::to_string(Image.size()) +
            "-byte image of jam '" + E.Name + "' in " +
            std::to_string(CodeTransferTimeoutNs / NsPerS) + " s");
-  return TC_ERR_INCOMPLETE;
+  return TC_ERR_TIMED_OUT;
 }

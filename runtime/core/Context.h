@@ -68,10 +68,13 @@ struct CoreContext {
   /// awaiting their welcome. Connected: senders that are ready (owned by
   /// the application, which closes them).
   std::vector<std::unique_ptr<tc_peer>> Accepted;
+  /// Accepted peers released (gone, or closed) whose handle the application
+  /// was given (tc_context_peer): kept, inert, until the context ends, so
+  /// that a call on the handle returns TC_ERR_IO rather than reaching freed
+  /// memory. At most one per peer the application asked for.
+  std::vector<std::unique_ptr<tc_peer>> Gone;
   std::vector<tc_peer *> Connecting;
   std::vector<tc_peer *> Connected;
-  /// Accepted peers released that a handle names (KeepAfterRelease).
-  std::vector<std::unique_ptr<tc_peer>> Released;
   unsigned PeersSeen = 0;
   uint32_t MaxPeers = 256;
   unsigned AmPeers = 0;                // peers on the active-message path

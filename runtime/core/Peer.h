@@ -122,7 +122,9 @@ struct PeerSendHalf {
   uint32_t BatchFrames = 0;
   uint64_t BatchFirst = 0;
   uint64_t FaultSeen = 0;             // the last fault report taken
-  bool FaultUnflushed = false;        // one since the last tc_flush
+  /// What the next tc_flush returns, once, for the reports taken since the
+  /// last: TC_ERR_JAM_FAULT for an abandoned frame, a refusal's status.
+  tc_status_t FaultUnflushed = TC_OK;
   tc_jam_fault_t LastFault = {};
   /// Calls (Calls.cpp) awaiting an answer, by the sequence of their frame.
   std::map<uint64_t, struct tc_call *> Calls;
@@ -149,6 +151,10 @@ struct PeerReceiveHalf {
   /// Frames of each element abandoned (faults, overruns), for quarantine.
   std::map<uint32_t, uint32_t> Abandoned;
   uint64_t AbandonedCount = 0;
+  /// The fault word of the last frame of this peer's refused (kind
+  /// TC_JAM_REFUSED), not yet told: its report waits for the one in
+  /// flight, never for the peer (receive/Receive.cpp, tellRefusal).
+  uint64_t RefusalPending = 0;
   /// Until when the peer's address is quarantined (0: it is not), set for
   /// every peer of the address when it is (containment/AddressQuarantine.h):
   /// its frames are refused; the sender is told once.
@@ -194,6 +200,9 @@ struct tc_peer {
   /// not logged but noted here.
   bool RetryIfUnreachable = false, Unreachable = false;
   unsigned Number = 0;        // tc_jam_sender: 1, 2, ... in connection order
+  /// Receiver: the application was given this handle (tc_context_peer), so
+  /// it outlives its connection (CoreContext::Gone).
+  bool HandedOut = false;
   std::string Name;           // "peer N (address:port)", for messages
   /// Who it is beyond this connection: what quarantine is kept by.
   twochains::rt::PeerIdentity Identity;
@@ -242,10 +251,8 @@ struct tc_peer {
   bool ProxyGone = false;
   tc_peer *Bound = nullptr;
   /// A connection: the handle it was made for (a connect in the
-  /// background), and whether a handle names it, so that it is kept, once
-  /// released, until the context ends.
+  /// background). A handle bound to it marks it HandedOut.
   tc_peer *ProxyOf = nullptr;
-  bool KeepAfterRelease = false;
   /// Its handshake is taken on the control turn (wireup's startConnect).
   bool Background = false;
 

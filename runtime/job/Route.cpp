@@ -132,7 +132,7 @@ static void startAttempt(JobContext *Ctx, RouteTarget &T) {
 
 /// The handle's frames move to its connection, ahead of any there.
 static void bindHandle(tc_peer *Handle, tc_peer *Connection) {
-  Connection->KeepAfterRelease = true;
+  Connection->HandedOut = true;
   Connection->Tx.Corked = Connection->Tx.Corked || Handle->Tx.Corked;
   auto &From = Handle->Tx, &To = Connection->Tx;
   for (auto It = From.Queued.rbegin(); It != From.Queued.rend(); ++It)

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <list>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -23,6 +24,7 @@ struct PackageContext : ControlContext {
     ucp_ep_h Reply;
     tc_status_t Status;
     std::vector<uint8_t> Bytes;
+    std::string Reason; // a refusal's, for the pusher
   };
   std::vector<PushedRied> PushedRieds;
   /// The endpoints of pushes whose bytes are on their way, one each: at
@@ -32,11 +34,19 @@ struct PackageContext : ControlContext {
   struct RiedLoad {
     ucp_ep_h Reply = nullptr;
     tc_status_t Status = TC_OK;
+    std::string Reason; // why it is not loaded, for the pusher
     std::atomic<bool> Done{false};
     std::thread Thread;
   };
   std::list<RiedLoad> RiedLoads;
-  std::vector<std::pair<ucp_ep_h, tc_status_t>> RiedAcks; // answers to our pushes
+  /// Answers to our pushes: the receiver's status, and its reason in words
+  /// (bounded on arrival, not yet sanitised).
+  struct RiedAnswer {
+    ucp_ep_h From;
+    tc_status_t Status;
+    std::string Reason;
+  };
+  std::vector<RiedAnswer> RiedAcks;
 };
 
 /// Ried pushes: registers their handlers and housekeeping; joins what is

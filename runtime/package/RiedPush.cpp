@@ -1,16 +1,19 @@
 //===- RiedPush.cpp - Driving a ried over to a receiver -------------------===//
 //
 //   sender   -> receiver  RIED      { name size, library size } name, bytes
-//   receiver -> sender    RIED_ACK  { tc_status_t }
+//   receiver -> sender    RIED_ACK  { tc_status_t } reason
 //
 // The receiver, if it accepts rieds, writes the bytes to an anonymous
 // memory file and loads it from /proc/self/fd: nothing touches its disk.
 // Only an authenticated peer may push; a push to a receiver that does not
 // accept rieds, or one larger than MaxRiedSize, is refused before any of
-// its bytes are received.
+// its bytes are received. Either way the answer says why (TC_ERR_REFUSED,
+// TC_ERR_BAD_IMAGE, ...) and, in at most MaxRiedReasonSize bytes of words,
+// what the pusher logs.
 //
 //===----------------------------------------------------------------------===//
 #include "base/Log.h"
+#include "base/StatusString.h"
 #include "control/ControlMessage.h"
 #include "core/Peers.h"
 #include "core/Stats.h"
@@ -32,22 +35,37 @@ namespace {
 
 /// Runs on a thread of its own: a ried's initialisers are code, and
 /// dlopen takes milliseconds; the executor's frames do not wait for them.
-tc_status_t loadPushed(const std::string &Name, const uint8_t *Bytes, size_t Size) {
+/// Reason: why not, for the pusher.
+tc_status_t loadPushed(const std::string &Name, const uint8_t *Bytes, size_t Size,
+                       std::string &Reason) {
   int Fd = memfd_create(("tc-ried-" + Name).c_str(), MFD_CLOEXEC);
   if (Fd < 0 || write(Fd, Bytes, Size) != ssize_t(Size)) {
     if (Fd >= 0)
       close(Fd);
     logError("cannot hold pushed ried '" + Name + "'");
+    Reason = "it cannot hold the library in memory";
     return TC_ERR_IO;
   }
   std::string Path = "/proc/self/fd/" + std::to_string(Fd);
   void *H = dlopen(Path.c_str(), RTLD_NOW | RTLD_GLOBAL);
   close(Fd);
   if (!H) {
-    logError("cannot load pushed ried '" + Name + "': " + dlerror());
-    return TC_ERR_IO;
+    const char *Error = dlerror();
+    Reason = std::string("it cannot load it: ") + (Error ? Error : "?");
+    logError("cannot load pushed ried '" + Name + "': " + (Error ? Error : "?"));
+    return TC_ERR_BAD_IMAGE;
   }
   return TC_OK;
+}
+
+/// A peer's words, fit to log: printable ASCII only, at most
+/// MaxRiedReasonSize of them.
+std::string printable(const std::string &Text) {
+  std::string Out = Text.substr(0, MaxRiedReasonSize);
+  for (char &C : Out)
+    if (C < 0x20 || C > 0x7e)
+      C = '?';
+  return Out;
 }
 
 /// A push whose bytes are on their way (receiveBody).
@@ -57,11 +75,12 @@ struct PendingRied {
   std::vector<uint8_t> Bytes;
 };
 
-void answer(PackageContext *Ctx, tc_peer *Peer, tc_status_t St) {
+void answer(PackageContext *Ctx, tc_peer *Peer, tc_status_t St, const std::string &Reason) {
   RiedAck A = {RiedAckMagic, St};
+  size_t Size = St == TC_OK ? 0 : std::min(Reason.size(), MaxRiedReasonSize);
   // Not waited for: a peer that takes no messages must not hold the
   // receiver up.
-  sendMessage(Ctx, Peer, AmRiedAck, &A, sizeof A, nullptr, 0, 0);
+  sendMessage(Ctx, Peer, AmRiedAck, &A, sizeof A, Reason.data(), Size, 0);
 }
 
 /// The bytes have come, or not: either way the push is answered (a push
@@ -70,8 +89,9 @@ void onRiedBody(void *Arg, tc_status_t St) {
   auto *R = static_cast<PendingRied *>(Arg);
   auto &Arriving = R->Ctx->RiedsArriving;
   Arriving.erase(std::find(Arriving.begin(), Arriving.end(), R->Reply));
-  R->Ctx->PushedRieds.push_back({R->Reply, St, St == TC_OK ? std::move(R->Bytes)
-                                                           : std::vector<uint8_t>()});
+  R->Ctx->PushedRieds.push_back({R->Reply, St,
+                                 St == TC_OK ? std::move(R->Bytes) : std::vector<uint8_t>(),
+                                 St == TC_OK ? "" : "its bytes did not arrive"});
   delete R;
 }
 
@@ -85,17 +105,20 @@ ucs_status_t onRied(void *Arg, const void *Header, size_t HeaderLength, void *Da
     return UCS_OK; // not from an authenticated peer: no answer either
   }
   std::memcpy(&H, Header, sizeof H);
-  auto Refuse = [&](const std::string &Why, tc_status_t St = TC_ERR_INVALID_PARAM) {
+  // Why is logged here; Tell (else Why) is what the pusher is told.
+  auto Refuse = [&](const std::string &Why, tc_status_t St = TC_ERR_INVALID_PARAM,
+                    const std::string &Tell = "") {
     countHeld(Ctx,
               St == TC_ERR_NO_CREDIT ? &tc_stats_t::shares_full : &tc_stats_t::messages_refused);
     logLimited(Peer->RefusedMessageLog, TC_LOG_ERROR,
                "refused a ried pushed by " + Peer->Name + ": " + Why);
     // Answered later, off the callback; the bytes are never received.
-    Ctx->PushedRieds.push_back({Param->reply_ep, St, {}});
+    Ctx->PushedRieds.push_back({Param->reply_ep, St, {}, Tell.empty() ? Why : Tell});
     return UCS_OK;
   };
   if (!(Ctx->Flags & TC_CONTEXT_ACCEPT_RIEDS))
-    return Refuse("this context does not accept rieds (TC_CONTEXT_ACCEPT_RIEDS)");
+    return Refuse("this context does not accept rieds (TC_CONTEXT_ACCEPT_RIEDS)", TC_ERR_REFUSED,
+                  "it does not accept rieds (TC_CONTEXT_ACCEPT_RIEDS)");
   if (H.Magic != RiedMagic || H.NameSize == 0 || H.NameSize > MaxRiedNameSize ||
       H.LibrarySize > MaxRiedSize || Length != H.NameSize + H.LibrarySize)
     return Refuse("a library of " + std::to_string(H.LibrarySize) + " bytes named in " +
@@ -118,8 +141,8 @@ ucs_status_t onRied(void *Arg, const void *Header, size_t HeaderLength, void *Da
   return UCS_OK;
 }
 
-ucs_status_t onRiedAck(void *Arg, const void *Header, size_t HeaderLength, void *, size_t,
-                       const ucp_am_recv_param_t *Param) {
+ucs_status_t onRiedAck(void *Arg, const void *Header, size_t HeaderLength, void *Data,
+                       size_t Length, const ucp_am_recv_param_t *Param) {
   auto *Ctx = static_cast<PackageContext *>(Arg);
   RiedAck A;
   if (HeaderLength != sizeof A || !(Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
@@ -129,12 +152,17 @@ ucs_status_t onRiedAck(void *Arg, const void *Header, size_t HeaderLength, void 
   // would sit in the queue for ever.
   tc_peer *Peer = peerOfEndpoint(Ctx, Param->reply_ep);
   bool Answered = std::any_of(Ctx->RiedAcks.begin(), Ctx->RiedAcks.end(),
-                              [&](const auto &R) { return R.first == Param->reply_ep; });
+                              [&](const auto &R) { return R.From == Param->reply_ep; });
   if (A.Magic != RiedAckMagic || !Peer || !Peer->Tx.PushingRied || Answered) {
     countHeld(Ctx, &tc_stats_t::messages_refused);
     return UCS_OK;
   }
-  Ctx->RiedAcks.push_back({Param->reply_ep, tc_status_t(A.Status)});
+  // The reason, bounded before it is taken; one out of bounds (or by
+  // rendezvous, whose bytes are not here) is not taken, the status is.
+  std::string Reason;
+  if (Length && Length <= MaxRiedReasonSize && !(Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
+    Reason.assign(static_cast<const char *>(Data), Length);
+  Ctx->RiedAcks.push_back({Param->reply_ep, tc_status_t(A.Status), std::move(Reason)});
   return UCS_OK;
 }
 
@@ -149,6 +177,7 @@ void processPushedRieds(CoreContext *Core) {
     PackageContext::RiedLoad &L = Ctx->RiedLoads.back();
     L.Reply = P.Reply;
     L.Status = P.Status;
+    L.Reason = std::move(P.Reason);
     if (P.Status != TC_OK) {
       L.Done = true; // refused from its header: answered below
       continue;
@@ -160,7 +189,7 @@ void processPushedRieds(CoreContext *Core) {
         ++NameEnd;
       std::string Name(Bytes.begin(), Bytes.begin() + NameEnd);
       size_t Skip = std::min(Bytes.size(), NameEnd + 1);
-      L.Status = loadPushed(Name, Bytes.data() + Skip, Bytes.size() - Skip);
+      L.Status = loadPushed(Name, Bytes.data() + Skip, Bytes.size() - Skip, L.Reason);
       L.Done.store(true, std::memory_order_release);
     });
   }
@@ -175,7 +204,7 @@ void processPushedRieds(CoreContext *Core) {
       countHeld(Ctx, &tc_stats_t::rieds_loaded);
     // The peer may have gone (and been released) while it loaded.
     if (tc_peer *Peer = peerOfEndpoint(Ctx, It->Reply); Peer && !Peer->Failed)
-      answer(Ctx, Peer, It->Status);
+      answer(Ctx, Peer, It->Status, It->Reason);
     It = Ctx->RiedLoads.erase(It);
   }
 }
@@ -231,7 +260,7 @@ extern "C" tc_status_t tc_ried_push(tc_peer_t *Peer, const char *Path, int Timeo
       P->Tx.PushingRied = false;
       auto &Acks = Ctx->RiedAcks;
       Acks.erase(
-          std::remove_if(Acks.begin(), Acks.end(), [&](const auto &A) { return A.first == Ep; }),
+          std::remove_if(Acks.begin(), Acks.end(), [&](const auto &A) { return A.From == Ep; }),
           Acks.end());
     }
   } Pending{Ctx, Peer, Peer->Ep};
@@ -243,15 +272,24 @@ extern "C" tc_status_t tc_ried_push(tc_peer_t *Peer, const char *Path, int Timeo
                                                Body.size(), &P)) != UCS_OK)
     return TC_ERR_IO;
   tc_status_t Answer = TC_ERR_IO;
-  awaitAnswer(Ctx, Peer, nowNs() + msToNs(TimeoutMs > 0 ? TimeoutMs : 0), [&] {
+  std::string Reason;
+  bool Answered = awaitAnswer(Ctx, Peer, nowNs() + msToNs(TimeoutMs > 0 ? TimeoutMs : 0), [&] {
     for (size_t I = 0; I < Ctx->RiedAcks.size(); ++I)
-      if (Ctx->RiedAcks[I].first == Peer->Ep) {
-        tc_status_t Said = Ctx->RiedAcks[I].second;
-        Answer = Said == TC_OK || Said == TC_ERR_NO_CREDIT ? Said : TC_ERR_IO;
+      if (Ctx->RiedAcks[I].From == Peer->Ep) {
+        // A status the API names, else a bare I/O error.
+        tc_status_t Said = Ctx->RiedAcks[I].Status;
+        Answer = Said <= TC_OK && Said >= TC_ERR_REFUSED ? Said : TC_ERR_IO;
+        Reason = printable(Ctx->RiedAcks[I].Reason);
         Ctx->RiedAcks.erase(Ctx->RiedAcks.begin() + I);
         return true;
       }
     return false;
   });
+  if (!Answered)
+    return Peer->Failed ? TC_ERR_IO : TC_ERR_TIMED_OUT;
+  if (Answer != TC_OK && Answer != TC_ERR_NO_CREDIT)
+    logError(Peer->Name + " refused the ried '" + printable(Name) +
+             "': " + (Reason.empty() ? statusString(Answer) : Reason.c_str()) + " (" +
+             statusString(Answer) + ")");
   return Answer;
 }

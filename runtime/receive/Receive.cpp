@@ -254,9 +254,20 @@ static inline tc_status_t dispatchFrame(ReceiveContext *Ctx, tc_peer *Peer, cons
   return St;
 }
 
+/// Tells the sender of the last frame of its refused, without waiting: the
+/// credit line's fault word holds one report, so while the previous one is
+/// still in flight only the latest waits, and leaves at the ring's next
+/// turn. A sender of nothing but refused frames costs one report a frame
+/// (each took a slot of its window), never a wait.
+static void tellRefusal(tc_peer *Peer) {
+  if (reportCreditWord(Peer, CreditWordFault, Peer->Rx.RefusalPending) != CreditReport::Busy)
+    Peer->Rx.RefusalPending = 0;
+}
+
 /// A frame that did not run: counted; a quarantined element or address
-/// told to the sender once, a dropped frame logged and posted (faults and
-/// overruns were logged where they were found, an address's quarantine
+/// told to the sender once, a dropped frame logged (within the peer's
+/// budget), posted and told to its sender, with why (faults and overruns
+/// were logged and told where they were found, an address's quarantine
 /// where it began). Out of line: serveRing stays small.
 __attribute__((noinline)) static void refuseFrame(ReceiveContext *Ctx, tc_peer *Peer,
                                                   tc_status_t St, const FrameView &V,
@@ -287,6 +298,10 @@ __attribute__((noinline)) static void refuseFrame(ReceiveContext *Ctx, tc_peer *
                "dropped frame " + std::to_string(Seq) + " from " + Peer->Name + ": " +
                    statusString(St));
     postEvent(Ctx, TC_EVENT_FRAME_REJECTED, Peer->Number, St, V.Header.Element, Seq);
+    // The status, negated, in the signal's field. A frame that never
+    // captured (malformed, cut short) has no element to name: V is empty.
+    Peer->Rx.RefusalPending = faultWord(Seq, V.Header.Element, -int(St), TC_JAM_REFUSED);
+    tellRefusal(Peer);
   }
 }
 
@@ -339,6 +354,8 @@ unsigned twochains::rt::serveRing(ReceiveContext *Ctx, tc_peer *Peer, JamRun &Ru
   // streaming sender going, this one only unblocks a sender that waits.
   if (Rx.Receive->creditPending() && ++Rx.IdlePolls >= IdleReportPolls)
     reportCredits(Ctx, Peer);
+  if (Rx.RefusalPending)
+    tellRefusal(Peer);
   return Count;
 }
 

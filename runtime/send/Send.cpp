@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstring>
 #include <vector>
 
@@ -315,37 +316,63 @@ void takeFaultReport(tc_peer *Peer) {
   }
   tc_jam_fault_t &F = Peer->Tx.LastFault;
   uint32_t Count = F.count + 1;
-  F = {Seq, uint32_t(W >> 32 & 0xffff), int32_t(W >> 48 & 0xff), uint32_t(W >> 56 & 0xf), Count};
-  Peer->Tx.FaultUnflushed = true;
+  uint32_t Kind = uint32_t(W >> 56 & 0xf);
+  int32_t Signal = int32_t(W >> 48 & 0xff);
+  tc_status_t Ended = Kind == TC_JAM_TIMED_OUT     ? TC_ERR_JAM_TIMEOUT
+                      : Kind == TC_JAM_QUARANTINED ? TC_ERR_QUARANTINED
+                                                   : TC_ERR_JAM_FAULT;
+  if (Kind == TC_JAM_REFUSED) {
+    // The signal's field carries the refusal's status, negated: one the
+    // API names, or else a bare refusal.
+    Ended = Signal > 0 && -Signal >= TC_ERR_REFUSED ? tc_status_t(-Signal) : TC_ERR_REFUSED;
+    Signal = 0;
+  }
+  F = {Seq, uint32_t(W >> 32 & 0xffff), Signal, Kind, Count, Ended};
+  Peer->Tx.FaultUnflushed = Kind == TC_JAM_REFUSED ? Ended : TC_ERR_JAM_FAULT;
   count(Peer->Ctx, &tc_stats_t::faults_reported);
   count(Peer, &tc_peer_stats_t::faults_reported);
-  tc_status_t Ended = F.kind == TC_JAM_TIMED_OUT    ? TC_ERR_JAM_TIMEOUT
-                     : F.kind == TC_JAM_QUARANTINED ? TC_ERR_QUARANTINED
-                                                    : TC_ERR_JAM_FAULT;
   postEvent(Peer->Ctx, TC_EVENT_FAULT_REPORTED, Peer->Number, Ended, F.element, F.sequence,
             F.signal);
   if (auto *Abandoned = contextOf<SendContext>(Peer)->FrameAbandoned)
     Abandoned(Peer, Seq, Ended);
-  const char *How = F.kind == TC_JAM_TIMED_OUT    ? "ran past its time limit"
-                    : F.kind == TC_JAM_QUARANTINED ? "is quarantined for this sender"
-                                                   : "faulted";
+  if (Kind == TC_JAM_REFUSED) {
+    logLimited(Peer->FaultReportLog, TC_LOG_ERROR,
+               Peer->Name + " refused frame " + std::to_string(Seq) + " (element " +
+                   std::to_string(F.element) + "): " + statusString(Ended));
+    return;
+  }
+  const char *How = Kind == TC_JAM_TIMED_OUT     ? "ran past its time limit"
+                    : Kind == TC_JAM_QUARANTINED ? "is quarantined for this sender"
+                                                 : "faulted";
   logLimited(Peer->FaultReportLog, TC_LOG_ERROR,
              Peer->Name + " abandoned frame " + std::to_string(Seq) + ": element " +
                  std::to_string(F.element) + " " + How +
-                 (F.kind == TC_JAM_FAULTED ? " (" + std::string(signalName(F.signal)) + ")" : ""));
+                 (Kind == TC_JAM_FAULTED ? " (" + std::string(signalName(F.signal)) + ")" : ""));
 }
 
 } // namespace twochains::rt
 
-extern "C" tc_status_t tc_peer_last_fault(tc_peer_t *Peer, tc_jam_fault_t *Out) {
-  if (!Peer || !Out || (Peer->Proxy && !(Peer = connectionOf(Peer))))
+extern "C" tc_status_t tc_peer_last_fault_sized(tc_peer_t *Peer, tc_jam_fault_t *Out, size_t Size) {
+  if (!Peer || !Out || Size < offsetof(tc_jam_fault_t, status) ||
+      (Peer->Proxy && !(Peer = connectionOf(Peer))))
     return TC_ERR_INVALID_PARAM;
   PeerGuard Guard(Peer);
+  if (!Peer->Welcomed)
+    return TC_ERR_IO; // gone: released, its credit line with it
   takeFaultReport(Peer);
   if (!Peer->Tx.LastFault.count)
     return TC_ERR_INVALID_PARAM;
-  *Out = Peer->Tx.LastFault;
+  // Whole fields only, and none past what the caller's struct has.
+  tc_jam_fault_t F = Peer->Tx.LastFault;
+  std::memcpy(Out, &F, Size < sizeof F ? offsetof(tc_jam_fault_t, status) : sizeof F);
   return TC_OK;
+}
+
+// Programs built before tc_peer_last_fault_sized call this one: their
+// struct ends before status.
+#undef tc_peer_last_fault
+extern "C" tc_status_t tc_peer_last_fault(tc_peer_t *Peer, tc_jam_fault_t *Out) {
+  return tc_peer_last_fault_sized(Peer, Out, offsetof(tc_jam_fault_t, status));
 }
 
 /// The common send, whole: a Local frame, or a cached one whose code the
@@ -611,6 +638,8 @@ extern "C" tc_status_t tc_peer_cork(tc_peer_t *Peer, int Corked) {
       return TC_OK;
   }
   PeerGuard Guard(Peer);
+  if (!Peer->Welcomed || Peer->Failed)
+    return TC_ERR_IO;
   Peer->Tx.Corked = Corked != 0;
   if (!Corked && flushFrameBatch(Peer) != TC_OK)
     return TC_ERR_IO;
@@ -641,16 +670,16 @@ tc_status_t twochains::rt::flushPeer(tc_peer *Peer, int TimeoutMs) {
       for (uint32_t Slot = 0; Slot < Peer->Tx.Puts.size(); ++Slot)
         if (completePut(Peer, Slot) != TC_OK)
           return TC_ERR_IO;
-      if (Peer->Tx.FaultUnflushed) {
-        Peer->Tx.FaultUnflushed = false;
-        return TC_ERR_JAM_FAULT; // tc_peer_last_fault says which
+      if (tc_status_t Reported = Peer->Tx.FaultUnflushed; Reported != TC_OK) {
+        Peer->Tx.FaultUnflushed = TC_OK;
+        return Reported; // tc_peer_last_fault says which
       }
       return TC_OK;
     }
     if (Peer->Failed)
       return TC_ERR_IO;
     if (nowNs() > Deadline)
-      return TC_ERR_INCOMPLETE;
+      return TC_ERR_TIMED_OUT;
     if (Ctx->DataWorker)
       ucp_worker_progress(Ctx->DataWorker);
     if (Context.owns_lock() || Context.try_lock())
@@ -678,8 +707,11 @@ static tc_status_t flushHandle(tc_peer *Handle, int TimeoutMs) {
 extern "C" tc_status_t tc_flush(tc_peer_t *Peer, int TimeoutMs) {
   if (Peer && Peer->Proxy)
     return flushHandle(Peer, TimeoutMs);
-  if (!Peer || !Peer->Welcomed)
+  if (!Peer)
     return TC_ERR_INVALID_PARAM;
+  // A handle the application holds is welcomed until released: gone.
+  if (!Peer->Welcomed)
+    return TC_ERR_IO;
   return flushPeer(Peer, TimeoutMs);
 }
 

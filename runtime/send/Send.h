@@ -58,7 +58,7 @@ inline bool sendsDue(const tc_peer *Peer, bool ReportTurn) {
 void serviceSends(tc_peer *Peer, bool ReportTurn);
 
 /// tc_flush's work: until every frame sent is credited (and its put
-/// complete), or TimeoutMs passes (TC_ERR_INCOMPLETE).
+/// complete), or TimeoutMs passes (TC_ERR_TIMED_OUT).
 tc_status_t flushPeer(tc_peer *Peer, int TimeoutMs);
 
 } // namespace twochains::rt

@@ -15,7 +15,7 @@ inline tc_status_t statusOfUcs(ucs_status_t St) {
   case UCS_OK: return TC_OK;
   case UCS_ERR_NO_MEMORY: return TC_ERR_NO_MEMORY;
   case UCS_ERR_INVALID_PARAM: return TC_ERR_INVALID_PARAM;
-  case UCS_ERR_TIMED_OUT: return TC_ERR_INCOMPLETE;
+  case UCS_ERR_TIMED_OUT: return TC_ERR_TIMED_OUT;
   default: return TC_ERR_IO;
   }
 }

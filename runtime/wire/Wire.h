@@ -224,11 +224,16 @@ struct RiedHeader {
 };
 static_assert(sizeof(RiedHeader) == 16, "wire layout");
 
+/// RIED_ACK: TC_OK, or why the receiver refused or could not load the
+/// ried, and its reason in words (at most MaxRiedReasonSize bytes, the
+/// message's data: a dlerror, say), which the pusher logs as printable
+/// ASCII only.
 struct RiedAck {
   uint32_t Magic;
   int32_t Status;
 };
 static_assert(sizeof(RiedAck) == 8, "wire layout");
+constexpr size_t MaxRiedReasonSize = 256;
 
 /// CODE: the image follows (ImageSize bytes, GOTP zero). Bounded by the
 /// receiver's own copy of the element's image before any byte is received.

@@ -332,6 +332,8 @@ static void releaseLocalSide(WireupContext *Ctx, tc_peer *Peer) {
   if (Peer->Tx.CreditMem)
     ucp_mem_unmap(Ctx->RmaUcp, Peer->Tx.CreditMem);
   Peer->Tx.CreditMem = nullptr;
+  // It pointed into that mapping (RMA), or the line this peer keeps.
+  Peer->Tx.CreditWord = nullptr;
 }
 
 /// The control layer's cut-off (cutOffPeer): the peer fails now, and its
@@ -383,6 +385,29 @@ static void failShrunkPeer(tc_peer *P) {
     return;
   P->Failed = true;
   logError(P->Name + " shrank its shared memory under this side's stores: it is ended");
+}
+
+/// What a released peer keeps of its buffers: nothing a call on a gone
+/// peer reads (each returns TC_ERR_IO first).
+static void shedBuffers(tc_peer *P) {
+  std::vector<uint8_t>().swap(P->Tx.SlotFrames);
+  std::vector<uint8_t>().swap(P->Tx.Staging);
+  std::vector<uint8_t>().swap(P->Tx.Batch);
+  P->Tx.Sends.clear();
+  P->Tx.Queued.clear();
+  P->Tx.QueuedOf.clear();
+  P->Tx.QueuedBytes = 0;
+  P->Rx.Receive.reset();
+}
+
+/// Accepted[I], released, leaves the list: freed, or kept in Gone if the
+/// application holds its handle (tc_context_peer).
+static void retireAccepted(WireupContext *Ctx, size_t I) {
+  if (Ctx->Accepted[I]->HandedOut) {
+    shedBuffers(Ctx->Accepted[I].get());
+    Ctx->Gone.push_back(std::move(Ctx->Accepted[I]));
+  }
+  Ctx->Accepted.erase(Ctx->Accepted.begin() + I);
 }
 
 /// Housekeeping (receiver): releases peers that failed, closed, were
@@ -439,10 +464,7 @@ static void reapPeers(CoreContext *Core) {
       releasePeer(Ctx, P);
       if (Channel.owns_lock())
         Channel.unlock();
-      // A job's handle may name it: kept, released, until the context ends.
-      if (P->KeepAfterRelease)
-        Ctx->Released.push_back(std::move(Ctx->Accepted[I]));
-      Ctx->Accepted.erase(Ctx->Accepted.begin() + I);
+      retireAccepted(Ctx, I);
       continue;
     }
     ++I;
@@ -654,6 +676,24 @@ extern "C" tc_status_t tc_connect(tc_context_t *Api, const char *Address, uint16
 
 void twochains::rt::closePeer(WireupContext *Ctx, tc_peer *Peer) {
   std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
+  // A handle the receiver was given (tc_context_peer) is the context's:
+  // released now, kept until the context ends. From inside a jam (whose
+  // frame may be this peer's, in its ring), only marked: reaping releases
+  // it at the next control turn.
+  for (size_t I = 0; I < Ctx->Accepted.size(); ++I)
+    if (Ctx->Accepted[I].get() == Peer) {
+      Peer->HandedOut = true;
+      if (ThreadRunningJamOf == Ctx) {
+        Peer->Failed = true;
+        return;
+      }
+      releasePeer(Ctx, Peer);
+      retireAccepted(Ctx, I);
+      return;
+    }
+  for (auto &P : Ctx->Gone)
+    if (P.get() == Peer)
+      return; // released already
   Ctx->Connected.erase(std::remove(Ctx->Connected.begin(), Ctx->Connected.end(), Peer),
                        Ctx->Connected.end());
   releasePeer(Ctx, Peer);
@@ -674,6 +714,7 @@ extern "C" tc_status_t tc_context_peer(tc_context_t *Api, unsigned Number, tc_pe
   std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
   for (auto &P : Ctx->Accepted)
     if (P->Number == Number && P->Welcomed && !P->Failed) {
+      P->HandedOut = true; // the handle outlives the connection (Gone)
       *Out = P.get();
       return TC_OK;
     }

@@ -20,10 +20,13 @@ start_receiver() { # frames, port
 export TC_DIRECT_STORES=0
 PORT=$(( 20000 + RANDOM % 11000 ))
 start_receiver 14 $PORT
-timeout 60 "$ROGUE" malformed "$PREFIX" $PORT > "$OUT/rogue"
+timeout 60 "$ROGUE" malformed "$PREFIX" $PORT > "$OUT/rogue" 2>&1
 wait $RPID
 cat "$OUT/rogue" "$OUT/receiver"
 grep -q "rogue: oversized send: too large: a frame for its slot" "$OUT/rogue"
+# Refusals are told to the sender, with their reason.
+grep -q "rogue: flush: [^;]*; last refusal: kind 4, " "$OUT/rogue"
+grep -q "refused frame [0-9]* (element [0-9]*): " "$OUT/rogue"
 grep -q "ran 14 frames: 1 local, 2 injected, 11 rejected" "$OUT/receiver"
 [ "$(grep -c 'frame not completely arrived' "$OUT/receiver")" = 2 ]
 # The tampered image, the false claim and the forged cached hash.

@@ -222,10 +222,12 @@ for accept in "" 1; do
   TC_KEY=$KEY "$SEC" ried "$STDLIB" $PORT > "$OUT/ried" 2>&1
   TC_KEY=$KEY "$SEC" connect "$STDLIB" $PORT 4 > "$OUT/good" 2>&1
   finish
-  expect "$OUT/ried" "ried: answer invalid parameter" "a 64 GiB ried push"
   if [ -z "$accept" ]; then
+    # Refused, and the pusher is told so (TC_ERR_REFUSED).
+    expect "$OUT/ried" "ried: answer refused by the peer" "a 64 GiB ried push"
     expect "$OUT/receiver" "does not accept rieds" "refused: pushes are off"
   else
+    expect "$OUT/ried" "ried: answer invalid parameter" "a 64 GiB ried push"
     expect "$OUT/receiver" "(at most 67108864 and 256)" "refused: over the size limit"
   fi
   expect "$OUT/receiver" "ran 4 frames" "the receiver kept serving"

@@ -453,9 +453,9 @@ static int ried(char **Argv) {
   tc_status_t Answer = TC_ERR_INCOMPLETE;
   while (nowNs() < Deadline && Answer == TC_ERR_INCOMPLETE) {
     ucp_worker_progress(Ctx->Worker);
-    for (auto &[Ep, St] : Ctx->RiedAcks)
-      if (Ep == Peer->Ep)
-        Answer = St;
+    for (auto &A : Ctx->RiedAcks)
+      if (A.From == Peer->Ep)
+        Answer = A.Status;
   }
   std::printf("ried: answer %s\n", Answer == TC_ERR_INCOMPLETE ? "none" : tc_status_string(Answer));
   if (UCS_PTR_IS_PTR(Request))

@@ -258,7 +258,7 @@ TEST_F(TwoContexts, NoCacheMailboxTakesCodeInEveryFrame) {
 }
 
 /// tc_flush waits for the receiver: while nothing progresses it, its frames
-/// cannot have run, and a flush ends at its timeout with TC_ERR_INCOMPLETE;
+/// cannot have run, and a flush ends at its timeout with TC_ERR_TIMED_OUT;
 /// with the receiver running it returns TC_OK, once all of them ran.
 TEST_F(TwoContexts, FlushWaitsUntilTheReceiverRanEveryFrame) {
   Drive = Driver::TestThread;
@@ -275,7 +275,7 @@ TEST_F(TwoContexts, FlushWaitsUntilTheReceiverRanEveryFrame) {
                       V.size() * sizeof V[0]),
               TC_OK);
   }
-  EXPECT_EQ(tc_flush(Peer, 20), TC_ERR_INCOMPLETE) << "flushed with the receiver stopped";
+  EXPECT_EQ(tc_flush(Peer, 20), TC_ERR_TIMED_OUT) << "flushed with the receiver stopped";
   EXPECT_EQ(stats(Receiver).frames_executed_local + stats(Receiver).frames_executed_injected, 0u);
   ASSERT_EQ(flush(), TC_OK) << describe();
   EXPECT_EQ(stats(Receiver).frames_executed_local, uint64_t(Frames / 2));
@@ -410,7 +410,17 @@ TEST_F(TwoContexts, FrameOfAPackageTheReceiverLacksIsRejected) {
   EXPECT_EQ(Events[0].element, Lonely);
   EXPECT_EQ(Events[0].sequence, 0u);
   EXPECT_TRUE(logged("dropped frame 0"));
+  // The sender is told why, once; the dropped frame is credited like one
+  // that ran.
+  EXPECT_EQ(flush(), TC_ERR_UNKNOWN_PACKAGE) << "the sender was not told of the refusal";
   EXPECT_EQ(flush(), TC_OK) << "a dropped frame is credited like one that ran";
+  tc_jam_fault_t Fault = {};
+  ASSERT_EQ(tc_peer_last_fault(Peer, &Fault), TC_OK);
+  EXPECT_EQ(Fault.kind, uint32_t(TC_JAM_REFUSED));
+  EXPECT_EQ(Fault.status, TC_ERR_UNKNOWN_PACKAGE);
+  EXPECT_EQ(Fault.element, Lonely);
+  EXPECT_EQ(Fault.sequence, 0u);
+  EXPECT_EQ(Fault.signal, 0);
 }
 
 /// The receiver writes the sender's credit line: a fault report of a frame
