@@ -56,8 +56,8 @@ enum {
  * and TC_ERR_INVALID_PARAM for another mode, TC_ERR_NO_ISA_IMAGE when the
  * package has no image for the sender's instruction set; a reply whose
  * image the sender refuses is dropped, and counted, there and here. */
-int tc_jam_reply_mode(tc_jam_ctx_t *ctx, const char *element, int mode,
-                      const void *payload, size_t payload_size);
+int tc_jam_reply_mode(tc_jam_ctx_t *ctx, const char *element, int mode, const void *payload,
+                      size_t payload_size);
 /* tc_jam_forward sends element `element` (by name) of the jam's own package
  * onward, as a Local Function frame, to the Two-Chains process listening at
  * address:port (connecting on first use and keeping the connection), if the

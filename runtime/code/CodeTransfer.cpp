@@ -254,8 +254,7 @@ void endShipment(CodeContext *Ctx, tc_peer *Peer) {
 
 } // namespace
 
-tc_status_t twochains::rt::startShipment(tc_peer *Peer, const tc_package *Pkg,
-                                         uint32_t Element) {
+tc_status_t twochains::rt::startShipment(tc_peer *Peer, const tc_package *Pkg, uint32_t Element) {
   auto *Ctx = contextOf<CodeContext>(Peer);
   ContextForShipment Context(Peer);
   if (Peer->Tx.ShippingElement)
@@ -326,8 +325,7 @@ tc_status_t twochains::rt::shipmentAnswer(tc_peer *Peer) {
     endShipment(Ctx, Peer);
     if (Refusal != TC_OK) {
       logError(Peer->Name + " had no place for the " + What + " in " +
-               std::to_string(CodeTransferTimeoutNs / NsPerS) + " s: " +
-               statusString(Refusal));
+               std::to_string(CodeTransferTimeoutNs / NsPerS) + " s: " + statusString(Refusal));
       return Refusal;
     }
     logError(Peer->Name + " did not answer for the " + What + " in " +

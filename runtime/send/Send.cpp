@@ -32,6 +32,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <deque>
+#include <iterator>
 #include <vector>
 
 using namespace twochains::rt;
@@ -139,9 +141,8 @@ static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
   // Shipped ahead already: every frame names it, and nothing more is sized.
   // A frame whose image must be shipped first never comes here before
   // (checkSend queues it): it was sent fitting, with its image.
-  if (!S.Shipped &&
-      frameSize(FrameInjected, uint32_t(E.Image.Bytes.size()), Spec.PayloadSize) >
-          Peer->Tx.SlotSize)
+  if (!S.Shipped && frameSize(FrameInjected, uint32_t(E.Image.Bytes.size()), Spec.PayloadSize) >
+                        Peer->Tx.SlotSize)
     return TC_ERR_TOO_LARGE;
   if (S.Shipped) {
     // A receiver with no cache never asks for a resend: no copy is kept.
@@ -211,8 +212,8 @@ tc_status_t queueFrame(tc_peer *Peer, PeerSendHalf::QueuedFrame F, tc_peer *Orig
 } // namespace twochains::rt
 
 /// A queued frame leaves the queue (sent, dropped, or failed for good).
-static std::deque<PeerSendHalf::QueuedFrame>::iterator
-unqueue(tc_peer *Peer, std::deque<PeerSendHalf::QueuedFrame>::iterator F) {
+static std::deque<PeerSendHalf::QueuedFrame>::iterator unqueue(
+    tc_peer *Peer, std::deque<PeerSendHalf::QueuedFrame>::iterator F) {
   Peer->Tx.QueuedBytes -= F->Payload.size();
   if (F->Origin) {
     auto It = Peer->Tx.QueuedOf.find(F->Origin);
@@ -241,8 +242,7 @@ static bool needsShipment(tc_peer *Peer, const tc_package *Pkg, uint32_t Element
 /// ended; the application hears of it by an event and its next tc_flush.
 /// Later frames needing it fail at once with St, unless the receiver had
 /// no place for it (TC_ERR_NO_CREDIT), which a later send may try again.
-static void shipmentFailed(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
-                           tc_status_t St) {
+static void shipmentFailed(tc_peer *Peer, const tc_package *Pkg, uint32_t Element, tc_status_t St) {
   if (St != TC_ERR_NO_CREDIT)
     elementSend(Peer, Pkg, Element).Refused = St;
   auto *Ctx = contextOf<SendContext>(Peer);
@@ -303,10 +303,10 @@ void sendQueued(tc_peer *Peer) {
       continue; // the shipment failed at once: its frames were dropped
     }
     uint64_t Seq = 0;
-    tc_status_t St = F.Package ? sendAny(Peer, F.Package, F.Element, F.Mode, F.Payload.data(),
-                                         F.Payload.size(), &Seq)
-                               : sendAnswer(Peer, F.CallSequence, F.Payload.data(),
-                                            F.Payload.size());
+    tc_status_t St = F.Package
+                         ? sendAny(Peer, F.Package, F.Element, F.Mode, F.Payload.data(),
+                                   F.Payload.size(), &Seq)
+                         : sendAnswer(Peer, F.CallSequence, F.Payload.data(), F.Payload.size());
     if (St == TC_ERR_NO_CREDIT)
       return;
     // A call's frame is named by its sequence from now on; one that failed
@@ -560,10 +560,11 @@ static tc_status_t checkSend(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
 /// full ring too; the application's then gets TC_ERR_NO_CREDIT, as when
 /// nothing is queued. *Sequence, for a call's frame queued: the key its
 /// call is kept by until it is sent (QueuedCallKey).
-static __attribute__((noinline)) tc_status_t
-sendBehind(tc_peer *Peer, const tc_package *Pkg, uint32_t Element, tc_send_mode_t Mode,
-           const void *Payload, size_t PayloadSize, uint64_t *Sequence, bool FromJam,
-           tc_peer *Origin) {
+static __attribute__((noinline)) tc_status_t sendBehind(tc_peer *Peer, const tc_package *Pkg,
+                                                        uint32_t Element, tc_send_mode_t Mode,
+                                                        const void *Payload, size_t PayloadSize,
+                                                        uint64_t *Sequence, bool FromJam,
+                                                        tc_peer *Origin) {
   if (!Peer->Tx.Queued.empty() || Peer->Tx.ShippingElement)
     sendQueued(Peer);
   tc_status_t St = Peer->Tx.Queued.empty()
@@ -579,17 +580,22 @@ sendBehind(tc_peer *Peer, const tc_package *Pkg, uint32_t Element, tc_send_mode_
   F.CallKey = Key;
   if ((St = queueFrame(Peer, std::move(F), Origin)) != TC_OK)
     return St;
+  // Started now if none is in flight (its answer comes sooner than at the
+  // queue's turn). One that cannot start is this send's status: the frame
+  // leaves the queue, untold to anyone else.
+  if (needsShipment(Peer, Pkg, Element, Mode, PayloadSize) && !Peer->Tx.ShippingElement)
+    if (tc_status_t Ship = startShipment(Peer, Pkg, Element); Ship != TC_OK) {
+      unqueue(Peer, std::prev(Peer->Tx.Queued.end()));
+      return Ship;
+    }
   if (Sequence)
     *Sequence = Key;
-  // Started now if the queue's own turn would: its answer comes sooner.
-  if (needsShipment(Peer, Pkg, Element, Mode, PayloadSize))
-    startShipmentOf(Peer, Pkg, Element);
   return TC_OK;
 }
 
 tc_status_t twochains::rt::sendLocked(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
-                                      tc_send_mode_t Mode, const void *Payload,
-                                      size_t PayloadSize, uint64_t *Sequence) {
+                                      tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
+                                      uint64_t *Sequence) {
   if (__builtin_expect(Peer->Tx.Queued.empty(), 1)) {
     tc_status_t St = sendAny(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence);
     if (__builtin_expect(St != ShipFirst, 1))
@@ -599,10 +605,9 @@ tc_status_t twochains::rt::sendLocked(tc_peer *Peer, const tc_package *Pkg, uint
                     /*FromJam=*/false, nullptr);
 }
 
-tc_status_t twochains::rt::sendFromJamLocked(tc_peer *Peer, const tc_package *Pkg,
-                                             uint32_t Element, tc_send_mode_t Mode,
-                                             const void *Payload, size_t PayloadSize,
-                                             tc_peer *Origin) {
+tc_status_t twochains::rt::sendFromJamLocked(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                                             tc_send_mode_t Mode, const void *Payload,
+                                             size_t PayloadSize, tc_peer *Origin) {
   return sendBehind(Peer, Pkg, Element, Mode, Payload, PayloadSize, nullptr, /*FromJam=*/true,
                     Origin);
 }

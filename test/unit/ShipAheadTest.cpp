@@ -146,8 +146,7 @@ TEST_F(ShipAhead, CrossingShipmentsBothComplete) {
   EXPECT_EQ(BackSent, TC_OK) << describe();
   EXPECT_EQ(Flushed, TC_OK) << describe();
   EXPECT_EQ(BackFlushed, TC_OK) << describe();
-  ASSERT_TRUE(progressUntil([&] { return Runs[0] == 1 && Runs[1] == 1; },
-                            "both frames ran"));
+  ASSERT_TRUE(progressUntil([&] { return Runs[0] == 1 && Runs[1] == 1; }, "both frames ran"));
   EXPECT_EQ(Disorder[0] + Disorder[1], 0u);
   EXPECT_EQ(stats(Sender).code_transfers, 1u);
   EXPECT_EQ(stats(Receiver).code_transfers, 1u);
@@ -261,9 +260,9 @@ TEST_P(InjectedReply, RunsOnTheSenderAsInjectedCode) {
     B.Checks[I] = mix(I);
     B.Modes[I] = Modes[I];
   }
-  ASSERT_EQ(tc_send(Peer, ShipOfSender, element(ShipOfSender, "bounce"), TC_SEND_LOCAL, &B,
-                    sizeof B),
-            TC_OK)
+  ASSERT_EQ(
+      tc_send(Peer, ShipOfSender, element(ShipOfSender, "bounce"), TC_SEND_LOCAL, &B, sizeof B),
+      TC_OK)
       << describe();
   ASSERT_TRUE(progressUntil([&] { return Runs[Lane] == 3; }, "the sender ran the three replies"));
   EXPECT_EQ(*ReplyFailure, 0) << "tc_jam_reply_mode returned 0 each time";
