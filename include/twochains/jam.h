@@ -40,6 +40,24 @@ typedef struct tc_jam_ctx tc_jam_ctx_t;
  * queue is full too; TC_ERR_UNKNOWN_ELEMENT; TC_ERR_TOO_LARGE). */
 int tc_jam_reply(tc_jam_ctx_t *ctx, const char *element, const void *payload,
                  size_t payload_size);
+/* How tc_jam_reply_mode sends: the values of tc_send_mode_t
+ * (twochains/twochains.h, which a jam does not include). */
+enum {
+  TC_JAM_SEND_LOCAL = 1,        /* TC_SEND_LOCAL: the sender runs its own copy */
+  TC_JAM_SEND_INJECTED = 2,     /* TC_SEND_INJECTED: this side's code runs there */
+  TC_JAM_SEND_INJECTED_FULL = 3 /* TC_SEND_INJECTED_FULL: the code in every frame */
+};
+/* tc_jam_reply_mode is tc_jam_reply in another mode: with
+ * TC_JAM_SEND_INJECTED the reply runs the code of this side's package on
+ * the sender, as an injected frame (named by hash where the sender's code
+ * cache holds it; an image too large for a slot beside its payload is
+ * shipped ahead once, while the reply and the frames after it to that
+ * process wait in the queue: never the jam). Same returns as tc_jam_reply,
+ * and TC_ERR_INVALID_PARAM for another mode, TC_ERR_NO_ISA_IMAGE when the
+ * package has no image for the sender's instruction set; a reply whose
+ * image the sender refuses is dropped, and counted, there and here. */
+int tc_jam_reply_mode(tc_jam_ctx_t *ctx, const char *element, int mode, const void *payload,
+                      size_t payload_size);
 /* tc_jam_forward sends element `element` (by name) of the jam's own package
  * onward, as a Local Function frame, to the Two-Chains process listening at
  * address:port, if the receiver's forward_allow list names it. It never
@@ -72,8 +90,8 @@ unsigned tc_jam_sender_rank(const tc_jam_ctx_t *ctx);
 unsigned tc_jam_job_rank(const tc_jam_ctx_t *ctx);
 unsigned tc_jam_job_size(const tc_jam_ctx_t *ctx);
 /* Sends element `element` of the jam's own package to rank `rank` of the
- * job (this one included), as a Local (mode 1, TC_SEND_LOCAL) or Injected
- * (mode 2, TC_SEND_INJECTED) frame. It never waits: a rank not connected
+ * job (this one included), as a Local (TC_JAM_SEND_LOCAL) or Injected
+ * (TC_JAM_SEND_INJECTED) frame. It never waits: a rank not connected
  * yet is connected in the background while its frames wait (bounded, with
  * a share for the frames each sender's jams forward). Returns 0, or a
  * negative tc_status_t: TC_ERR_NO_CREDIT (the queue is full),

@@ -269,7 +269,14 @@ typedef enum tc_send_mode {
 /* One frame into the peer's ring: stored straight into it where UCX maps
  * it here (shared memory), one ucp_put_nbx (RDMA), or one active message
  * (TCP). TC_ERR_NO_CREDIT when the peer's ring is full: call tc_progress
- * and try again. TC_ERR_TOO_LARGE when the frame would not fit a slot. */
+ * and try again. TC_ERR_TOO_LARGE when the frame would not fit a slot.
+ * An injected frame whose image does not fit a slot beside its payload
+ * has the image shipped ahead, once per peer, never waited for: it is
+ * queued, and so is every later frame to that peer while frames are
+ * queued (in order; bounded: TC_ERR_NO_CREDIT when full), TC_OK; they
+ * leave as this context progresses (tc_progress, the executor, tc_flush).
+ * If the peer refuses the image, they are dropped and tc_flush says why
+ * (docs/code-cache.md, "Images larger than a slot"). */
 /* Corking, like TCP_CORK: while a peer is corked, frames to it that travel
  * as active messages (TCP) wait, and leave together in one message when
  * 64 KiB or the peer's window of them are waiting, at the next tc_progress
@@ -384,7 +391,10 @@ tc_status_t tc_peer_last_fault(tc_peer_t *peer, tc_jam_fault_t *fault);
 tc_status_t tc_flush(tc_peer_t *peer, int timeout_ms);
 /* (tc_flush returns TC_ERR_JAM_FAULT, once, when the receiver reported an
  * abandoned frame since the last tc_flush, or the refusal's status when it
- * reported a frame it refused: tc_peer_last_fault says which. It returns
+ * reported a frame it refused: tc_peer_last_fault says which. It waits for
+ * the frames queued for the peer too, and returns, once, the status that
+ * made queued frames be dropped since the last tc_flush: the receiver
+ * refused their image, or did not answer for it. It returns
  * TC_ERR_TIMED_OUT if the frames have not all run by timeout_ms, and
  * TC_ERR_IO if the peer has gone.) */
 /* Closes the connection. On a sender's peer (tc_connect) the handle is

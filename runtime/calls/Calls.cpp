@@ -221,6 +221,18 @@ static void endCallOfFrame(tc_peer *Peer, uint64_t Sequence, tc_status_t St) {
     endCall(It->second, St);
 }
 
+/// Caller: a call whose frame was queued (kept by Key) is kept by its
+/// frame's sequence once the frame is sent, so that its answer finds it.
+static void keepCallBySequence(tc_peer *Peer, uint64_t Key, uint64_t Sequence) {
+  auto It = Peer->Tx.Calls.find(Key);
+  if (It == Peer->Tx.Calls.end())
+    return; // released before its frame left: its answer is dropped
+  struct tc_call *C = It->second;
+  Peer->Tx.Calls.erase(It);
+  C->Sequence = Sequence;
+  Peer->Tx.Calls[Sequence] = C;
+}
+
 /// Caller: every call to the peer ends with St (it is closed or gone).
 static void endCallsOf(tc_peer *Peer, tc_status_t St) {
   for (auto &[Sequence, C] : Peer->Tx.Calls) {
@@ -266,6 +278,7 @@ static void forgetPeer(WireupContext *Wireup, tc_peer *Peer) {
 ucs_status_t twochains::rt::setupCalls(CallsContext *Ctx) {
   Ctx->AnswerFrame = takeAnswer;
   Ctx->FrameAbandoned = endCallOfFrame;
+  Ctx->CallSent = keepCallBySequence;
   Ctx->PeerReleased = forgetPeer;
   addHousekeeping(Ctx, callsHousekeeping);
   return setControlHandlers(Ctx, {{AmReply, &onReply}});
@@ -373,7 +386,8 @@ static tc_status_t startCall(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
   tc_status_t St = sendLocked(Peer, Pkg, Element, Mode, Payload, PayloadSize, &Seq);
   if (St != TC_OK)
     return St;
-  // Registered before anything progresses the worker the answer comes on.
+  // Registered before anything progresses the worker the answer comes on;
+  // a queued frame's call by a key until the frame is sent.
   tc_call_t *C = new tc_call_t{Ctx, Peer, Seq, Reply, ReplyCapacity, 0, TC_ERR_INCOMPLETE};
   Peer->Tx.Calls[Seq] = C;
   ++Ctx->CallsOutstanding;

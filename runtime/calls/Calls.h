@@ -3,6 +3,7 @@
 #define TWOCHAINS_RUNTIME_CALLS_CALLS_H
 
 #include "calls/Context.h"
+#include "twochains/jam.h"
 
 namespace twochains::rt {
 
@@ -14,6 +15,13 @@ ucs_status_t setupCalls(CallsContext *Ctx);
 /// Caller: the answers that came by message from this peer end their
 /// calls; the caller holds the peer's channel.
 void takeArrivedAnswers(tc_peer *Peer);
+
+/// A running jam's frame: element Element (by name) of its own package to
+/// Peer, in Mode, never waiting (queued, bounded, while Peer's ring is full
+/// or the element's image is being shipped ahead). 0 or a negative
+/// tc_status_t, as tc_jam_reply returns.
+int sendFromJam(tc_jam_ctx_t *Ctx, tc_peer *Peer, const char *Element, tc_send_mode_t Mode,
+                const void *Payload, size_t PayloadSize);
 
 } // namespace twochains::rt
 

@@ -23,12 +23,16 @@ using namespace twochains::rt;
 /// Sends element Element of the running jam's package to Peer (a
 /// connection or a handle, core/Peer.h). Never waits for the other side: a
 /// peer that does not drain its ring would stall the executor for
-/// everyone. A full ring, or a handle whose connection is still being
-/// made, queues the frame (bounded); a full queue is TC_ERR_NO_CREDIT, at
-/// once (docs/containment.md).
-static int sendFromJam(tc_jam_ctx_t *Ctx, tc_peer *Peer, const char *Element,
-                       tc_send_mode_t Mode, const void *Payload, size_t PayloadSize) {
+/// everyone. A full ring, an image being shipped ahead, or a handle whose
+/// connection is still being made, queues the frame (bounded); a full
+/// queue is TC_ERR_NO_CREDIT, at once (docs/containment.md).
+int twochains::rt::sendFromJam(tc_jam_ctx_t *Ctx, tc_peer *Peer, const char *Element,
+                               tc_send_mode_t Mode, const void *Payload, size_t PayloadSize) {
   uint32_t ID;
+  if (Mode != TC_SEND_LOCAL && Mode != TC_SEND_INJECTED && Mode != TC_SEND_INJECTED_FULL)
+    return TC_ERR_INVALID_PARAM;
+  if ((PayloadSize && !Payload) || PayloadSize > UINT32_MAX)
+    return TC_ERR_INVALID_PARAM;
   if (findElement(Ctx->Package, Element, &ID) != TC_OK)
     return TC_ERR_UNKNOWN_ELEMENT;
   // The frame's origin, which has a share of a route's queue: a forward's
@@ -44,16 +48,7 @@ static int sendFromJam(tc_jam_ctx_t *Ctx, tc_peer *Peer, const char *Element,
   }
   if (Peer->Failed || !Peer->Welcomed)
     return TC_ERR_IO;
-  sendQueued(Peer);
-  if (Peer->Tx.Queued.empty()) {
-    tc_status_t St = sendLocked(Peer, Ctx->Package, ID, Mode, Payload, PayloadSize, nullptr);
-    if (St != TC_ERR_NO_CREDIT)
-      return St;
-  }
-  auto *P = static_cast<const uint8_t *>(Payload);
-  PeerSendHalf::QueuedFrame F{Ctx->Package, ID, std::vector<uint8_t>(P, P + PayloadSize)};
-  F.Mode = Mode;
-  return queueFrame(Peer, std::move(F), Origin ? Origin : Ctx->Peer);
+  return sendFromJamLocked(Peer, Ctx->Package, ID, Mode, Payload, PayloadSize, Ctx->Peer);
 }
 
 extern "C" int tc_jam_reply(tc_jam_ctx_t *Ctx, const char *Element, const void *Payload,
@@ -61,6 +56,18 @@ extern "C" int tc_jam_reply(tc_jam_ctx_t *Ctx, const char *Element, const void *
   if (!Ctx || !Element)
     return TC_ERR_INVALID_PARAM;
   return sendFromJam(Ctx, Ctx->Peer, Element, TC_SEND_LOCAL, Payload, PayloadSize);
+}
+
+static_assert(int(TC_JAM_SEND_LOCAL) == int(TC_SEND_LOCAL) &&
+                  int(TC_JAM_SEND_INJECTED) == int(TC_SEND_INJECTED) &&
+                  int(TC_JAM_SEND_INJECTED_FULL) == int(TC_SEND_INJECTED_FULL),
+              "jam.h names tc_send_mode_t's values");
+
+extern "C" int tc_jam_reply_mode(tc_jam_ctx_t *Ctx, const char *Element, int Mode,
+                                 const void *Payload, size_t PayloadSize) {
+  if (!Ctx || !Element)
+    return TC_ERR_INVALID_PARAM;
+  return sendFromJam(Ctx, Ctx->Peer, Element, tc_send_mode_t(Mode), Payload, PayloadSize);
 }
 
 extern "C" int tc_jam_forward(tc_jam_ctx_t *Ctx, const char *Address, unsigned Port,

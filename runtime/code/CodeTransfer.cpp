@@ -13,6 +13,12 @@
 // and answers; from then on the element's frames are cached frames, in
 // either mailbox mode (docs/code-cache.md, "Images larger than a slot").
 //
+// The sender never waits for the answer: two processes shipping to each
+// other at once would each wait for an answer the other gives only on its
+// control turn. The send layer queues the element's frames meanwhile and
+// asks shipmentAnswer on its turns; one shipment per connection is in
+// flight at a time.
+//
 // Only an authenticated peer may ship code; an offer whose package,
 // element, key or size is not exactly the receiver's own is refused before
 // any of its bytes are received, and at most MaxPendingCode wait to be
@@ -29,7 +35,6 @@
 #include "core/Lock.h"
 #include "core/Peers.h"
 #include "core/Stats.h"
-#include "ucx/Request.h"
 #include "ucx/Status.h"
 
 #include <algorithm>
@@ -38,6 +43,12 @@
 using namespace twochains::rt;
 
 namespace {
+
+/// A sender whose shipment found the receiver's places full asks again
+/// after this, until the time limit.
+constexpr uint64_t ShipmentRetryNs = 20'000'000;
+/// A shipment with no answer within the time limit.
+constexpr tc_status_t ShipmentTimedOut = TC_ERR_TIMED_OUT;
 
 void answer(CodeContext *Ctx, tc_peer *Peer, uint64_t Package, uint32_t Element, tc_status_t St) {
   CodeAck A = {CodeAckMagic, St, Package, Element, 0};
@@ -185,81 +196,148 @@ ucs_status_t twochains::rt::setupCodeTransfer(CodeContext *Ctx) {
   return setControlHandlers(Ctx, {{AmCode, &onCode}, {AmCodeAck, &onCodeAck}});
 }
 
-tc_status_t twochains::rt::shipCode(tc_peer *Peer, const tc_package *Pkg, uint32_t Element) {
-  auto *Ctx = contextOf<CodeContext>(Peer);
-  // The control worker and its answers are the context's: a channel takes
-  // the context too (channel, then context: the one order of waiting).
-  std::unique_lock<std::recursive_mutex> Context(Ctx->Lock, std::defer_lock);
-  if (Peer->Channelled) {
-    lockContext(Ctx);
-    Context = std::unique_lock<std::recursive_mutex>(Ctx->Lock, std::adopt_lock);
-  }
-  if (Peer->Failed || !Peer->Ep)
-    return TC_ERR_IO;
-  const PackageElement *For = elementFor(Pkg, Element, Peer->Tx.RemoteIsa);
-  if (!For)
-    return TC_ERR_NO_ISA_IMAGE;
-  const PackageElement &E = *For;
-  const std::vector<uint8_t> &Image = E.Image.Bytes;
-  CodeHeader H = {CodeMagic, Element, Pkg->Tag, E.CodeKey, uint32_t(Image.size()), 0};
-  uint64_t Deadline = nowNs() + CodeTransferTimeoutNs;
-  struct Shipping { // the one answer onCodeAck takes, while this waits
-    CodeContext *Ctx;
-    tc_peer *P;
-    ucp_ep_h Ep;
-    ~Shipping() {
-      P->Tx.ShippingElement = 0;
-      // An answer not taken (the peer failed first) would keep the peer's
-      // one place in the queue.
-      auto &Acks = Ctx->CodeAcks;
-      Acks.erase(std::remove_if(Acks.begin(), Acks.end(),
-                                [&](const CodeContext::CodeAnswer &A) { return A.From == Ep; }),
-                 Acks.end());
+namespace {
+
+/// The control worker and its answers are the context's: a channelled
+/// peer's caller takes the context too (channel, then context: the one
+/// order of waiting), unless a jam of this context runs on this thread,
+/// which holds it already (and must leave no lock behind if abandoned).
+struct ContextForShipment {
+  std::unique_lock<std::recursive_mutex> Held;
+  explicit ContextForShipment(tc_peer *Peer) {
+    if (Peer->Channelled && ThreadRunningJamOf != Peer->Ctx) {
+      lockContext(Peer->Ctx);
+      Held = std::unique_lock<std::recursive_mutex>(Peer->Ctx->Lock, std::adopt_lock);
     }
-  } Pending{Ctx, Peer, Peer->Ep};
-  Peer->Tx.ShippingPackage = Pkg->Tag;
-  Peer->Tx.ShippingElement = Element + 1;
+  }
+};
+
+/// Sends the offer and its image without waiting: the header from a copy
+/// the peer keeps until its endpoint closes, the image from the package,
+/// which outlives the context. A send that fails later shows as no answer.
+tc_status_t sendOffer(tc_peer *Peer) {
+  const tc_package *Pkg = Peer->Tx.ShippingPkg;
+  uint32_t Element = Peer->Tx.ShippingElement - 1;
+  const PackageElement *E = elementFor(Pkg, Element, Peer->Tx.RemoteIsa);
+  if (!E)
+    return TC_ERR_NO_ISA_IMAGE;
+  const std::vector<uint8_t> &Image = E->Image.Bytes;
+  CodeHeader H = {CodeMagic, Element, Pkg->Tag, E->CodeKey, uint32_t(Image.size()), 0};
+  Peer->Sent.emplace_back(reinterpret_cast<const uint8_t *>(&H),
+                          reinterpret_cast<const uint8_t *>(&H) + sizeof H);
   ucp_request_param_t P = {};
   P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   P.flags = UCP_AM_SEND_FLAG_REPLY;
-  // The header is copied by UCX at the call; the image is the package's
-  // and outlives any request.
-  ucs_status_t Sent = waitRequestUntil(
-      Ctx->Worker,
-      ucp_am_send_nbx(Peer->Ep, AmCode, &H, sizeof H, Image.data(), Image.size(), &P),
-      Deadline);
-  if (Sent != UCS_OK) {
+  ucs_status_ptr_t R = ucp_am_send_nbx(Peer->Ep, AmCode, Peer->Sent.back().data(), sizeof H,
+                                       Image.data(), Image.size(), &P);
+  if (UCS_PTR_IS_ERR(R)) {
     logError(Peer->Name + ": cannot ship the " + std::to_string(Image.size()) +
-             "-byte image of jam '" + E.Name + "': " + ucs_status_string(Sent));
-    return statusOfUcs(Sent);
+             "-byte image of jam '" + E->Name + "': " + ucs_status_string(UCS_PTR_STATUS(R)));
+    return statusOfUcs(UCS_PTR_STATUS(R));
   }
+  if (R)
+    ucp_request_free(R); // completed by the worker as it progresses
+  return TC_OK;
+}
+
+/// The shipment's end, whatever it was: the peer may ship another.
+void endShipment(CodeContext *Ctx, tc_peer *Peer) {
+  Peer->Tx.ShippingElement = 0;
+  Peer->Tx.ShippingPkg = nullptr;
+  Peer->Tx.ShippingRetryNs = 0;
+  // An answer not taken would keep the peer's one place in the queue.
+  auto &Acks = Ctx->CodeAcks;
+  Acks.erase(std::remove_if(Acks.begin(), Acks.end(),
+                            [&](const CodeContext::CodeAnswer &A) { return A.From == Peer->Ep; }),
+             Acks.end());
+}
+
+} // namespace
+
+tc_status_t twochains::rt::startShipment(tc_peer *Peer, const tc_package *Pkg, uint32_t Element) {
+  auto *Ctx = contextOf<CodeContext>(Peer);
+  ContextForShipment Context(Peer);
+  if (Peer->Tx.ShippingElement)
+    return TC_ERR_INVALID_PARAM; // one at a time per connection
+  if (Peer->Failed || !Peer->Ep)
+    return TC_ERR_IO;
+  if (!elementFor(Pkg, Element, Peer->Tx.RemoteIsa))
+    return TC_ERR_NO_ISA_IMAGE;
+  Peer->Tx.ShippingPkg = Pkg;
+  Peer->Tx.ShippingPackage = Pkg->Tag;
+  Peer->Tx.ShippingElement = Element + 1;
+  Peer->Tx.ShippingDeadlineNs = nowNs() + CodeTransferTimeoutNs;
+  Peer->Tx.ShippingRetryNs = 0;
+  Peer->Tx.ShippingRefusal = TC_OK;
+  tc_status_t St = sendOffer(Peer);
+  if (St != TC_OK)
+    endShipment(Ctx, Peer);
+  return St;
+}
+
+tc_status_t twochains::rt::shipmentAnswer(tc_peer *Peer) {
+  auto *Ctx = contextOf<CodeContext>(Peer);
+  ContextForShipment Context(Peer);
+  if (!Peer->Tx.ShippingElement)
+    return TC_ERR_INVALID_PARAM;
+  const tc_package *Pkg = Peer->Tx.ShippingPkg;
+  uint32_t Element = Peer->Tx.ShippingElement - 1;
+  const PackageElement *E = elementFor(Pkg, Element, Peer->Tx.RemoteIsa);
+  size_t Bytes = E ? E->Image.Bytes.size() : 0;
+  std::string What = std::to_string(Bytes) + "-byte image of jam '" +
+                     (E ? E->Name : std::to_string(Element)) + "'";
+  uint64_t Now = nowNs();
   tc_status_t Answer = TC_ERR_INCOMPLETE;
-  bool Answered = awaitAnswer(Ctx, Peer, Deadline, [&] {
-    for (size_t I = 0; I < Ctx->CodeAcks.size(); ++I) {
-      const CodeContext::CodeAnswer &A = Ctx->CodeAcks[I];
-      if (A.From != Peer->Ep || A.Package != Pkg->Tag || A.Element != Element)
-        continue;
-      Answer = A.Status;
-      Ctx->CodeAcks.erase(Ctx->CodeAcks.begin() + I);
-      return true;
-    }
-    return false;
-  });
-  if (Answered && Answer != TC_OK) {
-    logError(Peer->Name + " did not install the " + std::to_string(Image.size()) +
-             "-byte image of jam '" + E.Name + "': " + statusString(Answer));
-    return Answer;
+  for (size_t I = 0; I < Ctx->CodeAcks.size(); ++I) {
+    const CodeContext::CodeAnswer &A = Ctx->CodeAcks[I];
+    if (A.From != Peer->Ep || A.Package != Pkg->Tag || A.Element != Element)
+      continue;
+    Answer = A.Status;
+    Ctx->CodeAcks.erase(Ctx->CodeAcks.begin() + I);
+    break;
   }
-  if (Answered) {
+  if (Answer == TC_OK) {
+    endShipment(Ctx, Peer);
     count(Ctx, &tc_stats_t::code_transfers);
     count(Peer, &tc_peer_stats_t::code_transfers);
-    count(Ctx, &tc_stats_t::code_bytes_sent, Image.size());
+    count(Ctx, &tc_stats_t::code_bytes_sent, Bytes);
     return TC_OK;
   }
-  if (Peer->Failed)
+  // Places full on the receiver (its share, or all 16, held by images
+  // still arriving): asked again, until the time limit, as a sender told
+  // TC_ERR_NO_CREDIT tries again; the frames stay queued meanwhile.
+  if (Answer == TC_ERR_NO_CREDIT && Now < Peer->Tx.ShippingDeadlineNs) {
+    Peer->Tx.ShippingRefusal = TC_ERR_NO_CREDIT;
+    Peer->Tx.ShippingRetryNs = Now + ShipmentRetryNs;
+    return TC_ERR_INCOMPLETE;
+  }
+  if (Answer != TC_ERR_INCOMPLETE) {
+    endShipment(Ctx, Peer);
+    logError(Peer->Name + " did not install the " + What + ": " + statusString(Answer));
+    return Answer;
+  }
+  if (Peer->Failed || !Peer->Ep) {
+    endShipment(Ctx, Peer);
     return TC_ERR_IO;
-  logError(Peer->Name + " did not answer for the " + std::to_string(Image.size()) +
-           "-byte image of jam '" + E.Name + "' in " +
-           std::to_string(CodeTransferTimeoutNs / NsPerS) + " s");
-  return TC_ERR_TIMED_OUT;
+  }
+  if (Now > Peer->Tx.ShippingDeadlineNs) {
+    tc_status_t Refusal = Peer->Tx.ShippingRefusal;
+    endShipment(Ctx, Peer);
+    if (Refusal != TC_OK) {
+      logError(Peer->Name + " had no place for the " + What + " in " +
+               std::to_string(CodeTransferTimeoutNs / NsPerS) + " s: " + statusString(Refusal));
+      return Refusal;
+    }
+    logError(Peer->Name + " did not answer for the " + What + " in " +
+             std::to_string(CodeTransferTimeoutNs / NsPerS) + " s");
+    return ShipmentTimedOut;
+  }
+  if (Peer->Tx.ShippingRetryNs && Now >= Peer->Tx.ShippingRetryNs) {
+    Peer->Tx.ShippingRetryNs = 0;
+    if (tc_status_t St = sendOffer(Peer); St != TC_OK) {
+      endShipment(Ctx, Peer);
+      return St;
+    }
+  }
+  return TC_ERR_INCOMPLETE;
 }

@@ -69,12 +69,26 @@ struct PeerSendHalf {
     /// The image is larger than a slot and was shipped ahead of its frames
     /// (CodeTransfer.cpp): its frames are cached frames in every mode.
     bool Shipped = false;
+    /// Why its shipment failed for good (refused, or no answer in time):
+    /// its frames that need one fail with this at once. TC_OK: none did.
+    tc_status_t Refused = TC_OK;
     bool TooLargeLogged = false;
   };
-  /// shipCode: the package tag and element + 1 of the image shipped to this
-  /// peer and not yet answered (0: none). Only that answer is taken.
+  /// The image shipped to this peer and not yet answered (CodeTransfer.cpp,
+  /// startShipment): its package (and tag) and element + 1 (0: none). Only
+  /// that answer is taken. Until the deadline it is awaited, and offered
+  /// again at RetryNs (not 0) after the receiver had no place for it.
+  const tc_package *ShippingPkg = nullptr;
   uint64_t ShippingPackage = 0;
   uint32_t ShippingElement = 0;
+  uint64_t ShippingDeadlineNs = 0, ShippingRetryNs = 0;
+  tc_status_t ShippingRefusal = TC_OK;
+  /// Frames dropped from the queue since the last tc_flush (their code was
+  /// refused, or not answered for, Send.cpp): the flush's status, once.
+  tc_status_t DroppedUnflushed = TC_OK;
+  /// Queued calls are kept (Calls) by a key of their own until their frame
+  /// is sent: QueuedCallKey, counting up.
+  uint64_t NextQueuedCall = 0;
   /// tc_ried_push: a push to this peer awaits its answer (only then is one
   /// taken).
   bool PushingRied = false;
@@ -93,8 +107,9 @@ struct PeerSendHalf {
   size_t slotFrameStride() const { return size_t(SlotSize) + twochains::rt::FrameLine; }
   uint8_t *slotFrame(uint32_t Slot) { return SlotFrames.data() + Slot * slotFrameStride(); }
   twochains::rt::MissReports Misses;  // the receiver's requests for code (CodeMiss.h)
-  /// Frames jams sent to this peer while its ring was full (send/Send.cpp, queueFrame):
-  /// sent, in order, as credits come back; bounded.
+  /// Frames jams sent to this peer while its ring was full, and frames
+  /// behind code being shipped ahead (send/Send.cpp, queueFrame): sent, in
+  /// order, as credits come back and the code is installed; bounded.
   struct QueuedFrame {
     const tc_package *Package; // null: an answer to call CallSequence
     uint32_t Element;
@@ -104,6 +119,9 @@ struct PeerSendHalf {
     /// peer whose frame ran it; 0 for this peer's own (tc_jam_reply).
     unsigned Origin = 0;
     tc_send_mode_t Mode = TC_SEND_LOCAL;
+    /// A call's frame (tc_call_start): the key its call is kept by until
+    /// the frame is sent and has a sequence (0: not a call).
+    uint64_t CallKey = 0;
   };
   std::deque<QueuedFrame> Queued;
   size_t QueuedBytes = 0;

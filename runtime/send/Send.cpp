@@ -8,7 +8,11 @@
 //
 // An image that does not fit a slot beside its payload is shipped once,
 // ahead of its first frame (CodeTransfer.cpp), and all its frames are
-// cached frames, to a receiver in either mailbox mode.
+// cached frames, to a receiver in either mailbox mode. Nothing waits for
+// the receiver's answer: the frame is queued for the peer, and so is every
+// frame after it to that peer (frames to one peer run in the order sent),
+// until the answer comes on a later turn (tc_progress, the executor,
+// tc_flush). A refusal drops the element's frames that needed the code.
 //
 //===----------------------------------------------------------------------===//
 #include "send/Send.h"
@@ -29,6 +33,8 @@
 #include <chrono>
 #include <cstddef>
 #include <cstring>
+#include <deque>
+#include <iterator>
 #include <vector>
 
 using namespace twochains::rt;
@@ -134,13 +140,11 @@ static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
   Spec.Code = E.CodeKey;
   twochains::rt::PeerSendHalf::ElementSend &S = elementSend(Peer, Pkg, Element);
   // Shipped ahead already: every frame names it, and nothing more is sized.
-  if (!S.Shipped &&
-      frameSize(FrameInjected, uint32_t(E.Image.Bytes.size()), Spec.PayloadSize) >
-          Peer->Tx.SlotSize) {
-    if (tc_status_t St = shipCode(Peer, Pkg, Element); St != TC_OK)
-      return St;
-    S.Shipped = true;
-  }
+  // A frame whose image must be shipped first never comes here before
+  // (checkSend queues it): it was sent fitting, with its image.
+  if (!S.Shipped && frameSize(FrameInjected, uint32_t(E.Image.Bytes.size()), Spec.PayloadSize) >
+                        Peer->Tx.SlotSize)
+    return TC_ERR_TOO_LARGE;
   if (S.Shipped) {
     // A receiver with no cache never asks for a resend: no copy is kept.
     Spec.Kind = FrameCached;
@@ -163,6 +167,14 @@ static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
     S.Held = true; // frames run in order: the next one finds it installed
   return St;
 }
+
+static inline tc_status_t sendAny(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                                  tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
+                                  uint64_t *Sequence);
+
+/// Within this file only: the frame waits in the queue for its image to be
+/// shipped ahead (checkSend). Never a status a caller sees.
+static constexpr tc_status_t ShipFirst = tc_status_t(1);
 
 namespace twochains::rt {
 
@@ -214,23 +226,113 @@ tc_status_t queueOnHandle(tc_peer *Handle, const tc_package *Pkg, uint32_t Eleme
   return queueFrame(Handle, std::move(F), Origin);
 }
 
+} // namespace twochains::rt
+
+/// A queued frame leaves the queue (sent, dropped, or failed for good).
+static std::deque<PeerSendHalf::QueuedFrame>::iterator unqueue(
+    tc_peer *Peer, std::deque<PeerSendHalf::QueuedFrame>::iterator F) {
+  Peer->Tx.QueuedBytes -= F->Payload.size();
+  if (F->Origin) {
+    auto It = Peer->Tx.QueuedOf.find(F->Origin);
+    It->second.second -= F->Payload.size();
+    if (--It->second.first == 0)
+      Peer->Tx.QueuedOf.erase(It);
+  }
+  return Peer->Tx.Queued.erase(F);
+}
+
+/// Whether a frame of the element with this payload waits for the
+/// element's image to be shipped ahead: injected, and too large for a slot
+/// beside it, and not shipped yet.
+static bool needsShipment(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                          tc_send_mode_t Mode, size_t PayloadSize) {
+  if (Mode != TC_SEND_INJECTED)
+    return false;
+  const PackageElement *E = elementFor(Pkg, Element, Peer->Tx.RemoteIsa);
+  return E && !elementSend(Peer, Pkg, Element).Shipped &&
+         frameSize(FrameInjected, uint32_t(E->Image.Bytes.size()), uint32_t(PayloadSize)) >
+             Peer->Tx.SlotSize;
+}
+
+/// The element's shipment failed for good (St): its queued frames that
+/// needed the code are dropped, counted as refused there, their calls
+/// ended; the application hears of it by an event and its next tc_flush.
+/// Later frames needing it fail at once with St, unless the receiver had
+/// no place for it (TC_ERR_NO_CREDIT), which a later send may try again.
+static void shipmentFailed(tc_peer *Peer, const tc_package *Pkg, uint32_t Element, tc_status_t St) {
+  if (St != TC_ERR_NO_CREDIT)
+    elementSend(Peer, Pkg, Element).Refused = St;
+  auto *Ctx = contextOf<SendContext>(Peer);
+  uint64_t Dropped = 0;
+  for (auto It = Peer->Tx.Queued.begin(); It != Peer->Tx.Queued.end();) {
+    if (It->Package != Pkg || It->Element != Element ||
+        !needsShipment(Peer, Pkg, Element, It->Mode, It->Payload.size())) {
+      ++It;
+      continue;
+    }
+    if (It->CallKey && Ctx->FrameAbandoned)
+      Ctx->FrameAbandoned(Peer, It->CallKey, St);
+    It = unqueue(Peer, It);
+    ++Dropped;
+  }
+  count(Ctx, &tc_stats_t::faults_reported, Dropped);
+  count(Peer, &tc_peer_stats_t::faults_reported, Dropped);
+  Peer->Tx.DroppedUnflushed = St;
+  postEvent(Ctx, TC_EVENT_FAULT_REPORTED, Peer->Number, St, Element);
+}
+
+/// The answer to the peer's shipment, if it has come: the element is
+/// shipped, or its frames are dropped.
+static void takeShipmentAnswer(tc_peer *Peer) {
+  const tc_package *Pkg = Peer->Tx.ShippingPkg;
+  uint32_t Element = Peer->Tx.ShippingElement - 1;
+  tc_status_t St = shipmentAnswer(Peer);
+  if (St == TC_ERR_INCOMPLETE || St == TC_ERR_INVALID_PARAM)
+    return;
+  if (St == TC_OK)
+    elementSend(Peer, Pkg, Element).Shipped = true;
+  else
+    shipmentFailed(Peer, Pkg, Element, St);
+}
+
+/// Starts shipping the element's image unless a shipment to the peer is
+/// unanswered (the next starts when the queue reaches its frames).
+static void startShipmentOf(tc_peer *Peer, const tc_package *Pkg, uint32_t Element) {
+  if (Peer->Tx.ShippingElement)
+    return;
+  if (tc_status_t St = startShipment(Peer, Pkg, Element); St != TC_OK)
+    shipmentFailed(Peer, Pkg, Element, St);
+}
+
+namespace twochains::rt {
+
 void sendQueued(tc_peer *Peer) {
+  if (Peer->Tx.ShippingElement)
+    takeShipmentAnswer(Peer);
+  auto *Ctx = contextOf<SendContext>(Peer);
   while (!Peer->Tx.Queued.empty()) {
     PeerSendHalf::QueuedFrame &F = Peer->Tx.Queued.front();
-    tc_status_t St =
-        F.Package ? sendLocked(Peer, F.Package, F.Element, F.Mode, F.Payload.data(),
-                               F.Payload.size(), nullptr)
-                  : sendAnswer(Peer, F.CallSequence, F.Payload.data(), F.Payload.size());
+    if (F.Package && needsShipment(Peer, F.Package, F.Element, F.Mode, F.Payload.size())) {
+      // Its code first; frames behind it wait, in order.
+      startShipmentOf(Peer, F.Package, F.Element);
+      if (Peer->Tx.ShippingElement)
+        return;
+      continue; // the shipment failed at once: its frames were dropped
+    }
+    uint64_t Seq = 0;
+    tc_status_t St = F.Package
+                         ? sendAny(Peer, F.Package, F.Element, F.Mode, F.Payload.data(),
+                                   F.Payload.size(), &Seq)
+                         : sendAnswer(Peer, F.CallSequence, F.Payload.data(), F.Payload.size());
     if (St == TC_ERR_NO_CREDIT)
       return;
-    Peer->Tx.QueuedBytes -= F.Payload.size();
-    if (F.Origin) {
-      auto It = Peer->Tx.QueuedOf.find(F.Origin);
-      It->second.second -= F.Payload.size();
-      if (--It->second.first == 0)
-        Peer->Tx.QueuedOf.erase(It);
-    }
-    Peer->Tx.Queued.pop_front(); // sent, or failed for good (the peer is gone)
+    // A call's frame is named by its sequence from now on; one that failed
+    // for good (the peer is gone) ends its call.
+    if (F.CallKey && St == TC_OK && Ctx->CallSent)
+      Ctx->CallSent(Peer, F.CallKey, Seq);
+    else if (F.CallKey && St != TC_OK && Ctx->FrameAbandoned)
+      Ctx->FrameAbandoned(Peer, F.CallKey, St);
+    unqueue(Peer, Peer->Tx.Queued.begin()); // sent, or failed for good
   }
 }
 
@@ -277,8 +379,7 @@ void resendMissing(tc_peer *Peer) {
     return;
   twochains::rt::PeerSendHalf::ElementSend &S = elementSend(Peer, Pkg, H.Element);
   // Code shipped ahead is resident on the receiver, never evicted: a miss
-  // report for it is false, and answering it would mean waiting on that
-  // peer (shipCode), here on the executor's path.
+  // report for it is false (the frame did not carry it, nor could it).
   if (S.Shipped)
     return;
   S.Held = false;
@@ -438,15 +539,11 @@ static inline tc_status_t sendAny(tc_peer *Peer, const tc_package *Pkg, uint32_t
   return sendGeneral(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence);
 }
 
-tc_status_t twochains::rt::sendLocked(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
-                                      tc_send_mode_t Mode, const void *Payload,
-                                      size_t PayloadSize, uint64_t *Sequence) {
-  return sendAny(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence);
-}
-
-static tc_status_t sendGeneral(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
-                               tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
-                               uint64_t *Sequence) {
+/// Whether the frame can be sent to the peer: TC_OK; ShipFirst when its
+/// image must be shipped ahead first (the frame is then queued); else why
+/// not, at once.
+static tc_status_t checkSend(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                             tc_send_mode_t Mode, size_t PayloadSize) {
   if (!Peer->Welcomed)
     return TC_ERR_IO;
   // The arguments first, then the peer's state: a send that can never fit
@@ -489,20 +586,80 @@ static tc_status_t sendGeneral(tc_peer *Peer, const tc_package *Pkg, uint32_t El
   }
   if (Peer->Failed)
     return TC_ERR_IO;
-  // An image larger than a slot is shipped ahead before a sequence is
-  // taken: a shipment the receiver refuses (its places full: try again)
-  // must not leave behind a sequence no frame fills, on which its ring
-  // would wait for ever.
-  if (Kind == FrameCached) {
-    twochains::rt::PeerSendHalf::ElementSend &S = elementSend(Peer, Pkg, Element);
-    if (!S.Shipped && frameSize(FrameInjected, uint32_t(E.Image.Bytes.size()),
-                                uint32_t(PayloadSize)) > Peer->Tx.SlotSize) {
-      if (tc_status_t St = shipCode(Peer, Pkg, Element); St != TC_OK)
-        return St;
-      S.Shipped = true;
-    }
+  // An image larger than a slot is shipped ahead, and the frame waits in
+  // the queue, without a sequence: a shipment the receiver refuses must
+  // not leave behind a sequence no frame fills, on which its ring would
+  // wait for ever.
+  if (needsShipment(Peer, Pkg, Element, Mode, PayloadSize)) {
+    tc_status_t Refused = elementSend(Peer, Pkg, Element).Refused;
+    return Refused != TC_OK ? Refused : ShipFirst;
   }
+  return TC_OK;
+}
 
+/// The send behind frames queued for the peer, or of a frame that must
+/// wait for its code: queued (bounded), after what is queued already
+/// sent as far as credits allow. A jam's frame (FromJam) is queued on a
+/// full ring too; the application's then gets TC_ERR_NO_CREDIT, as when
+/// nothing is queued. *Sequence, for a call's frame queued: the key its
+/// call is kept by until it is sent (QueuedCallKey).
+static __attribute__((noinline)) tc_status_t sendBehind(tc_peer *Peer, const tc_package *Pkg,
+                                                        uint32_t Element, tc_send_mode_t Mode,
+                                                        const void *Payload, size_t PayloadSize,
+                                                        uint64_t *Sequence, bool FromJam,
+                                                        tc_peer *Origin) {
+  if (!Peer->Tx.Queued.empty() || Peer->Tx.ShippingElement)
+    sendQueued(Peer);
+  tc_status_t St = Peer->Tx.Queued.empty()
+                       ? sendAny(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence)
+                       : checkSend(Peer, Pkg, Element, Mode, PayloadSize);
+  if (St != ShipFirst && !(St == TC_ERR_NO_CREDIT && FromJam) &&
+      !(St == TC_OK && !Peer->Tx.Queued.empty()))
+    return St; // sent, or never will be
+  uint64_t Key = Sequence ? QueuedCallKey | ++Peer->Tx.NextQueuedCall : 0;
+  auto *P = static_cast<const uint8_t *>(Payload);
+  PeerSendHalf::QueuedFrame F{Pkg, Element, std::vector<uint8_t>(P, P + PayloadSize)};
+  F.Mode = Mode;
+  F.CallKey = Key;
+  if ((St = queueFrame(Peer, std::move(F), Origin)) != TC_OK)
+    return St;
+  // Started now if none is in flight (its answer comes sooner than at the
+  // queue's turn). One that cannot start is this send's status: the frame
+  // leaves the queue, untold to anyone else.
+  if (needsShipment(Peer, Pkg, Element, Mode, PayloadSize) && !Peer->Tx.ShippingElement)
+    if (tc_status_t Ship = startShipment(Peer, Pkg, Element); Ship != TC_OK) {
+      unqueue(Peer, std::prev(Peer->Tx.Queued.end()));
+      return Ship;
+    }
+  if (Sequence)
+    *Sequence = Key;
+  return TC_OK;
+}
+
+tc_status_t twochains::rt::sendLocked(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                                      tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
+                                      uint64_t *Sequence) {
+  if (__builtin_expect(Peer->Tx.Queued.empty(), 1)) {
+    tc_status_t St = sendAny(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence);
+    if (__builtin_expect(St != ShipFirst, 1))
+      return St;
+  }
+  return sendBehind(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence,
+                    /*FromJam=*/false, nullptr);
+}
+
+tc_status_t twochains::rt::sendFromJamLocked(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                                             tc_send_mode_t Mode, const void *Payload,
+                                             size_t PayloadSize, tc_peer *Origin) {
+  return sendBehind(Peer, Pkg, Element, Mode, Payload, PayloadSize, nullptr, /*FromJam=*/true,
+                    Origin);
+}
+
+static tc_status_t sendGeneral(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                               tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
+                               uint64_t *Sequence) {
+  if (tc_status_t St = checkSend(Peer, Pkg, Element, Mode, PayloadSize); St != TC_OK)
+    return St;
   // The credit line is written by the receiver: reading it costs a cache
   // line crossing cores, so it is read only when the credits seen so far
   // are used up (a miss report waits until then, or the next tc_progress).
@@ -583,7 +740,7 @@ extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_
   if (__builtin_expect(Peer->Proxy, 0))
     return sendToHandle(Peer, Pkg, Element, Mode, Payload, PayloadSize);
   PeerGuard Guard(Peer);
-  return sendAny(Peer, Pkg, Element, Mode, Payload, PayloadSize, nullptr);
+  return sendLocked(Peer, Pkg, Element, Mode, Payload, PayloadSize, nullptr);
 }
 
 tc_status_t twochains::rt::payloadFromArgs(const tc_peer *Peer, const tc_package *Pkg,
@@ -625,7 +782,7 @@ extern "C" tc_status_t tc_send_args(tc_peer_t *Peer, const tc_package_t *Pkg,
   if (Peer->Proxy)
     return sendToHandle(Peer, Pkg, Element, Mode, Payload, Size);
   PeerGuard Guard(Peer);
-  return sendAny(Peer, Pkg, Element, Mode, Payload, Size, nullptr);
+  return sendLocked(Peer, Pkg, Element, Mode, Payload, Size, nullptr);
 }
 
 extern "C" tc_status_t tc_peer_cork(tc_peer_t *Peer, int Corked) {
@@ -670,6 +827,10 @@ tc_status_t twochains::rt::flushPeer(tc_peer *Peer, int TimeoutMs) {
       for (uint32_t Slot = 0; Slot < Peer->Tx.Puts.size(); ++Slot)
         if (completePut(Peer, Slot) != TC_OK)
           return TC_ERR_IO;
+      if (tc_status_t Dropped = Peer->Tx.DroppedUnflushed; Dropped != TC_OK) {
+        Peer->Tx.DroppedUnflushed = TC_OK;
+        return Dropped; // frames dropped: their code was refused, or not answered for
+      }
       if (tc_status_t Reported = Peer->Tx.FaultUnflushed; Reported != TC_OK) {
         Peer->Tx.FaultUnflushed = TC_OK;
         return Reported; // tc_peer_last_fault says which

@@ -7,10 +7,21 @@
 namespace twochains::rt {
 
 /// tc_send's work, with the peer held as tc_send holds it (PeerGuard);
-/// *Sequence (if not null) is the frame's, on TC_OK.
+/// *Sequence (if not null) is the frame's, on TC_OK. A frame whose image
+/// must be shipped ahead, and every frame behind frames queued for the
+/// peer, is queued (bounded: TC_ERR_NO_CREDIT past it) and TC_OK; its
+/// *Sequence is then a key with QueuedCallKey set, until it is sent
+/// (SendContext::CallSent).
 tc_status_t sendLocked(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
                        tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
                        uint64_t *Sequence);
+/// What keys a queued call's frame has: sequences never reach it.
+constexpr uint64_t QueuedCallKey = 1ull << 63;
+/// A running jam's send (tc_jam_reply, tc_jam_forward), which never waits:
+/// as sendLocked, and on a full ring queued too. Origin as queueFrame's.
+tc_status_t sendFromJamLocked(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                              tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
+                              tc_peer *Origin);
 /// The payload the element's helpers write from Args, in this thread's
 /// scratch buffer (valid until its next call).
 tc_status_t payloadFromArgs(const tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
@@ -21,7 +32,7 @@ tc_status_t sendAnswer(tc_peer *Peer, uint64_t CallSequence, const void *Bytes, 
 
 /// Frames sent from running jams, which never wait: queued for the peer
 /// while its ring is full (bounded: TC_ERR_NO_CREDIT past the bound), sent
-/// in order as credits come back. Origin: the peer whose frame's jam
+/// in order as credits come back and code shipped ahead is installed. Origin: the peer whose frame's jam
 /// forwards this one to Peer (tc_jam_forward), which may fill only its
 /// share of the queue; null for Peer's own (tc_jam_reply, answers).
 tc_status_t queueFrame(tc_peer *Peer, PeerSendHalf::QueuedFrame F, tc_peer *Origin = nullptr);
@@ -58,7 +69,9 @@ inline bool sendsDue(const tc_peer *Peer, bool ReportTurn) {
 void serviceSends(tc_peer *Peer, bool ReportTurn);
 
 /// tc_flush's work: until every frame sent is credited (and its put
-/// complete), or TimeoutMs passes (TC_ERR_TIMED_OUT).
+/// complete) and none is queued, or TimeoutMs passes (TC_ERR_TIMED_OUT).
+/// Frames dropped since the last flush (their code refused or not
+/// answered for) make it return why, once.
 tc_status_t flushPeer(tc_peer *Peer, int TimeoutMs);
 
 } // namespace twochains::rt

@@ -153,13 +153,19 @@ TEST_F(TwoContexts, OverdueCodeOffersAreCancelledAndTheirPlacesFreed) {
   ASSERT_TRUE(progressUntil([&] { return stats(Receiver).messages_refused == 1; },
                             "the receiver saw the attacker's last offer"));
   uint64_t Question = 0x5eed;
-  // Twice: a refused shipment takes no sequence of the ring (two would
-  // have stalled it for good).
+  // Every place is taken: the receiver refuses the good sender's shipment,
+  // which the sender offers again (until its time limit) while its frames
+  // wait in the queue; they take no sequence of the ring (one no frame
+  // filled would have stalled it for good).
   for (int I = 0; I < 2; ++I)
     ASSERT_EQ(tc_send(Peer, Sender.Calls, Echo, TC_SEND_INJECTED, &Question, sizeof Question),
-              TC_ERR_NO_CREDIT)
-        << "every place is taken: the good sender is told so\n"
+              TC_OK)
+        << "queued behind the shipment\n"
         << describe();
+  ASSERT_TRUE(progressUntil(
+      [&] { return loggedCount("already " + std::to_string(MaxPendingCode) + " images") > 0; },
+      "the receiver refused the good sender's shipment"));
+  EXPECT_EQ(stats(Sender).frames_sent, 0u) << "its frames wait for the code";
 
   setRendezvousTimeout(Receiver.Ctx, 100 * NsPerMs);
   ASSERT_TRUE(
@@ -167,8 +173,8 @@ TEST_F(TwoContexts, OverdueCodeOffersAreCancelledAndTheirPlacesFreed) {
                     "the receiver cancelled the offers and cut off the attacker's connections"));
   EXPECT_TRUE(logged("did not come in 100 ms"));
   // The places are freed as UCX completes the receives, which the forced
-  // close of each endpoint ends as it progresses; the call tries again
-  // while refused.
+  // close of each endpoint ends as it progresses; the shipment is offered
+  // again while refused, and the call's frame waits behind the two sent.
   uint64_t Answer = 0;
   size_t Size = 0;
   EXPECT_EQ(tc_call(Peer, Sender.Calls, Echo, TC_SEND_INJECTED, &Question, sizeof Question, &Answer,
@@ -177,15 +183,17 @@ TEST_F(TwoContexts, OverdueCodeOffersAreCancelledAndTheirPlacesFreed) {
       << describe();
   EXPECT_EQ(Answer, Question);
   EXPECT_EQ(stats(Receiver).code_transfers_received, 1u);
+  EXPECT_EQ(stats(Receiver).frames_executed_injected, 3u) << "the two frames and the call's";
 
   // The attacker's process, on a new connection, offering as senders do
-  // (its worker progressed while it waits for the answer): taken.
+  // (its worker progressed while its flush waits for the answer): taken.
   tc_peer_t *Again = nullptr;
   ASSERT_EQ(tc_connect(Attacker->Ctx, "127.0.0.1", Port, ConnectTimeoutMs, &Again), TC_OK);
   Evil.Peers.push_back(Again);
   EXPECT_EQ(tc_send(Again, Attacker->Calls, Echo, TC_SEND_INJECTED, &Question, sizeof Question),
             TC_OK)
       << describe();
+  EXPECT_EQ(tc_flush(Again, FreedWithinMs), TC_OK) << describe();
   EXPECT_EQ(stats(Receiver).code_transfers_received, 2u);
 }
 
