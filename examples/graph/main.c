@@ -272,7 +272,7 @@ int main(int argc, char **argv) {
     double took = now() - t, took_max;
     MPI_Reduce(&took, &took_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     uint64_t counts[3] = {*g_visits, *g_errors, *g_spill_lost}, sums[3];
-    MPI_Reduce(counts, sums, 3, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Allreduce(counts, sums, 3, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
     uint64_t reached, sum;
     int ok = check(ref, &reached, &sum) && !sums[1] && !sums[2];
     failed |= !ok;

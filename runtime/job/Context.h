@@ -20,6 +20,9 @@ struct RouteTarget {
   uint16_t Port = 0;
   size_t NextAddress = 0;
   tc_peer *Attempt = nullptr;      // this side's connect in flight
+  /// The rank's connect this side welcomed, bound once it says it took the
+  /// welcome (READY).
+  tc_peer *Welcomed = nullptr;
   uint64_t RetryAtNs = 0;          // when to try again (0: not waiting)
   uint64_t GiveUpNs = 0;           // the first attempt's start + the connect timeout
   unsigned Attempts = 0;

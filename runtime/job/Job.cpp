@@ -224,6 +224,7 @@ extern "C" tc_status_t tc_job_peer(tc_context_t *Api, unsigned Rank, tc_peer_t *
 }
 
 ucs_status_t twochains::rt::setupJob(JobContext *Ctx) {
-  setupRoutes(Ctx);
+  if (ucs_status_t St = setupRoutes(Ctx); St != UCS_OK)
+    return St;
   return setupQuiesce(Ctx);
 }

@@ -39,7 +39,7 @@ bool jobSendsIdle(JobContext *Ctx);
 
 /// The hooks and housekeeping of handles (Route.cpp), and quiescence's
 /// handler (Quiesce.cpp).
-void setupRoutes(JobContext *Ctx);
+ucs_status_t setupRoutes(JobContext *Ctx);
 ucs_status_t setupQuiesce(JobContext *Ctx);
 
 } // namespace twochains::rt

@@ -61,7 +61,12 @@ ucs_status_t onQuiesce(void *Arg, const void *Header, size_t HeaderLength, void 
   QuiesceMessage M;
   if (!Peer || !Peer->Welcomed || Peer->JobRank == NoJobRank || !Ctx->Joined ||
       HeaderLength != sizeof M || Length) {
-    refuseMessage(Ctx, Peer, "a quiescence message out of place", Param);
+    refuseMessage(Ctx, Peer,
+                  std::string("a quiescence message ") +
+                      (!Peer || !Peer->Welcomed          ? "before its connection was made"
+                       : Peer->JobRank == NoJobRank || !Ctx->Joined ? "from outside the job"
+                                                                    : "of a wrong size"),
+                  Param);
     return UCS_OK;
   }
   std::memcpy(&M, Header, sizeof M);

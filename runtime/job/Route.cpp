@@ -19,6 +19,7 @@
 #include "base/Clock.h"
 #include "base/Log.h"
 #include "base/StatusString.h"
+#include "control/ControlMessage.h"
 #include "core/Events.h"
 #include "core/Stats.h"
 #include "send/Send.h"
@@ -27,6 +28,7 @@
 
 #include <algorithm>
 #include <arpa/inet.h>
+#include <cstring>
 
 using namespace twochains::rt;
 
@@ -191,6 +193,8 @@ static int decideJobHello(WireupContext *Wireup, tc_peer *Peer, std::string &Why
   tc_peer *Kept = T.Handle ? T.Handle->Bound : nullptr;
   if (Kept && !Kept->Failed && Kept->Welcomed)
     return RefusalCrossed;
+  if (T.Welcomed && !T.Welcomed->Failed)
+    return RefusalCrossed;
   if (T.Attempt && Ctx->JobRank < Rank)
     return RefusalCrossed;
   return 0;
@@ -211,10 +215,30 @@ static void onPeerWelcomed(WireupContext *Wireup, tc_peer *Peer) {
   if (Peer->JobRank == NoJobRank || Peer->JobRank == Ctx->JobRank ||
       Peer->JobRank >= Ctx->Ranks.size())
     return;
+  // Bound once it says it took the welcome (onReady).
+  Ctx->Ranks[Peer->JobRank].Welcomed = Peer;
+}
+
+/// READY: a rank's connect this side welcomed has taken the welcome; the
+/// connection is the rank's from now on.
+static ucs_status_t onReady(void *Arg, const void *Header, size_t HeaderLength, void *,
+                            size_t Length, const ucp_am_recv_param_t *Param) {
+  auto *Ctx = static_cast<JobContext *>(Arg);
+  tc_peer *Peer = senderOf(Ctx, Param);
+  uint32_t Magic = 0;
+  if (HeaderLength == sizeof Magic)
+    std::memcpy(&Magic, Header, sizeof Magic);
+  if (!Peer || !Peer->Welcomed || Peer->Failed || Peer->JobRank >= Ctx->Ranks.size() ||
+      Magic != ReadyMagic || Length || Ctx->Ranks[Peer->JobRank].Welcomed != Peer) {
+    refuseMessage(Ctx, Peer, "a READY out of place", Param);
+    return UCS_OK;
+  }
   RouteTarget &T = Ctx->Ranks[Peer->JobRank];
+  T.Welcomed = nullptr;
   makeHandle(Ctx, T);
   if (!T.Handle->Bound || T.Handle->Bound->Failed)
     bindHandle(T.Handle.get(), Peer);
+  return UCS_OK;
 }
 
 /// Wireup's hook: a connect in the background ended. Welcomed, it is bound
@@ -262,6 +286,9 @@ static void onJobPeerReleased(WireupContext *Wireup, tc_peer *Peer) {
     if (Peer->Rx.Receive)
       Ctx->ReleasedDone += Peer->Rx.Receive->expected();
   }
+  for (RouteTarget &T : Ctx->Ranks)
+    if (T.Welcomed == Peer)
+      T.Welcomed = nullptr;
   auto Gone = [&](RouteTarget &T) {
     if (T.Handle && T.Handle->Bound == Peer && !T.Handle->ProxyGone) {
       T.Handle->ProxyGone = true;
@@ -339,10 +366,11 @@ void twochains::rt::endJob(JobContext *Ctx) {
   }
 }
 
-void twochains::rt::setupRoutes(JobContext *Ctx) {
+ucs_status_t twochains::rt::setupRoutes(JobContext *Ctx) {
   Ctx->JobHello = decideJobHello;
   Ctx->PeerWelcomed = onPeerWelcomed;
   Ctx->ConnectEnded = onConnectEnded;
   Ctx->JobPeerReleased = onJobPeerReleased;
   addHousekeeping(Ctx, advanceRoutes);
+  return setControlHandlers(Ctx, {{AmReady, &onReady}});
 }

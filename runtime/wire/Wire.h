@@ -51,8 +51,9 @@ enum : unsigned {
   AmCodeAck = 0x7c0b, // receiver to sender: installed, or why not
   AmReply = 0x7c0c,   // receiver to caller: a jam's answer to a call (Calls.cpp)
   AmQuiesce = 0x7c0e, // ranks of a job: quiescence's waves (job/Quiesce.cpp)
+  AmReady = 0x7c0f,   // sender to receiver, a job's connection: the welcome is taken
 };
-static_assert(AmHello == TC_AM_ID_FIRST && AmQuiesce == TC_AM_ID_LAST,
+static_assert(AmHello == TC_AM_ID_FIRST && AmReady == TC_AM_ID_LAST,
               "the range reserved on an application's worker (twochains.h)");
 /// Each control message opens with a magic of its own, so that a message
 /// of one type never parses as another's (a four-letter tag, little-endian).
@@ -70,6 +71,7 @@ constexpr uint32_t CodeMagic = controlMagic('T', 'C', 'C', 'D');      // CODE
 constexpr uint32_t CodeAckMagic = controlMagic('T', 'C', 'C', 'A');   // CODE_ACK
 constexpr uint32_t ReplyMagic = controlMagic('T', 'C', 'R', 'P');     // REPLY
 constexpr uint32_t QuiesceMagic = controlMagic('T', 'C', 'Q', 'U');   // QUIESCE
+constexpr uint32_t ReadyMagic = controlMagic('T', 'C', 'R', 'Y');     // READY
 static_assert(HandshakeMagic == 0x54434853, "offers keep the magic they always had");
 constexpr uint32_t HandshakeVersion = 9; // 9: offers carry the job and rank; 4: offers carry the packages; 5: the ISA; 6: slots a line apart, frame version 3; 7: frames by message carry credits; 8: a magic per message type
 

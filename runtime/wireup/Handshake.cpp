@@ -251,8 +251,17 @@ static tc_status_t connectFailed(tc_peer *Peer, tc_status_t St, const std::strin
 static void endConnect(WireupContext *Ctx, tc_peer *Peer, tc_status_t St) {
   Peer->ConnectState = tc_peer::Connect::Done;
   Peer->ConnectResult = St;
-  if (St == TC_OK)
-    welcomePeer(Ctx, Peer);
+  if (St != TC_OK)
+    return;
+  welcomePeer(Ctx, Peer);
+  // A job's receiver sends nothing on the connection until this side has
+  // taken its welcome: before, what it sent would come before the welcome
+  // this side takes on its control turn (job/Route.cpp). (To itself, this
+  // side is both.)
+  if (Peer->ExpectJobRank != NoJobRank && Peer->ExpectJobRank != Ctx->JobRank) {
+    uint32_t Ready = ReadyMagic;
+    sendMessage(Ctx, Peer, AmReady, &Ready, sizeof Ready, nullptr, 0, 0);
+  }
 }
 
 /// Sender, step 2: HELLO, with this side's offer if the receiver proved the
