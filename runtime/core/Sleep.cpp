@@ -99,6 +99,13 @@ struct Look {
 };
 } // namespace
 
+/// Whether the slot holds (the start of) frame Sequence. A slot never
+/// written shows sequence 0 too: frame 0 is told by its header's magic.
+static bool frameThere(const uint8_t *Slot, uint64_t Sequence) {
+  return frameMayHaveArrived(Slot, Sequence) &&
+         (Sequence || __atomic_load_n(reinterpret_cast<const uint32_t *>(Slot), __ATOMIC_RELAXED));
+}
+
 /// The sleeper's side of the handshake with its peers. Holds the context.
 static Look prepare(CoreContext *Ctx) {
   Look L;
@@ -148,7 +155,7 @@ static Look prepare(CoreContext *Ctx) {
     PeerReceiveHalf &Rx = Peer->Rx;
     if (Rx.Ring && Rx.Receive && Peer->Welcomed) {
       uint64_t E = Rx.Receive->expected();
-      if (frameMayHaveArrived(ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot()), E)) {
+      if (frameThere(ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot()), E)) {
         // There at the last look too and not taken since: incomplete,
         // awaiting code, or a frame this wait does not run (tc_flush).
         if (Rx.SleepFound == E + 1)
