@@ -35,8 +35,6 @@ static constexpr uint64_t ControlBusyPeriodNs = 10'000'000;
 /// wakes it sooner).
 static constexpr uint64_t ExecutorSleepNs = 100'000'000;
 
-
-
 /// After a sleep: the next turn takes the control turn, whose clock would
 /// otherwise hold a handshake or a reply that woke it for a while.
 static void takeControlDue(tc_context *Ctx) {

@@ -43,8 +43,8 @@ static tc_status_t reopen(ControlContext *Ctx) {
   ucp_worker_h Worker = nullptr;
   const char *NetDevices = Ctx->TcpAll ? nullptr : Devices.c_str();
   // WAKEUP: the worker's event fd wakes sleeping waits (core/Sleep.h).
-  ucs_status_t St =
-      createUcp(UCP_FEATURE_AM | UCP_FEATURE_WAKEUP, nullptr, NetDevices, &Ucp, false, true);
+  ucs_status_t St = createUcp(UCP_FEATURE_AM | UCP_FEATURE_WAKEUP, nullptr, NetDevices, &Ucp, false,
+                              true);
   // UCX_TLS=tcp with no interface chosen yet leaves UCX no transport:
   // until a listen or connect chooses one, the worker talks to itself.
   if (St != UCS_OK && !Ctx->TcpAll && Ctx->TcpDevices.empty())

@@ -65,8 +65,8 @@ void teardownSleep(CoreContext *Ctx) {
 
 void forgetSleepWorker(CoreContext *Ctx) {
   int Fd;
-  if (Ctx->WakeWorker && Ctx->WakeWorkerFd &&
-      ucp_worker_get_efd(Ctx->WakeWorker, &Fd) == UCS_OK && Ctx->WakeFd >= 0)
+  if (Ctx->WakeWorker && Ctx->WakeWorkerFd && ucp_worker_get_efd(Ctx->WakeWorker, &Fd) == UCS_OK &&
+      Ctx->WakeFd >= 0)
     epoll_ctl(Ctx->WakeFd, EPOLL_CTL_DEL, Fd, nullptr);
   Ctx->WakeWorker = nullptr;
   Ctx->WakeWorkerFd = false;
@@ -182,8 +182,7 @@ static Look prepare(CoreContext *Ctx) {
 
 static void futexWait(std::atomic<uint32_t> &Word, uint32_t Seen, uint64_t Ns) {
   timespec T = {time_t(Ns / 1'000'000'000), long(Ns % 1'000'000'000)};
-  syscall(SYS_futex, reinterpret_cast<uint32_t *>(&Word), FUTEX_WAIT_PRIVATE, Seen, &T, nullptr,
-          0);
+  syscall(SYS_futex, reinterpret_cast<uint32_t *>(&Word), FUTEX_WAIT_PRIVATE, Seen, &T, nullptr, 0);
 }
 
 void notifySleepers(CoreContext *Ctx) {

@@ -361,8 +361,7 @@ static ucs_status_t onWake(void *Arg, const void *, size_t HeaderLength, void *,
 namespace twochains::rt {
 
 ucs_status_t setupFramePath(SendContext *Ctx) {
-  return setControlHandlers(Ctx,
-                            {{AmFrame, &onFrame}, {AmCredit, &onCredit}, {AmWake, &onWake}});
+  return setControlHandlers(Ctx, {{AmFrame, &onFrame}, {AmCredit, &onCredit}, {AmWake, &onWake}});
 }
 
 } // namespace twochains::rt

@@ -189,10 +189,8 @@ TEST_F(Sleeping, APeerThatNeverWakesDelaysOnlyItself) {
   auto Lie = putPayload(SleepRegion + 32, "liar");
   ASSERT_EQ(tc_send(LiarPeer, Liar->Stdlib, Put, TC_SEND_LOCAL, Lie.data(), Lie.size()), TC_OK);
   auto Honest = putPayload(SleepRegion, "honest");
-  ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Put, TC_SEND_LOCAL, Honest.data(), Honest.size()),
-            TC_OK);
-  EXPECT_TRUE(Thread.join()) << "the honest peer's frame did not wake the receiver\n"
-                             << describe();
+  ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Put, TC_SEND_LOCAL, Honest.data(), Honest.size()), TC_OK);
+  EXPECT_TRUE(Thread.join()) << "the honest peer's frame did not wake the receiver\n" << describe();
   EXPECT_STREQ(reinterpret_cast<const char *>(Memory + SleepRegion), "honest");
   EXPECT_STREQ(reinterpret_cast<const char *>(Memory + SleepRegion + 32), "liar");
   EXPECT_EQ(statsOf(Liar->Ctx).wakes_sent, 0u);
@@ -267,8 +265,7 @@ TEST_F(Sleeping, AWakeFromAnUnauthenticatedEndpointIsRefused) {
   C.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   C.flags = UCP_EP_CLOSE_FLAG_FORCE;
   ucs_status_ptr_t Closing = ucp_ep_close_nbx(Ep, &C);
-  while (Closing && !UCS_PTR_IS_ERR(Closing) &&
-         ucp_request_check_status(Closing) == UCS_INPROGRESS)
+  while (Closing && !UCS_PTR_IS_ERR(Closing) && ucp_request_check_status(Closing) == UCS_INPROGRESS)
     ucp_worker_progress(Worker);
   if (Closing && !UCS_PTR_IS_ERR(Closing))
     ucp_request_free(Closing);
@@ -302,11 +299,7 @@ protected:
 };
 
 /// With TC_WAIT_POLL the runtime's waits never sleep (dedicated cores).
-TEST_F(SleepingFlush, PollModeNeverSleeps) {
-  EXPECT_EQ(sleepsOfASlowFlush(TC_WAIT_POLL), 0u);
-}
+TEST_F(SleepingFlush, PollModeNeverSleeps) { EXPECT_EQ(sleepsOfASlowFlush(TC_WAIT_POLL), 0u); }
 
 /// By default the same flush sleeps once it has polled a while.
-TEST_F(SleepingFlush, DefaultModeSleeps) {
-  EXPECT_GE(sleepsOfASlowFlush(TC_WAIT_AUTO), 1u);
-}
+TEST_F(SleepingFlush, DefaultModeSleeps) { EXPECT_GE(sleepsOfASlowFlush(TC_WAIT_AUTO), 1u); }
