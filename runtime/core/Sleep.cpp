@@ -22,6 +22,7 @@
 #include <ctime>
 #include <linux/futex.h>
 #include <linux/membarrier.h>
+#include <sched.h>
 #include <mutex>
 #include <sys/epoll.h>
 #include <sys/syscall.h>
@@ -251,8 +252,17 @@ void IdleWait::idle(CoreContext *Ctx, uint64_t NowNs, uint64_t DeadlineNs) {
     Since = NowNs;
     return;
   }
-  if (!Ctx->SleepWaits || NowNs - Since < SpinBeforeSleepNs || NowNs >= DeadlineNs)
+  if (!Ctx->SleepWaits || NowNs >= DeadlineNs)
     return;
+  uint64_t Idle = NowNs - Since;
+  if (Idle < YieldAfterNs)
+    return;
+  if (Idle < SpinBeforeSleepNs) {
+    // The peer waited for may be runnable on this very core: it goes
+    // first (a system call each, where the core is the caller's alone).
+    sched_yield();
+    return;
+  }
   sleepContext(Ctx, DeadlineNs - NowNs);
 }
 

@@ -21,6 +21,8 @@ namespace twochains::rt {
 /// How long a wait polls before it sleeps: a frame that comes sooner is
 /// taken at polling's latency.
 constexpr uint64_t SpinBeforeSleepNs = 50'000;
+/// After this long of it, each poll yields the core first.
+constexpr uint64_t YieldAfterNs = 5'000;
 /// The longest sleep where some peer cannot wake this side (its frames
 /// come by RMA puts, not stores here, or UCX gives the worker no event
 /// fd): such a peer's frames wait at most this long.
@@ -65,7 +67,8 @@ void notifySleepers(CoreContext *Ctx);
 /// Wakes whoever sleeps on the context's fd (tc_executor_stop).
 void wakeContext(CoreContext *Ctx);
 
-/// A wait's idle streak: polls for SpinBeforeSleepNs, then sleeps.
+/// A wait's idle streak: polls for YieldAfterNs, polls and yields until
+/// SpinBeforeSleepNs, then sleeps.
 struct IdleWait {
   uint64_t Since = 0;
   /// After a pass that did nothing: returns at once while spinning, else
