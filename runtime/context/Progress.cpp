@@ -249,4 +249,25 @@ static void progressFromBelow(CoreContext *Core) {
   progressContext(static_cast<tc_context *>(Core), nullptr);
 }
 
-void twochains::rt::setupProgress(tc_context *Ctx) { Ctx->Progress = progressFromBelow; }
+/// Before the context sleeps: credits its rings have not reported yet
+/// (a ring reports them after some idle polls, which a sleeper does not
+/// make) are reported, or a peer flushing to it would wait for its wake.
+static void reportBeforeSleep(CoreContext *Core) {
+  auto *Ctx = static_cast<tc_context *>(Core);
+  auto Report = [&](tc_peer *Peer) {
+    std::unique_lock<std::recursive_mutex> Channel(Peer->Channel, std::defer_lock);
+    if (!Peer->Rx.Receive || !Peer->Welcomed || !Peer->Rx.Receive->creditPending() ||
+        (Peer->Channelled && !Channel.try_lock()))
+      return;
+    reportCredits(Ctx, Peer);
+  };
+  for (size_t I = 0; I < Ctx->Connected.size(); ++I)
+    Report(Ctx->Connected[I]);
+  for (size_t I = 0; I < Ctx->Accepted.size(); ++I)
+    Report(Ctx->Accepted[I].get());
+}
+
+void twochains::rt::setupProgress(tc_context *Ctx) {
+  Ctx->Progress = progressFromBelow;
+  Ctx->BeforeSleep = reportBeforeSleep;
+}

@@ -100,6 +100,10 @@ struct CoreContext {
   std::atomic<bool> FdSleeper{false};
   std::atomic<uint32_t> WakeSeq{0};
   std::atomic<int> WakeWaiters{0};
+  /// What this side owes its peers before it sleeps: credits it has not
+  /// reported yet, which a flushing peer waits for (context/Progress.cpp
+  /// registers it). Holds the context.
+  void (*BeforeSleep)(CoreContext *Ctx) = nullptr;
   /// A sleep ended: the next pass of a wait takes the control turn.
   std::atomic<bool> ControlDue{false};
 

@@ -110,6 +110,8 @@ static bool frameThere(const uint8_t *Slot, uint64_t Sequence) {
 /// The sleeper's side of the handshake with its peers. Holds the context.
 static Look prepare(CoreContext *Ctx) {
   Look L;
+  if (Ctx->BeforeSleep)
+    Ctx->BeforeSleep(Ctx);
   if (!watchWorker(Ctx)) {
     L.Bounded = true;
   } else {

@@ -169,6 +169,40 @@ TEST_F(Sleeping, ACreditReportWakesAFlushingSender) {
                             "the sender took the receiver's wake"));
 }
 
+/// A receiver that sleeps in tc_wait right after running a frame reports
+/// its credits first: a sender flushing to it is not left waiting.
+TEST_F(Sleeping, AReceiverReportsItsCreditsBeforeItSleeps) {
+  ASSERT_NO_FATAL_FAILURE(startDirect());
+  std::atomic<bool> Flushed{false};
+  tc_context_t *R = Receiver.Ctx;
+  SleepingThread Thread(R, [&] { return Flushed.load(); });
+  ASSERT_TRUE(asleep(R)) << describe();
+  auto Payload = putPayload(SleepRegion, "reported");
+  ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Put, TC_SEND_LOCAL, Payload.data(), Payload.size()),
+            TC_OK);
+  std::thread Waker([&] {
+    // Bounds the test where no report comes: the flush is woken to fail.
+    if (!waitFor([&] { return Flushed.load(); }))
+      while (!Flushed)
+        wakeContext(Sender.Ctx), std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
+  auto Start = std::chrono::steady_clock::now();
+  tc_status_t St = tc_flush(Peer, int(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                          WokenWithin)
+                                          .count()));
+  Flushed = true;
+  Waker.join();
+  wakeContext(R);
+  EXPECT_TRUE(Thread.join());
+  EXPECT_EQ(St, TC_OK) << "the flush never saw the receiver's credits ("
+                       << std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::steady_clock::now() - Start)
+                              .count()
+                       << " ms)\n"
+                       << describe();
+  EXPECT_STREQ(reinterpret_cast<const char *>(Memory + SleepRegion), "reported");
+}
+
 /// (c) A peer that takes its flag and stores without waking delays only
 /// its own frame: an honest peer's frame still wakes the receiver, which
 /// then runs both.
