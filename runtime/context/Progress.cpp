@@ -35,14 +35,17 @@ static constexpr uint64_t ControlBusyPeriodNs = 10'000'000;
 /// wakes it sooner).
 static constexpr uint64_t ExecutorSleepNs = 100'000'000;
 
-/// After a sleep: the next turn takes the control turn, whose clock would
-/// otherwise hold a handshake or a reply that woke it for a while.
+/// After a sleep, or a look that found something: the next turn takes the
+/// control turn, whose clock would otherwise hold a handshake or a reply
+/// that woke it for a while, and looks at the credit lines' reports.
 static void takeControlDue(tc_context *Ctx) {
   if (Ctx->ControlDue.load(std::memory_order_relaxed) &&
       Ctx->ControlDue.exchange(false, std::memory_order_relaxed)) {
+    // The next turn counts to both: a control turn, and a report turn
+    // (a fault or miss report in a credit line may be what woke it).
     Ctx->ControlTurnNs = 0;
     Ctx->ClockPolls = ClockEvery - 1;
-    Ctx->ControlPolls = 0;
+    Ctx->ControlPolls = ControlEvery - 1;
   }
 }
 
