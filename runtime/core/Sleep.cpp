@@ -30,7 +30,7 @@
 
 namespace twochains::rt {
 
-bool SleepFenceAsymmetric = false;
+__attribute__((visibility("hidden"))) bool SleepFenceAsymmetric = false;
 
 /// Other threads wait for the fd sleeper's word at most this long: a
 /// notification lost to a bug then costs a bounded delay, not a hang.

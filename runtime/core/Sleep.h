@@ -31,7 +31,7 @@ constexpr uint64_t NapNs = 1'000'000;
 /// Whether a direct store's flag check is ordered by the sleeper alone
 /// (membarrier, registered at the first context): a store, then a plain
 /// load. Otherwise both sides fence.
-extern bool SleepFenceAsymmetric;
+extern bool SleepFenceAsymmetric __attribute__((visibility("hidden")));
 
 /// A side that just stored a frame or a credit report straight into its
 /// peer's memory orders that store before its load of the peer's sleep
