@@ -89,7 +89,8 @@ typedef struct tc_context_params {
   uint32_t slots;         /* slots per sender's ring (0: 64) */
   uint32_t slot_size;     /* bytes per slot, a multiple of 64 (0: 4096) */
   uint32_t credit_batch;  /* frames per credit report (0: slots / 4) */
-  uint32_t wait_mode;     /* tc_wait_mode_t, for the executor thread */
+  uint32_t wait_mode;     /* tc_wait_mode_t, for the executor thread;
+                             TC_WAIT_POLL: no wait ever sleeps (tc_wait) */
   uint32_t flags;         /* TC_CONTEXT_ACCEPT_RIEDS */
   /* version 2 */
   uint32_t mailbox_mode;  /* tc_mailbox_mode_t */
