@@ -89,7 +89,8 @@ typedef struct tc_context_params {
   uint32_t slots;         /* slots per sender's ring (0: 64) */
   uint32_t slot_size;     /* bytes per slot, a multiple of 64 (0: 4096) */
   uint32_t credit_batch;  /* frames per credit report (0: slots / 4) */
-  uint32_t wait_mode;     /* tc_wait_mode_t, for the executor thread */
+  uint32_t wait_mode;     /* tc_wait_mode_t, for the executor thread;
+                             TC_WAIT_POLL: no wait ever sleeps (tc_wait) */
   uint32_t flags;         /* TC_CONTEXT_ACCEPT_RIEDS */
   /* version 2 */
   uint32_t mailbox_mode;  /* tc_mailbox_mode_t */
@@ -414,6 +415,32 @@ tc_status_t tc_progress(tc_context_t *context, unsigned *executed);
 tc_status_t tc_executor_start(tc_context_t *context);
 tc_status_t tc_executor_stop(tc_context_t *context);
 
+/* Sleeping waits (docs/runtime.md, "Sleeping waits"). Busy polling is
+ * fastest on a core of its own; where processes share cores, a process
+ * that polls takes the core from the peer it waits for. tc_wait sleeps
+ * until something may have arrived for this context (a frame, a credit
+ * report, a message) or timeout_ms passed, then returns TC_OK either way:
+ * call tc_progress, which says what arrived. It never polls meanwhile. A
+ * peer whose frames land by RDMA puts cannot wake it: while there is one,
+ * it sleeps at most 1 ms at a time (it may return early, as poll(2) may).
+ * TC_ERR_INVALID_PARAM from inside a running jam.
+ *
+ * The runtime's own waits (tc_call, tc_call_wait, tc_flush and the
+ * executor thread) poll for about 50 us, then sleep the same way; with
+ * wait_mode TC_WAIT_POLL, or the environment's TC_BUSY_POLL=1, they poll
+ * until their deadline, as before (dedicated cores, lowest latency).
+ *
+ * For an event loop of the application's own: tc_context_fd gives a file
+ * descriptor (epoll) that is readable when a message arrived; before
+ * polling it, call tc_context_arm, which tells the context's peers that it
+ * may sleep (so that their frames wake it) and returns 1 if the fd may be
+ * polled (for at most *max_timeout_ms, -1: no limit, if not NULL), or 0 if
+ * something arrived already: call tc_progress and arm again. Only one
+ * thread should poll a context's fd at a time. */
+tc_status_t tc_wait(tc_context_t *context, int timeout_ms);
+tc_status_t tc_context_fd(tc_context_t *context, int *fd);
+int tc_context_arm(tc_context_t *context, int *max_timeout_ms);
+
 /* Receiver: the peer that connected to this context with this number (the
  * one tc_jam_sender reports: 1, 2, ... in connection order), so the
  * receiver can send to it too. TC_ERR_INVALID_PARAM if there is none. The
@@ -538,6 +565,11 @@ typedef struct tc_stats {
                                        role (to itself: one) */
   uint64_t job_crossings;           /* this side's connects to ranks refused because the
                                        pair kept the connection the other way */
+  /* sleeping waits (tc_wait; docs/runtime.md, "Sleeping waits") */
+  uint64_t sleeps;                  /* times a wait slept (or napped) rather than polled */
+  uint64_t wakes_sent;              /* AmWake messages to peers found asleep after a store */
+  uint64_t wakes_received;          /* AmWake messages taken from welcomed peers (a flood of
+                                       them costs wakeups only; others are refused) */
 } tc_stats_t;
 
 /* The context's counters. The struct grows at its end as counters are

@@ -24,6 +24,7 @@
 #include "base/StatusString.h"
 #include "control/ControlMessage.h"
 #include "core/Lock.h"
+#include "core/Sleep.h"
 #include "core/Stats.h"
 #include "send/Send.h"
 #include "wireup/Wireup.h"
@@ -62,6 +63,9 @@ void endCall(struct tc_call *C, tc_status_t St, size_t Size = 0) {
   C->ReplySize = St == TC_OK ? Size : 0;
   --Ctx->CallsOutstanding;
   count(Ctx, St == TC_OK ? &tc_stats_t::calls_answered : &tc_stats_t::calls_failed);
+  // Its caller may be asleep behind the executor, which ended it.
+  if (Ctx->WakeWaiters.load(std::memory_order_relaxed) > 0)
+    notifySleepers(Ctx);
 }
 
 void onAnswerBody(void *Arg, tc_status_t St) {
@@ -438,12 +442,16 @@ static tc_status_t waitCall(tc_call_t *C, int TimeoutMs, size_t *ReplySize) {
   if (!C || TimeoutMs < 0 || !mayWait(C->Ctx))
     return TC_ERR_INVALID_PARAM;
   uint64_t Deadline = nowNs() + msToNs(uint64_t(TimeoutMs));
+  IdleWait Idle;
   for (;;) {
     tc_status_t St = testCall(C, ReplySize);
+    uint64_t Now = nowNs();
     if (St != TC_ERR_INCOMPLETE)
       return St;
-    if (nowNs() >= Deadline)
+    if (Now >= Deadline)
       return TC_ERR_TIMED_OUT; // still outstanding
+    // Polls a while, then sleeps until something arrives.
+    Idle.idle(C->Ctx, Now, Deadline);
     // With the executor running, progress here too whenever it is not
     // (its thread may wait for a CPU a whole scheduler tick); else let it.
     CallsContext *Ctx = C->Ctx;
@@ -477,10 +485,13 @@ static tc_status_t callUntil(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_t 
   uint64_t Start = nowNs(), Deadline = Start + msToNs(uint64_t(TimeoutMs));
   tc_call_t *C = nullptr;
   tc_status_t St;
-  while ((St = startCall(Peer, Pkg, Element, Mode, Payload, PayloadSize, Reply, Capacity,
-                         &C)) == TC_ERR_NO_CREDIT &&
-         nowNs() < Deadline)
+  IdleWait Idle;
+  for (uint64_t Now; (St = startCall(Peer, Pkg, Element, Mode, Payload, PayloadSize, Reply,
+                                     Capacity, &C)) == TC_ERR_NO_CREDIT &&
+                     (Now = nowNs()) < Deadline;) {
     Peer->Ctx->Progress(Peer->Ctx);
+    Idle.idle(Peer->Ctx, Now, Deadline); // until credits come
+  }
   if (St != TC_OK)
     return St == TC_ERR_NO_CREDIT ? TC_ERR_TIMED_OUT : St;
   uint64_t Now = nowNs();

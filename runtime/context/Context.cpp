@@ -25,6 +25,7 @@
 #include "containment/JamGuard.h"
 #include "control/ControlMessage.h"
 #include "control/ControlWorker.h"
+#include "core/Sleep.h"
 #include "send/FramePath.h"
 #include "send/Send.h"
 #include "ucx/Setup.h"
@@ -129,6 +130,8 @@ static tc_status_t takeParams(tc_context *Ctx, const tc_context_params_t *Params
       Ctx->SlotSize = Params->slot_size;
     Ctx->Batch = Params->credit_batch ? Params->credit_batch : std::max(1u, Ctx->Slots / 4);
     Ctx->WaitMode = tc_wait_mode_t(Params->wait_mode);
+    // Pure polling, for dedicated cores: the waits never sleep.
+    Ctx->SleepWaits = Ctx->WaitMode != TC_WAIT_POLL;
     Ctx->Flags = Params->flags;
     if (Params->version >= 2) {
       Ctx->Mode = tc_mailbox_mode_t(Params->mailbox_mode);
@@ -136,6 +139,8 @@ static tc_status_t takeParams(tc_context *Ctx, const tc_context_params_t *Params
         Ctx->CodeCacheSize = Params->code_cache_size;
     }
   }
+  if (const char *Busy = std::getenv("TC_BUSY_POLL"); Busy && std::strcmp(Busy, "0"))
+    Ctx->SleepWaits = false;
   TimeLimitMs = 0;
   if (Params && Params->version >= 4) {
     TimeLimitMs = Params->jam_time_limit_ms;
@@ -392,6 +397,8 @@ extern "C" tc_status_t tc_context_create(const tc_context_params_t *Params,
   }
   if ((St = setupRings(Ctx.get())) != TC_OK)
     return St;
+  if (!setupSleep(Ctx.get()))
+    return TC_ERR_IO;
   // From here on what was set up is torn down by tc_context_destroy.
   if ((St = setupControlWorker(Ctx.get(), Params)) != TC_OK ||
       (St = setupFeatures(Ctx.get())) != TC_OK || (St = setupDataWorker(Ctx.get())) != TC_OK ||
@@ -424,10 +431,12 @@ static void releaseUcx(tc_context *Ctx) {
       ucp_worker_set_am_recv_handler(Ctx->Worker, &H);
     }
   } else if (Ctx->Worker) {
+    forgetSleepWorker(Ctx);
     ucp_worker_destroy(Ctx->Worker);
   }
   if (Ctx->Ucp)
     ucp_cleanup(Ctx->Ucp);
+  teardownSleep(Ctx);
 }
 
 static void destroyContext(tc_context *Ctx) {

@@ -16,6 +16,7 @@
 #include "calls/Calls.h"
 #include "containment/JamGuard.h"
 #include "core/Lock.h"
+#include "core/Sleep.h"
 #include "receive/Receive.h"
 #include "send/Send.h"
 
@@ -30,8 +31,23 @@ static constexpr unsigned ControlEvery = 8;
 static constexpr unsigned ClockEvery = 64;
 static constexpr uint64_t ControlPeriodNs = 1'000'000;
 static constexpr uint64_t ControlBusyPeriodNs = 10'000'000;
+/// The executor sleeps this long at most at a time (tc_executor_stop
+/// wakes it sooner).
+static constexpr uint64_t ExecutorSleepNs = 100'000'000;
 
-
+/// After a sleep, or a look that found something: the next turn takes the
+/// control turn, whose clock would otherwise hold a handshake or a reply
+/// that woke it for a while, and looks at the credit lines' reports.
+static void takeControlDue(tc_context *Ctx) {
+  if (Ctx->ControlDue.load(std::memory_order_relaxed) &&
+      Ctx->ControlDue.exchange(false, std::memory_order_relaxed)) {
+    // The next turn counts to both: a control turn, and a report turn
+    // (a fault or miss report in a credit line may be what woke it).
+    Ctx->ControlTurnNs = 0;
+    Ctx->ClockPolls = ClockEvery - 1;
+    Ctx->ControlPolls = ControlEvery - 1;
+  }
+}
 
 extern "C" tc_status_t tc_executor_start(tc_context_t *Ctx) {
   if (!Ctx || Ctx->Executor.joinable())
@@ -39,12 +55,14 @@ extern "C" tc_status_t tc_executor_start(tc_context_t *Ctx) {
   Ctx->StopExecutor = false;
   Ctx->ExecutorRunning = true;
   Ctx->Executor = std::thread([Ctx] {
+    IdleWait Idle;
     while (!Ctx->StopExecutor.load(std::memory_order_relaxed)) {
       unsigned Ran = 0;
       const volatile void *Watched;
       {
         lockContext(Ctx);
         std::lock_guard<std::recursive_mutex> G(Ctx->Lock, std::adopt_lock);
+        takeControlDue(Ctx);
         progressContext(Ctx, &Ran);
         Watched = watchedWord(Ctx);
       }
@@ -52,9 +70,16 @@ extern "C" tc_status_t tc_executor_start(tc_context_t *Ctx) {
       while (Ctx->LockWaiters.load(std::memory_order_relaxed) > 0 &&
              !Ctx->StopExecutor.load(std::memory_order_relaxed))
         std::this_thread::yield();
+      if (Ran) {
+        Idle.busy();
+        continue;
+      }
       // An answer to a call comes on the control worker, not into a ring.
-      if (!Ran && !Ctx->CallsOutstanding)
+      if (!Ctx->CallsOutstanding)
         Ctx->Wait->wait(Watched);
+      // Idle a while: sleeps until a frame or a message comes.
+      uint64_t Now = nowNs();
+      Idle.idle(Ctx, Now, Now + ExecutorSleepNs);
     }
   });
   return TC_OK;
@@ -62,6 +87,7 @@ extern "C" tc_status_t tc_executor_start(tc_context_t *Ctx) {
 
 void twochains::rt::stopExecutor(tc_context *Ctx) {
   Ctx->StopExecutor = true;
+  wakeContext(Ctx);
   Ctx->Executor.join();
   Ctx->ExecutorRunning = false;
 }
@@ -71,6 +97,33 @@ extern "C" tc_status_t tc_executor_stop(tc_context_t *Ctx) {
     return TC_ERR_INVALID_PARAM;
   stopExecutor(Ctx);
   return TC_OK;
+}
+
+extern "C" tc_status_t tc_wait(tc_context_t *Ctx, int TimeoutMs) {
+  if (!Ctx || TimeoutMs < 0 || ThreadRunningJamOf == Ctx)
+    return TC_ERR_INVALID_PARAM;
+  sleepContext(Ctx, msToNs(uint64_t(TimeoutMs)));
+  HotPathGuard Guard(Ctx);
+  takeControlDue(Ctx);
+  return TC_OK;
+}
+
+extern "C" tc_status_t tc_context_fd(tc_context_t *Ctx, int *Fd) {
+  if (!Ctx || !Fd || Ctx->WakeFd < 0)
+    return TC_ERR_INVALID_PARAM;
+  *Fd = Ctx->WakeFd;
+  return TC_OK;
+}
+
+extern "C" int tc_context_arm(tc_context_t *Ctx, int *MaxTimeoutMs) {
+  if (!Ctx || ThreadRunningJamOf == Ctx)
+    return TC_ERR_INVALID_PARAM;
+  bool Bounded = false;
+  if (!armSleep(Ctx, Bounded))
+    return 0;
+  if (MaxTimeoutMs)
+    *MaxTimeoutMs = Bounded ? int(NapNs / 1'000'000) : -1;
+  return 1;
 }
 
 extern "C" const char *tc_wait_mode_name(const tc_context_t *Ctx) {
@@ -195,7 +248,29 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
 /// What the layers below call to have the context progress (core's
 /// Progress): a caller waiting for its answer, say.
 static void progressFromBelow(CoreContext *Core) {
+  takeControlDue(static_cast<tc_context *>(Core));
   progressContext(static_cast<tc_context *>(Core), nullptr);
 }
 
-void twochains::rt::setupProgress(tc_context *Ctx) { Ctx->Progress = progressFromBelow; }
+/// Before the context sleeps: credits its rings have not reported yet
+/// (a ring reports them after some idle polls, which a sleeper does not
+/// make) are reported, or a peer flushing to it would wait for its wake.
+static void reportBeforeSleep(CoreContext *Core) {
+  auto *Ctx = static_cast<tc_context *>(Core);
+  auto Report = [&](tc_peer *Peer) {
+    std::unique_lock<std::recursive_mutex> Channel(Peer->Channel, std::defer_lock);
+    if (!Peer->Rx.Receive || !Peer->Welcomed || !Peer->Rx.Receive->creditPending() ||
+        (Peer->Channelled && !Channel.try_lock()))
+      return;
+    reportCredits(Ctx, Peer);
+  };
+  for (size_t I = 0; I < Ctx->Connected.size(); ++I)
+    Report(Ctx->Connected[I]);
+  for (size_t I = 0; I < Ctx->Accepted.size(); ++I)
+    Report(Ctx->Accepted[I].get());
+}
+
+void twochains::rt::setupProgress(tc_context *Ctx) {
+  Ctx->Progress = progressFromBelow;
+  Ctx->BeforeSleep = reportBeforeSleep;
+}

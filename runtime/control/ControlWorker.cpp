@@ -2,6 +2,7 @@
 #include "control/ControlWorker.h"
 
 #include "base/Log.h"
+#include "core/Sleep.h"
 #include "ucx/Setup.h"
 #include "ucx/Status.h"
 
@@ -41,11 +42,13 @@ static tc_status_t reopen(ControlContext *Ctx) {
   ucp_context_h Ucp = nullptr;
   ucp_worker_h Worker = nullptr;
   const char *NetDevices = Ctx->TcpAll ? nullptr : Devices.c_str();
-  ucs_status_t St = createUcp(UCP_FEATURE_AM, nullptr, NetDevices, &Ucp, false, true);
+  // WAKEUP: the worker's event fd wakes sleeping waits (core/Sleep.h).
+  ucs_status_t St = createUcp(UCP_FEATURE_AM | UCP_FEATURE_WAKEUP, nullptr, NetDevices, &Ucp, false,
+                              true);
   // UCX_TLS=tcp with no interface chosen yet leaves UCX no transport:
   // until a listen or connect chooses one, the worker talks to itself.
   if (St != UCS_OK && !Ctx->TcpAll && Ctx->TcpDevices.empty())
-    St = createUcp(UCP_FEATURE_AM, "self", NetDevices, &Ucp, false, true);
+    St = createUcp(UCP_FEATURE_AM | UCP_FEATURE_WAKEUP, "self", NetDevices, &Ucp, false, true);
   if (St != UCS_OK) {
     logError(std::string("ucp_init: ") + ucs_status_string(St));
     return statusOfUcs(St);
@@ -62,8 +65,10 @@ static tc_status_t reopen(ControlContext *Ctx) {
       return statusOfUcs(St);
     }
   }
-  if (Ctx->Worker)
+  if (Ctx->Worker) {
+    forgetSleepWorker(Ctx);
     ucp_worker_destroy(Ctx->Worker);
+  }
   if (Ctx->Ucp)
     ucp_cleanup(Ctx->Ucp);
   Ctx->Ucp = Ucp;

@@ -94,6 +94,24 @@ struct CoreContext {
   /// layer that waits for something progress brings calls it.
   void (*Progress)(CoreContext *Ctx) = nullptr;
 
+  /// Sleeping waits (core/Sleep.h). SleepWaits: the runtime's own waits
+  /// sleep once they have polled a while (not TC_WAIT_POLL, TC_BUSY_POLL).
+  bool SleepWaits = true;
+  int WakeFd = -1;                      // epoll set: the control worker's event fd
+  ucp_worker_h WakeWorker = nullptr;    // the worker whose fd is in it
+  bool WakeWorkerFd = false;            // it has one (UCP_FEATURE_WAKEUP)
+  /// One thread sleeps on WakeFd; others wait on WakeSeq, which it (and
+  /// whatever ends a wait, such as a call's answer) advances.
+  std::atomic<bool> FdSleeper{false};
+  std::atomic<uint32_t> WakeSeq{0};
+  std::atomic<int> WakeWaiters{0};
+  /// What this side owes its peers before it sleeps: credits it has not
+  /// reported yet, which a flushing peer waits for (context/Progress.cpp
+  /// registers it). Holds the context.
+  void (*BeforeSleep)(CoreContext *Ctx) = nullptr;
+  /// A sleep ended: the next pass of a wait takes the control turn.
+  std::atomic<bool> ControlDue{false};
+
   /// Counted through core/Stats.h only.
   tc_stats_t Stats = {};
   /// core/Events.cpp: what went wrong, for tc_poll_event. Its own lock:

@@ -146,6 +146,9 @@ struct PeerSendHalf {
   tc_jam_fault_t LastFault = {};
   /// Calls (Calls.cpp) awaiting an answer, by the sequence of their frame.
   std::map<uint64_t, struct tc_call *> Calls;
+  /// The credit line's words as the last sleep looked at them
+  /// (core/Sleep.cpp): one that changed since is something to do.
+  uint64_t SleepCredit[CreditWords] = {};
 };
 
 /// This side's ring, which the other side puts frames into, and where its
@@ -191,6 +194,9 @@ struct PeerReceiveHalf {
   /// A cached frame naming code not held, asked for (CodeMiss.h): a
   /// sender that never sends it again cannot stall the ring for ever.
   twochains::rt::MissWait CodeWait;
+  /// The expected sequence + 1 when the last sleep found its frame there
+  /// (core/Sleep.cpp): found again, it is stalled, not new.
+  uint64_t SleepFound = 0;
   /// Answers of jams (tc_jam_return) in flight to this sender, and bytes.
   size_t RepliesInFlight = 0, ReplyBytesInFlight = 0;
 };

@@ -17,6 +17,7 @@
 #include "base/Log.h"
 #include "base/Timeouts.h"
 #include "control/ControlMessage.h"
+#include "core/Lock.h"
 #include "core/Stats.h"
 #include "ucx/Request.h"
 #include "wire/Frame.h"
@@ -163,6 +164,8 @@ CreditReport reportCreditWord(tc_peer *Peer, unsigned Word, uint64_t Value, bool
   // read from them comes before the store.
   if (uint64_t *Line = Peer->Rx.CreditDirect) {
     __atomic_store_n(&Line[Word], Value, __ATOMIC_RELEASE);
+    if (Peer->Tx.CreditWord)
+      wakeIfSleeping(Peer); // a flush may sleep for this report
     return CreditReport::Sent;
   }
   // One report in flight per word (RMA) or per line (messages): the buffer
@@ -204,6 +207,32 @@ CreditReport reportCreditWord(tc_peer *Peer, unsigned Word, uint64_t Value, bool
   }
   Request = R;
   return CreditReport::Sent;
+}
+
+void wakePeer(tc_peer *Peer) {
+  // Taken, so that one sleep gets one wake from this side, whichever of
+  // its threads stores next.
+  if (!__atomic_exchange_n(const_cast<uint64_t *>(&Peer->Tx.CreditWord[CreditWordSleep]), 0,
+                           __ATOMIC_RELAXED) ||
+      !Peer->Ep)
+    return;
+  // The control worker is the context's: a thread holding only the peer's
+  // channel takes the context's lock too (channel, then context).
+  CoreContext *Ctx = Peer->Ctx;
+  std::unique_lock<std::recursive_mutex> Context(Ctx->Lock, std::defer_lock);
+  if (Peer->Channelled) {
+    lockContext(Ctx);
+    Context = std::unique_lock<std::recursive_mutex>(Ctx->Lock, std::adopt_lock);
+  }
+  ucp_request_param_t P = {};
+  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  P.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
+  ucs_status_ptr_t R = ucp_am_send_nbx(Peer->Ep, AmWake, nullptr, 0, nullptr, 0, &P);
+  if (UCS_PTR_IS_ERR(R))
+    return; // the endpoint failed: its error callback says so
+  if (R)
+    ucp_request_free(R); // UCX completes it; nothing reads a buffer of ours
+  count(Ctx, &tc_stats_t::wakes_sent);
 }
 
 } // namespace twochains::rt
@@ -313,10 +342,26 @@ static ucs_status_t onCredit(void *Arg, const void *Header, size_t HeaderLength,
   return UCS_OK;
 }
 
+/// AmWake: a welcomed peer stored into this side's memory while it slept.
+/// Its arrival made the worker's fd readable, which was all it was for:
+/// counted, nothing else. From anyone else, refused (counted, logged once).
+static ucs_status_t onWake(void *Arg, const void *, size_t HeaderLength, void *, size_t Length,
+                           const ucp_am_recv_param_t *Param) {
+  auto *Ctx = static_cast<SendContext *>(Arg);
+  tc_peer *Peer = (Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)
+                      ? peerOfEndpoint(Ctx, Param->reply_ep)
+                      : nullptr;
+  if (!Peer || !Peer->Welcomed || HeaderLength || Length)
+    return refuseMessage(Ctx, Peer, "a wake from a peer not welcomed, or with bytes", Param),
+           UCS_OK;
+  count(Ctx, &tc_stats_t::wakes_received);
+  return UCS_OK;
+}
+
 namespace twochains::rt {
 
 ucs_status_t setupFramePath(SendContext *Ctx) {
-  return setControlHandlers(Ctx, {{AmFrame, &onFrame}, {AmCredit, &onCredit}});
+  return setControlHandlers(Ctx, {{AmFrame, &onFrame}, {AmCredit, &onCredit}, {AmWake, &onWake}});
 }
 
 } // namespace twochains::rt

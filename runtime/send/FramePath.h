@@ -2,6 +2,7 @@
 #ifndef TWOCHAINS_RUNTIME_SEND_FRAMEPATH_H
 #define TWOCHAINS_RUNTIME_SEND_FRAMEPATH_H
 
+#include "core/Sleep.h"
 #include "send/Context.h"
 
 namespace twochains::rt {
@@ -24,6 +25,17 @@ tc_status_t completePut(tc_peer *Peer, uint32_t Slot);
 /// Busy (report again later), or with Wait, waits for it a bounded while.
 enum class CreditReport { Sent, Busy, Failed };
 CreditReport reportCreditWord(tc_peer *Peer, unsigned Word, uint64_t Value, bool Wait = false);
+/// Sends the peer an AmWake if its sleep flag is still set (taking it).
+void wakePeer(tc_peer *Peer);
+/// After a frame or a credit report stored straight into the peer's
+/// memory: if the peer sleeps (it set the flag in our credit line before
+/// looking at its rings one last time), wakes it. One load of a line of
+/// this side's own, which only a sleeping peer writes.
+inline void wakeIfSleeping(tc_peer *Peer) {
+  fenceBeforeSleepFlag();
+  if (__builtin_expect(Peer->Tx.CreditWord[CreditWordSleep] != 0, 0))
+    wakePeer(Peer);
+}
 /// The worker whose progress moves this peer's frames and credits.
 ucp_worker_h frameWorker(tc_peer *Peer);
 /// Registers the handlers of frames and credits by message.

@@ -91,6 +91,8 @@ static tc_status_t putFrame(tc_peer *Peer, uint8_t *Frame, FrameSpec &Spec, uint
   tc_status_t St;
   if (uint8_t *Ring = Peer->Tx.RingDirect) {
     St = encodeFrame(ringSlot(Ring, Peer->Tx.SlotSize, Slot), Peer->Tx.SlotSize, Spec, &Size);
+    if (St == TC_OK)
+      wakeIfSleeping(Peer);
   } else if (!Peer->Tx.Puts.empty()) {
     // Built in the slot's own copy, which its put reads until it completes:
     // the slot's previous put is completed first (credited, so landed).
@@ -519,6 +521,7 @@ static inline bool sendDirect(tc_peer *Peer, const tc_package *Pkg, uint32_t Ele
                     uint32_t(PayloadSize), Seq);
   else
     storeMarkedFrame(Frame, Kind, Pkg->Tag, Code, Element, Payload, uint32_t(PayloadSize), Seq);
+  wakeIfSleeping(Peer);
   countSent(Peer, Kind, 0);
   if (Sequence)
     *Sequence = Seq;
@@ -806,6 +809,7 @@ extern "C" tc_status_t tc_peer_cork(tc_peer_t *Peer, int Corked) {
 tc_status_t twochains::rt::flushPeer(tc_peer *Peer, int TimeoutMs) {
   uint64_t Deadline = nowNs() + msToNs(TimeoutMs > 0 ? TimeoutMs : 0);
   CoreContext *Ctx = Peer->Ctx;
+  IdleWait Idle;
   for (;;) {
     // A channel flushes on its own; the context's worker, where a failure
     // shows, is turned only if no other thread has the context.
@@ -839,12 +843,20 @@ tc_status_t twochains::rt::flushPeer(tc_peer *Peer, int TimeoutMs) {
     }
     if (Peer->Failed)
       return TC_ERR_IO;
-    if (nowNs() > Deadline)
+    uint64_t Now = nowNs();
+    if (Now > Deadline)
       return TC_ERR_TIMED_OUT;
     if (Ctx->DataWorker)
       ucp_worker_progress(Ctx->DataWorker);
     if (Context.owns_lock() || Context.try_lock())
       ucp_worker_progress(Ctx->Worker); // a peer failure shows here
+    // Polls a while, then sleeps (holding nothing) until a credit report
+    // or a message comes.
+    if (Channel.owns_lock())
+      Channel.unlock();
+    if (Context.owns_lock())
+      Context.unlock();
+    Idle.idle(Ctx, Now, Deadline);
   }
 }
 

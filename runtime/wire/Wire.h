@@ -31,6 +31,15 @@ namespace twochains::rt {
 /// (tc_jam_end_t), and a bit that says the word holds a report. The sender
 /// finds the whole sequence from its window.
 enum : unsigned { CreditWordFinished = 0, CreditWordMiss = 1, CreditWordFault = 2, CreditWords = 3 };
+/// Word 8, in the line's second cache line: the receiver sleeps (non-zero),
+/// set by the receiver before it sleeps, cleared by the sender, which then
+/// wakes it (AmWake; docs/runtime.md, "Sleeping waits"). A line of its
+/// own: the sender reads it after every frame it stores, and the first
+/// line changes with every credit report.
+constexpr unsigned CreditWordSleep = 8;
+/// The bytes of a credit line: its owner allocates them, and the other
+/// side checks that a peer's key covers them.
+constexpr size_t CreditLineBytes = 128;
 inline uint64_t faultWord(uint64_t Sequence, uint32_t Element, int Signal, unsigned Kind) {
   return uint32_t(Sequence) | uint64_t(Element & 0xffff) << 32 |
          uint64_t(uint8_t(Signal)) << 48 | uint64_t(Kind & 0xf) << 56 | 1ull << 63;
@@ -50,6 +59,7 @@ enum : unsigned {
   AmCode = 0x7c0a,    // an image too large for a slot, sent once ahead of its frames
   AmCodeAck = 0x7c0b, // receiver to sender: installed, or why not
   AmReply = 0x7c0c,   // receiver to caller: a jam's answer to a call (Calls.cpp)
+  AmWake = 0x7c0d,    // a sleeping side's peer stored into its ring or credit line
   AmQuiesce = 0x7c0e, // ranks of a job: quiescence's waves (job/Quiesce.cpp)
   AmReady = 0x7c0f,   // sender to receiver, a job's connection: the welcome is taken
 };

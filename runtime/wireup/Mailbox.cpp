@@ -48,12 +48,13 @@ tc_status_t setupLocalSide(WireupContext *Ctx, tc_peer *Peer) {
   Peer->Rx.RingBytes = size_t(Ctx->Slots) * slotStride(Ctx->SlotSize);
   if (Peer->Path == PathRma) {
     Peer->Rx.Ring = static_cast<uint8_t *>(mapForRma(Ctx, Peer->Rx.RingBytes, Peer->Rx.RingMem));
-    Peer->Tx.CreditWord = static_cast<volatile uint64_t *>(mapForRma(Ctx, 64, Peer->Tx.CreditMem));
+    Peer->Tx.CreditWord = static_cast<volatile uint64_t *>(
+        mapForRma(Ctx, CreditLineBytes, Peer->Tx.CreditMem));
   } else {
     void *Ring = mmap(nullptr, Peer->Rx.RingBytes, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     Peer->Rx.Ring = Ring == MAP_FAILED ? nullptr : static_cast<uint8_t *>(Ring);
-    Peer->Tx.CreditLine.reset(new (std::nothrow) uint64_t[8]());
+    Peer->Tx.CreditLine.reset(new (std::nothrow) uint64_t[CreditLineBytes / sizeof(uint64_t)]());
     Peer->Tx.CreditWord = Peer->Tx.CreditLine.get();
   }
   if (!Peer->Rx.Ring || !Peer->Tx.CreditWord) {
@@ -241,8 +242,8 @@ tc_status_t acceptOffer(WireupContext *Ctx, tc_peer *Peer, const ParsedOffer &Pa
     uint8_t *Ring = nullptr, *Credits = nullptr;
     if (!checkKeyRange(Peer->Tx.RingKey, RingMapped, O.RingAddress,
                        size_t(O.Slots) * slotStride(O.SlotSize), "ring", Why, Ring) ||
-        !checkKeyRange(Peer->Rx.CreditKey, CreditMapped, O.CreditAddress,
-                       CreditWords * sizeof(uint64_t), "credit line", Why, Credits))
+        !checkKeyRange(Peer->Rx.CreditKey, CreditMapped, O.CreditAddress, CreditLineBytes,
+                       "credit line", Why, Credits))
       return TC_ERR_BAD_OFFER;
     // Mapped here: guarded against the peer shrinking them under us.
     if ((Ring && (Peer->Tx.RingGuard = guardPeerMapping(RingMapped[0].Begin,

@@ -1,0 +1,271 @@
+//===- Sleep.cpp - Waits that sleep until a frame or a message arrives -----===//
+//
+// The sleeper writes its flag into every peer's credit line that it can
+// store into, orders that before it looks at its rings and credit lines
+// again (membarrier: every thread of every registered process has fenced),
+// and sleeps only if it found nothing. A peer that stores a frame or a
+// credit report, then loads the flag (fenceBeforeSleepFlag), either sees
+// the flag, and wakes the sleeper, or stored before the sleeper looked.
+//
+//===----------------------------------------------------------------------===//
+#include "core/Sleep.h"
+
+#include "base/Clock.h"
+#include "base/Log.h"
+#include "core/Lock.h"
+#include "core/Stats.h"
+#include "wire/Frame.h"
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <ctime>
+#include <linux/futex.h>
+#include <linux/membarrier.h>
+#include <sched.h>
+#include <mutex>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace twochains::rt {
+
+__attribute__((visibility("hidden"))) bool SleepFenceAsymmetric = false;
+
+/// Other threads wait for the fd sleeper's word at most this long: a
+/// notification lost to a bug then costs a bounded delay, not a hang.
+static constexpr uint64_t WaiterCapNs = 10'000'000;
+
+static bool registerAsymmetricFence() {
+  static std::once_flag Once;
+  static bool Registered = false;
+  std::call_once(Once, [] {
+    long Commands = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    Registered = Commands > 0 && (Commands & MEMBARRIER_CMD_GLOBAL_EXPEDITED) &&
+                 syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
+    SleepFenceAsymmetric = Registered;
+  });
+  return Registered;
+}
+
+bool setupSleep(CoreContext *Ctx) {
+  registerAsymmetricFence();
+  Ctx->WakeFd = epoll_create1(EPOLL_CLOEXEC);
+  if (Ctx->WakeFd < 0) {
+    logError(std::string("epoll_create1: ") + std::strerror(errno));
+    return false;
+  }
+  return true;
+}
+
+void teardownSleep(CoreContext *Ctx) {
+  if (Ctx->WakeFd >= 0)
+    close(Ctx->WakeFd);
+  Ctx->WakeFd = -1;
+}
+
+void forgetSleepWorker(CoreContext *Ctx) {
+  int Fd;
+  if (Ctx->WakeWorker && Ctx->WakeWorkerFd && ucp_worker_get_efd(Ctx->WakeWorker, &Fd) == UCS_OK &&
+      Ctx->WakeFd >= 0)
+    epoll_ctl(Ctx->WakeFd, EPOLL_CTL_DEL, Fd, nullptr);
+  Ctx->WakeWorker = nullptr;
+  Ctx->WakeWorkerFd = false;
+}
+
+/// The control worker's fd in the set (once per worker: a listen or
+/// connect may have replaced it). False if it has none: an application's
+/// worker whose context lacks UCP_FEATURE_WAKEUP.
+static bool watchWorker(CoreContext *Ctx) {
+  if (Ctx->WakeWorker == Ctx->Worker)
+    return Ctx->WakeWorkerFd;
+  forgetSleepWorker(Ctx);
+  Ctx->WakeWorker = Ctx->Worker;
+  int Fd;
+  epoll_event E = {};
+  E.events = EPOLLIN;
+  Ctx->WakeWorkerFd = Ctx->Worker && Ctx->WakeFd >= 0 &&
+                      ucp_worker_get_efd(Ctx->Worker, &Fd) == UCS_OK &&
+                      epoll_ctl(Ctx->WakeFd, EPOLL_CTL_ADD, Fd, &E) == 0;
+  if (!Ctx->WakeWorkerFd)
+    logWarning("the control worker has no event fd (its UCX context lacks "
+               "UCP_FEATURE_WAKEUP): waits nap for at most 1 ms at a time");
+  return Ctx->WakeWorkerFd;
+}
+
+namespace {
+struct Look {
+  bool Found = false;   // something to do: do not sleep
+  bool Bounded = false; // some peer cannot wake this side: nap
+};
+} // namespace
+
+/// Whether the slot holds (the start of) frame Sequence. A slot never
+/// written shows sequence 0 too: frame 0 is told by its header's magic.
+static bool frameThere(const uint8_t *Slot, uint64_t Sequence) {
+  return frameMayHaveArrived(Slot, Sequence) &&
+         (Sequence || __atomic_load_n(reinterpret_cast<const uint32_t *>(Slot), __ATOMIC_RELAXED));
+}
+
+/// The sleeper's side of the handshake with its peers. Holds the context.
+static Look prepare(CoreContext *Ctx) {
+  Look L;
+  if (Ctx->BeforeSleep)
+    Ctx->BeforeSleep(Ctx);
+  if (!watchWorker(Ctx)) {
+    L.Bounded = true;
+  } else {
+    // UCX wakes an armed worker only for events that come after it was
+    // armed: what arrived before is taken first (its handlers run now).
+    for (unsigned I = 0; I < 64 && ucp_worker_progress(Ctx->Worker); ++I)
+      ;
+    ucs_status_t St = ucp_worker_arm(Ctx->Worker);
+    if (St == UCS_ERR_BUSY) {
+      L.Found = true;
+      return L;
+    }
+    if (St != UCS_OK)
+      L.Bounded = true;
+  }
+  bool Flagged = false;
+  auto Flag = [&](tc_peer *Peer) {
+    // Frames and credits by message make events; an unwelcomed peer's
+    // handshake is messages too.
+    if (!Peer->Welcomed || Peer->Failed || Peer->Path != PathRma)
+      return;
+    if (Peer->Rx.CreditDirect && Peer->Tx.RingDirect) {
+      __atomic_store_n(&Peer->Rx.CreditDirect[CreditWordSleep], 1, __ATOMIC_RELAXED);
+      Flagged = true;
+    } else {
+      L.Bounded = true; // its puts land unseen
+    }
+  };
+  for (tc_peer *Peer : Ctx->Connected)
+    Flag(Peer);
+  for (auto &Peer : Ctx->Accepted)
+    Flag(Peer.get());
+  if (Flagged) {
+    if (SleepFenceAsymmetric &&
+        syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) == 0) {
+    } else {
+      // The stores' side fences too only where it could not register.
+      __atomic_thread_fence(__ATOMIC_SEQ_CST);
+      if (SleepFenceAsymmetric)
+        L.Bounded = true;
+    }
+  }
+  auto Check = [&](tc_peer *Peer) {
+    PeerReceiveHalf &Rx = Peer->Rx;
+    if (Rx.Ring && Rx.Receive && Peer->Welcomed) {
+      uint64_t E = Rx.Receive->expected();
+      if (frameThere(ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot()), E)) {
+        // There at the last look too and not taken since: incomplete,
+        // awaiting code, or a frame this wait does not run (tc_flush).
+        if (Rx.SleepFound == E + 1)
+          L.Bounded = true;
+        else
+          L.Found = true;
+        Rx.SleepFound = E + 1;
+      }
+    }
+    PeerSendHalf &Tx = Peer->Tx;
+    if (Tx.CreditWord)
+      for (unsigned W = 0; W < CreditWords; ++W)
+        if (uint64_t V = Tx.CreditWord[W]; V != Tx.SleepCredit[W]) {
+          Tx.SleepCredit[W] = V;
+          L.Found = true;
+        }
+  };
+  for (tc_peer *Peer : Ctx->Connected)
+    Check(Peer);
+  for (auto &Peer : Ctx->Accepted)
+    Check(Peer.get());
+  return L;
+}
+
+static void futexWait(std::atomic<uint32_t> &Word, uint32_t Seen, uint64_t Ns) {
+  timespec T = {time_t(Ns / 1'000'000'000), long(Ns % 1'000'000'000)};
+  syscall(SYS_futex, reinterpret_cast<uint32_t *>(&Word), FUTEX_WAIT_PRIVATE, Seen, &T, nullptr, 0);
+}
+
+void notifySleepers(CoreContext *Ctx) {
+  Ctx->WakeSeq.fetch_add(1, std::memory_order_release);
+  if (Ctx->WakeWaiters.load(std::memory_order_acquire) > 0)
+    syscall(SYS_futex, reinterpret_cast<uint32_t *>(&Ctx->WakeSeq), FUTEX_WAKE_PRIVATE, INT_MAX,
+            nullptr, nullptr, 0);
+}
+
+void wakeContext(CoreContext *Ctx) {
+  notifySleepers(Ctx);
+  if (Ctx->WakeWorkerFd && Ctx->WakeWorker)
+    ucp_worker_signal(Ctx->WakeWorker);
+}
+
+/// prepare, holding the context as its other calls do.
+static Look prepareHeld(CoreContext *Ctx) {
+  bool Locks = hotPathLocks(Ctx);
+  if (Locks)
+    lockContext(Ctx);
+  Look L = prepare(Ctx);
+  if (Locks)
+    Ctx->Lock.unlock();
+  return L;
+}
+
+bool armSleep(CoreContext *Ctx, bool &Bounded) {
+  Look L = prepareHeld(Ctx);
+  Bounded = L.Bounded || !Ctx->WakeWorkerFd;
+  return !L.Found;
+}
+
+bool sleepContext(CoreContext *Ctx, uint64_t TimeoutNs) {
+  uint32_t Seen = Ctx->WakeSeq.load(std::memory_order_acquire);
+  if (Ctx->FdSleeper.exchange(true, std::memory_order_acq_rel)) {
+    Ctx->WakeWaiters.fetch_add(1, std::memory_order_acq_rel);
+    futexWait(Ctx->WakeSeq, Seen, std::min(TimeoutNs, WaiterCapNs));
+    Ctx->WakeWaiters.fetch_sub(1, std::memory_order_acq_rel);
+    return Ctx->WakeSeq.load(std::memory_order_acquire) != Seen;
+  }
+  Look L = prepareHeld(Ctx);
+  bool Woken = L.Found;
+  if (!Woken) {
+    uint64_t Ns = L.Bounded ? std::min(TimeoutNs, NapNs) : TimeoutNs;
+    count(Ctx, &tc_stats_t::sleeps);
+    if (Ctx->WakeWorkerFd) {
+      // Rounded up: a sleep never ends before it should.
+      int Ms = int(std::min<uint64_t>((Ns + 999'999) / 1'000'000, INT_MAX));
+      epoll_event E;
+      Woken = epoll_wait(Ctx->WakeFd, &E, 1, Ms) > 0;
+    } else {
+      timespec T = {time_t(Ns / 1'000'000'000), long(Ns % 1'000'000'000)};
+      nanosleep(&T, nullptr);
+    }
+  }
+  Ctx->FdSleeper.store(false, std::memory_order_release);
+  // What woke it (a handshake, an answer by message) may wait for the
+  // control turn, which the next pass then takes.
+  Ctx->ControlDue.store(true, std::memory_order_relaxed);
+  notifySleepers(Ctx);
+  return Woken;
+}
+
+void IdleWait::idle(CoreContext *Ctx, uint64_t NowNs, uint64_t DeadlineNs) {
+  if (!Since) {
+    Since = NowNs;
+    return;
+  }
+  if (!Ctx->SleepWaits || NowNs >= DeadlineNs)
+    return;
+  uint64_t Idle = NowNs - Since;
+  if (Idle < YieldAfterNs)
+    return;
+  if (Idle < SpinBeforeSleepNs) {
+    // The peer waited for may be runnable on this very core: it goes
+    // first (a system call each, where the core is the caller's alone).
+    sched_yield();
+    return;
+  }
+  sleepContext(Ctx, DeadlineNs - NowNs);
+}
+
+} // namespace twochains::rt

@@ -1,0 +1,339 @@
+//===- SleepTest.cpp - Sleeping waits, woken by peers' stores -------------===//
+//
+// A side asleep in tc_wait or tc_flush is woken by what a peer stores
+// straight into its memory (shared memory), by the AmWake the peer sends
+// when it finds the side's flag in its credit line. Each sleep here is
+// long (60 s): a wake that does not come leaves the waiting thread asleep,
+// which the test sees (it then wakes the thread itself and fails); nothing
+// is asserted on time.
+//
+//===----------------------------------------------------------------------===//
+#include "TwoContexts.h"
+
+#include "context/Context.h"
+#include "core/Peer.h"
+#include "core/Sleep.h"
+#include "wire/Wire.h"
+
+#include <atomic>
+#include <cstring>
+#include <functional>
+#include <netinet/in.h>
+#include <string>
+#include <thread>
+#include <ucp/api/ucp.h>
+#include <vector>
+
+using namespace twochains::rt;
+
+namespace {
+
+/// The standard package's put: bytes at an offset of tc_stdlib_memory.
+std::vector<uint8_t> putPayload(uint64_t Offset, const std::string &Bytes) {
+  struct {
+    uint64_t Offset;
+    uint32_t Length, Reserved;
+  } H = {Offset, uint32_t(Bytes.size()), 0};
+  std::vector<uint8_t> P(sizeof H + Bytes.size());
+  std::memcpy(P.data(), &H, sizeof H);
+  std::memcpy(P.data() + sizeof H, Bytes.data(), Bytes.size());
+  return P;
+}
+
+constexpr uint64_t SleepRegion = 20480;
+constexpr int LongSleepMs = 60000;
+/// How long the test waits for a sleeper that should have been woken
+/// before it wakes it itself and fails.
+constexpr auto WokenWithin = std::chrono::seconds(20);
+
+/// Waits for Cond, for WokenWithin at most.
+bool waitFor(const std::function<bool()> &Cond) {
+  auto Deadline = std::chrono::steady_clock::now() + WokenWithin;
+  while (!Cond()) {
+    if (std::chrono::steady_clock::now() > Deadline)
+      return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  return true;
+}
+
+/// A context run by a thread of its own that sleeps in tc_wait between
+/// passes until Enough() holds.
+class SleepingThread {
+public:
+  SleepingThread(tc_context_t *Ctx, std::function<bool()> Enough)
+      : Ctx(Ctx), Thread([this, Enough] {
+          while (!Enough()) {
+            tc_progress(this->Ctx, nullptr);
+            if (Enough())
+              break;
+            tc_wait(this->Ctx, LongSleepMs);
+          }
+          Done = true;
+        }) {}
+  ~SleepingThread() { stop(); }
+  /// Waits for it to end; if it does not (no wake came), wakes it until it
+  /// does. False in that case.
+  bool join() {
+    bool Woken = waitFor([&] { return Done.load(); });
+    stop();
+    return Woken;
+  }
+
+  std::atomic<bool> Done{false};
+
+private:
+  void stop() {
+    while (!Done)
+      wakeContext(Ctx), std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (Thread.joinable())
+      Thread.join();
+  }
+  tc_context_t *Ctx;
+  std::thread Thread;
+};
+
+} // namespace
+
+class Sleeping : public TwoContexts {
+protected:
+  /// Both contexts, the receiver run by the test, connected by shared
+  /// memory with direct stores (skipped where UCX maps nothing).
+  void startDirect() {
+    Drive = Driver::TestThread;
+    ASSERT_NO_FATAL_FAILURE(start());
+    if (stats(Sender).peers_direct != 1)
+      GTEST_SKIP() << "no direct stores between the two contexts (no shared memory)";
+    Memory = receiverSymbol<uint8_t>("tc_stdlib_memory");
+    ASSERT_NE(Memory, nullptr);
+    std::memset(Memory + SleepRegion, 0, 64);
+    Put = element(Sender.Stdlib, "put");
+  }
+  tc_stats_t statsOf(tc_context_t *Ctx) const {
+    tc_stats_t Out = {};
+    tc_context_stats(Ctx, &Out);
+    return Out;
+  }
+  /// Until Ctx's thread has gone to sleep (at least Sleeps times).
+  bool asleep(tc_context_t *Ctx, uint64_t Sleeps = 1) {
+    return waitFor([&] { return statsOf(Ctx).sleeps >= Sleeps; });
+  }
+  uint8_t *Memory = nullptr;
+  uint32_t Put = 0;
+};
+
+/// (a) A receiver asleep in tc_wait for 60 s is woken by a frame the
+/// sender stores into its ring, and runs it.
+TEST_F(Sleeping, AFrameStoredIntoTheRingWakesTheReceiver) {
+  ASSERT_NO_FATAL_FAILURE(startDirect());
+  tc_context_t *R = Receiver.Ctx;
+  SleepingThread Thread(R, [&] { return statsOf(R).frames_executed_local >= 1; });
+  ASSERT_TRUE(asleep(R)) << "the receiver never went to sleep\n" << describe();
+  auto Payload = putPayload(SleepRegion, "woken by a store");
+  ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Put, TC_SEND_LOCAL, Payload.data(), Payload.size()),
+            TC_OK);
+  EXPECT_TRUE(Thread.join()) << "the receiver slept on after the frame landed\n" << describe();
+  EXPECT_STREQ(reinterpret_cast<const char *>(Memory + SleepRegion), "woken by a store");
+  EXPECT_GE(stats(Sender).wakes_sent, 1u);
+  EXPECT_GE(stats(Receiver).wakes_received, 1u);
+}
+
+/// (b) A sender asleep in tc_flush is woken by the credit report the
+/// receiver stores into its credit line.
+TEST_F(Sleeping, ACreditReportWakesAFlushingSender) {
+  ASSERT_NO_FATAL_FAILURE(startDirect());
+  auto Payload = putPayload(SleepRegion, "flushed");
+  ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Put, TC_SEND_LOCAL, Payload.data(), Payload.size()),
+            TC_OK);
+  std::atomic<bool> Flushed{false}, SenderSlept{false}, Woken{false};
+  std::thread Helper([&] {
+    // The receiver takes the frame only once the sender sleeps.
+    SenderSlept = asleep(Sender.Ctx);
+    Woken = waitFor([&] {
+      tc_progress(Receiver.Ctx, nullptr);
+      return Flushed.load();
+    });
+    while (!Flushed)
+      wakeContext(Sender.Ctx), std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
+  tc_status_t St = tc_flush(Peer, LongSleepMs);
+  Flushed = true;
+  Helper.join();
+  EXPECT_EQ(St, TC_OK);
+  EXPECT_TRUE(SenderSlept) << "the sender never slept in tc_flush\n" << describe();
+  EXPECT_TRUE(Woken) << "the credit report did not wake the sender\n" << describe();
+  EXPECT_STREQ(reinterpret_cast<const char *>(Memory + SleepRegion), "flushed");
+  EXPECT_GE(stats(Receiver).wakes_sent, 1u);
+  // The wake made the fd readable; its handler runs at the next progress.
+  EXPECT_TRUE(progressUntil([&] { return stats(Sender).wakes_received >= 1; },
+                            "the sender took the receiver's wake"));
+}
+
+/// A receiver that sleeps in tc_wait right after running a frame reports
+/// its credits first: a sender flushing to it is not left waiting.
+TEST_F(Sleeping, AReceiverReportsItsCreditsBeforeItSleeps) {
+  ASSERT_NO_FATAL_FAILURE(startDirect());
+  std::atomic<bool> Flushed{false};
+  tc_context_t *R = Receiver.Ctx;
+  SleepingThread Thread(R, [&] { return Flushed.load(); });
+  ASSERT_TRUE(asleep(R)) << describe();
+  auto Payload = putPayload(SleepRegion, "reported");
+  ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Put, TC_SEND_LOCAL, Payload.data(), Payload.size()),
+            TC_OK);
+  std::thread Waker([&] {
+    // Bounds the test where no report comes: the flush is woken to fail.
+    if (!waitFor([&] { return Flushed.load(); }))
+      while (!Flushed)
+        wakeContext(Sender.Ctx), std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
+  auto Start = std::chrono::steady_clock::now();
+  tc_status_t St = tc_flush(Peer, int(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                          WokenWithin)
+                                          .count()));
+  Flushed = true;
+  Waker.join();
+  wakeContext(R);
+  EXPECT_TRUE(Thread.join());
+  EXPECT_EQ(St, TC_OK) << "the flush never saw the receiver's credits ("
+                       << std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::steady_clock::now() - Start)
+                              .count()
+                       << " ms)\n"
+                       << describe();
+  EXPECT_STREQ(reinterpret_cast<const char *>(Memory + SleepRegion), "reported");
+}
+
+/// (c) A peer that takes its flag and stores without waking delays only
+/// its own frame: an honest peer's frame still wakes the receiver, which
+/// then runs both.
+TEST_F(Sleeping, APeerThatNeverWakesDelaysOnlyItself) {
+  ASSERT_NO_FATAL_FAILURE(startDirect());
+  Side *Liar = createExtraSide("liar");
+  ASSERT_NE(Liar, nullptr);
+  tc_peer_t *LiarPeer = nullptr;
+  ASSERT_EQ(connectSides(*Liar, Receiver, Port, &LiarPeer), TC_OK) << describe();
+  if (statsOf(Liar->Ctx).peers_direct != 1)
+    GTEST_SKIP() << "no direct stores from the third context";
+  tc_context_t *R = Receiver.Ctx;
+  SleepingThread Thread(R, [&] { return statsOf(R).frames_executed_local >= 2; });
+  ASSERT_TRUE(asleep(R)) << describe();
+  // The liar clears the flag the receiver set in its line, then stores.
+  __atomic_store_n(const_cast<uint64_t *>(&LiarPeer->Tx.CreditWord[CreditWordSleep]), 0,
+                   __ATOMIC_RELAXED);
+  auto Lie = putPayload(SleepRegion + 32, "liar");
+  ASSERT_EQ(tc_send(LiarPeer, Liar->Stdlib, Put, TC_SEND_LOCAL, Lie.data(), Lie.size()), TC_OK);
+  auto Honest = putPayload(SleepRegion, "honest");
+  ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Put, TC_SEND_LOCAL, Honest.data(), Honest.size()), TC_OK);
+  EXPECT_TRUE(Thread.join()) << "the honest peer's frame did not wake the receiver\n" << describe();
+  EXPECT_STREQ(reinterpret_cast<const char *>(Memory + SleepRegion), "honest");
+  EXPECT_STREQ(reinterpret_cast<const char *>(Memory + SleepRegion + 32), "liar");
+  EXPECT_EQ(statsOf(Liar->Ctx).wakes_sent, 0u);
+  EXPECT_GE(stats(Sender).wakes_sent, 1u);
+  tc_peer_close(LiarPeer);
+}
+
+/// (d) AmWake is taken from a welcomed peer only: from an endpoint that
+/// never authenticated it is refused and counted.
+TEST_F(Sleeping, AWakeFromAnUnauthenticatedEndpointIsRefused) {
+  ASSERT_NO_FATAL_FAILURE(start()); // the receiver's executor answers
+  // A bare UCX endpoint to the receiver's port, no handshake.
+  ucp_params_t P = {};
+  P.field_mask = UCP_PARAM_FIELD_FEATURES;
+  P.features = UCP_FEATURE_AM;
+  ucp_context_h Ucp = nullptr;
+  ucp_worker_h Worker = nullptr;
+  ASSERT_EQ(ucp_init(&P, nullptr, &Ucp), UCS_OK);
+  ucp_worker_params_t W = {};
+  ASSERT_EQ(ucp_worker_create(Ucp, &W, &Worker), UCS_OK);
+  sockaddr_in SA = {};
+  SA.sin_family = AF_INET;
+  SA.sin_port = htons(Port);
+  SA.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ucp_ep_params_t E = {};
+  E.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR |
+                 UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+  E.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
+  E.sockaddr.addr = reinterpret_cast<sockaddr *>(&SA);
+  E.sockaddr.addrlen = sizeof SA;
+  E.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+  ucp_ep_h Ep = nullptr;
+  ASSERT_EQ(ucp_ep_create(Worker, &E, &Ep), UCS_OK);
+  uint64_t RefusedBefore = stats(Receiver).messages_refused;
+  constexpr unsigned Wakes = 8;
+  for (unsigned I = 0; I < Wakes; ++I) {
+    ucp_request_param_t Q = {};
+    Q.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    Q.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
+    ucs_status_ptr_t R = ucp_am_send_nbx(Ep, AmWake, nullptr, 0, nullptr, 0, &Q);
+    ASSERT_FALSE(UCS_PTR_IS_ERR(R));
+    while (R && ucp_request_check_status(R) == UCS_INPROGRESS)
+      ucp_worker_progress(Worker);
+    if (R)
+      ucp_request_free(R);
+  }
+  EXPECT_TRUE(progressUntil(
+      [&] {
+        ucp_worker_progress(Worker);
+        return stats(Receiver).messages_refused >= RefusedBefore + Wakes;
+      },
+      "the receiver refused every wake from the bare endpoint"));
+  EXPECT_EQ(stats(Receiver).wakes_received, 0u);
+
+  // The same message from the welcomed sender is taken (and only counted).
+  ucp_request_param_t Q = {};
+  Q.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  Q.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
+  ucs_status_ptr_t R = ucp_am_send_nbx(Peer->Ep, AmWake, nullptr, 0, nullptr, 0, &Q);
+  ASSERT_FALSE(UCS_PTR_IS_ERR(R));
+  if (R)
+    ucp_request_free(R);
+  EXPECT_TRUE(progressUntil(
+      [&] {
+        ucp_worker_progress(Sender.Ctx->Worker);
+        return stats(Receiver).wakes_received == 1;
+      },
+      "the receiver took the welcomed peer's wake"));
+  EXPECT_EQ(stats(Receiver).messages_refused, RefusedBefore + Wakes);
+
+  ucp_request_param_t C = {};
+  C.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  C.flags = UCP_EP_CLOSE_FLAG_FORCE;
+  ucs_status_ptr_t Closing = ucp_ep_close_nbx(Ep, &C);
+  while (Closing && !UCS_PTR_IS_ERR(Closing) && ucp_request_check_status(Closing) == UCS_INPROGRESS)
+    ucp_worker_progress(Worker);
+  if (Closing && !UCS_PTR_IS_ERR(Closing))
+    ucp_request_free(Closing);
+  ucp_worker_destroy(Worker);
+  ucp_cleanup(Ucp);
+}
+
+/// A flush that waits for a receiver slow to run (it starts 20 ms late):
+/// the sleeps the sender took.
+class SleepingFlush : public Sleeping {
+protected:
+  uint64_t sleepsOfASlowFlush(tc_wait_mode_t Mode) {
+    Sender.Params.wait_mode = Mode;
+    startDirect();
+    if (HasFatalFailure() || IsSkipped())
+      return 0;
+    auto Payload = putPayload(SleepRegion, "slow");
+    EXPECT_EQ(tc_send(Peer, Sender.Stdlib, Put, TC_SEND_LOCAL, Payload.data(), Payload.size()),
+              TC_OK);
+    std::atomic<bool> Flushed{false};
+    std::thread Helper([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      while (!Flushed)
+        tc_progress(Receiver.Ctx, nullptr);
+    });
+    EXPECT_EQ(tc_flush(Peer, LongSleepMs), TC_OK);
+    Flushed = true;
+    Helper.join();
+    return stats(Sender).sleeps;
+  }
+};
+
+/// With TC_WAIT_POLL the runtime's waits never sleep (dedicated cores).
+TEST_F(SleepingFlush, PollModeNeverSleeps) { EXPECT_EQ(sleepsOfASlowFlush(TC_WAIT_POLL), 0u); }
+
+/// By default the same flush sleeps once it has polled a while.
+TEST_F(SleepingFlush, DefaultModeSleeps) { EXPECT_GE(sleepsOfASlowFlush(TC_WAIT_AUTO), 1u); }
