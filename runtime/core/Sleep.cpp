@@ -116,9 +116,17 @@ static Look prepare(CoreContext *Ctx) {
     L.Bounded = true;
   } else {
     // UCX wakes an armed worker only for events that come after it was
-    // armed: what arrived before is taken first (its handlers run now).
+    // armed: what arrived before is taken first (its handlers run now),
+    // and is then what the wait looks at, without sleeping: a handler only
+    // queues what came (an answer for code shipped ahead, a handshake), so
+    // this look cannot tell whether it is what the waiter waits for.
+    bool Took = false;
     for (unsigned I = 0; I < 64 && ucp_worker_progress(Ctx->Worker); ++I)
-      ;
+      Took = true;
+    if (Took) {
+      L.Found = true;
+      return L;
+    }
     ucs_status_t St = ucp_worker_arm(Ctx->Worker);
     if (St == UCS_ERR_BUSY) {
       L.Found = true;
@@ -265,7 +273,10 @@ void IdleWait::idle(CoreContext *Ctx, uint64_t NowNs, uint64_t DeadlineNs) {
     sched_yield();
     return;
   }
-  sleepContext(Ctx, DeadlineNs - NowNs);
+  // At most WaitSleepCapNs at a time: a wake that went missing (one path
+  // that stores without looking at the flag, a wake message UCX holds)
+  // costs a wait that much, never its whole timeout.
+  sleepContext(Ctx, std::min(DeadlineNs - NowNs, WaitSleepCapNs));
 }
 
 } // namespace twochains::rt

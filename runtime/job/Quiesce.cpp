@@ -21,16 +21,19 @@
 #include "base/Timeouts.h"
 #include "control/ControlMessage.h"
 #include "core/Lock.h"
+#include "core/Sleep.h"
 #include "core/Stats.h"
 
 #include <cstring>
-#include <sched.h>
+#include <algorithm>
 
 using namespace twochains::rt;
 
 namespace {
 
 enum : uint32_t { QuiesceReport = 1, QuiesceDecision = 2 };
+/// A quiescence wait sleeps this long at most between looks.
+constexpr uint64_t QuiesceNapNs = 10'000'000;
 
 /// Rank 0: every rank has reported the wave: decides it.
 void decide(JobContext *Ctx);
@@ -146,6 +149,43 @@ bool twochains::rt::jobSendsIdle(JobContext *Ctx) {
   return true;
 }
 
+/// One look at the wave, after a turn of the context: TC_OK once the job is
+/// quiet, TC_ERR_IO if a rank has gone, TC_ERR_INCOMPLETE meanwhile.
+static tc_status_t quiesceTurn(JobContext *Ctx) {
+  auto &Q = Ctx->Quiesce;
+  std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
+  // A decision that came before a rank went still stands.
+  if (Q.Decision != 1) {
+    if (int64_t Gone = goneRank(Ctx); Gone >= 0) {
+      logError("tc_job_quiesce: rank " + std::to_string(Gone) + " has gone");
+      return TC_ERR_IO;
+    }
+    if (!Q.Reported && jobSendsIdle(Ctx)) {
+      QuiesceMessage M = {QuiesceMagic, QuiesceReport, Ctx->QuiesceEpoch, Q.Wave, 0, 0, 0};
+      jobFrameCounts(Ctx, M.Sent, M.Done);
+      if (Ctx->JobRank == 0) {
+        takeReport(Ctx, 0, M);
+        Q.Reported = true;
+      } else if (tc_peer *B = Ctx->Ranks[0].Handle->Bound; B && B->Welcomed && !B->Failed) {
+        Q.Reported = sendMessage(Ctx, B, AmQuiesce, &M, sizeof M, nullptr, 0, 0) == UCS_OK;
+      }
+    }
+    if (Ctx->JobRank == 0 && Q.Reported && Q.Decision < 0)
+      decide(Ctx);
+  }
+  if (Q.Decision == 1) {
+    ++Ctx->QuiesceEpoch;
+    Q.ReportWave.assign(Ctx->JobSize, -1);
+    return TC_OK;
+  }
+  if (Q.Decision == 0) {
+    ++Q.Wave;
+    Q.Reported = false;
+    Q.Decision = -1;
+  }
+  return TC_ERR_INCOMPLETE;
+}
+
 extern "C" tc_status_t tc_job_quiesce(tc_context_t *Api, int TimeoutMs) {
   auto *Ctx = partOf<JobContext>(Api);
   if (!Ctx || !Ctx->Joined || TimeoutMs < 0 || ThreadRunningJamOf == Ctx)
@@ -165,49 +205,21 @@ extern "C" tc_status_t tc_job_quiesce(tc_context_t *Api, int TimeoutMs) {
     else
       rankHandle(Ctx, 0);
   }
-  for (unsigned Idle = 0;; ++Idle) {
+  IdleWait Idle;
+  for (;;) {
     Ctx->Progress(Ctx);
-    std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
-    // A decision that came before a rank went still stands.
-    if (Q.Decision == 1) {
-      ++Ctx->QuiesceEpoch;
-      Q.ReportWave.assign(Ctx->JobSize, -1);
-      return TC_OK;
-    }
-    if (int64_t Gone = goneRank(Ctx); Gone >= 0) {
-      logError("tc_job_quiesce: rank " + std::to_string(Gone) + " has gone");
-      return TC_ERR_IO;
-    }
-    if (!Q.Reported && jobSendsIdle(Ctx)) {
-      QuiesceMessage M = {QuiesceMagic, QuiesceReport, Ctx->QuiesceEpoch, Q.Wave, 0, 0, 0};
-      jobFrameCounts(Ctx, M.Sent, M.Done);
-      if (Ctx->JobRank == 0) {
-        takeReport(Ctx, 0, M);
-        Q.Reported = true;
-      } else if (tc_peer *B = Ctx->Ranks[0].Handle->Bound; B && B->Welcomed && !B->Failed) {
-        Q.Reported = sendMessage(Ctx, B, AmQuiesce, &M, sizeof M, nullptr, 0, 0) == UCS_OK;
-      }
-    }
-    if (Ctx->JobRank == 0 && Q.Reported && Q.Decision < 0)
-      decide(Ctx);
-    if (Q.Decision == 1) {
-      ++Ctx->QuiesceEpoch;
-      Q.ReportWave.assign(Ctx->JobSize, -1);
-      return TC_OK;
-    }
-    if (Q.Decision == 0) {
-      ++Q.Wave;
-      Q.Reported = false;
-      Q.Decision = -1;
-    }
-    if (nowNs() > Deadline) {
+    if (tc_status_t St = quiesceTurn(Ctx); St != TC_ERR_INCOMPLETE)
+      return St;
+    uint64_t Now = nowNs();
+    if (Now > Deadline) {
       logError("tc_job_quiesce: the job was not quiet within " + std::to_string(TimeoutMs) +
                " ms");
       return TC_ERR_TIMED_OUT;
     }
-    // Processes may outnumber cores: the ones with work go first.
-    if ((Idle & 15) == 15)
-      sched_yield();
+    // Processes may outnumber cores: poll a while, then sleep until a frame
+    // or a message comes (at most a control period: connects in the
+    // background retry on the clock).
+    Idle.idle(Ctx, Now, std::min(Deadline, Now + QuiesceNapNs));
   }
 }
 

@@ -24,6 +24,7 @@
 #include "containment/JamGuard.h"
 #include "core/Events.h"
 #include "core/Lock.h"
+#include "core/Sleep.h"
 #include "core/Stats.h"
 #include "send/FramePath.h"
 #include "wire/Formats.h"
@@ -866,10 +867,14 @@ static tc_status_t flushHandle(tc_peer *Handle, int TimeoutMs) {
   CoreContext *Ctx = Handle->Ctx;
   uint64_t Deadline = nowNs() + msToNs(TimeoutMs > 0 ? TimeoutMs : 0);
   tc_peer *Bound;
+  IdleWait Idle;
   while (!(Bound = connectionOf(Handle)) && !Handle->ProxyGone) {
-    if (nowNs() > Deadline)
+    uint64_t Now = nowNs();
+    if (Now > Deadline)
       return TC_ERR_TIMED_OUT;
     Ctx->Progress(Ctx);
+    // The handshake's messages wake a sleep; retries run on the clock.
+    Idle.idle(Ctx, Now, std::min(Deadline, Now + 10'000'000));
   }
   if (Handle->ProxyGone || !Bound->Welcomed || Bound->Failed)
     return TC_ERR_IO;
