@@ -95,15 +95,14 @@ extern "C" int tc_jam_forward(tc_jam_ctx_t *Ctx, const char *Address, unsigned P
   return sendFromJam(Ctx, Route, Element, TC_SEND_LOCAL, Payload, PayloadSize);
 }
 
-extern "C" int tc_jam_forward_rank(tc_jam_ctx_t *Ctx, unsigned Rank, const char *Element,
-                                   int Mode, const void *Payload, size_t PayloadSize) {
+extern "C" int tc_jam_forward_rank(tc_jam_ctx_t *Ctx, unsigned Rank, const char *Element, int Mode,
+                                   const void *Payload, size_t PayloadSize) {
   if (!Ctx || !Element || (Mode != TC_SEND_LOCAL && Mode != TC_SEND_INJECTED))
     return TC_ERR_INVALID_PARAM;
   auto *C = contextOf<CallsContext>(Ctx->Peer);
   if (!C->Joined || Rank >= C->JobSize)
     return TC_ERR_INVALID_PARAM;
-  return sendFromJam(Ctx, rankHandle(C, Rank), Element, tc_send_mode_t(Mode), Payload,
-                     PayloadSize);
+  return sendFromJam(Ctx, rankHandle(C, Rank), Element, tc_send_mode_t(Mode), Payload, PayloadSize);
 }
 
 extern "C" unsigned tc_jam_sender_rank(const tc_jam_ctx_t *Ctx) {

@@ -114,8 +114,8 @@ static tc_status_t takeStartupLimits(tc_context *Ctx, const tc_context_params_t 
     return TC_ERR_INVALID_PARAM;
   Ctx->HandshakeTimeoutNs = TimeoutMs * NsPerMs;
   const char *PerAddress = std::getenv("TC_MAX_STARTUPS_PER_ADDRESS");
-  Ctx->StartupsPerAddressChosen =
-      (V6 && Params->max_startups_per_address) || (PerAddress && *PerAddress);
+  Ctx->StartupsPerAddressChosen = (V6 && Params->max_startups_per_address) ||
+                                  (PerAddress && *PerAddress);
   return TC_OK;
 }
 

@@ -166,8 +166,7 @@ tc_status_t exchange(JobContext *Ctx, const tc_job_params_t *P, uint32_t &Rank,
 
 extern "C" tc_status_t tc_job_join(tc_context_t *Api, const tc_job_params_t *Params) {
   auto *Ctx = partOf<JobContext>(Api);
-  if (!Ctx || (Params && Params->version != TC_JOB_PARAMS_VERSION) ||
-      ThreadRunningJamOf == Ctx)
+  if (!Ctx || (Params && Params->version != TC_JOB_PARAMS_VERSION) || ThreadRunningJamOf == Ctx)
     return TC_ERR_INVALID_PARAM;
   std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
   if (Ctx->Joined) {
@@ -190,8 +189,8 @@ extern "C" tc_status_t tc_job_join(tc_context_t *Api, const tc_job_params_t *Par
   // application chose the limit, each may have its place (up to the limit
   // of all, max_startups).
   if (!Ctx->StartupsPerAddressChosen)
-    Ctx->MaxStartupsPerAddress =
-        std::max(Ctx->MaxStartupsPerAddress, std::min(Ctx->JobSize, Ctx->MaxStartups));
+    Ctx->MaxStartupsPerAddress = std::max(Ctx->MaxStartupsPerAddress,
+                                          std::min(Ctx->JobSize, Ctx->MaxStartups));
   Ctx->Quiesce.ReportWave.assign(Ctx->JobSize, -1);
   Ctx->Quiesce.Sent.assign(Ctx->JobSize, 0);
   Ctx->Quiesce.Done.assign(Ctx->JobSize, 0);

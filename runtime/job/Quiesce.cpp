@@ -66,7 +66,7 @@ ucs_status_t onQuiesce(void *Arg, const void *Header, size_t HeaderLength, void 
       HeaderLength != sizeof M || Length) {
     refuseMessage(Ctx, Peer,
                   std::string("a quiescence message ") +
-                      (!Peer || !Peer->Welcomed          ? "before its connection was made"
+                      (!Peer || !Peer->Welcomed ? "before its connection was made"
                        : Peer->JobRank == NoJobRank || !Ctx->Joined ? "from outside the job"
                                                                     : "of a wrong size"),
                   Param);
@@ -74,7 +74,8 @@ ucs_status_t onQuiesce(void *Arg, const void *Header, size_t HeaderLength, void 
   }
   std::memcpy(&M, Header, sizeof M);
   if (M.Magic != QuiesceMagic ||
-      (M.Kind == QuiesceReport ? Ctx->JobRank != 0 : Peer->JobRank != 0 || M.Kind != QuiesceDecision)) {
+      (M.Kind == QuiesceReport ? Ctx->JobRank != 0
+                               : Peer->JobRank != 0 || M.Kind != QuiesceDecision)) {
     refuseMessage(Ctx, Peer, "a malformed quiescence message", Param);
     return UCS_OK;
   }
@@ -134,9 +135,7 @@ void twochains::rt::jobFrameCounts(JobContext *Ctx, uint64_t &Sent, uint64_t &Do
 }
 
 bool twochains::rt::jobSendsIdle(JobContext *Ctx) {
-  auto Idle = [](const tc_peer *P) {
-    return P->Tx.Queued.empty() && !P->Tx.BatchFrames;
-  };
+  auto Idle = [](const tc_peer *P) { return P->Tx.Queued.empty() && !P->Tx.BatchFrames; };
   for (const RouteTarget &T : Ctx->Ranks)
     if (T.Handle && !Idle(T.Handle.get()))
       return false;
@@ -212,8 +211,7 @@ extern "C" tc_status_t tc_job_quiesce(tc_context_t *Api, int TimeoutMs) {
       return St;
     uint64_t Now = nowNs();
     if (Now > Deadline) {
-      logError("tc_job_quiesce: the job was not quiet within " + std::to_string(TimeoutMs) +
-               " ms");
+      logError("tc_job_quiesce: the job was not quiet within " + std::to_string(TimeoutMs) + " ms");
       return TC_ERR_TIMED_OUT;
     }
     // Processes may outnumber cores: poll a while, then sleep until a frame

@@ -50,8 +50,7 @@ static std::string addressText(uint32_t Address, uint16_t Port) {
 }
 
 static std::string targetName(const RouteTarget &T) {
-  std::string Where = T.Addresses.empty() ? std::string("?")
-                                          : addressText(T.Addresses[0], T.Port);
+  std::string Where = T.Addresses.empty() ? std::string("?") : addressText(T.Addresses[0], T.Port);
   return T.Rank != NoJobRank ? "rank " + std::to_string(T.Rank) + " (" + Where + ")" : Where;
 }
 
@@ -183,8 +182,7 @@ static int decideJobHello(WireupContext *Wireup, tc_peer *Peer, std::string &Why
   auto *Ctx = static_cast<JobContext *>(Wireup);
   uint32_t Rank = Peer->JobRank;
   if (!Ctx->Joined || Rank >= Ctx->JobSize) {
-    Why = "it claims rank " + std::to_string(Rank) + " of a job of " +
-          std::to_string(Ctx->JobSize);
+    Why = "it claims rank " + std::to_string(Rank) + " of a job of " + std::to_string(Ctx->JobSize);
     return TC_ERR_BAD_OFFER;
   }
   if (Rank == Ctx->JobRank)
@@ -323,10 +321,10 @@ static void advanceRoutes(CoreContext *Core) {
   for (size_t I = 0; I < Ctx->Connected.size();) {
     tc_peer *P = Ctx->Connected[I];
     // Ours (made for a handle) and failed, its frames run: released.
-    if (!P->ProxyOf || !P->Failed || (P->Rx.Receive && P->Rx.Ring &&
-                                frameTrailerShows(ringSlot(P->Rx.Ring, Ctx->SlotSize,
-                                                           P->Rx.Receive->expectedSlot()),
-                                                  Ctx->SlotSize, P->Rx.Receive->expected()))) {
+    if (!P->ProxyOf || !P->Failed ||
+        (P->Rx.Receive && P->Rx.Ring &&
+         frameTrailerShows(ringSlot(P->Rx.Ring, Ctx->SlotSize, P->Rx.Receive->expectedSlot()),
+                           Ctx->SlotSize, P->Rx.Receive->expected()))) {
       ++I;
       continue;
     }

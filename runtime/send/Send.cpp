@@ -714,9 +714,9 @@ tc_status_t twochains::rt::sendAnswer(tc_peer *Peer, uint64_t CallSequence, cons
 /// tc_send to a handle (core/Peer.h, Proxy): through its connection, behind
 /// any frames that waited for it; queued on the handle while it is being
 /// made. Out of line: the hot path to a connection pays one test.
-__attribute__((noinline)) static tc_status_t
-sendToHandle(tc_peer *Handle, const tc_package *Pkg, uint32_t Element, tc_send_mode_t Mode,
-             const void *Payload, size_t PayloadSize) {
+__attribute__((noinline)) static tc_status_t sendToHandle(tc_peer *Handle, const tc_package *Pkg,
+                                                          uint32_t Element, tc_send_mode_t Mode,
+                                                          const void *Payload, size_t PayloadSize) {
   for (;;) {
     if (tc_peer *Bound = connectionOf(Handle)) {
       PeerGuard Guard(Bound);

@@ -42,8 +42,8 @@ tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *B
     return Bad("instruction set " + std::to_string(O.Isa));
   // Outside a job (Job 0) the rank means nothing and is not read.
   if (O.Job && O.JobRank >= MaxJobRanks)
-    return Bad("job rank " + std::to_string(O.JobRank) + " (below " +
-               std::to_string(MaxJobRanks) + ")");
+    return Bad("job rank " + std::to_string(O.JobRank) + " (below " + std::to_string(MaxJobRanks) +
+               ")");
   if (O.PackagesSize > MaxPackagesSize || O.PackagesSize > BodyLength)
     return Bad("a packages section of " + std::to_string(O.PackagesSize) + " bytes (at most " +
                std::to_string(MaxPackagesSize) + ", in a body of " +

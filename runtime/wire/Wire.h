@@ -83,7 +83,8 @@ constexpr uint32_t ReplyMagic = controlMagic('T', 'C', 'R', 'P');     // REPLY
 constexpr uint32_t QuiesceMagic = controlMagic('T', 'C', 'Q', 'U');   // QUIESCE
 constexpr uint32_t ReadyMagic = controlMagic('T', 'C', 'R', 'Y');     // READY
 static_assert(HandshakeMagic == 0x54434853, "offers keep the magic they always had");
-constexpr uint32_t HandshakeVersion = 9; // 9: offers carry the job and rank; 4: offers carry the packages; 5: the ISA; 6: slots a line apart, frame version 3; 7: frames by message carry credits; 8: a magic per message type
+constexpr uint32_t HandshakeVersion =
+    9; // 9: offers carry the job and rank; 4: offers carry the packages; 5: the ISA; 6: slots a line apart, frame version 3; 7: frames by message carry credits; 8: a magic per message type
 
 /// The instruction set an offering side runs injected code as: a sender
 /// sends the images built for its receiver's (docs/heterogeneous.md). The
@@ -155,7 +156,7 @@ struct Offer {
   /// The offering side's rank in the job both belong to (tc_job_join), or
   /// NoJobRank with Job 0: a process outside any job.
   uint32_t JobRank;
-  uint64_t Job;           // the job's identity: a hash of every rank's address
+  uint64_t Job; // the job's identity: a hash of every rank's address
 };
 static_assert(sizeof(Offer) == 104, "wire layout");
 constexpr uint32_t NoJobRank = 0xffffffffu;
@@ -296,7 +297,7 @@ constexpr size_t MaxReplyBytesInFlight = 4u << 20;
 /// (Kind 2: Verdict 1 when the job is quiet). No body.
 struct QuiesceMessage {
   uint32_t Magic, Kind;
-  uint64_t Epoch;          // tc_job_quiesce calls the rank has finished
+  uint64_t Epoch; // tc_job_quiesce calls the rank has finished
   uint32_t Wave, Verdict;
   uint64_t Sent, Done;
 };

@@ -552,8 +552,7 @@ static std::unique_ptr<tc_peer> openClient(WireupContext *Ctx, const sockaddr_in
 /// One attempt: an endpoint and the handshake. Null if it failed; Unreachable
 /// then says whether nothing answered (worth trying again).
 static tc_peer *connectOnce(WireupContext *Ctx, const sockaddr_in &SA, const std::string &Where,
-                            uint64_t Deadline, bool Retry, bool &Unreachable,
-                            tc_status_t &Result) {
+                            uint64_t Deadline, bool Retry, bool &Unreachable, tc_status_t &Result) {
   Unreachable = false;
   std::unique_ptr<tc_peer> Peer = openClient(Ctx, SA, Where, Retry, Result);
   if (!Peer)

@@ -208,8 +208,7 @@ static void answerHello(WireupContext *Ctx, tc_peer *Peer, const WireupContext::
                           TC_ERR_PACKAGE_MISMATCH, Name + " " + P->Identity);
   // A rank of this side's job: the job layer says whether this connection
   // is the one the pair keeps.
-  Peer->JobRank =
-      Ctx->JobId && Hello.Header.Job == Ctx->JobId ? Hello.Header.JobRank : NoJobRank;
+  Peer->JobRank = Ctx->JobId && Hello.Header.Job == Ctx->JobId ? Hello.Header.JobRank : NoJobRank;
   if (Peer->JobRank != NoJobRank && Ctx->JobHello) {
     std::string JobWhy;
     if (int Verdict = Ctx->JobHello(Ctx, Peer, JobWhy); Verdict != 0)
@@ -386,7 +385,7 @@ static tc_status_t takeWelcome(WireupContext *Ctx, tc_peer *Peer,
                          "it is not rank " + std::to_string(Peer->ExpectJobRank) +
                              " of this job (it says " +
                              (Welcome.Header.Job != Ctx->JobId ? std::string("another job")
-                                                                : "rank " + std::to_string(Rank)) +
+                                                               : "rank " + std::to_string(Rank)) +
                              ")");
   Peer->JobRank = Ctx->JobId && Welcome.Header.Job == Ctx->JobId ? Rank : NoJobRank;
   Peer->Path = FramePath(Welcome.Header.Path);
@@ -403,10 +402,10 @@ static void takeClientMessage(WireupContext *Ctx, tc_peer *Peer,
   if (Peer->ConnectState != C::AuthSent && Peer->ConnectState != C::HelloSent)
     return;
   if (M.Id == AmRefused)
-    return endConnect(Ctx, Peer, Peer->ConnectState == C::AuthSent
-                                     ? connectFailed(Peer, TC_ERR_IO,
-                                                     "the receiver refused the handshake")
-                                     : takeRefusal(Ctx, Peer, M));
+    return endConnect(Ctx, Peer,
+                      Peer->ConnectState == C::AuthSent
+                          ? connectFailed(Peer, TC_ERR_IO, "the receiver refused the handshake")
+                          : takeRefusal(Ctx, Peer, M));
   if (Peer->ConnectState == C::AuthSent && M.Id == AmChallenge) {
     if (tc_status_t St = takeChallenge(Ctx, Peer, M); St != TC_OK)
       return endConnect(Ctx, Peer, St);
@@ -431,8 +430,8 @@ static void processHandshakes(CoreContext *Core) {
     tc_peer *Peer = peerOfEndpoint(Ctx, M.Ep);
     // A connect in progress takes these (onHandshake let no others in).
     if (M.Id != AmAuth && M.Id != AmHello) {
-      if (Peer && std::find(Ctx->Connecting.begin(), Ctx->Connecting.end(), Peer) !=
-                      Ctx->Connecting.end())
+      if (Peer &&
+          std::find(Ctx->Connecting.begin(), Ctx->Connecting.end(), Peer) != Ctx->Connecting.end())
         takeClientMessage(Ctx, Peer, M);
       continue;
     }
@@ -450,13 +449,13 @@ tc_status_t twochains::rt::startClientHandshake(WireupContext *Ctx, tc_peer *Pee
   Peer->ConnectDeadlineNs = DeadlineNs;
   AuthRequest R = {AuthMagic, HandshakeVersion, {}};
   if (!randomNonce(Peer->ClientNonce)) {
-    endConnect(Ctx, Peer, connectFailed(Peer, TC_ERR_IO, "this host gives no random bytes for a nonce"));
+    endConnect(Ctx, Peer,
+               connectFailed(Peer, TC_ERR_IO, "this host gives no random bytes for a nonce"));
     return TC_ERR_IO;
   }
   std::memcpy(R.ClientNonce, Peer->ClientNonce, NonceSize);
   Peer->ConnectState = tc_peer::Connect::AuthSent;
-  if (ucs_status_t St = sendMessage(Ctx, Peer, AmAuth, &R, sizeof R, nullptr, 0, 0);
-      St != UCS_OK) {
+  if (ucs_status_t St = sendMessage(Ctx, Peer, AmAuth, &R, sizeof R, nullptr, 0, 0); St != UCS_OK) {
     Peer->Unreachable = Peer->RetryIfUnreachable;
     endConnect(Ctx, Peer, connectFailed(Peer, TC_ERR_IO, ucs_status_string(St)));
     return TC_ERR_IO;
@@ -476,12 +475,12 @@ bool twochains::rt::checkClientHandshake(WireupContext *Ctx, tc_peer *Peer, uint
   if (Peer->ConnectState == C::AuthSent && Peer->RetryIfUnreachable)
     Peer->Unreachable = true;
   endConnect(Ctx, Peer,
-             connectFailed(Peer, TC_ERR_IO,
-                           Peer->ConnectState == C::AuthSent
-                               ? (Peer->Failed ? "the connection was refused or broke"
-                                               : "no answer before the timeout")
-                               : (Peer->Failed ? "the connection broke"
-                                               : "no welcome before the timeout")));
+             connectFailed(
+                 Peer, TC_ERR_IO,
+                 Peer->ConnectState == C::AuthSent
+                     ? (Peer->Failed ? "the connection was refused or broke"
+                                     : "no answer before the timeout")
+                     : (Peer->Failed ? "the connection broke" : "no welcome before the timeout")));
   return true;
 }
 
