@@ -90,9 +90,13 @@ extern "C" int tc_jam_forward(tc_jam_ctx_t *Ctx, const char *Address, unsigned P
     return TC_ERR_IO;
   // Made in the background: the executor never waits on a peer.
   tc_peer *Route = addressRoute(C, Key, SA);
-  if (Route->ProxyGone)
-    return TC_ERR_IO;
-  return sendFromJam(Ctx, Route, Element, TC_SEND_LOCAL, Payload, PayloadSize);
+  int St = Route->ProxyGone ? TC_ERR_IO
+                            : sendFromJam(Ctx, Route, Element, TC_SEND_LOCAL, Payload, PayloadSize);
+  if (St == TC_ERR_IO)
+    logOnce(Route->RefusalLogged, TC_LOG_ERROR,
+            "a forward to " + Key + " failed: the route's connection has gone (further "
+            "forwards there fail with TC_ERR_IO, not logged)");
+  return St;
 }
 
 extern "C" int tc_jam_forward_rank(tc_jam_ctx_t *Ctx, unsigned Rank, const char *Element, int Mode,

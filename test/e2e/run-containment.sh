@@ -224,6 +224,11 @@ if want route; then
   expect "$OUT/c" "bouncer: sent a chain frame back: success" "the frame back over the route"
   [ $STATUS -eq 0 ] || { echo "FAILED: the receiver died ($STATUS) running a frame of a failed route"; exit 1; }
   expect "$OUT/b" "ran 2 frames" "both chain frames ran"
-  expect "$OUT/b" "connecting to 127.0.0.1:$PORT_C failed" "the frame found its route failed"
+  # Routes are handles now (job/Route.cpp), made in the background and
+  # released only by housekeeping, never while a frame runs: whether the
+  # frame's forward sees the route failed, or queues before the failure is
+  # seen, depends on timing. Either way B ran both frames and lived.
+  grep -q "a forward to 127.0.0.1:$PORT_C failed: the route's connection has gone" "$OUT/b" &&
+    echo "(the frame found its route failed)" || echo "(the frame's forward left before the route failed)"
 fi
 echo "containment: OK"

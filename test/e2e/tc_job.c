@@ -1,11 +1,14 @@
 /* tc-job: a job of P processes, launched the way HPC jobs are (mpirun), each
  * sending to and receiving from every rank, itself included.
- *   tc-job <jobs prefix> mpi|pmix|blobs:DIR:RANK:SIZE local|injected [frames [kill]]
+ *   tc-job <jobs prefix> mpi|pmix|blobs:DIR:RANK:SIZE local|injected|shipped [frames [kill]]
  * mpi: joins with MPI_Allgather (twochains/mpi.h); pmix: from the PMIx
  * server that launched it (tc_job_join with no parameters); blobs: from
  * address blobs the ranks leave in DIR (launched by run-job-blobs.sh).
  * kill (blobs only): the last rank then dies (SIGKILL); every call on its
  * handle returns TC_ERR_IO on the others, which go on with each other.
+ * shipped: injected, into slots of 128 bytes, where no jam's image fits
+ * beside its payload: every image is shipped ahead of its first frame,
+ * every rank to every rank at once (crossing shipments).
  * Checks, on every rank, with the executor thread off (the application
  * progresses, as MPI programs do):
  *   - all-to-all: `frames` hit frames to every rank at once, in order, each
@@ -170,7 +173,9 @@ int main(int argc, char **argv) {
   }
   int mpi = !strcmp(argv[2], "mpi"), blobs = !strncmp(argv[2], "blobs:", 6);
   int kill_last = blobs && argc > 5 && !strcmp(argv[5], "kill");
-  tc_send_mode_t mode = !strcmp(argv[3], "injected") ? TC_SEND_INJECTED : TC_SEND_LOCAL;
+  int shipped = !strcmp(argv[3], "shipped");
+  tc_send_mode_t mode =
+      !strcmp(argv[3], "injected") || shipped ? TC_SEND_INJECTED : TC_SEND_LOCAL;
   unsigned frames = argc > 4 ? (unsigned)atoi(argv[4]) : 100;
   if (mpi)
     MPI_Init(&argc, &argv);
@@ -180,6 +185,8 @@ int main(int argc, char **argv) {
   tc_context_params_t p = {0};
   p.version = TC_CONTEXT_PARAMS_VERSION;
   p.slots = 16;
+  if (shipped)
+    p.slot_size = 128;
   tc_context_t *ctx = NULL;
   if (tc_context_create(&p, &ctx) != TC_OK || tc_context_add_package(ctx, pkg) != TC_OK)
     return 2;
@@ -237,6 +244,11 @@ int main(int argc, char **argv) {
         (unsigned long long)stats.job_crossings);
   if (rank_ == 0)
     fprintf(stderr, "rank 0: %llu connects crossed\n", (unsigned long long)stats.job_crossings);
+  /* hit and bounce to every other rank, back to the senders of bounces. */
+  if (shipped)
+    CHECK(stats.code_transfers >= 2 * (size_ - 1),
+          "%llu images shipped ahead, not at least %u", (unsigned long long)stats.code_transfers,
+          2 * (size_ - 1));
   if (kill_last) {
     afterDeath(ctx, pkg, mode);
     tc_context_destroy(ctx);
