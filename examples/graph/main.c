@@ -5,14 +5,18 @@
  *   mpirun -np 8 graph-example [--scale 16] [--degree 8] [--mode all]
  *
  * Modes (all: each in turn, on the same job):
- *   local, injected  code to data: a visit frame goes to the vertex's owner,
- *                    whose jam forwards visits of the neighbours onward,
- *                    one-way (tc_jam_forward_rank), Local Function or
- *                    Injected; tc_job_quiesce says when the search is done
- *   data             data to code, the baseline: level by level, the owner
- *                    of a frontier vertex makes one call (tc_call) per
- *                    remote neighbour, whose owner answers whether it
- *                    lowered its depth
+ *   local, injected  code to data, level by level: the owner of a frontier
+ *                    vertex sends a mark frame to the owner of each remote
+ *                    neighbour, one way (Local Function or Injected), and
+ *                    tc_job_quiesce ends the level
+ *   forward          code to data without levels: a visit frame's jam
+ *                    forwards visits of the neighbours to their owners
+ *                    itself (tc_jam_forward_rank), and tc_job_quiesce says
+ *                    when the search is done (it may visit a vertex more
+ *                    than once: a longer path can arrive first)
+ *   data             data to code, the baseline, level by level: one call
+ *                    (tc_call) per remote neighbour, whose owner answers
+ *                    whether it lowered its depth
  * Every mode's depths are checked against a BFS of the whole graph run in
  * one process (each rank runs it for the vertices it owns); rank 0 prints
  * the times, start-up included (from before tc_context_create until every
@@ -129,8 +133,9 @@ static void search_by_code(tc_send_mode_t mode, uint32_t source) {
   }
 }
 
-/* Data to code: level by level, one call per remote neighbour. */
-static void search_by_data(uint32_t source) {
+/* Level by level: one frame (mode) or one call (data: mode 0) per remote
+ * neighbour. */
+static void search_by_levels(int mode, uint32_t source) {
   uint32_t *frontier = malloc(sizeof *frontier * (owned() + 1)), count = 0;
   if (source % ranks_ == rank_) {
     g_depth[source / ranks_] = 0;
@@ -149,10 +154,19 @@ static void search_by_data(uint32_t source) {
           continue;
         }
         struct graph_visit m = {u, level + 1};
+        tc_status_t st;
+        if (mode) {
+          while ((st = tc_send(rank_peer(owner), pkg, GRAPH_MARK, (tc_send_mode_t)mode, &m,
+                               sizeof m)) == TC_ERR_NO_CREDIT)
+            tc_progress(ctx, NULL);
+          if (st != TC_OK)
+            die("tc_send mark", st);
+          continue;
+        }
         int32_t changed;
         size_t n;
-        tc_status_t st = tc_call(rank_peer(owner), pkg, GRAPH_RELAX, TC_SEND_LOCAL, &m,
-                                 sizeof m, &changed, sizeof changed, &n, 60000);
+        st = tc_call(rank_peer(owner), pkg, GRAPH_RELAX, TC_SEND_LOCAL, &m, sizeof m, &changed,
+                     sizeof changed, &n, 60000);
         if (st != TC_OK)
           die("tc_call relax", st);
       }
@@ -200,7 +214,7 @@ int main(int argc, char **argv) {
       modes = argv[++i];
     else {
       fprintf(stderr, "usage: graph-example [--scale S] [--degree D] "
-                      "[--mode local|injected|data|all]\n");
+                      "[--mode local|injected|forward|data|all]\n");
       return 2;
     }
   }
@@ -256,19 +270,23 @@ int main(int argc, char **argv) {
            n_vertices, degree, startup_max);
   static const struct {
     const char *name;
-    int mode; /* 0: data to code */
-  } all[] = {{"local", TC_SEND_LOCAL}, {"injected", TC_SEND_INJECTED}, {"data", 0}};
+    int mode;    /* 0: data to code */
+    int forward; /* without levels: jams forward */
+  } all[] = {{"local", TC_SEND_LOCAL, 0},
+             {"injected", TC_SEND_INJECTED, 0},
+             {"forward", TC_SEND_LOCAL, 1},
+             {"data", 0, 0}};
   int failed = 0;
-  for (unsigned m = 0; m < 3; m++) {
+  for (unsigned m = 0; m < sizeof all / sizeof all[0]; m++) {
     if (strcmp(modes, "all") && strcmp(modes, all[m].name))
       continue;
     reset();
     MPI_Barrier(MPI_COMM_WORLD);
     double t = now();
-    if (all[m].mode)
+    if (all[m].forward)
       search_by_code((tc_send_mode_t)all[m].mode, 0);
     else
-      search_by_data(0);
+      search_by_levels(all[m].mode, 0);
     double took = now() - t, took_max;
     MPI_Reduce(&took, &took_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     uint64_t counts[3] = {*g_visits, *g_errors, *g_spill_lost}, sums[3];
@@ -279,7 +297,7 @@ int main(int argc, char **argv) {
     if (rank_ == 0)
       printf("graph-example: %-8s %8.3f s  %9llu %s  reached %llu, depth sum %llu: %s\n",
              all[m].name, took_max, (unsigned long long)sums[0],
-             all[m].mode ? "visits" : "calls ", (unsigned long long)reached,
+             all[m].mode ? "frames" : "calls ", (unsigned long long)reached,
              (unsigned long long)sum, ok ? "matches one process" : "WRONG");
   }
   free(ref);

@@ -14,7 +14,7 @@ out=$(mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$NP" \
         "$WORK/build/graph-example" --scale "$SCALE" 2>&1) ||
   { echo "$out"; echo "FAILED: the example failed"; exit 1; }
 echo "$out"
-[ "$(grep -c "matches one process" <<<"$out")" = 3 ] || { echo "FAILED: every mode"; exit 1; }
+[ "$(grep -c "matches one process" <<<"$out")" = 4 ] || { echo "FAILED: every mode"; exit 1; }
 # One process gives the same depths (its own check) and the same sums.
 one=$(mpirun --allow-run-as-root -np 1 "$WORK/build/graph-example" --scale "$SCALE" \
         --mode local 2>&1) || { echo "$one"; exit 1; }
