@@ -4,8 +4,9 @@
  * mpi: joins with MPI_Allgather (twochains/mpi.h); pmix: from the PMIx
  * server that launched it (tc_job_join with no parameters); blobs: from
  * address blobs the ranks leave in DIR (launched by run-job-blobs.sh).
- * kill (blobs only): the last rank then dies (SIGKILL); every call on its
- * handle returns TC_ERR_IO on the others, which go on with each other.
+ * kill (blobs, or with TC_JOB_DIR naming a directory the ranks share): the
+ * last rank then dies (SIGKILL); every call on its handle returns TC_ERR_IO
+ * on the others, which go on with each other.
  * shipped: injected, into slots of 128 bytes, where no jam's image fits
  * beside its payload: every image is shipped ahead of its first frame,
  * every rank to every rank at once (crossing shipments).
@@ -172,7 +173,10 @@ int main(int argc, char **argv) {
     return 2;
   }
   int mpi = !strcmp(argv[2], "mpi"), blobs = !strncmp(argv[2], "blobs:", 6);
-  int kill_last = blobs && argc > 5 && !strcmp(argv[5], "kill");
+  /* kill: the ranks meet in files (blobs: their directory; else TC_JOB_DIR). */
+  int kill_last = argc > 5 && !strcmp(argv[5], "kill") && (blobs || getenv("TC_JOB_DIR"));
+  if (kill_last && !blobs)
+    snprintf(blob_dir, sizeof blob_dir, "%s", getenv("TC_JOB_DIR"));
   int shipped = !strcmp(argv[3], "shipped");
   tc_send_mode_t mode =
       !strcmp(argv[3], "injected") || shipped ? TC_SEND_INJECTED : TC_SEND_LOCAL;
