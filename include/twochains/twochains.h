@@ -55,9 +55,10 @@ typedef struct tc_peer tc_peer_t;
 
 /* 2 added mailbox_mode and code_cache_size; 3 the job's key; 4
  * containment; 5 embedding; 6 quarantine by address and connections
- * before authentication. Older structs are still accepted (they end at
- * flags, code_cache_size, key_file, forward_allow and ucp_worker). */
-#define TC_CONTEXT_PARAMS_VERSION 6u
+ * before authentication; 7 the code-trust policy. Older structs are still
+ * accepted (they end at flags, code_cache_size, key_file, forward_allow,
+ * ucp_worker and reserved6). */
+#define TC_CONTEXT_PARAMS_VERSION 7u
 
 typedef enum tc_wait_mode {
   TC_WAIT_AUTO = 0,       /* the ISA's low-power wait if the CPU has one, else PAUSE */
@@ -83,6 +84,24 @@ typedef enum tc_mailbox_mode {
   TC_MAILBOX_NO_CACHE = 3     /* code travels in every injected frame and is
                                  copied into W^X pages for each run */
 } tc_mailbox_mode_t;
+
+/* Who may put code into this process (docs/security.md, "Code trust";
+ * docs/deploying.md). */
+typedef enum tc_code_trust {
+  TC_CODE_TRUST_DEFAULT = 0,  /* the TC_CODE_TRUST environment variable
+                                 ("package", "job", "signed"), else
+                                 TC_CODE_TRUST_PACKAGE */
+  TC_CODE_TRUST_PACKAGE = 1,  /* only the images of the packages this
+                                 receiver loaded run; peers choose which
+                                 elements, with what payload, nothing more */
+  TC_CODE_TRUST_JOB = 2,      /* any authenticated peer may deploy code of
+                                 its own (the paper's model: holders of the
+                                 job's key are trusted as far as the rieds
+                                 they could push); jams read their payload
+                                 in the ring */
+  TC_CODE_TRUST_SIGNED = 3    /* only packages whose manifest is signed by a
+                                 key in trusted_signers, whoever sends them */
+} tc_code_trust_t;
 
 typedef struct tc_context_params {
   uint32_t version;       /* TC_CONTEXT_PARAMS_VERSION */
@@ -145,6 +164,13 @@ typedef struct tc_context_params {
   uint32_t max_startups_per_address; /* at once, from one address
                                         (TC_MAX_STARTUPS_PER_ADDRESS, else 4) */
   uint32_t reserved6;
+  /* version 7: the code-trust policy (tc_code_trust_t) and, for
+   * TC_CODE_TRUST_SIGNED, the file of trusted signers ("tc-ed25519 <public
+   * key in hex> [comment]" per line, as twochains-pkg-gen --print-signer
+   * prints them; NULL: the file named by TC_TRUSTED_SIGNERS). */
+  uint32_t code_trust;
+  uint32_t reserved7;
+  const char *trusted_signers;
 } tc_context_params_t;
 
 #define TC_AM_ID_FIRST 0x7c01u
