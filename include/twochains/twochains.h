@@ -140,7 +140,7 @@ typedef struct tc_context_params {
    * own UCX worker (ucp_worker_h), created on a context (ucp_context_h) with
    * UCP_FEATURE_AM, to carry the control traffic: the listener, connections,
    * handshakes and frames by message. Two-Chains registers its active
-   * messages 0x7c01-0x7c0f on it (TC_AM_ID_FIRST..TC_AM_ID_LAST; the
+   * messages 0x7c01-0x7c11 on it (TC_AM_ID_FIRST..TC_AM_ID_LAST; the
    * application keeps the others) and never destroys it. NULL: a context
    * and worker of its own. RMA frames always use a context of Two-Chains'
    * own, with every transport but TCP. */
@@ -174,7 +174,7 @@ typedef struct tc_context_params {
 } tc_context_params_t;
 
 #define TC_AM_ID_FIRST 0x7c01u
-#define TC_AM_ID_LAST 0x7c0fu
+#define TC_AM_ID_LAST 0x7c11u
 
 #define TC_JAM_NO_TIME_LIMIT 0xffffffffu
 #define TC_NEVER_QUARANTINE 0xffffffffu
@@ -253,6 +253,25 @@ tc_status_t tc_job_peer(tc_context_t *context, unsigned rank, tc_peer_t **peer);
  * frames meanwhile. TC_ERR_IO if a rank has gone; TC_ERR_TIMED_OUT after
  * timeout_ms (the job's quiescence is then undefined). */
 tc_status_t tc_job_quiesce(tc_context_t *context, int timeout_ms);
+
+/* Deploying (docs/deploying.md): makes the peer hold this build of the
+ * package, sending it what it lacks (the manifest and its signature, then
+ * only the files it does not hold: rieds, the Local-Function library,
+ * images). The peer checks the package against its code-trust policy,
+ * links it and adds it; from then on Local and injected frames of it run
+ * there. TC_OK at once if the peer holds it already. A frame of a build a
+ * peer that takes deployments does not hold waits for this to happen on
+ * its own; this says when it is done, and why not: TC_ERR_REFUSED (its
+ * policy is package), TC_ERR_UNTRUSTED (signed: no trusted signature),
+ * TC_ERR_MISSING_IMPORT (a jam imports a name nothing there defines; the
+ * log names it), TC_ERR_PACKAGE_MISMATCH (its rieds differ from those of
+ * the build the peer holds), TC_ERR_TIMED_OUT, TC_ERR_IO. A refusal is for
+ * good: later frames of the package to that peer fail with it. A job
+ * rank's handle is connected first. Runs the context's frames meanwhile. */
+tc_status_t tc_deploy(tc_peer_t *peer, const tc_package_t *package, int timeout_ms);
+/* tc_deploy to every rank of the job (this one too), all at once: TC_OK
+ * once every rank holds the package, else the first failure met. */
+tc_status_t tc_job_deploy(tc_context_t *context, const tc_package_t *package, int timeout_ms);
 
 /* Makes a loaded package usable by the context's sends (sender role) and
  * frames (receiver role). The context does not take ownership. */
@@ -494,7 +513,9 @@ typedef enum tc_event_kind {
   TC_EVENT_PEER_GONE = 1,       /* a connection ended: closed by its peer, broken, or the peer died */
   TC_EVENT_FRAME_REJECTED = 2,  /* receiver: a frame was dropped; status says why */
   TC_EVENT_JAM_ABANDONED = 3,   /* receiver: a jam faulted (signal) or ran past its limit */
-  TC_EVENT_FAULT_REPORTED = 4   /* sender: a receiver abandoned or refused one of our frames */
+  TC_EVENT_FAULT_REPORTED = 4,  /* sender: a receiver abandoned or refused one of our frames */
+  TC_EVENT_DEPLOY_REFUSED = 5   /* sender: a peer refused a package deployed to it; status
+                                   says why, the log names the reason (docs/deploying.md) */
 } tc_event_kind_t;
 
 typedef struct tc_event {
@@ -596,6 +617,12 @@ typedef struct tc_stats {
   uint64_t wakes_sent;              /* AmWake messages to peers found asleep after a store */
   uint64_t wakes_received;          /* AmWake messages taken from welcomed peers (a flood of
                                        them costs wakeups only; others are refused) */
+  /* deployments (docs/deploying.md) */
+  uint64_t deployments_received;    /* packages peers deployed here, loaded and linked */
+  uint64_t deployments_refused;     /* deployments refused here: policy, signature, a file
+                                       or an import that does not check out */
+  uint64_t deployments_sent;        /* packages this side deployed to peers that took them */
+  uint64_t deploy_bytes_sent;       /* bytes of files those deployments sent */
 } tc_stats_t;
 
 /* The context's counters. The struct grows at its end as counters are

@@ -22,6 +22,7 @@
 #include "base/Stashing.h"
 #include "calls/Calls.h"
 #include "code/CodeTransfer.h"
+#include "code/Deploy.h"
 #include "containment/JamGuard.h"
 #include "control/ControlMessage.h"
 #include "control/ControlWorker.h"
@@ -350,7 +351,8 @@ static tc_status_t setupFeatures(tc_context *Ctx) {
   setupControl(Ctx);
   ucs_status_t St;
   if ((St = setupFramePath(Ctx)) != UCS_OK || (St = setupRiedPush(Ctx)) != UCS_OK ||
-      (St = setupCodeTransfer(Ctx)) != UCS_OK || (St = setupWireup(Ctx)) != UCS_OK ||
+      (St = setupCodeTransfer(Ctx)) != UCS_OK || (St = setupDeploy(Ctx)) != UCS_OK ||
+      (St = setupWireup(Ctx)) != UCS_OK ||
       (St = setupJob(Ctx)) != UCS_OK || (St = setupCalls(Ctx)) != UCS_OK) {
     if (Ctx->EmbeddedWorker) {
       logError(std::string("cannot register active messages on the application's worker (") +
@@ -499,6 +501,9 @@ static void destroyContext(tc_context *Ctx) {
     releasePeer(Ctx, Peer.get());
   Ctx->Accepted.clear();
   releaseUcx(Ctx);
+  // Deployed packages are the context's: their rieds stay loaded, as
+  // tc_package_unload leaves them.
+  removeDeployments(Ctx);
   bool Joined = Ctx->Joined;
   delete Ctx;
   if (Joined)

@@ -278,7 +278,7 @@ extern "C" tc_status_t tc_ried_push(tc_peer_t *Peer, const char *Path, int Timeo
       if (Ctx->RiedAcks[I].From == Peer->Ep) {
         // A status the API names, else a bare I/O error.
         tc_status_t Said = Ctx->RiedAcks[I].Status;
-        Answer = Said <= TC_OK && Said >= TC_ERR_REFUSED ? Said : TC_ERR_IO;
+        Answer = Said <= TC_OK && Said >= TC_ERR_UNTRUSTED ? Said : TC_ERR_IO;
         Reason = printable(Ctx->RiedAcks[I].Reason);
         Ctx->RiedAcks.erase(Ctx->RiedAcks.begin() + I);
         return true;
