@@ -11,6 +11,7 @@
 #include "core/Lock.h"
 #include "core/Sleep.h"
 #include "job/Job.h"
+#include "send/Send.h"
 
 #include <algorithm>
 #include <vector>
@@ -28,6 +29,9 @@ tc_status_t step(tc_peer *Handle, const tc_package *Pkg, bool &Started) {
     return TC_ERR_INCOMPLETE; // still connecting
   if (!Peer->Welcomed || Peer->Failed)
     return TC_ERR_IO;
+  // The deployment in flight, and the frames queued behind it, moved on.
+  if (Peer->Tx.DeployingPkg)
+    sendQueued(Peer);
   if (peerHolds(Peer, Pkg))
     return TC_OK;
   if (tc_status_t Refused = deployRefusal(Peer, Pkg); Refused != TC_OK)
