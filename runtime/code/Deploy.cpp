@@ -74,14 +74,18 @@ void answer(CodeContext *Ctx, tc_peer *Peer, uint64_t Id, tc_status_t St,
   sendMessage(Ctx, Peer, AmDeployAck, &A, sizeof A, Words.data(), Words.size(), 0);
 }
 
-/// The file of a package this process holds with this manifest hash, or "".
-std::string heldFile(CodeContext *Ctx, const std::string &Hash) {
+/// The file of a package this process holds with this manifest hash, or
+/// ""; *Ried: it is a ried's library.
+std::string heldFile(CodeContext *Ctx, const std::string &Hash, bool *Ried = nullptr) {
   for (const tc_package *P : Ctx->Packages)
-    for (const auto &[FileHash, Path] : P->Files)
-      if (FileHash == Hash && !P->Dir.empty()) {
-        std::string Full = P->Dir + "/" + Path;
-        if (access(Full.c_str(), R_OK) == 0)
+    for (const tc_package::File &F : P->Files)
+      if (F.Hash == Hash && !P->Dir.empty()) {
+        std::string Full = P->Dir + "/" + F.Path;
+        if (access(Full.c_str(), R_OK) == 0) {
+          if (Ried)
+            *Ried = F.Ried;
           return Full;
+        }
       }
   return "";
 }
@@ -95,9 +99,11 @@ std::string namedIdentity(const std::string &Manifest) {
   return Manifest.substr(At + 10, PackageIdentitySize);
 }
 
+/// The build this process runs frames of with that identity (a package
+/// loaded to send only runs none), or null.
 const tc_package *loadedWithIdentity(CodeContext *Ctx, const std::string &Identity) {
   for (const tc_package *P : Ctx->Packages)
-    if (P->Identity == Identity)
+    if ((P->Roles & TC_PACKAGE_RECEIVER) && P->Identity == Identity)
       return P;
   return nullptr;
 }
@@ -117,6 +123,14 @@ bool writeFile(const std::string &Path, const void *Data, size_t Size) {
     return false;
   bool Ok = std::fwrite(Data, 1, Size, F) == Size;
   return std::fclose(F) == 0 && Ok;
+}
+
+/// A copy of the file From at To (a new inode: loaded on its own).
+bool copyFile(const std::string &From, const std::string &To) {
+  std::vector<uint8_t> Bytes;
+  std::string Why;
+  return readFileBytes(From, Bytes, Why, MaxDeployFileSize) &&
+         writeFile(To, Bytes.data(), Bytes.size());
 }
 
 /// The deployment's package, checked, linked and added. Reason: why not.
@@ -153,10 +167,14 @@ tc_status_t install(CodeContext *Ctx, Incoming &D, std::string &Reason) {
       }
       continue;
     }
-    // Held: the same file, so a ried the receiver loaded already is that
-    // ried (the loader finds it by inode), state and all.
-    std::string Held = heldFile(Ctx, F.Hash);
-    if (Held.empty() || symlink(Held.c_str(), Path.c_str()) != 0) {
+    // Held. A ried: the same file, so a ried the receiver loaded already
+    // is that ried (the loader finds it by inode), state and all. Any
+    // other file is copied: a Local-Function library loaded to send only
+    // has its outside symbols bound to nothing, and must be loaded anew.
+    bool Ried = false;
+    std::string Held = heldFile(Ctx, F.Hash, &Ried);
+    if (Held.empty() ||
+        !(Ried ? symlink(Held.c_str(), Path.c_str()) == 0 : copyFile(Held, Path))) {
       Reason = "it no longer holds " + F.Path;
       return TC_ERR_IO;
     }
@@ -487,7 +505,7 @@ tc_status_t sendFiles(tc_peer *Peer, const std::vector<uint8_t> &Bitmap, uint32_
       continue;
     std::vector<uint8_t> Bytes;
     std::string Why;
-    std::string Path = Pkg->Dir + "/" + Pkg->Files[I].second;
+    std::string Path = Pkg->Dir + "/" + Pkg->Files[I].Path;
     if (!readFileBytes(Path, Bytes, Why, MaxDeployFileSize)) {
       logError("cannot deploy package '" + Pkg->Name + "': " + Path + ": " + Why);
       return TC_ERR_IO;
@@ -541,15 +559,15 @@ tc_status_t startDeployment(tc_peer *Peer, const tc_package *Pkg) {
     return TC_ERR_INVALID_PARAM;
   }
   std::vector<DeployFile> Files;
-  for (const auto &[Hash, Path] : Pkg->Files) {
+  for (const tc_package::File &F : Pkg->Files) {
     struct stat St;
-    std::string Full = Pkg->Dir + "/" + Path;
+    std::string Full = Pkg->Dir + "/" + F.Path;
     if (stat(Full.c_str(), &St) != 0) {
       logError("cannot deploy package '" + Pkg->Name + "': " + Full + ": " +
                std::strerror(errno));
       return TC_ERR_IO;
     }
-    Files.push_back({Path, Hash, uint64_t(St.st_size)});
+    Files.push_back({F.Path, F.Hash, uint64_t(St.st_size)});
   }
   std::vector<uint8_t> Body = encodeDeployOffer(Pkg->ManifestText, Pkg->SignatureText, Files);
   Peer->Tx.DeployId = ++Ctx->NextDeployId;

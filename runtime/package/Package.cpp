@@ -178,9 +178,10 @@ tc_status_t loadPackage(const std::string &ManifestPath, const char *Name, uint3
     P->SignatureText.assign(Signature.begin(), Signature.end());
   for (const auto &[ISAName, Fields] : M.ISAs)
     if (auto L = Fields.find("local"); L != Fields.end() && Fields.count("local-hash"))
-      P->Files.push_back({Fields.at("local-hash"), L->second});
+      P->Files.push_back({Fields.at("local-hash"), L->second, false});
   for (const ManifestElement &E : M.Elements)
-    P->Files.push_back({E.Fields.at("hash"), E.Fields.at(E.Kind == "jam" ? "image" : "lib")});
+    P->Files.push_back(
+        {E.Fields.at("hash"), E.Fields.at(E.Kind == "jam" ? "image" : "lib"), E.Kind == "ried"});
   if (!M.ISAs.count(P->ISA)) {
     Error = "package '" + P->Name + "' was not built for " + P->ISA;
     return TC_ERR_UNKNOWN_PACKAGE;

@@ -47,11 +47,16 @@ struct tc_package {
   std::vector<std::pair<uint32_t, std::vector<twochains::rt::PackageElement>>> OtherIsas;
   /// Where it was loaded from, and what deploying it sends (docs/deploying.md):
   /// the manifest's bytes, its signature's (empty: unsigned), and every file
-  /// the manifest names, as (SHA-256 in hex, path relative to Dir).
+  /// the manifest names: its hash there, its path relative to Dir, and
+  /// whether it is a ried's library.
+  struct File {
+    std::string Hash, Path;
+    bool Ried = false;
+  };
   std::string Dir;
   std::string ManifestText;
   std::string SignatureText;
-  std::vector<std::pair<std::string, std::string>> Files;
+  std::vector<File> Files;
   /// What two builds must share to talk: the hash of the package's name
   /// and its rieds (packageInterface). Builds that differ only in jams
   /// connect, and the receiver is deployed the sender's.

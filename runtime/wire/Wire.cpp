@@ -52,9 +52,11 @@ tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *B
                std::to_string(BodyLength) + ")");
   std::vector<std::pair<std::string, std::string>> Packages;
   std::vector<std::string> Interfaces;
+  std::vector<bool> Receives;
   const uint8_t *Section = Body ? Body + (BodyLength - O.PackagesSize) : nullptr;
   for (size_t At = 0; At < O.PackagesSize;) {
-    size_t NameSize = Section[At];
+    size_t NameSize = Section[At] & ~OfferPackageReceives;
+    bool Runs = Section[At] & OfferPackageReceives;
     if (NameSize == 0 || NameSize > MaxPackageNameSize ||
         O.PackagesSize - At - 1 < NameSize + 2 * PackageIdentitySize)
       return Bad("a package entry of " + std::to_string(NameSize) + " name bytes at offset " +
@@ -77,6 +79,7 @@ tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *B
       return Bad("more than " + std::to_string(MaxOfferPackages) + " packages");
     Packages.emplace_back(std::move(Name), std::move(Identity));
     Interfaces.push_back(std::move(Interface));
+    Receives.push_back(Runs);
     At += 1 + NameSize + 2 * PackageIdentitySize;
   }
   BodyLength -= O.PackagesSize; // what is left: the RMA path's keys and address
@@ -107,6 +110,7 @@ tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *B
   Out.Header = O;
   Out.Packages = std::move(Packages);
   Out.Interfaces = std::move(Interfaces);
+  Out.Receives = std::move(Receives);
   Out.CreditKey = O.Path == PathRma ? Body : nullptr;
   Out.RingKey = O.Path == PathRma ? Body + O.CreditKeySize : nullptr;
   Out.WorkerAddress = O.Path == PathRma ? Body + O.CreditKeySize + O.RingKeySize : nullptr;
@@ -115,13 +119,15 @@ tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *B
 
 void appendOfferPackages(std::vector<uint8_t> &Body,
                          const std::vector<std::pair<std::string, std::string>> &Packages,
-                         const std::vector<std::string> &Interfaces) {
+                         const std::vector<std::string> &Interfaces,
+                         const std::vector<bool> &Receives) {
   for (size_t I = 0; I < Packages.size(); ++I) {
     const auto &[Name, Identity] = Packages[I];
     std::string Interface = I < Interfaces.size() && Interfaces[I].size() == PackageIdentitySize
                                 ? Interfaces[I]
                                 : std::string(PackageIdentitySize, '0');
-    Body.push_back(uint8_t(Name.size()));
+    bool Runs = I < Receives.size() && Receives[I];
+    Body.push_back(uint8_t(Name.size() | (Runs ? OfferPackageReceives : 0)));
     Body.insert(Body.end(), Name.begin(), Name.end());
     Body.insert(Body.end(), Identity.begin(), Identity.end());
     Body.insert(Body.end(), Interface.begin(), Interface.end());

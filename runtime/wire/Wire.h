@@ -180,16 +180,22 @@ struct ParsedOffer {
   Offer Header;
   const uint8_t *CreditKey = nullptr, *RingKey = nullptr, *WorkerAddress = nullptr;
   /// Name and identity of each package the offering side added, and its
-  /// interface (the same index in Interfaces).
+  /// interface and whether it runs its frames (receiver role; the same
+  /// index in Interfaces and Receives).
   std::vector<std::pair<std::string, std::string>> Packages;
   std::vector<std::string> Interfaces;
+  std::vector<bool> Receives;
 };
+/// An entry's first byte: the name's length, and this bit if the offering
+/// side runs the package's frames.
+constexpr uint8_t OfferPackageReceives = 0x80;
 
 /// Appends the packages section of an offer: Interfaces[i] is package i's
 /// (64 hex digits; missing ones are sent as zeros).
 void appendOfferPackages(std::vector<uint8_t> &Body,
                          const std::vector<std::pair<std::string, std::string>> &Packages,
-                         const std::vector<std::string> &Interfaces = {});
+                         const std::vector<std::string> &Interfaces = {},
+                         const std::vector<bool> &Receives = {});
 
 /// Checks an offer's fields and body against the limits and each other.
 /// Why names the field and its value; Out is set only on TC_OK.

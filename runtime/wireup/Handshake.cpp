@@ -212,8 +212,9 @@ static void answerHello(WireupContext *Ctx, tc_peer *Peer, const WireupContext::
                           TC_ERR_PACKAGE_MISMATCH, Name + " " + P->Identity);
   }
   Peer->RemotePackages.clear();
-  for (const auto &Entry : Hello.Packages)
-    Peer->RemotePackages.push_back(identityTag(Entry.second));
+  for (size_t I = 0; I < Hello.Packages.size(); ++I)
+    if (Hello.Receives[I])
+      Peer->RemotePackages.push_back(identityTag(Hello.Packages[I].second));
   // A rank of this side's job: the job layer says whether this connection
   // is the one the pair keeps.
   Peer->JobRank = Ctx->JobId && Hello.Header.Job == Ctx->JobId ? Hello.Header.JobRank : NoJobRank;
@@ -398,8 +399,9 @@ static tc_status_t takeWelcome(WireupContext *Ctx, tc_peer *Peer,
   Peer->JobRank = Ctx->JobId && Welcome.Header.Job == Ctx->JobId ? Rank : NoJobRank;
   Peer->Path = FramePath(Welcome.Header.Path);
   Peer->RemotePackages.clear();
-  for (const auto &Entry : Welcome.Packages)
-    Peer->RemotePackages.push_back(identityTag(Entry.second));
+  for (size_t I = 0; I < Welcome.Packages.size(); ++I)
+    if (Welcome.Receives[I])
+      Peer->RemotePackages.push_back(identityTag(Welcome.Packages[I].second));
   if (tc_status_t S = acceptOffer(Ctx, Peer, Welcome, Why); S != TC_OK)
     return connectFailed(Peer, S, Why);
   return TC_OK;

@@ -83,6 +83,7 @@ tc_status_t makeOffer(WireupContext *Ctx, tc_peer *Peer, Offer &O, std::vector<u
   // interface, and a sender that asks to deploy it again is told it is held.
   std::vector<std::pair<std::string, std::string>> Packages;
   std::vector<std::string> Interfaces;
+  std::vector<bool> Receives;
   for (const tc_package *P : Ctx->Packages) {
     bool Named = false;
     for (const auto &Listed : Packages)
@@ -91,11 +92,12 @@ tc_status_t makeOffer(WireupContext *Ctx, tc_peer *Peer, Offer &O, std::vector<u
         P->Identity.size() == PackageIdentitySize) {
       Packages.emplace_back(P->Name, P->Identity);
       Interfaces.push_back(P->Interface);
+      Receives.push_back(P->Roles & TC_PACKAGE_RECEIVER);
     }
   }
   auto AddPackages = [&] {
     size_t Before = Body.size();
-    appendOfferPackages(Body, Packages, Interfaces);
+    appendOfferPackages(Body, Packages, Interfaces, Receives);
     O.PackagesSize = uint32_t(Body.size() - Before);
     return TC_OK;
   };

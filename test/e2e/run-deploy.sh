@@ -66,4 +66,12 @@ if [ "$ONLY" = all ] || [ "$ONLY" = fresh ]; then
   run fresh job fresh "$OUT/fresh"
   grep -q "receiver: 1 deployed, 0 refused" "$OUT/r-fresh"
 fi
+if [ "$ONLY" = all ] || [ "$ONLY" = job-mpi ]; then
+  # A job of 4 ranks (more than cores) launched as HPC jobs are: each
+  # deploys 'fresh' to every rank at once, then calls it everywhere.
+  mpirun --allow-run-as-root --oversubscribe --bind-to none -np 4 \
+    "$BIN" job "$OUT/fresh" > "$OUT/job" 2>&1 || true
+  cat "$OUT/job"
+  [ "$(grep -c "PASSED" "$OUT/job")" -eq 4 ] || { echo "FAILED: job-mpi"; exit 1; }
+fi
 echo "PASSED: code the receiver never had, deployed while it runs"

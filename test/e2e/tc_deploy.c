@@ -20,6 +20,12 @@
  *                Local library and jam, then calls in both modes
  *   expect=S     tc_deploy of 'dep' must end with status S (a number): the
  *                signed policy's refusals
+ *
+ *   tc-deploy job PREFIX
+ *       a rank of a job launched by mpirun (joined from PMIx), policy job:
+ *       every rank deploys package 'fresh' (PREFIX), which no rank runs,
+ *       to every rank at once (tc_job_deploy), then calls its jam on every
+ *       rank in both modes; prints "job: rank R of P PASSED"
  *===----------------------------------------------------------------------===*/
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,7 +141,52 @@ static void fresh(tc_context_t *ctx, tc_peer_t *peer, const char *prefix) {
   }
 }
 
+static int job(const char *prefix) {
+  tc_context_params_t cp = {TC_CONTEXT_PARAMS_VERSION};
+  cp.code_trust = TC_CODE_TRUST_JOB;
+  cp.slots = 16;
+  tc_context_t *ctx;
+  /* Sender only: no rank runs 'fresh' until it is deployed to it. */
+  tc_package_t *pkg = load(prefix, "fresh", TC_PACKAGE_SENDER);
+  if (tc_context_create(&cp, &ctx) != TC_OK || tc_context_add_package(ctx, pkg) != TC_OK)
+    return 1;
+  unsigned rank, size;
+  tc_status_t st = tc_job_join(ctx, NULL);
+  if (st != TC_OK || tc_job_rank(ctx, &rank, &size) != TC_OK) {
+    fprintf(stderr, "tc_job_join: %s\n", tc_status_string(st));
+    return 1;
+  }
+  st = tc_job_deploy(ctx, pkg, 60000);
+  check(st == TC_OK, "tc_job_deploy to every rank", st);
+  uint32_t scale = element(pkg, "scale");
+  tc_send_mode_t modes[2] = {TC_SEND_LOCAL, TC_SEND_INJECTED};
+  for (unsigned k = 0; k < size; ++k) {
+    unsigned to = (rank + k) % size;
+    tc_peer_t *peer;
+    tc_job_peer(ctx, to, &peer);
+    for (int m = 0; m < 2; ++m) {
+      long v[2] = {(long)rank, (long)to}, sum = 0;
+      size_t n = 0;
+      st = tc_call(peer, pkg, scale, modes[m], v, sizeof v, &sum, sizeof sum, &n, 30000);
+      if (st != TC_OK || sum != 3 * (long)(rank + to)) {
+        printf("rank %u: call to %u (%s): %s, %ld\n", rank, to, m ? "injected" : "local",
+               tc_status_string(st), sum);
+        ++failures;
+      }
+    }
+  }
+  check(tc_job_quiesce(ctx, 60000) == TC_OK, "tc_job_quiesce", TC_OK);
+  tc_stats_t s;
+  tc_context_stats(ctx, &s);
+  check(s.deployments_received == 1, "this rank took the package once", TC_OK);
+  tc_context_destroy(ctx);
+  printf("job: rank %u of %u %s\n", rank, size, failures ? "FAILED" : "PASSED");
+  return failures != 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 3 && !strcmp(argv[1], "job"))
+    return job(argv[2]);
   if (argc < 5)
     return 2;
   uint16_t port = (uint16_t)atoi(argv[3]);
