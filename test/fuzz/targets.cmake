@@ -16,3 +16,4 @@ tc_add_fuzzer(fuzz-frame-validator SOURCES test/fuzz/FrameValidatorFuzzer.cpp LI
 tc_add_fuzzer(fuzz-jamlink-input SOURCES test/fuzz/JamlinkInputFuzzer.cpp LINK tc_fuzz_jamlink)
 tc_add_fuzzer(fuzz-handshake-offer SOURCES test/fuzz/HandshakeOfferFuzzer.cpp LINK tc_fuzz_wire)
 tc_add_fuzzer(fuzz-address-blob SOURCES test/fuzz/AddressBlobFuzzer.cpp LINK tc_fuzz_wire)
+tc_add_fuzzer(fuzz-deploy-offer SOURCES test/fuzz/DeployOfferFuzzer.cpp LINK tc_fuzz_wire)
