@@ -61,16 +61,23 @@ PreservedAnalyses JamLinkPartsPass::run(Module &M, ModuleAnalysisManager &) {
                     M.getTargetTriple() + "'");
       return PreservedAnalyses::none();
     }
-    (*Part)->setModuleIdentifier(Path);
+    // Messages name the C file the author wrote, not the bitcode a build
+    // folder holds: the IR linker's by the module's name, ours by Source.
+    std::string Source = (*Part)->getSourceFileName();
+    if (Source.empty())
+      Source = Path;
+    (*Part)->setModuleIdentifier(Source);
     bool Duplicate = false;
     for (const GlobalValue &GV : (*Part)->global_values()) {
       if (!Strong(GV))
         continue;
-      auto [It, New] = DefinedIn.try_emplace(GV.getName(), Path);
+      auto [It, New] = DefinedIn.try_emplace(GV.getName(), Source);
       if (!New) {
-        Ctx.emitError("symbol '" + GV.getName() + "' is defined in " +
-                      It->second + " and in " + Path +
-                      ": a jam's files share one name space, as in a C link");
+        Ctx.emitError("symbol '" + GV.getName() + "' is defined in " + It->second + " and in " +
+                      Source +
+                      ": a jam's files share one name space, as in a C link; leave a "
+                      "file that is not part of the library (a test, an example) out "
+                      "of the jam folder with its .tcignore (docs/porting.md)");
         Duplicate = true;
       }
     }
