@@ -54,7 +54,7 @@ static cl::opt<std::string> BuildDirOpt("build-dir",
                                         cl::value_desc("dir"), cl::cat(Category));
 static cl::opt<unsigned> Jobs("j", cl::desc("Parallel compilations (default: all cores)"),
                               cl::value_desc("N"), cl::init(0), cl::cat(Category));
-static cl::opt<bool> Verbose("v", cl::desc("Also list what was up to date"),
+static cl::opt<bool> Verbose("v", cl::desc("Also list what was up to date and what was left out"),
                              cl::cat(Category));
 static cl::opt<std::string> CheckManifest("check-manifest",
                                           cl::desc("Validate an installed manifest and exit"),
@@ -90,6 +90,12 @@ static cl::list<std::string> ExternSymbols(
     cl::desc("A name the receiving program provides, which jams may import "
              "although no ried or library of the package defines it (repeatable)"),
     cl::value_desc("name"), cl::CommaSeparated, cl::cat(Category));
+static cl::list<std::string> ExcludePatterns(
+    "exclude",
+    cl::desc("Leave out the files and folders of --source a .gitignore-style "
+             "pattern matches, e.g. '*_test.c' or 'jam_md5/examples/' "
+             "(repeatable; a jam folder's .tcignore lists its own)"),
+    cl::value_desc("pattern"), cl::cat(Category));
 static cl::opt<std::string> DepFilePath(
     "depfile",
     cl::desc("Write a make-style dependency file listing every file the build "
@@ -177,6 +183,8 @@ struct Request {
   BuildConfig Config;
   /// --element-flag, in order: (element, flag), an -I flag made absolute.
   std::vector<std::pair<std::string, std::string>> PerElement;
+  /// --exclude, relative to the source folder.
+  ExcludeList Excludes;
 };
 
 /// --isa, or this machine's ISA.
@@ -290,15 +298,22 @@ static Expected<Request> readRequest(const char *Argv0) {
   if (!PerElement)
     return PerElement.takeError();
   R.PerElement = std::move(*PerElement);
+  for (const std::string &Pattern : ExcludePatterns)
+    if (Error E = R.Excludes.add(Pattern, "--exclude"))
+      return E;
   return R;
 }
 
 /// The package's elements with their stable IDs, each with the flags
 /// --element-flag gives it.
-static Expected<std::vector<Element>> findPackageElements(const Request &R) {
-  auto Elements = findElements(R.Source);
-  if (!Elements)
-    return Elements.takeError();
+static Expected<SourceTree> findPackageElements(const Request &R) {
+  auto Tree = findElements(R.Source, R.Excludes);
+  if (!Tree)
+    return Tree.takeError();
+  if (R.Config.Verbose)
+    for (const std::string &Out : Tree->LeftOut)
+      outs() << "left out " << Out << "\n";
+  std::vector<Element> *Elements = &Tree->Elements;
   bool IDsChanged = false;
   if (Error E = assignElementIDs(R.Source, *Elements, IDsChanged))
     return E;
@@ -311,7 +326,7 @@ static Expected<std::vector<Element>> findPackageElements(const Request &R) {
                          "' has no element '" + Name + "'");
     It->Flags.push_back(Flag);
   }
-  return Elements;
+  return Tree;
 }
 
 /// Element E's manifest entry for one ISA. The file it names is added to
@@ -409,14 +424,17 @@ int main(int Argc, char **Argv) {
     return fail(toString(R.takeError()));
 
   // 1. Elements and their stable IDs.
-  auto Elements = findPackageElements(*R);
-  if (!Elements)
-    return fail(toString(Elements.takeError()));
+  auto Tree = findPackageElements(*R);
+  if (!Tree)
+    return fail(toString(Tree.takeError()));
+  std::vector<Element> *Elements = &Tree->Elements;
 
   // 2. Compile and link.
   auto Built = buildPackage(R->Config, *Elements);
   if (!Built)
     return fail(toString(Built.takeError()) + "\nnothing was installed");
+  // A changed .tcignore changes the parts.
+  Built->Inputs.insert(Built->Inputs.end(), Tree->ExcludeFiles.begin(), Tree->ExcludeFiles.end());
   if (!R->DepFile.empty())
     if (Error E = writeDepFile(R->DepFile, R->Prefix, R->Config.Package, Built->Inputs))
       return fail(toString(std::move(E)));

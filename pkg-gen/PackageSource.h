@@ -2,6 +2,8 @@
 #ifndef TWOCHAINS_PKGGEN_PACKAGESOURCE_H
 #define TWOCHAINS_PKGGEN_PACKAGESOURCE_H
 
+#include "Exclusion.h"
+
 #include "llvm/Support/Error.h"
 #include <string>
 #include <vector>
@@ -22,11 +24,26 @@ struct Element {
   unsigned ID = 0;
 };
 
+/// What a package source holds, and what it leaves out.
+struct SourceTree {
+  std::vector<Element> Elements;
+  /// Files and folders left out, each with the pattern that did it
+  /// ("jam_md5/md5_test.c (jam_md5/.tcignore:2: '*_test.c')"), in walk order.
+  std::vector<std::string> LeftOut;
+  /// The .tcignore files read (absolute): a build depends on them.
+  std::vector<std::string> ExcludeFiles;
+};
+
+/// The name of the file in a jam folder that lists what it leaves out.
+constexpr const char *JamExcludeFile = ".tcignore";
+
 /// Walks Root and its subfolders for jam_*.amc and ried_*.rdc, sorted by
-/// name. A folder jam_<name>/ is one jam of several files: its entry is
-/// jam_<name>/jam_<name>.amc and every .c file under it is a part. Reports
-/// every bad or duplicate name, with both paths.
-llvm::Expected<std::vector<Element>> findElements(llvm::StringRef Root);
+/// name, but what Excludes (patterns relative to Root) leaves out. A folder
+/// jam_<name>/ is one jam of several files: its entry is
+/// jam_<name>/jam_<name>.amc and every .c file under it is a part, but
+/// what its .tcignore (patterns relative to the folder) leaves out.
+/// Reports every bad or duplicate name, with both paths.
+llvm::Expected<SourceTree> findElements(llvm::StringRef Root, const ExcludeList &Excludes);
 
 } // namespace twochains::pkggen
 

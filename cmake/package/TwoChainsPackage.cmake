@@ -1,7 +1,8 @@
 # twochains_add_package(NAME <name> SOURCE_DIR <dir> [ISA <isa>...] [JOBS <n>]
 #                       [COMPILE_OPTIONS <flag>...]
 #                       [ELEMENT_COMPILE_OPTIONS <element>=<flag>...]
-#                       [EXTERN_SYMBOLS <name>...])
+#                       [EXTERN_SYMBOLS <name>...]
+#                       [EXCLUDE <pattern>...])
 #
 # Builds the jams and rieds under SOURCE_DIR into a Two-Chains package with
 # twochains-pkg-gen as part of the build, and defines:
@@ -15,13 +16,18 @@
 # -O<level>, -std=<std> (or -W/-f flags). ELEMENT_COMPILE_OPTIONS add
 # flags for one element, after those. EXTERN_SYMBOLS names what the
 # receiving program provides to jams beyond rieds and the C library.
+# EXCLUDE leaves out what .gitignore-style patterns, relative to
+# SOURCE_DIR, match (a vendored library's tests and examples: '*_test.c',
+# 'jam_md5/examples/'); a jam folder's .tcignore does the same for its own
+# files (docs/porting.md).
 # The package is rebuilt when any file pkg-gen read changes (sources,
 # headers, .c files a jam includes: a DEPFILE pkg-gen writes), and when a
 # file is added under SOURCE_DIR.
 # pkg-gen keeps the element IDs in SOURCE_DIR/twochains.ids: commit it.
 function(twochains_add_package)
   cmake_parse_arguments(TC "" "NAME;SOURCE_DIR;JOBS"
-                        "ISA;COMPILE_OPTIONS;ELEMENT_COMPILE_OPTIONS;EXTERN_SYMBOLS" ${ARGN})
+                        "ISA;COMPILE_OPTIONS;ELEMENT_COMPILE_OPTIONS;EXTERN_SYMBOLS;EXCLUDE"
+                        ${ARGN})
   if(TC_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "twochains_add_package: unknown arguments: ${TC_UNPARSED_ARGUMENTS}")
   endif()
@@ -40,7 +46,8 @@ function(twochains_add_package)
   set(manifest "${prefix}/lib/twochains/packages/${TC_NAME}/manifest.tcm")
   string(REPLACE ";" "," isas "${TC_ISA}")
   file(GLOB_RECURSE inputs CONFIGURE_DEPENDS
-       "${source}/*.amc" "${source}/*.rdc" "${source}/*.c" "${source}/*.h")
+       "${source}/*.amc" "${source}/*.rdc" "${source}/*.c" "${source}/*.h"
+       "${source}/.tcignore")
   set(flags)
   foreach(flag IN LISTS TC_COMPILE_OPTIONS)
     if(flag MATCHES "^-[IDUO]" OR flag MATCHES "^-std=")
@@ -54,6 +61,9 @@ function(twochains_add_package)
   endforeach()
   foreach(sym IN LISTS TC_EXTERN_SYMBOLS)
     list(APPEND flags "--extern-symbol=${sym}")
+  endforeach()
+  foreach(pattern IN LISTS TC_EXCLUDE)
+    list(APPEND flags "--exclude=${pattern}")
   endforeach()
   set(build_dir "${CMAKE_CURRENT_BINARY_DIR}/twochains-build/${TC_NAME}")
   set(depfile "${build_dir}/package.d")
