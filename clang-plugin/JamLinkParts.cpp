@@ -88,6 +88,23 @@ PreservedAnalyses JamLinkPartsPass::run(Module &M, ModuleAnalysisManager &) {
     if (PartsLinker.linkInModule(std::move(*Part)))
       return PreservedAnalyses::none();
   }
+  // A weak definition in the entry's file yields to a part's strong one,
+  // as in a C link (a library's default hook, replaced). Linking only what
+  // the entry needs takes a part's definition only for a declaration, so
+  // the weak one becomes that.
+  for (GlobalValue &GV : M.global_values()) {
+    GlobalValue *Other = Combined->getNamedValue(GV.getName());
+    if (!GV.hasWeakLinkage() || GV.isDeclaration() || !Other || !Strong(*Other))
+      continue;
+    if (auto *F = dyn_cast<Function>(&GV))
+      F->deleteBody();
+    else if (auto *V = dyn_cast<GlobalVariable>(&GV))
+      V->setInitializer(nullptr);
+    else
+      continue; // an alias keeps its target
+    GV.setLinkage(GlobalValue::ExternalLinkage);
+    cast<GlobalObject>(GV).setComdat(nullptr);
+  }
   auto InternalizeParts = [](Module &Dest, const StringSet<> &FromParts) {
     internalizeModule(Dest, [&](const GlobalValue &GV) {
       return !GV.hasName() || !FromParts.contains(GV.getName());
