@@ -154,8 +154,6 @@ Expected<SourceTree> findElements(StringRef Root, const ExcludeList &Excludes) {
       Errors.push_back(E.Source + ": duplicate element name '" + E.Name +
                        "' (also " + It->second->Source + ")");
   }
-  if (Elements.empty() && Errors.empty())
-    Errors.push_back(Root.str() + ": no jam_*.amc or ried_*.rdc files");
   if (!Errors.empty())
     return createStringError(inconvertibleErrorCode(), join(Errors, "\n"));
   return Tree;

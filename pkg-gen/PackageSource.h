@@ -5,6 +5,7 @@
 #include "Exclusion.h"
 
 #include "llvm/Support/Error.h"
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,12 @@ struct Element {
   std::vector<std::string> Parts;
   /// Compiler flags for this element only, after the package's.
   std::vector<std::string> Flags;
+  /// A jam given as objects of another compiler (--jam-object) rather than
+  /// as source: its objects for each ISA, in the order given. Source and
+  /// Parts are then empty.
+  std::map<std::string, std::vector<std::string>> Objects;
   unsigned ID = 0;
+  bool isPrebuilt() const { return !Objects.empty(); }
 };
 
 /// What a package source holds, and what it leaves out.
@@ -42,7 +48,8 @@ constexpr const char *JamExcludeFile = ".tcignore";
 /// jam_<name>/ is one jam of several files: its entry is
 /// jam_<name>/jam_<name>.amc and every .c file under it is a part, but
 /// what its .tcignore (patterns relative to the folder) leaves out.
-/// Reports every bad or duplicate name, with both paths.
+/// Reports every bad or duplicate name, with both paths. The tree may have
+/// no elements (a package of jams given as objects).
 llvm::Expected<SourceTree> findElements(llvm::StringRef Root, const ExcludeList &Excludes);
 
 } // namespace twochains::pkggen
