@@ -35,6 +35,10 @@ Error ExcludeList::add(StringRef Pattern, StringRef Origin) {
     R->Components.push_back("**");
   for (StringRef Part : Parts)
     R->Components.push_back(Part.str());
+  // "dir/**" is everything inside dir, not dir itself: at least one more
+  // component ('*' matches any one, never an empty one).
+  if (Parts.size() > 1 && Parts.back() == "**")
+    R->Components.insert(R->Components.end() - 1, "*");
   // The globs refer to the strings: made once Components stops growing.
   for (const std::string &C : R->Components) {
     if (C == "**") {
