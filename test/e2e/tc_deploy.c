@@ -20,6 +20,10 @@
  *                Local library and jam, then calls in both modes
  *   expect=S     tc_deploy of 'dep' must end with status S (a number): the
  *                signed policy's refusals
+ *   measure      the costs bench/run-deploy-cost.sh reports: the first call
+ *                of the new jam (its deployment, linking and install), then
+ *                its first injected call (the image installed into the code
+ *                cache), then N more of each mode (their p50)
  *
  *   tc-deploy job PREFIX
  *       a rank of a job launched by mpirun (joined from PMIx), policy job:
@@ -124,6 +128,55 @@ static void new_jam(tc_peer_t *peer, tc_package_t *pkg) {
   check(again == TC_OK, "tc_deploy of a build the receiver holds now", again);
 }
 
+static double now_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void measure(tc_peer_t *peer, tc_package_t *pkg) {
+  unsigned char deg[64];
+  for (size_t i = 0; i < sizeof deg; ++i)
+    deg[i] = (unsigned char)(i % 11);
+  long got[9];
+  size_t n;
+  uint32_t hist = element(pkg, "hist");
+  double t0 = now_us();
+  tc_status_t st = tc_call(peer, pkg, hist, TC_SEND_LOCAL, deg, sizeof deg, got, sizeof got, &n,
+                           30000);
+  double first_local = now_us() - t0;
+  t0 = now_us();
+  tc_status_t st2 = tc_call(peer, pkg, hist, TC_SEND_INJECTED, deg, sizeof deg, got, sizeof got,
+                            &n, 30000);
+  double first_injected = now_us() - t0;
+  check(st == TC_OK && st2 == TC_OK, "first calls", st == TC_OK ? st2 : st);
+  enum { N = 2000 };
+  static double times[N];
+  const char *names[2] = {"local", "injected"};
+  tc_send_mode_t modes[2] = {TC_SEND_LOCAL, TC_SEND_INJECTED};
+  printf("measure: first call (deployed, linked, installed) %.1f us\n", first_local);
+  printf("measure: first injected call (image into the code cache) %.1f us\n", first_injected);
+  for (int m = 0; m < 2; ++m) {
+    for (int i = 0; i < N; ++i) {
+      t0 = now_us();
+      st = tc_call(peer, pkg, hist, modes[m], deg, sizeof deg, got, sizeof got, &n, 30000);
+      times[i] = now_us() - t0;
+      if (st != TC_OK) {
+        check(0, "a measured call", st);
+        return;
+      }
+    }
+    qsort(times, N, sizeof *times, by_value);
+    printf("measure: %s call p50 %.2f us p99 %.2f us\n", names[m], times[N / 2],
+           times[N * 99 / 100]);
+  }
+}
+
 static void fresh(tc_context_t *ctx, tc_peer_t *peer, const char *prefix) {
   tc_package_t *pkg = load(prefix, "fresh", TC_PACKAGE_SENDER);
   tc_context_add_package(ctx, pkg);
@@ -205,6 +258,8 @@ int main(int argc, char **argv) {
     return 1;
   if (!strcmp(scenario, "new-jam")) {
     new_jam(peer, pkg);
+  } else if (!strcmp(scenario, "measure")) {
+    measure(peer, pkg);
   } else if (!strcmp(scenario, "refused")) {
     long got[9];
     size_t n = 0;
