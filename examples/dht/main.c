@@ -11,7 +11,11 @@
  * hops through the table, W times: once with one call whose jam walks on
  * the server, once with one lookup call per hop. The keys form one cycle
  * (value = next key), so every walk can go on for as long as asked; every
- * answer is checked. Set TC_KEY_FILE (or TC_KEY) to use a key. */
+ * answer is checked. Midway, between the two send modes, the client
+ * deploys a jam the server never loaded (package census, built with it
+ * but not loaded by the server) into the running server, and calls it:
+ * the server takes code from peers that hold the job's key (code_trust
+ * job, docs/deploying.md). Set TC_KEY_FILE (or TC_KEY) to use a key. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -23,8 +27,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <twochains/twochains.h>
+#include <twochains/packages/census.h>
 #include <twochains/packages/dht.h>
 
+#include "census_api.h"
 #include "dht.h"
 
 static struct {
@@ -58,6 +64,8 @@ static tc_context_t *make_context(uint32_t flags) {
   tc_context_params_t p = {0};
   p.version = TC_CONTEXT_PARAMS_VERSION;
   p.flags = flags;
+  /* The server takes packages its peers deploy (the census jam, midway). */
+  p.code_trust = TC_CODE_TRUST_JOB;
   tc_context_t *ctx = NULL;
   tc_status_t st = tc_context_create(&p, &ctx);
   if (st == TC_OK && (st = tc_context_add_package(ctx, pkg)) != TC_OK) {
@@ -239,6 +247,52 @@ static int run_mode(tc_send_mode_t mode, const char *name) {
   return bad != 0;
 }
 
+/* Midway: a jam the server never had, deployed into it while it runs and
+ * called; its answer checked against what the client inserted. */
+static int deploy_census(void) {
+  tc_package_t *census;
+  tc_status_t st = census_package_load(CENSUS_PACKAGE_PREFIX, TC_PACKAGE_SENDER, &census);
+  if (st != TC_OK)
+    return die("cannot load the census package", st);
+  tc_context_t *ctx = make_context(0);
+  tc_peer_t *peer = NULL;
+  if (!ctx || (st = tc_context_add_package(ctx, census)) != TC_OK ||
+      (st = tc_connect(ctx, opt.host, opt.port, 5000, &peer)) != TC_OK)
+    return die("cannot connect", st);
+  struct census_span span = {1, opt.keys};
+  struct census_counted want = {0, 0}, got[2];
+  for (uint64_t k = 1; k <= opt.keys; k++) {
+    want.present++;
+    want.sum += next_key(k);
+  }
+  double t[2];
+  int bad = 0;
+  for (int m = 0; m < 2; m++) {
+    size_t n = 0;
+    double a = now_s();
+    /* The first call waits for the package to be deployed and linked. */
+    st = tc_call(peer, census, CENSUS_CENSUS, m ? TC_SEND_INJECTED : TC_SEND_LOCAL, &span,
+                 sizeof span, &got[m], sizeof got[m], &n, 10000);
+    t[m] = now_s() - a;
+    bad |= st != TC_OK || n != sizeof got[m] || got[m].present != want.present ||
+           got[m].sum != want.sum;
+    if (st != TC_OK)
+      die("census", st);
+  }
+  tc_stats_t s;
+  tc_context_stats(ctx, &s);
+  printf("Deployed into the running server: jam census (package census), %llu bytes\n",
+         (unsigned long long)s.deploy_bytes_sent);
+  printf("  census  %llu of %u keys present, values summing to %llu: first call %.1f ms "
+         "(deployed, linked), injected %.1f ms\n",
+         (unsigned long long)got[0].present, opt.keys, (unsigned long long)got[0].sum,
+         t[0] * 1e3, t[1] * 1e3);
+  tc_peer_close(peer);
+  tc_context_destroy(ctx);
+  tc_package_unload(census);
+  return bad;
+}
+
 static int client(void) {
   tc_status_t st = dht_package_load(DHT_PACKAGE_PREFIX, TC_PACKAGE_SENDER, &pkg);
   if (st != TC_OK)
@@ -246,6 +300,7 @@ static int client(void) {
   int failed = 0;
   if (strcmp(opt.mode, "injected"))
     failed |= run_mode(TC_SEND_LOCAL, "Local");
+  failed |= deploy_census();
   if (strcmp(opt.mode, "local"))
     failed |= run_mode(TC_SEND_INJECTED, "Injected");
   tc_package_unload(pkg);
