@@ -14,5 +14,8 @@ out=$("$WORK/build/dht-example" --threads 3 --keys 4096 --hops 32 --walks 20 2>&
 echo "$out"
 grep -q "^dht-example: every answer checked: OK" <<<"$out"
 [ "$(grep -c "wrong answers 0" <<<"$out")" = 2 ] || { echo "FAILED: both send modes"; exit 1; }
+# Midway, a jam the server never loaded, deployed into it and answering.
+grep -q "^  census  4096 of 4096 keys present" <<<"$out" ||
+  { echo "FAILED: the census jam was not deployed into the running server"; exit 1; }
 "$WORK/build/dht-example" --threads 0 >/dev/null 2>&1 && { echo "FAILED: bad options accepted"; exit 1; }
 echo "example-dht: OK"
