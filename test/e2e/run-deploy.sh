@@ -66,6 +66,54 @@ if [ "$ONLY" = all ] || [ "$ONLY" = fresh ]; then
   run fresh job fresh "$OUT/fresh"
   grep -q "receiver: 1 deployed, 0 refused" "$OUT/r-fresh"
 fi
+if [ "$ONLY" = all ] || [ "$ONLY" = signed ]; then
+  # The signed policy: only packages signed by a key the receiver trusts.
+  openssl genpkey -algorithm ed25519 -out "$OUT/trusted.pem" 2>/dev/null
+  openssl genpkey -algorithm ed25519 -out "$OUT/stranger.pem" 2>/dev/null
+  "$PKGGEN" --print-signer "$OUT/trusted.pem" > "$OUT/signers"
+  build dep v2 v2-trusted --sign-key "$OUT/trusted.pem"
+  build dep v2 v2-stranger --sign-key "$OUT/stranger.pem"
+  # Signed, then the manifest changed (a comment line: the loader takes
+  # it, the signature does not).
+  cp -r "$OUT/v2-trusted" "$OUT/v2-edited"
+  echo "# edited after signing" >> "$OUT/v2-edited/lib/twochains/packages/dep/manifest.tcm"
+  # A trusted signature made for another build: the aarch64 one's.
+  build dep v2 v2-arm --isa=aarch64 --sign-key "$OUT/trusted.pem"
+  cp -r "$OUT/v2" "$OUT/v2-borrowed"
+  cp "$OUT/v2-arm/lib/twochains/packages/dep/manifest.tcm.sig" \
+     "$OUT/v2-borrowed/lib/twochains/packages/dep/"
+  cp -r "$OUT/v2-trusted" "$OUT/v2-tampered"
+  export SIGNERS="$OUT/signers"
+  signed() { # name prefix expected-status [tampered file]
+    PORT=$((PORT + 1))
+    mkfifo "$OUT/in-$1"
+    "$BIN" receiver "$OUT/v1" $PORT signed "$SIGNERS" < "$OUT/in-$1" > "$OUT/r-$1" 2>&1 &
+    exec 3> "$OUT/in-$1"
+    wait_for_listening "$OUT/r-$1" || { cat "$OUT/r-$1"; exit 1; }
+    local st=0
+    DEPLOY_TAMPER=${4:-} "$BIN" sender "$2" $PORT "expect=$3" > "$OUT/s-$1" 2>&1 || st=$?
+    echo STOP >&3
+    exec 3>&-
+    wait || true
+    echo "--- signed, $1: sender"; cat "$OUT/s-$1"
+    echo "--- signed, $1: receiver"; cat "$OUT/r-$1"
+    [ $st -eq 0 ] || { echo "FAILED: signed, $1"; exit 1; }
+  }
+  signed unsigned "$OUT/v2" -31
+  grep -q "refused package 'dep' .*not signed" "$OUT/s-unsigned"
+  signed stranger "$OUT/v2-stranger" -31
+  grep -q "refused package 'dep' .*not one of the trusted signers" "$OUT/s-stranger"
+  signed edited "$OUT/v2-edited" -31
+  grep -q "refused package 'dep' .*does not verify" "$OUT/s-edited"
+  signed borrowed "$OUT/v2-borrowed" -31
+  grep -q "refused package 'dep' .*does not verify" "$OUT/s-borrowed"
+  signed tampered "$OUT/v2-tampered" -15 \
+    "$OUT/v2-tampered/lib/twochains/packages/dep/x86_64/jams/hist.jam"
+  grep -q "refused package 'dep' .*hist.jam" "$OUT/s-tampered"
+  signed trusted "$OUT/v2-trusted" 0
+  grep -q "receiver: 1 deployed, 0 refused" "$OUT/r-trusted"
+  unset SIGNERS
+fi
 if [ "$ONLY" = all ] || [ "$ONLY" = job-mpi ]; then
   # A job of 4 ranks (more than cores) launched as HPC jobs are: each
   # deploys 'fresh' to every rank at once, then calls it everywhere.

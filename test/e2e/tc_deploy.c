@@ -280,6 +280,17 @@ int main(int argc, char **argv) {
     fresh(ctx, peer, argv[5]);
   } else if (!strncmp(scenario, "expect=", 7)) {
     tc_status_t want = (tc_status_t)atoi(scenario + 7);
+    /* A file changed after this side loaded the package, before it is
+     * sent: what the receiver gets is not what was signed. */
+    if (getenv("DEPLOY_TAMPER")) {
+      FILE *f = fopen(getenv("DEPLOY_TAMPER"), "r+b");
+      int c;
+      if (!f || fseek(f, 100, SEEK_SET) || (c = fgetc(f)) == EOF || fseek(f, 100, SEEK_SET) ||
+          fputc(c ^ 0x5a, f) == EOF || fclose(f)) {
+        fprintf(stderr, "cannot change %s\n", getenv("DEPLOY_TAMPER"));
+        return 1;
+      }
+    }
     st = tc_deploy(peer, pkg, 10000);
     printf("deploy: %d\n", (int)st);
     check(st == want, "the deployment ends as expected", st);
