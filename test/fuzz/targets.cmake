@@ -1,6 +1,6 @@
 # The libFuzzer targets, one line each: name, then the sources that make it
 # (paths relative to the repository). Every target also gets the runtime's
-# basics (SHA-256, logging, status strings); LINK names a library of the
+# basics (SHA-256, logging, status strings, libcrypto); LINK names a library of the
 # fuzz sub-project (tc_fuzz_wire: the runtime's wire layer, runtime/wire/;
 # tc_fuzz_jamlink: jamlink's reading and linking on LLVM).
 #
