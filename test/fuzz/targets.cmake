@@ -16,3 +16,5 @@ tc_add_fuzzer(fuzz-frame-validator SOURCES test/fuzz/FrameValidatorFuzzer.cpp LI
 tc_add_fuzzer(fuzz-jamlink-input SOURCES test/fuzz/JamlinkInputFuzzer.cpp LINK tc_fuzz_jamlink)
 tc_add_fuzzer(fuzz-handshake-offer SOURCES test/fuzz/HandshakeOfferFuzzer.cpp LINK tc_fuzz_wire)
 tc_add_fuzzer(fuzz-address-blob SOURCES test/fuzz/AddressBlobFuzzer.cpp LINK tc_fuzz_wire)
+tc_add_fuzzer(fuzz-manifest-signature SOURCES test/fuzz/ManifestSignatureFuzzer.cpp format/Signature.cpp format/JamImageFormat.cpp)
+tc_add_fuzzer(fuzz-trusted-signers SOURCES test/fuzz/TrustedSignersFuzzer.cpp format/Signature.cpp format/JamImageFormat.cpp)
