@@ -61,16 +61,23 @@ PreservedAnalyses JamLinkPartsPass::run(Module &M, ModuleAnalysisManager &) {
                     M.getTargetTriple() + "'");
       return PreservedAnalyses::none();
     }
-    (*Part)->setModuleIdentifier(Path);
+    // Messages name the C file the author wrote, not the bitcode a build
+    // folder holds: the IR linker's by the module's name, ours by Source.
+    std::string Source = (*Part)->getSourceFileName();
+    if (Source.empty())
+      Source = Path;
+    (*Part)->setModuleIdentifier(Source);
     bool Duplicate = false;
     for (const GlobalValue &GV : (*Part)->global_values()) {
       if (!Strong(GV))
         continue;
-      auto [It, New] = DefinedIn.try_emplace(GV.getName(), Path);
+      auto [It, New] = DefinedIn.try_emplace(GV.getName(), Source);
       if (!New) {
-        Ctx.emitError("symbol '" + GV.getName() + "' is defined in " +
-                      It->second + " and in " + Path +
-                      ": a jam's files share one name space, as in a C link");
+        Ctx.emitError("symbol '" + GV.getName() + "' is defined in " + It->second + " and in " +
+                      Source +
+                      ": a jam's files share one name space, as in a C link; leave a "
+                      "file that is not part of the library (a test, an example) out "
+                      "of the jam folder with its .tcignore (docs/porting.md)");
         Duplicate = true;
       }
     }
@@ -80,6 +87,23 @@ PreservedAnalyses JamLinkPartsPass::run(Module &M, ModuleAnalysisManager &) {
     // named 'f': symbol multiply defined!") through the context.
     if (PartsLinker.linkInModule(std::move(*Part)))
       return PreservedAnalyses::none();
+  }
+  // A weak definition in the entry's file yields to a part's strong one,
+  // as in a C link (a library's default hook, replaced). Linking only what
+  // the entry needs takes a part's definition only for a declaration, so
+  // the weak one becomes that.
+  for (GlobalValue &GV : M.global_values()) {
+    GlobalValue *Other = Combined->getNamedValue(GV.getName());
+    if (!GV.hasWeakLinkage() || GV.isDeclaration() || !Other || !Strong(*Other))
+      continue;
+    if (auto *F = dyn_cast<Function>(&GV))
+      F->deleteBody();
+    else if (auto *V = dyn_cast<GlobalVariable>(&GV))
+      V->setInitializer(nullptr);
+    else
+      continue; // an alias keeps its target
+    GV.setLinkage(GlobalValue::ExternalLinkage);
+    cast<GlobalObject>(GV).setComdat(nullptr);
   }
   auto InternalizeParts = [](Module &Dest, const StringSet<> &FromParts) {
     internalizeModule(Dest, [&](const GlobalValue &GV) {

@@ -18,7 +18,7 @@ std::string elementNameFromPath(StringRef Path) {
 }
 
 std::string localSymbol(StringRef Package, StringRef Element, StringRef Role) {
-  return ("tc." + Package + "." + Element + "." + Role).str();
+  return format::localSymbol(Package, Element, Role);
 }
 
 Expected<JamOptions> parseJamPassParams(StringRef Params, JamMode Mode) {

@@ -9,6 +9,7 @@
 #define TWOCHAINS_FORMAT_JAMABI_H
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace twochains::format {
@@ -45,6 +46,16 @@ constexpr std::string_view Hash = "hash";
 constexpr std::string_view ModeInject = "inject";
 constexpr std::string_view ModeLocal = "local";
 } // namespace fact
+
+/// An element's entry (Role "main") and helpers in the Local-Function
+/// library: tc.<package>.<element>.<role>. Dots cannot appear in a C
+/// name, so these never clash with the library's other symbols.
+inline std::string localSymbol(std::string_view Package, std::string_view Element,
+                               std::string_view Role) {
+  std::string S = "tc.";
+  S.append(Package).append(".").append(Element).append(".").append(Role);
+  return S;
+}
 
 /// The `format` fact of an image container.
 constexpr std::string_view JamImageFormatName = "tc-jam-image";

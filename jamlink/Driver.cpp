@@ -1,6 +1,7 @@
 //===- Driver.cpp - jamlink: the jam linker -------------------------------===//
 //
 //   jamlink jam_x.o -o x.jam                    image mode
+//   jamlink jam_x.o lib_a.o lib_b.o -o x.jam    a jam of several objects
 //   jamlink --shared a.local.o b.local.o -o libpkg_local.so
 //   jamlink --dump x.jam
 //
@@ -115,6 +116,7 @@ int main(int Argc, char **Argv) {
       "jamlink: links Two-Chains jam objects into jam images (the bytes that\n"
       "travel in a message) and builds a package's Local-Function library.\n\n"
       "  jamlink jam_x.o -o x.jam\n"
+      "  jamlink jam_x.o md5.o sha1.o -o x.jam      (one jam of several objects)\n"
       "  jamlink jam_a.o jam_b.o --output-dir images/\n"
       "  jamlink --shared jam_a.local.o jam_b.local.o -o libpkg_local.so\n"
       "  jamlink --dump x.jam\n");
@@ -158,13 +160,23 @@ int main(int Argc, char **Argv) {
     return 0;
   }
 
-  if (Inputs.size() != 1)
-    return fail("image mode links one jam object (got " +
-                Twine(Inputs.size()) + ")");
-  auto Obj = InputObject::open(Inputs[0]);
-  if (!Obj)
-    return fail(toString(Obj.takeError()));
-  auto Image = linkImage(**Obj, {Element, Entry});
+  // The objects of one jam: its name and entry come from the one named
+  // jam_<name>.o (or --element), its global names are resolved between them.
+  std::vector<std::unique_ptr<InputObject>> Objs;
+  std::string Errors;
+  for (const std::string &In : Inputs) {
+    auto Obj = InputObject::open(In);
+    if (!Obj)
+      Errors += toString(Obj.takeError()) + "\n";
+    else
+      Objs.push_back(std::move(*Obj));
+  }
+  if (!Errors.empty())
+    return fail(Errors);
+  std::vector<InputObject *> Files;
+  for (auto &O : Objs)
+    Files.push_back(O.get());
+  auto Image = linkImage(Files, {Element, Entry});
   if (!Image)
     return fail(toString(Image.takeError()));
   if (Error E = writeJamImage(*Image, Output))

@@ -95,6 +95,7 @@ InputObject::create(std::unique_ptr<MemoryBuffer> Buffer, StringRef Path) {
   unsigned SymTabIndex = 0;
   for (const auto &[I, Shdr] : enumerate(*Shdrs)) {
     InputSection &S = Obj->Sections[I];
+    S.File = Obj.get();
     S.Index = I;
     auto Name = File.getSectionName(Shdr);
     if (!Name)

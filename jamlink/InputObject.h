@@ -21,7 +21,10 @@ struct Relocation {
 
 enum class SectionKind { Dropped, GOTP, Code, ReadOnly, Data, ZeroFill };
 
+class InputObject;
+
 struct InputSection {
+  InputObject *File = nullptr;        // the object that holds it
   unsigned Index = 0;
   std::string Name;
   uint32_t Type = 0;
@@ -31,8 +34,11 @@ struct InputSection {
   llvm::ArrayRef<uint8_t> Contents;   // empty for SHT_NOBITS
   SectionKind Kind = SectionKind::Dropped;
   std::vector<Relocation> Relocs;
+  // Set by the link:
   bool Live = false;
-  uint64_t ImageOffset = 0;           // assigned by the layout
+  uint64_t ImageOffset = 0;           // by the layout
+  /// How each relocation is made (Relocations.cpp), by scanRelocations.
+  std::vector<uint8_t> Actions;
 };
 
 struct Symbol {

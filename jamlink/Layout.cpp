@@ -30,50 +30,50 @@ namespace twochains::jamlink {
 /// section outwards along relocations (like --gc-sections), so sender-side
 /// helpers compiled with -ffunction-sections stay behind.
 void markLive(LinkContext &Ctx) {
-  InputObject &Obj = Ctx.Obj;
-  for (const InputSection &S : Obj.Sections)
+  Ctx.forEachSection([&](const InputSection &S) {
     if ((S.Type == ELF::SHT_INIT_ARRAY || S.Type == ELF::SHT_FINI_ARRAY ||
          S.Type == ELF::SHT_PREINIT_ARRAY) && S.Size)
-      Ctx.error(Obj.Path + ": section " + S.Name +
+      Ctx.error(S.File->Path + ": section " + S.Name +
                 " holds constructors or destructors, which cannot be part "
                 "of a jam");
+  });
 
-  std::vector<unsigned> Work = {Ctx.Entry->SectionIndex};
-  for (InputSection &S : Obj.Sections)
+  std::vector<InputSection *> Work = {&Ctx.Entry.File->Sections[Ctx.Entry.Sym->SectionIndex]};
+  Ctx.forEachSection([&](InputSection &S) {
     if (S.Kind == SectionKind::GOTP)
-      Work.push_back(S.Index);
+      Work.push_back(&S);
+  });
   while (!Work.empty()) {
-    InputSection &S = Obj.Sections[Work.back()];
+    InputSection &S = *Work.back();
     Work.pop_back();
     if (S.Live)
       continue;
     S.Live = true;
     if (S.Flags & ELF::SHF_TLS)
-      Ctx.error(Obj.Path + ": section " + S.Name +
+      Ctx.error(S.File->Path + ": section " + S.Name +
                 " is thread-local storage, which cannot travel");
     for (const Relocation &R : S.Relocs) {
-      const Symbol &Sym = Obj.Symbols[R.SymbolIndex];
-      if (Sym.isCommon()) {
+      SymbolRef Sym = Ctx.target(S, R);
+      if (Sym.Sym->isCommon()) {
         Ctx.relocError(S, R, "refers to a common symbol; compile with -fno-common");
         continue;
       }
-      if (Sym.isUndefined() || Sym.isAbsolute() ||
-          Sym.SectionIndex >= Obj.Sections.size())
+      if (Sym.Sym->isUndefined() || Sym.Sym->isAbsolute() ||
+          Sym.Sym->SectionIndex >= Sym.File->Sections.size())
         continue;
-      const InputSection &Target = Obj.Sections[Sym.SectionIndex];
+      InputSection &Target = Sym.File->Sections[Sym.Sym->SectionIndex];
       if (Target.Kind == SectionKind::Dropped) {
         Ctx.relocError(S, R, "refers to section " + Target.Name +
                                  ", which does not travel");
         continue;
       }
       if (!Target.Live)
-        Work.push_back(Target.Index);
+        Work.push_back(&Target);
     }
   }
 }
 
 void assignLayout(LinkContext &Ctx) {
-  InputObject &Obj = Ctx.Obj;
   const TargetInfo &T = Ctx.Target;
   uint64_t Off = 0;
   uint64_t MaxAlign = 8;
@@ -91,18 +91,16 @@ void assignLayout(LinkContext &Ctx) {
     }
     TooLarge = true;
     if (S)
-      Ctx.error(Obj.location(S->Index, 0) + ": section " + S->Name + " of 0x" +
+      Ctx.error(S->File->location(S->Index, 0) + ": section " + S->Name + " of 0x" +
                 utohexstr(S->Size, true) + " bytes makes the image larger than the limit of " +
                 Limit + " bytes");
     else
-      Ctx.error(Obj.Path + ": the image would be larger than the limit of " + Limit +
-                " bytes");
+      Ctx.error(Ctx.name() + ": the image would be larger than the limit of " + Limit + " bytes");
   };
   auto Place = [&](InputSection &S, uint64_t Align) {
     if (Align > format::JamLine) {
-      Ctx.error(Obj.location(S.Index, 0) + ": section " + S.Name + " needs " +
-                std::to_string(Align) +
-                "-byte alignment; images are placed on 64-byte lines");
+      Ctx.error(S.File->location(S.Index, 0) + ": section " + S.Name + " needs " +
+                std::to_string(Align) + "-byte alignment; images are placed on 64-byte lines");
       Align = format::JamLine;
     }
     Grow(alignTo(Off, Align) - Off);
@@ -111,9 +109,10 @@ void assignLayout(LinkContext &Ctx) {
     MaxAlign = std::max(MaxAlign, Align);
   };
   auto Each = [&](SectionKind K, auto Fn) {
-    for (InputSection &S : Obj.Sections)
+    Ctx.forEachSection([&](InputSection &S) {
       if (S.Live && S.Kind == K)
         Fn(S);
+    });
   };
 
   // GOTP first, at offset 0: the plugin's cell if it made one.
@@ -121,7 +120,7 @@ void assignLayout(LinkContext &Ctx) {
   Off = 8;
   Each(SectionKind::GOTP, [&](InputSection &S) {
     if (S.Size != 8)
-      Ctx.error(Obj.Path + ": section .tc.gotp must be 8 bytes");
+      Ctx.error(S.File->Path + ": section .tc.gotp must be 8 bytes");
     S.ImageOffset = 0;
   });
 

@@ -1,8 +1,10 @@
-//===- Linker.h - Linking one jam object into an image --------------------===//
+//===- Linker.h - Linking a jam's objects into an image -------------------===//
 //
 // The image mode driver reads as a list of steps (Linker.cpp):
-//   findEntry -> markLive -> scanRelocations -> assignLayout
-//   -> applyRelocations -> writeTrampolines -> finish
+//   resolveSymbols -> findEntry -> markLive -> scanRelocations
+//   -> assignLayout -> applyRelocations -> writeTrampolines -> finish
+// A jam is one plugin object, or one or more objects of another compiler
+// whose global names are resolved between them (SymbolTable.h).
 // Errors are collected with their locations; the link goes on to find the
 // others, and no image is produced if there was any.
 //
@@ -12,6 +14,7 @@
 
 #include "InputObject.h"
 #include "JamImage.h"
+#include "SymbolTable.h"
 #include "Target.h"
 #include "JamImageFormat.h"
 
@@ -29,12 +32,14 @@ struct LinkOptions {
 
 class LinkContext {
 public:
-  LinkContext(InputObject &Obj, const TargetInfo &Target, LinkOptions Opts)
-      : Obj(Obj), Target(Target), Opts(std::move(Opts)) {}
+  LinkContext(std::vector<InputObject *> Files, const TargetInfo &Target, LinkOptions Opts)
+      : Files(std::move(Files)), Target(Target), Opts(std::move(Opts)) {}
 
-  InputObject &Obj;
+  /// The jam's objects, in the order given: sections are laid out so.
+  std::vector<InputObject *> Files;
   const TargetInfo &Target;
   LinkOptions Opts;
+  SymbolTable Symtab;
 
   std::vector<std::string> Errors;
   void error(const std::string &Msg) { Errors.push_back(Msg); }
@@ -42,19 +47,19 @@ public:
   void relocError(const InputSection &Sec, const Relocation &R,
                   const std::string &What);
 
+  /// The jam as messages name it: its object, or its objects' names.
+  std::string name() const;
+
   // Filled by the steps.
   std::string Element;
-  const Symbol *Entry = nullptr;
+  SymbolRef Entry;
   std::vector<std::string> Imports;        // table order
   llvm::StringMap<unsigned> ImportIndex;
   llvm::StringMap<unsigned> TrampolineIndex;     // import name -> trampoline number
   std::vector<unsigned> TrampolineImports;       // trampoline number -> import index
-  /// GOT slots: key is the symbol index; value is the slot number.
-  llvm::DenseMap<uint32_t, unsigned> GotSlots;
-  std::vector<uint32_t> GotSymbols;        // slot number -> symbol index
-  /// What scanRelocations decided for each relocation, per section
-  /// (values of RelocAction in Relocations.cpp).
-  std::vector<std::vector<uint8_t>> Actions;
+  /// GOT slots: key is the resolved symbol; value is the slot number.
+  llvm::DenseMap<const Symbol *, unsigned> GotSlots;
+  std::vector<SymbolRef> GotSymbols;       // slot number -> symbol
   uint64_t GOTPOffset = 0;
   uint64_t TrampolinesOffset = 0, GotOffset = 0;
   /// Where the data part is linked (TextSize + JamDataDistance).
@@ -69,11 +74,21 @@ public:
 
   unsigned importFor(const std::string &Name);
   /// The image offset of a defined symbol.
-  uint64_t symbolOffset(const Symbol &S) const;
-  bool isImport(const Symbol &S) const { return S.isUndefined(); }
+  uint64_t symbolOffset(const SymbolRef &S) const;
+  /// What relocation R of Sec refers to, across the jam's objects.
+  SymbolRef target(const InputSection &Sec, const Relocation &R) const {
+    return Symtab.resolve(*Sec.File, R.SymbolIndex);
+  }
   std::string relocName(uint32_t Type) const;
+  /// Calls Fn on every section of every object, in layout order.
+  template <typename Fn> void forEachSection(Fn F) {
+    for (InputObject *File : Files)
+      for (InputSection &S : File->Sections)
+        F(S);
+  }
 };
 
+void resolveSymbols(LinkContext &Ctx);
 void findEntry(LinkContext &Ctx);
 void markLive(LinkContext &Ctx);
 void scanRelocations(LinkContext &Ctx);
@@ -81,8 +96,13 @@ void assignLayout(LinkContext &Ctx);
 void applyRelocations(LinkContext &Ctx);
 void writeTrampolines(LinkContext &Ctx);
 
-/// Links Obj into an image; on failure the error lists every problem found.
-llvm::Expected<JamImage> linkImage(InputObject &Obj, const LinkOptions &Opts);
+/// Links the objects of one jam into an image; on failure the error lists
+/// every problem found. Objects of the plugin are linked alone.
+llvm::Expected<JamImage> linkImage(llvm::ArrayRef<InputObject *> Objs, const LinkOptions &Opts);
+inline llvm::Expected<JamImage> linkImage(InputObject &Obj, const LinkOptions &Opts) {
+  InputObject *One = &Obj;
+  return linkImage(llvm::ArrayRef<InputObject *>(One), Opts);
+}
 
 } // namespace twochains::jamlink
 

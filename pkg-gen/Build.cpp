@@ -9,6 +9,7 @@
 
 #include "JamImage.h"
 #include "Linker.h"
+#include "LocalObject.h"
 #include "SharedLibrary.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -300,6 +301,13 @@ Error planJobs(const BuildConfig &Config, const std::vector<Element> &Elements, 
       std::vector<std::string> Args = Common;
       Args.insert(Args.end(), Config.Flags.begin(), Config.Flags.end());
       Args.insert(Args.end(), E.Flags.begin(), E.Flags.end());
+      if (E.isPrebuilt()) {
+        // Nothing to compile: linked from its objects (linkPackage).
+        Out.Images[E.Name] = Base + E.Name + ".jam";
+        Out.PrebuiltObjects[E.Name] = E.Objects.at(ISA);
+        Out.LocalObjects[E.Name] = Base + "jam_" + E.Name + ".local.o";
+        continue;
+      }
       Args.push_back("-I" + sys::path::parent_path(E.Source).str());
       if (E.Kind == ElementKind::Jam)
         addJamJobs(Config, E, ISA, Base, Args, Out, Jobs);
@@ -337,10 +345,37 @@ std::vector<std::string> buildInputs(const JobList &Jobs, const std::vector<Elem
         if (!StringRef(Dep).ends_with(".autoinit.c"))
           Inputs.insert(std::move(Dep));
   for (const Element &E : Elements) {
-    Inputs.insert(E.Source);
+    if (!E.Source.empty())
+      Inputs.insert(E.Source);
     Inputs.insert(E.Parts.begin(), E.Parts.end());
+    for (const auto &[ISA, Objects] : E.Objects)
+      Inputs.insert(Objects.begin(), Objects.end());
   }
   return std::vector<std::string>(Inputs.begin(), Inputs.end());
+}
+
+/// Jam E given as objects, for one ISA: its image, linked from them as one
+/// jam, and its object for the Local-Function library.
+Error linkPrebuilt(const BuildConfig &Config, const Element &E, const std::string &ISA,
+                   ISAOutputs &Out) {
+  const std::vector<std::string> &Paths = Out.PrebuiltObjects.at(E.Name);
+  outs() << "link jam " << E.Name << " from " << Paths.size() << " object"
+         << (Paths.size() == 1 ? "" : "s") << " (" << ISA << ")\n";
+  std::vector<std::unique_ptr<jamlink::InputObject>> Objs;
+  std::vector<jamlink::InputObject *> Files;
+  for (const std::string &Path : Paths) {
+    auto Obj = jamlink::InputObject::open(Path);
+    if (!Obj)
+      return Obj.takeError();
+    Files.push_back(Obj->get());
+    Objs.push_back(std::move(*Obj));
+  }
+  auto Image = jamlink::linkImage(Files, {E.Name, ""});
+  if (!Image)
+    return Image.takeError();
+  if (Error Err = writeJamImage(*Image, Out.Images.at(E.Name)))
+    return Err;
+  return jamlink::makeLocalObject({Paths, Out.LocalObjects.at(E.Name), Config.Package, E.Name, ""});
 }
 
 /// Every jam's image and each ISA's Local-Function library. Linking is
@@ -355,6 +390,13 @@ Error linkPackage(const BuildConfig &Config, const std::vector<Element> &Element
     for (const Element &E : Elements) {
       if (E.Kind != ElementKind::Jam)
         continue;
+      if (E.isPrebuilt()) {
+        if (Error Err = linkPrebuilt(Config, E, ISA, Out))
+          Errors.push_back(toString(std::move(Err)));
+        Shared.Inputs.push_back(Out.LocalObjects[E.Name]);
+        Shared.IDs[E.Name] = E.ID;
+        continue;
+      }
       auto Obj = jamlink::InputObject::open(Out.Objects[E.Name]);
       if (!Obj) {
         Errors.push_back(toString(Obj.takeError()));

@@ -32,6 +32,8 @@ struct BuildConfig {
 /// What the build produced for one ISA, as paths in the build directory.
 struct ISAOutputs {
   std::map<std::string, std::string> Objects;     // jam name -> inject .o
+  /// Jams given as objects: jam name -> its objects for this ISA.
+  std::map<std::string, std::vector<std::string>> PrebuiltObjects;
   std::map<std::string, std::string> Images;      // jam name -> .jam
   std::map<std::string, std::string> LocalObjects;
   std::map<std::string, std::string> Rieds;       // ried name -> .so

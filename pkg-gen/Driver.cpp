@@ -26,6 +26,7 @@
 #include "Signature.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -58,7 +59,7 @@ static cl::opt<std::string> BuildDirOpt("build-dir",
                                         cl::value_desc("dir"), cl::cat(Category));
 static cl::opt<unsigned> Jobs("j", cl::desc("Parallel compilations (default: all cores)"),
                               cl::value_desc("N"), cl::init(0), cl::cat(Category));
-static cl::opt<bool> Verbose("v", cl::desc("Also list what was up to date"),
+static cl::opt<bool> Verbose("v", cl::desc("Also list what was up to date and what was left out"),
                              cl::cat(Category));
 static cl::opt<std::string> CheckManifest("check-manifest",
                                           cl::desc("Validate an installed manifest and exit"),
@@ -112,6 +113,19 @@ static cl::list<std::string> ExternSymbols(
     cl::desc("A name the receiving program provides, which jams may import "
              "although no ried or library of the package defines it (repeatable)"),
     cl::value_desc("name"), cl::CommaSeparated, cl::cat(Category));
+static cl::list<std::string> ExcludePatterns(
+    "exclude",
+    cl::desc("Leave out the files and folders of --source a .gitignore-style "
+             "pattern matches, e.g. '*_test.c' or 'jam_md5/examples/' "
+             "(repeatable; a jam folder's .tcignore lists its own)"),
+    cl::value_desc("pattern"), cl::cat(Category));
+static cl::list<std::string> JamObjects(
+    "jam-object",
+    cl::desc("A jam given as objects of another compiler (gcc -O2 -fPIC -fno-plt -c) "
+             "instead of source: <jam>=<object>, once per object, for each ISA "
+             "the package is built for (its ISA is read from the object; the "
+             "entry is <jam>_main)"),
+    cl::value_desc("jam=object"), cl::cat(Category));
 static cl::opt<std::string> DepFilePath(
     "depfile",
     cl::desc("Write a make-style dependency file listing every file the build "
@@ -254,7 +268,80 @@ struct Request {
   BuildConfig Config;
   /// --element-flag, in order: (element, flag), an -I flag made absolute.
   std::vector<std::pair<std::string, std::string>> PerElement;
+  /// --exclude, relative to the source folder.
+  ExcludeList Excludes;
+  /// --jam-object: jam name -> ISA -> its objects (absolute), in order.
+  std::map<std::string, std::map<std::string, std::vector<std::string>>> JamObjects;
 };
+
+/// --jam-object=<jam>=<object>: each object's ISA read from it.
+static Error readJamObjects(Request &R) {
+  std::vector<std::string> Errors;
+  for (StringRef Arg : JamObjects) {
+    auto [Name, Path] = Arg.split('=');
+    if (Name.empty() || Path.empty()) {
+      Errors.push_back("--jam-object=" + Arg.str() + ": expected <jam>=<object>");
+      continue;
+    }
+    if (!format::isValidName(Name)) {
+      Errors.push_back("--jam-object=" + Arg.str() + ": invalid element name '" + Name.str() +
+                       "': use letters, digits and '_'");
+      continue;
+    }
+    auto Obj = jamlink::InputObject::open(Path);
+    if (!Obj) {
+      Errors.push_back("--jam-object=" + Arg.str() + ": " + toString(Obj.takeError()));
+      continue;
+    }
+    uint16_t Machine = (*Obj)->Machine;
+    if (Machine != ELF::EM_X86_64 && Machine != ELF::EM_AARCH64) {
+      Errors.push_back("--jam-object=" + Arg.str() + ": machine " + std::to_string(Machine) +
+                       " is not an ISA of jams (x86_64, aarch64)");
+      continue;
+    }
+    SmallString<256> Abs(Path);
+    sys::fs::make_absolute(Abs);
+    std::string ISA(
+        format::isaName(Machine == ELF::EM_X86_64 ? format::IsaX86_64 : format::IsaAArch64));
+    R.JamObjects[Name.str()][ISA].push_back(std::string(Abs));
+  }
+  if (!Errors.empty())
+    return driverError(join(Errors, "\n"));
+  return Error::success();
+}
+
+/// The jams --jam-object gives, added to the source's elements: each needs
+/// objects for every ISA the package is built for, and a name no source
+/// element has.
+static Error addPrebuiltJams(const Request &R, SourceTree &Tree) {
+  std::vector<std::string> Errors;
+  for (const auto &[Name, PerISA] : R.JamObjects) {
+    auto Same = find_if(Tree.Elements, [&](const Element &E) { return E.Name == Name; });
+    if (Same != Tree.Elements.end()) {
+      Errors.push_back("--jam-object: jam '" + Name + "' is also " + Same->Source);
+      continue;
+    }
+    std::vector<std::string> Lacking;
+    for (const std::string &ISA : R.Config.ISAs)
+      if (!PerISA.count(ISA))
+        Lacking.push_back(ISA);
+    if (!Lacking.empty()) {
+      Errors.push_back("--jam-object: jam '" + Name + "' has no objects for " +
+                       join(Lacking, ", ") + ", which the package is built for (--isa)");
+      continue;
+    }
+    Element E;
+    E.Kind = ElementKind::Jam;
+    E.Name = Name;
+    for (const std::string &ISA : R.Config.ISAs)
+      E.Objects[ISA] = PerISA.at(ISA);
+    Tree.Elements.push_back(std::move(E));
+  }
+  if (!Errors.empty())
+    return driverError(join(Errors, "\n"));
+  llvm::sort(Tree.Elements, [](const Element &A, const Element &B) { return A.Name < B.Name; });
+  return Error::success();
+}
 
 /// --isa, or this machine's ISA.
 static Expected<std::vector<std::string>> targetISAs() {
@@ -374,15 +461,28 @@ static Expected<Request> readRequest(const char *Argv0) {
   if (!PerElement)
     return PerElement.takeError();
   R.PerElement = std::move(*PerElement);
+  for (const std::string &Pattern : ExcludePatterns)
+    if (Error E = R.Excludes.add(Pattern, "--exclude"))
+      return E;
+  if (Error E = readJamObjects(R))
+    return E;
   return R;
 }
 
 /// The package's elements with their stable IDs, each with the flags
 /// --element-flag gives it.
-static Expected<std::vector<Element>> findPackageElements(const Request &R) {
-  auto Elements = findElements(R.Source);
-  if (!Elements)
-    return Elements.takeError();
+static Expected<SourceTree> findPackageElements(const Request &R) {
+  auto Tree = findElements(R.Source, R.Excludes);
+  if (!Tree)
+    return Tree.takeError();
+  if (Error E = addPrebuiltJams(R, *Tree))
+    return E;
+  if (Tree->Elements.empty())
+    return driverError(R.Source + ": no jam_*.amc or ried_*.rdc files");
+  if (R.Config.Verbose)
+    for (const std::string &Out : Tree->LeftOut)
+      outs() << "left out " << Out << "\n";
+  std::vector<Element> *Elements = &Tree->Elements;
   bool IDsChanged = false;
   if (Error E = assignElementIDs(R.Source, *Elements, IDsChanged))
     return E;
@@ -395,7 +495,7 @@ static Expected<std::vector<Element>> findPackageElements(const Request &R) {
                          "' has no element '" + Name + "'");
     It->Flags.push_back(Flag);
   }
-  return Elements;
+  return Tree;
 }
 
 /// Element E's manifest entry for one ISA. The file it names is added to
@@ -504,14 +604,17 @@ int main(int Argc, char **Argv) {
     return fail(toString(R.takeError()));
 
   // 1. Elements and their stable IDs.
-  auto Elements = findPackageElements(*R);
-  if (!Elements)
-    return fail(toString(Elements.takeError()));
+  auto Tree = findPackageElements(*R);
+  if (!Tree)
+    return fail(toString(Tree.takeError()));
+  std::vector<Element> *Elements = &Tree->Elements;
 
   // 2. Compile and link.
   auto Built = buildPackage(R->Config, *Elements);
   if (!Built)
     return fail(toString(Built.takeError()) + "\nnothing was installed");
+  // A changed .tcignore changes the parts.
+  Built->Inputs.insert(Built->Inputs.end(), Tree->ExcludeFiles.begin(), Tree->ExcludeFiles.end());
   if (!R->DepFile.empty())
     if (Error E = writeDepFile(R->DepFile, R->Prefix, R->Config.Package, Built->Inputs))
       return fail(toString(std::move(E)));

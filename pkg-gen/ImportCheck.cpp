@@ -103,14 +103,15 @@ Error checkImports(const BuildConfig &Config,
           Unresolved.push_back("'" + Import + "'");
       if (Unresolved.empty())
         continue;
-      Errors.push_back(
-          "jam '" + E.Name + "' (" + ISA + ") uses " + join(Unresolved, ", ") +
-          ", which no file of the jam, no ried of package '" + Config.Package +
-          "', the C library or the jam API defines: add the source that "
-          "defines " + (Unresolved.size() == 1 ? "it" : "them") +
-          " to the jam (a folder jam_" + E.Name +
-          "/, docs/packages.md), or, if the receiving program provides it, "
-          "name it with --extern-symbol");
+      Errors.push_back("jam '" + E.Name + "' (" + ISA + ") uses " + join(Unresolved, ", ") +
+                       ", which no file of the jam, no ried of package '" + Config.Package +
+                       "', the C library or the jam API defines: add the " +
+                       (E.isPrebuilt() ? "object" : "source") + " that defines " +
+                       (Unresolved.size() == 1 ? "it" : "them") + " to the jam (" +
+                       (E.isPrebuilt() ? "another --jam-object=" + E.Name + "=<object>"
+                                       : "a folder jam_" + E.Name + "/") +
+                       ", docs/packages.md), or, if the receiving program provides it, "
+                       "name it with --extern-symbol");
     }
   }
   if (!Errors.empty())

@@ -5,17 +5,48 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 using namespace llvm;
 
 namespace twochains::pkggen {
 
+/// Path relative to Base, '/'-separated; Path lies under Base.
+static StringRef relativeTo(StringRef Path, StringRef Base) {
+  return Path.drop_front(std::min(Path.size(), Base.size())).ltrim('/');
+}
 
-/// Gives each jam folder's entry the folder's .c files as parts.
-static Error attachParts(const std::vector<std::string> &Folders,
-                         std::vector<Element> &Elements,
+/// Folder's .tcignore, if it has one, read into List (bounded before it is
+/// read: the file is the author's, but a stray large file there should
+/// fail clearly).
+static Error readExcludeFile(StringRef Folder, StringRef Root, ExcludeList &List,
+                             SourceTree &Tree) {
+  SmallString<256> Path(Folder);
+  sys::path::append(Path, JamExcludeFile);
+  sys::fs::file_status Status;
+  if (sys::fs::status(Path, Status) || !sys::fs::exists(Status))
+    return Error::success();
+  if (Status.getSize() > ExcludeFileMaxBytes)
+    return createStringError(inconvertibleErrorCode(), Path + ": larger than " +
+                                                           Twine(ExcludeFileMaxBytes) +
+                                                           " bytes; is it a list of patterns?");
+  auto Buf = MemoryBuffer::getFile(Path);
+  if (!Buf)
+    return createStringError(Buf.getError(),
+                             "cannot read " + Path + ": " + Buf.getError().message());
+  SmallString<256> Abs(Path);
+  sys::fs::make_absolute(Abs);
+  Tree.ExcludeFiles.push_back(std::string(Abs));
+  return List.addFile((*Buf)->getBuffer(), relativeTo(Path, Root));
+}
+
+/// Gives each jam folder's entry the folder's .c files as parts, but what
+/// the package's and the folder's exclusions leave out.
+static Error attachParts(StringRef Root, const std::vector<std::string> &Folders,
+                         const ExcludeList &Excludes, SourceTree &Tree,
                          std::vector<std::string> &Errors) {
+  std::vector<Element> &Elements = Tree.Elements;
   for (const std::string &Folder : Folders) {
     StringRef Name = sys::path::filename(Folder).drop_front(4);
     SmallString<256> Entry(Folder);
@@ -29,11 +60,28 @@ static Error attachParts(const std::vector<std::string> &Folders,
                        Name.str() + ".amc");
       continue;
     }
+    ExcludeList Own;
+    if (Error Err = readExcludeFile(Folder, Root, Own, Tree)) {
+      Errors.push_back(toString(std::move(Err)));
+      continue;
+    }
     std::error_code EC;
     for (sys::fs::recursive_directory_iterator It(Folder, EC), End;
          It != End && !EC; It.increment(EC)) {
-      if (!StringRef(It->path()).ends_with(".c") ||
-          It->type() == sys::fs::file_type::directory_file)
+      bool IsFolder = It->type() == sys::fs::file_type::directory_file;
+      if (!IsFolder && !StringRef(It->path()).ends_with(".c"))
+        continue;
+      const std::string *Why = Own.excludedBy(relativeTo(It->path(), Folder), IsFolder);
+      if (!Why)
+        Why = Excludes.excludedBy(relativeTo(It->path(), Root), IsFolder);
+      if (Why) {
+        Tree.LeftOut.push_back(relativeTo(It->path(), Root).str() + (IsFolder ? "/" : "") + " (" +
+                               *Why + ")");
+        if (IsFolder)
+          It.no_push();
+        continue;
+      }
+      if (IsFolder)
         continue;
       SmallString<256> Abs(It->path());
       sys::fs::make_absolute(Abs);
@@ -46,11 +94,12 @@ static Error attachParts(const std::vector<std::string> &Folders,
   return Error::success();
 }
 
-Expected<std::vector<Element>> findElements(StringRef Root) {
+Expected<SourceTree> findElements(StringRef Root, const ExcludeList &Excludes) {
   if (!sys::fs::is_directory(Root))
     return createStringError(inconvertibleErrorCode(),
                              Root + ": not a directory");
-  std::vector<Element> Elements;
+  SourceTree Tree;
+  std::vector<Element> &Elements = Tree.Elements;
   std::vector<std::string> Errors;
   std::vector<std::string> JamFolders;
   std::error_code EC;
@@ -58,7 +107,15 @@ Expected<std::vector<Element>> findElements(StringRef Root) {
        It.increment(EC)) {
     StringRef Path = It->path();
     StringRef File = sys::path::filename(Path);
-    if (It->type() == sys::fs::file_type::directory_file) {
+    bool IsFolder = It->type() == sys::fs::file_type::directory_file;
+    if (const std::string *Why = Excludes.excludedBy(relativeTo(Path, Root), IsFolder)) {
+      Tree.LeftOut.push_back(relativeTo(Path, Root).str() + (IsFolder ? "/" : "") + " (" + *Why +
+                             ")");
+      if (IsFolder)
+        It.no_push();
+      continue;
+    }
+    if (IsFolder) {
       StringRef Stem = File;
       if (Stem.consume_front("jam_") && !Stem.contains('.'))
         JamFolders.push_back(Path.str());
@@ -85,7 +142,7 @@ Expected<std::vector<Element>> findElements(StringRef Root) {
   }
   if (EC)
     return createStringError(EC, "cannot walk " + Root + ": " + EC.message());
-  if (Error Err = attachParts(JamFolders, Elements, Errors))
+  if (Error Err = attachParts(Root, JamFolders, Excludes, Tree, Errors))
     return std::move(Err);
   llvm::sort(Elements, [](const Element &A, const Element &B) {
     return std::tie(A.Name, A.Source) < std::tie(B.Name, B.Source);
@@ -97,11 +154,9 @@ Expected<std::vector<Element>> findElements(StringRef Root) {
       Errors.push_back(E.Source + ": duplicate element name '" + E.Name +
                        "' (also " + It->second->Source + ")");
   }
-  if (Elements.empty() && Errors.empty())
-    Errors.push_back(Root.str() + ": no jam_*.amc or ried_*.rdc files");
   if (!Errors.empty())
     return createStringError(inconvertibleErrorCode(), join(Errors, "\n"));
-  return Elements;
+  return Tree;
 }
 
 } // namespace twochains::pkggen

@@ -1,7 +1,10 @@
 # twochains_add_package(NAME <name> SOURCE_DIR <dir> [ISA <isa>...] [JOBS <n>]
 #                       [COMPILE_OPTIONS <flag>...]
 #                       [ELEMENT_COMPILE_OPTIONS <element>=<flag>...]
-#                       [EXTERN_SYMBOLS <name>...] [SIGN_KEY <key.pem>])
+#                       [EXTERN_SYMBOLS <name>...]
+#                       [EXCLUDE <pattern>...]
+#                       [JAM_OBJECTS <jam>=<object library or object>...]
+#                       [SIGN_KEY <key.pem>])
 #
 # Builds the jams and rieds under SOURCE_DIR into a Two-Chains package with
 # twochains-pkg-gen as part of the build, and defines:
@@ -15,6 +18,15 @@
 # -O<level>, -std=<std> (or -W/-f flags). ELEMENT_COMPILE_OPTIONS add
 # flags for one element, after those. EXTERN_SYMBOLS names what the
 # receiving program provides to jams beyond rieds and the C library.
+# EXCLUDE leaves out what .gitignore-style patterns, relative to
+# SOURCE_DIR, match (a vendored library's tests and examples: '*_test.c',
+# 'jam_md5/examples/'); a jam folder's .tcignore does the same for its own
+# files (docs/porting.md).
+# JAM_OBJECTS adds jams given as objects of another compiler rather than
+# source (docs/porting.md): <jam>=<target> names an OBJECT library (this
+# function builds it position-independent with -fno-plt, and the package
+# after it), <jam>=<file.o> an object; give one per ISA the package is
+# built for. The entry is <jam>_main.
 # SIGN_KEY signs the manifest with that Ed25519 private key (PEM, from
 # `openssl genpkey -algorithm ed25519`): manifest.tcm.sig beside it, for
 # receivers whose code-trust policy is `signed` (docs/packages.md).
@@ -24,7 +36,8 @@
 # pkg-gen keeps the element IDs in SOURCE_DIR/twochains.ids: commit it.
 function(twochains_add_package)
   cmake_parse_arguments(TC "" "NAME;SOURCE_DIR;JOBS;SIGN_KEY"
-                        "ISA;COMPILE_OPTIONS;ELEMENT_COMPILE_OPTIONS;EXTERN_SYMBOLS" ${ARGN})
+                        "ISA;COMPILE_OPTIONS;ELEMENT_COMPILE_OPTIONS;EXTERN_SYMBOLS;EXCLUDE;JAM_OBJECTS"
+                        ${ARGN})
   if(TC_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "twochains_add_package: unknown arguments: ${TC_UNPARSED_ARGUMENTS}")
   endif()
@@ -43,7 +56,8 @@ function(twochains_add_package)
   set(manifest "${prefix}/lib/twochains/packages/${TC_NAME}/manifest.tcm")
   string(REPLACE ";" "," isas "${TC_ISA}")
   file(GLOB_RECURSE inputs CONFIGURE_DEPENDS
-       "${source}/*.amc" "${source}/*.rdc" "${source}/*.c" "${source}/*.h")
+       "${source}/*.amc" "${source}/*.rdc" "${source}/*.c" "${source}/*.h"
+       "${source}/.tcignore")
   set(flags)
   foreach(flag IN LISTS TC_COMPILE_OPTIONS)
     if(flag MATCHES "^-[IDUO]" OR flag MATCHES "^-std=")
@@ -57,6 +71,37 @@ function(twochains_add_package)
   endforeach()
   foreach(sym IN LISTS TC_EXTERN_SYMBOLS)
     list(APPEND flags "--extern-symbol=${sym}")
+  endforeach()
+  foreach(pattern IN LISTS TC_EXCLUDE)
+    list(APPEND flags "--exclude=${pattern}")
+  endforeach()
+  set(object_targets)
+  foreach(item IN LISTS TC_JAM_OBJECTS)
+    if(NOT item MATCHES "^([A-Za-z0-9_]+)=(.+)$")
+      message(FATAL_ERROR "twochains_add_package: JAM_OBJECTS '${item}': expected "
+                          "<jam>=<object library target> or <jam>=<object file>")
+    endif()
+    set(jam "${CMAKE_MATCH_1}")
+    set(objects "${CMAKE_MATCH_2}")
+    if(TARGET "${objects}")
+      get_target_property(type "${objects}" TYPE)
+      if(NOT type STREQUAL "OBJECT_LIBRARY")
+        message(FATAL_ERROR "twochains_add_package: JAM_OBJECTS '${item}': "
+                            "${objects} is a ${type}, not an OBJECT library")
+      endif()
+      # What jamlink needs of another compiler's objects: every outside
+      # reference through the GOT (docs/jamlink.md).
+      set_target_properties("${objects}" PROPERTIES POSITION_INDEPENDENT_CODE ON)
+      target_compile_options("${objects}" PRIVATE -fno-plt)
+      list(APPEND object_targets "${objects}")
+      set(objects "$<TARGET_OBJECTS:${objects}>")
+    else()
+      get_filename_component(objects "${objects}" ABSOLUTE)
+    endif()
+    list(APPEND inputs "${objects}")
+    # One --jam-object per object: an OBJECT library's list is joined
+    # with the option between its items and split again as arguments.
+    list(APPEND flags "--jam-object=${jam}=$<JOIN:${objects},$<SEMICOLON>--jam-object=${jam}=>")
   endforeach()
   set(signature)
   set(sign_key)
@@ -82,8 +127,12 @@ function(twochains_add_package)
     DEPENDS ${inputs} ${sign_key} ${TWOCHAINS_PKG_GEN_DEPENDS}
     ${depfile_arg}
     COMMENT "Building Two-Chains package ${TC_NAME} (${isas})"
+    COMMAND_EXPAND_LISTS
     VERBATIM)
   add_custom_target(${TC_NAME}_package ALL DEPENDS "${header}" "${manifest}" ${signature})
+  if(object_targets)
+    add_dependencies(${TC_NAME}_package ${object_targets})
+  endif()
   add_library(${TC_NAME} INTERFACE)
   target_include_directories(${TC_NAME} INTERFACE "${prefix}/include")
   target_link_libraries(${TC_NAME} INTERFACE TwoChains::headers)

@@ -43,7 +43,10 @@ typedef enum tc_status {
   TC_ERR_BAD_MANIFEST = -27,     /* a package manifest malformed or of another version */
   TC_ERR_NO_ISA_IMAGE = -28,     /* injected: the package has no image for the receiver's ISA */
   TC_ERR_TIMED_OUT = -29,        /* a wait ran out of its time: no answer, nothing wrong seen */
-  TC_ERR_REFUSED = -30           /* the peer refused: it does not take what was sent */
+  TC_ERR_REFUSED = -30,          /* the peer refused: it does not take what was sent */
+  TC_ERR_UNTRUSTED = -31         /* deployed code the receiver's code-trust policy does not
+                                    admit: unsigned, signed by a key it does not trust, or a
+                                    signature that does not verify (docs/deploying.md) */
 } tc_status_t;
 
 /* A short, constant English description; never NULL. */

@@ -55,9 +55,10 @@ typedef struct tc_peer tc_peer_t;
 
 /* 2 added mailbox_mode and code_cache_size; 3 the job's key; 4
  * containment; 5 embedding; 6 quarantine by address and connections
- * before authentication. Older structs are still accepted (they end at
- * flags, code_cache_size, key_file, forward_allow and ucp_worker). */
-#define TC_CONTEXT_PARAMS_VERSION 6u
+ * before authentication; 7 the code-trust policy. Older structs are still
+ * accepted (they end at flags, code_cache_size, key_file, forward_allow,
+ * ucp_worker and reserved6). */
+#define TC_CONTEXT_PARAMS_VERSION 7u
 
 typedef enum tc_wait_mode {
   TC_WAIT_AUTO = 0,       /* the ISA's low-power wait if the CPU has one, else PAUSE */
@@ -83,6 +84,24 @@ typedef enum tc_mailbox_mode {
   TC_MAILBOX_NO_CACHE = 3     /* code travels in every injected frame and is
                                  copied into W^X pages for each run */
 } tc_mailbox_mode_t;
+
+/* Who may put code into this process (docs/security.md, "Code trust";
+ * docs/deploying.md). */
+typedef enum tc_code_trust {
+  TC_CODE_TRUST_DEFAULT = 0,  /* the TC_CODE_TRUST environment variable
+                                 ("package", "job", "signed"), else
+                                 TC_CODE_TRUST_PACKAGE */
+  TC_CODE_TRUST_PACKAGE = 1,  /* only the images of the packages this
+                                 receiver loaded run; peers choose which
+                                 elements, with what payload, nothing more */
+  TC_CODE_TRUST_JOB = 2,      /* any authenticated peer may deploy code of
+                                 its own (the paper's model: holders of the
+                                 job's key are trusted as far as the rieds
+                                 they could push); jams read their payload
+                                 in the ring */
+  TC_CODE_TRUST_SIGNED = 3    /* only packages whose manifest is signed by a
+                                 key in trusted_signers, whoever sends them */
+} tc_code_trust_t;
 
 typedef struct tc_context_params {
   uint32_t version;       /* TC_CONTEXT_PARAMS_VERSION */
@@ -121,7 +140,7 @@ typedef struct tc_context_params {
    * own UCX worker (ucp_worker_h), created on a context (ucp_context_h) with
    * UCP_FEATURE_AM, to carry the control traffic: the listener, connections,
    * handshakes and frames by message. Two-Chains registers its active
-   * messages 0x7c01-0x7c0f on it (TC_AM_ID_FIRST..TC_AM_ID_LAST; the
+   * messages 0x7c01-0x7c11 on it (TC_AM_ID_FIRST..TC_AM_ID_LAST; the
    * application keeps the others) and never destroys it. NULL: a context
    * and worker of its own. RMA frames always use a context of Two-Chains'
    * own, with every transport but TCP. */
@@ -145,10 +164,17 @@ typedef struct tc_context_params {
   uint32_t max_startups_per_address; /* at once, from one address
                                         (TC_MAX_STARTUPS_PER_ADDRESS, else 4) */
   uint32_t reserved6;
+  /* version 7: the code-trust policy (tc_code_trust_t) and, for
+   * TC_CODE_TRUST_SIGNED, the file of trusted signers ("tc-ed25519 <public
+   * key in hex> [comment]" per line, as twochains-pkg-gen --print-signer
+   * prints them; NULL: the file named by TC_TRUSTED_SIGNERS). */
+  uint32_t code_trust;
+  uint32_t reserved7;
+  const char *trusted_signers;
 } tc_context_params_t;
 
 #define TC_AM_ID_FIRST 0x7c01u
-#define TC_AM_ID_LAST 0x7c0fu
+#define TC_AM_ID_LAST 0x7c11u
 
 #define TC_JAM_NO_TIME_LIMIT 0xffffffffu
 #define TC_NEVER_QUARANTINE 0xffffffffu
@@ -227,6 +253,25 @@ tc_status_t tc_job_peer(tc_context_t *context, unsigned rank, tc_peer_t **peer);
  * frames meanwhile. TC_ERR_IO if a rank has gone; TC_ERR_TIMED_OUT after
  * timeout_ms (the job's quiescence is then undefined). */
 tc_status_t tc_job_quiesce(tc_context_t *context, int timeout_ms);
+
+/* Deploying (docs/deploying.md): makes the peer hold this build of the
+ * package, sending it what it lacks (the manifest and its signature, then
+ * only the files it does not hold: rieds, the Local-Function library,
+ * images). The peer checks the package against its code-trust policy,
+ * links it and adds it; from then on Local and injected frames of it run
+ * there. TC_OK at once if the peer holds it already. A frame of a build a
+ * peer that takes deployments does not hold waits for this to happen on
+ * its own; this says when it is done, and why not: TC_ERR_REFUSED (its
+ * policy is package), TC_ERR_UNTRUSTED (signed: no trusted signature),
+ * TC_ERR_MISSING_IMPORT (a jam imports a name nothing there defines; the
+ * log names it), TC_ERR_PACKAGE_MISMATCH (its rieds differ from those of
+ * the build the peer holds), TC_ERR_TIMED_OUT, TC_ERR_IO. A refusal is for
+ * good: later frames of the package to that peer fail with it. A job
+ * rank's handle is connected first. Runs the context's frames meanwhile. */
+tc_status_t tc_deploy(tc_peer_t *peer, const tc_package_t *package, int timeout_ms);
+/* tc_deploy to every rank of the job (this one too), all at once: TC_OK
+ * once every rank holds the package, else the first failure met. */
+tc_status_t tc_job_deploy(tc_context_t *context, const tc_package_t *package, int timeout_ms);
 
 /* Makes a loaded package usable by the context's sends (sender role) and
  * frames (receiver role). The context does not take ownership. */
@@ -468,7 +513,9 @@ typedef enum tc_event_kind {
   TC_EVENT_PEER_GONE = 1,       /* a connection ended: closed by its peer, broken, or the peer died */
   TC_EVENT_FRAME_REJECTED = 2,  /* receiver: a frame was dropped; status says why */
   TC_EVENT_JAM_ABANDONED = 3,   /* receiver: a jam faulted (signal) or ran past its limit */
-  TC_EVENT_FAULT_REPORTED = 4   /* sender: a receiver abandoned or refused one of our frames */
+  TC_EVENT_FAULT_REPORTED = 4,  /* sender: a receiver abandoned or refused one of our frames */
+  TC_EVENT_DEPLOY_REFUSED = 5   /* sender: a peer refused a package deployed to it; status
+                                   says why, the log names the reason (docs/deploying.md) */
 } tc_event_kind_t;
 
 typedef struct tc_event {
@@ -570,6 +617,12 @@ typedef struct tc_stats {
   uint64_t wakes_sent;              /* AmWake messages to peers found asleep after a store */
   uint64_t wakes_received;          /* AmWake messages taken from welcomed peers (a flood of
                                        them costs wakeups only; others are refused) */
+  /* deployments (docs/deploying.md) */
+  uint64_t deployments_received;    /* packages peers deployed here, loaded and linked */
+  uint64_t deployments_refused;     /* deployments refused here: policy, signature, a file
+                                       or an import that does not check out */
+  uint64_t deployments_sent;        /* packages this side deployed to peers that took them */
+  uint64_t deploy_bytes_sent;       /* bytes of files those deployments sent */
 } tc_stats_t;
 
 /* The context's counters. The struct grows at its end as counters are

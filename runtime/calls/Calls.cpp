@@ -80,7 +80,7 @@ void onReplySent(void *Request, ucs_status_t, void *Arg) {
   ucp_request_free(Request);
 }
 
-bool isStatus(int32_t St) { return St < 0 && St >= TC_ERR_REFUSED; }
+bool isStatus(int32_t St) { return St < 0 && St >= TC_ERR_UNTRUSTED; }
 
 /// Whether the caller's thread may wait here: never from inside a jam,
 /// which would hold the executor for everyone.

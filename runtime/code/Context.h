@@ -4,6 +4,7 @@
 
 #include "image/CodeCache.h"
 #include "package/Context.h"
+#include "wire/Deploy.h"
 
 #include <list>
 #include <memory>
@@ -40,6 +41,37 @@ struct CodeContext : PackageContext {
     tc_status_t Status;
   };
   std::vector<CodeAnswer> CodeAcks; // answers to our shipments
+
+  /// Packages peers deploy here (code/Deploy.cpp), from offer to answer.
+  struct IncomingDeployment {
+    ucp_ep_h Reply = nullptr;
+    uint64_t Id = 0;
+    enum class Stage { OfferArriving, OfferArrived, FilesAsked, FilesArriving, FilesArrived,
+                       Answer } At = Stage::OfferArriving;
+    tc_status_t Status = TC_OK;
+    std::string Reason;       // a refusal's, for the sender
+    std::vector<uint8_t> Body; // the offer's, then the files'
+    std::string Manifest, Signature;
+    std::vector<DeployFile> Files;
+    std::vector<bool> Needed;
+    uint64_t NeededBytes = 0;
+    uint64_t StartedNs = 0;
+  };
+  std::list<IncomingDeployment> Deployments;
+  /// Where deployed packages' files are written (made at the first one,
+  /// removed with the context), and the packages, owned here.
+  std::string DeployDir;
+  unsigned DeployCount = 0;
+  std::vector<tc_package *> DeployedPackages;
+  /// Answers to our deployments: the endpoint's, its header and body
+  /// (bounded on arrival).
+  struct DeployReply {
+    ucp_ep_h From;
+    DeployAnswer Header;
+    std::vector<uint8_t> Body;
+  };
+  std::vector<DeployReply> DeployReplies;
+  uint64_t NextDeployId = 0;
 };
 
 } // namespace twochains::rt

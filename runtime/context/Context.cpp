@@ -22,6 +22,7 @@
 #include "base/Stashing.h"
 #include "calls/Calls.h"
 #include "code/CodeTransfer.h"
+#include "code/Deploy.h"
 #include "containment/JamGuard.h"
 #include "control/ControlMessage.h"
 #include "control/ControlWorker.h"
@@ -39,6 +40,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <unistd.h>
 
 using namespace twochains::rt;
 
@@ -249,6 +251,51 @@ static tc_status_t chooseMailboxMode(tc_context *Ctx) {
   return TC_OK;
 }
 
+/// The code-trust policy: the parameter's, else TC_CODE_TRUST's, else
+/// package; signed needs its signers, read now so a bad file fails here.
+static tc_status_t chooseCodeTrust(tc_context *Ctx, const tc_context_params_t *Params) {
+  static const struct {
+    const char *Name;
+    tc_code_trust_t Trust;
+  } Names[] = {{"package", TC_CODE_TRUST_PACKAGE},
+               {"job", TC_CODE_TRUST_JOB},
+               {"signed", TC_CODE_TRUST_SIGNED}};
+  uint32_t Trust = Params && Params->version >= 7 ? Params->code_trust : 0;
+  if (Trust > TC_CODE_TRUST_SIGNED) {
+    logError("code_trust " + std::to_string(Trust) + " is none of the tc_code_trust_t values");
+    return TC_ERR_INVALID_PARAM;
+  }
+  if (Trust == TC_CODE_TRUST_DEFAULT) {
+    const char *Env = std::getenv("TC_CODE_TRUST");
+    std::string Name = Env && *Env ? Env : "package";
+    for (const auto &N : Names)
+      if (Name == N.Name)
+        Trust = N.Trust;
+    if (Trust == TC_CODE_TRUST_DEFAULT) {
+      logError("TC_CODE_TRUST='" + Name + "' is none of package, job, signed");
+      return TC_ERR_INVALID_PARAM;
+    }
+  }
+  Ctx->CodeTrust = tc_code_trust_t(Trust);
+  if (Ctx->CodeTrust != TC_CODE_TRUST_SIGNED)
+    return TC_OK;
+  const char *File = Params && Params->version >= 7 ? Params->trusted_signers : nullptr;
+  if (!File || !*File)
+    File = std::getenv("TC_TRUSTED_SIGNERS");
+  if (!File || !*File) {
+    logError("the signed code-trust policy needs a file of trusted signers "
+             "(trusted_signers, or TC_TRUSTED_SIGNERS)");
+    return TC_ERR_INVALID_PARAM;
+  }
+  if (access(File, R_OK) != 0) {
+    logError(std::string("cannot read the trusted signers file ") + File + ": " +
+             std::strerror(errno));
+    return TC_ERR_INVALID_PARAM;
+  }
+  Ctx->TrustedSignersSource = File;
+  return TC_OK;
+}
+
 /// Containment: the recovery point's signal handlers, and the watchdog
 /// when jams have a time limit.
 static tc_status_t setupContainment(tc_context *Ctx, uint32_t TimeLimitMs) {
@@ -304,7 +351,8 @@ static tc_status_t setupFeatures(tc_context *Ctx) {
   setupControl(Ctx);
   ucs_status_t St;
   if ((St = setupFramePath(Ctx)) != UCS_OK || (St = setupRiedPush(Ctx)) != UCS_OK ||
-      (St = setupCodeTransfer(Ctx)) != UCS_OK || (St = setupWireup(Ctx)) != UCS_OK ||
+      (St = setupCodeTransfer(Ctx)) != UCS_OK || (St = setupDeploy(Ctx)) != UCS_OK ||
+      (St = setupWireup(Ctx)) != UCS_OK ||
       (St = setupJob(Ctx)) != UCS_OK || (St = setupCalls(Ctx)) != UCS_OK) {
     if (Ctx->EmbeddedWorker) {
       logError(std::string("cannot register active messages on the application's worker (") +
@@ -389,7 +437,8 @@ extern "C" tc_status_t tc_context_create(const tc_context_params_t *Params,
     logError(Error);
     return St;
   }
-  if ((St = chooseMailboxMode(Ctx.get())) != TC_OK)
+  if ((St = chooseMailboxMode(Ctx.get())) != TC_OK ||
+      (St = chooseCodeTrust(Ctx.get(), Params)) != TC_OK)
     return St;
   if (Ctx->WaitMode > TC_WAIT_LOWPOWER || !(Ctx->Wait = createWaiter(Ctx->WaitMode))) {
     logError("the wait mode asked for is not available on this CPU");
@@ -452,6 +501,9 @@ static void destroyContext(tc_context *Ctx) {
     releasePeer(Ctx, Peer.get());
   Ctx->Accepted.clear();
   releaseUcx(Ctx);
+  // Deployed packages are the context's: their rieds stay loaded, as
+  // tc_package_unload leaves them.
+  removeDeployments(Ctx);
   bool Joined = Ctx->Joined;
   delete Ctx;
   if (Joined)

@@ -92,6 +92,22 @@ struct PeerSendHalf {
   /// tc_ried_push: a push to this peer awaits its answer (only then is one
   /// taken).
   bool PushingRied = false;
+  /// Deployments (code/Deploy.cpp). DeployCheck: the receiver takes them,
+  /// so a frame of a package build it does not hold waits for its
+  /// deployment; HeldTag: the last package found held (the hot path's one
+  /// compare). The deployment in flight: its package, number, deadline,
+  /// and whether its files went; one at a time per peer.
+  bool DeployCheck = false;
+  uint64_t HeldTag = 0;
+  const tc_package *DeployingPkg = nullptr;
+  uint64_t DeployId = 0, DeployDeadlineNs = 0;
+  bool DeployFilesSent = false;
+  /// How the last deployment to this peer ended, and of which package (tag).
+  uint64_t DeployEndedTag = 0;
+  tc_status_t DeployEnded = TC_OK;
+  /// Packages (tags) whose deployment the receiver refused, and why: their
+  /// frames fail at once with it.
+  std::vector<std::pair<uint64_t, tc_status_t>> DeployRefused;
   std::vector<std::pair<const tc_package *, std::vector<ElementSend>>> Sends;
   /// Cached frames are built in their slot's copy here, so a frame the
   /// receiver reports missing can be sent again, with code, from it. The
@@ -266,6 +282,9 @@ struct tc_peer {
   /// Jobs (job/Job.h): the rank in this side's job of the process at the
   /// other end, as its authenticated offer says (NoJobRank: outside it).
   uint32_t JobRank = twochains::rt::NoJobRank;
+  /// The package builds (identity tags) the other side holds: its offer's,
+  /// then each one deployed to it (code/Deploy.cpp).
+  std::vector<uint64_t> RemotePackages;
   /// A name for a connection rather than one: a job rank's handle
   /// (tc_job_peer) or a jam's onward route (tc_jam_forward), connected on
   /// demand and in the background. Bound is the connection once it is made

@@ -14,6 +14,12 @@
 namespace twochains::rt {
 
 struct PackageContext : ControlContext {
+  /// Who may put code here (tc_code_trust_t, never DEFAULT once created).
+  tc_code_trust_t CodeTrust = TC_CODE_TRUST_PACKAGE;
+  /// TC_CODE_TRUST_SIGNED: the file of keys whose signed packages may be
+  /// deployed.
+  std::string TrustedSignersSource;
+
   /// Loaded packages (tc_context_add_package): only ever added; the last
   /// added of a tag is the one that runs.
   std::vector<tc_package *> Packages;

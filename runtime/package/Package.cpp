@@ -53,7 +53,7 @@ static void findCode(void *Handle, uintptr_t &Begin, uintptr_t &End) {
 /// The Local-Function library: the receiver's copies of the jams, and the
 /// sender-side payload helpers. Its outside symbols are weak, so a sender
 /// without the rieds can load it too.
-static tc_status_t loadLocalLibrary(tc_package &P, const ManifestData &M) {
+static tc_status_t loadLocalLibrary(tc_package &P, const ManifestData &M, std::string &Error) {
   auto ISA = M.ISAs.find(P.ISA);
   if (ISA == M.ISAs.end())
     return TC_ERR_INVALID_PARAM;
@@ -62,15 +62,14 @@ static tc_status_t loadLocalLibrary(tc_package &P, const ManifestData &M) {
     std::string Path = M.Dir + "/" + Local->second;
     void *H = dlopen(Path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!H) {
-      logError("package '" + P.Name + "': cannot load its Local-Function library: " +
-               dlerror());
+      Error = "package '" + P.Name + "': cannot load its Local-Function library: " + dlerror();
       return TC_ERR_IO;
     }
     P.Libraries.push_back(H);
     findCode(H, P.LocalCodeBegin, P.LocalCodeEnd);
     auto *Vec = static_cast<const tc_local_vector *>(dlsym(H, TC_LOCAL_VECTOR_SYMBOL));
     if (!Vec || Vec->abi != TC_LOCAL_VECTOR_ABI) {
-      logError("package '" + P.Name + "': " + Path + " has no tc_local_vector of ABI 1");
+      Error = "package '" + P.Name + "': " + Path + " has no tc_local_vector of ABI 1";
       return TC_ERR_BAD_IMAGE;
     }
     for (uint32_t ID = 0; ID < Vec->count; ++ID) {
@@ -79,9 +78,9 @@ static tc_status_t loadLocalLibrary(tc_package &P, const ManifestData &M) {
         continue;
       if (ID >= P.Elements.size() || !P.Elements[ID].Present ||
           P.Elements[ID].Name != L.name) {
-        logError("package '" + P.Name + "': its Local-Function library places '" +
-                 L.name + "' at ID " + std::to_string(ID) +
-                 ", which the manifest does not");
+        Error = "package '" + P.Name + "': its Local-Function library places '" +
+                std::string(L.name) + "' at ID " + std::to_string(ID) +
+                ", which the manifest does not";
         return TC_ERR_BAD_IMAGE;
       }
       P.Elements[ID].LocalEntry = reinterpret_cast<JamEntry>(L.entry);
@@ -92,7 +91,7 @@ static tc_status_t loadLocalLibrary(tc_package &P, const ManifestData &M) {
   return TC_OK;
 }
 
-static tc_status_t loadReceiverSide(tc_package &P, const ManifestData &M) {
+static tc_status_t loadReceiverSide(tc_package &P, const ManifestData &M, std::string &Error) {
   std::vector<void *> Rieds;
   for (const ManifestElement &E : M.Elements) {
     if (E.Kind != "ried" || E.Fields.at("isa") != P.ISA)
@@ -100,7 +99,7 @@ static tc_status_t loadReceiverSide(tc_package &P, const ManifestData &M) {
     std::string Path = M.Dir + "/" + E.Fields.at("lib");
     void *H = dlopen(Path.c_str(), RTLD_NOW | RTLD_GLOBAL);
     if (!H) {
-      logError("package '" + P.Name + "': cannot load ried '" + E.Name + "': " + dlerror());
+      Error = "package '" + P.Name + "': cannot load ried '" + E.Name + "': " + dlerror();
       return TC_ERR_IO;
     }
     P.Libraries.push_back(H);
@@ -120,15 +119,14 @@ static tc_status_t loadReceiverSide(tc_package &P, const ManifestData &M) {
       if (!Addr)
         Addr = dlsym(RTLD_DEFAULT, Name.c_str());
       if (!Addr) {
-        logError("package '" + P.Name + "': jam '" + E.Name + "' imports '" + Name +
-                 "', which no ried of the package and no library of this "
-                 "process defines");
+        Error = "package '" + P.Name + "': jam '" + E.Name + "' imports '" + Name +
+                "', which no ried of the package and no library of this process defines";
         return TC_ERR_MISSING_IMPORT;
       }
       E.ImportTable.push_back(Addr);
     }
   }
-  return loadLocalLibrary(P, M);
+  return loadLocalLibrary(P, M, Error);
 }
 
 /// A jam's image, and the digest and key frames name it by.
@@ -141,33 +139,51 @@ static tc_status_t readImage(const ManifestData &M, const ManifestElement &E,
   return TC_OK;
 }
 
-extern "C" tc_status_t tc_package_load(const tc_package_params_t *Params,
-                                       tc_package_t **Out) {
-  if (!Params || !Out || Params->version != TC_PACKAGE_PARAMS_VERSION ||
-      !Params->prefix || !Params->name || !Params->roles ||
-      (Params->roles & ~uint32_t(TC_PACKAGE_SENDER | TC_PACKAGE_RECEIVER)))
-    return TC_ERR_INVALID_PARAM;
-  std::string Path = std::string(Params->prefix) + "/lib/twochains/packages/" +
-                     Params->name + "/manifest.tcm";
+namespace twochains::rt {
+
+tc_status_t loadPackage(const std::string &ManifestPath, const char *Name, uint32_t Roles,
+                        const char *Isa, std::unique_ptr<tc_package> &Out, std::string &Error) {
   ManifestData M;
-  std::string Error;
-  if (tc_status_t St = statusOf(readManifestFile(Path, M, Error)); St != TC_OK) {
-    logError(Error);
-    return St;
+  std::vector<uint8_t> Text;
+  std::string Why;
+  if (!readFileBytes(ManifestPath, Text, Why, ManifestMaxBytes)) {
+    Error = ManifestPath + ": " + Why;
+    return TC_ERR_IO;
   }
-  if (M.Package != Params->name) {
-    logError(Path + ": is the manifest of package '" + M.Package + "'");
+  size_t Slash = ManifestPath.rfind('/');
+  std::string Dir = Slash == std::string::npos ? "." : ManifestPath.substr(0, Slash);
+  std::string ManifestText(Text.begin(), Text.end());
+  if (tc_status_t St = statusOf(parseManifest(ManifestText, ManifestPath, Dir,
+                                              manifestFilesOnDisk(), M, Error));
+      St != TC_OK)
+    return St;
+  if (Name && M.Package != Name) {
+    Error = ManifestPath + ": is the manifest of package '" + M.Package + "'";
     return TC_ERR_UNKNOWN_PACKAGE;
   }
   auto P = std::make_unique<tc_package>();
   P->Name = M.Package;
   P->Identity = M.Identity;
   P->Tag = identityTag(M.Identity);
-  P->ISA = Params->isa ? Params->isa : isaName(hostIsa());
+  P->ISA = Isa ? Isa : isaName(hostIsa());
   P->OwnIsa = isaOf(P->ISA);
-  P->Roles = Params->roles;
+  P->Roles = Roles;
+  P->Dir = Dir;
+  P->ManifestText = std::move(ManifestText);
+  P->Interface = packageInterface(M);
+  // A signature beside the manifest travels with the package when it is
+  // deployed (docs/deploying.md); it is checked by receivers that ask for one.
+  std::vector<uint8_t> Signature;
+  if (readFileBytes(ManifestPath + ".sig", Signature, Why, MaxSignatureFileSize))
+    P->SignatureText.assign(Signature.begin(), Signature.end());
+  for (const auto &[ISAName, Fields] : M.ISAs)
+    if (auto L = Fields.find("local"); L != Fields.end() && Fields.count("local-hash"))
+      P->Files.push_back({Fields.at("local-hash"), L->second, false});
+  for (const ManifestElement &E : M.Elements)
+    P->Files.push_back(
+        {E.Fields.at("hash"), E.Fields.at(E.Kind == "jam" ? "image" : "lib"), E.Kind == "ried"});
   if (!M.ISAs.count(P->ISA)) {
-    logError("package '" + P->Name + "' was not built for " + P->ISA);
+    Error = "package '" + P->Name + "' was not built for " + P->ISA;
     return TC_ERR_UNKNOWN_PACKAGE;
   }
   tc_status_t St = TC_OK;
@@ -177,8 +193,8 @@ extern "C" tc_status_t tc_package_load(const tc_package_params_t *Params,
     // The reader bounds IDs; the table below is indexed by them, so a bound
     // that failed must not become a huge or wrapped resize.
     if (E.ID >= ElementIDLimit) {
-      logError(Path + ": element '" + E.Name + "' has ID " + std::to_string(E.ID) +
-               ", not below " + std::to_string(ElementIDLimit));
+      Error = ManifestPath + ": element '" + E.Name + "' has ID " + std::to_string(E.ID) +
+              ", not below " + std::to_string(ElementIDLimit);
       return TC_ERR_BAD_IMAGE;
     }
     if (E.ID >= P->Elements.size())
@@ -187,34 +203,62 @@ extern "C" tc_status_t tc_package_load(const tc_package_params_t *Params,
     PE.Present = true;
     PE.Name = E.Name;
     PE.IsJam = E.Kind == "jam";
-    if (PE.IsJam && (St = readImage(M, E, PE, Error)) != TC_OK) {
-      logError(Error);
+    if (PE.IsJam && (St = readImage(M, E, PE, Error)) != TC_OK)
       return St;
-    }
   }
   // A sender sends each receiver the images built for its instruction set.
-  for (const auto &[Name, Files] : M.ISAs) {
-    uint32_t Other = isaOf(Name);
-    if (!(P->Roles & TC_PACKAGE_SENDER) || Name == P->ISA || !Other)
+  for (const auto &[ISAName, Files] : M.ISAs) {
+    uint32_t Other = isaOf(ISAName);
+    if (!(P->Roles & TC_PACKAGE_SENDER) || ISAName == P->ISA || !Other)
       continue;
     std::vector<PackageElement> Images(P->Elements.size());
     for (const ManifestElement &E : M.Elements) {
-      if (E.Fields.at("isa") != Name || E.Kind != "jam" || E.ID >= Images.size() ||
+      if (E.Fields.at("isa") != ISAName || E.Kind != "jam" || E.ID >= Images.size() ||
           !P->Elements[E.ID].Present || P->Elements[E.ID].Name != E.Name)
         continue;
       PackageElement &PE = Images[E.ID];
       PE.Present = PE.IsJam = true;
       PE.Name = E.Name;
-      if ((St = readImage(M, E, PE, Error)) != TC_OK) {
-        logError(Error);
+      if ((St = readImage(M, E, PE, Error)) != TC_OK)
         return St;
-      }
     }
     P->OtherIsas.emplace_back(Other, std::move(Images));
   }
-  St = (P->Roles & TC_PACKAGE_RECEIVER) ? loadReceiverSide(*P, M) : loadLocalLibrary(*P, M);
+  St = (P->Roles & TC_PACKAGE_RECEIVER) ? loadReceiverSide(*P, M, Error)
+                                        : loadLocalLibrary(*P, M, Error);
   if (St != TC_OK)
     return St;
+  Out = std::move(P);
+  return TC_OK;
+}
+
+std::string packageInterface(const ManifestData &M) {
+  Sha256 H;
+  H.update("interface " + M.Package + "\n");
+  for (const ManifestElement &E : M.Elements)
+    if (E.Kind == "ried")
+      H.update(E.Kind + " " + std::to_string(E.ID) + " " + E.Name + " " + E.Fields.at("isa") +
+               " " + E.Fields.at("hash") + "\n");
+  return H.hex();
+}
+
+} // namespace twochains::rt
+
+extern "C" tc_status_t tc_package_load(const tc_package_params_t *Params,
+                                       tc_package_t **Out) {
+  if (!Params || !Out || Params->version != TC_PACKAGE_PARAMS_VERSION ||
+      !Params->prefix || !Params->name || !Params->roles ||
+      (Params->roles & ~uint32_t(TC_PACKAGE_SENDER | TC_PACKAGE_RECEIVER)))
+    return TC_ERR_INVALID_PARAM;
+  std::string Path = std::string(Params->prefix) + "/lib/twochains/packages/" +
+                     Params->name + "/manifest.tcm";
+  std::unique_ptr<tc_package> P;
+  std::string Error;
+  if (tc_status_t St = loadPackage(Path, Params->name, Params->roles, Params->isa, P, Error);
+      St != TC_OK) {
+    logError(Error);
+    return St;
+  }
   *Out = P.release();
   return TC_OK;
 }

@@ -6,6 +6,7 @@
 #include "twochains/package.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,9 +45,41 @@ struct tc_package {
   /// Sender: the jams' images for the other instruction sets the package
   /// was built for (by enum Isa, Wire.h), for receivers that run those.
   std::vector<std::pair<uint32_t, std::vector<twochains::rt::PackageElement>>> OtherIsas;
+  /// Where it was loaded from, and what deploying it sends (docs/deploying.md):
+  /// the manifest's bytes, its signature's (empty: unsigned), and every file
+  /// the manifest names: its hash there, its path relative to Dir, and
+  /// whether it is a ried's library.
+  struct File {
+    std::string Hash, Path;
+    bool Ried = false;
+  };
+  std::string Dir;
+  std::string ManifestText;
+  std::string SignatureText;
+  std::vector<File> Files;
+  /// What two builds must share to talk: the hash of the package's name
+  /// and its rieds (packageInterface). Builds that differ only in jams
+  /// connect, and the receiver is deployed the sender's.
+  std::string Interface;
+  /// Deployed into this process by a peer (code/Deploy.cpp): owned by the
+  /// context, which unloads it at its end.
+  bool Deployed = false;
 };
 
 namespace twochains::rt {
+
+/// The largest manifest.tcm.sig read.
+constexpr size_t MaxSignatureFileSize = 4096;
+
+/// Loads the package whose manifest is ManifestPath (tc_package_load's
+/// work; deployments load theirs so too): Name, if given, must be its
+/// name. Out is set only on TC_OK; otherwise Error says why (not logged).
+tc_status_t loadPackage(const std::string &ManifestPath, const char *Name, uint32_t Roles,
+                        const char *Isa, std::unique_ptr<tc_package> &Out, std::string &Error);
+
+/// Hex SHA-256 of the package's name and its rieds' lines (kind, ID, name,
+/// ISA, hash): what the handshake compares.
+std::string packageInterface(const twochains::format::ManifestData &M);
 
 /// Hex SHA-256 of an image's bytes with its GOTP slot read as zero: the
 /// same on every sender and receiver, whatever table GOTP points at.

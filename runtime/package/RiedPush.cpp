@@ -116,6 +116,12 @@ ucs_status_t onRied(void *Arg, const void *Header, size_t HeaderLength, void *Da
     Ctx->PushedRieds.push_back({Param->reply_ep, St, {}, Tell.empty() ? Why : Tell});
     return UCS_OK;
   };
+  // Under the signed policy code comes only inside signed packages: a
+  // pushed library would bypass the signature (docs/security.md).
+  if (Ctx->CodeTrust == TC_CODE_TRUST_SIGNED)
+    return Refuse("its code-trust policy is signed: rieds come only inside signed packages",
+                  TC_ERR_REFUSED,
+                  "its code-trust policy is signed: rieds come only inside signed packages");
   if (!(Ctx->Flags & TC_CONTEXT_ACCEPT_RIEDS))
     return Refuse("this context does not accept rieds (TC_CONTEXT_ACCEPT_RIEDS)", TC_ERR_REFUSED,
                   "it does not accept rieds (TC_CONTEXT_ACCEPT_RIEDS)");
@@ -278,7 +284,7 @@ extern "C" tc_status_t tc_ried_push(tc_peer_t *Peer, const char *Path, int Timeo
       if (Ctx->RiedAcks[I].From == Peer->Ep) {
         // A status the API names, else a bare I/O error.
         tc_status_t Said = Ctx->RiedAcks[I].Status;
-        Answer = Said <= TC_OK && Said >= TC_ERR_REFUSED ? Said : TC_ERR_IO;
+        Answer = Said <= TC_OK && Said >= TC_ERR_UNTRUSTED ? Said : TC_ERR_IO;
         Reason = printable(Ctx->RiedAcks[I].Reason);
         Ctx->RiedAcks.erase(Ctx->RiedAcks.begin() + I);
         return true;

@@ -21,6 +21,7 @@
 #include "base/Log.h"
 #include "base/StatusString.h"
 #include "code/CodeTransfer.h"
+#include "code/Deploy.h"
 #include "containment/JamGuard.h"
 #include "core/Events.h"
 #include "core/Lock.h"
@@ -244,6 +245,52 @@ static std::deque<PeerSendHalf::QueuedFrame>::iterator unqueue(
   return Peer->Tx.Queued.erase(F);
 }
 
+/// Whether frames of the package wait for it to be deployed to the peer.
+static bool needsDeployment(tc_peer *Peer, const tc_package *Pkg) {
+  return Peer->Tx.DeployCheck && !peerHolds(Peer, Pkg);
+}
+
+/// The package's deployment failed (St): its queued frames are dropped,
+/// their calls ended; the application hears of it by an event (posted by
+/// the deployment) and its next tc_flush.
+static void deploymentFailed(tc_peer *Peer, const tc_package *Pkg, tc_status_t St) {
+  auto *Ctx = contextOf<SendContext>(Peer);
+  uint64_t Dropped = 0;
+  for (auto It = Peer->Tx.Queued.begin(); It != Peer->Tx.Queued.end();) {
+    if (It->Package != Pkg) {
+      ++It;
+      continue;
+    }
+    if (It->CallKey && Ctx->FrameAbandoned)
+      Ctx->FrameAbandoned(Peer, It->CallKey, St);
+    It = unqueue(Peer, It);
+    ++Dropped;
+  }
+  count(Ctx, &tc_stats_t::faults_reported, Dropped);
+  count(Peer, &tc_peer_stats_t::faults_reported, Dropped);
+  Peer->Tx.DroppedUnflushed = St;
+}
+
+/// The deployment in flight moved on; at its end, frames of a refused
+/// package are dropped.
+static void takeDeploymentAnswer(tc_peer *Peer) {
+  const tc_package *Pkg = Peer->Tx.DeployingPkg;
+  tc_status_t St = advanceDeployment(Peer);
+  if (St != TC_OK && St != TC_ERR_INCOMPLETE && St != TC_ERR_INVALID_PARAM)
+    deploymentFailed(Peer, Pkg, St);
+}
+
+/// Starts deploying the package unless a deployment to the peer is in
+/// flight (the next starts when the queue reaches its frames).
+static void startDeploymentOf(tc_peer *Peer, const tc_package *Pkg) {
+  if (Peer->Tx.DeployingPkg)
+    return;
+  if (tc_status_t Refused = deployRefusal(Peer, Pkg); Refused != TC_OK)
+    return deploymentFailed(Peer, Pkg, Refused);
+  if (tc_status_t St = startDeployment(Peer, Pkg); St != TC_OK)
+    deploymentFailed(Peer, Pkg, St);
+}
+
 /// Whether a frame of the element with this payload waits for the
 /// element's image to be shipped ahead: injected, and too large for a slot
 /// beside it, and not shipped yet.
@@ -310,11 +357,20 @@ static void startShipmentOf(tc_peer *Peer, const tc_package *Pkg, uint32_t Eleme
 namespace twochains::rt {
 
 void sendQueued(tc_peer *Peer) {
+  if (Peer->Tx.DeployingPkg)
+    takeDeploymentAnswer(Peer);
   if (Peer->Tx.ShippingElement)
     takeShipmentAnswer(Peer);
   auto *Ctx = contextOf<SendContext>(Peer);
   while (!Peer->Tx.Queued.empty()) {
     PeerSendHalf::QueuedFrame &F = Peer->Tx.Queued.front();
+    if (F.Package && needsDeployment(Peer, F.Package)) {
+      // Its package first; frames behind it wait, in order.
+      startDeploymentOf(Peer, F.Package);
+      if (Peer->Tx.DeployingPkg)
+        return;
+      continue; // refused at once: its frames were dropped
+    }
     if (F.Package && needsShipment(Peer, F.Package, F.Element, F.Mode, F.Payload.size())) {
       // Its code first; frames behind it wait, in order.
       startShipmentOf(Peer, F.Package, F.Element);
@@ -348,7 +404,7 @@ void serviceSends(tc_peer *Peer, bool ReportTurn) {
   }
   if (Peer->Tx.BatchFrames)
     flushFrameBatch(Peer); // a failure marks the peer failed
-  if (!Peer->Tx.Queued.empty())
+  if (!Peer->Tx.Queued.empty() || Peer->Tx.DeployingPkg)
     sendQueued(Peer);
 }
 
@@ -428,7 +484,7 @@ void takeFaultReport(tc_peer *Peer) {
   if (Kind == TC_JAM_REFUSED) {
     // The signal's field carries the refusal's status, negated: one the
     // API names, or else a bare refusal.
-    Ended = Signal > 0 && -Signal >= TC_ERR_REFUSED ? tc_status_t(-Signal) : TC_ERR_REFUSED;
+    Ended = Signal > 0 && -Signal >= TC_ERR_UNTRUSTED ? tc_status_t(-Signal) : TC_ERR_REFUSED;
     Signal = 0;
   }
   F = {Seq, uint32_t(W >> 32 & 0xffff), Signal, Kind, Count, Ended};
@@ -489,6 +545,10 @@ static inline bool sendDirect(tc_peer *Peer, const tc_package *Pkg, uint32_t Ele
   PeerSendHalf &Tx = Peer->Tx;
   if (!Tx.RingDirect || PayloadSize > Tx.SlotSize || !Peer->Welcomed || Peer->Failed ||
       Element >= Pkg->Elements.size())
+    return false;
+  // A receiver that takes deployments, of a build it may not hold: the
+  // general way decides.
+  if (__builtin_expect(Tx.DeployCheck, 0) && !peerHolds(Peer, Pkg))
     return false;
   FrameKind Kind;
   uint64_t Code = 0;
@@ -590,6 +650,12 @@ static tc_status_t checkSend(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
   }
   if (Peer->Failed)
     return TC_ERR_IO;
+  // A build the receiver does not hold is deployed first (code/Deploy.h),
+  // the frame queued behind it, as behind a shipment.
+  if (needsDeployment(Peer, Pkg)) {
+    tc_status_t Refused = deployRefusal(Peer, Pkg);
+    return Refused != TC_OK ? Refused : ShipFirst;
+  }
   // An image larger than a slot is shipped ahead, and the frame waits in
   // the queue, without a sequence: a shipment the receiver refuses must
   // not leave behind a sequence no frame fills, on which its ring would
@@ -612,7 +678,7 @@ static __attribute__((noinline)) tc_status_t sendBehind(tc_peer *Peer, const tc_
                                                         const void *Payload, size_t PayloadSize,
                                                         uint64_t *Sequence, bool FromJam,
                                                         tc_peer *Origin) {
-  if (!Peer->Tx.Queued.empty() || Peer->Tx.ShippingElement)
+  if (!Peer->Tx.Queued.empty() || Peer->Tx.ShippingElement || Peer->Tx.DeployingPkg)
     sendQueued(Peer);
   tc_status_t St = Peer->Tx.Queued.empty()
                        ? sendAny(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence)
@@ -630,7 +696,13 @@ static __attribute__((noinline)) tc_status_t sendBehind(tc_peer *Peer, const tc_
   // Started now if none is in flight (its answer comes sooner than at the
   // queue's turn). One that cannot start is this send's status: the frame
   // leaves the queue, untold to anyone else.
-  if (needsShipment(Peer, Pkg, Element, Mode, PayloadSize) && !Peer->Tx.ShippingElement)
+  if (needsDeployment(Peer, Pkg)) {
+    if (!Peer->Tx.DeployingPkg)
+      if (tc_status_t Deploy = startDeployment(Peer, Pkg); Deploy != TC_OK) {
+        unqueue(Peer, std::prev(Peer->Tx.Queued.end()));
+        return Deploy;
+      }
+  } else if (needsShipment(Peer, Pkg, Element, Mode, PayloadSize) && !Peer->Tx.ShippingElement)
     if (tc_status_t Ship = startShipment(Peer, Pkg, Element); Ship != TC_OK) {
       unqueue(Peer, std::prev(Peer->Tx.Queued.end()));
       return Ship;

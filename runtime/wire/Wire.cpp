@@ -38,6 +38,8 @@ tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *B
                " bytes (at most " + std::to_string(MaxRingBytes) + ")");
   if (O.MailboxMode != TC_MAILBOX_CODE_CACHE && O.MailboxMode != TC_MAILBOX_NO_CACHE)
     return Bad("mailbox mode " + std::to_string(O.MailboxMode));
+  if (O.CodeTrust < TC_CODE_TRUST_PACKAGE || O.CodeTrust > TC_CODE_TRUST_SIGNED || O.Reserved)
+    return Bad("code-trust policy " + std::to_string(O.CodeTrust));
   if (!isaName(O.Isa))
     return Bad("instruction set " + std::to_string(O.Isa));
   // Outside a job (Job 0) the rank means nothing and is not read.
@@ -49,28 +51,36 @@ tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *B
                std::to_string(MaxPackagesSize) + ", in a body of " +
                std::to_string(BodyLength) + ")");
   std::vector<std::pair<std::string, std::string>> Packages;
+  std::vector<std::string> Interfaces;
+  std::vector<bool> Receives;
   const uint8_t *Section = Body ? Body + (BodyLength - O.PackagesSize) : nullptr;
   for (size_t At = 0; At < O.PackagesSize;) {
-    size_t NameSize = Section[At];
+    size_t NameSize = Section[At] & ~OfferPackageReceives;
+    bool Runs = Section[At] & OfferPackageReceives;
     if (NameSize == 0 || NameSize > MaxPackageNameSize ||
-        O.PackagesSize - At - 1 < NameSize + PackageIdentitySize)
+        O.PackagesSize - At - 1 < NameSize + 2 * PackageIdentitySize)
       return Bad("a package entry of " + std::to_string(NameSize) + " name bytes at offset " +
                  std::to_string(At) + " of the packages section");
     std::string Name(reinterpret_cast<const char *>(Section + At + 1), NameSize);
     std::string Identity(reinterpret_cast<const char *>(Section + At + 1 + NameSize),
                          PackageIdentitySize);
+    std::string Interface(
+        reinterpret_cast<const char *>(Section + At + 1 + NameSize + PackageIdentitySize),
+        PackageIdentitySize);
     bool Hex = true;
-    for (char C : Identity)
+    for (char C : Identity + Interface)
       Hex &= (C >= '0' && C <= '9') || (C >= 'a' && C <= 'f');
     if (!format::isValidName(Name) || !Hex)
-      return Bad("a package entry that is not a name and a 64-digit identity");
+      return Bad("a package entry that is not a name and two 64-digit hashes");
     for (const auto &P : Packages)
       if (P.first == Name)
         return Bad("package '" + Name + "' named twice");
     if (Packages.size() == MaxOfferPackages)
       return Bad("more than " + std::to_string(MaxOfferPackages) + " packages");
     Packages.emplace_back(std::move(Name), std::move(Identity));
-    At += 1 + NameSize + PackageIdentitySize;
+    Interfaces.push_back(std::move(Interface));
+    Receives.push_back(Runs);
+    At += 1 + NameSize + 2 * PackageIdentitySize;
   }
   BodyLength -= O.PackagesSize; // what is left: the RMA path's keys and address
   uint64_t Sum = uint64_t(O.CreditKeySize) + O.RingKeySize + O.WorkerAddressSize;
@@ -99,6 +109,8 @@ tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *B
   }
   Out.Header = O;
   Out.Packages = std::move(Packages);
+  Out.Interfaces = std::move(Interfaces);
+  Out.Receives = std::move(Receives);
   Out.CreditKey = O.Path == PathRma ? Body : nullptr;
   Out.RingKey = O.Path == PathRma ? Body + O.CreditKeySize : nullptr;
   Out.WorkerAddress = O.Path == PathRma ? Body + O.CreditKeySize + O.RingKeySize : nullptr;
@@ -106,11 +118,19 @@ tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *B
 }
 
 void appendOfferPackages(std::vector<uint8_t> &Body,
-                         const std::vector<std::pair<std::string, std::string>> &Packages) {
-  for (const auto &[Name, Identity] : Packages) {
-    Body.push_back(uint8_t(Name.size()));
+                         const std::vector<std::pair<std::string, std::string>> &Packages,
+                         const std::vector<std::string> &Interfaces,
+                         const std::vector<bool> &Receives) {
+  for (size_t I = 0; I < Packages.size(); ++I) {
+    const auto &[Name, Identity] = Packages[I];
+    std::string Interface = I < Interfaces.size() && Interfaces[I].size() == PackageIdentitySize
+                                ? Interfaces[I]
+                                : std::string(PackageIdentitySize, '0');
+    bool Runs = I < Receives.size() && Receives[I];
+    Body.push_back(uint8_t(Name.size() | (Runs ? OfferPackageReceives : 0)));
     Body.insert(Body.end(), Name.begin(), Name.end());
     Body.insert(Body.end(), Identity.begin(), Identity.end());
+    Body.insert(Body.end(), Interface.begin(), Interface.end());
   }
 }
 

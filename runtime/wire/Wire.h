@@ -62,8 +62,10 @@ enum : unsigned {
   AmWake = 0x7c0d,    // a sleeping side's peer stored into its ring or credit line
   AmQuiesce = 0x7c0e, // ranks of a job: quiescence's waves (job/Quiesce.cpp)
   AmReady = 0x7c0f,   // sender to receiver, a job's connection: the welcome is taken
+  AmDeploy = 0x7c10,  // a package deployed: its offer, then the files asked for (wire/Deploy.h)
+  AmDeployAck = 0x7c11, // receiver to sender: the files it lacks, or the deployment's end
 };
-static_assert(AmHello == TC_AM_ID_FIRST && AmReady == TC_AM_ID_LAST,
+static_assert(AmHello == TC_AM_ID_FIRST && AmDeployAck == TC_AM_ID_LAST,
               "the range reserved on an application's worker (twochains.h)");
 /// Each control message opens with a magic of its own, so that a message
 /// of one type never parses as another's (a four-letter tag, little-endian).
@@ -84,7 +86,7 @@ constexpr uint32_t QuiesceMagic = controlMagic('T', 'C', 'Q', 'U');   // QUIESCE
 constexpr uint32_t ReadyMagic = controlMagic('T', 'C', 'R', 'Y');     // READY
 static_assert(HandshakeMagic == 0x54434853, "offers keep the magic they always had");
 constexpr uint32_t HandshakeVersion =
-    9; // 9: offers carry the job and rank; 4: offers carry the packages; 5: the ISA; 6: slots a line apart, frame version 3; 7: frames by message carry credits; 8: a magic per message type
+    10; // 10: package entries carry the rieds' interface, offers the code-trust policy; 9: offers carry the job and rank; 4: offers carry the packages; 5: the ISA; 6: slots a line apart, frame version 3; 7: frames by message carry credits; 8: a magic per message type
 
 /// The instruction set an offering side runs injected code as: a sender
 /// sends the images built for its receiver's (docs/heterogeneous.md). The
@@ -103,12 +105,15 @@ constexpr uint32_t MaxSlotSize = 1u << 20;
 constexpr uint64_t MaxRingBytes = 64ull << 20;
 constexpr uint32_t MaxRkeySize = 1024;
 constexpr uint32_t MaxWorkerAddressSize = 16384;
-/// The packages an offer names, each "name length, name, identity" (the
-/// manifest's 64 hex digits): compared at the handshake.
+/// The packages an offer names, each "name length, name, identity,
+/// interface" (64 hex digits each: the manifest's identity, and
+/// packageInterface): the interfaces are compared at the handshake, the
+/// identities tell a sender which builds the receiver holds.
 constexpr uint32_t MaxOfferPackages = 64;
 constexpr uint32_t MaxPackageNameSize = 64;
 constexpr size_t PackageIdentitySize = 64;
-constexpr size_t MaxPackagesSize = MaxOfferPackages * (1 + MaxPackageNameSize + PackageIdentitySize);
+constexpr size_t MaxPackagesSize =
+    MaxOfferPackages * (1 + MaxPackageNameSize + 2 * PackageIdentitySize);
 constexpr size_t MaxOfferBody =
     2 * size_t(MaxRkeySize) + MaxWorkerAddressSize + MaxPackagesSize;
 constexpr uint64_t MaxRiedSize = 64ull << 20;
@@ -157,8 +162,12 @@ struct Offer {
   /// NoJobRank with Job 0: a process outside any job.
   uint32_t JobRank;
   uint64_t Job; // the job's identity: a hash of every rank's address
+  /// tc_code_trust_t of the offering side: whether a sender may deploy
+  /// packages there (code/Deploy.cpp) or sends frames as they are.
+  uint32_t CodeTrust;
+  uint32_t Reserved;
 };
-static_assert(sizeof(Offer) == 104, "wire layout");
+static_assert(sizeof(Offer) == 112, "wire layout");
 constexpr uint32_t NoJobRank = 0xffffffffu;
 /// Ranks a job may have.
 constexpr uint32_t MaxJobRanks = 1u << 20;
@@ -170,13 +179,23 @@ static_assert(offsetof(Offer, Magic) == MacSize, "the MAC covers what follows it
 struct ParsedOffer {
   Offer Header;
   const uint8_t *CreditKey = nullptr, *RingKey = nullptr, *WorkerAddress = nullptr;
-  /// Name and identity of each package the offering side added.
+  /// Name and identity of each package the offering side added, and its
+  /// interface and whether it runs its frames (receiver role; the same
+  /// index in Interfaces and Receives).
   std::vector<std::pair<std::string, std::string>> Packages;
+  std::vector<std::string> Interfaces;
+  std::vector<bool> Receives;
 };
+/// An entry's first byte: the name's length, and this bit if the offering
+/// side runs the package's frames.
+constexpr uint8_t OfferPackageReceives = 0x80;
 
-/// Appends the packages section of an offer.
+/// Appends the packages section of an offer: Interfaces[i] is package i's
+/// (64 hex digits; missing ones are sent as zeros).
 void appendOfferPackages(std::vector<uint8_t> &Body,
-                         const std::vector<std::pair<std::string, std::string>> &Packages);
+                         const std::vector<std::pair<std::string, std::string>> &Packages,
+                         const std::vector<std::string> &Interfaces = {},
+                         const std::vector<bool> &Receives = {});
 
 /// Checks an offer's fields and body against the limits and each other.
 /// Why names the field and its value; Out is set only on TC_OK.

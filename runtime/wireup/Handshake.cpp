@@ -197,15 +197,24 @@ static void answerHello(WireupContext *Ctx, tc_peer *Peer, const WireupContext::
     countHeld(Ctx, &tc_stats_t::offers_refused);
     return refusePeer(Ctx, Peer, "its offer is out of bounds: " + Why);
   }
-  // Agreement: a package both sides have must be the same build, or every
-  // frame of it would be dropped as unknown.
-  for (const auto &[Name, Identity] : Hello.Packages)
+  // Agreement: a package both sides have must have the same rieds (its
+  // interface): they hold state both sides' jams share. Builds that differ
+  // in jams only connect; the sender deploys its build (code/Deploy.cpp).
+  for (size_t I = 0; I < Hello.Packages.size(); ++I) {
+    const auto &[Name, Identity] = Hello.Packages[I];
     for (const tc_package *P : Ctx->Packages)
-      if (P->Name == Name && P->Identity != Identity)
+      if (P->Name == Name && P->Identity != Identity && P->Interface != Hello.Interfaces[I])
         return refusePeer(Ctx, Peer,
                           "package '" + Name + "' differs: this receiver has identity " +
-                              P->Identity + ", the sender " + Identity,
+                              P->Identity + ", the sender " + Identity +
+                              " (and their rieds differ: a build that changes only jams "
+                              "may be deployed, not one that changes rieds)",
                           TC_ERR_PACKAGE_MISMATCH, Name + " " + P->Identity);
+  }
+  Peer->RemotePackages.clear();
+  for (size_t I = 0; I < Hello.Packages.size(); ++I)
+    if (Hello.Receives[I])
+      Peer->RemotePackages.push_back(identityTag(Hello.Packages[I].second));
   // A rank of this side's job: the job layer says whether this connection
   // is the one the pair keeps.
   Peer->JobRank = Ctx->JobId && Hello.Header.Job == Ctx->JobId ? Hello.Header.JobRank : NoJobRank;
@@ -389,6 +398,10 @@ static tc_status_t takeWelcome(WireupContext *Ctx, tc_peer *Peer,
                              ")");
   Peer->JobRank = Ctx->JobId && Welcome.Header.Job == Ctx->JobId ? Rank : NoJobRank;
   Peer->Path = FramePath(Welcome.Header.Path);
+  Peer->RemotePackages.clear();
+  for (size_t I = 0; I < Welcome.Packages.size(); ++I)
+    if (Welcome.Receives[I])
+      Peer->RemotePackages.push_back(identityTag(Welcome.Packages[I].second));
   if (tc_status_t S = acceptOffer(Ctx, Peer, Welcome, Why); S != TC_OK)
     return connectFailed(Peer, S, Why);
   return TC_OK;

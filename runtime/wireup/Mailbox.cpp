@@ -72,20 +72,32 @@ tc_status_t makeOffer(WireupContext *Ctx, tc_peer *Peer, Offer &O, std::vector<u
   O.Slots = Ctx->Slots;
   O.SlotSize = Ctx->SlotSize;
   O.MailboxMode = uint32_t(Ctx->Mode);
+  O.CodeTrust = uint32_t(Ctx->CodeTrust);
   O.Path = Peer->Path;
   O.Isa = hostIsa();
   O.Job = Ctx->JobId;
   O.JobRank = Ctx->JobId ? Ctx->JobRank : NoJobRank;
   Body.clear();
   // The packages go last, after what the path needs; both paths carry them.
+  // Each name once: a build deployed beside the one loaded shares its
+  // interface, and a sender that asks to deploy it again is told it is held.
   std::vector<std::pair<std::string, std::string>> Packages;
-  for (const tc_package *P : Ctx->Packages)
-    if (Packages.size() < MaxOfferPackages && P->Name.size() <= MaxPackageNameSize &&
-        P->Identity.size() == PackageIdentitySize)
+  std::vector<std::string> Interfaces;
+  std::vector<bool> Receives;
+  for (const tc_package *P : Ctx->Packages) {
+    bool Named = false;
+    for (const auto &Listed : Packages)
+      Named |= Listed.first == P->Name;
+    if (!Named && Packages.size() < MaxOfferPackages && P->Name.size() <= MaxPackageNameSize &&
+        P->Identity.size() == PackageIdentitySize) {
       Packages.emplace_back(P->Name, P->Identity);
+      Interfaces.push_back(P->Interface);
+      Receives.push_back(P->Roles & TC_PACKAGE_RECEIVER);
+    }
+  }
   auto AddPackages = [&] {
     size_t Before = Body.size();
-    appendOfferPackages(Body, Packages);
+    appendOfferPackages(Body, Packages, Interfaces, Receives);
     O.PackagesSize = uint32_t(Body.size() - Before);
     return TC_OK;
   };
@@ -266,6 +278,9 @@ tc_status_t acceptOffer(WireupContext *Ctx, tc_peer *Peer, const ParsedOffer &Pa
   Peer->Tx.Send = std::make_unique<SenderRing>(O.Slots);
   Peer->Tx.Staging.assign(O.SlotSize, 0);
   Peer->Tx.RemoteMode = tc_mailbox_mode_t(O.MailboxMode);
+  // A receiver that takes deployments gets the packages it lacks deployed
+  // before their frames; one that takes none gets the frames, and refuses them.
+  Peer->Tx.DeployCheck = O.CodeTrust != TC_CODE_TRUST_PACKAGE;
   Peer->Tx.RemoteIsa = O.Isa;
   // Frames stored straight into the ring stay there until credited: a
   // resend reads them from it.

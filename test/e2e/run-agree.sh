@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Agreement: two builds of package 'agree' (same name, other code). A
+# Agreement: two builds of package 'agree' (same name, other rieds). A
 # sender with the other build is refused at the handshake with
 # TC_ERR_PACKAGE_MISMATCH, and both sides' messages name the package and
 # both identities; a sender with the same build connects and its frame

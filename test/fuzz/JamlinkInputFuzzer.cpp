@@ -3,8 +3,10 @@
 // The input is a relocatable object in memory, named jam_fuzz.o (so an
 // object without the plugin's .tc.jam is element "fuzz", entry
 // "fuzz_main"). InputObject::create reads it and linkImage links it, as
-// `jamlink jam_fuzz.o -o x.jam` does. Every refusal must be an error;
-// and an image jamlink links, the runtime's reader must accept.
+// `jamlink jam_fuzz.o -o x.jam` does, then links it beside a copy of
+// itself as one jam of two objects (jamlink jam_fuzz.o lib_fuzz.o). Every
+// refusal must be an error; and an image jamlink links, the runtime's
+// reader must accept.
 //
 //===----------------------------------------------------------------------===//
 #include "InputObject.h"
@@ -20,18 +22,11 @@ using namespace llvm;
 using namespace twochains;
 using namespace twochains::jamlink;
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
-  auto Buffer = MemoryBuffer::getMemBufferCopy(
-      StringRef(reinterpret_cast<const char *>(Data), Size), "jam_fuzz.o");
-  auto Obj = InputObject::create(std::move(Buffer), "jam_fuzz.o");
-  if (!Obj) {
-    consumeError(Obj.takeError());
-    return 0;
-  }
-  auto Image = linkImage(**Obj, {});
+/// An image jamlink linked must be one the runtime's reader accepts.
+static void checkLinked(Expected<JamImage> Image) {
   if (!Image) {
     consumeError(Image.takeError());
-    return 0;
+    return;
   }
   std::vector<uint8_t> Bytes = serializeJamImage(*Image);
   format::JamImageData Read;
@@ -42,5 +37,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
                  Error.c_str());
     std::abort();
   }
+}
+
+static Expected<std::unique_ptr<InputObject>> read(StringRef Bytes, StringRef Name) {
+  return InputObject::create(MemoryBuffer::getMemBufferCopy(Bytes, Name), Name);
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
+  StringRef Bytes(reinterpret_cast<const char *>(Data), Size);
+  auto Obj = read(Bytes, "jam_fuzz.o");
+  if (!Obj) {
+    consumeError(Obj.takeError());
+    return 0;
+  }
+  checkLinked(linkImage(**Obj, {}));
+  // The same object twice, as a jam of two objects: every global name is
+  // met again across objects (a link marks its objects: fresh ones).
+  auto A = read(Bytes, "jam_fuzz.o"), B = read(Bytes, "lib_fuzz.o");
+  if (!A || !B) {
+    std::fprintf(stderr, "fuzz-jamlink-input: an object read once is refused the next time\n");
+    std::abort();
+  }
+  InputObject *Pair[] = {A->get(), B->get()};
+  checkLinked(linkImage(Pair, {}));
   return 0;
 }

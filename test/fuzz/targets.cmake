@@ -2,7 +2,8 @@
 # (paths relative to the repository). Every target also gets the runtime's
 # basics (SHA-256, logging, status strings, libcrypto); LINK names a library of the
 # fuzz sub-project (tc_fuzz_wire: the runtime's wire layer, runtime/wire/;
-# tc_fuzz_jamlink: jamlink's reading and linking on LLVM).
+# tc_fuzz_jamlink: jamlink's reading and linking on LLVM, which also gives
+# pkg-gen's sources their LLVM).
 #
 # This file is read twice: by test/fuzz/project, which builds each target
 # with clang and -fsanitize=fuzzer,address,undefined, and by
@@ -16,5 +17,7 @@ tc_add_fuzzer(fuzz-frame-validator SOURCES test/fuzz/FrameValidatorFuzzer.cpp LI
 tc_add_fuzzer(fuzz-jamlink-input SOURCES test/fuzz/JamlinkInputFuzzer.cpp LINK tc_fuzz_jamlink)
 tc_add_fuzzer(fuzz-handshake-offer SOURCES test/fuzz/HandshakeOfferFuzzer.cpp LINK tc_fuzz_wire)
 tc_add_fuzzer(fuzz-address-blob SOURCES test/fuzz/AddressBlobFuzzer.cpp LINK tc_fuzz_wire)
+tc_add_fuzzer(fuzz-deploy-offer SOURCES test/fuzz/DeployOfferFuzzer.cpp LINK tc_fuzz_wire)
+tc_add_fuzzer(fuzz-exclude-list SOURCES test/fuzz/ExcludeListFuzzer.cpp pkg-gen/Exclusion.cpp LINK tc_fuzz_jamlink)
 tc_add_fuzzer(fuzz-manifest-signature SOURCES test/fuzz/ManifestSignatureFuzzer.cpp format/Signature.cpp format/JamImageFormat.cpp)
 tc_add_fuzzer(fuzz-trusted-signers SOURCES test/fuzz/TrustedSignersFuzzer.cpp format/Signature.cpp format/JamImageFormat.cpp)

@@ -5,7 +5,8 @@
 # the plugin (the Local-Function copy still comes from the plugin).
 # --part adds one of the jam's other C files (a jam of several files): it
 # is compiled to bitcode and linked into the jam, in both modes, as
-# twochains-pkg-gen does for a jam folder.
+# twochains-pkg-gen does for a jam folder; with --gcc, the injected image
+# is linked by jamlink from one gcc object per file instead.
 # Tools come from the environment lit sets: TC_CLANG, TC_PLUGIN, TC_INCLUDE,
 # TC_JAMLINK, TC_HARNESS_DIR (with <isa>/ subfolders for cross builds).
 set -euo pipefail
@@ -31,12 +32,18 @@ for part in "${parts[@]}"; do
   links+=("-fplugin-arg-twochains-link=$bc")
 done
 
+objects=("$work/$name.o")
 if [ "$inject_cc" = gcc ]; then
-  gcc -x c -O2 -fPIC -fno-plt -I"$TC_INCLUDE" -c "$src" -o "$work/$name.o"
+  gcc_cc=(gcc -x c -O2 -fPIC -fno-plt -I"$TC_INCLUDE")
+  "${gcc_cc[@]}" -c "$src" -o "$work/$name.o"
+  for part in "${parts[@]}"; do
+    objects+=("$work/$(basename "$part" .c).gcc.o")
+    "${gcc_cc[@]}" -c "$part" -o "${objects[-1]}"
+  done
 else
   "${cc[@]}" "${links[@]}" -c "$src" -o "$work/$name.o"
 fi
-"$TC_JAMLINK" "$work/$name.o" -o "$work/$name.jam"
+"$TC_JAMLINK" "${objects[@]}" -o "$work/$name.jam"
 "${cc[@]}" -fPIC -fplugin-arg-twochains-mode=local -fplugin-arg-twochains-package=harness \
     "${links[@]}" -c "$src" -o "$work/$name.local.o"
 "$TC_JAMLINK" --shared "$work/$name.local.o" -o "$work/libharness_local.so"

@@ -148,6 +148,7 @@ Offer goodOffer() {
   O.MailboxMode = TC_MAILBOX_CODE_CACHE;
   O.Path = PathAm;
   O.Isa = IsaX86_64;
+  O.CodeTrust = TC_CODE_TRUST_PACKAGE;
   return O;
 }
 
@@ -213,6 +214,25 @@ TEST(Offer, Packages) {
   ASSERT_EQ(Out.Packages.size(), 2u);
   EXPECT_EQ(Out.Packages[0].first, "stdlib");
   EXPECT_EQ(Out.Packages[1].second, std::string(64, '0'));
+  ASSERT_EQ(Out.Interfaces.size(), 2u);
+  EXPECT_EQ(Out.Interfaces[0], std::string(64, '0')) << "an interface not given is sent as zeros";
+  // The interface travels with its package.
+  Body.clear();
+  appendOfferPackages(Body, {{"stdlib", Id}}, {std::string(64, 'b')});
+  O.PackagesSize = uint32_t(Body.size());
+  ASSERT_EQ(parseOffer(&O, sizeof O, Body.data(), Body.size(), Out, Why), TC_OK) << Why;
+  EXPECT_EQ(Out.Interfaces[0], std::string(64, 'b'));
+  std::vector<uint8_t> NotHex = Body;
+  NotHex.back() = 'G';
+  EXPECT_EQ(parse(O, NotHex), TC_ERR_BAD_OFFER);
+  // A code-trust policy that is none.
+  Offer Policy = O;
+  for (uint32_t Trust : {uint32_t(TC_CODE_TRUST_DEFAULT), uint32_t(TC_CODE_TRUST_SIGNED) + 1}) {
+    Policy.CodeTrust = Trust;
+    EXPECT_EQ(parse(Policy, Body), TC_ERR_BAD_OFFER) << Trust;
+  }
+  Body.clear();
+  appendOfferPackages(Body, {{"stdlib", Id}, {"shop_2", std::string(64, '0')}});
   // A section larger than the body, or cut inside an entry.
   O.PackagesSize = uint32_t(Body.size() + 1);
   EXPECT_EQ(parse(O, Body), TC_ERR_BAD_OFFER);

@@ -1,0 +1,641 @@
+//===- Deploy.cpp - Packages deployed into running peers ------------------===//
+//
+// A sender deploys a package build its receiver does not hold (one it
+// built after the receiver started, or one the receiver never had): its
+// manifest, signature and file table first (wire/Deploy.h); the receiver
+// asks for the files it lacks by hash; then those files. The receiver
+// writes them into a private folder beside links to the files it holds,
+// checks the whole package as tc_package_load does (every file against
+// the manifest's hashes, every image by the image reader), links it on
+// arrival (its rieds loaded, each jam's imports resolved by name in them,
+// then in this process's libraries, tc_jam_* among them), and adds it:
+// from then on Local and injected frames of that build run here. Frames
+// name a build by its identity, a hash over every image and library, so
+// element IDs of two builds never meet.
+//
+// Who may deploy is the receiver's code-trust policy (docs/security.md):
+//
+//   package  nobody: the offer is refused before its body is received;
+//   job      any authenticated peer;
+//   signed   a package whose manifest carries the signature of a key in
+//            the receiver's trusted signers, whoever sends it (checked
+//            before any file is asked for).
+//
+// Neither side waits for the other: the sender's deployment moves on as
+// answers come (send/ drives it, frames of the package queued behind it),
+// the receiver's on its control turn.
+//
+//===----------------------------------------------------------------------===//
+#include "code/Deploy.h"
+
+#include "base/Log.h"
+#include "base/StatusString.h"
+#include "base/Timeouts.h"
+#include "code/Signed.h"
+#include "control/ControlMessage.h"
+#include "core/Events.h"
+#include "core/Lock.h"
+#include "core/Peers.h"
+#include "core/Stats.h"
+#include "ucx/Status.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ftw.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace twochains::rt;
+
+namespace {
+
+/// A deployment not over by then is given up, on both sides.
+constexpr uint64_t DeployTimeoutNs = 60'000'000'000;
+
+using Incoming = CodeContext::IncomingDeployment;
+using Stage = Incoming::Stage;
+
+/// A peer's words or ours, fit to log and to send: printable ASCII, bounded.
+std::string printable(const std::string &Text) {
+  std::string Out = Text.substr(0, MaxDeployReason);
+  for (char &C : Out)
+    if (C < 0x20 || C > 0x7e)
+      C = '?';
+  return Out;
+}
+
+void answer(CodeContext *Ctx, tc_peer *Peer, uint64_t Id, tc_status_t St,
+            const std::string &Reason) {
+  DeployAnswer A = {DeployDoneMagic, St, Id, 0, 0};
+  std::string Words = St == TC_OK ? "" : printable(Reason);
+  sendMessage(Ctx, Peer, AmDeployAck, &A, sizeof A, Words.data(), Words.size(), 0);
+}
+
+/// The file of a package this process holds with this manifest hash, or
+/// ""; *Ried: it is a ried's library.
+std::string heldFile(CodeContext *Ctx, const std::string &Hash, bool *Ried = nullptr) {
+  for (const tc_package *P : Ctx->Packages)
+    for (const tc_package::File &F : P->Files)
+      if (F.Hash == Hash && !P->Dir.empty()) {
+        std::string Full = P->Dir + "/" + F.Path;
+        if (access(Full.c_str(), R_OK) == 0) {
+          if (Ried)
+            *Ried = F.Ried;
+          return Full;
+        }
+      }
+  return "";
+}
+
+/// The identity the manifest's text names, or "" (the full check comes
+/// once its files are in place).
+std::string namedIdentity(const std::string &Manifest) {
+  size_t At = Manifest.find("\nidentity ");
+  if (At == std::string::npos || Manifest.size() - At < 10 + PackageIdentitySize)
+    return "";
+  return Manifest.substr(At + 10, PackageIdentitySize);
+}
+
+/// The build this process runs frames of with that identity (a package
+/// loaded to send only runs none), or null.
+const tc_package *loadedWithIdentity(CodeContext *Ctx, const std::string &Identity) {
+  for (const tc_package *P : Ctx->Packages)
+    if ((P->Roles & TC_PACKAGE_RECEIVER) && P->Identity == Identity)
+      return P;
+  return nullptr;
+}
+
+bool makeParents(const std::string &Root, const std::string &Rel) {
+  for (size_t Slash = Rel.find('/'); Slash != std::string::npos; Slash = Rel.find('/', Slash + 1)) {
+    std::string Dir = Root + "/" + Rel.substr(0, Slash);
+    if (mkdir(Dir.c_str(), 0700) != 0 && errno != EEXIST)
+      return false;
+  }
+  return true;
+}
+
+bool writeFile(const std::string &Path, const void *Data, size_t Size) {
+  FILE *F = std::fopen(Path.c_str(), "wbx");
+  if (!F)
+    return false;
+  bool Ok = std::fwrite(Data, 1, Size, F) == Size;
+  return std::fclose(F) == 0 && Ok;
+}
+
+/// A copy of the file From at To (a new inode: loaded on its own).
+bool copyFile(const std::string &From, const std::string &To) {
+  std::vector<uint8_t> Bytes;
+  std::string Why;
+  return readFileBytes(From, Bytes, Why, MaxDeployFileSize) &&
+         writeFile(To, Bytes.data(), Bytes.size());
+}
+
+/// The deployment's package, checked, linked and added. Reason: why not.
+tc_status_t install(CodeContext *Ctx, Incoming &D, std::string &Reason) {
+  if (Ctx->DeployDir.empty()) {
+    const char *Tmp = std::getenv("TMPDIR");
+    std::string Template = std::string(Tmp && *Tmp ? Tmp : "/tmp") + "/twochains-deploy-XXXXXX";
+    if (!mkdtemp(Template.data())) {
+      Reason = "it cannot make a folder for deployed packages";
+      logError("cannot make " + Template + ": " + std::strerror(errno));
+      return TC_ERR_IO;
+    }
+    Ctx->DeployDir = Template;
+  }
+  std::string Dir = Ctx->DeployDir + "/" + std::to_string(++Ctx->DeployCount);
+  if (mkdir(Dir.c_str(), 0700) != 0) {
+    Reason = "it cannot make a folder for the package";
+    return TC_ERR_IO;
+  }
+  size_t At = 0;
+  for (size_t I = 0; I < D.Files.size(); ++I) {
+    const DeployFile &F = D.Files[I];
+    std::string Path = Dir + "/" + F.Path;
+    if (!makeParents(Dir, F.Path)) {
+      Reason = "it cannot make the folder of " + F.Path;
+      return TC_ERR_IO;
+    }
+    if (D.Needed[I]) {
+      bool Ok = writeFile(Path, D.Body.data() + At, F.Size);
+      At += F.Size;
+      if (!Ok) {
+        Reason = "it cannot write " + F.Path;
+        return TC_ERR_IO;
+      }
+      continue;
+    }
+    // Held. A ried: the same file, so a ried the receiver loaded already
+    // is that ried (the loader finds it by inode), state and all. Any
+    // other file is copied: a Local-Function library loaded to send only
+    // has its outside symbols bound to nothing, and must be loaded anew.
+    bool Ried = false;
+    std::string Held = heldFile(Ctx, F.Hash, &Ried);
+    if (Held.empty() ||
+        !(Ried ? symlink(Held.c_str(), Path.c_str()) == 0 : copyFile(Held, Path))) {
+      Reason = "it no longer holds " + F.Path;
+      return TC_ERR_IO;
+    }
+  }
+  std::string ManifestPath = Dir + "/manifest.tcm";
+  if (!writeFile(ManifestPath, D.Manifest.data(), D.Manifest.size())) {
+    Reason = "it cannot write the manifest";
+    return TC_ERR_IO;
+  }
+  // The whole package as tc_package_load checks it: every file against the
+  // manifest's hashes (the signature covered those), every image read.
+  ManifestData M;
+  std::string Error;
+  if (tc_status_t St = statusOf(readManifestFile(ManifestPath, M, Error)); St != TC_OK) {
+    // Messages name the private folder; the sender knows the package.
+    if (size_t Cut = Error.find(Dir); Cut != std::string::npos)
+      Error.replace(Cut, Dir.size(), "<package>");
+    Reason = Error;
+    return St;
+  }
+  if (manifestIdentity(M) != M.Identity) {
+    Reason = "package '" + M.Package + "': its identity line is not the hash of its contents";
+    return TC_ERR_BAD_MANIFEST;
+  }
+  if (loadedWithIdentity(Ctx, M.Identity))
+    return TC_OK; // deployed meanwhile by another peer
+  std::string Interface = packageInterface(M);
+  for (const tc_package *P : Ctx->Packages)
+    if (P->Name == M.Package && P->Interface != Interface) {
+      Reason = "package '" + M.Package + "': its rieds differ from those of the build this "
+               "receiver holds (" + P->Identity.substr(0, 16) + "...): deploy one that "
+               "changes only jams, or another package";
+      return TC_ERR_PACKAGE_MISMATCH;
+    }
+  std::unique_ptr<tc_package> P;
+  tc_status_t St = loadPackage(ManifestPath, nullptr, TC_PACKAGE_RECEIVER | TC_PACKAGE_SENDER,
+                               nullptr, P, Error);
+  if (St != TC_OK) {
+    if (size_t Cut = Error.find(Dir); Cut != std::string::npos)
+      Error.replace(Cut, Dir.size(), "<package>");
+    Reason = Error;
+    return St;
+  }
+  P->Deployed = true;
+  Ctx->Packages.push_back(P.get());
+  Ctx->DeployedPackages.push_back(P.release());
+  return TC_OK;
+}
+
+/// The offer, taken: what the receiver lacks is asked for, or the package
+/// is installed from what it holds.
+void takeOffer(CodeContext *Ctx, tc_peer *Peer, Incoming &D) {
+  DeployHeader H;
+  std::memcpy(&H, D.Body.data(), sizeof H);
+  std::string Why;
+  if (parseDeployOffer(H, D.Body.data() + sizeof H, D.Body.size() - sizeof H, D.Manifest,
+                       D.Signature, D.Files, Why) != TC_OK) {
+    D.Status = TC_ERR_BAD_OFFER;
+    D.Reason = "its offer is out of bounds: " + Why;
+    D.At = Stage::Answer;
+    return;
+  }
+  D.Body.clear();
+  D.Body.shrink_to_fit();
+  if (Ctx->CodeTrust == TC_CODE_TRUST_SIGNED &&
+      checkSignature(Ctx, D.Manifest, D.Signature, D.Reason) != TC_OK) {
+    D.Status = TC_ERR_UNTRUSTED;
+    D.At = Stage::Answer;
+    return;
+  }
+  if (loadedWithIdentity(Ctx, namedIdentity(D.Manifest))) {
+    D.At = Stage::Answer; // held already: nothing to send
+    return;
+  }
+  D.Needed.assign(D.Files.size(), false);
+  std::vector<uint8_t> Bitmap((D.Files.size() + 7) / 8);
+  for (size_t I = 0; I < D.Files.size(); ++I)
+    if (heldFile(Ctx, D.Files[I].Hash).empty()) {
+      D.Needed[I] = true;
+      D.NeededBytes += D.Files[I].Size;
+      Bitmap[I / 8] |= uint8_t(1u << (I % 8));
+    }
+  if (!D.NeededBytes && std::none_of(D.Needed.begin(), D.Needed.end(), [](bool B) { return B; })) {
+    D.At = Stage::FilesArrived;
+    return;
+  }
+  DeployAnswer A = {DeployNeedMagic, TC_OK, D.Id, uint32_t(D.Files.size()), 0};
+  sendMessage(Ctx, Peer, AmDeployAck, &A, sizeof A, Bitmap.data(), Bitmap.size(), 0);
+  D.At = Stage::FilesAsked;
+}
+
+/// A body has come, or not.
+struct PendingBody {
+  CodeContext *Ctx;
+  ucp_ep_h Reply;
+  uint64_t Id;
+};
+
+void onDeployBody(void *Arg, tc_status_t St) {
+  auto *B = static_cast<PendingBody *>(Arg);
+  for (Incoming &D : B->Ctx->Deployments)
+    if (D.Reply == B->Reply && D.Id == B->Id &&
+        (D.At == Stage::OfferArriving || D.At == Stage::FilesArriving)) {
+      if (St != TC_OK) {
+        D.Status = TC_ERR_IO;
+        D.Reason = "its bytes did not arrive";
+        D.At = Stage::Answer;
+      } else {
+        D.At = D.At == Stage::OfferArriving ? Stage::OfferArrived : Stage::FilesArrived;
+      }
+      break;
+    }
+  delete B;
+}
+
+ucs_status_t onDeploy(void *Arg, const void *Header, size_t HeaderLength, void *Data,
+                      size_t Length, const ucp_am_recv_param_t *Param) {
+  auto *Ctx = static_cast<CodeContext *>(Arg);
+  tc_peer *Peer = senderOf(Ctx, Param);
+  DeployHeader H;
+  if (!Peer || !Peer->Welcomed || HeaderLength != sizeof H) {
+    countHeld(Ctx, &tc_stats_t::messages_refused);
+    return UCS_OK; // not from an authenticated peer: no answer either
+  }
+  std::memcpy(&H, Header, sizeof H);
+  auto Refuse = [&](tc_status_t St, const std::string &Why) {
+    countHeld(Ctx, St == TC_ERR_NO_CREDIT ? &tc_stats_t::shares_full
+                                          : &tc_stats_t::deployments_refused);
+    logLimited(Peer->RefusedMessageLog, TC_LOG_ERROR,
+               "refused a package deployed by " + Peer->Name + ": " + Why);
+    // Answered on the control turn; the body is never received.
+    Incoming D;
+    D.Reply = Param->reply_ep;
+    D.Id = H.Id;
+    D.Status = St;
+    D.Reason = Why;
+    D.At = Stage::Answer;
+    Ctx->Deployments.push_back(std::move(D));
+    return UCS_OK;
+  };
+  if (H.Magic == DeployFilesMagic) {
+    for (Incoming &D : Ctx->Deployments) {
+      if (D.Reply != Param->reply_ep || D.Id != H.Id || D.At != Stage::FilesAsked)
+        continue;
+      if (H.BodySize != D.NeededBytes || Length != D.NeededBytes) {
+        D.Status = TC_ERR_BAD_OFFER;
+        D.Reason = "files of " + std::to_string(Length) + " bytes, not the " +
+                   std::to_string(D.NeededBytes) + " asked for";
+        D.At = Stage::Answer;
+        return UCS_OK;
+      }
+      D.At = Stage::FilesArriving;
+      D.Body.resize(Length);
+      receiveBody(Ctx, Data, Length, Param, D.Body.data(), onDeployBody,
+                  new PendingBody{Ctx, D.Reply, D.Id});
+      return UCS_OK;
+    }
+    refuseMessage(Ctx, Peer, "files of a deployment it was not asked for", Param);
+    return UCS_OK;
+  }
+  if (H.Magic != DeployOfferMagic)
+    return Refuse(TC_ERR_BAD_OFFER, "a malformed offer");
+  if (Ctx->CodeTrust == TC_CODE_TRUST_PACKAGE)
+    return Refuse(TC_ERR_REFUSED,
+                  "its code-trust policy is package: it runs only the packages it loaded "
+                  "(TC_CODE_TRUST=job or signed lets peers deploy)");
+  constexpr uint64_t MaxOfferBody =
+      MaxDeployManifest + MaxDeploySignature + uint64_t(MaxDeployFiles) * (74 + MaxDeployPath);
+  if (H.BodySize != Length || Length > MaxOfferBody)
+    return Refuse(TC_ERR_BAD_OFFER, "an offer of " + std::to_string(Length) +
+                                        " bytes (at most " + std::to_string(MaxOfferBody) + ")");
+  size_t Mine = 0;
+  for (const Incoming &D : Ctx->Deployments)
+    Mine += D.Reply == Param->reply_ep && D.At != Stage::Answer;
+  if (Mine >= MaxDeploymentsPerPeer || Ctx->Deployments.size() >= MaxDeploymentsArriving)
+    return Refuse(TC_ERR_NO_CREDIT, "it has a deployment here already, or " +
+                                        std::to_string(MaxDeploymentsArriving) +
+                                        " are on their way");
+  Incoming D;
+  D.Reply = Param->reply_ep;
+  D.Id = H.Id;
+  D.StartedNs = nowNs();
+  D.Body.resize(sizeof H + Length);
+  std::memcpy(D.Body.data(), &H, sizeof H);
+  Ctx->Deployments.push_back(std::move(D));
+  Incoming &Kept = Ctx->Deployments.back();
+  receiveBody(Ctx, Data, Length, Param, Kept.Body.data() + sizeof H, onDeployBody,
+              new PendingBody{Ctx, Kept.Reply, Kept.Id});
+  return UCS_OK;
+}
+
+ucs_status_t onDeployAck(void *Arg, const void *Header, size_t HeaderLength, void *Data,
+                         size_t Length, const ucp_am_recv_param_t *Param) {
+  auto *Ctx = static_cast<CodeContext *>(Arg);
+  DeployAnswer A;
+  if (HeaderLength != sizeof A || !(Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
+    return UCS_OK;
+  std::memcpy(&A, Header, sizeof A);
+  tc_peer *Peer = peerOfEndpoint(Ctx, Param->reply_ep);
+  // Only an answer to the deployment in flight to that peer, once.
+  bool Answered = std::any_of(Ctx->DeployReplies.begin(), Ctx->DeployReplies.end(),
+                              [&](const auto &R) { return R.From == Param->reply_ep; });
+  if (!Peer || !Peer->Tx.DeployingPkg || A.Id != Peer->Tx.DeployId || Answered ||
+      (A.Magic != DeployNeedMagic && A.Magic != DeployDoneMagic) ||
+      (Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
+    countHeld(Ctx, &tc_stats_t::messages_refused);
+    return UCS_OK;
+  }
+  size_t Expected = A.Magic == DeployNeedMagic ? (size_t(A.FileCount) + 7) / 8 : Length;
+  if (Length != Expected || Length > std::max<size_t>(MaxDeployReason, MaxDeployFiles / 8)) {
+    countHeld(Ctx, &tc_stats_t::messages_refused);
+    return UCS_OK;
+  }
+  auto *Bytes = static_cast<const uint8_t *>(Data);
+  Ctx->DeployReplies.push_back({Param->reply_ep, A, std::vector<uint8_t>(Bytes, Bytes + Length)});
+  return UCS_OK;
+}
+
+/// Housekeeping: each deployment here moved on as far as it goes.
+void processDeployments(CoreContext *Core) {
+  auto *Ctx = static_cast<CodeContext *>(Core);
+  uint64_t Now = nowNs();
+  for (auto It = Ctx->Deployments.begin(); It != Ctx->Deployments.end();) {
+    Incoming &D = *It;
+    tc_peer *Peer = peerOfEndpoint(Ctx, D.Reply);
+    bool Arriving = D.At == Stage::OfferArriving || D.At == Stage::FilesArriving;
+    if (!Arriving && (!Peer || Peer->Failed)) {
+      It = Ctx->Deployments.erase(It); // gone: nobody to answer
+      continue;
+    }
+    if (D.At == Stage::OfferArrived)
+      takeOffer(Ctx, Peer, D);
+    if (D.At == Stage::FilesArrived) {
+      uint64_t Begin = nowNs();
+      D.Status = install(Ctx, D, D.Reason);
+      D.At = Stage::Answer;
+      if (D.Status == TC_OK) {
+        countHeld(Ctx, &tc_stats_t::deployments_received);
+        logMessage(TC_LOG_INFO, "deployed by " + Peer->Name + ": package from " +
+                                    std::to_string(D.Files.size()) + " files in " +
+                                    std::to_string((nowNs() - Begin) / 1000) + " us");
+      } else {
+        countHeld(Ctx, &tc_stats_t::deployments_refused);
+        logLimited(Peer->RefusedMessageLog, TC_LOG_ERROR,
+                   "refused a package deployed by " + Peer->Name + ": " + D.Reason);
+      }
+    }
+    if (D.At == Stage::Answer) {
+      if (D.Status == TC_ERR_UNTRUSTED || D.Status == TC_ERR_BAD_OFFER) {
+        countHeld(Ctx, &tc_stats_t::deployments_refused);
+        logLimited(Peer->RefusedMessageLog, TC_LOG_ERROR,
+                   "refused a package deployed by " + Peer->Name + ": " + D.Reason);
+      }
+      answer(Ctx, Peer, D.Id, D.Status, D.Reason);
+      It = Ctx->Deployments.erase(It);
+      continue;
+    }
+    // A sender that never sends the files it was asked for holds its one
+    // place only this long.
+    if (D.At == Stage::FilesAsked && Now - D.StartedNs > DeployTimeoutNs) {
+      It = Ctx->Deployments.erase(It);
+      continue;
+    }
+    ++It;
+  }
+}
+
+/// The control worker is the context's: a channelled peer's caller takes
+/// the context too (CodeTransfer.cpp does the same).
+struct ContextForDeploy {
+  std::unique_lock<std::recursive_mutex> Held;
+  explicit ContextForDeploy(tc_peer *Peer) {
+    if (Peer->Channelled && ThreadRunningJamOf != Peer->Ctx) {
+      lockContext(Peer->Ctx);
+      Held = std::unique_lock<std::recursive_mutex>(Peer->Ctx->Lock, std::adopt_lock);
+    }
+  }
+};
+
+/// Sends a message whose body the peer keeps until its endpoint closes
+/// (a send not waited for may still read it).
+tc_status_t sendKept(tc_peer *Peer, const DeployHeader &H, std::vector<uint8_t> Body) {
+  Peer->Sent.emplace_back(reinterpret_cast<const uint8_t *>(&H),
+                          reinterpret_cast<const uint8_t *>(&H) + sizeof H);
+  const void *Header = Peer->Sent.back().data();
+  Peer->Sent.push_back(std::move(Body));
+  const std::vector<uint8_t> &Kept = Peer->Sent.back();
+  ucp_request_param_t P = {};
+  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  P.flags = UCP_AM_SEND_FLAG_REPLY;
+  ucs_status_ptr_t R =
+      ucp_am_send_nbx(Peer->Ep, AmDeploy, Header, sizeof H, Kept.data(), Kept.size(), &P);
+  if (UCS_PTR_IS_ERR(R)) {
+    logError(Peer->Name + ": cannot send a deployment: " +
+             ucs_status_string(UCS_PTR_STATUS(R)));
+    return statusOfUcs(UCS_PTR_STATUS(R));
+  }
+  if (R)
+    ucp_request_free(R);
+  return TC_OK;
+}
+
+/// The deployment's end, kept for whoever waits on it (tc_deploy).
+tc_status_t ended(tc_peer *Peer, const tc_package *Pkg, tc_status_t St) {
+  Peer->Tx.DeployEndedTag = Pkg->Tag;
+  Peer->Tx.DeployEnded = St;
+  return St;
+}
+
+void endDeployment(CodeContext *Ctx, tc_peer *Peer) {
+  Peer->Tx.DeployingPkg = nullptr;
+  Peer->Tx.DeployFilesSent = false;
+  auto &Replies = Ctx->DeployReplies;
+  Replies.erase(std::remove_if(Replies.begin(), Replies.end(),
+                               [&](const auto &R) { return R.From == Peer->Ep; }),
+                Replies.end());
+}
+
+/// The files the receiver asked for (bit I of Bitmap: file I), back to back.
+tc_status_t sendFiles(tc_peer *Peer, const std::vector<uint8_t> &Bitmap, uint32_t Count) {
+  const tc_package *Pkg = Peer->Tx.DeployingPkg;
+  if (Count != Pkg->Files.size())
+    return TC_ERR_BAD_OFFER;
+  std::vector<uint8_t> Body;
+  uint32_t Sent = 0;
+  for (uint32_t I = 0; I < Count; ++I) {
+    if (!(Bitmap[I / 8] >> (I % 8) & 1))
+      continue;
+    std::vector<uint8_t> Bytes;
+    std::string Why;
+    std::string Path = Pkg->Dir + "/" + Pkg->Files[I].Path;
+    if (!readFileBytes(Path, Bytes, Why, MaxDeployFileSize)) {
+      logError("cannot deploy package '" + Pkg->Name + "': " + Path + ": " + Why);
+      return TC_ERR_IO;
+    }
+    Body.insert(Body.end(), Bytes.begin(), Bytes.end());
+    ++Sent;
+  }
+  DeployHeader H = {DeployFilesMagic, Sent, Peer->Tx.DeployId, 0, 0, Body.size()};
+  count(Peer->Ctx, &tc_stats_t::deploy_bytes_sent, Body.size());
+  return sendKept(Peer, H, std::move(Body));
+}
+
+} // namespace
+
+namespace twochains::rt {
+
+ucs_status_t setupDeploy(CodeContext *Ctx) {
+  addHousekeeping(Ctx, processDeployments);
+  return setControlHandlers(Ctx, {{AmDeploy, &onDeploy}, {AmDeployAck, &onDeployAck}});
+}
+
+void removeDeployments(CodeContext *Ctx) {
+  for (tc_package *P : Ctx->DeployedPackages)
+    delete P; // as tc_package_unload does: rieds stay loaded
+  Ctx->DeployedPackages.clear();
+  if (Ctx->DeployDir.empty())
+    return;
+  // Loaded libraries stay mapped; their files are no longer needed.
+  nftw(
+      Ctx->DeployDir.c_str(),
+      [](const char *Path, const struct stat *, int, struct FTW *) { return ::remove(Path); }, 16,
+      FTW_DEPTH | FTW_PHYS);
+}
+
+tc_status_t deployRefusal(const tc_peer *Peer, const tc_package *Pkg) {
+  for (const auto &[Tag, St] : Peer->Tx.DeployRefused)
+    if (Tag == Pkg->Tag)
+      return St;
+  return TC_OK;
+}
+
+tc_status_t startDeployment(tc_peer *Peer, const tc_package *Pkg) {
+  auto *Ctx = contextOf<CodeContext>(Peer);
+  ContextForDeploy Context(Peer);
+  if (Peer->Tx.DeployingPkg)
+    return TC_ERR_INVALID_PARAM;
+  if (Peer->Failed || !Peer->Ep)
+    return TC_ERR_IO;
+  if (Pkg->Dir.empty() || Pkg->Files.empty()) {
+    logError("package '" + Pkg->Name + "' cannot be deployed: it was not loaded from a folder");
+    return TC_ERR_INVALID_PARAM;
+  }
+  std::vector<DeployFile> Files;
+  for (const tc_package::File &F : Pkg->Files) {
+    struct stat St;
+    std::string Full = Pkg->Dir + "/" + F.Path;
+    if (stat(Full.c_str(), &St) != 0) {
+      logError("cannot deploy package '" + Pkg->Name + "': " + Full + ": " +
+               std::strerror(errno));
+      return TC_ERR_IO;
+    }
+    Files.push_back({F.Path, F.Hash, uint64_t(St.st_size)});
+  }
+  std::vector<uint8_t> Body = encodeDeployOffer(Pkg->ManifestText, Pkg->SignatureText, Files);
+  Peer->Tx.DeployId = ++Ctx->NextDeployId;
+  DeployHeader H = {DeployOfferMagic,
+                    uint32_t(Files.size()),
+                    Peer->Tx.DeployId,
+                    uint32_t(Pkg->ManifestText.size()),
+                    uint32_t(Pkg->SignatureText.size()),
+                    Body.size()};
+  Peer->Tx.DeployingPkg = Pkg;
+  Peer->Tx.DeployFilesSent = false;
+  Peer->Tx.DeployDeadlineNs = nowNs() + DeployTimeoutNs;
+  tc_status_t St = sendKept(Peer, H, std::move(Body));
+  if (St != TC_OK)
+    endDeployment(Ctx, Peer);
+  return St;
+}
+
+tc_status_t advanceDeployment(tc_peer *Peer) {
+  auto *Ctx = contextOf<CodeContext>(Peer);
+  ContextForDeploy Context(Peer);
+  const tc_package *Pkg = Peer->Tx.DeployingPkg;
+  if (!Pkg)
+    return TC_ERR_INVALID_PARAM;
+  for (size_t I = 0; I < Ctx->DeployReplies.size(); ++I) {
+    CodeContext::DeployReply R = Ctx->DeployReplies[I];
+    if (R.From != Peer->Ep)
+      continue;
+    Ctx->DeployReplies.erase(Ctx->DeployReplies.begin() + I);
+    if (R.Header.Magic == DeployNeedMagic) {
+      if (Peer->Tx.DeployFilesSent)
+        break; // asked twice: the answer decides
+      Peer->Tx.DeployFilesSent = true;
+      if (tc_status_t St = sendFiles(Peer, R.Body, R.Header.FileCount); St != TC_OK) {
+        endDeployment(Ctx, Peer);
+        return ended(Peer, Pkg, St);
+      }
+      break;
+    }
+    tc_status_t St = tc_status_t(R.Header.Status);
+    if (St > TC_OK || St < TC_ERR_UNTRUSTED)
+      St = TC_ERR_IO;
+    endDeployment(Ctx, Peer);
+    if (St == TC_OK) {
+      Peer->RemotePackages.push_back(Pkg->Tag);
+      count(Ctx, &tc_stats_t::deployments_sent);
+      return ended(Peer, Pkg, TC_OK);
+    }
+    std::string Reason = printable(std::string(R.Body.begin(), R.Body.end()));
+    logError(Peer->Name + " refused package '" + Pkg->Name + "' (" +
+             Pkg->Identity.substr(0, 16) + "...): " + (Reason.empty() ? "" : Reason + " ") + "(" +
+             statusString(St) + ")");
+    if (St != TC_ERR_NO_CREDIT)
+      Peer->Tx.DeployRefused.emplace_back(Pkg->Tag, St);
+    postEvent(Ctx, TC_EVENT_DEPLOY_REFUSED, Peer->Number, St);
+    return ended(Peer, Pkg, St);
+  }
+  if (Peer->Failed || !Peer->Ep) {
+    endDeployment(Ctx, Peer);
+    return ended(Peer, Pkg, TC_ERR_IO);
+  }
+  if (nowNs() > Peer->Tx.DeployDeadlineNs) {
+    endDeployment(Ctx, Peer);
+    logError(Peer->Name + " did not take package '" + Pkg->Name + "' in " +
+             std::to_string(DeployTimeoutNs / NsPerS) + " s");
+    return ended(Peer, Pkg, TC_ERR_TIMED_OUT);
+  }
+  return TC_ERR_INCOMPLETE;
+}
+
+} // namespace twochains::rt

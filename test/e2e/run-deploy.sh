@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Deploying code the receiver never had into a running receiver (issue 30,
+# docs/deploying.md). Builds package 'dep' twice (v2 adds the jam 'hist';
+# both share the ried), 'lost' (a jam importing a name nothing defines)
+# and 'fresh' (a whole new package with a ried), then for each scenario
+# starts a receiver with build v1 under a code-trust policy and a sender:
+#   job      v2's new jam runs Local and injected, as natively
+#   package  the frame does not run; tc_deploy says TC_ERR_REFUSED, and
+#            the sender's log says why
+#   job      'lost' is refused, the log naming the import
+#   job      'fresh' deploys and runs in both modes
+#   run-deploy.sh <tc-deploy> <twochains-pkg-gen> <source dir of the packages> [scenario]
+set -euo pipefail
+BIN=$1 PKGGEN=$2 SRC=$3 ONLY=${4:-all}
+. "$(dirname "$0")/lib.sh"
+OUT=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$OUT"' EXIT
+export TC_KEY=${TC_KEY:-deploy-e2e-job-key-0123456789abc}
+build() { # name source-subdir prefix [pkg-gen options]
+  cp -r "$SRC/$2" "$OUT/src-$3"
+  "$PKGGEN" --package "$1" --source "$OUT/src-$3" --prefix "$OUT/$3" \
+            --build-dir "$OUT/build-$3" "${@:4}" > /dev/null 2>&1 \
+    || { echo "FAILED: cannot build $1 from $2"; exit 1; }
+}
+build dep v1 v1
+build dep v2 v2
+# It says it is the receiving program's to provide; no receiver does.
+build lost lost lost --extern-symbol=dep_nowhere
+build fresh fresh fresh
+PORT=$((20000 + RANDOM % 10000))
+
+# run <name> <policy> <scenario> [prefix2]: one receiver, one sender.
+run() {
+  local name=$1 policy=$2 scenario=$3 extra=${4:-}
+  PORT=$((PORT + 1))
+  mkfifo "$OUT/in-$name"
+  "$BIN" receiver "$OUT/v1" $PORT "$policy" ${SIGNERS:-} < "$OUT/in-$name" > "$OUT/r-$name" 2>&1 &
+  local r=$!
+  exec 3> "$OUT/in-$name"
+  wait_for_listening "$OUT/r-$name" || { cat "$OUT/r-$name"; echo "FAILED: no receiver"; exit 1; }
+  local st=0
+  "$BIN" sender "$OUT/v2" $PORT "$scenario" $extra > "$OUT/s-$name" 2>&1 || st=$?
+  echo STOP >&3
+  exec 3>&-
+  wait $r || true
+  echo "--- $name: sender"; cat "$OUT/s-$name"
+  echo "--- $name: receiver"; cat "$OUT/r-$name"
+  [ $st -eq 0 ] || { echo "FAILED: scenario $name"; exit 1; }
+}
+
+if [ "$ONLY" = all ] || [ "$ONLY" = job ]; then
+  run job job new-jam
+  grep -q "receiver: 1 deployed, 0 refused" "$OUT/r-job"
+  grep -q "receiver: ried total 5" "$OUT/r-job"
+fi
+if [ "$ONLY" = all ] || [ "$ONLY" = package ]; then
+  run package package refused
+  grep -q "refused package 'dep' .*its code-trust policy is package" "$OUT/s-package"
+  grep -q "receiver: 0 deployed, 1 refused" "$OUT/r-package"
+fi
+if [ "$ONLY" = all ] || [ "$ONLY" = missing ]; then
+  run missing job missing "$OUT/lost"
+  grep -q "refused package 'lost' .*imports 'dep_nowhere'" "$OUT/s-missing"
+fi
+if [ "$ONLY" = all ] || [ "$ONLY" = fresh ]; then
+  run fresh job fresh "$OUT/fresh"
+  grep -q "receiver: 1 deployed, 0 refused" "$OUT/r-fresh"
+fi
+if [ "$ONLY" = all ] || [ "$ONLY" = job-mpi ]; then
+  # A job of 4 ranks (more than cores) launched as HPC jobs are: each
+  # deploys 'fresh' to every rank at once, then calls it everywhere.
+  mpirun --allow-run-as-root --oversubscribe --bind-to none -np 4 \
+    "$BIN" job "$OUT/fresh" > "$OUT/job" 2>&1 || true
+  cat "$OUT/job"
+  [ "$(grep -c "PASSED" "$OUT/job")" -eq 4 ] || { echo "FAILED: job-mpi"; exit 1; }
+fi
+echo "PASSED: code the receiver never had, deployed while it runs"
