@@ -1,11 +1,14 @@
 //===- Driver.cpp - twochains-pkg-gen: a package folder to an installed package
 //
 //   twochains-pkg-gen --package NAME --source DIR --prefix DIR [--isa x86_64,aarch64] [-j N]
+//                     [--sign-key KEY.pem]
 //   twochains-pkg-gen --check-manifest PREFIX/lib/twochains/packages/NAME/manifest.tcm
+//                     [--trusted-signers FILE]
+//   twochains-pkg-gen --print-signer KEY.pem [--signer-comment TEXT]
 //
 // Steps: find elements -> assign stable IDs -> compile (parallel,
 // incremental) -> link images and the Local-Function library -> manifest
-// and header -> install, all or nothing.
+// (signed with --sign-key) and header -> install, all or nothing.
 //
 //===----------------------------------------------------------------------===//
 #include "Build.h"
@@ -20,6 +23,7 @@
 #include "JamImage.h"
 #include "ManifestFormat.h"
 #include "Sha256.h"
+#include "Signature.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/ELF.h"
@@ -60,6 +64,24 @@ static cl::opt<bool> Verbose("v", cl::desc("Also list what was up to date and wh
 static cl::opt<std::string> CheckManifest("check-manifest",
                                           cl::desc("Validate an installed manifest and exit"),
                                           cl::value_desc("file"), cl::cat(Category));
+static cl::opt<std::string> TrustedSigners(
+    "trusted-signers",
+    cl::desc("With --check-manifest: check that manifest.tcm.sig is a valid signature by "
+             "a signer this file lists (one 'tc-ed25519 <key> [comment]' a line)"),
+    cl::value_desc("file"), cl::cat(Category));
+static cl::opt<std::string> SignKey(
+    "sign-key",
+    cl::desc("Sign the installed manifest with this Ed25519 private key (PEM, from "
+             "`openssl genpkey -algorithm ed25519`): writes manifest.tcm.sig beside it"),
+    cl::value_desc("key.pem"), cl::cat(Category));
+static cl::opt<std::string> PrintSigner(
+    "print-signer",
+    cl::desc("Print the trusted-signers line of this key (private or public PEM) and exit"),
+    cl::value_desc("key.pem"), cl::cat(Category));
+static cl::opt<std::string> SignerComment(
+    "signer-comment",
+    cl::desc("With --print-signer: the line's comment (default: the key file's name)"),
+    cl::value_desc("text"), cl::cat(Category));
 static cl::opt<std::string> ClangPath("clang", cl::desc("clang to compile with"),
                                       cl::init(TWOCHAINS_CLANG), cl::cat(Category));
 static cl::list<std::string> IncludeDirs("I", cl::Prefix,
@@ -170,14 +192,68 @@ static Error driverError(const Twine &Msg) {
   return createStringError(inconvertibleErrorCode(), Msg);
 }
 
-/// --check-manifest: the manifest checked as the loader checks it.
+/// --check-manifest's signature part: manifest.tcm.sig beside the
+/// manifest, a valid signature of Bytes by a signer in the --trusted-signers
+/// file (or, without one, by the key it names, said as such).
+static int checkSignature(const std::string &ManifestPath, const std::string &Bytes) {
+  std::string SigPath = ManifestPath + ".sig", Error;
+  format::ManifestSignature Sig;
+  format::FormatError Read = format::readManifestSignatureFile(SigPath, Sig, Error);
+  if (Read == format::FormatError::Io && TrustedSigners.empty() && !sys::fs::exists(SigPath))
+    return 0; // unsigned, and no one asked for a signature
+  if (Read != format::FormatError::None)
+    return fail(Error + (Read == format::FormatError::Io ? "\nthe package is not signed" : ""));
+  std::string Key = std::string(format::Ed25519KeyType) + " " + format::hexOfKey(Sig.PublicKey);
+  std::vector<format::TrustedSigner> Signers;
+  const format::TrustedSigner *Signer = nullptr;
+  if (!TrustedSigners.empty()) {
+    if (format::readTrustedSignersFile(TrustedSigners, Signers, Error) != format::FormatError::None)
+      return fail(Error);
+    for (const format::TrustedSigner &S : Signers)
+      if (S.PublicKey == Sig.PublicKey)
+        Signer = &S;
+    if (!Signer)
+      return fail(SigPath + ": signed by " + Key + ", which " + TrustedSigners + " does not list");
+  }
+  if (!format::verifyEd25519(Sig.PublicKey.data(), Bytes.data(), Bytes.size(),
+                             Sig.Signature.data()))
+    return fail(SigPath + ": the signature does not match the manifest (changed after "
+                          "signing, or signed for another manifest)");
+  if (Signer)
+    outs() << "signed by trusted signer '" << Signer->Comment << "' (" << Key << ")\n";
+  else
+    outs() << "signed by " << Key
+           << " (the signature matches; no --trusted-signers to say whether to trust it)\n";
+  return 0;
+}
+
+/// --check-manifest: the manifest checked as the loader checks it, and its
+/// signature if it has one or --trusted-signers asks for one.
 static int checkManifest(const std::string &Path) {
-  format::ManifestData M;
+  // The bytes read once: the signature is checked against what was parsed.
+  std::vector<uint8_t> Data;
   std::string Error;
-  if (format::readManifestFile(Path, M, Error) != format::FormatError::None)
+  if (!format::readFileBytes(Path, Data, Error, format::ManifestMaxBytes))
+    return fail(Path + ": " + Error);
+  std::string Bytes(Data.begin(), Data.end());
+  StringRef Dir = sys::path::parent_path(Path);
+  format::ManifestData M;
+  if (format::parseManifest(Bytes, Path, Dir.empty() ? "." : Dir.str(),
+                            format::manifestFilesOnDisk(), M, Error) != format::FormatError::None)
     return fail(Error);
   outs() << "manifest of package '" << M.Package << "' is valid: "
          << M.Elements.size() << " entries, " << M.ISAs.size() << " ISAs\n";
+  return checkSignature(Path, Bytes);
+}
+
+/// --print-signer: the line a trusted-signers file takes for the key.
+static int printSigner(const std::string &KeyPath) {
+  std::string Comment = SignerComment.getNumOccurrences() ? SignerComment.getValue()
+                                                          : sys::path::filename(KeyPath).str();
+  std::string Line, Error;
+  if (format::signerLine(KeyPath, Comment, Line, Error) != format::FormatError::None)
+    return fail(Error);
+  outs() << Line << "\n";
   return 0;
 }
 
@@ -188,6 +264,7 @@ struct Request {
   std::string Prefix;
   std::string Source;
   std::string DepFile;
+  std::string SignKey; // --sign-key, or ""
   BuildConfig Config;
   /// --element-flag, in order: (element, flag), an -I flag made absolute.
   std::vector<std::pair<std::string, std::string>> PerElement;
@@ -354,6 +431,13 @@ static Expected<Request> readRequest(const char *Argv0) {
   R.Prefix = InstallPrefix;
   R.Source = SourceDir;
   R.DepFile = DepFilePath;
+  R.SignKey = SignKey;
+  // The key checked now, not after the build: an unusable one fails at once.
+  format::ManifestSignature Trial;
+  std::string KeyError;
+  if (!R.SignKey.empty() &&
+      format::signManifest(R.SignKey, "", Trial, KeyError) != format::FormatError::None)
+    return driverError("--sign-key: " + KeyError);
   BuildConfig &Config = R.Config;
   Config.Package = PackageName;
   Config.SourceRoot = SourceDir;
@@ -478,6 +562,13 @@ static Expected<InstallPlan> planInstall(const Request &R, const std::vector<Ele
   }
   M.Identity = format::manifestIdentity(M);
   Plan.ManifestText = format::manifestText(M);
+  if (!R.SignKey.empty()) {
+    format::ManifestSignature Sig;
+    std::string Error;
+    if (format::signManifest(R.SignKey, Plan.ManifestText, Sig, Error) != format::FormatError::None)
+      return driverError("--sign-key: " + Error);
+    Plan.SignatureText = format::manifestSignatureText(Sig);
+  }
   Plan.HeaderText = packageHeader(M.Package, M.Identity, Elements, Args);
   return Plan;
 }
@@ -502,8 +593,12 @@ int main(int Argc, char **Argv) {
       "twochains-pkg-gen: builds a folder of jams and rieds into an installed\n"
       "Two-Chains package (header, manifest, jam images, Local-Function and\n"
       "ried libraries). See docs/packages.md.\n");
+  if (!PrintSigner.empty())
+    return printSigner(PrintSigner);
   if (!CheckManifest.empty())
     return checkManifest(CheckManifest);
+  if (!TrustedSigners.empty())
+    return fail("--trusted-signers goes with --check-manifest");
   auto R = readRequest(Argv[0]);
   if (!R)
     return fail(toString(R.takeError()));
@@ -529,7 +624,7 @@ int main(int Argc, char **Argv) {
   // 3. Manifest, identity, header.
   auto Plan = planInstall(*R, *Elements, *Built);
   if (!Plan)
-    return fail(toString(Plan.takeError()));
+    return fail(toString(Plan.takeError()) + "\nnothing was installed");
 
   // 4. Install, all or nothing.
   if (Error E = installPackage(*Plan))

@@ -2,6 +2,7 @@
 //
 //   <prefix>/include/twochains/packages/<package>.h
 //   <prefix>/lib/twochains/packages/<package>/manifest.tcm
+//   <prefix>/lib/twochains/packages/<package>/manifest.tcm.sig  (signed)
 //   <prefix>/lib/twochains/packages/<package>/<isa>/jams/<element>.jam
 //   <prefix>/lib/twochains/packages/<package>/<isa>/lib<package>_local.so
 //   <prefix>/lib/twochains/packages/<package>/<isa>/libried_<element>.so
@@ -73,6 +74,11 @@ Error installPackage(const InstallPlan &Plan) {
     Cleanup();
     return E;
   }
+  if (!Plan.SignatureText.empty())
+    if (Error E = writeText(std::string(ManifestPath) + ".sig", Plan.SignatureText)) {
+      Cleanup();
+      return E;
+    }
   if (Error E = writeText(HeaderStaging, Plan.HeaderText)) {
     Cleanup();
     return E;

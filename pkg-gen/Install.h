@@ -15,6 +15,8 @@ struct InstallPlan {
   /// (file in the build, path relative to the package folder)
   std::vector<std::pair<std::string, std::string>> Files;
   std::string ManifestText;
+  /// manifest.tcm.sig's text (--sign-key), or "": no signature file.
+  std::string SignatureText;
   std::string HeaderText;
 };
 

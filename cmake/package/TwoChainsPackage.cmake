@@ -3,7 +3,8 @@
 #                       [ELEMENT_COMPILE_OPTIONS <element>=<flag>...]
 #                       [EXTERN_SYMBOLS <name>...]
 #                       [EXCLUDE <pattern>...]
-#                       [JAM_OBJECTS <jam>=<object library or object>...])
+#                       [JAM_OBJECTS <jam>=<object library or object>...]
+#                       [SIGN_KEY <key.pem>])
 #
 # Builds the jams and rieds under SOURCE_DIR into a Two-Chains package with
 # twochains-pkg-gen as part of the build, and defines:
@@ -26,12 +27,15 @@
 # function builds it position-independent with -fno-plt, and the package
 # after it), <jam>=<file.o> an object; give one per ISA the package is
 # built for. The entry is <jam>_main.
+# SIGN_KEY signs the manifest with that Ed25519 private key (PEM, from
+# `openssl genpkey -algorithm ed25519`): manifest.tcm.sig beside it, for
+# receivers whose code-trust policy is `signed` (docs/packages.md).
 # The package is rebuilt when any file pkg-gen read changes (sources,
 # headers, .c files a jam includes: a DEPFILE pkg-gen writes), and when a
 # file is added under SOURCE_DIR.
 # pkg-gen keeps the element IDs in SOURCE_DIR/twochains.ids: commit it.
 function(twochains_add_package)
-  cmake_parse_arguments(TC "" "NAME;SOURCE_DIR;JOBS"
+  cmake_parse_arguments(TC "" "NAME;SOURCE_DIR;JOBS;SIGN_KEY"
                         "ISA;COMPILE_OPTIONS;ELEMENT_COMPILE_OPTIONS;EXTERN_SYMBOLS;EXCLUDE;JAM_OBJECTS"
                         ${ARGN})
   if(TC_UNPARSED_ARGUMENTS)
@@ -99,6 +103,15 @@ function(twochains_add_package)
     # with the option between its items and split again as arguments.
     list(APPEND flags "--jam-object=${jam}=$<JOIN:${objects},$<SEMICOLON>--jam-object=${jam}=>")
   endforeach()
+  set(signature)
+  set(sign_key)
+  if(TC_SIGN_KEY)
+    # Not checked here: the key may be made by the build (pkg-gen says
+    # clearly when it is missing or unusable, before compiling anything).
+    get_filename_component(sign_key "${TC_SIGN_KEY}" ABSOLUTE)
+    list(APPEND flags --sign-key "${sign_key}")
+    set(signature "${manifest}.sig")
+  endif()
   set(build_dir "${CMAKE_CURRENT_BINARY_DIR}/twochains-build/${TC_NAME}")
   set(depfile "${build_dir}/package.d")
   set(depfile_arg)
@@ -107,16 +120,16 @@ function(twochains_add_package)
   endif()
 
   add_custom_command(
-    OUTPUT "${header}" "${manifest}"
+    OUTPUT "${header}" "${manifest}" ${signature}
     COMMAND "${TWOCHAINS_PKG_GEN}" --package ${TC_NAME} --source "${source}"
             --prefix "${prefix}" --isa ${isas} -j ${TC_JOBS}
             --build-dir "${build_dir}" --depfile "${depfile}" ${flags}
-    DEPENDS ${inputs} ${TWOCHAINS_PKG_GEN_DEPENDS}
+    DEPENDS ${inputs} ${sign_key} ${TWOCHAINS_PKG_GEN_DEPENDS}
     ${depfile_arg}
     COMMENT "Building Two-Chains package ${TC_NAME} (${isas})"
     COMMAND_EXPAND_LISTS
     VERBATIM)
-  add_custom_target(${TC_NAME}_package ALL DEPENDS "${header}" "${manifest}")
+  add_custom_target(${TC_NAME}_package ALL DEPENDS "${header}" "${manifest}" ${signature})
   if(object_targets)
     add_dependencies(${TC_NAME}_package ${object_targets})
   endif()

@@ -287,9 +287,10 @@ static tc_status_t chooseCodeTrust(tc_context *Ctx, const tc_context_params_t *P
              "(trusted_signers, or TC_TRUSTED_SIGNERS)");
     return TC_ERR_INVALID_PARAM;
   }
-  if (access(File, R_OK) != 0) {
-    logError(std::string("cannot read the trusted signers file ") + File + ": " +
-             std::strerror(errno));
+  std::string Error;
+  if (twochains::format::readTrustedSignersFile(File, Ctx->TrustedSigners, Error) !=
+      twochains::format::FormatError::None) {
+    logError(Error);
     return TC_ERR_INVALID_PARAM;
   }
   Ctx->TrustedSignersSource = File;

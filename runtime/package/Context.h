@@ -4,6 +4,7 @@
 
 #include "control/Context.h"
 #include "package/Package.h"
+#include "Signature.h"
 
 #include <atomic>
 #include <list>
@@ -16,8 +17,9 @@ namespace twochains::rt {
 struct PackageContext : ControlContext {
   /// Who may put code here (tc_code_trust_t, never DEFAULT once created).
   tc_code_trust_t CodeTrust = TC_CODE_TRUST_PACKAGE;
-  /// TC_CODE_TRUST_SIGNED: the file of keys whose signed packages may be
-  /// deployed.
+  /// TC_CODE_TRUST_SIGNED: the keys whose signed packages may be deployed,
+  /// and the file they came from (for messages).
+  std::vector<twochains::format::TrustedSigner> TrustedSigners;
   std::string TrustedSignersSource;
 
   /// Loaded packages (tc_context_add_package): only ever added; the last

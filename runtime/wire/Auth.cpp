@@ -7,6 +7,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -85,30 +88,79 @@ tc_status_t loadJobKey(const tc_context_params *Params, JobKey &Out, std::string
   return TC_OK;
 }
 
-void hmacSha256(const JobKey &Key, std::initializer_list<MacPart> Parts, uint8_t Out[MacSize]) {
-  uint8_t Block[64] = {};
-  if (Key.Bytes.size() > sizeof Block) {
-    Sha256 H;
-    H.update(Key.Bytes.data(), Key.Bytes.size());
-    H.digest(Block);
-  } else if (!Key.Bytes.empty()) {
-    std::memcpy(Block, Key.Bytes.data(), Key.Bytes.size());
+namespace {
+
+/// Fetched once: EVP_MAC_fetch looks the implementation up in the
+/// provider's tables.
+EVP_MAC *hmacAlgorithm() {
+  static EVP_MAC *Mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+  return Mac;
+}
+
+/// This thread's HMAC-SHA256 context, keyed with the key of its last MAC.
+/// A context keyed afresh costs three times what one re-initialised with
+/// its key costs (docs/security.md, "Cryptography"), and a process MACs
+/// with its job's one key. The context holds the key (as the job's
+/// context does) until the thread MACs with another or ends.
+struct KeyedMac {
+  EVP_MAC_CTX *Ctx = nullptr;
+  std::vector<uint8_t> Key;
+
+  KeyedMac() = default;
+  KeyedMac(const KeyedMac &) = delete;
+  KeyedMac &operator=(const KeyedMac &) = delete;
+  ~KeyedMac() { reset(); }
+
+  void reset() {
+    EVP_MAC_CTX_free(Ctx);
+    Ctx = nullptr;
+    OPENSSL_cleanse(Key.data(), Key.size());
+    Key.clear();
   }
-  uint8_t Pad[64];
-  for (size_t I = 0; I < sizeof Pad; ++I)
-    Pad[I] = Block[I] ^ 0x36;
-  Sha256 Inner;
-  Inner.update(Pad, sizeof Pad);
+
+  EVP_MAC_CTX *keyedWith(const std::vector<uint8_t> &Bytes) {
+    if (Ctx && Key == Bytes)
+      return EVP_MAC_init(Ctx, nullptr, 0, nullptr) == 1 ? Ctx : nullptr;
+    reset();
+    Ctx = hmacAlgorithm() ? EVP_MAC_CTX_new(hmacAlgorithm()) : nullptr;
+    if (!Ctx)
+      return nullptr;
+    char Digest[] = "SHA256";
+    OSSL_PARAM Params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, Digest, 0),
+                           OSSL_PARAM_construct_end()};
+    // No key is a key of no bytes; OpenSSL wants a pointer even then.
+    static const uint8_t None = 0;
+    if (EVP_MAC_init(Ctx, Bytes.empty() ? &None : Bytes.data(), Bytes.size(), Params) != 1) {
+      reset();
+      return nullptr;
+    }
+    Key = Bytes;
+    return Ctx;
+  }
+};
+
+} // namespace
+
+bool hmacSha256(const JobKey &Key, std::initializer_list<MacPart> Parts, uint8_t Out[MacSize]) {
+  static thread_local KeyedMac Mac;
+  EVP_MAC_CTX *Ctx = Mac.keyedWith(Key.Bytes);
+  bool OK = Ctx != nullptr;
   for (const MacPart &P : Parts)
-    Inner.update(P.Data, P.Size);
-  uint8_t InnerDigest[32];
-  Inner.digest(InnerDigest);
-  for (size_t I = 0; I < sizeof Pad; ++I)
-    Pad[I] = Block[I] ^ 0x5c;
-  Sha256 Outer;
-  Outer.update(Pad, sizeof Pad);
-  Outer.update(InnerDigest, sizeof InnerDigest);
-  Outer.digest(Out);
+    OK = OK &&
+         (P.Size == 0 || EVP_MAC_update(Ctx, static_cast<const uint8_t *>(P.Data), P.Size) == 1);
+  size_t Size = 0;
+  OK = OK && EVP_MAC_final(Ctx, Out, &Size, MacSize) == 1 && Size == MacSize;
+  if (OK)
+    return true;
+  // Fail closed: the callers compare MACs and do not look at this result.
+  // Two fresh random MACs never match each other or a peer's, so a
+  // libcrypto that cannot MAC refuses every handshake rather than
+  // accepting one on a MAC both sides left zero.
+  static_assert(MacSize == NonceSize, "a MAC is filled like a nonce");
+  if (!randomNonce(Out))
+    std::abort();
+  Mac.reset();
+  return false;
 }
 
 bool equalMacs(const uint8_t *A, const uint8_t *B) {

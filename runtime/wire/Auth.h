@@ -51,8 +51,10 @@ struct MacPart {
   size_t Size;
 };
 
-/// HMAC-SHA256 (RFC 2104) of the concatenated parts.
-void hmacSha256(const JobKey &Key, std::initializer_list<MacPart> Parts, uint8_t Out[MacSize]);
+/// HMAC-SHA256 (RFC 2104) of the concatenated parts, by OpenSSL's
+/// libcrypto. False if libcrypto failed: Out is then random, so it matches
+/// no MAC a peer sends and no other failed one.
+bool hmacSha256(const JobKey &Key, std::initializer_list<MacPart> Parts, uint8_t Out[MacSize]);
 
 /// Compares without an early exit, so the time taken says nothing about
 /// where a forged MAC first differs.

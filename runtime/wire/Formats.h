@@ -26,6 +26,10 @@ inline tc_status_t statusOf(FormatError E) {
   case FormatError::BadImage: return TC_ERR_BAD_IMAGE;
   case FormatError::BadManifest: return TC_ERR_BAD_MANIFEST;
   case FormatError::Io: return TC_ERR_IO;
+  // A package's signature or the trusted signers: the manifest's status
+  // until the runtime has one of their own.
+  case FormatError::BadSignature: return TC_ERR_BAD_MANIFEST;
+  case FormatError::BadKey: return TC_ERR_BAD_MANIFEST;
   }
   return TC_ERR_INVALID_PARAM; // not a FormatError
 }

@@ -3,9 +3,12 @@
 //   aarch64-checks     built for aarch64 from the runtime's sources, run by
 //                      qemu-aarch64 (CTest label aarch64)
 //
-// - SHA-256 with the ARMv8 crypto extensions (used when HWCAP reports
-//   them; qemu does) agrees with the portable code at every length that
-//   matters to the block and padding logic.
+// - SHA-256, libcrypto's, gives the known answer at every length that
+//   matters to the block and padding logic: with the ARMv8 SHA2
+//   instructions (libcrypto uses them when HWCAP reports them; qemu does)
+//   and, run again with OPENSSL_armcap=0, with its portable code.
+// - Ed25519, libcrypto's: RFC 8032's vector, a manifest signed and
+//   verified, and a changed one refused.
 // - Code installed through the code cache's writable alias runs from its
 //   read+execute alias after the cache maintenance installImage does
 //   (DC CVAU, IC IVAU by line as CTR_EL0 says, DSB, ISB: __clear_cache),
@@ -19,6 +22,7 @@
 #include "image/CodeCache.h"
 #include "image/ImageInstall.h"
 #include "Sha256.h"
+#include "Signature.h"
 #include "base/Wait.h"
 
 #include <atomic>
@@ -30,6 +34,7 @@
 #include <string>
 #include <sys/auxv.h>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 using namespace twochains::rt;
@@ -42,38 +47,87 @@ static void check(bool OK, const std::string &What) {
   Failures += !OK;
 }
 
-static std::string hashOf(const std::vector<uint8_t> &Bytes, bool Portable) {
-  sha256UsePortable(Portable);
-  Sha256 H;
-  H.update(Bytes.data(), Bytes.size());
-  return H.hex();
+static std::string hexOf(const uint8_t *P, size_t N) {
+  static const char D[] = "0123456789abcdef";
+  std::string S;
+  for (size_t I = 0; I < N; ++I)
+    S += {D[P[I] >> 4], D[P[I] & 15]};
+  return S;
 }
 
 static void checkSha256() {
-  bool Hardware = sha256HardwareBlock() != nullptr;
 #ifdef HWCAP_SHA2
   bool Reported = getauxval(AT_HWCAP) & HWCAP_SHA2;
 #else
   bool Reported = false;
 #endif
-  check(Hardware == Reported, std::string("SHA-256 instructions used: ") +
-                                  (Hardware ? "yes" : "no") + ", HWCAP_SHA2 " +
-                                  (Reported ? "set" : "clear"));
+  const char *Cap = std::getenv("OPENSSL_armcap");
+  std::string Path = Cap ? std::string("OPENSSL_armcap=") + Cap + ": libcrypto's portable code"
+                         : std::string("HWCAP_SHA2 ") + (Reported ? "set" : "clear") +
+                               ": libcrypto's ARMv8 SHA2 code where set";
+  // The hashes of 225 lengths, hashed: Python's hashlib's answer.
+  Sha256 All;
   std::vector<uint8_t> Bytes;
-  int Agree = 0, Lengths = 0;
+  int Lengths = 0;
   for (size_t N = 0; N <= 1100; N += (N < 200 ? 1 : 37), ++Lengths) {
     Bytes.resize(N);
     for (size_t I = 0; I < N; ++I)
       Bytes[I] = uint8_t(I * 31 + N);
-    Agree += hashOf(Bytes, false) == hashOf(Bytes, true);
+    Sha256 H;
+    H.update(Bytes.data(), Bytes.size());
+    uint8_t D[32];
+    H.digest(D);
+    All.update(D, sizeof D);
   }
-  sha256UsePortable(false);
-  check(Agree == Lengths, "SHA-256: hardware and portable agree at " + std::to_string(Agree) +
-                              " of " + std::to_string(Lengths) + " lengths");
-  Bytes.assign({'a', 'b', 'c'});
-  check(hashOf(Bytes, false) ==
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+  check(All.hex() == "ad051bc039f1b281d36233a0757a1ef3fb5f00152731e78be8fc4ed4c6322579",
+        "SHA-256 at " + std::to_string(Lengths) + " lengths matches the known answer (" + Path +
+            ")");
+  Sha256 Abc;
+  Abc.update(std::string("abc"));
+  check(Abc.hex() == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
         "SHA-256(\"abc\")");
+}
+
+/// RFC 8032's test 2, and a signature made and checked here: libcrypto's
+/// Ed25519 for aarch64, as a receiver under `signed` verifies.
+static void checkEd25519() {
+  auto Bytes = [](const std::string &Hex) {
+    std::vector<uint8_t> B;
+    for (size_t I = 0; I + 1 < Hex.size(); I += 2)
+      B.push_back(uint8_t(std::stoul(Hex.substr(I, 2), nullptr, 16)));
+    return B;
+  };
+  auto Pk = Bytes("3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c");
+  auto Sig = Bytes("92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da08"
+                   "5ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00");
+  const uint8_t Msg = 0x72, Other = 0x73;
+  check(verifyEd25519(Pk.data(), &Msg, 1, Sig.data()) &&
+            !verifyEd25519(Pk.data(), &Other, 1, Sig.data()),
+        "Ed25519: RFC 8032 test 2 verifies, and not for another message");
+  char Dir[] = "/tmp/tc-aarch64-XXXXXX";
+  if (!mkdtemp(Dir)) {
+    check(false, "Ed25519: a temporary folder");
+    return;
+  }
+  std::string Key = std::string(Dir) + "/key.pem";
+  std::ofstream(Key) << "-----BEGIN PRIVATE KEY-----\n"
+                        "MC4CAQAwBQYDK2VwBCIEIITkn5hBSaKgMO7PqN9dYZDRad1acQ8ZVzgweUqoJbuG\n"
+                        "-----END PRIVATE KEY-----\n";
+  const std::string Manifest = "twochains-manifest 1\npackage p\n";
+  ManifestSignature S;
+  std::string Error;
+  bool Signed = signManifest(Key, Manifest, S, Error) == FormatError::None;
+  std::remove(Key.c_str());
+  rmdir(Dir);
+  check(
+      Signed &&
+          hexOf(S.PublicKey.data(), 32) ==
+              "5a2f6a8acf2e4345507bb0e60160b2157fe0ad086a5269ccadb3171f7353fc33" &&
+          verifyEd25519(S.PublicKey.data(), Manifest.data(), Manifest.size(), S.Signature.data()) &&
+          !verifyEd25519(S.PublicKey.data(), Manifest.data(), Manifest.size() - 1,
+                         S.Signature.data()),
+      "Ed25519: a manifest signed here verifies, and not once changed" +
+          (Error.empty() ? "" : " (" + Error + ")"));
 }
 
 /// An image of one function that returns Value: mov w0, #Value; ret; then
@@ -164,6 +218,7 @@ static void checkWfe() {
 
 int main() {
   checkSha256();
+  checkEd25519();
   checkInstall();
   checkWfe();
   std::printf("aarch64 checks: %s\n", Failures ? "FAILED" : "PASSED");

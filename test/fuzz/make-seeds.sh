@@ -8,6 +8,10 @@
 #   fuzz-frame-validator  frames from encodeFrame (make-frame-seeds)
 #   fuzz-jamlink-input    the objects behind those images, entry fuzz_main
 #                         where the object has no .tc.jam, and a gcc -fPIC one
+#   fuzz-manifest-signature  the standard package's manifest signed with a
+#                         fresh key (openssl), as pkg-gen --sign-key writes it
+#   fuzz-trusted-signers  a signers file: comments, blank lines, keys with
+#                         and without comments (pkg-gen --print-signer)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-$ROOT/build}
@@ -17,7 +21,8 @@ JAMLINK=$BUILD/bin/jamlink
 JAMCC=("$LLVM/clang" -x c -O2 "-fplugin=$BUILD/lib/twochains/TwoChainsJam.so" "-I$ROOT/include")
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-for t in fuzz-image-reader fuzz-manifest-reader fuzz-frame-validator fuzz-jamlink-input; do
+for t in fuzz-image-reader fuzz-manifest-reader fuzz-frame-validator fuzz-jamlink-input \
+         fuzz-manifest-signature fuzz-trusted-signers; do
   rm -rf "${OUT:?}/$t"
   mkdir -p "$OUT/$t"
 done
@@ -53,4 +58,20 @@ sed -E "s/(hash|local-hash)=[0-9a-f]{64}/\1=$hash/g" \
   > "$OUT/fuzz-manifest-reader/stdlib.tcm"
 
 "$BUILD/test/fuzz/bin/make-frame-seeds" "$OUT/fuzz-frame-validator"
+
+# A signature and signers, from fresh keys.
+PKGGEN=$BUILD/bin/twochains-pkg-gen
+openssl genpkey -algorithm ed25519 -out "$TMP/release.pem"
+openssl genpkey -algorithm ed25519 -out "$TMP/ops.pem"
+key=$("$PKGGEN" --print-signer "$TMP/release.pem" | cut -d' ' -f2)
+manifest=$BUILD/stdlib-jams/twochains/stdlib/lib/twochains/packages/stdlib/manifest.tcm
+signature=$(openssl pkeyutl -sign -inkey "$TMP/release.pem" -rawin -in "$manifest" | od -An -v -tx1 | tr -d ' \n')
+echo "tc-ed25519 $key $signature" > "$OUT/fuzz-manifest-signature/stdlib.tcm.sig"
+{
+  echo "# Who may sign the packages this receiver runs."
+  echo
+  "$PKGGEN" --print-signer "$TMP/release.pem" --signer-comment "release key (build farm)"
+  echo "  # the operators' key, for hot fixes"
+  "$PKGGEN" --print-signer "$TMP/ops.pem" --signer-comment ""
+} > "$OUT/fuzz-trusted-signers/signers.txt"
 find "$OUT" -type f | sort

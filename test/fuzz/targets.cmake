@@ -1,6 +1,6 @@
 # The libFuzzer targets, one line each: name, then the sources that make it
 # (paths relative to the repository). Every target also gets the runtime's
-# basics (SHA-256, logging, status strings); LINK names a library of the
+# basics (SHA-256, logging, status strings, libcrypto); LINK names a library of the
 # fuzz sub-project (tc_fuzz_wire: the runtime's wire layer, runtime/wire/;
 # tc_fuzz_jamlink: jamlink's reading and linking on LLVM, which also gives
 # pkg-gen's sources their LLVM).
@@ -19,3 +19,5 @@ tc_add_fuzzer(fuzz-handshake-offer SOURCES test/fuzz/HandshakeOfferFuzzer.cpp LI
 tc_add_fuzzer(fuzz-address-blob SOURCES test/fuzz/AddressBlobFuzzer.cpp LINK tc_fuzz_wire)
 tc_add_fuzzer(fuzz-deploy-offer SOURCES test/fuzz/DeployOfferFuzzer.cpp LINK tc_fuzz_wire)
 tc_add_fuzzer(fuzz-exclude-list SOURCES test/fuzz/ExcludeListFuzzer.cpp pkg-gen/Exclusion.cpp LINK tc_fuzz_jamlink)
+tc_add_fuzzer(fuzz-manifest-signature SOURCES test/fuzz/ManifestSignatureFuzzer.cpp format/Signature.cpp format/JamImageFormat.cpp)
+tc_add_fuzzer(fuzz-trusted-signers SOURCES test/fuzz/TrustedSignersFuzzer.cpp format/Signature.cpp format/JamImageFormat.cpp)

@@ -7,8 +7,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -42,6 +44,42 @@ TEST(Hmac, Rfc4231Vectors) {
   const char Long[] = "Test Using Larger Than Block-Size Key - Hash Key First";
   hmacSha256(key(std::vector<uint8_t>(131, 0xaa)), {{Long, sizeof Long - 1}}, Mac);
   EXPECT_EQ(hex(Mac, MacSize), "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+}
+
+// Without a key the MACs are keyed with no bytes, as RFC 2104 defines it.
+TEST(Hmac, NoKeyIsTheEmptyKey) {
+  uint8_t Mac[MacSize];
+  EXPECT_TRUE(hmacSha256(JobKey(), {}, Mac));
+  EXPECT_EQ(hex(Mac, MacSize), "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad");
+  EXPECT_TRUE(hmacSha256(JobKey(), {{"server", 6}, {std::string(64, '\0').data(), 64}}, Mac));
+  EXPECT_EQ(hex(Mac, MacSize), "0810083177aa5faf247b94d642bfee9c3582f9e6d94c782e4bf7f1cf7e91e6d9");
+}
+
+// Each thread keeps a context keyed with its last key: a key of the same
+// length but other bytes, and a return to the first, key it anew. RFC 4231
+// cases 1 and 3 have 20-byte keys.
+TEST(Hmac, AnotherKeyOfTheSameLength) {
+  const std::string Case1 = "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7";
+  const std::string Case3 = "773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe";
+  std::vector<uint8_t> Dd(50, 0xdd);
+  auto Run = [&](std::string &Failed) {
+    uint8_t Mac[MacSize];
+    for (int I = 0; I < 200; ++I) {
+      hmacSha256(key(std::vector<uint8_t>(20, 0x0b)), {{"Hi There", 8}}, Mac);
+      if (hex(Mac, MacSize) != Case1)
+        Failed = "case 1 after case 3: " + hex(Mac, MacSize);
+      hmacSha256(key(std::vector<uint8_t>(20, 0xaa)), {{Dd.data(), Dd.size()}}, Mac);
+      if (hex(Mac, MacSize) != Case3)
+        Failed = "case 3 after case 1: " + hex(Mac, MacSize);
+    }
+  };
+  // On two threads at once, too: each has its own context.
+  std::string FailedHere, FailedThere;
+  std::thread Other(Run, std::ref(FailedThere));
+  Run(FailedHere);
+  Other.join();
+  EXPECT_EQ(FailedHere, "");
+  EXPECT_EQ(FailedThere, "");
 }
 
 TEST(Hmac, ComparisonSeesEveryByte) {
