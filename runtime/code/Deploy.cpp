@@ -133,6 +133,14 @@ bool copyFile(const std::string &From, const std::string &To) {
          writeFile(To, Bytes.data(), Bytes.size());
 }
 
+/// Message, with the private folder named as "<package>": the sender
+/// knows the package, and learns nothing of the receiver's file system.
+std::string withoutFolder(std::string Message, const std::string &Dir) {
+  for (size_t At; (At = Message.find(Dir)) != std::string::npos;)
+    Message.replace(At, Dir.size(), "<package>");
+  return Message;
+}
+
 /// The deployment's package, checked, linked and added. Reason: why not.
 tc_status_t install(CodeContext *Ctx, Incoming &D, std::string &Reason) {
   if (Ctx->DeployDir.empty()) {
@@ -189,10 +197,7 @@ tc_status_t install(CodeContext *Ctx, Incoming &D, std::string &Reason) {
   ManifestData M;
   std::string Error;
   if (tc_status_t St = statusOf(readManifestFile(ManifestPath, M, Error)); St != TC_OK) {
-    // Messages name the private folder; the sender knows the package.
-    if (size_t Cut = Error.find(Dir); Cut != std::string::npos)
-      Error.replace(Cut, Dir.size(), "<package>");
-    Reason = Error;
+    Reason = withoutFolder(Error, Dir);
     return St;
   }
   if (manifestIdentity(M) != M.Identity) {
@@ -213,9 +218,7 @@ tc_status_t install(CodeContext *Ctx, Incoming &D, std::string &Reason) {
   tc_status_t St = loadPackage(ManifestPath, nullptr, TC_PACKAGE_RECEIVER | TC_PACKAGE_SENDER,
                                nullptr, P, Error);
   if (St != TC_OK) {
-    if (size_t Cut = Error.find(Dir); Cut != std::string::npos)
-      Error.replace(Cut, Dir.size(), "<package>");
-    Reason = Error;
+    Reason = withoutFolder(Error, Dir);
     return St;
   }
   P->Deployed = true;

@@ -42,7 +42,7 @@ tc_status_t twochains::rt::checkSignature(CodeContext *Ctx, const std::string &M
       Signer = &T;
   if (!Signer) {
     Reason = "it is signed by key " + hexPrefix(S.PublicKey) +
-             "..., which is not one of the trusted signers (" + Ctx->TrustedSignersSource + ")";
+             "..., which is not one of the receiver's trusted signers";
     return TC_ERR_UNTRUSTED;
   }
   if (!verifyEd25519(S.PublicKey.data(), Manifest.data(), Manifest.size(), S.Signature.data())) {

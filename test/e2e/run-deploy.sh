@@ -102,7 +102,7 @@ if [ "$ONLY" = all ] || [ "$ONLY" = signed ]; then
   signed unsigned "$OUT/v2" -31
   grep -q "refused package 'dep' .*not signed" "$OUT/s-unsigned"
   signed stranger "$OUT/v2-stranger" -31
-  grep -q "refused package 'dep' .*not one of the trusted signers" "$OUT/s-stranger"
+  grep -q "refused package 'dep' .*not one of the receiver's trusted signers" "$OUT/s-stranger"
   signed edited "$OUT/v2-edited" -31
   grep -q "refused package 'dep' .*does not verify" "$OUT/s-edited"
   signed borrowed "$OUT/v2-borrowed" -31

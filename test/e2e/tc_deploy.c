@@ -282,7 +282,7 @@ int main(int argc, char **argv) {
     tc_status_t want = (tc_status_t)atoi(scenario + 7);
     /* A file changed after this side loaded the package, before it is
      * sent: what the receiver gets is not what was signed. */
-    if (getenv("DEPLOY_TAMPER")) {
+    if (getenv("DEPLOY_TAMPER") && *getenv("DEPLOY_TAMPER")) {
       FILE *f = fopen(getenv("DEPLOY_TAMPER"), "r+b");
       int c;
       if (!f || fseek(f, 100, SEEK_SET) || (c = fgetc(f)) == EOF || fseek(f, 100, SEEK_SET) ||

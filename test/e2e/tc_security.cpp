@@ -243,6 +243,7 @@ static Offer smallOffer() {
   O.MailboxMode = TC_MAILBOX_CODE_CACHE;
   O.Path = PathAm;
   O.Isa = hostIsa();
+  O.CodeTrust = TC_CODE_TRUST_PACKAGE;
   return O;
 }
 
