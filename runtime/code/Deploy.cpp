@@ -344,6 +344,9 @@ ucs_status_t onDeploy(void *Arg, const void *Header, size_t HeaderLength, void *
     return Refuse(TC_ERR_REFUSED,
                   "its code-trust policy is package: it runs only the packages it loaded "
                   "(TC_CODE_TRUST=job or signed lets peers deploy)");
+  if (Ctx->DeployedPackages.size() >= MaxDeployedPackages)
+    return Refuse(TC_ERR_REFUSED, "it holds " + std::to_string(MaxDeployedPackages) +
+                                      " deployed packages, its limit");
   constexpr uint64_t MaxOfferBody =
       MaxDeployManifest + MaxDeploySignature + uint64_t(MaxDeployFiles) * (74 + MaxDeployPath);
   if (H.BodySize != Length || Length > MaxOfferBody)

@@ -41,6 +41,9 @@ constexpr uint64_t MaxDeployFileSize = 64ull << 20;
 constexpr uint64_t MaxDeployBytes = 256ull << 20;
 constexpr size_t MaxDeployPath = 512;
 constexpr size_t MaxDeployReason = 512;
+/// Packages a context takes by deployment in its life: each holds files,
+/// mapped libraries and code, none of which is ever released.
+constexpr size_t MaxDeployedPackages = 256;
 /// Deployments whose bytes a receiver holds at once, and one peer's share.
 constexpr size_t MaxDeploymentsArriving = 4;
 constexpr size_t MaxDeploymentsPerPeer = 1;
