@@ -39,7 +39,7 @@ struct Options {
   unsigned Stress = 0;            // server: memory-stress threads
   uint32_t Mailbox = 0;           // tc_mailbox_mode_t; 0: the server's choice
   uint32_t CodeCacheSize = 0;     // server: bytes; 0: the runtime's default
-  uint32_t CodeTrust = 0;         // tc_code_trust_t of the contexts; 0: TC_CODE_TRUST, else package
+  uint32_t CodeTrust = 0;         // tc_code_trust_t; 0: TC_CODE_TRUST, else package
   bool Quick = false;
   bool Ordered = false;           // TC_CONTEXT_ORDERED_PLACEMENT
   int Cpu = -1;                   // pin this process to one CPU

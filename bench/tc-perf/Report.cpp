@@ -76,8 +76,8 @@ void printRatios(const std::vector<Row> &Rows) {
       Any |= X != "-";
     if (Any)
       printf("%-15s %7zu %11s %11s %11s %11s | %11s %11s %11s\n", workloadName(std::get<0>(K)),
-             std::get<1>(K), R[0].c_str(), R[1].c_str(), R[2].c_str(), R[3].c_str(),
-             R[4].c_str(), R[5].c_str(), R[6].c_str());
+             std::get<1>(K), R[0].c_str(), R[1].c_str(), R[2].c_str(), R[3].c_str(), R[4].c_str(),
+             R[5].c_str(), R[6].c_str());
   }
 }
 

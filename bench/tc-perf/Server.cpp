@@ -216,8 +216,8 @@ bool greet(Session &S) {
   uint16_t JobPort = 0;
   if (WantJob) {
     if (!S.TcJob.create(S.Opts.Prefix, S.Opts.Mailbox, executorWait(S.Opts.Wait),
-                        S.Opts.CodeCacheSize,
-                        S.Opts.Ordered ? TC_CONTEXT_ORDERED_PLACEMENT : 0, TC_CODE_TRUST_JOB) ||
+                        S.Opts.CodeCacheSize, S.Opts.Ordered ? TC_CONTEXT_ORDERED_PLACEMENT : 0,
+                        TC_CODE_TRUST_JOB) ||
         !S.TcJob.listen(0) || !(JobPort = S.TcJob.listenPort()))
       return fail(S, "cannot set up the job context (tc-local-job)");
     printf("tc-perf server: tc-local-job's context (code trust job) on port %u\n", JobPort);
