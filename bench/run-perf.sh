@@ -6,6 +6,7 @@
 #   markdown tables (bench/perf-tables.py).
 #
 #   bench/run-perf.sh [--quick] [--out DIR] [--build-dir DIR]
+#   bench/run-perf.sh --policy [--runs N] [--quick] [--out DIR] [--build-dir DIR]
 #     BUILD_DIR  build tree (default <repo>/build; configured and built with
 #                scripts/build.sh if it has no build.ninja yet)
 #     OUT        output folder (default <build>/perf)
@@ -28,15 +29,27 @@
 #                  the server's wait: the wait test (executor thread) and
 #                  latency of tc-local and ucx-put, smallest sizes
 # The default run takes about 4 minutes on a 2-vCPU VM; --quick about 15 s.
+#
+# --policy runs only the code-trust comparison (docs/performance.md, "Code
+# trust and the message rate"): N runs (default 3) of the rate test,
+# server_side_sum at 12 B .. 32 KiB, ucx-am, ucx-put, tc-local (the server
+# under the package policy: payloads copied out of the ring) and
+# tc-local-job (a second pair of contexts under the job policy: payloads
+# read in the ring) taking turns in 10 rounds; then one table of the
+# medians over the runs (bench/policy-table.py) in OUT/policy.md.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 OUT=${OUT:-}
 QUICK=()
+POLICY=0
+RUNS=3
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=(--quick) ;;
+    --policy) POLICY=1 ;;
+    --runs) RUNS=$2; shift ;;
     --out) OUT=$2; shift ;;
     --build-dir) BUILD_DIR=$2; shift ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
@@ -261,13 +274,29 @@ unset multiplot
 EOF
 }
 
-install_gnuplot
+[ "$POLICY" = 1 ] || install_gnuplot
 build
 
 # Over shared memory 20,000 messages stream in a few milliseconds, about
 # one scheduler tick: stream ten times as many there (TCP is 50x slower).
 SHM_RATE=""
 [ ${#QUICK[@]} -eq 0 ] && SHM_RATE="--rate-iters 200000"
+
+if [ "$POLICY" = 1 ]; then
+  rm -f "$OUT"/policy-*.csv
+  POLICY_CLIENT="--tests rate --workloads server_side_sum --rounds 10 $SHM_RATE
+    --variants ucx-am,ucx-put,tc-local,tc-local-job
+    --sizes 12,64,256,1024,2048,4096,8192,16384,32768"
+  for run in $(seq 1 "$RUNS"); do
+    pair "policy-$run" "" "$POLICY_CLIENT"
+  done
+  python3 "$ROOT/bench/policy-table.py" "$OUT"/policy-*.csv | tee "$OUT/policy.md"
+  if [ ${#FAILED[@]} -gt 0 ]; then
+    echo "run-perf: failed runs: ${FAILED[*]}" >&2
+    exit 1
+  fi
+  exit 0
+fi
 # The goals' run: twice the ping-pongs in 20 rounds of 1,000, so that each
 # same-round ratio covers about a millisecond and a phase of the VM (this
 # one flips between about 115 and 310 ns a hop) rarely splits a round.

@@ -25,6 +25,7 @@ constexpr unsigned StallSeconds = 30;
 struct ServerInfo {
   std::string Transport, Mailbox, OwnWait, ExecutorWait, Cycles;
   uint32_t Stress = 0;
+  uint32_t JobPort = 0; // the server's job context (tc-local-job), or 0
 };
 
 // Waits until the channel has run at least one message (the client always
@@ -102,7 +103,7 @@ bool runTest(Session &S, const ServerInfo &Info, const RunCommand &C, Row *R,
   std::unique_ptr<Channel> Ch = S.channel(C.V);
   if (!Ch->prepare(C.W, makePayload(C.W, C.PayloadBytes)))
     return false;
-  tc_stats_t Before = S.Tc.stats();
+  tc_stats_t Before = S.endpoint(C.V).stats();
   std::vector<uint8_t> Body;
   if (!S.Ctl.send(MsgType::Run, Writer().put(C).bytes()) || !S.Ctl.expect(MsgType::Ready, &Body))
     return false;
@@ -119,7 +120,7 @@ bool runTest(Session &S, const ServerInfo &Info, const RunCommand &C, Row *R,
     return false;
   if (!S.Ctl.expect(MsgType::Result, &Body) || !Reader(Body).get(&R->Server).ok())
     return false;
-  tc_stats_t After = S.Tc.stats();
+  tc_stats_t After = S.endpoint(C.V).stats();
   R->T = C.T;
   R->W = C.W;
   R->V = C.V;
@@ -189,9 +190,13 @@ std::vector<Group> plan(const Options &O) {
   return Plan;
 }
 
+bool wantsJob(const Options &O) {
+  return std::find(O.Variants.begin(), O.Variants.end(), Variant::TcLocalJob) != O.Variants.end();
+}
+
 bool greet(Session &S, ServerInfo *Info) {
   Writer Out;
-  Out.put(ProtocolVersion).str(transportName());
+  Out.put(ProtocolVersion).str(transportName()).put(uint32_t(wantsJob(S.Opts)));
   S.Ucx.describe(Out);
   std::vector<uint8_t> Body;
   if (!S.Ctl.send(MsgType::Hello, Out.bytes()) || !S.Ctl.expect(MsgType::Hello, &Body))
@@ -199,7 +204,7 @@ bool greet(Session &S, ServerInfo *Info) {
   Reader In(Body);
   uint32_t Version = 0;
   In.get(&Version).str(&Info->Transport).str(&Info->Mailbox).str(&Info->OwnWait);
-  In.str(&Info->ExecutorWait).str(&Info->Cycles).get(&Info->Stress);
+  In.str(&Info->ExecutorWait).str(&Info->Cycles).get(&Info->Stress).get(&Info->JobPort);
   if (!In.ok() || Version != ProtocolVersion)
     return fprintf(stderr, "tc-perf: the server is another version of tc-perf\n"), false;
   if (Info->Transport != transportName()) {
@@ -235,10 +240,17 @@ int runClient(const Options &O) {
   if (!Mailbox && !mailboxFromName(Info.Mailbox, &Mailbox))
     return fprintf(stderr, "tc-perf: the server has an unknown mailbox mode '%s'\n",
                    Info.Mailbox.c_str()), 1;
-  if (!S.Tc.create(O.Prefix, Mailbox, TC_WAIT_POLL, 0,
-                   O.Ordered ? TC_CONTEXT_ORDERED_PLACEMENT : 0) ||
+  uint32_t Flags = O.Ordered ? TC_CONTEXT_ORDERED_PLACEMENT : 0;
+  if (!S.Tc.create(O.Prefix, Mailbox, TC_WAIT_POLL, 0, Flags, O.CodeTrust) ||
       !S.Tc.connect(O.Host, O.Port, 30000))
     return 1;
+  // tc-local-job: both sides' second contexts are job (the ping-pong's
+  // answers run here).
+  if (wantsJob(O) &&
+      (!Info.JobPort ||
+       !S.TcJob.create(O.Prefix, Mailbox, TC_WAIT_POLL, 0, Flags, TC_CODE_TRUST_JOB) ||
+       !S.TcJob.connect(O.Host, uint16_t(Info.JobPort), 30000)))
+    return fprintf(stderr, "tc-perf: cannot connect to the server's job context\n"), 1;
   std::vector<Group> Plan = plan(O);
   printPreamble(O, Info, Plan);
   printTableHeader();

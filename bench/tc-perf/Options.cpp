@@ -28,9 +28,15 @@ static const char Usage[] =
     "                    rate takes the median round): ratios then come from the\n"
     "                    same moments even when the machine drifts\n"
     "  --sizes-max B     largest payload in bytes (default 32768)\n"
+    "  --sizes LIST      exactly these payload sizes in bytes (e.g. 12,64,1024), for\n"
+    "                    every workload that can take them (indirect_put: 4 + 8n;\n"
+    "                    server_side_sum: multiples of 4), up to 32768\n"
     "  --tests LIST      latency,rate,wait (default latency,rate)\n"
     "  --workloads LIST  indirect_put,server_side_sum (default both)\n"
-    "  --variants LIST   tc-local,tc-injected,tc-injected-full,ucx-put,ucx-am (default all)\n"
+    "  --variants LIST   tc-local,tc-injected,tc-injected-full,ucx-put,ucx-am (default all),\n"
+    "                    tc-local-job: tc-local into a second context on each side\n"
+    "                    under the job code-trust policy (its jams read their payload in\n"
+    "                    the ring), in the same rounds\n"
     "  --gap-us N        wait test: microseconds between the client's messages (default 20)\n"
     "  --prefix DIR      the stdlib package's install prefix (default: this build's)\n"
     "  --csv FILE        client: one row per (test, workload, variant, size)\n"
@@ -47,7 +53,10 @@ static const char Usage[] =
     "                    smaller than an image (64), nothing is ever installed: every\n"
     "                    injected frame with code costs what a first message costs\n"
     "  --mailbox MODE    code-cache|no-cache (default: TC_MAILBOX_MODE, else\n"
-    "                    code-cache); the client uses the server's unless given its own\n";
+    "                    code-cache); the client uses the server's unless given its own\n"
+    "  --code-trust P    package|job|signed: the code-trust policy of this side's context\n"
+    "                    (default: TC_CODE_TRUST, else package); tc-local-job's contexts\n"
+    "                    are always job\n";
 
 static bool parseUnsigned(const char *Text, uint64_t Max, uint64_t *Out) {
   if (!*Text || *Text == '-')
@@ -96,7 +105,7 @@ static bool findWorkload(const std::string &N, Workload *W) {
 
 static bool findVariant(const std::string &N, Variant *V) {
   for (Variant C : {Variant::TcLocal, Variant::TcInjected, Variant::TcInjectedFull,
-                    Variant::UcxPut, Variant::UcxAm})
+                    Variant::UcxPut, Variant::UcxAm, Variant::TcLocalJob})
     if (N == variantName(C))
       return *V = C, true;
   return false;
@@ -115,6 +124,24 @@ bool mailboxFromName(const std::string &N, uint32_t *M) {
   if (N == "no-cache")
     return *M = TC_MAILBOX_NO_CACHE, true;
   return false;
+}
+
+bool codeTrustFromName(const std::string &N, uint32_t *T) {
+  if (N == "package")
+    return *T = TC_CODE_TRUST_PACKAGE, true;
+  if (N == "job")
+    return *T = TC_CODE_TRUST_JOB, true;
+  if (N == "signed")
+    return *T = TC_CODE_TRUST_SIGNED, true;
+  return false;
+}
+
+static bool findSize(const std::string &N, size_t *B) {
+  uint64_t V;
+  if (!parseUnsigned(N.c_str(), 32768, &V) || V < 4)
+    return false;
+  *B = size_t(V);
+  return true;
 }
 
 static int bad(const char *Option, const char *Value, const char *Expected) {
@@ -153,7 +180,7 @@ int parseOptions(int Argc, char **Argv, Options *O, bool *Exit) {
     static const char *const WithValue[] = {
         "--port", "--iters", "--warmup", "--rate-iters", "--rounds", "--gap-us", "--sizes-max",
         "--tests", "--workloads", "--variants", "--prefix", "--csv", "--wait",
-        "--stress", "--mailbox", "--code-cache-size", "--cpu"};
+        "--stress", "--mailbox", "--code-cache-size", "--cpu", "--sizes", "--code-trust"};
     bool Known = false;
     for (const char *Name : WithValue)
       Known |= !strcmp(A, Name);
@@ -192,7 +219,11 @@ int parseOptions(int Argc, char **Argv, Options *O, bool *Exit) {
         return bad(A, V, "indirect_put,server_side_sum");
     } else if (!strcmp(A, "--variants")) {
       if (!parseList<Variant>(V, findVariant, &O->Variants))
-        return bad(A, V, "tc-local,tc-injected,tc-injected-full,ucx-put,ucx-am");
+        return bad(A, V, "tc-local,tc-injected,tc-injected-full,ucx-put,ucx-am,tc-local-job");
+    } else if (!strcmp(A, "--sizes")) {
+      if (!parseList<size_t>(V, findSize, &O->Sizes)) return bad(A, V, "sizes of 4..32768 bytes");
+    } else if (!strcmp(A, "--code-trust")) {
+      if (!codeTrustFromName(V, &O->CodeTrust)) return bad(A, V, "package, job or signed");
     } else if (!strcmp(A, "--prefix")) {
       O->Prefix = V;
     } else if (!strcmp(A, "--csv")) {
@@ -218,9 +249,19 @@ int parseOptions(int Argc, char **Argv, Options *O, bool *Exit) {
   return 0;
 }
 
+bool fitsWorkload(Workload W, size_t Bytes) {
+  if (W == Workload::IndirectPut)
+    return Bytes >= 12 && (Bytes - 4) % 8 == 0 && (Bytes - 4) / 8 <= 1024;
+  return Bytes >= 4 && Bytes % 4 == 0;
+}
+
 std::vector<size_t> payloadSizes(const Options &O, Workload W) {
   std::vector<size_t> Sizes;
-  if (W == Workload::IndirectPut) {
+  if (!O.Sizes.empty()) {
+    for (size_t S : O.Sizes)
+      if (fitsWorkload(W, S))
+        Sizes.push_back(S);
+  } else if (W == Workload::IndirectPut) {
     // A uint32 count and n {uint32 index, int32 value} items.
     for (size_t N = 1; N <= 1024; N *= 2)
       if (!O.Quick || N == 1 || N == 32 || N == 1024)
@@ -257,6 +298,7 @@ const char *variantName(Variant V) {
   case Variant::TcInjectedFull: return "tc-injected-full";
   case Variant::UcxPut: return "ucx-put";
   case Variant::UcxAm: return "ucx-am";
+  case Variant::TcLocalJob: return "tc-local-job";
   }
   return "?";
 }
@@ -271,7 +313,8 @@ const char *waitName(WaitKind K) {
 }
 
 bool isTwoChains(Variant V) {
-  return V == Variant::TcLocal || V == Variant::TcInjected || V == Variant::TcInjectedFull;
+  return V == Variant::TcLocal || V == Variant::TcInjected || V == Variant::TcInjectedFull ||
+         V == Variant::TcLocalJob;
 }
 
 } // namespace tcperf

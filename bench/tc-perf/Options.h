@@ -11,7 +11,9 @@ namespace tcperf {
 
 enum class Test : uint32_t { Latency, Rate, Wait };
 enum class Workload : uint32_t { IndirectPut, ServerSideSum };
-enum class Variant : uint32_t { TcLocal, TcInjected, TcInjectedFull, UcxPut, UcxAm };
+// TcLocalJob: tc-local into a second pair of contexts whose receiver runs
+// under the job code-trust policy (payloads read in the ring).
+enum class Variant : uint32_t { TcLocal, TcInjected, TcInjectedFull, UcxPut, UcxAm, TcLocalJob };
 // How the server waits between empty polls of its own loop (and, for the
 // wait test, the executor thread's tc_wait_mode_t).
 enum class WaitKind : uint32_t { Poll, Pause, Auto };
@@ -26,6 +28,7 @@ struct Options {
   uint64_t GapNs = 20000;         // wait test: the client's pause between messages
   unsigned Rounds = 5;            // variants interleaved in this many rounds
   size_t SizesMax = 32768;        // largest payload in bytes
+  std::vector<size_t> Sizes;      // --sizes: these payload sizes instead of the sweep
   std::vector<Test> Tests = {Test::Latency, Test::Rate};
   std::vector<Workload> Workloads = {Workload::IndirectPut, Workload::ServerSideSum};
   std::vector<Variant> Variants = {Variant::TcLocal, Variant::TcInjected,
@@ -36,6 +39,7 @@ struct Options {
   unsigned Stress = 0;            // server: memory-stress threads
   uint32_t Mailbox = 0;           // tc_mailbox_mode_t; 0: the server's choice
   uint32_t CodeCacheSize = 0;     // server: bytes; 0: the runtime's default
+  uint32_t CodeTrust = 0;         // tc_code_trust_t; 0: TC_CODE_TRUST, else package
   bool Quick = false;
   bool Ordered = false;           // TC_CONTEXT_ORDERED_PLACEMENT
   int Cpu = -1;                   // pin this process to one CPU
@@ -55,7 +59,12 @@ const char *variantName(Variant V);
 const char *waitName(WaitKind K);
 // "code-cache", "no-cache" to tc_mailbox_mode_t; false if none.
 bool mailboxFromName(const std::string &Name, uint32_t *Mode);
+// "package", "job", "signed" to tc_code_trust_t; false if none.
+bool codeTrustFromName(const std::string &Name, uint32_t *Trust);
 bool isTwoChains(Variant V);
+// Whether a payload of Bytes is one the workload can take (indirect_put:
+// a count and whole items; server_side_sum: whole int32s).
+bool fitsWorkload(Workload W, size_t Bytes);
 
 } // namespace tcperf
 

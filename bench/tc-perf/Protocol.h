@@ -1,8 +1,10 @@
 //===- Protocol.h - What client and server say on the bootstrap socket -----===//
 //
-//   client -> server  Hello  (protocol version, UCX_TLS, UCX description)
-//   server -> client  Hello  (the same, and its mailbox mode and waits)
-//   then the client tc_connects; per test:
+//   client -> server  Hello  (protocol version, UCX_TLS, whether it runs
+//                             tc-local-job, UCX description)
+//   server -> client  Hello  (the same, its mailbox mode and waits, and the
+//                             port of its job context, or 0)
+//   then the client tc_connects (to both contexts); per test:
 //   client -> server  Run    (RunCommand)
 //   server -> client  Ready  (set up; the client may start)
 //   client -> server  Done   (rate and wait tests: the client has finished)
@@ -19,7 +21,7 @@
 
 namespace tcperf {
 
-constexpr uint32_t ProtocolVersion = 1;
+constexpr uint32_t ProtocolVersion = 2;
 
 struct RunCommand {
   Test T;

@@ -61,22 +61,23 @@ void printRatios(const std::vector<Row> &Rows) {
   if (ByCase.empty())
     return;
   printf("\nratios (latency: p50 half round trips; rate: messages/s)\n");
-  printf("%-15s %7s %11s %11s %11s %11s | %11s %11s\n", "workload", "payload", "local/put",
-         "local/am", "inj/local", "full/local", "rate l/am", "rate i/am");
+  printf("%-15s %7s %11s %11s %11s %11s | %11s %11s %11s\n", "workload", "payload", "local/put",
+         "local/am", "inj/local", "full/local", "rate l/am", "rate i/am", "rate job/am");
   for (const auto &[K, M] : ByCase) {
     std::string R[] = {ratio(M.P50, Variant::TcLocal, Variant::UcxPut),
                        ratio(M.P50, Variant::TcLocal, Variant::UcxAm),
                        ratio(M.P50, Variant::TcInjected, Variant::TcLocal),
                        ratio(M.P50, Variant::TcInjectedFull, Variant::TcLocal),
                        ratio(M.Rate, Variant::TcLocal, Variant::UcxAm),
-                       ratio(M.Rate, Variant::TcInjected, Variant::UcxAm)};
+                       ratio(M.Rate, Variant::TcInjected, Variant::UcxAm),
+                       ratio(M.Rate, Variant::TcLocalJob, Variant::UcxAm)};
     bool Any = false;
     for (const std::string &X : R)
       Any |= X != "-";
     if (Any)
-      printf("%-15s %7zu %11s %11s %11s %11s | %11s %11s\n", workloadName(std::get<0>(K)),
-             std::get<1>(K), R[0].c_str(), R[1].c_str(), R[2].c_str(), R[3].c_str(),
-             R[4].c_str(), R[5].c_str());
+      printf("%-15s %7zu %11s %11s %11s %11s | %11s %11s %11s\n", workloadName(std::get<0>(K)),
+             std::get<1>(K), R[0].c_str(), R[1].c_str(), R[2].c_str(), R[3].c_str(), R[4].c_str(),
+             R[5].c_str(), R[6].c_str());
   }
 }
 

@@ -135,21 +135,22 @@ bool serveUncountedStream(Session &S, Channel &Ch, const RunCommand &C, ServerRe
 // Done: the executor's CPU time per message is what waiting costs.
 bool serveWithExecutor(Session &S, const RunCommand &C, ServerResult *R) {
   std::string Before = threadIds();
-  tc_status_t St = tc_executor_start(S.Tc.context());
+  TcEndpoint &Tc = S.endpoint(C.V);
+  tc_status_t St = tc_executor_start(Tc.context());
   if (St != TC_OK)
     return fail(S, std::string("tc_executor_start: ") + tc_status_string(St));
   pid_t Executor = newestThreadSince(Before);
   if (!Executor)
     fprintf(stderr, "tc-perf server: cannot find the executor thread; metering the process\n");
   CpuMeter Meter(Executor ? Executor : -1);
-  tc_stats_t S0 = S.Tc.stats();
+  tc_stats_t S0 = Tc.stats();
   bool Ok = S.Ctl.send(MsgType::Ready);
   Meter.start();
   std::vector<uint8_t> Body;
   Ok = Ok && S.Ctl.expect(MsgType::Done, &Body);
   CpuSample Cost = Meter.stop();
-  tc_executor_stop(S.Tc.context());
-  tc_stats_t S1 = S.Tc.stats();
+  tc_executor_stop(Tc.context());
+  tc_stats_t S1 = Tc.stats();
   if (!Ok)
     return false;
   fill(R, Cost);
@@ -205,11 +206,22 @@ bool greet(Session &S) {
   if (!S.Ctl.expect(MsgType::Hello, &Body))
     return false;
   Reader In(Body);
-  uint32_t Version = 0;
+  uint32_t Version = 0, WantJob = 0;
   std::string ClientTls;
-  In.get(&Version).str(&ClientTls);
+  In.get(&Version).str(&ClientTls).get(&WantJob);
   if (!In.ok() || Version != ProtocolVersion)
     return fail(S, "the client is another version of tc-perf");
+  // tc-local-job: a second context, as the first but under the job
+  // policy, on a port of its own.
+  uint16_t JobPort = 0;
+  if (WantJob) {
+    if (!S.TcJob.create(S.Opts.Prefix, S.Opts.Mailbox, executorWait(S.Opts.Wait),
+                        S.Opts.CodeCacheSize, S.Opts.Ordered ? TC_CONTEXT_ORDERED_PLACEMENT : 0,
+                        TC_CODE_TRUST_JOB) ||
+        !S.TcJob.listen(0) || !(JobPort = S.TcJob.listenPort()))
+      return fail(S, "cannot set up the job context (tc-local-job)");
+    printf("tc-perf server: tc-local-job's context (code trust job) on port %u\n", JobPort);
+  }
   if (ClientTls != transportName())
     fprintf(stderr, "tc-perf server: warning: client UCX_TLS=%s, server UCX_TLS=%s\n",
             ClientTls.c_str(), transportName());
@@ -219,11 +231,14 @@ bool greet(Session &S) {
   Writer Out;
   Out.put(ProtocolVersion).str(transportName()).str(tc_mailbox_mode_name(S.Tc.context()));
   Out.str(waitName(S.Opts.Wait)).str(tc_wait_mode_name(S.Tc.context()));
-  Out.str(Probe.cyclesUnavailable()).put(uint32_t(S.Opts.Stress));
+  Out.str(Probe.cyclesUnavailable()).put(uint32_t(S.Opts.Stress)).put(uint32_t(JobPort));
   S.Ucx.describe(Out);
   if (!S.Ctl.send(MsgType::Hello, Out.bytes()))
     return false;
-  return S.Tc.awaitPeer(30000) || fail(S, "the client did not tc_connect");
+  if (!S.Tc.awaitPeer(30000))
+    return fail(S, "the client did not tc_connect");
+  return !WantJob || S.TcJob.awaitPeer(30000) ||
+         fail(S, "the client did not tc_connect to the job context");
 }
 
 } // namespace
@@ -235,7 +250,7 @@ int runServer(const Options &O) {
   if (O.Stress && !Stress.start(O.Stress))
     return 1;
   if (!S.Tc.create(O.Prefix, O.Mailbox, executorWait(O.Wait), O.CodeCacheSize,
-                   O.Ordered ? TC_CONTEXT_ORDERED_PLACEMENT : 0) ||
+                   O.Ordered ? TC_CONTEXT_ORDERED_PLACEMENT : 0, O.CodeTrust) ||
       !S.Tc.listen(O.Port) ||
       !S.Ucx.init())
     return 1;

@@ -16,6 +16,12 @@ struct Session {
   Control Ctl;
   UcxEndpoint Ucx;
   TcEndpoint Tc;
+  // tc-local-job's contexts (code trust job), made only if the client
+  // asks for that variant.
+  TcEndpoint TcJob;
+
+  // The Two-Chains endpoint a variant runs on.
+  TcEndpoint &endpoint(Variant V) { return V == Variant::TcLocalJob ? TcJob : Tc; }
 
   // A fresh channel of the variant, over this session's endpoints.
   std::unique_ptr<Channel> channel(Variant V) {
@@ -25,6 +31,7 @@ struct Session {
     case Variant::TcInjectedFull: return std::make_unique<TcChannel>(Tc, TC_SEND_INJECTED_FULL);
     case Variant::UcxPut: return std::make_unique<UcxPutChannel>(Ucx);
     case Variant::UcxAm: return std::make_unique<UcxAmChannel>(Ucx);
+    case Variant::TcLocalJob: return std::make_unique<TcChannel>(TcJob, TC_SEND_LOCAL);
     }
     return nullptr;
   }

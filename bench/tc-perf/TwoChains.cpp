@@ -25,7 +25,7 @@ TcEndpoint::~TcEndpoint() {
 }
 
 bool TcEndpoint::create(const std::string &Prefix, uint32_t Mailbox, tc_wait_mode_t Wait,
-                        uint32_t CodeCacheSize, uint32_t Flags) {
+                        uint32_t CodeCacheSize, uint32_t Flags, uint32_t CodeTrust) {
   tc_status_t St =
       stdlib_package_load(Prefix.c_str(), TC_PACKAGE_SENDER | TC_PACKAGE_RECEIVER, &Pkg);
   if (St != TC_OK) {
@@ -42,6 +42,7 @@ bool TcEndpoint::create(const std::string &Prefix, uint32_t Mailbox, tc_wait_mod
   P.mailbox_mode = Mailbox;
   P.code_cache_size = CodeCacheSize;
   P.flags = Flags;
+  P.code_trust = CodeTrust;
   if ((St = tc_context_create(&P, &Ctx)) != TC_OK)
     return tcFailed("creating the context", St);
   if ((St = tc_context_add_package(Ctx, Pkg)) != TC_OK)
@@ -52,6 +53,11 @@ bool TcEndpoint::create(const std::string &Prefix, uint32_t Mailbox, tc_wait_mod
 bool TcEndpoint::listen(uint16_t Port) {
   tc_status_t St = tc_listen(Ctx, "0.0.0.0", Port);
   return St == TC_OK || tcFailed("tc_listen", St);
+}
+
+uint16_t TcEndpoint::listenPort() const {
+  uint16_t Port = 0;
+  return tc_listen_port(Ctx, &Port) == TC_OK ? Port : 0;
 }
 
 bool TcEndpoint::connect(const std::string &Host, uint16_t Port, int TimeoutMs) {

@@ -20,13 +20,17 @@ public:
   TcEndpoint(const TcEndpoint &) = delete;
   TcEndpoint &operator=(const TcEndpoint &) = delete;
 
+  // CodeTrust: a tc_code_trust_t (0: TC_CODE_TRUST, else package).
   bool create(const std::string &Prefix, uint32_t Mailbox, tc_wait_mode_t Wait,
-              uint32_t CodeCacheSize = 0, uint32_t Flags = 0);
+              uint32_t CodeCacheSize = 0, uint32_t Flags = 0, uint32_t CodeTrust = 0);
+  // Port 0: any free port (listenPort() says which).
   bool listen(uint16_t Port);
+  uint16_t listenPort() const;
   bool connect(const std::string &Host, uint16_t Port, int TimeoutMs);
   // Server: progresses until the client has connected (peer number 1).
   bool awaitPeer(int TimeoutMs);
 
+  bool created() const { return Ctx != nullptr; }
   tc_context_t *context() const { return Ctx; }
   tc_peer_t *peer() const { return Peer; }
   const tc_package_t *package() const { return Pkg; }

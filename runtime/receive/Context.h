@@ -13,7 +13,9 @@ namespace twochains::rt {
 
 struct ReceiveContext : SendContext {
   /// The frame being run, copied out of the ring: the jam reads this,
-  /// which no peer can write (docs/security.md).
+  /// which no peer can write (docs/security.md). Under TC_CODE_TRUST_JOB
+  /// only its header (and an injected frame's image): the jam reads its
+  /// payload in the ring.
   std::unique_ptr<uint8_t[], void (*)(void *)> Private{nullptr, free};
   bool RunningJam = false; // tc_progress is not re-entered from a jam
   Containment Jams;

@@ -8,7 +8,10 @@
 // (Local: the library's copy; Injected: the receiver's own copy of the
 // package's image, in W^X memory, GOTP and fixups applied, instruction
 // stream synchronised) on the private copy of the payload, the slot is
-// released, and credits are reported in batches (FramePath.cpp).
+// released, and credits are reported in batches (FramePath.cpp). A
+// receiver under TC_CODE_TRUST_JOB copies only the header (and an injected
+// frame's image): its jams read their payload in the ring, whose slot is
+// released only after they return (docs/security.md, "Code trust").
 //
 //===----------------------------------------------------------------------===//
 #include "receive/Receive.h"
@@ -219,12 +222,22 @@ static constexpr unsigned RingBudget = 16;
 /// frame (Local or cached, stored in order by a direct sender) in a few
 /// compares (one line) or a few more and a copy of its payload; anything
 /// else through captureFrame, which tells incomplete from malformed.
-static inline tc_status_t captureSlot(ReceiveContext *Ctx, uint8_t *Slot, uint64_t Seq,
-                                      bool Idle, bool Awaiting, FrameView &V) {
-  if (!Idle && !Awaiting &&
-      (captureMarkedLine(Slot, Seq, Ctx->Private.get(), &V) ||
-       captureMarkedFrame(Slot, Ctx->SlotSize, Seq, Ctx->Private.get(), &V)))
-    return TC_OK;
+/// InRing (TC_CODE_TRUST_JOB): the same checks, on a private copy of the
+/// header only; the payload stays where it landed (wire/Frame.h).
+template <bool InRing>
+static inline tc_status_t captureSlot(ReceiveContext *Ctx, uint8_t *Slot, uint64_t Seq, bool Idle,
+                                      bool Awaiting, FrameView &V) {
+  if constexpr (InRing) {
+    if (!Idle && !Awaiting &&
+        (captureMarkedLineInRing(Slot, Seq, &V) ||
+         captureMarkedFrameInRing(Slot, Ctx->SlotSize, Seq, &V)))
+      return TC_OK;
+  } else {
+    if (!Idle && !Awaiting &&
+        (captureMarkedLine(Slot, Seq, Ctx->Private.get(), &V) ||
+         captureMarkedFrame(Slot, Ctx->SlotSize, Seq, Ctx->Private.get(), &V)))
+      return TC_OK;
+  }
   V = {};
   if (Idle)
     return TC_ERR_INCOMPLETE;
@@ -233,7 +246,10 @@ static inline tc_status_t captureSlot(ReceiveContext *Ctx, uint8_t *Slot, uint64
   Completion How = Awaiting                                       ? Completion::Checksum
                    : (Ctx->Flags & TC_CONTEXT_ORDERED_PLACEMENT) ? Completion::Ordered
                                                                   : Completion::Marked;
-  return captureFrame(Slot, Ctx->SlotSize, Seq, Ctx->Private.get(), &V, How);
+  if constexpr (InRing)
+    return captureFrameInRing(Slot, Ctx->SlotSize, Seq, Ctx->Private.get(), &V, How);
+  else
+    return captureFrame(Slot, Ctx->SlotSize, Seq, Ctx->Private.get(), &V, How);
 }
 
 /// A captured frame handed on: an answer to the calls layer, anything
@@ -305,7 +321,12 @@ __attribute__((noinline)) static void refuseFrame(ReceiveContext *Ctx, tc_peer *
   }
 }
 
-unsigned twochains::rt::serveRing(ReceiveContext *Ctx, tc_peer *Peer, JamRun &Run) {
+/// serveRing under one way of capturing (captureSlot), chosen per context.
+/// The slot is finished, and so may be credited and rewritten, only after
+/// its frame was dispatched: a jam reading its payload in the ring
+/// (InRing) reads a slot no sender may write yet.
+template <bool InRing>
+static unsigned serveRingWith(ReceiveContext *Ctx, tc_peer *Peer, JamRun &Run) {
   PeerReceiveHalf &Rx = Peer->Rx;
   unsigned Count = 0;
   for (unsigned Budget = RingBudget; Budget; --Budget) {
@@ -319,7 +340,7 @@ unsigned twochains::rt::serveRing(ReceiveContext *Ctx, tc_peer *Peer, JamRun &Ru
     if (Idle && (++Rx.IncompletePolls & (TruncationCheckEvery - 1)))
       break;
     FrameView V;
-    tc_status_t St = captureSlot(Ctx, Slot, Seq, Idle, Awaiting, V);
+    tc_status_t St = captureSlot<InRing>(Ctx, Slot, Seq, Idle, Awaiting, V);
     MissWait::Step Step = MissWait::Step::Run;
     if (Awaiting)
       Step = Rx.CodeWait.step(Seq, St == TC_OK && V.Header.Kind == FrameInjected, nowNs());
@@ -359,3 +380,10 @@ unsigned twochains::rt::serveRing(ReceiveContext *Ctx, tc_peer *Peer, JamRun &Ru
   return Count;
 }
 
+unsigned twochains::rt::serveRing(ReceiveContext *Ctx, tc_peer *Peer, JamRun &Run) {
+  // The policy never changes in a context's life: one predictable branch
+  // a ring's turn, none a frame.
+  if (Ctx->CodeTrust == TC_CODE_TRUST_JOB)
+    return serveRingWith<true>(Ctx, Peer, Run);
+  return serveRingWith<false>(Ctx, Peer, Run);
+}

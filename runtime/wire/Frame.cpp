@@ -1,6 +1,7 @@
 //===- Frame.cpp ----------------------------------------------------------===//
 #include "wire/Frame.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace twochains::rt {
@@ -165,7 +166,10 @@ size_t storeMarkedFrame(void *Slot, FrameKind Kind, uint64_t Package, uint64_t C
   return N;
 }
 
-bool captureMarkedFrame(const void *Slot, size_t SlotSize, uint64_t Expected, void *Private,
+/// captureMarkedFrame and captureMarkedFrameInRing: one body, so the two
+/// policies' paths cannot drift apart in what they accept.
+template <bool InRing>
+static bool markedFrame(const void *Slot, size_t SlotSize, uint64_t Expected, void *Private,
                         FrameView *Out) {
   constexpr uint64_t Kinds = (uint64_t(1) << 48) - 1; // magic, version, kind
   const uint64_t *L = static_cast<const uint64_t *>(Slot);
@@ -186,14 +190,27 @@ bool captureMarkedFrame(const void *Slot, size_t SlotSize, uint64_t Expected, vo
   if (W[0] != First || W[2] != Expected || ImageSize || PayloadOffset < FrameLine ||
       size_t(PayloadOffset) + PayloadSize > N - FrameTrailerSize || (!Cached && W[4]))
     return false;
-  auto *Copy = static_cast<uint8_t *>(Private);
-  std::memcpy(Copy + PayloadOffset, static_cast<const uint8_t *>(Slot) + PayloadOffset,
-              PayloadSize);
+  const uint8_t *Payload = static_cast<const uint8_t *>(Slot) + PayloadOffset;
+  if constexpr (!InRing) {
+    auto *Copy = static_cast<uint8_t *>(Private);
+    std::memcpy(Copy + PayloadOffset, Payload, PayloadSize);
+    Payload = Copy + PayloadOffset;
+  }
   std::memcpy(&Out->Header, W, sizeof Out->Header);
   Out->Image = nullptr;
-  Out->Payload = Copy + PayloadOffset;
+  Out->Payload = Payload;
   Out->Size = N;
   return true;
+}
+
+bool captureMarkedFrame(const void *Slot, size_t SlotSize, uint64_t Expected, void *Private,
+                        FrameView *Out) {
+  return markedFrame<false>(Slot, SlotSize, Expected, Private, Out);
+}
+
+bool captureMarkedFrameInRing(const void *Slot, size_t SlotSize, uint64_t Expected,
+                              FrameView *Out) {
+  return markedFrame<true>(Slot, SlotSize, Expected, nullptr, Out);
 }
 
 bool splitFrameBatch(const uint8_t *Data, size_t Length, uint32_t Count, size_t MaxFrame,
@@ -398,6 +415,83 @@ tc_status_t captureFrame(const void *Slot, size_t SlotSize, uint64_t Expected, v
   // Everything from here on reads the copy, which the peer cannot write:
   // what is checked is what runs.
   return validateFrame(Copy, N, Expected, Out);
+}
+
+namespace {
+/// frameChecksum's two sums, taken over a frame in pieces (whole 8-byte
+/// words, in order): some copied as they are summed, some only summed.
+struct ChecksumSums {
+  uint64_t A, B;
+  explicit ChecksumSums(uint64_t Sequence) : A(Sequence), B(~Sequence) {}
+  void add(const uint8_t *From, size_t Size) {
+    for (size_t I = 0; I + 8 <= Size; I += 8) {
+      uint64_t W;
+      std::memcpy(&W, From + I, 8);
+      A += W;
+      B += A;
+    }
+  }
+  void copyAndAdd(uint8_t *To, const uint8_t *From, size_t Size) {
+    for (size_t I = 0; I + 8 <= Size; I += 8) {
+      uint64_t W;
+      std::memcpy(&W, From + I, 8);
+      std::memcpy(To + I, &W, 8);
+      A += W;
+      B += A;
+    }
+  }
+};
+} // namespace
+
+/// Where the part of a frame of N bytes that captureFrameInRing copies
+/// ends, its first line already copied to Copy: the first line, or an
+/// injected frame's image too (whole words, never past the trailer). The
+/// header read here is the copy's; a bad one is refused by validateFrame
+/// later, this only keeps the copy inside the frame.
+static size_t privateEnd(const uint8_t *Copy, size_t N) {
+  if (N == FrameLine)
+    return sizeof(FrameHeader);
+  FrameHeader H;
+  std::memcpy(&H, Copy, sizeof H);
+  if (H.Kind != FrameInjected)
+    return FrameLine;
+  size_t End = H.PayloadOffset & ~size_t(7);
+  return std::min(std::max(End, FrameLine), N - FrameTrailerSize);
+}
+
+tc_status_t captureFrameInRing(const void *Slot, size_t SlotSize, uint64_t Expected, void *Private,
+                               FrameView *Out, Completion How) {
+  if (!Slot || !Private || SlotSize < FrameLine || SlotSize % FrameLine)
+    return TC_ERR_INVALID_PARAM;
+  const uint8_t *F = static_cast<const uint8_t *>(Slot);
+  auto *Copy = static_cast<uint8_t *>(Private);
+  FrameTrailer T;
+  size_t N = landedLength(F, SlotSize, Expected, T);
+  if (!N)
+    return TC_ERR_INCOMPLETE;
+  size_t Line = std::min(FrameLine, N - FrameTrailerSize);
+  if (trailerSuffices(T, Expected, How)) {
+    std::memcpy(Copy, F, Line);
+    size_t End = privateEnd(Copy, N);
+    if (End > Line)
+      std::memcpy(Copy + Line, F + Line, End - Line);
+  } else {
+    // One pass, each word read once: the checksum covers the very bytes
+    // the header was copied from.
+    ChecksumSums Sums(Expected);
+    Sums.copyAndAdd(Copy, F, Line);
+    size_t End = privateEnd(Copy, N);
+    Sums.copyAndAdd(Copy + Line, F + Line, End - Line);
+    Sums.add(F + End, N - FrameTrailerSize - End);
+    if (mixChecksum(Sums.A, Sums.B, Expected) != T.Checksum)
+      return TC_ERR_INCOMPLETE; // still landing, or rewritten: look again later
+  }
+  // Checked on the copy (the header cannot change after its check); the
+  // payload is the slot's.
+  tc_status_t St = validateFrame(Copy, N, Expected, Out);
+  if (St == TC_OK)
+    Out->Payload = F + (Out->Payload - Copy);
+  return St;
 }
 
 } // namespace twochains::rt

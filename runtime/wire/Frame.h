@@ -269,15 +269,11 @@ tc_status_t captureFrame(const void *Slot, size_t SlotSize, uint64_t Expected, v
 bool splitFrameBatch(const uint8_t *Data, size_t Length, uint32_t Count, size_t MaxFrame,
                      uint32_t *Lengths);
 
-/// captureFrame's common case, inline: a one-line Local or cached frame
-/// that a direct sender stored, trailer last. The trailer is loaded first
-/// (acquire), then every other word once; what is checked and run are
-/// those loads, and the payload's words go where captureFrame puts them in
-/// Private. What captureFrame would accept, this accepts the same; false
-/// for every other frame, sound or not, and for none yet (the caller then
-/// asks captureFrame, which decides). Not for Completion::Checksum.
-inline bool captureMarkedLine(const void *Slot, uint64_t Expected, void *Private,
-                              FrameView *Out) {
+namespace detail {
+/// captureMarkedLine and captureMarkedLineInRing: one body, so the two
+/// policies' paths cannot drift apart in what they accept.
+template <bool InRing>
+inline bool markedLine(const void *Slot, uint64_t Expected, void *Private, FrameView *Out) {
   const uint64_t *L = static_cast<const uint64_t *>(Slot);
   if (__atomic_load_n(&L[7], __ATOMIC_ACQUIRE) != markedTrailer(Expected))
     return false;
@@ -285,20 +281,23 @@ inline bool captureMarkedLine(const void *Slot, uint64_t Expected, void *Private
   bool Cached = First == lineWord(FrameCached);
   if (!Cached && First != lineWord(FrameLocal))
     return false;
+  // In the ring the payload's words are the jam's to load, not ours.
   uint64_t Words[7] = {First,
                        __atomic_load_n(&L[1], __ATOMIC_RELAXED),
                        __atomic_load_n(&L[2], __ATOMIC_RELAXED),
                        __atomic_load_n(&L[3], __ATOMIC_RELAXED),
-                       __atomic_load_n(&L[4], __ATOMIC_RELAXED),
-                       __atomic_load_n(&L[5], __ATOMIC_RELAXED),
-                       __atomic_load_n(&L[6], __ATOMIC_RELAXED)};
+                       InRing ? 0 : __atomic_load_n(&L[4], __ATOMIC_RELAXED),
+                       InRing ? 0 : __atomic_load_n(&L[5], __ATOMIC_RELAXED),
+                       InRing ? 0 : __atomic_load_n(&L[6], __ATOMIC_RELAXED)};
   uint32_t Element = uint32_t(Words[3]), PayloadSize = uint32_t(Words[3] >> 32);
   if (PayloadSize > LocalInlinePayload || (!Cached && Words[2] != Expected))
     return false;
-  auto *Copy = static_cast<uint64_t *>(Private);
-  Copy[LocalInlineOffset / 8] = Words[4];
-  Copy[LocalInlineOffset / 8 + 1] = Words[5];
-  Copy[LocalInlineOffset / 8 + 2] = Words[6];
+  if constexpr (!InRing) {
+    auto *Copy = static_cast<uint64_t *>(Private);
+    Copy[LocalInlineOffset / 8] = Words[4];
+    Copy[LocalInlineOffset / 8 + 1] = Words[5];
+    Copy[LocalInlineOffset / 8 + 2] = Words[6];
+  }
   FrameHeader &H = Out->Header;
   H.Magic = FrameMagic;
   H.Version = FrameVersion;
@@ -312,9 +311,21 @@ inline bool captureMarkedLine(const void *Slot, uint64_t Expected, void *Private
   H.ImageSize = H.PayloadOffset = 0;
   __builtin_memset(H.Inline, 0, sizeof H.Inline);
   Out->Image = nullptr;
-  Out->Payload = static_cast<const uint8_t *>(Private) + LocalInlineOffset;
+  Out->Payload = static_cast<const uint8_t *>(InRing ? Slot : Private) + LocalInlineOffset;
   Out->Size = FrameLine;
   return true;
+}
+} // namespace detail
+
+/// captureFrame's common case, inline: a one-line Local or cached frame
+/// that a direct sender stored, trailer last. The trailer is loaded first
+/// (acquire), then every other word once; what is checked and run are
+/// those loads, and the payload's words go where captureFrame puts them in
+/// Private. What captureFrame would accept, this accepts the same; false
+/// for every other frame, sound or not, and for none yet (the caller then
+/// asks captureFrame, which decides). Not for Completion::Checksum.
+inline bool captureMarkedLine(const void *Slot, uint64_t Expected, void *Private, FrameView *Out) {
+  return detail::markedLine<false>(Slot, Expected, Private, Out);
 }
 
 /// captureMarkedLine for frames of more than a line: a Local or cached
@@ -325,6 +336,40 @@ inline bool captureMarkedLine(const void *Slot, uint64_t Expected, void *Private
 /// accepts, the same; false for anything else (captureFrame decides).
 bool captureMarkedFrame(const void *Slot, size_t SlotSize, uint64_t Expected, void *Private,
                         FrameView *Out);
+
+// A receiver whose peers may run code of their own (TC_CODE_TRUST_JOB)
+// gains nothing from a private copy of the payload: a peer that can put a
+// jam there can as well read or change the memory that jam runs in. Its
+// jams read their payload where it landed, in the ring; the header (and an
+// injected frame's image, which is compared and installed, never run from
+// the ring) is still taken into Private, so that what was validated —
+// lengths, kind, element, package — cannot change after the check. The
+// slot stays the frame's until it is finished: credits report finished
+// frames only (ReceiverRing::finish, after the jam returned), and a sender
+// writes a slot again only when credited (or when asked for a frame's
+// code, before it ran).
+
+/// captureMarkedLine, the payload left in the slot: Out->Payload points
+/// into Slot; Out->Header is the words loaded and checked. Accepts exactly
+/// what captureMarkedLine accepts.
+inline bool captureMarkedLineInRing(const void *Slot, uint64_t Expected, FrameView *Out) {
+  return detail::markedLine<true>(Slot, Expected, nullptr, Out);
+}
+
+/// captureMarkedFrame, the payload left in the slot (nothing is copied:
+/// the header is loaded once into Out->Header). Accepts exactly what
+/// captureMarkedFrame accepts.
+bool captureMarkedFrameInRing(const void *Slot, size_t SlotSize, uint64_t Expected, FrameView *Out);
+
+/// captureFrame with the payload left in the slot: the header line (and an
+/// injected frame's image) is copied into Private and checked there, the
+/// rest of the frame only read, where it lies, for its checksum; one pass,
+/// each word read once, so the checksum vouches for the copied header as
+/// for the payload (bytes may land in any order, How as for captureFrame).
+/// Out->Header and Out->Image come from Private, Out->Payload points into
+/// Slot. Accepts and refuses exactly what captureFrame does.
+tc_status_t captureFrameInRing(const void *Slot, size_t SlotSize, uint64_t Expected, void *Private,
+                               FrameView *Out, Completion How = Completion::Marked);
 
 /// storeMarkedLine for frames of more than a line (Local or cached, the
 /// payload after the header line): what encodeFrame stores for them with

@@ -21,6 +21,9 @@
 #             memory through UCX's emulated RMA
 #   payload   a peer rewriting its slot while the jam runs changes nothing
 #             the jam reads
+#   payload-job
+#             under TC_CODE_TRUST=job the jam reads its payload in the ring:
+#             the same rewrite shows (docs/security.md, "Code trust")
 #   gone-key  a peer whose memory key names a segment already gone (a sender
 #             dying mid-handshake) is refused, by a receiver built on the
 #             runtime's objects and by one linking libtwochains
@@ -278,6 +281,23 @@ if [ $STATUS -eq 77 ]; then
 else
   [ $STATUS -eq 0 ] || { echo "FAILED: tamper"; exit 1; }
   expect "$OUT/receiver" "probe runs 1, changed 0" "the jam saw its payload change"
+fi
+fi
+if want payload-job; then
+echo "== payload-job"
+# The same peer against a receiver under the job policy: its jams read
+# their payload in the ring (no copy), so the rewrite shows.
+start 1 security "$SECPKG" TC_KEY=$KEY TC_CODE_TRUST=job
+STATUS=0
+TC_KEY=$KEY timeout 30 "$SEC" tamper "$SECPKG" $PORT > "$OUT/tamper" 2>&1 || STATUS=$?
+finish
+cat "$OUT/tamper"
+if [ $STATUS -eq 77 ]; then
+  echo "payload-job: skipped (no RMA path on this machine)"
+else
+  [ $STATUS -eq 0 ] || { echo "FAILED: tamper (job)"; exit 1; }
+  expect "$OUT/receiver" "probe runs 1, changed 1" \
+    "under the job policy the jam read a copy, not its payload in the ring"
 fi
 fi
 echo "security: OK"

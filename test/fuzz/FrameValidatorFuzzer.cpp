@@ -1,5 +1,7 @@
 //===- FrameValidatorFuzzer.cpp - checkFrame, captureFrame on any slot ----===//
 //
+// (and the job policy's captures, which leave the payload in the slot)
+//
 // Input: 8 bytes (little-endian) of the sequence the ring expects, then the
 // slot's bytes. The slot is a 64-byte aligned heap buffer of exactly the
 // input's length rounded up to whole lines (at most MaxSlot), so ASan sees
@@ -56,6 +58,23 @@ static void check(const uint8_t *Slot, size_t SlotSize, uint64_t Expected, Compl
       broken("capture points outside its copy, or differs from the slot");
     touch(C.Payload, C.Header.PayloadSize);
   }
+  // The job policy's capture (payload left in the slot, header and image
+  // copied): the same answer, the same header, the payload at the same
+  // place in the slot, the image in its copy.
+  auto *Header = static_cast<uint8_t *>(std::aligned_alloc(FrameLine, SlotSize));
+  FrameView R;
+  if (captureFrameInRing(Slot, SlotSize, Expected, Header, &R, How) != Captured)
+    broken("in-ring capture and captureFrame disagree");
+  if (Captured == TC_OK) {
+    if (std::memcmp(&R.Header, &C.Header, sizeof R.Header) != 0 || R.Size != C.Size ||
+        R.Payload != Slot + (C.Payload - Private) ||
+        (C.Image ? R.Image != Header + (C.Image - Private) ||
+                       std::memcmp(R.Image, C.Image, C.Header.ImageSize) != 0
+                 : R.Image != nullptr))
+      broken("in-ring capture differs from captureFrame's");
+    touch(R.Payload, R.Header.PayloadSize);
+  }
+  std::free(Header);
   // The receiver's inline path for one-line frames stored in order must
   // accept only what captureFrame accepts, and read it the same.
   if (How != Completion::Checksum && SlotSize >= FrameLine) {
@@ -67,12 +86,22 @@ static void check(const uint8_t *Slot, size_t SlotSize, uint64_t Expected, Compl
           std::memcmp(L.Payload, C.Payload, L.Header.PayloadSize) != 0)
         broken("inline capture of a line disagrees with captureFrame");
     }
+    if (captureMarkedLineInRing(Slot, Expected, &L)) {
+      if (Captured != TC_OK || std::memcmp(&L.Header, &C.Header, sizeof L.Header) != 0 ||
+          L.Size != C.Size || L.Image || L.Payload != Slot + (C.Payload - Private))
+        broken("in-ring inline capture of a line disagrees with captureFrame");
+    }
     // And its path for longer frames stored in order.
     if (captureMarkedFrame(Slot, SlotSize, Expected, Line, &L)) {
       if (Captured != TC_OK || std::memcmp(&L.Header, &C.Header, sizeof L.Header) != 0 ||
           L.Size != C.Size || L.Image || L.Payload != Line + (C.Payload - Private) ||
           std::memcmp(L.Payload, C.Payload, L.Header.PayloadSize) != 0)
         broken("inline capture of a frame disagrees with captureFrame");
+    }
+    if (captureMarkedFrameInRing(Slot, SlotSize, Expected, &L)) {
+      if (Captured != TC_OK || std::memcmp(&L.Header, &C.Header, sizeof L.Header) != 0 ||
+          L.Size != C.Size || L.Image || L.Payload != Slot + (C.Payload - Private))
+        broken("in-ring inline capture of a frame disagrees with captureFrame");
     }
     std::free(Line);
   }

@@ -848,3 +848,226 @@ TEST(FrameCapture, ACopyThatDoesNotMatchItsTrailerIsIncomplete) {
 }
 
 } // namespace
+
+// The job policy's capture (TC_CODE_TRUST_JOB, docs/security.md "Code
+// trust"): the same checks, on a private copy of the header (and image);
+// the payload read where it landed.
+namespace {
+
+/// Frames of every kind and layout the receiver takes: one line and more,
+/// put with a checksum and stored in order.
+std::vector<FrameSpec> inRingSpecs(const std::vector<uint8_t> &Image,
+                                   const std::vector<uint8_t> &Payload) {
+  std::vector<FrameSpec> Specs;
+  for (bool Ordered : {false, true}) {
+    for (uint32_t Size : {0u, 4u, 24u, 25u, 300u})
+      for (FrameKind Kind : {FrameLocal, FrameCached, FrameAnswer}) {
+        FrameSpec S;
+        S.Kind = Kind;
+        S.Package = 0x5eed;
+        S.Element = Kind == FrameAnswer ? 0 : 3;
+        S.Code = Kind == FrameCached ? 0xfeedull : 0;
+        S.Payload = Payload.data();
+        S.PayloadSize = Size;
+        S.Sequence = 77;
+        S.Ordered = Ordered;
+        Specs.push_back(S);
+      }
+    FrameSpec S;
+    S.Kind = FrameInjected;
+    S.Package = 0x5eed;
+    S.Element = 3;
+    S.Code = 0xc0de;
+    S.Image = Image.data();
+    S.ImageSize = uint32_t(Image.size());
+    S.Payload = Payload.data();
+    S.PayloadSize = 100;
+    S.Sequence = 77;
+    S.Ordered = Ordered;
+    Specs.push_back(S);
+  }
+  return Specs;
+}
+
+TEST(FrameCapture, InRingTakesWhatCaptureFrameTakesButLeavesThePayload) {
+  std::vector<uint8_t> Image = bytes(128, 1), Payload = bytes(300, 9);
+  for (const FrameSpec &Spec : inRingSpecs(Image, Payload))
+    for (Completion How : {Completion::Checksum, Completion::Marked, Completion::Ordered}) {
+      std::string What = "kind " + std::to_string(Spec.Kind) + ", " +
+                         std::to_string(Spec.PayloadSize) + " B" +
+                         (Spec.Ordered ? ", ordered" : "") + ", completion " +
+                         std::to_string(int(How));
+      Slot S, Copied, Header;
+      size_t Size = 0;
+      ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_OK) << What;
+      FrameView V, R;
+      tc_status_t Want = captureFrame(S.Bytes, SlotSize, 77, Copied.Bytes, &V, How);
+      ASSERT_EQ(captureFrameInRing(S.Bytes, SlotSize, 77, Header.Bytes, &R, How), Want) << What;
+      if (Want != TC_OK)
+        continue; // a marked frame under Completion::Checksum: not whole yet, for both
+      EXPECT_EQ(std::memcmp(&R.Header, &V.Header, sizeof R.Header), 0) << What;
+      EXPECT_EQ(R.Size, V.Size) << What;
+      // The payload: at the same place, but in the slot.
+      EXPECT_EQ(R.Payload, S.Bytes + (V.Payload - Copied.Bytes)) << What;
+      EXPECT_EQ(std::memcmp(R.Payload, Payload.data(), Spec.PayloadSize), 0) << What;
+      // The image: copied, as captureFrame copies it (never run from the ring).
+      if (Spec.Kind == FrameInjected) {
+        EXPECT_EQ(R.Image, Header.Bytes + (V.Image - Copied.Bytes)) << What;
+        EXPECT_EQ(std::memcmp(R.Image, Image.data(), Image.size()), 0) << What;
+      } else {
+        EXPECT_EQ(R.Image, nullptr) << What;
+      }
+      // A peer rewriting the slot: what was checked (the header) stays;
+      // the payload the jam reads is the slot's, rewritten.
+      uint32_t Checked = R.Header.PayloadSize;
+      reseal(S, Size, 77, [](FrameHeader &H) { H.PayloadSize = 4000; });
+      EXPECT_EQ(R.Header.PayloadSize, Checked) << What;
+      if (Spec.PayloadSize) {
+        S.Bytes[R.Payload - S.Bytes] ^= 0xff;
+        EXPECT_EQ(R.Payload[0], uint8_t(Payload[0] ^ 0xff)) << What;
+      }
+    }
+}
+
+/// The checksum is taken over the slot in one pass, the header copied as
+/// it is summed: bytes landing in any order, over an older frame's, pass
+/// only once the last has landed.
+TEST(FrameCapture, InRingCompleteOnlyWhenEveryByteHasLanded) {
+  std::vector<uint8_t> Image = bytes(192, 3), Payload = bytes(200, 5);
+  for (FrameKind Kind : {FrameInjected, FrameLocal}) {
+    FrameSpec Spec;
+    Spec.Kind = Kind;
+    Spec.Image = Kind == FrameInjected ? Image.data() : nullptr;
+    Spec.ImageSize = Kind == FrameInjected ? uint32_t(Image.size()) : 0;
+    Spec.Code = Kind == FrameInjected ? 0xc0de : 0;
+    Spec.Payload = Payload.data();
+    Spec.PayloadSize = uint32_t(Payload.size());
+    Spec.Sequence = 42;
+    Slot Source;
+    size_t Size = 0;
+    ASSERT_EQ(encodeFrame(Source.Bytes, SlotSize, Spec, &Size), TC_OK);
+    std::mt19937 Rng(99 + Kind);
+    for (int Round = 0; Round < 30; ++Round) {
+      Slot Target, Header;
+      for (uint8_t &B : Target.Bytes)
+        B = uint8_t(Rng() | 1);
+      std::vector<size_t> Chunks(Size / 8);
+      std::iota(Chunks.begin(), Chunks.end(), 0);
+      std::shuffle(Chunks.begin(), Chunks.end(), Rng);
+      for (size_t I = 0; I < Chunks.size(); ++I) {
+        std::memcpy(Target.Bytes + Chunks[I] * 8, Source.Bytes + Chunks[I] * 8, 8);
+        FrameView V;
+        tc_status_t St = captureFrameInRing(Target.Bytes, SlotSize, 42, Header.Bytes, &V);
+        if (I + 1 < Chunks.size()) {
+          ASSERT_EQ(St, TC_ERR_INCOMPLETE)
+              << "kind " << Kind << " round " << Round << " chunk " << I;
+        } else {
+          ASSERT_EQ(St, TC_OK);
+          EXPECT_EQ(std::memcmp(V.Payload, Payload.data(), Payload.size()), 0);
+          if (Kind == FrameInjected)
+            EXPECT_EQ(std::memcmp(V.Image, Image.data(), Image.size()), 0);
+        }
+      }
+    }
+  }
+}
+
+/// Every bad field captureFrame refuses (resealed: the checksum is right),
+/// and every byte changed after sealing, payload bytes included: the same
+/// answer from the in-ring capture.
+TEST(FrameCapture, InRingRefusesWhatCaptureFrameRefuses) {
+  std::vector<uint8_t> Image = bytes(64, 2), Payload = bytes(40, 4);
+  FrameSpec Spec;
+  Spec.Kind = FrameInjected;
+  Spec.Image = Image.data();
+  Spec.ImageSize = 64;
+  Spec.Code = 0xc0de;
+  Spec.Payload = Payload.data();
+  Spec.PayloadSize = 40;
+  Spec.Sequence = 3;
+  Slot Good;
+  size_t Size;
+  ASSERT_EQ(encodeFrame(Good.Bytes, SlotSize, Spec, &Size), TC_OK);
+  void (*Changes[])(FrameHeader &) = {
+      [](FrameHeader &H) { H.Magic ^= 1; },
+      [](FrameHeader &H) { H.Version = 9; },
+      [](FrameHeader &H) { H.Kind = 7; },
+      [](FrameHeader &H) { H.Kind = FrameAnswer; },
+      [](FrameHeader &H) { H.Sequence += 64; },
+      [](FrameHeader &H) { H.PayloadSize = 4000; },
+      [](FrameHeader &H) { H.PayloadOffset = 8; },
+      [](FrameHeader &H) { H.PayloadOffset = 0xfffffff0u; },
+      [](FrameHeader &H) { H.ImageSize = 128; },
+      [](FrameHeader &H) { H.ImageSize = 40; },
+      [](FrameHeader &H) { H.PayloadOffset = 48; },
+      [](FrameHeader &H) { H.Kind = FrameLocal; },
+      [](FrameHeader &H) { H.Kind = FrameCached; },
+  };
+  for (size_t C = 0; C < std::size(Changes); ++C) {
+    Slot S = Good, Copied, Header;
+    reseal(S, Size, 3, Changes[C]);
+    FrameView V, R;
+    tc_status_t Want = captureFrame(S.Bytes, SlotSize, 3, Copied.Bytes, &V);
+    EXPECT_NE(Want, TC_OK) << "change " << C;
+    EXPECT_EQ(captureFrameInRing(S.Bytes, SlotSize, 3, Header.Bytes, &R), Want) << "change " << C;
+  }
+  for (size_t I = 0; I < Size - FrameTrailerSize; I += 5) {
+    Slot S = Good, Header;
+    S.Bytes[I] ^= 0x20;
+    FrameView R;
+    EXPECT_EQ(captureFrameInRing(S.Bytes, SlotSize, 3, Header.Bytes, &R), TC_ERR_INCOMPLETE)
+        << "flipped byte " << I;
+  }
+}
+
+/// The direct sender's frames, in the ring: what captureMarkedLine and
+/// captureMarkedFrame accept and refuse, the same, and the payload not
+/// copied.
+TEST(FrameCapture, TheInlinePathsInRingAgreeWithTheCopyingOnes) {
+  std::vector<uint8_t> Payload = bytes(1000, 7);
+  for (FrameKind Kind : {FrameLocal, FrameCached})
+    for (uint32_t N : {0u, 1u, 8u, 24u, 25u, 100u, 1000u}) {
+      Slot S, Private;
+      FrameSpec Spec = markedSpec(Kind, Payload.data(), N, 4, 9);
+      size_t Size = 0;
+      ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_OK);
+      FrameView V, R;
+      bool Line = Size == FrameLine;
+      bool Want = Line ? captureMarkedLine(S.Bytes, 9, Private.Bytes, &V)
+                       : captureMarkedFrame(S.Bytes, SlotSize, 9, Private.Bytes, &V);
+      ASSERT_TRUE(Want) << N;
+      ASSERT_TRUE(Line ? captureMarkedLineInRing(S.Bytes, 9, &R)
+                       : captureMarkedFrameInRing(S.Bytes, SlotSize, 9, &R))
+          << N;
+      EXPECT_EQ(std::memcmp(&R.Header, &V.Header, sizeof R.Header), 0) << N;
+      EXPECT_EQ(R.Size, V.Size) << N;
+      EXPECT_EQ(R.Image, nullptr) << N;
+      EXPECT_EQ(R.Payload, S.Bytes + (V.Payload - Private.Bytes)) << N;
+      EXPECT_EQ(std::memcmp(R.Payload, Payload.data(), N), 0) << N;
+      // The other way's frames are not for it.
+      EXPECT_FALSE(Line ? captureMarkedFrameInRing(S.Bytes, SlotSize, 9, &R)
+                        : captureMarkedLineInRing(S.Bytes, 9, &R))
+          << N;
+      EXPECT_FALSE(Line ? captureMarkedLineInRing(S.Bytes, 9 + 64, &R)
+                        : captureMarkedFrameInRing(S.Bytes, SlotSize, 9 + 64, &R))
+          << N;
+      // A bad length: refused by both.
+      uint32_t Huge = Line ? 25 : uint32_t(Size);
+      std::memcpy(S.Bytes + offsetof(FrameHeader, PayloadSize), &Huge, sizeof Huge);
+      EXPECT_EQ(Line ? captureMarkedLine(S.Bytes, 9, Private.Bytes, &V)
+                     : captureMarkedFrame(S.Bytes, SlotSize, 9, Private.Bytes, &V),
+                false)
+          << N;
+      EXPECT_FALSE(Line ? captureMarkedLineInRing(S.Bytes, 9, &R)
+                        : captureMarkedFrameInRing(S.Bytes, SlotSize, 9, &R))
+          << N;
+      // Put with a checksum: neither inline path.
+      Spec.Ordered = false;
+      ASSERT_EQ(encodeFrame(S.Bytes, SlotSize, Spec, &Size), TC_OK);
+      EXPECT_FALSE(Line ? captureMarkedLineInRing(S.Bytes, 9, &R)
+                        : captureMarkedFrameInRing(S.Bytes, SlotSize, 9, &R))
+          << N;
+    }
+}
+
+} // namespace
