@@ -250,14 +250,14 @@ static bool needsDeployment(tc_peer *Peer, const tc_package *Pkg) {
   return Peer->Tx.DeployCheck && !peerHolds(Peer, Pkg);
 }
 
-/// The package's deployment failed (St): its queued frames are dropped,
-/// their calls ended; the application hears of it by an event (posted by
-/// the deployment) and its next tc_flush.
-static void deploymentFailed(tc_peer *Peer, const tc_package *Pkg, tc_status_t St) {
+/// Drops the queued frames Waiting says wait for code that will not come
+/// (St): their calls end, and the next tc_flush returns St.
+template <class Predicate>
+static void dropWaiting(tc_peer *Peer, tc_status_t St, Predicate Waiting) {
   auto *Ctx = contextOf<SendContext>(Peer);
   uint64_t Dropped = 0;
   for (auto It = Peer->Tx.Queued.begin(); It != Peer->Tx.Queued.end();) {
-    if (It->Package != Pkg) {
+    if (!Waiting(*It)) {
       ++It;
       continue;
     }
@@ -269,6 +269,13 @@ static void deploymentFailed(tc_peer *Peer, const tc_package *Pkg, tc_status_t S
   count(Ctx, &tc_stats_t::faults_reported, Dropped);
   count(Peer, &tc_peer_stats_t::faults_reported, Dropped);
   Peer->Tx.DroppedUnflushed = St;
+}
+
+/// The package's deployment failed (St): its queued frames are dropped;
+/// the application hears of it by an event (posted by the deployment)
+/// and its next tc_flush.
+static void deploymentFailed(tc_peer *Peer, const tc_package *Pkg, tc_status_t St) {
+  dropWaiting(Peer, St, [&](const PeerSendHalf::QueuedFrame &F) { return F.Package == Pkg; });
 }
 
 /// The deployment in flight moved on; at its end, frames of a refused
@@ -312,23 +319,11 @@ static bool needsShipment(tc_peer *Peer, const tc_package *Pkg, uint32_t Element
 static void shipmentFailed(tc_peer *Peer, const tc_package *Pkg, uint32_t Element, tc_status_t St) {
   if (St != TC_ERR_NO_CREDIT)
     elementSend(Peer, Pkg, Element).Refused = St;
-  auto *Ctx = contextOf<SendContext>(Peer);
-  uint64_t Dropped = 0;
-  for (auto It = Peer->Tx.Queued.begin(); It != Peer->Tx.Queued.end();) {
-    if (It->Package != Pkg || It->Element != Element ||
-        !needsShipment(Peer, Pkg, Element, It->Mode, It->Payload.size())) {
-      ++It;
-      continue;
-    }
-    if (It->CallKey && Ctx->FrameAbandoned)
-      Ctx->FrameAbandoned(Peer, It->CallKey, St);
-    It = unqueue(Peer, It);
-    ++Dropped;
-  }
-  count(Ctx, &tc_stats_t::faults_reported, Dropped);
-  count(Peer, &tc_peer_stats_t::faults_reported, Dropped);
-  Peer->Tx.DroppedUnflushed = St;
-  postEvent(Ctx, TC_EVENT_FAULT_REPORTED, Peer->Number, St, Element);
+  dropWaiting(Peer, St, [&](const PeerSendHalf::QueuedFrame &F) {
+    return F.Package == Pkg && F.Element == Element &&
+           needsShipment(Peer, Pkg, Element, F.Mode, F.Payload.size());
+  });
+  postEvent(Peer->Ctx, TC_EVENT_FAULT_REPORTED, Peer->Number, St, Element);
 }
 
 /// The answer to the peer's shipment, if it has come: the element is
