@@ -46,8 +46,14 @@ struct CodeContext : PackageContext {
   struct IncomingDeployment {
     ucp_ep_h Reply = nullptr;
     uint64_t Id = 0;
-    enum class Stage { OfferArriving, OfferArrived, FilesAsked, FilesArriving, FilesArrived,
-                       Answer } At = Stage::OfferArriving;
+    enum class Stage {
+      OfferArriving,
+      OfferArrived,
+      FilesAsked,
+      FilesArriving,
+      FilesArrived,
+      Answer
+    } At = Stage::OfferArriving;
     tc_status_t Status = TC_OK;
     std::string Reason;       // a refusal's, for the sender
     std::vector<uint8_t> Body; // the offer's, then the files'

@@ -181,8 +181,7 @@ tc_status_t install(CodeContext *Ctx, Incoming &D, std::string &Reason) {
     // has its outside symbols bound to nothing, and must be loaded anew.
     bool Ried = false;
     std::string Held = heldFile(Ctx, F.Hash, &Ried);
-    if (Held.empty() ||
-        !(Ried ? symlink(Held.c_str(), Path.c_str()) == 0 : copyFile(Held, Path))) {
+    if (Held.empty() || !(Ried ? symlink(Held.c_str(), Path.c_str()) == 0 : copyFile(Held, Path))) {
       Reason = "it no longer holds " + F.Path;
       return TC_ERR_IO;
     }
@@ -209,8 +208,8 @@ tc_status_t install(CodeContext *Ctx, Incoming &D, std::string &Reason) {
   std::string Interface = packageInterface(M);
   for (const tc_package *P : Ctx->Packages)
     if (P->Name == M.Package && P->Interface != Interface) {
-      Reason = "package '" + M.Package + "': its rieds differ from those of the build this "
-               "receiver holds (" + P->Identity.substr(0, 16) + "...): deploy one that "
+      Reason = "package '" + M.Package + "': its rieds differ from those of the build " +
+               P->Identity.substr(0, 16) + "... this receiver holds: deploy a build that " +
                "changes only jams, or another package";
       return TC_ERR_PACKAGE_MISMATCH;
     }
@@ -293,8 +292,8 @@ void onDeployBody(void *Arg, tc_status_t St) {
   delete B;
 }
 
-ucs_status_t onDeploy(void *Arg, const void *Header, size_t HeaderLength, void *Data,
-                      size_t Length, const ucp_am_recv_param_t *Param) {
+ucs_status_t onDeploy(void *Arg, const void *Header, size_t HeaderLength, void *Data, size_t Length,
+                      const ucp_am_recv_param_t *Param) {
   auto *Ctx = static_cast<CodeContext *>(Arg);
   tc_peer *Peer = senderOf(Ctx, Param);
   DeployHeader H;
@@ -304,8 +303,8 @@ ucs_status_t onDeploy(void *Arg, const void *Header, size_t HeaderLength, void *
   }
   std::memcpy(&H, Header, sizeof H);
   auto Refuse = [&](tc_status_t St, const std::string &Why) {
-    countHeld(Ctx, St == TC_ERR_NO_CREDIT ? &tc_stats_t::shares_full
-                                          : &tc_stats_t::deployments_refused);
+    countHeld(Ctx,
+              St == TC_ERR_NO_CREDIT ? &tc_stats_t::shares_full : &tc_stats_t::deployments_refused);
     logLimited(Peer->RefusedMessageLog, TC_LOG_ERROR,
                "refused a package deployed by " + Peer->Name + ": " + Why);
     // Answered on the control turn; the body is never received.
@@ -347,11 +346,11 @@ ucs_status_t onDeploy(void *Arg, const void *Header, size_t HeaderLength, void *
   if (Ctx->DeployedPackages.size() >= MaxDeployedPackages)
     return Refuse(TC_ERR_REFUSED, "it holds " + std::to_string(MaxDeployedPackages) +
                                       " deployed packages, its limit");
-  constexpr uint64_t MaxOfferBody =
-      MaxDeployManifest + MaxDeploySignature + uint64_t(MaxDeployFiles) * (74 + MaxDeployPath);
+  constexpr uint64_t MaxOfferBody = MaxDeployManifest + MaxDeploySignature +
+                                    uint64_t(MaxDeployFiles) * (74 + MaxDeployPath);
   if (H.BodySize != Length || Length > MaxOfferBody)
-    return Refuse(TC_ERR_BAD_OFFER, "an offer of " + std::to_string(Length) +
-                                        " bytes (at most " + std::to_string(MaxOfferBody) + ")");
+    return Refuse(TC_ERR_BAD_OFFER, "an offer of " + std::to_string(Length) + " bytes (at most " +
+                                        std::to_string(MaxOfferBody) + ")");
   size_t Mine = 0;
   for (const Incoming &D : Ctx->Deployments)
     Mine += D.Reply == Param->reply_ep && D.At != Stage::Answer;
@@ -471,11 +470,10 @@ tc_status_t sendKept(tc_peer *Peer, const DeployHeader &H, std::vector<uint8_t> 
   ucp_request_param_t P = {};
   P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   P.flags = UCP_AM_SEND_FLAG_REPLY;
-  ucs_status_ptr_t R =
-      ucp_am_send_nbx(Peer->Ep, AmDeploy, Header, sizeof H, Kept.data(), Kept.size(), &P);
+  ucs_status_ptr_t R = ucp_am_send_nbx(Peer->Ep, AmDeploy, Header, sizeof H, Kept.data(),
+                                       Kept.size(), &P);
   if (UCS_PTR_IS_ERR(R)) {
-    logError(Peer->Name + ": cannot send a deployment: " +
-             ucs_status_string(UCS_PTR_STATUS(R)));
+    logError(Peer->Name + ": cannot send a deployment: " + ucs_status_string(UCS_PTR_STATUS(R)));
     return statusOfUcs(UCS_PTR_STATUS(R));
   }
   if (R)
@@ -569,8 +567,7 @@ tc_status_t startDeployment(tc_peer *Peer, const tc_package *Pkg) {
     struct stat St;
     std::string Full = Pkg->Dir + "/" + F.Path;
     if (stat(Full.c_str(), &St) != 0) {
-      logError("cannot deploy package '" + Pkg->Name + "': " + Full + ": " +
-               std::strerror(errno));
+      logError("cannot deploy package '" + Pkg->Name + "': " + Full + ": " + std::strerror(errno));
       return TC_ERR_IO;
     }
     Files.push_back({F.Path, F.Hash, uint64_t(St.st_size)});
@@ -623,9 +620,8 @@ tc_status_t advanceDeployment(tc_peer *Peer) {
       return ended(Peer, Pkg, TC_OK);
     }
     std::string Reason = printable(std::string(R.Body.begin(), R.Body.end()));
-    logError(Peer->Name + " refused package '" + Pkg->Name + "' (" +
-             Pkg->Identity.substr(0, 16) + "...): " + (Reason.empty() ? "" : Reason + " ") + "(" +
-             statusString(St) + ")");
+    logError(Peer->Name + " refused package '" + Pkg->Name + "' (" + Pkg->Identity.substr(0, 16) +
+             "...): " + (Reason.empty() ? "" : Reason + " ") + "(" + statusString(St) + ")");
     if (St != TC_ERR_NO_CREDIT)
       Peer->Tx.DeployRefused.emplace_back(Pkg->Tag, St);
     postEvent(Ctx, TC_EVENT_DEPLOY_REFUSED, Peer->Number, St);

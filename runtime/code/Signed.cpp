@@ -46,8 +46,8 @@ tc_status_t twochains::rt::checkSignature(CodeContext *Ctx, const std::string &M
     return TC_ERR_UNTRUSTED;
   }
   if (!verifyEd25519(S.PublicKey.data(), Manifest.data(), Manifest.size(), S.Signature.data())) {
-    Reason = "its signature by " + (Signer->Comment.empty() ? hexPrefix(S.PublicKey) + "..."
-                                                             : Signer->Comment) +
+    Reason = "its signature by " +
+             (Signer->Comment.empty() ? hexPrefix(S.PublicKey) + "..." : Signer->Comment) +
              " does not verify: the manifest is not the one that was signed";
     return TC_ERR_UNTRUSTED;
   }

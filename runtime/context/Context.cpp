@@ -353,8 +353,8 @@ static tc_status_t setupFeatures(tc_context *Ctx) {
   ucs_status_t St;
   if ((St = setupFramePath(Ctx)) != UCS_OK || (St = setupRiedPush(Ctx)) != UCS_OK ||
       (St = setupCodeTransfer(Ctx)) != UCS_OK || (St = setupDeploy(Ctx)) != UCS_OK ||
-      (St = setupWireup(Ctx)) != UCS_OK ||
-      (St = setupJob(Ctx)) != UCS_OK || (St = setupCalls(Ctx)) != UCS_OK) {
+      (St = setupWireup(Ctx)) != UCS_OK || (St = setupJob(Ctx)) != UCS_OK ||
+      (St = setupCalls(Ctx)) != UCS_OK) {
     if (Ctx->EmbeddedWorker) {
       logError(std::string("cannot register active messages on the application's worker (") +
                ucs_status_string(St) + "): its context needs UCP_FEATURE_AM");

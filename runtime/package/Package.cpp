@@ -153,8 +153,8 @@ tc_status_t loadPackage(const std::string &ManifestPath, const char *Name, uint3
   size_t Slash = ManifestPath.rfind('/');
   std::string Dir = Slash == std::string::npos ? "." : ManifestPath.substr(0, Slash);
   std::string ManifestText(Text.begin(), Text.end());
-  if (tc_status_t St = statusOf(parseManifest(ManifestText, ManifestPath, Dir,
-                                              manifestFilesOnDisk(), M, Error));
+  if (tc_status_t St = statusOf(
+          parseManifest(ManifestText, ManifestPath, Dir, manifestFilesOnDisk(), M, Error));
       St != TC_OK)
     return St;
   if (Name && M.Package != Name) {
@@ -237,21 +237,20 @@ std::string packageInterface(const ManifestData &M) {
   H.update("interface " + M.Package + "\n");
   for (const ManifestElement &E : M.Elements)
     if (E.Kind == "ried")
-      H.update(E.Kind + " " + std::to_string(E.ID) + " " + E.Name + " " + E.Fields.at("isa") +
-               " " + E.Fields.at("hash") + "\n");
+      H.update(E.Kind + " " + std::to_string(E.ID) + " " + E.Name + " " + E.Fields.at("isa") + " " +
+               E.Fields.at("hash") + "\n");
   return H.hex();
 }
 
 } // namespace twochains::rt
 
-extern "C" tc_status_t tc_package_load(const tc_package_params_t *Params,
-                                       tc_package_t **Out) {
-  if (!Params || !Out || Params->version != TC_PACKAGE_PARAMS_VERSION ||
-      !Params->prefix || !Params->name || !Params->roles ||
+extern "C" tc_status_t tc_package_load(const tc_package_params_t *Params, tc_package_t **Out) {
+  if (!Params || !Out || Params->version != TC_PACKAGE_PARAMS_VERSION || !Params->prefix ||
+      !Params->name || !Params->roles ||
       (Params->roles & ~uint32_t(TC_PACKAGE_SENDER | TC_PACKAGE_RECEIVER)))
     return TC_ERR_INVALID_PARAM;
-  std::string Path = std::string(Params->prefix) + "/lib/twochains/packages/" +
-                     Params->name + "/manifest.tcm";
+  std::string Path = std::string(Params->prefix) + "/lib/twochains/packages/" + Params->name +
+                     "/manifest.tcm";
   std::unique_ptr<tc_package> P;
   std::string Error;
   if (tc_status_t St = loadPackage(Path, Params->name, Params->roles, Params->isa, P, Error);

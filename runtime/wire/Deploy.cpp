@@ -12,8 +12,8 @@ bool isDeployPath(const std::string &Path) {
   size_t Start = 0;
   while (Start <= Path.size()) {
     size_t Slash = Path.find('/', Start);
-    std::string Part = Path.substr(Start, Slash == std::string::npos ? std::string::npos
-                                                                     : Slash - Start);
+    std::string Part = Path.substr(Start,
+                                   Slash == std::string::npos ? std::string::npos : Slash - Start);
     if (Part.empty() || Part.find_first_not_of('.') == std::string::npos)
       return false; // "a//b", ".", ".."
     for (char C : Part)
@@ -61,8 +61,7 @@ tc_status_t parseDeployOffer(const DeployHeader &H, const uint8_t *Body, size_t 
     return Bad("a manifest of " + std::to_string(H.ManifestSize) + " bytes, a signature of " +
                std::to_string(H.SignatureSize) + " and " + std::to_string(H.FileCount) +
                " files (at most " + std::to_string(MaxDeployManifest) + ", " +
-               std::to_string(MaxDeploySignature) + " and " + std::to_string(MaxDeployFiles) +
-               ")");
+               std::to_string(MaxDeploySignature) + " and " + std::to_string(MaxDeployFiles) + ")");
   if (Size < uint64_t(H.ManifestSize) + H.SignatureSize)
     return Bad("a body shorter than its manifest and signature");
   size_t At = H.ManifestSize + H.SignatureSize;

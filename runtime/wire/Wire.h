@@ -112,8 +112,8 @@ constexpr uint32_t MaxWorkerAddressSize = 16384;
 constexpr uint32_t MaxOfferPackages = 64;
 constexpr uint32_t MaxPackageNameSize = 64;
 constexpr size_t PackageIdentitySize = 64;
-constexpr size_t MaxPackagesSize =
-    MaxOfferPackages * (1 + MaxPackageNameSize + 2 * PackageIdentitySize);
+constexpr size_t MaxPackagesSize = MaxOfferPackages *
+                                   (1 + MaxPackageNameSize + 2 * PackageIdentitySize);
 constexpr size_t MaxOfferBody =
     2 * size_t(MaxRkeySize) + MaxWorkerAddressSize + MaxPackagesSize;
 constexpr uint64_t MaxRiedSize = 64ull << 20;

@@ -124,8 +124,8 @@ static void new_jam(tc_peer_t *peer, tc_package_t *pkg) {
   }
   long one = 5, total = 0;
   size_t n = 0;
-  tc_status_t st = tc_call(peer, pkg, add, TC_SEND_INJECTED, &one, sizeof one, &total,
-                           sizeof total, &n, 10000);
+  tc_status_t st = tc_call(peer, pkg, add, TC_SEND_INJECTED, &one, sizeof one, &total, sizeof total,
+                           &n, 10000);
   check(st == TC_OK && total == 5, "the new build's 'add' shares the receiver's ried", st);
   tc_status_t again = tc_deploy(peer, pkg, 5000);
   check(again == TC_OK, "tc_deploy of a build the receiver holds now", again);
@@ -154,8 +154,8 @@ static void measure(tc_peer_t *peer, tc_package_t *pkg) {
                            30000);
   double first_local = now_us() - t0;
   t0 = now_us();
-  tc_status_t st2 = tc_call(peer, pkg, hist, TC_SEND_INJECTED, deg, sizeof deg, got, sizeof got,
-                            &n, 30000);
+  tc_status_t st2 = tc_call(peer, pkg, hist, TC_SEND_INJECTED, deg, sizeof deg, got, sizeof got, &n,
+                            30000);
   double first_injected = now_us() - t0;
   check(st == TC_OK && st2 == TC_OK, "first calls", st == TC_OK ? st2 : st);
   enum { N = 2000 };
@@ -267,8 +267,8 @@ int main(int argc, char **argv) {
     long got[9];
     size_t n = 0;
     unsigned char deg[4] = {1, 2, 3, 9};
-    st = tc_call(peer, pkg, element(pkg, "hist"), TC_SEND_LOCAL, deg, sizeof deg, got,
-                 sizeof got, &n, 5000);
+    st = tc_call(peer, pkg, element(pkg, "hist"), TC_SEND_LOCAL, deg, sizeof deg, got, sizeof got,
+                 &n, 5000);
     check(st != TC_OK, "a frame of a build the receiver lacks does not run", st);
     st = tc_deploy(peer, pkg, 5000);
     check(st == TC_ERR_REFUSED, "the package policy refuses the deployment", st);

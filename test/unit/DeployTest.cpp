@@ -9,8 +9,7 @@ namespace {
 
 DeployHeader headerFor(const std::string &Manifest, const std::vector<DeployFile> &Files,
                        const std::vector<uint8_t> &Body) {
-  return {DeployOfferMagic, uint32_t(Files.size()), 1, uint32_t(Manifest.size()), 0,
-          Body.size()};
+  return {DeployOfferMagic, uint32_t(Files.size()), 1, uint32_t(Manifest.size()), 0, Body.size()};
 }
 
 tc_status_t parse(const std::vector<DeployFile> &Files, std::string *Why = nullptr) {
@@ -45,8 +44,8 @@ TEST(DeployOffer, AcceptsAPackagesFiles) {
 }
 
 TEST(DeployOffer, PathsStayInsideThePackage) {
-  for (const char *Bad : {"../etc/passwd", "/etc/passwd", "a/../../b", "a//b", "a/./b", "a/",
-                          "", "a b", "a\\b", "~/x"}) {
+  for (const char *Bad : {"../etc/passwd", "/etc/passwd", "a/../../b", "a//b", "a/./b", "a/", "",
+                          "a b", "a\\b", "~/x"}) {
     std::string Why;
     EXPECT_EQ(parse({{Bad, Hash, 1}}, &Why), TC_ERR_BAD_OFFER) << Bad;
     EXPECT_NE(Why.find("path"), std::string::npos) << Why;
