@@ -623,6 +623,15 @@ typedef struct tc_stats {
                                        or an import that does not check out */
   uint64_t deployments_sent;        /* packages this side deployed to peers that took them */
   uint64_t deploy_bytes_sent;       /* bytes of files those deployments sent */
+  /* many peers (docs/scaling.md) */
+  uint64_t rings_cooled;            /* rings made cold: quiet a while, no longer polled
+                                       every pass; their senders ring the doorbell */
+  uint64_t rings_warmed;            /* cold rings polled every pass again: rung, found by
+                                       the sweep, or sent to from this side */
+  uint64_t rings_polled;            /* now: rings every pass polls (not a counter) */
+  uint64_t ring_bytes;              /* now: bytes of this side's rings (not a counter) */
+  uint64_t ring_bytes_resident;     /* now: of those, in memory (pages a sender wrote or
+                                       the receiver read; not a counter) */
 } tc_stats_t;
 
 /* The context's counters. The struct grows at its end as counters are

@@ -26,6 +26,7 @@
 #include "containment/JamGuard.h"
 #include "control/ControlMessage.h"
 #include "control/ControlWorker.h"
+#include "core/Polled.h"
 #include "core/Sleep.h"
 #include "send/FramePath.h"
 #include "send/Send.h"
@@ -36,11 +37,13 @@
 #include "wireup/Wireup.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <unistd.h>
+#include <sys/mman.h>
 
 using namespace twochains::rt;
 
@@ -363,6 +366,7 @@ static tc_status_t setupFeatures(tc_context *Ctx) {
     return statusOfUcs(St);
   }
   setupProgress(Ctx);
+  setupPolling(Ctx);
   return TC_OK;
 }
 
@@ -501,6 +505,10 @@ static void destroyContext(tc_context *Ctx) {
   for (auto &Peer : Ctx->Accepted)
     releasePeer(Ctx, Peer.get());
   Ctx->Accepted.clear();
+  for (tc_peer *P : Ctx->Polled)
+    P->PolledAt = -1;
+  Ctx->Polled.clear();
+  releaseDoorbell(Ctx);
   releaseUcx(Ctx);
   // Deployed packages are the context's: their rieds stay loaded, as
   // tc_package_unload leaves them.
@@ -538,6 +546,30 @@ extern "C" const char *tc_mailbox_mode_name(const tc_context_t *Ctx) {
   return "";
 }
 
+/// The gauges of tc_stats_t: rings polled every pass, and this side's
+/// rings' bytes and how many of them are in memory (mincore).
+static void ringMemory(const tc_context *Ctx, tc_stats_t &Out) {
+  Out.rings_polled = Ctx->Polled.size();
+  size_t Page = size_t(sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> In;
+  auto Add = [&](const tc_peer *P) {
+    if (!P->Rx.Ring)
+      return;
+    Out.ring_bytes += P->Rx.RingBytes;
+    uintptr_t First = uintptr_t(P->Rx.Ring) & ~(Page - 1);
+    size_t Pages = (uintptr_t(P->Rx.Ring) + P->Rx.RingBytes - First + Page - 1) / Page;
+    In.assign(Pages, 0);
+    if (mincore(reinterpret_cast<void *>(First), Pages * Page, In.data()) != 0)
+      return;
+    for (unsigned char Resident : In)
+      Out.ring_bytes_resident += (Resident & 1) ? Page : 0;
+  };
+  for (const auto &P : Ctx->Accepted)
+    Add(P.get());
+  for (const tc_peer *P : Ctx->Connected)
+    Add(P);
+}
+
 extern "C" tc_status_t tc_context_stats_sized(const tc_context_t *Ctx, tc_stats_t *Out,
                                               size_t Size) {
   if (!Ctx || !Out || Size % sizeof(uint64_t))
@@ -549,8 +581,14 @@ extern "C" tc_status_t tc_context_stats_sized(const tc_context_t *Ctx, tc_stats_
   const auto *From = reinterpret_cast<const uint64_t *>(&Ctx->Stats);
   auto *To = reinterpret_cast<uint64_t *>(Out);
   size_t Known = sizeof(tc_stats_t) / sizeof(uint64_t);
+  tc_stats_t Now = {};
+  ringMemory(Ctx, Now);
+  const auto *Gauges = reinterpret_cast<const uint64_t *>(&Now);
+  size_t FirstGauge = offsetof(tc_stats_t, rings_polled) / sizeof(uint64_t);
   for (size_t I = 0; I < Size / sizeof(uint64_t); ++I)
-    To[I] = I < Known ? __atomic_load_n(From + I, __ATOMIC_RELAXED) : 0;
+    To[I] = I >= Known        ? 0
+            : I >= FirstGauge ? Gauges[I]
+                              : __atomic_load_n(From + I, __ATOMIC_RELAXED);
   return TC_OK;
 }
 

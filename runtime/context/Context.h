@@ -41,6 +41,8 @@ inline bool partsAtStart(tc_context *Ctx) {
 tc_status_t progressContext(tc_context *Ctx, unsigned *Executed);
 /// Lets the layers below progress the context (CoreContext::Progress).
 void setupProgress(tc_context *Ctx);
+/// Makes quiet peers' rings cold, and sweeps the cold ones (Polling.cpp).
+void setupPolling(tc_context *Ctx);
 /// tc_executor_stop's work.
 void stopExecutor(tc_context *Ctx);
 } // namespace twochains::rt

@@ -16,6 +16,7 @@
 #include "calls/Calls.h"
 #include "containment/JamGuard.h"
 #include "core/Lock.h"
+#include "core/Polled.h"
 #include "core/Sleep.h"
 #include "receive/Receive.h"
 #include "send/Send.h"
@@ -221,14 +222,16 @@ __attribute__((always_inline)) static inline tc_status_t progressTurn(tc_context
   }
   unsigned Count = 0;
   // Frames come from the senders that connected to us and, as replies,
-  // from the receivers we connected to. By index, without a copy on the
-  // hot path: a jam may connect onward (tc_jam_forward) and so append to
-  // Connected while we iterate.
+  // from the receivers we connected to: those polled every pass, and the
+  // cold ones whose senders rang the doorbell (core/Polled.h). By index,
+  // without a copy on the hot path: a jam may connect onward
+  // (tc_jam_forward) and so append to the list while we iterate.
   bool ReportTurn = Ctx->ControlPolls == 0;
-  for (size_t I = 0; I < Ctx->Connected.size(); ++I)
-    Count += pollPeer(Ctx, Ctx->Connected[I], ReportTurn, Run);
-  for (size_t I = 0; I < Ctx->Accepted.size(); ++I)
-    Count += pollPeer(Ctx, Ctx->Accepted[I].get(), ReportTurn, Run);
+  if (Ctx->Doorbell &&
+      __builtin_expect(__atomic_load_n(&Ctx->Doorbell[DoorbellSummary], __ATOMIC_ACQUIRE), 0))
+    answerDoorbell(Ctx);
+  for (size_t I = 0; I < Ctx->Polled.size(); ++I)
+    Count += pollPeer(Ctx, Ctx->Polled[I], ReportTurn, Run);
   Ctx->RanSinceClock += Count;
   if (Executed)
     *Executed = Count;
@@ -257,17 +260,15 @@ static void progressFromBelow(CoreContext *Core) {
 /// make) are reported, or a peer flushing to it would wait for its wake.
 static void reportBeforeSleep(CoreContext *Core) {
   auto *Ctx = static_cast<tc_context *>(Core);
-  auto Report = [&](tc_peer *Peer) {
+  // A cold ring owes nothing: it reported all before it went cold.
+  for (size_t I = 0; I < Ctx->Polled.size(); ++I) {
+    tc_peer *Peer = Ctx->Polled[I];
     std::unique_lock<std::recursive_mutex> Channel(Peer->Channel, std::defer_lock);
     if (!Peer->Rx.Receive || !Peer->Welcomed || !Peer->Rx.Receive->creditPending() ||
         (Peer->Channelled && !Channel.try_lock()))
-      return;
+      continue;
     reportCredits(Ctx, Peer);
-  };
-  for (size_t I = 0; I < Ctx->Connected.size(); ++I)
-    Report(Ctx->Connected[I]);
-  for (size_t I = 0; I < Ctx->Accepted.size(); ++I)
-    Report(Ctx->Accepted[I].get());
+  }
 }
 
 void twochains::rt::setupProgress(tc_context *Ctx) {

@@ -77,6 +77,18 @@ struct CoreContext {
   std::vector<tc_peer *> Connected;
   unsigned PeersSeen = 0;
   uint32_t MaxPeers = 256;
+  /// The peers whose rings every pass polls (core/Polled.h): the others'
+  /// rings are cold, and their senders ring the doorbell. Doorbell: this
+  /// side's, mapped for RMA once the first RMA peer is offered a place;
+  /// DoorbellPeers[place] is the peer given it (null: free).
+  std::vector<tc_peer *> Polled;
+  ucp_mem_h DoorbellMem = nullptr;
+  uint64_t *Doorbell = nullptr;
+  std::vector<tc_peer *> DoorbellPeers;
+  std::vector<uint8_t> DoorbellKey; // packed once
+  /// Rings made cold and not yet warm again; where the sweep goes next.
+  unsigned ColdPeers = 0;
+  size_t SweepAt = 0;
   unsigned AmPeers = 0;                // peers on the active-message path
   /// RMA peers that this side puts frames or credits to (no direct
   /// mapping): their requests complete only as the data worker progresses.

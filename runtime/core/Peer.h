@@ -162,6 +162,14 @@ struct PeerSendHalf {
   tc_jam_fault_t LastFault = {};
   /// Calls (Calls.cpp) awaiting an answer, by the sequence of their frame.
   std::map<uint64_t, struct tc_call *> Calls;
+  /// The receiver's doorbell as UCX maps it here (shared memory), or null,
+  /// the word that holds this side's place in it and the place's bit:
+  /// while the receiver says this side's ring is cold (CreditWordCold),
+  /// each frame stored is followed by ringing it (FramePath.h).
+  uint64_t *Doorbell = nullptr, *DoorbellWord = nullptr;
+  uint64_t DoorbellBit = 0;
+  ucp_rkey_h DoorbellKey = nullptr;
+  int DoorbellGuard = -1;
   /// The credit line's words as the last sleep looked at them
   /// (core/Sleep.cpp): one that changed since is something to do.
   uint64_t SleepCredit[CreditWords] = {};
@@ -278,6 +286,19 @@ struct tc_peer {
   ucs_status_ptr_t RefusalFlush = nullptr;
   uint64_t RefusedNs = 0;
   uint64_t FailedSeenNs = 0;  // receiver: when reaping first found it failed, frames left
+
+  /// Which rings each pass polls (core/Polled.h): its index in
+  /// CoreContext::Polled, or -1 while its ring is cold (found by its
+  /// doorbell, or by the sweep) or it is not polled at all.
+  int PolledAt = -1;
+  /// The cold flag is set in its credit line (CreditWordCold).
+  bool Cold = false;
+  /// Its place in this side's doorbell (NoDoorbell: none).
+  uint32_t DoorbellPlace = twochains::rt::NoDoorbell;
+  /// Control turns it has been quiet for, and what it had done then
+  /// (frames received, frames sent): context/Polling.cpp.
+  unsigned QuietTurns = 0;
+  uint64_t QuietReceived = 0, QuietSent = 0;
 
   /// Jobs (job/Job.h): the rank in this side's job of the process at the
   /// other end, as its authenticated offer says (NoJobRank: outside it).

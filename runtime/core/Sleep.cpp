@@ -100,13 +100,6 @@ struct Look {
 };
 } // namespace
 
-/// Whether the slot holds (the start of) frame Sequence. A slot never
-/// written shows sequence 0 too: frame 0 is told by its header's magic.
-static bool frameThere(const uint8_t *Slot, uint64_t Sequence) {
-  return frameMayHaveArrived(Slot, Sequence) &&
-         (Sequence || __atomic_load_n(reinterpret_cast<const uint32_t *>(Slot), __ATOMIC_RELAXED));
-}
-
 /// The sleeper's side of the handshake with its peers. Holds the context.
 static Look prepare(CoreContext *Ctx) {
   Look L;
@@ -148,10 +141,14 @@ static Look prepare(CoreContext *Ctx) {
       L.Bounded = true; // its puts land unseen
     }
   };
-  for (tc_peer *Peer : Ctx->Connected)
-    Flag(Peer);
-  for (auto &Peer : Ctx->Accepted)
-    Flag(Peer.get());
+  // Cold rings are not looked at: their senders ring the doorbell, and
+  // wake this side if its doorbell says it sleeps (core/Polled.h).
+  for (size_t I = 0; I < Ctx->Polled.size(); ++I)
+    Flag(Ctx->Polled[I]);
+  if (Ctx->Doorbell && Ctx->ColdPeers) {
+    __atomic_store_n(&Ctx->Doorbell[DoorbellSleeping], 1, __ATOMIC_RELAXED);
+    Flagged = true;
+  }
   if (Flagged) {
     if (SleepFenceAsymmetric &&
         syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) == 0) {
@@ -166,7 +163,7 @@ static Look prepare(CoreContext *Ctx) {
     PeerReceiveHalf &Rx = Peer->Rx;
     if (Rx.Ring && Rx.Receive && Peer->Welcomed) {
       uint64_t E = Rx.Receive->expected();
-      if (frameThere(ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot()), E)) {
+      if (frameBegun(ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot()), E)) {
         // There at the last look too and not taken since: incomplete,
         // awaiting code, or a frame this wait does not run (tc_flush).
         if (Rx.SleepFound == E + 1)
@@ -184,10 +181,10 @@ static Look prepare(CoreContext *Ctx) {
           L.Found = true;
         }
   };
-  for (tc_peer *Peer : Ctx->Connected)
-    Check(Peer);
-  for (auto &Peer : Ctx->Accepted)
-    Check(Peer.get());
+  for (size_t I = 0; I < Ctx->Polled.size(); ++I)
+    Check(Ctx->Polled[I]);
+  if (Ctx->Doorbell && __atomic_load_n(&Ctx->Doorbell[DoorbellSummary], __ATOMIC_RELAXED))
+    L.Found = true;
   return L;
 }
 
@@ -250,6 +247,9 @@ bool sleepContext(CoreContext *Ctx, uint64_t TimeoutNs) {
     }
   }
   Ctx->FdSleeper.store(false, std::memory_order_release);
+  // Awake: cold senders need not wake it (one may have taken it already).
+  if (Ctx->Doorbell)
+    __atomic_store_n(&Ctx->Doorbell[DoorbellSleeping], 0, __ATOMIC_RELAXED);
   // What woke it (a handshake, an answer by message) may wait for the
   // control turn, which the next pass then takes.
   Ctx->ControlDue.store(true, std::memory_order_relaxed);

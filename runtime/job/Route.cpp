@@ -21,6 +21,7 @@
 #include "base/StatusString.h"
 #include "control/ControlMessage.h"
 #include "core/Events.h"
+#include "core/Polled.h"
 #include "core/Stats.h"
 #include "send/Send.h"
 #include "wire/Frame.h"
@@ -359,6 +360,7 @@ void twochains::rt::endJob(JobContext *Ctx) {
   for (auto &P : Ctx->Owned) {
     Ctx->Connected.erase(std::remove(Ctx->Connected.begin(), Ctx->Connected.end(), P.get()),
                          Ctx->Connected.end());
+    stopPolling(Ctx, P.get());
     if (P->Welcomed || P->Ep)
       releasePeer(Ctx, P.get());
   }

@@ -205,12 +205,12 @@ static bool askForCode(ReceiveContext *Ctx, tc_peer *Peer, uint64_t Seq) {
 
 const volatile void *twochains::rt::watchedWord(ReceiveContext *Ctx) {
   static const volatile uint64_t Nothing = 0;
-  for (auto &P : Ctx->Accepted)
+  for (tc_peer *P : Ctx->Polled)
     if (P->Rx.Ring && P->Rx.Receive)
       return ringSlot(P->Rx.Ring, Ctx->SlotSize, P->Rx.Receive->expectedSlot());
-  for (tc_peer *P : Ctx->Connected)
-    if (P->Rx.Ring && P->Rx.Receive)
-      return ringSlot(P->Rx.Ring, Ctx->SlotSize, P->Rx.Receive->expectedSlot());
+  // Only cold rings: their senders ring the doorbell.
+  if (Ctx->Doorbell && Ctx->ColdPeers)
+    return &Ctx->Doorbell[DoorbellSummary];
   return &Nothing;
 }
 

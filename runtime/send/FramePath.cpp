@@ -209,12 +209,11 @@ CreditReport reportCreditWord(tc_peer *Peer, unsigned Word, uint64_t Value, bool
   return CreditReport::Sent;
 }
 
-void wakePeer(tc_peer *Peer) {
-  // Taken, so that one sleep gets one wake from this side, whichever of
-  // its threads stores next.
-  if (!__atomic_exchange_n(const_cast<uint64_t *>(&Peer->Tx.CreditWord[CreditWordSleep]), 0,
-                           __ATOMIC_RELAXED) ||
-      !Peer->Ep)
+/// Sends the peer an AmWake if Flag (its sleep flag in our credit line, or
+/// in its doorbell) is still set. Taken, so that one sleep gets one wake
+/// from this side, whichever of its threads stores next.
+static void wakePeer(tc_peer *Peer, volatile uint64_t *Flag) {
+  if (!__atomic_exchange_n(const_cast<uint64_t *>(Flag), 0, __ATOMIC_RELAXED) || !Peer->Ep)
     return;
   // The control worker is the context's: a thread holding only the peer's
   // channel takes the context's lock too (channel, then context).
@@ -233,6 +232,23 @@ void wakePeer(tc_peer *Peer) {
   if (R)
     ucp_request_free(R); // UCX completes it; nothing reads a buffer of ours
   count(Ctx, &tc_stats_t::wakes_sent);
+}
+
+void notifyPeer(tc_peer *Peer) {
+  PeerSendHalf &Tx = Peer->Tx;
+  if (Tx.CreditWord[CreditWordCold] && Tx.DoorbellWord) {
+    // The frame's stores come before the bit (release), the bit before
+    // the summary: a receiver that sees the summary finds the bit, and the
+    // bit's frame.
+    __atomic_fetch_or(Tx.DoorbellWord, Tx.DoorbellBit, __ATOMIC_RELEASE);
+    __atomic_store_n(&Tx.Doorbell[DoorbellSummary], 1, __ATOMIC_RELEASE);
+    // A receiver that sleeps set this before it looked at the summary.
+    fenceBeforeSleepFlag();
+    if (__builtin_expect(Tx.Doorbell[DoorbellSleeping] != 0, 0))
+      wakePeer(Peer, &Tx.Doorbell[DoorbellSleeping]);
+  }
+  if (Tx.CreditWord[CreditWordSleep])
+    wakePeer(Peer, &Tx.CreditWord[CreditWordSleep]);
 }
 
 } // namespace twochains::rt

@@ -25,16 +25,20 @@ tc_status_t completePut(tc_peer *Peer, uint32_t Slot);
 /// Busy (report again later), or with Wait, waits for it a bounded while.
 enum class CreditReport { Sent, Busy, Failed };
 CreditReport reportCreditWord(tc_peer *Peer, unsigned Word, uint64_t Value, bool Wait = false);
-/// Sends the peer an AmWake if its sleep flag is still set (taking it).
-void wakePeer(tc_peer *Peer);
+/// What wakeIfSleeping found: the peer sleeps (sends it an AmWake if its
+/// sleep flag is still set, taking it), or its ring is cold (rings its
+/// doorbell, and wakes it if it sleeps on that).
+void notifyPeer(tc_peer *Peer);
 /// After a frame or a credit report stored straight into the peer's
 /// memory: if the peer sleeps (it set the flag in our credit line before
-/// looking at its rings one last time), wakes it. One load of a line of
-/// this side's own, which only a sleeping peer writes.
+/// looking at its rings one last time), wakes it; if it polls this ring no
+/// more (cold), rings its doorbell. One line of this side's own, which
+/// only the peer writes, and seldom.
 inline void wakeIfSleeping(tc_peer *Peer) {
   fenceBeforeSleepFlag();
-  if (__builtin_expect(Peer->Tx.CreditWord[CreditWordSleep] != 0, 0))
-    wakePeer(Peer);
+  const volatile uint64_t *Line = Peer->Tx.CreditWord;
+  if (__builtin_expect((Line[CreditWordSleep] | Line[CreditWordCold]) != 0, 0))
+    notifyPeer(Peer);
 }
 /// The worker whose progress moves this peer's frames and credits.
 ucp_worker_h frameWorker(tc_peer *Peer);

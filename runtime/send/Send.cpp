@@ -25,6 +25,7 @@
 #include "containment/JamGuard.h"
 #include "core/Events.h"
 #include "core/Lock.h"
+#include "core/Polled.h"
 #include "core/Sleep.h"
 #include "core/Stats.h"
 #include "send/FramePath.h"
@@ -192,6 +193,8 @@ static constexpr size_t MaxQueuedFramesPerOrigin = MaxQueuedFrames / 4;
 static constexpr size_t MaxQueuedBytesPerOrigin = MaxQueuedBytes / 4;
 
 tc_status_t queueFrame(tc_peer *Peer, PeerSendHalf::QueuedFrame F, tc_peer *Origin) {
+  if (Peer->Cold)
+    startPolling(Peer->Ctx, Peer); // its queue leaves on its turns
   if (Peer->Tx.Queued.size() >= MaxQueuedFrames ||
       Peer->Tx.QueuedBytes + F.Payload.size() > MaxQueuedBytes)
     return TC_ERR_NO_CREDIT;
@@ -593,6 +596,9 @@ static tc_status_t sendGeneral(tc_peer *Peer, const tc_package *Pkg, uint32_t El
 static inline tc_status_t sendAny(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
                                   tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
                                   uint64_t *Sequence) {
+  // Its answers and credit reports come into rings polled every pass.
+  if (__builtin_expect(Peer->Cold, 0))
+    startPolling(Peer->Ctx, Peer);
   if (sendDirect(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence))
     return TC_OK;
   return sendGeneral(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence);

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 #include <set>
+#include <ucs/config/global_opts.h>
 #include <uct/api/uct.h>
 
 namespace twochains::rt {
@@ -16,6 +17,14 @@ namespace twochains::rt {
 /// and the jam's reply. Frames never travel by rendezvous (FramePath.cpp
 /// refuses them); code and large answers then use one lane. A value the
 /// user set (UCX_MAX_RNDV_LANES) is kept.
+/// The RMA context's rings, credit lines and doorbell are POSIX shared
+/// memory first, not System V: a System V segment each would stop a host
+/// at 4096 segments in all (SHMMNI), a few hundred connections per process
+/// (docs/scaling.md). UCX's own order otherwise; a value the user set
+/// (UCX_ALLOC_PRIO) is kept.
+static const char AsyncMaxEvents[] = "65536";
+static const char RmaAllocPriority[] = "md:posix,md:sysv,huge,thp,md:*,mmap,heap";
+
 ucs_status_t createUcp(uint64_t Features, const char *Transports, const char *NetDevices,
                        ucp_context_h *Out, bool SharedWorkers, bool Control) {
   // A receiver restarted on its port listens again at once, rather than
@@ -24,6 +33,13 @@ ucs_status_t createUcp(uint64_t Features, const char *Transports, const char *Ne
   // environment only (ucp_config_modify does not reach it in 1.13); a value
   // the user set is kept.
   setenv("UCX_TCP_CM_REUSEADDR", "y", /*overwrite=*/0);
+  // UCX's async thread watches every connection's socket and shared
+  // segment, and stops taking more past ASYNC_MAX_EVENTS (1024): a
+  // receiver's connections then fail at about a thousand peers. Sized
+  // before the thread starts (the first context); a value the user set is
+  // kept.
+  if (!std::getenv("UCX_ASYNC_MAX_EVENTS"))
+    ucs_global_opts_set_value("ASYNC_MAX_EVENTS", AsyncMaxEvents);
   ucp_config_t *Config = nullptr;
   ucs_status_t St = ucp_config_read(nullptr, nullptr, &Config);
   if (St != UCS_OK)
@@ -31,7 +47,9 @@ ucs_status_t createUcp(uint64_t Features, const char *Transports, const char *Ne
   if ((Transports && (St = ucp_config_modify(Config, "TLS", Transports)) != UCS_OK) ||
       (NetDevices && (St = ucp_config_modify(Config, "NET_DEVICES", NetDevices)) != UCS_OK) ||
       (Control && !std::getenv("UCX_MAX_RNDV_LANES") &&
-       (St = ucp_config_modify(Config, "MAX_RNDV_LANES", "1")) != UCS_OK)) {
+       (St = ucp_config_modify(Config, "MAX_RNDV_LANES", "1")) != UCS_OK) ||
+      (!Control && !std::getenv("UCX_ALLOC_PRIO") && !std::getenv("UCX_ALLOC") &&
+       (St = ucp_config_modify(Config, "ALLOC_PRIO", RmaAllocPriority)) != UCS_OK)) {
     ucp_config_release(Config);
     return St;
   }

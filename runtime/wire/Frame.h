@@ -218,6 +218,13 @@ inline bool frameMayHaveArrived(const void *Slot, uint64_t Sequence) {
                          __ATOMIC_RELAXED) == uint32_t(Sequence);
 }
 
+/// Whether the slot holds (the start of) frame Sequence. A slot never
+/// written shows sequence 0 too: frame 0 is told by its header's magic.
+inline bool frameBegun(const void *Slot, uint64_t Sequence) {
+  return frameMayHaveArrived(Slot, Sequence) &&
+         (Sequence || __atomic_load_n(static_cast<const uint32_t *>(Slot), __ATOMIC_RELAXED));
+}
+
 /// True if the slot's trailer (where its header says it is) shows Sequence:
 /// the sender has written that frame, whether or not all of it is sound.
 bool frameTrailerShows(const void *Slot, size_t SlotSize, uint64_t Sequence);

@@ -83,9 +83,15 @@ tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *B
     At += 1 + NameSize + 2 * PackageIdentitySize;
   }
   BodyLength -= O.PackagesSize; // what is left: the RMA path's keys and address
-  uint64_t Sum = uint64_t(O.CreditKeySize) + O.RingKeySize + O.WorkerAddressSize;
+  uint64_t Sum = uint64_t(O.CreditKeySize) + O.RingKeySize + O.WorkerAddressSize +
+                 O.DoorbellKeySize;
+  // A doorbell is offered whole (key, address and place) or not at all
+  // (all three zero).
+  bool Doorbell = O.DoorbellKeySize;
+  if (!Doorbell && (O.DoorbellAddress || O.DoorbellIndex))
+    return Bad("a doorbell place without a key");
   if (O.Path == PathAm) {
-    if (Sum || BodyLength || O.CreditAddress || O.RingAddress)
+    if (Sum || BodyLength || O.CreditAddress || O.RingAddress || Doorbell)
       return Bad("an active-message offer that carries memory keys or addresses");
   } else if (O.Path == PathRma) {
     if (!O.CreditKeySize || O.CreditKeySize > MaxRkeySize || !O.RingKeySize ||
@@ -101,8 +107,15 @@ tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *B
                  std::to_string(Sum));
     if (!O.CreditAddress || !O.RingAddress)
       return Bad("an RMA offer without addresses");
+    if (Doorbell && (O.DoorbellKeySize > MaxRkeySize || !O.DoorbellAddress ||
+                     O.DoorbellIndex >= MaxDoorbellPlaces))
+      return Bad("a doorbell of " + std::to_string(O.DoorbellKeySize) + " key bytes, place " +
+                 std::to_string(O.DoorbellIndex) + " (key 1 to " + std::to_string(MaxRkeySize) +
+                 " bytes, place below " + std::to_string(MaxDoorbellPlaces) + ")");
+    size_t DoorbellAt = size_t(O.CreditKeySize) + O.RingKeySize + O.WorkerAddressSize;
     if (!checkPackedRkey(Body, O.CreditKeySize) ||
-        !checkPackedRkey(Body + O.CreditKeySize, O.RingKeySize))
+        !checkPackedRkey(Body + O.CreditKeySize, O.RingKeySize) ||
+        (Doorbell && !checkPackedRkey(Body + DoorbellAt, O.DoorbellKeySize)))
       return Bad("a malformed memory key");
   } else {
     return Bad("frame path " + std::to_string(O.Path));
@@ -114,6 +127,9 @@ tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *B
   Out.CreditKey = O.Path == PathRma ? Body : nullptr;
   Out.RingKey = O.Path == PathRma ? Body + O.CreditKeySize : nullptr;
   Out.WorkerAddress = O.Path == PathRma ? Body + O.CreditKeySize + O.RingKeySize : nullptr;
+  Out.DoorbellKey = O.Path == PathRma && O.DoorbellKeySize
+                        ? Body + O.CreditKeySize + O.RingKeySize + O.WorkerAddressSize
+                        : nullptr;
   return TC_OK;
 }
 

@@ -37,12 +37,35 @@ enum : unsigned { CreditWordFinished = 0, CreditWordMiss = 1, CreditWordFault = 
 /// own: the sender reads it after every frame it stores, and the first
 /// line changes with every credit report.
 constexpr unsigned CreditWordSleep = 8;
+/// Word 9, beside it: the receiver no longer polls this sender's ring
+/// every pass (non-zero): after each frame stored into it, the sender
+/// rings the receiver's doorbell (Doorbell below). Set and cleared by the
+/// receiver only; read by the sender with the sleep flag, in one line.
+constexpr unsigned CreditWordCold = 9;
 /// The bytes of a credit line: its owner allocates them, and the other
 /// side checks that a peer's key covers them.
 constexpr size_t CreditLineBytes = 128;
 inline uint64_t faultWord(uint64_t Sequence, uint32_t Element, int Signal, unsigned Kind) {
   return uint32_t(Sequence) | uint64_t(Element & 0xffff) << 32 |
          uint64_t(uint8_t(Signal)) << 48 | uint64_t(Kind & 0xf) << 56 | 1ull << 63;
+}
+
+/// A receiver's doorbell: one region for all its senders, mapped for RMA,
+/// which a sender whose ring is cold (CreditWordCold) marks after each
+/// frame: its own bit (the index the receiver's offer gave it, atomically
+/// OR-ed), then the summary word. The receiver looks at the summary alone
+/// on every pass, and at the bits only when it is set, so an idle
+/// receiver's pass touches one line however many peers it has
+/// (docs/scaling.md). Sleeping (its own line: senders read it after
+/// ringing): the receiver sleeps; the sender that takes it wakes it
+/// (AmWake), as the credit line's sleep flag does for polled rings.
+enum : unsigned { DoorbellSummary = 0, DoorbellSleeping = 8, DoorbellBits = 16 };
+/// A peer without a doorbell place (its ring is then polled always).
+constexpr uint32_t NoDoorbell = 0xffffffffu;
+/// Places a doorbell may have: a receiver offers at most this many.
+constexpr uint32_t MaxDoorbellPlaces = 1u << 20;
+constexpr size_t doorbellBytes(uint32_t Places) {
+  return (DoorbellBits + (size_t(Places) + 63) / 64) * sizeof(uint64_t);
 }
 
 /// UCX active-message ids (docs/runtime.md).
@@ -86,7 +109,7 @@ constexpr uint32_t QuiesceMagic = controlMagic('T', 'C', 'Q', 'U');   // QUIESCE
 constexpr uint32_t ReadyMagic = controlMagic('T', 'C', 'R', 'Y');     // READY
 static_assert(HandshakeMagic == 0x54434853, "offers keep the magic they always had");
 constexpr uint32_t HandshakeVersion =
-    10; // 10: package entries carry the rieds' interface, offers the code-trust policy; 9: offers carry the job and rank; 4: offers carry the packages; 5: the ISA; 6: slots a line apart, frame version 3; 7: frames by message carry credits; 8: a magic per message type
+    11; // 11: offers carry a doorbell, credit lines a cold flag; 10: package entries carry the rieds' interface, offers the code-trust policy; 9: offers carry the job and rank; 4: offers carry the packages; 5: the ISA; 6: slots a line apart, frame version 3; 7: frames by message carry credits; 8: a magic per message type
 
 /// The instruction set an offering side runs injected code as: a sender
 /// sends the images built for its receiver's (docs/heterogeneous.md). The
@@ -114,8 +137,7 @@ constexpr uint32_t MaxPackageNameSize = 64;
 constexpr size_t PackageIdentitySize = 64;
 constexpr size_t MaxPackagesSize = MaxOfferPackages *
                                    (1 + MaxPackageNameSize + 2 * PackageIdentitySize);
-constexpr size_t MaxOfferBody =
-    2 * size_t(MaxRkeySize) + MaxWorkerAddressSize + MaxPackagesSize;
+constexpr size_t MaxOfferBody = 3 * size_t(MaxRkeySize) + MaxWorkerAddressSize + MaxPackagesSize;
 constexpr uint64_t MaxRiedSize = 64ull << 20;
 /// Pushes whose bytes a receiver waits for at once, and one peer's share
 /// (a sender pushes one at a time per connection); beyond, refused.
@@ -143,8 +165,9 @@ static_assert(sizeof(AuthChallenge) == 72, "wire layout");
 enum FramePath : uint32_t { PathRma = 1, PathAm = 2 };
 
 /// HELLO (sender to receiver) and WELCOME (back) carry one, MAC first.
-/// Body: credit-line rkey, ring rkey, RMA worker address (RMA path only),
-/// then the packages of the offering side (PackagesSize bytes, either path).
+/// Body: credit-line rkey, ring rkey, RMA worker address, doorbell rkey
+/// (RMA path only; the doorbell's may be empty), then the packages of the
+/// offering side (PackagesSize bytes, either path).
 struct Offer {
   uint8_t Mac[MacSize];   // HMAC(K, "hello"|"welcome" Nc Ns, the rest, body)
   uint32_t Magic, Version;
@@ -166,8 +189,12 @@ struct Offer {
   /// packages there (code/Deploy.cpp) or sends frames as they are.
   uint32_t CodeTrust;
   uint32_t Reserved;
+  /// RMA: the offering side's doorbell, and the place in it that is the
+  /// other side's (all three 0: none offered).
+  uint64_t DoorbellAddress;
+  uint32_t DoorbellKeySize, DoorbellIndex;
 };
-static_assert(sizeof(Offer) == 112, "wire layout");
+static_assert(sizeof(Offer) == 128, "wire layout");
 constexpr uint32_t NoJobRank = 0xffffffffu;
 /// Ranks a job may have.
 constexpr uint32_t MaxJobRanks = 1u << 20;
@@ -178,7 +205,8 @@ static_assert(offsetof(Offer, Magic) == MacSize, "the MAC covers what follows it
 /// An offer that passed every check; pointers into the body given.
 struct ParsedOffer {
   Offer Header;
-  const uint8_t *CreditKey = nullptr, *RingKey = nullptr, *WorkerAddress = nullptr;
+  const uint8_t *CreditKey = nullptr, *RingKey = nullptr, *WorkerAddress = nullptr,
+                *DoorbellKey = nullptr;
   /// Name and identity of each package the offering side added, and its
   /// interface and whether it runs its frames (receiver role; the same
   /// index in Interfaces and Receives).

@@ -15,6 +15,7 @@
 #include "control/ControlWorker.h"
 #include "core/Events.h"
 #include "core/Lock.h"
+#include "core/Polled.h"
 #include "core/Stats.h"
 #include "send/FramePath.h"
 #include "ucx/Request.h"
@@ -193,6 +194,7 @@ static void onConnectionRequest(ucp_conn_request_h Request, void *Arg) {
     logLimited(Ctx->RefusedConnectionLog, TC_LOG_ERROR,
                "refused a connection from " + From + ": " + Refusal);
   }
+  startPolling(Ctx, Peer.get());
   Ctx->Accepted.push_back(std::move(Peer));
 }
 
@@ -273,9 +275,14 @@ static void dropRemoteKeys(WireupContext *Ctx, tc_peer *Peer) {
     --Ctx->PutPeers;
   Peer->Tx.RingDirect = nullptr;
   Peer->Rx.CreditDirect = nullptr;
+  Peer->Tx.Doorbell = Peer->Tx.DoorbellWord = nullptr;
   releasePeerMapping(Peer->Tx.RingGuard);
   releasePeerMapping(Peer->Rx.CreditGuard);
-  Peer->Tx.RingGuard = Peer->Rx.CreditGuard = -1;
+  releasePeerMapping(Peer->Tx.DoorbellGuard);
+  Peer->Tx.RingGuard = Peer->Rx.CreditGuard = Peer->Tx.DoorbellGuard = -1;
+  if (Peer->Tx.DoorbellKey)
+    ucp_rkey_destroy(Peer->Tx.DoorbellKey);
+  Peer->Tx.DoorbellKey = nullptr;
   if (Peer->Rx.CreditKey)
     ucp_rkey_destroy(Peer->Rx.CreditKey);
   if (Peer->Tx.RingKey)
@@ -323,6 +330,8 @@ static void closeControlEndpoint(WireupContext *Ctx, tc_peer *Peer) {
 
 /// This side's ring and credit line for the peer.
 static void releaseLocalSide(WireupContext *Ctx, tc_peer *Peer) {
+  stopPolling(Ctx, Peer);
+  giveBackDoorbellPlace(Ctx, Peer);
   if (Peer->Rx.RingMem)
     ucp_mem_unmap(Ctx->RmaUcp, Peer->Rx.RingMem);
   else if (Peer->Rx.Ring)
@@ -567,6 +576,7 @@ static tc_peer *connectOnce(WireupContext *Ctx, const sockaddr_in &SA, const std
     return nullptr;
   }
   Ctx->Connected.push_back(Peer.get());
+  startPolling(Ctx, Peer.get());
   return Peer.release();
 }
 
@@ -599,9 +609,10 @@ static void advanceConnects(CoreContext *Core) {
       continue;
     }
     Ctx->Connecting.erase(Ctx->Connecting.begin() + I);
-    if (P->ConnectResult == TC_OK)
+    if (P->ConnectResult == TC_OK) {
       Ctx->Connected.push_back(P);
-    else
+      startPolling(Ctx, P);
+    } else
       releasePeer(Ctx, P);
     if (Ctx->ConnectEnded)
       Ctx->ConnectEnded(Ctx, P);

@@ -12,15 +12,50 @@
 #include "base/Log.h"
 #include "base/Mappings.h"
 #include "containment/PeerMappings.h"
+#include "core/Polled.h"
 #include "core/Stats.h"
 #include "ucx/Request.h"
 
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <sys/mman.h>
+#include <unistd.h>
 
 using namespace twochains::rt;
+
+/// Zeroes [Begin, Begin + Length) leaving out of memory what can be: a
+/// ring then costs the pages its frames use, not its length. UCX reserves
+/// a shared segment's whole length (fallocate): the pages inside are given
+/// back (MADV_REMOVE), and read as zeros when next touched. Where that is
+/// not shared memory, pages not in memory read as zeros when first touched
+/// (anonymous memory) and only those in memory are cleared.
+static void zeroResident(uint8_t *Begin, size_t Length) {
+  size_t Page = size_t(sysconf(_SC_PAGESIZE));
+  uintptr_t InnerFirst = (uintptr_t(Begin) + Page - 1) & ~(Page - 1);
+  uintptr_t InnerEnd = (uintptr_t(Begin) + Length) & ~(Page - 1);
+  if (InnerEnd > InnerFirst &&
+      madvise(reinterpret_cast<void *>(InnerFirst), InnerEnd - InnerFirst, MADV_REMOVE) == 0) {
+    std::memset(Begin, 0, InnerFirst - uintptr_t(Begin));
+    std::memset(reinterpret_cast<void *>(InnerEnd), 0, uintptr_t(Begin) + Length - InnerEnd);
+    return;
+  }
+  uintptr_t First = uintptr_t(Begin) & ~(Page - 1);
+  size_t Pages = (uintptr_t(Begin) + Length - First + Page - 1) / Page;
+  std::vector<unsigned char> In(Pages);
+  if (mincore(reinterpret_cast<void *>(First), Pages * Page, In.data()) != 0) {
+    std::memset(Begin, 0, Length);
+    return;
+  }
+  for (size_t I = 0; I < Pages; ++I) {
+    if (!(In[I] & 1))
+      continue;
+    uintptr_t From = std::max(First + I * Page, uintptr_t(Begin));
+    uintptr_t To = std::min(First + (I + 1) * Page, uintptr_t(Begin) + Length);
+    std::memset(reinterpret_cast<void *>(From), 0, To - From);
+  }
+}
 
 static void *mapForRma(WireupContext *Ctx, size_t Length, ucp_mem_h &Mem) {
   ucp_mem_map_params_t M = {};
@@ -38,7 +73,7 @@ static void *mapForRma(WireupContext *Ctx, size_t Length, ucp_mem_h &Mem) {
     Mem = nullptr;
     return nullptr;
   }
-  std::memset(A.address, 0, Length);
+  zeroResident(static_cast<uint8_t *>(A.address), Length);
   return A.address;
 }
 
@@ -111,6 +146,14 @@ tc_status_t makeOffer(WireupContext *Ctx, tc_peer *Peer, Offer &O, std::vector<u
     ucp_rkey_buffer_release(CreditKey);
     return TC_ERR_IO;
   }
+  // A place in the doorbell, for a peer that may store into the ring: its
+  // ring may then go cold (core/Polled.h).
+  uint32_t Place = takeDoorbellPlace(Ctx, Peer);
+  if (Place != NoDoorbell) {
+    O.DoorbellAddress = reinterpret_cast<uint64_t>(Ctx->Doorbell);
+    O.DoorbellKeySize = uint32_t(Ctx->DoorbellKey.size());
+    O.DoorbellIndex = Place;
+  }
   O.CreditAddress = reinterpret_cast<uint64_t>(Peer->Tx.CreditWord);
   O.RingAddress = reinterpret_cast<uint64_t>(Peer->Rx.Ring);
   O.CreditKeySize = uint32_t(CreditKeySize);
@@ -122,6 +165,8 @@ tc_status_t makeOffer(WireupContext *Ctx, tc_peer *Peer, Offer &O, std::vector<u
   Append(CreditKey, CreditKeySize);
   Append(RingKey, RingKeySize);
   Append(Ctx->WorkerAddress, Ctx->WorkerAddressSize);
+  if (Place != NoDoorbell)
+    Append(Ctx->DoorbellKey.data(), Ctx->DoorbellKey.size());
   ucp_rkey_buffer_release(CreditKey);
   ucp_rkey_buffer_release(RingKey);
   return AddPackages();
@@ -198,7 +243,11 @@ static bool checkKeyRange(ucp_rkey_h Key, const std::vector<SharedMapping> &Atta
           "-byte segment its key maps";
     return false;
   }
-  if (!backedByMemory(uintptr_t(First), Length)) {
+  // The range lies in one mapping of one segment, a file mapped from one
+  // offset: backed to its last byte, it is backed throughout. Only that
+  // byte is read, not one per page: reading a page of shared memory puts
+  // it in memory, and the ring's pages stay out until frames use them.
+  if (!backedByMemory(uintptr_t(First) + Length - 1, 1)) {
     Why = Named + " runs past the end of its segment (its key claims more than the segment holds)";
     return false;
   }
@@ -233,6 +282,33 @@ bool rmaReaches(WireupContext *Ctx, tc_peer *Peer, const ParsedOffer &Hello) {
     return false;
   Peer->DataEp = connectToWorker(Ctx, Hello.WorkerAddress);
   return Peer->DataEp != nullptr;
+}
+
+/// The peer's doorbell, where this side stores straight into its ring:
+/// mapped here, its summary and sleeping words and this side's place all
+/// inside the one segment its key maps (checkKeyRange), and guarded as the
+/// ring is. Without it (a key that does not map here, a place outside),
+/// this side never rings, and the peer finds its frames by its sweep.
+static void mapDoorbell(tc_peer *Peer, const ParsedOffer &Parsed) {
+  const Offer &O = Parsed.Header;
+  std::vector<SharedMapping> Mapped;
+  std::string Why;
+  uint8_t *Doorbell = nullptr;
+  size_t Length = doorbellBytes(O.DoorbellIndex + 1);
+  if (O.DoorbellAddress % alignof(uint64_t) ||
+      !unpackKey(Peer->DataEp, Parsed.DoorbellKey, O.DoorbellKeySize, &Peer->Tx.DoorbellKey,
+                 Mapped) ||
+      !checkKeyRange(Peer->Tx.DoorbellKey, Mapped, O.DoorbellAddress, Length, "doorbell", Why,
+                     Doorbell) ||
+      !Doorbell ||
+      (Peer->Tx.DoorbellGuard = guardPeerMapping(Mapped[0].Begin, Mapped[0].End)) < 0) {
+    if (!Why.empty())
+      logWarning(Peer->Name + ": its doorbell is not used: " + Why);
+    return;
+  }
+  Peer->Tx.Doorbell = reinterpret_cast<uint64_t *>(Doorbell);
+  Peer->Tx.DoorbellWord = Peer->Tx.Doorbell + DoorbellBits + O.DoorbellIndex / 64;
+  Peer->Tx.DoorbellBit = 1ull << (O.DoorbellIndex % 64);
 }
 
 tc_status_t acceptOffer(WireupContext *Ctx, tc_peer *Peer, const ParsedOffer &Parsed,
@@ -272,6 +348,8 @@ tc_status_t acceptOffer(WireupContext *Ctx, tc_peer *Peer, const ParsedOffer &Pa
       if (O.CreditAddress % alignof(uint64_t) == 0)
         Peer->Rx.CreditDirect = reinterpret_cast<uint64_t *>(Credits);
     }
+    if (Peer->Tx.RingDirect && O.DoorbellKeySize)
+      mapDoorbell(Peer, Parsed);
   }
   Peer->Tx.Slots = O.Slots;
   Peer->Tx.SlotSize = O.SlotSize;

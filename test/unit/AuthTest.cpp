@@ -202,6 +202,46 @@ TEST(Offer, Bounds) {
   EXPECT_EQ(parseOffer(&O, sizeof O - 1, nullptr, 0, Out, Why), TC_ERR_BAD_OFFER);
 }
 
+/// An RMA offer's body: two keys and a worker address, and a doorbell key
+/// of DoorbellKey bytes (each key the smallest well-formed one).
+static std::vector<uint8_t> rmaBody(Offer &O, uint32_t DoorbellKey) {
+  O.Path = PathRma;
+  O.CreditAddress = O.RingAddress = 0x1000;
+  O.CreditKeySize = O.RingKeySize = 9;
+  O.WorkerAddressSize = 1;
+  O.DoorbellKeySize = DoorbellKey;
+  return std::vector<uint8_t>(9 + 9 + 1 + DoorbellKey, 0);
+}
+
+TEST(Offer, Doorbell) {
+  Offer O = goodOffer();
+  std::vector<uint8_t> Body = rmaBody(O, 0);
+  EXPECT_EQ(parse(O, Body), TC_OK); // no doorbell
+  Body = rmaBody(O, 9);
+  O.DoorbellAddress = 0x2000;
+  O.DoorbellIndex = 4095;
+  ParsedOffer Out;
+  std::string Why;
+  ASSERT_EQ(parseOffer(&O, sizeof O, Body.data(), Body.size(), Out, Why), TC_OK) << Why;
+  EXPECT_EQ(Out.DoorbellKey, Body.data() + 19);
+  O.DoorbellIndex = MaxDoorbellPlaces; // a place no doorbell has
+  EXPECT_EQ(parse(O, Body), TC_ERR_BAD_OFFER);
+  O.DoorbellIndex = 1;
+  O.DoorbellAddress = 0;
+  EXPECT_EQ(parse(O, Body), TC_ERR_BAD_OFFER);
+  Body = rmaBody(O, 0);
+  O.DoorbellAddress = 0x2000; // a place without a key
+  EXPECT_EQ(parse(O, Body), TC_ERR_BAD_OFFER);
+  Body = rmaBody(O, 9);
+  Body[19 + 8] = 0xff; // a malformed doorbell key
+  O.DoorbellIndex = 0;
+  EXPECT_EQ(parse(O, Body), TC_ERR_BAD_OFFER);
+  O = goodOffer();
+  O.DoorbellKeySize = 9; // the message path has no doorbell
+  O.DoorbellAddress = 0x2000;
+  EXPECT_EQ(parse(O, std::vector<uint8_t>(9)), TC_ERR_BAD_OFFER);
+}
+
 TEST(Offer, Packages) {
   std::string Id(64, 'a');
   std::vector<uint8_t> Body;

@@ -1,0 +1,128 @@
+//===- Polling.cpp - Rings that go cold, and the sweep -------------------===//
+//
+// On the control turn: a peer quiet for QuietTurnsBeforeCold turns, with
+// nothing owed either way, is made cold: its sender is told by the cold
+// flag in its credit line, and its ring leaves the list every pass polls
+// (core/Polled.h). The flag is stored before the ring is looked at once
+// more, and the sender loads it after each frame it stores (the same
+// order as the sleep flag's, and the same fence: core/Sleep.cpp), so a
+// frame stored meanwhile is either seen here or followed by the doorbell.
+// A sender that cannot ring (it puts rather than stores, or could not map
+// the doorbell) is found by the sweep, which looks at a few cold rings
+// each turn.
+//
+//===----------------------------------------------------------------------===//
+#include "context/Context.h"
+
+#include "core/Polled.h"
+#include "core/Sleep.h"
+#include "core/Stats.h"
+#include "receive/Receive.h"
+#include "send/Send.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+using namespace twochains::rt;
+
+/// Control turns come every 1 ms while idle, 10 ms while frames run.
+static constexpr unsigned QuietTurnsBeforeCold = 8;
+/// Cold rings the sweep looks at per control turn.
+static constexpr unsigned SweepPerTurn = 64;
+
+/// Whether the peer may go cold: its sender stores into the ring and can
+/// be told (RMA with direct mappings both ways, a doorbell place), and
+/// nothing is owed or awaited either way.
+static bool mayGoCold(tc_context *Ctx, tc_peer *P) {
+  const PeerSendHalf &Tx = P->Tx;
+  const PeerReceiveHalf &Rx = P->Rx;
+  if (!P->Welcomed || P->Failed || P->Channelled || P->Path != PathRma || !Rx.CreditDirect ||
+      !Tx.RingDirect || P->DoorbellPlace == NoDoorbell || !Rx.Ring || !Rx.Receive || !Tx.Send ||
+      !Tx.CreditWord)
+    return false;
+  uint64_t Expected = Rx.Receive->expected();
+  return Tx.CreditWord[CreditWordFinished] >= Tx.Send->next() && !sendsDue(P, true) &&
+         Tx.Calls.empty() && !Tx.ShippingPkg && !Tx.DeployingPkg && !Tx.PushingRied && !Tx.Corked &&
+         !Rx.Receive->creditPending() && !Rx.RefusalPending && !Rx.CodeWait.awaiting(Expected) &&
+         !Rx.RepliesInFlight && !Rx.StalledSinceNs &&
+         !frameBegun(ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot()), Expected);
+}
+
+/// The flag's stores before the rings' loads, here and in every sender.
+static void fenceAfterFlags() {
+  if (!SleepFenceAsymmetric || syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0))
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static void coolQuietPeers(tc_context *Ctx) {
+  std::vector<tc_peer *> Cooled;
+  for (size_t I = 0; I < Ctx->Polled.size(); ++I) {
+    tc_peer *P = Ctx->Polled[I];
+    if (!mayGoCold(Ctx, P)) {
+      P->QuietTurns = 0;
+      continue;
+    }
+    uint64_t Received = P->Rx.Receive->expected(), Sent = P->Tx.Send->next();
+    if (Received != P->QuietReceived || Sent != P->QuietSent) {
+      P->QuietReceived = Received;
+      P->QuietSent = Sent;
+      P->QuietTurns = 0;
+      continue;
+    }
+    if (++P->QuietTurns >= QuietTurnsBeforeCold)
+      Cooled.push_back(P);
+  }
+  if (Cooled.empty())
+    return;
+  for (tc_peer *P : Cooled) {
+    __atomic_store_n(&P->Rx.CreditDirect[CreditWordCold], 1, __ATOMIC_RELAXED);
+    stopPolling(Ctx, P);
+    P->Cold = true;
+    ++Ctx->ColdPeers;
+    countHeld(Ctx, &tc_stats_t::rings_cooled);
+  }
+  fenceAfterFlags();
+  // A frame stored before its sender saw the flag: polled again.
+  for (tc_peer *P : Cooled)
+    if (frameBegun(ringSlot(P->Rx.Ring, Ctx->SlotSize, P->Rx.Receive->expectedSlot()),
+                   P->Rx.Receive->expected()))
+      startPolling(Ctx, P);
+}
+
+/// A few cold rings a turn, in turn: a frame whose sender did not ring.
+static void sweepColdRings(tc_context *Ctx) {
+  size_t Peers = Ctx->Accepted.size() + Ctx->Connected.size();
+  if (!Ctx->ColdPeers || !Peers)
+    return;
+  for (unsigned Looked = 0; Looked < SweepPerTurn && Looked < Peers; ++Looked) {
+    size_t At = Ctx->SweepAt++ % Peers;
+    tc_peer *P = At < Ctx->Accepted.size() ? Ctx->Accepted[At].get()
+                                           : Ctx->Connected[At - Ctx->Accepted.size()];
+    if (P->Cold && P->Rx.Ring && P->Rx.Receive &&
+        frameBegun(ringSlot(P->Rx.Ring, Ctx->SlotSize, P->Rx.Receive->expectedSlot()),
+                   P->Rx.Receive->expected()))
+      startPolling(Ctx, P);
+  }
+}
+
+/// TC_COLD_SWEEP=0: no sweep, so that a test shows the doorbell alone
+/// finds cold rings' frames (diagnostic; docs/scaling.md).
+static bool sweepWanted() {
+  static const bool Wanted = [] {
+    const char *Env = std::getenv("TC_COLD_SWEEP");
+    return !Env || std::strcmp(Env, "0");
+  }();
+  return Wanted;
+}
+
+static void turnPolling(CoreContext *Core) {
+  auto *Ctx = static_cast<tc_context *>(Core);
+  if (sweepWanted())
+    sweepColdRings(Ctx);
+  coolQuietPeers(Ctx);
+}
+
+void twochains::rt::setupPolling(tc_context *Ctx) { addHousekeeping(Ctx, turnPolling); }

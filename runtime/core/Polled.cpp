@@ -1,0 +1,133 @@
+//===- Polled.cpp - Which rings every pass polls --------------------------===//
+#include "core/Polled.h"
+
+#include "base/Log.h"
+#include "core/Stats.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace twochains::rt {
+
+void startPolling(CoreContext *Ctx, tc_peer *Peer) {
+  if (Peer->PolledAt >= 0)
+    return;
+  if (Peer->Cold) {
+    // Its sender rings no more: stores that come after this one see it.
+    if (Peer->Rx.CreditDirect)
+      __atomic_store_n(&Peer->Rx.CreditDirect[CreditWordCold], 0, __ATOMIC_RELEASE);
+    Peer->Cold = false;
+    --Ctx->ColdPeers;
+    countHeld(Ctx, &tc_stats_t::rings_warmed);
+  }
+  Peer->QuietTurns = 0;
+  Peer->PolledAt = int(Ctx->Polled.size());
+  Ctx->Polled.push_back(Peer);
+}
+
+void stopPolling(CoreContext *Ctx, tc_peer *Peer) {
+  if (Peer->PolledAt < 0)
+    return;
+  size_t At = size_t(Peer->PolledAt);
+  tc_peer *Last = Ctx->Polled.back();
+  Ctx->Polled[At] = Last;
+  Last->PolledAt = int(At);
+  Ctx->Polled.pop_back();
+  Peer->PolledAt = -1;
+}
+
+/// The doorbell's places: one per peer this side may have at once, each
+/// way (max_peers accepted, as many connected), at least a line's worth.
+static uint32_t doorbellPlaces(const CoreContext *Ctx) {
+  uint64_t Places = std::max<uint64_t>(uint64_t(Ctx->MaxPeers) * 2, 512);
+  return uint32_t(std::min<uint64_t>(Places, MaxDoorbellPlaces));
+}
+
+static bool mapDoorbell(CoreContext *Ctx) {
+  uint32_t Places = doorbellPlaces(Ctx);
+  ucp_mem_map_params_t M = {};
+  M.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
+                 UCP_MEM_MAP_PARAM_FIELD_FLAGS;
+  M.length = doorbellBytes(Places);
+  M.flags = UCP_MEM_MAP_ALLOCATE;
+  ucp_mem_attr_t A = {};
+  A.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
+  if (ucp_mem_map(Ctx->RmaUcp, &M, &Ctx->DoorbellMem) != UCS_OK)
+    return false;
+  void *Key = nullptr;
+  size_t KeySize = 0;
+  if (ucp_mem_query(Ctx->DoorbellMem, &A) != UCS_OK ||
+      ucp_rkey_pack(Ctx->RmaUcp, Ctx->DoorbellMem, &Key, &KeySize) != UCS_OK) {
+    ucp_mem_unmap(Ctx->RmaUcp, Ctx->DoorbellMem);
+    Ctx->DoorbellMem = nullptr;
+    return false;
+  }
+  Ctx->DoorbellKey.assign(static_cast<uint8_t *>(Key), static_cast<uint8_t *>(Key) + KeySize);
+  ucp_rkey_buffer_release(Key);
+  std::memset(A.address, 0, M.length);
+  Ctx->Doorbell = static_cast<uint64_t *>(A.address);
+  Ctx->DoorbellPeers.assign(Places, nullptr);
+  return true;
+}
+
+uint32_t takeDoorbellPlace(CoreContext *Ctx, tc_peer *Peer) {
+  if (Peer->DoorbellPlace != NoDoorbell)
+    return Peer->DoorbellPlace;
+  if (!Ctx->Doorbell && (!Ctx->RmaUcp || !mapDoorbell(Ctx)))
+    return NoDoorbell;
+  auto Free = std::find(Ctx->DoorbellPeers.begin(), Ctx->DoorbellPeers.end(), nullptr);
+  if (Free == Ctx->DoorbellPeers.end())
+    return NoDoorbell;
+  *Free = Peer;
+  Peer->DoorbellPlace = uint32_t(Free - Ctx->DoorbellPeers.begin());
+  return Peer->DoorbellPlace;
+}
+
+void giveBackDoorbellPlace(CoreContext *Ctx, tc_peer *Peer) {
+  if (Peer->DoorbellPlace == NoDoorbell)
+    return;
+  if (Peer->DoorbellPlace < Ctx->DoorbellPeers.size() &&
+      Ctx->DoorbellPeers[Peer->DoorbellPlace] == Peer)
+    Ctx->DoorbellPeers[Peer->DoorbellPlace] = nullptr;
+  Peer->DoorbellPlace = NoDoorbell;
+  if (Peer->Cold) {
+    Peer->Cold = false;
+    --Ctx->ColdPeers;
+  }
+}
+
+unsigned answerDoorbell(CoreContext *Ctx) {
+  uint64_t *D = Ctx->Doorbell;
+  // Cleared before the bits are read: a sender that rings after the read
+  // sets it again, so its frame is seen at a later pass.
+  __atomic_store_n(&D[DoorbellSummary], 0, __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  unsigned Warmed = 0;
+  size_t Words = (Ctx->DoorbellPeers.size() + 63) / 64;
+  for (size_t W = 0; W < Words; ++W) {
+    if (!__atomic_load_n(&D[DoorbellBits + W], __ATOMIC_RELAXED))
+      continue;
+    uint64_t Bits = __atomic_exchange_n(&D[DoorbellBits + W], 0, __ATOMIC_ACQ_REL);
+    while (Bits) {
+      size_t Place = W * 64 + size_t(__builtin_ctzll(Bits));
+      Bits &= Bits - 1;
+      // A bit of a place given back, or of a peer polled already: nothing.
+      tc_peer *Peer = Place < Ctx->DoorbellPeers.size() ? Ctx->DoorbellPeers[Place] : nullptr;
+      if (Peer && Peer->PolledAt < 0 && Peer->Welcomed) {
+        startPolling(Ctx, Peer);
+        ++Warmed;
+      }
+    }
+  }
+  return Warmed;
+}
+
+void releaseDoorbell(CoreContext *Ctx) {
+  if (Ctx->DoorbellMem)
+    ucp_mem_unmap(Ctx->RmaUcp, Ctx->DoorbellMem);
+  Ctx->DoorbellMem = nullptr;
+  Ctx->Doorbell = nullptr;
+  Ctx->DoorbellPeers.clear();
+}
+
+} // namespace twochains::rt
