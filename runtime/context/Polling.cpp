@@ -7,9 +7,14 @@
 // more, and the sender loads it after each frame it stores (the same
 // order as the sleep flag's, and the same fence: core/Sleep.cpp), so a
 // frame stored meanwhile is either seen here or followed by the doorbell.
-// A sender that cannot ring (it puts rather than stores, or could not map
-// the doorbell) is found by the sweep, which looks at a few cold rings
-// each turn.
+// A sender that cannot ring (it could not map the doorbell) is found by
+// the sweep, which looks at a few cold rings each turn.
+//
+// A cold ring is also closed past the frame it expects (the limit word),
+// and once the sender's claim shows it is not storing past it, every page
+// but that frame's slot's is given back. A sender that would store past
+// the limit asks for the ring to be opened (its doorbell, or a wake), and
+// the frame waits as for a full ring.
 //
 //===----------------------------------------------------------------------===//
 #include "context/Context.h"
@@ -19,6 +24,7 @@
 #include "core/Stats.h"
 #include "receive/Receive.h"
 #include "send/Send.h"
+#include "wireup/Mailbox.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -77,19 +83,29 @@ static void coolQuietPeers(tc_context *Ctx) {
   }
   if (Cooled.empty())
     return;
+  // Cold, and closed past the next frame: its slot is kept, the others'
+  // pages given back once the sender's claim shows it is not storing into
+  // them.
   for (tc_peer *P : Cooled) {
     __atomic_store_n(&P->Rx.CreditDirect[CreditWordCold], 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&P->Rx.CreditDirect[CreditWordLimit], P->Rx.Receive->expected() + 1,
+                     __ATOMIC_RELAXED);
     stopPolling(Ctx, P);
     P->Cold = true;
     ++Ctx->ColdPeers;
     countHeld(Ctx, &tc_stats_t::rings_cooled);
   }
   fenceAfterFlags();
-  // A frame stored before its sender saw the flag: polled again.
-  for (tc_peer *P : Cooled)
-    if (frameBegun(ringSlot(P->Rx.Ring, Ctx->SlotSize, P->Rx.Receive->expectedSlot()),
-                   P->Rx.Receive->expected()))
+  for (tc_peer *P : Cooled) {
+    uint64_t Expected = P->Rx.Receive->expected();
+    // A frame stored before its sender saw the flag: polled again.
+    if (frameBegun(ringSlot(P->Rx.Ring, Ctx->SlotSize, P->Rx.Receive->expectedSlot()), Expected) ||
+        __atomic_load_n(&P->Rx.CreditDirect[CreditWordClaim], __ATOMIC_RELAXED) > Expected) {
       startPolling(Ctx, P);
+      continue;
+    }
+    releaseRingPages(Ctx, P);
+  }
 }
 
 /// A few cold rings a turn, in turn: a frame whose sender did not ring.

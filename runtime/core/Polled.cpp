@@ -13,9 +13,12 @@ void startPolling(CoreContext *Ctx, tc_peer *Peer) {
   if (Peer->PolledAt >= 0)
     return;
   if (Peer->Cold) {
-    // Its sender rings no more: stores that come after this one see it.
-    if (Peer->Rx.CreditDirect)
+    // Its sender rings no more, and stores from any sequence: stores that
+    // come after these see them.
+    if (Peer->Rx.CreditDirect) {
+      __atomic_store_n(&Peer->Rx.CreditDirect[CreditWordLimit], 0, __ATOMIC_RELEASE);
       __atomic_store_n(&Peer->Rx.CreditDirect[CreditWordCold], 0, __ATOMIC_RELEASE);
+    }
     Peer->Cold = false;
     --Ctx->ColdPeers;
     countHeld(Ctx, &tc_stats_t::rings_warmed);

@@ -18,6 +18,7 @@
 #include "base/Timeouts.h"
 #include "control/ControlMessage.h"
 #include "core/Lock.h"
+#include "core/Polled.h"
 #include "core/Stats.h"
 #include "ucx/Request.h"
 #include "wire/Frame.h"
@@ -234,21 +235,37 @@ static void wakePeer(tc_peer *Peer, volatile uint64_t *Flag) {
   count(Ctx, &tc_stats_t::wakes_sent);
 }
 
+/// Marks this side's bit in the peer's doorbell, then its summary; wakes
+/// the peer if it sleeps.
+static void ringDoorbell(tc_peer *Peer) {
+  PeerSendHalf &Tx = Peer->Tx;
+  // The frame's stores come before the bit (release), the bit before the
+  // summary: a receiver that sees the summary finds the bit, and the bit's
+  // frame.
+  __atomic_fetch_or(Tx.DoorbellWord, Tx.DoorbellBit, __ATOMIC_RELEASE);
+  __atomic_store_n(&Tx.Doorbell[DoorbellSummary], 1, __ATOMIC_RELEASE);
+  // A receiver that sleeps set this before it looked at the summary.
+  fenceBeforeSleepFlag();
+  if (__builtin_expect(Tx.Doorbell[DoorbellSleeping] != 0, 0))
+    wakePeer(Peer, &Tx.Doorbell[DoorbellSleeping]);
+}
+
 void notifyPeer(tc_peer *Peer) {
   PeerSendHalf &Tx = Peer->Tx;
-  if (Tx.CreditWord[CreditWordCold] && Tx.DoorbellWord) {
-    // The frame's stores come before the bit (release), the bit before
-    // the summary: a receiver that sees the summary finds the bit, and the
-    // bit's frame.
-    __atomic_fetch_or(Tx.DoorbellWord, Tx.DoorbellBit, __ATOMIC_RELEASE);
-    __atomic_store_n(&Tx.Doorbell[DoorbellSummary], 1, __ATOMIC_RELEASE);
-    // A receiver that sleeps set this before it looked at the summary.
-    fenceBeforeSleepFlag();
-    if (__builtin_expect(Tx.Doorbell[DoorbellSleeping] != 0, 0))
-      wakePeer(Peer, &Tx.Doorbell[DoorbellSleeping]);
-  }
+  if (Tx.CreditWord[CreditWordCold] && Tx.DoorbellWord)
+    ringDoorbell(Peer);
   if (Tx.CreditWord[CreditWordSleep])
     wakePeer(Peer, &Tx.CreditWord[CreditWordSleep]);
+}
+
+void askToOpen(tc_peer *Peer) {
+  if (Peer->Tx.DoorbellWord) {
+    ringDoorbell(Peer);
+    return;
+  }
+  // No doorbell here: a wake message, taken by the receiver's onWake.
+  uint64_t Ask = 1;
+  wakePeer(Peer, &Ask);
 }
 
 } // namespace twochains::rt
@@ -371,6 +388,9 @@ static ucs_status_t onWake(void *Arg, const void *, size_t HeaderLength, void *,
     return refuseMessage(Ctx, Peer, "a wake from a peer not welcomed, or with bytes", Param),
            UCS_OK;
   count(Ctx, &tc_stats_t::wakes_received);
+  // A sender whose cold ring is closed (askToOpen) without a doorbell.
+  if (Peer->Cold)
+    startPolling(Ctx, Peer);
   return UCS_OK;
 }
 

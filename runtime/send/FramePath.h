@@ -40,6 +40,29 @@ inline void wakeIfSleeping(tc_peer *Peer) {
   if (__builtin_expect((Line[CreditWordSleep] | Line[CreditWordCold]) != 0, 0))
     notifyPeer(Peer);
 }
+/// A frame could not be stored: the receiver closed its cold ring to give
+/// its pages back. Asks it to open the ring again: its doorbell, else a
+/// wake message (either warms the ring, which lifts the limit).
+void askToOpen(tc_peer *Peer);
+/// Claims the slot of frame Seq before it is stored straight into the
+/// peer's ring, unless the receiver closed the ring from there (the claim
+/// and limit words of wire/Wire.h). Refused: the reservation is undone and
+/// the receiver asked to open it.
+inline bool claimSlot(tc_peer *Peer, uint64_t Seq) {
+  PeerSendHalf &Tx = Peer->Tx;
+  if (!Tx.RingDirect)
+    return true;
+  volatile uint64_t *Line = Tx.CreditWord;
+  Line[CreditWordClaim] = Seq + 1;
+  fenceBeforeSleepFlag();
+  uint64_t Limit = Line[CreditWordLimit];
+  if (__builtin_expect(!Limit || Seq < Limit, 1))
+    return true;
+  Line[CreditWordClaim] = Seq;
+  Tx.Send->unreserve(Seq);
+  askToOpen(Peer);
+  return false;
+}
 /// The worker whose progress moves this peer's frames and credits.
 ucp_worker_h frameWorker(tc_peer *Peer);
 /// Registers the handlers of frames and credits by message.

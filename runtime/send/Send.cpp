@@ -572,7 +572,7 @@ static inline bool sendDirect(tc_peer *Peer, const tc_package *Pkg, uint32_t Ele
     return false;
   uint64_t Seq;
   uint32_t Slot;
-  if (Tx.Send->reserve(&Seq, &Slot) != TC_OK)
+  if (Tx.Send->reserve(&Seq, &Slot) != TC_OK || !claimSlot(Peer, Seq))
     return false;
   uint8_t *Frame = ringSlot(Tx.RingDirect, Tx.SlotSize, Slot);
   if (Line)
@@ -747,7 +747,7 @@ static tc_status_t sendGeneral(tc_peer *Peer, const tc_package *Pkg, uint32_t El
   }
   uint64_t Seq;
   uint32_t Slot;
-  if (Peer->Tx.Send->reserve(&Seq, &Slot) != TC_OK) {
+  if (Peer->Tx.Send->reserve(&Seq, &Slot) != TC_OK || !claimSlot(Peer, Seq)) {
     // What a corked peer holds is what the receiver must see to credit.
     if (flushFrameBatch(Peer) != TC_OK)
       return TC_ERR_IO;
@@ -772,7 +772,7 @@ tc_status_t twochains::rt::sendAnswer(tc_peer *Peer, uint64_t CallSequence, cons
   }
   uint64_t Seq;
   uint32_t Slot;
-  if (Peer->Tx.Send->reserve(&Seq, &Slot) != TC_OK)
+  if (Peer->Tx.Send->reserve(&Seq, &Slot) != TC_OK || !claimSlot(Peer, Seq))
     return TC_ERR_NO_CREDIT;
   FrameSpec Spec;
   Spec.Kind = FrameAnswer;

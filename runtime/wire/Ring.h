@@ -36,6 +36,13 @@ public:
       NextSlot = 0;
     return TC_OK;
   }
+  /// Gives back the sequence just reserved, not used after all.
+  void unreserve(uint64_t Sequence) {
+    if (Sequence + 1 != Next)
+      return;
+    --Next;
+    NextSlot = NextSlot ? NextSlot - 1 : Slots - 1;
+  }
   /// The receiver reported Finished frames done (monotonic; stale or
   /// impossible reports are ignored).
   void credit(uint64_t Finished);

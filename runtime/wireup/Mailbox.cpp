@@ -100,6 +100,22 @@ tc_status_t setupLocalSide(WireupContext *Ctx, tc_peer *Peer) {
   return TC_OK;
 }
 
+void releaseRingPages(WireupContext *Ctx, tc_peer *Peer) {
+  size_t Page = size_t(sysconf(_SC_PAGESIZE));
+  uintptr_t Ring = uintptr_t(Peer->Rx.Ring), End = Ring + Peer->Rx.RingBytes;
+  uintptr_t Keep = uintptr_t(
+      ringSlot(Peer->Rx.Ring, Ctx->SlotSize, Peer->Rx.Receive->expectedSlot()));
+  uintptr_t KeepFirst = Keep & ~(Page - 1);
+  uintptr_t KeepEnd = (Keep + slotStride(Ctx->SlotSize) + Page - 1) & ~(Page - 1);
+  uintptr_t First = (Ring + Page - 1) & ~(Page - 1), Last = End & ~(Page - 1);
+  auto Remove = [&](uintptr_t From, uintptr_t To) {
+    if (To > From)
+      madvise(reinterpret_cast<void *>(From), To - From, MADV_REMOVE);
+  };
+  Remove(First, std::min(KeepFirst, Last));
+  Remove(std::max(KeepEnd, First), Last);
+}
+
 tc_status_t makeOffer(WireupContext *Ctx, tc_peer *Peer, Offer &O, std::vector<uint8_t> &Body) {
   O = {};
   O.Magic = HandshakeMagic;

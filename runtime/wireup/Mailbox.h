@@ -12,6 +12,10 @@ namespace twochains::rt {
 /// Allocates the peer's ring (frames from it) and credit line (its
 /// reports), for the path its frames take.
 tc_status_t setupLocalSide(WireupContext *Ctx, tc_peer *Peer);
+/// A cold ring's pages, but those of the slot it expects next, given back
+/// to the system (they read as zeros when next touched). Only once its
+/// sender cannot store into them: context/Polling.cpp closes it first.
+void releaseRingPages(WireupContext *Ctx, tc_peer *Peer);
 /// The offer describing Peer's local side, with its body (MAC not set).
 tc_status_t makeOffer(WireupContext *Ctx, tc_peer *Peer, Offer &Header,
                       std::vector<uint8_t> &Body);

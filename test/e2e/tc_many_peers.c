@@ -9,10 +9,13 @@
  * its resident memory and how much of it its rings hold.
  * Prints per step:
  *   many-peers idle=N p50_ns=.. p99_ns=.. rate=..  rss_kib=.. shmem_kib=..
- *     ring_resident_kib=.. ring_kib=..
- * and "many-peers: PASSED" when every call was answered with its own
- * bytes, every idle connection was made, and (with [max ring KiB]) the
- * rings' resident memory at the last step stayed within the bound. */
+ *     ring_resident_kib=.. ring_kib=.. rings_polled=.. connect_us=..
+ * (connect_us: the mean time of the step's tc_connect calls), then the
+ * median of one call from every idle peer into its cold ring, and the
+ * rings' resident memory once every peer is quiet. "many-peers: PASSED"
+ * when every call was answered with its own bytes, every idle connection
+ * was made, the idle rings went cold, and (with [max ring KiB]) the rings'
+ * resident memory once all were quiet stayed within the bound. */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -99,20 +102,27 @@ static int idle_process(const char *prefix, int in, int out) {
     if (r == sizeof more && more == CALL_EVERY_PEER) {
       /* One call on every connection, each into a ring gone cold: how
        * many were answered with their own bytes. */
-      uint32_t right = 0;
+      uint64_t answer[2] = {0, 0}; /* right, median ns */
+      uint64_t *lat = calloc(npeers + 1, sizeof *lat);
       for (uint32_t i = 0; i < npeers; i++) {
         uint64_t sent = 0xc01d0000u + i, back = 0;
         size_t size = 0;
+        uint64_t t0 = now_ns();
         tc_status_t st = calls_call_echo(peers[i], pkg, TC_SEND_LOCAL, &sent, sizeof sent, &back,
                                          sizeof back, &size, 10000);
-        right += st == TC_OK && size == sizeof back && back == sent;
+        lat[i] = now_ns() - t0;
+        answer[0] += st == TC_OK && size == sizeof back && back == sent;
       }
-      if (write(out, &right, sizeof right) != sizeof right)
+      qsort(lat, npeers, sizeof *lat, cmp_u64);
+      answer[1] = npeers ? lat[npeers / 2] : 0;
+      free(lat);
+      if (write(out, answer, sizeof answer) != sizeof answer)
         return 2;
       continue;
     }
     if (r == sizeof more) {
-      uint32_t made = 0;
+      uint64_t made[2] = {0, 0}; /* connections, ns they took */
+      uint64_t begin = now_ns();
       peers = realloc(peers, (npeers + more + 1) * sizeof *peers);
       for (uint32_t i = 0; i < more; i++) {
         tc_status_t st = tc_connect(ctx, "127.0.0.1", port, 30000, &peers[npeers]);
@@ -121,8 +131,9 @@ static int idle_process(const char *prefix, int in, int out) {
           break;
         }
         npeers++;
-        made++;
+        made[0]++;
       }
+      made[1] = now_ns() - begin;
       if (write(out, &made, sizeof made) != sizeof made)
         return 2;
       continue;
@@ -153,7 +164,18 @@ static int active_process(const char *prefix, unsigned calls, int in, int out) {
     return 2;
   uint64_t *lat = calloc(calls, sizeof *lat);
   char go;
-  while (read(in, &go, 1) == 1) {
+  /* Between steps it progresses as a quiet application does: the
+   * receiver's answers are credited, so its rings can go cold. */
+  fcntl(in, F_SETFL, O_NONBLOCK);
+  for (;;) {
+    ssize_t r = read(in, &go, 1);
+    if (r == 0)
+      break;
+    if (r != 1) {
+      tc_wait(ctx, 50);
+      tc_progress(ctx, NULL);
+      continue;
+    }
     uint64_t result[3] = {0, 0, 0}, bad = 0;
     uint64_t begin = now_ns();
     for (unsigned i = 0; i < calls; i++) {
@@ -254,11 +276,14 @@ int main(int argc, char **argv) {
       if (write(to_idle[p], &more, sizeof more) != sizeof more)
         return 2;
     }
+    uint64_t connect_ns = 0, connects = 0;
     for (unsigned p = 0; p < procs; p++) {
-      uint32_t made = 0;
-      if (read_full(from_idle[p], &made, sizeof made))
+      uint64_t made[2];
+      if (read_full(from_idle[p], made, sizeof made))
         return 2;
-      idle += made;
+      idle += (unsigned)made[0];
+      connects += made[0];
+      connect_ns += made[1];
     }
     if (idle != counts[s]) {
       fprintf(stderr, "FAILED: %u idle connections made, not %u\n", idle, counts[s]);
@@ -290,30 +315,54 @@ int main(int argc, char **argv) {
     ring_resident_kib = (long)(st.ring_bytes_resident / 1024);
     printf("many-peers idle=%u p50_ns=%" PRIu64 " p99_ns=%" PRIu64 " rate=%" PRIu64
            " rss_kib=%ld shmem_kib=%ld ring_resident_kib=%ld ring_kib=%" PRIu64
-           " rings_polled=%" PRIu64 "\n",
+           " rings_polled=%" PRIu64 " connect_us=%" PRIu64 "\n",
            idle, result[0], result[1], result[2], status_kib("VmRSS"), status_kib("RssShmem"),
-           ring_resident_kib, st.ring_bytes / 1024, st.rings_polled);
+           ring_resident_kib, st.ring_bytes / 1024, st.rings_polled,
+           connects ? connect_ns / connects / 1000 : 0);
     fflush(stdout);
   }
   /* Every idle peer calls once into its cold ring: each answered. */
   if (!failures && idle) {
     uint32_t every = CALL_EVERY_PEER, right = 0;
+    uint64_t cold_ns = 0;
     for (unsigned p = 0; p < procs; p++)
       if (write(to_idle[p], &every, sizeof every) != sizeof every)
         return 2;
     for (unsigned p = 0; p < procs; p++) {
-      uint32_t r = 0;
-      if (read_full(from_idle[p], &r, sizeof r))
+      uint64_t answer[2];
+      if (read_full(from_idle[p], answer, sizeof answer))
         return 2;
-      right += r;
+      right += (uint32_t)answer[0];
+      cold_ns = answer[1] > cold_ns ? answer[1] : cold_ns;
     }
     tc_stats_t st;
     tc_context_stats(ctx, &st);
-    printf("many-peers cold calls answered=%u of %u rings_cooled=%" PRIu64 " rings_warmed=%" PRIu64
-           "\n",
-           right, idle, st.rings_cooled, st.rings_warmed);
+    printf("many-peers cold calls answered=%u of %u p50_ns=%" PRIu64 " rings_cooled=%" PRIu64
+           " rings_warmed=%" PRIu64 "\n",
+           right, idle, cold_ns, st.rings_cooled, st.rings_warmed);
     if (right != idle) {
       fprintf(stderr, "FAILED: %u of %u calls into cold rings answered\n", right, idle);
+      failures++;
+    }
+  }
+  /* Everyone quiet: every ring goes cold and gives its pages back but its
+   * next slot's. Then the caller calls again, into a ring given back. */
+  if (!failures) {
+    tc_stats_t st;
+    uint64_t deadline = now_ns() + 20000000000ull;
+    do {
+      usleep(10000);
+      tc_context_stats(ctx, &st);
+    } while (st.rings_polled > 0 && now_ns() < deadline);
+    ring_resident_kib = (long)(st.ring_bytes_resident / 1024);
+    printf("many-peers all cold: rings_polled=%" PRIu64 " ring_resident_kib=%ld\n", st.rings_polled,
+           ring_resident_kib);
+    char go = 1;
+    uint64_t result[3];
+    if (write(to_active, &go, 1) != 1 || read_full(from_active, result, sizeof result))
+      return 2;
+    if (!result[0]) {
+      fprintf(stderr, "FAILED: calls into a ring given back went unanswered or wrong\n");
       failures++;
     }
   }
