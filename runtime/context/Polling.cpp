@@ -10,9 +10,10 @@
 // A sender that cannot ring (it could not map the doorbell) is found by
 // the sweep, which looks at a few cold rings each turn.
 //
-// A cold ring is also closed past the frame it expects (the limit word),
-// and once the sender's claim shows it is not storing past it, every page
-// but that frame's slot's is given back. A sender that would store past
+// A cold ring is also closed past the frame it expects (the limit word,
+// stored with the cold flag, under the same fence): if that frame has not
+// begun, its sender sees the limit after storing it, so every page but
+// that frame's slot's is given back. A sender that would store past
 // the limit asks for the ring to be opened (its doorbell, or a wake), and
 // the frame waits as for a full ring.
 //
@@ -84,8 +85,8 @@ static void coolQuietPeers(tc_context *Ctx) {
   if (Cooled.empty())
     return;
   // Cold, and closed past the next frame: its slot is kept, the others'
-  // pages given back once the sender's claim shows it is not storing into
-  // them.
+  // pages given back unless that frame has begun (its sender may then be
+  // storing on without having seen the limit).
   for (tc_peer *P : Cooled) {
     __atomic_store_n(&P->Rx.CreditDirect[CreditWordCold], 1, __ATOMIC_RELAXED);
     __atomic_store_n(&P->Rx.CreditDirect[CreditWordLimit], P->Rx.Receive->expected() + 1,
@@ -99,8 +100,7 @@ static void coolQuietPeers(tc_context *Ctx) {
   for (tc_peer *P : Cooled) {
     uint64_t Expected = P->Rx.Receive->expected();
     // A frame stored before its sender saw the flag: polled again.
-    if (frameBegun(ringSlot(P->Rx.Ring, Ctx->SlotSize, P->Rx.Receive->expectedSlot()), Expected) ||
-        __atomic_load_n(&P->Rx.CreditDirect[CreditWordClaim], __ATOMIC_RELAXED) > Expected) {
+    if (frameBegun(ringSlot(P->Rx.Ring, Ctx->SlotSize, P->Rx.Receive->expectedSlot()), Expected)) {
       startPolling(Ctx, P);
       continue;
     }

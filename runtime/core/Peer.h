@@ -167,6 +167,9 @@ struct PeerSendHalf {
   /// while the receiver says this side's ring is cold (CreditWordCold),
   /// each frame stored is followed by ringing it (FramePath.h).
   uint64_t *Doorbell = nullptr, *DoorbellWord = nullptr;
+  /// The receiver closed its cold ring from this sequence on, as the load
+  /// after the last frame stored found it (0: open; FramePath.h).
+  uint64_t ClosedAt = 0;
   uint64_t DoorbellBit = 0;
   ucp_rkey_h DoorbellKey = nullptr;
   int DoorbellGuard = -1;

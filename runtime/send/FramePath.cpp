@@ -252,10 +252,22 @@ static void ringDoorbell(tc_peer *Peer) {
 
 void notifyPeer(tc_peer *Peer) {
   PeerSendHalf &Tx = Peer->Tx;
+  Tx.ClosedAt = Tx.CreditWord[CreditWordLimit];
   if (Tx.CreditWord[CreditWordCold] && Tx.DoorbellWord)
     ringDoorbell(Peer);
   if (Tx.CreditWord[CreditWordSleep])
     wakePeer(Peer, &Tx.CreditWord[CreditWordSleep]);
+}
+
+bool openSlot(tc_peer *Peer, uint64_t Seq) {
+  PeerSendHalf &Tx = Peer->Tx;
+  // Opened since (the ring was warmed)?
+  Tx.ClosedAt = Tx.CreditWord[CreditWordLimit];
+  if (!Tx.ClosedAt || Seq < Tx.ClosedAt)
+    return true;
+  Tx.Send->unreserve(Seq);
+  askToOpen(Peer);
+  return false;
 }
 
 void askToOpen(tc_peer *Peer) {

@@ -37,31 +37,21 @@ void notifyPeer(tc_peer *Peer);
 inline void wakeIfSleeping(tc_peer *Peer) {
   fenceBeforeSleepFlag();
   const volatile uint64_t *Line = Peer->Tx.CreditWord;
-  if (__builtin_expect((Line[CreditWordSleep] | Line[CreditWordCold]) != 0, 0))
+  if (__builtin_expect((Line[CreditWordSleep] | Line[CreditWordCold] | Line[CreditWordLimit]) != 0,
+                       0))
     notifyPeer(Peer);
 }
 /// A frame could not be stored: the receiver closed its cold ring to give
 /// its pages back. Asks it to open the ring again: its doorbell, else a
 /// wake message (either warms the ring, which lifts the limit).
 void askToOpen(tc_peer *Peer);
-/// Claims the slot of frame Seq before it is stored straight into the
-/// peer's ring, unless the receiver closed the ring from there (the claim
-/// and limit words of wire/Wire.h). Refused: the reservation is undone and
-/// the receiver asked to open it.
+/// Whether frame Seq may be stored into the peer's ring: not if the
+/// receiver closed it from there (the limit word of wire/Wire.h, as the
+/// load after the last frame stored found it). Refused: the reservation
+/// is undone and the receiver asked to open it.
+bool openSlot(tc_peer *Peer, uint64_t Seq);
 inline bool claimSlot(tc_peer *Peer, uint64_t Seq) {
-  PeerSendHalf &Tx = Peer->Tx;
-  if (!Tx.RingDirect)
-    return true;
-  volatile uint64_t *Line = Tx.CreditWord;
-  Line[CreditWordClaim] = Seq + 1;
-  fenceBeforeSleepFlag();
-  uint64_t Limit = Line[CreditWordLimit];
-  if (__builtin_expect(!Limit || Seq < Limit, 1))
-    return true;
-  Line[CreditWordClaim] = Seq;
-  Tx.Send->unreserve(Seq);
-  askToOpen(Peer);
-  return false;
+  return __builtin_expect(!Peer->Tx.ClosedAt, 1) || openSlot(Peer, Seq);
 }
 /// The worker whose progress moves this peer's frames and credits.
 ucp_worker_h frameWorker(tc_peer *Peer);

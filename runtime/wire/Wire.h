@@ -42,15 +42,14 @@ constexpr unsigned CreditWordSleep = 8;
 /// rings the receiver's doorbell (Doorbell below). Set and cleared by the
 /// receiver only; read by the sender with the sleep flag, in one line.
 constexpr unsigned CreditWordCold = 9;
-/// Words 10 and 11, a cold ring closed to give its pages back
-/// (context/Polling.cpp). Limit, set by the receiver: frames of sequences
-/// from it on are not to be stored (0: no limit). Claim, set by the sender
-/// before each frame it stores: the frame's sequence + 1. The receiver
-/// stores the limit and then loads the claim; the sender stores the claim
-/// and then loads the limit: whichever comes second sees the other, so a
-/// page given back is never one a frame is being written into.
+/// Word 10, a cold ring closed to give its pages back
+/// (context/Polling.cpp): frames of sequences from it on are not to be
+/// stored (0: no limit). Set by the receiver before it looks at the ring
+/// once more; loaded by the sender with the sleep and cold flags after
+/// each frame it stores, and obeyed from the next frame on. Whichever
+/// comes second sees the other: the receiver sees the frame, and keeps its
+/// pages, or the sender sees the limit, and stores nothing past it.
 constexpr unsigned CreditWordLimit = 10;
-constexpr unsigned CreditWordClaim = 11;
 /// The bytes of a credit line: its owner allocates them, and the other
 /// side checks that a peer's key covers them.
 constexpr size_t CreditLineBytes = 128;

@@ -88,7 +88,7 @@ static int idle_process(const char *prefix, int in, int out) {
   tc_package_t *pkg;
   if (calls_package_load(prefix, TC_PACKAGE_SENDER, &pkg) != TC_OK)
     return 2;
-  tc_context_t *ctx = context(pkg, 0, 0);
+  tc_context_t *ctx = context(pkg, 0, getenv("IDLE_POLL") ? TC_WAIT_POLL : 0);
   if (!ctx)
     return 2;
   tc_peer_t **peers = NULL;
