@@ -1,7 +1,8 @@
 //===- HandshakeOfferFuzzer.cpp - parseOffer and checkPackedRkey ----------===//
 //
-// Input: an offer header's bytes (the first 96, fewer or more too), then
-// its body (keys and worker address, then the packages section). An accepted offer's pointers must lie in the body, its sizes
+// Input: an offer header's bytes (the first 128, fewer or more too), then
+// its body (keys, worker address and doorbell key, then the packages
+// section). An accepted offer's pointers must lie in the body, its sizes
 // within the limits, and each memory key well-formed by the same check.
 //
 //===----------------------------------------------------------------------===//
@@ -44,12 +45,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   if (O.Path == PathRma) {
     const uint8_t *End = Body.data() + Body.size() - O.PackagesSize;
     if (P.CreditKey != Body.data() || P.RingKey + O.RingKeySize > End ||
-        P.WorkerAddress + O.WorkerAddressSize != End)
+        P.WorkerAddress + O.WorkerAddressSize + O.DoorbellKeySize != End)
       broken("parts lie outside its body");
     if (!checkPackedRkey(P.CreditKey, O.CreditKeySize) ||
         !checkPackedRkey(P.RingKey, O.RingKeySize))
       broken("keys are malformed");
-  } else if (Body.size() != O.PackagesSize) {
+    // A doorbell whole or not at all; its place inside what any doorbell has.
+    if (O.DoorbellKeySize
+            ? (P.DoorbellKey != P.WorkerAddress + O.WorkerAddressSize ||
+               !checkPackedRkey(P.DoorbellKey, O.DoorbellKeySize) || !O.DoorbellAddress ||
+               O.DoorbellIndex >= MaxDoorbellPlaces)
+            : (P.DoorbellKey || O.DoorbellAddress || O.DoorbellIndex))
+      broken("doorbell is malformed");
+  } else if (Body.size() != O.PackagesSize || P.DoorbellKey || O.DoorbellKeySize) {
     broken("message path carries more than its packages");
   }
   return 0;
