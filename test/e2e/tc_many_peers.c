@@ -70,6 +70,9 @@ static tc_context_t *context(tc_package_t *pkg, uint32_t max_peers, uint32_t wai
   p.version = TC_CONTEXT_PARAMS_VERSION;
   p.max_peers = max_peers;
   p.wait_mode = wait_mode;
+  /* Every idle process connects from 127.0.0.1 at once. */
+  p.max_startups = 64;
+  p.max_startups_per_address = 64;
   tc_context_t *ctx = NULL;
   if (tc_context_create(&p, &ctx) != TC_OK || tc_context_add_package(ctx, pkg) != TC_OK)
     return NULL;
@@ -88,7 +91,7 @@ static int idle_process(const char *prefix, int in, int out) {
   tc_package_t *pkg;
   if (calls_package_load(prefix, TC_PACKAGE_SENDER, &pkg) != TC_OK)
     return 2;
-  tc_context_t *ctx = context(pkg, 0, getenv("IDLE_POLL") ? TC_WAIT_POLL : 0);
+  tc_context_t *ctx = context(pkg, 0, 0);
   if (!ctx)
     return 2;
   tc_peer_t **peers = NULL;
