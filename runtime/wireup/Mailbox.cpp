@@ -201,21 +201,67 @@ static ucp_ep_h connectToWorker(WireupContext *Ctx, const uint8_t *Address) {
   return Ep;
 }
 
+/// A key of the peer's offer to unpack, the address it is for, and the
+/// shared mapping unpacking it made here, if any (the segment UCX maps for
+/// a shared-memory key), as the kernel lists them.
+struct PeerKey {
+  const uint8_t *Packed;
+  size_t Size;
+  ucp_rkey_h *Out;
+  uint64_t Address;
+  std::vector<SharedMapping> Attached;
+};
+
 /// ucp_ep_rkey_unpack takes no length, and each transport reads the
-/// fixed-size record it expects: the key, checked to be well-formed
+/// fixed-size record it expects: each key, checked to be well-formed
 /// (checkPackedRkey), is handed over from a zero-padded copy, so that no
-/// read runs past what the peer sent into memory it did not. Attached: the
-/// shared mappings unpacking it made here (the segment UCX maps for a
-/// shared-memory key), as the kernel lists them.
-static bool unpackKey(ucp_ep_h Ep, const uint8_t *Key, size_t Size, ucp_rkey_h *Out,
-                      std::vector<SharedMapping> &Attached) {
+/// read runs past what the peer sent into memory it did not. The mappings
+/// are listed once before and once after all of them (a process with
+/// thousands of peers lists thousands; once per key was most of a
+/// handshake): each key is given the new one its address lies in, and a
+/// new mapping that is no key's means some key mapped more than one
+/// segment (Why).
+static bool unpackKeys(ucp_ep_h Ep, std::vector<PeerKey> &Keys, std::string &Why) {
   static constexpr size_t Padding = 256;
-  std::vector<uint8_t> Copy(Size + Padding, 0);
-  std::memcpy(Copy.data(), Key, Size);
   std::vector<SharedMapping> Before = sharedMappings();
-  if (ucp_ep_rkey_unpack(Ep, Copy.data(), Out) != UCS_OK)
+  for (PeerKey &K : Keys) {
+    std::vector<uint8_t> Copy(K.Size + Padding, 0);
+    std::memcpy(Copy.data(), K.Packed, K.Size);
+    if (ucp_ep_rkey_unpack(Ep, Copy.data(), K.Out) != UCS_OK) {
+      Why = "its memory keys cannot be unpacked";
+      return false;
+    }
+  }
+  std::vector<SharedMapping> New = newMappings(Before, sharedMappings());
+  std::vector<bool> Taken(New.size(), false);
+  PeerKey *Stray = nullptr; // a key mapped here whose address lies in no new mapping
+  size_t Strays = 0;
+  for (PeerKey &K : Keys) {
+    void *Local = nullptr;
+    if (ucp_rkey_ptr(*K.Out, K.Address, &Local) != UCS_OK)
+      continue;
+    for (size_t I = 0; I < New.size(); ++I)
+      if (uintptr_t(Local) >= New[I].Begin && uintptr_t(Local) < New[I].End) {
+        K.Attached.push_back(New[I]);
+        Taken[I] = true;
+      }
+    if (K.Attached.empty()) {
+      Stray = &K;
+      ++Strays;
+    }
+  }
+  // One key whose address lies outside what it mapped, and one mapping no
+  // key's address lies in: that key's, so checkKeyRange names the range.
+  size_t Left = size_t(std::count(Taken.begin(), Taken.end(), false));
+  if (Strays == 1 && Left == 1) {
+    Stray->Attached.push_back(
+        New[size_t(std::find(Taken.begin(), Taken.end(), false) - Taken.begin())]);
+    Left = 0;
+  }
+  if (Left) {
+    Why = "its memory keys map " + std::to_string(New.size()) + " segments here, not one each";
     return false;
-  Attached = newMappings(Before, sharedMappings());
+  }
   return true;
 }
 
@@ -305,15 +351,13 @@ bool rmaReaches(WireupContext *Ctx, tc_peer *Peer, const ParsedOffer &Hello) {
 /// inside the one segment its key maps (checkKeyRange), and guarded as the
 /// ring is. Without it (a key that does not map here, a place outside),
 /// this side never rings, and the peer finds its frames by its sweep.
-static void mapDoorbell(tc_peer *Peer, const ParsedOffer &Parsed) {
+static void mapDoorbell(tc_peer *Peer, const ParsedOffer &Parsed,
+                        const std::vector<SharedMapping> &Mapped) {
   const Offer &O = Parsed.Header;
-  std::vector<SharedMapping> Mapped;
   std::string Why;
   uint8_t *Doorbell = nullptr;
   size_t Length = doorbellBytes(O.DoorbellIndex + 1);
   if (O.DoorbellAddress % alignof(uint64_t) ||
-      !unpackKey(Peer->DataEp, Parsed.DoorbellKey, O.DoorbellKeySize, &Peer->Tx.DoorbellKey,
-                 Mapped) ||
       !checkKeyRange(Peer->Tx.DoorbellKey, Mapped, O.DoorbellAddress, Length, "doorbell", Why,
                      Doorbell) ||
       !Doorbell ||
@@ -335,13 +379,17 @@ tc_status_t acceptOffer(WireupContext *Ctx, tc_peer *Peer, const ParsedOffer &Pa
       Why = "its RMA worker cannot be reached";
       return TC_ERR_IO;
     }
-    std::vector<SharedMapping> CreditMapped, RingMapped;
-    if (!unpackKey(Peer->DataEp, Parsed.CreditKey, O.CreditKeySize, &Peer->Rx.CreditKey,
-                   CreditMapped) ||
-        !unpackKey(Peer->DataEp, Parsed.RingKey, O.RingKeySize, &Peer->Tx.RingKey, RingMapped)) {
-      Why = "its memory keys cannot be unpacked";
+    std::vector<PeerKey> Keys = {
+        {Parsed.CreditKey, O.CreditKeySize, &Peer->Rx.CreditKey, O.CreditAddress, {}},
+        {Parsed.RingKey, O.RingKeySize, &Peer->Tx.RingKey, O.RingAddress, {}}};
+    // The doorbell is rung only by a side that stores into the ring.
+    if (O.DoorbellKeySize && directStores())
+      Keys.push_back(
+          {Parsed.DoorbellKey, O.DoorbellKeySize, &Peer->Tx.DoorbellKey, O.DoorbellAddress, {}});
+    if (!unpackKeys(Peer->DataEp, Keys, Why))
       return TC_ERR_BAD_OFFER;
-    }
+    const std::vector<SharedMapping> &CreditMapped = Keys[0].Attached,
+                                     &RingMapped = Keys[1].Attached;
     // Slots and SlotSize were bounded by parseOffer.
     uint8_t *Ring = nullptr, *Credits = nullptr;
     if (!checkKeyRange(Peer->Tx.RingKey, RingMapped, O.RingAddress,
@@ -364,8 +412,8 @@ tc_status_t acceptOffer(WireupContext *Ctx, tc_peer *Peer, const ParsedOffer &Pa
       if (O.CreditAddress % alignof(uint64_t) == 0)
         Peer->Rx.CreditDirect = reinterpret_cast<uint64_t *>(Credits);
     }
-    if (Peer->Tx.RingDirect && O.DoorbellKeySize)
-      mapDoorbell(Peer, Parsed);
+    if (Peer->Tx.RingDirect && Keys.size() > 2)
+      mapDoorbell(Peer, Parsed, Keys[2].Attached);
   }
   Peer->Tx.Slots = O.Slots;
   Peer->Tx.SlotSize = O.SlotSize;
