@@ -83,6 +83,7 @@ static tc_context_t *context(tc_package_t *pkg, uint32_t max_peers, uint32_t wai
  * connections and writes back how many it made; sleeps in between; ends
  * when `in` closes. */
 #define CALL_EVERY_PEER 0xffffffffu
+#define CLOSE_EVERY_PEER 0xfffffffeu
 
 static int idle_process(const char *prefix, int in, int out) {
   uint16_t port;
@@ -120,6 +121,15 @@ static int idle_process(const char *prefix, int in, int out) {
       answer[1] = npeers ? lat[npeers / 2] : 0;
       free(lat);
       if (write(out, answer, sizeof answer) != sizeof answer)
+        return 2;
+      continue;
+    }
+    if (r == sizeof more && more == CLOSE_EVERY_PEER) {
+      for (uint32_t i = 0; i < npeers; i++)
+        tc_peer_close(peers[i]);
+      npeers = 0;
+      uint64_t done[2] = {0, 0};
+      if (write(out, done, sizeof done) != sizeof done)
         return 2;
       continue;
     }
@@ -368,6 +378,31 @@ int main(int argc, char **argv) {
       fprintf(stderr, "FAILED: calls into a ring given back went unanswered or wrong\n");
       failures++;
     }
+  }
+  /* Alone again: the idle peers close, and the caller is measured once
+   * more, so that "alone" brackets the steps (this machine's latency
+   * changes between modes from run to run). */
+  if (!failures && idle) {
+    uint32_t close_all = CLOSE_EVERY_PEER;
+    for (unsigned p = 0; p < procs; p++) {
+      uint64_t done[2];
+      if (write(to_idle[p], &close_all, sizeof close_all) != sizeof close_all ||
+          read_full(from_idle[p], done, sizeof done))
+        return 2;
+    }
+    tc_stats_t st;
+    uint64_t deadline = now_ns() + 20000000000ull;
+    do {
+      usleep(10000);
+      tc_context_stats(ctx, &st);
+    } while (st.ring_bytes > st.ring_bytes_resident + 4 * 1024 * 1024 && now_ns() < deadline);
+    char go = 1;
+    uint64_t result[3];
+    if (write(to_active, &go, 1) != 1 || read_full(from_active, result, sizeof result))
+      return 2;
+    printf("many-peers idle=0 (again) p50_ns=%" PRIu64 " p99_ns=%" PRIu64 " rate=%" PRIu64
+           " ring_kib=%" PRIu64 "\n",
+           result[0], result[1], result[2], st.ring_bytes / 1024);
   }
   if (max_ring_kib && ring_resident_kib > max_ring_kib) {
     fprintf(stderr, "FAILED: the rings hold %ld KiB resident, more than %ld KiB\n",
