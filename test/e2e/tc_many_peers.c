@@ -82,17 +82,37 @@ static tc_context_t *context(tc_package_t *pkg, uint32_t max_peers, uint32_t wai
 /* An idle process: on each count read from `in`, makes that many more
  * connections and writes back how many it made; sleeps in between; ends
  * when `in` closes. */
+/* A child's context, once the receiver's port arrives on `in`. */
+static tc_context_t *child_context(const char *prefix, int in, uint32_t wait_mode,
+                                   tc_package_t **pkg, uint16_t *port) {
+  if (read_full(in, port, sizeof *port) ||
+      calls_package_load(prefix, TC_PACKAGE_SENDER, pkg) != TC_OK)
+    return NULL;
+  return context(*pkg, 0, wait_mode);
+}
+
+/* The receiver's counters once `done` holds of them (or 20 s passed: the
+ * caller checks what it got). */
+static tc_stats_t stats_once(tc_context_t *ctx, int (*done)(const tc_stats_t *, uint64_t),
+                             uint64_t arg) {
+  tc_stats_t st;
+  uint64_t deadline = now_ns() + 20000000000ull;
+  do {
+    usleep(10000);
+    tc_context_stats(ctx, &st);
+  } while (!done(&st, arg) && now_ns() < deadline);
+  return st;
+}
+static int polled_at_most(const tc_stats_t *st, uint64_t n) { return st->rings_polled <= n; }
+static int rings_below(const tc_stats_t *st, uint64_t bytes) { return st->ring_bytes < bytes; }
+
 #define CALL_EVERY_PEER 0xffffffffu
 #define CLOSE_EVERY_PEER 0xfffffffeu
 
 static int idle_process(const char *prefix, int in, int out) {
   uint16_t port;
-  if (read_full(in, &port, sizeof port))
-    return 2;
   tc_package_t *pkg;
-  if (calls_package_load(prefix, TC_PACKAGE_SENDER, &pkg) != TC_OK)
-    return 2;
-  tc_context_t *ctx = context(pkg, 0, 0);
+  tc_context_t *ctx = child_context(prefix, in, 0, &pkg, &port);
   if (!ctx)
     return 2;
   tc_peer_t **peers = NULL;
@@ -166,12 +186,8 @@ static int idle_process(const char *prefix, int in, int out) {
  * writes back p50, p99 (ns) and the rate (calls/s). */
 static int active_process(const char *prefix, unsigned calls, int in, int out) {
   uint16_t port;
-  if (read_full(in, &port, sizeof port))
-    return 2;
   tc_package_t *pkg;
-  if (calls_package_load(prefix, TC_PACKAGE_SENDER, &pkg) != TC_OK)
-    return 2;
-  tc_context_t *ctx = context(pkg, 0, TC_WAIT_POLL);
+  tc_context_t *ctx = child_context(prefix, in, TC_WAIT_POLL, &pkg, &port);
   tc_peer_t *peer;
   if (!ctx || tc_connect(ctx, "127.0.0.1", port, 30000, &peer) != TC_OK)
     return 2;
@@ -282,6 +298,7 @@ int main(int argc, char **argv) {
   int failures = 0;
   unsigned idle = 0;
   long ring_resident_kib = 0;
+  uint64_t ring_bytes_last = 0; /* the rings' bytes at the last step */
   for (unsigned s = 0; s < steps && !failures; s++) {
     unsigned want = counts[s] > idle ? counts[s] - idle : 0;
     for (unsigned p = 0; p < procs; p++) {
@@ -305,12 +322,7 @@ int main(int argc, char **argv) {
     }
     /* The idle peers' rings go cold once quiet a while: waited for (not
      * timed), then the active peer is measured beside them. */
-    tc_stats_t st;
-    uint64_t deadline = now_ns() + 20000000000ull;
-    do {
-      usleep(10000);
-      tc_context_stats(ctx, &st);
-    } while (st.rings_polled > 1 && now_ns() < deadline);
+    tc_stats_t st = stats_once(ctx, polled_at_most, 1);
     if (st.rings_polled > 1 + idle / 64) {
       fprintf(stderr, "FAILED: %" PRIu64 " rings still polled every pass beside %u idle peers\n",
               st.rings_polled, idle);
@@ -326,6 +338,7 @@ int main(int argc, char **argv) {
     }
     tc_context_stats(ctx, &st);
     ring_resident_kib = (long)(st.ring_bytes_resident / 1024);
+    ring_bytes_last = st.ring_bytes;
     printf("many-peers idle=%u p50_ns=%" PRIu64 " p99_ns=%" PRIu64 " rate=%" PRIu64
            " rss_kib=%ld shmem_kib=%ld ring_resident_kib=%ld ring_kib=%" PRIu64
            " rings_polled=%" PRIu64 " connect_us=%" PRIu64 "\n",
@@ -361,12 +374,7 @@ int main(int argc, char **argv) {
   /* Everyone quiet: every ring goes cold and gives its pages back but its
    * next slot's. Then the caller calls again, into a ring given back. */
   if (!failures) {
-    tc_stats_t st;
-    uint64_t deadline = now_ns() + 20000000000ull;
-    do {
-      usleep(10000);
-      tc_context_stats(ctx, &st);
-    } while (st.rings_polled > 0 && now_ns() < deadline);
+    tc_stats_t st = stats_once(ctx, polled_at_most, 0);
     ring_resident_kib = (long)(st.ring_bytes_resident / 1024);
     printf("many-peers all cold: rings_polled=%" PRIu64 " ring_resident_kib=%ld\n", st.rings_polled,
            ring_resident_kib);
@@ -390,12 +398,8 @@ int main(int argc, char **argv) {
           read_full(from_idle[p], done, sizeof done))
         return 2;
     }
-    tc_stats_t st;
-    uint64_t deadline = now_ns() + 20000000000ull;
-    do {
-      usleep(10000);
-      tc_context_stats(ctx, &st);
-    } while (st.ring_bytes > st.ring_bytes_resident + 4 * 1024 * 1024 && now_ns() < deadline);
+    /* Released once their closes arrive: one ring left. */
+    tc_stats_t st = stats_once(ctx, rings_below, 2 * ring_bytes_last / (idle + 1));
     char go = 1;
     uint64_t result[3];
     if (write(to_active, &go, 1) != 1 || read_full(from_active, result, sizeof result))
