@@ -40,15 +40,16 @@ static constexpr unsigned QuietTurnsBeforeCold = 8;
 /// Cold rings the sweep looks at per control turn.
 static constexpr unsigned SweepPerTurn = 64;
 
-/// Whether the peer may go cold: its sender stores into the ring and can
-/// be told (RMA with direct mappings both ways, a doorbell place), and
+/// Whether the peer may go cold: its sender stores into the ring (its
+/// offer says so) and can be told (RMA with direct mappings both ways, a
+/// doorbell place), and
 /// nothing is owed or awaited either way.
 static bool mayGoCold(tc_context *Ctx, tc_peer *P) {
   const PeerSendHalf &Tx = P->Tx;
   const PeerReceiveHalf &Rx = P->Rx;
-  if (!P->Welcomed || P->Failed || P->Channelled || P->Path != PathRma || !Rx.CreditDirect ||
-      !Tx.RingDirect || P->DoorbellPlace == NoDoorbell || !Rx.Ring || !Rx.Receive || !Tx.Send ||
-      !Tx.CreditWord)
+  if (!P->Welcomed || P->Failed || P->Channelled || P->Path != PathRma || !Rx.SenderStores ||
+      !Rx.CreditDirect || !Tx.RingDirect || P->DoorbellPlace == NoDoorbell || !Rx.Ring ||
+      !Rx.Receive || !Tx.Send || !Tx.CreditWord)
     return false;
   uint64_t Expected = Rx.Receive->expected();
   return Tx.CreditWord[CreditWordFinished] >= Tx.Send->next() && !sendsDue(P, true) &&

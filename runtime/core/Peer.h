@@ -224,6 +224,9 @@ struct PeerReceiveHalf {
   /// The expected sequence + 1 when the last sleep found its frame there
   /// (core/Sleep.cpp): found again, it is stalled, not new.
   uint64_t SleepFound = 0;
+  /// The sender stores its frames straight into the ring (its offer says
+  /// so, OfferStoresDirect): only then may the ring go cold.
+  bool SenderStores = false;
   /// Answers of jams (tc_jam_return) in flight to this sender, and bytes.
   size_t RepliesInFlight = 0, ReplyBytesInFlight = 0;
 };

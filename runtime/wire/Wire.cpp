@@ -38,8 +38,10 @@ tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *B
                " bytes (at most " + std::to_string(MaxRingBytes) + ")");
   if (O.MailboxMode != TC_MAILBOX_CODE_CACHE && O.MailboxMode != TC_MAILBOX_NO_CACHE)
     return Bad("mailbox mode " + std::to_string(O.MailboxMode));
-  if (O.CodeTrust < TC_CODE_TRUST_PACKAGE || O.CodeTrust > TC_CODE_TRUST_SIGNED || O.Reserved)
+  if (O.CodeTrust < TC_CODE_TRUST_PACKAGE || O.CodeTrust > TC_CODE_TRUST_SIGNED)
     return Bad("code-trust policy " + std::to_string(O.CodeTrust));
+  if (O.Flags & ~OfferStoresDirect)
+    return Bad("offer flags " + std::to_string(O.Flags));
   if (!isaName(O.Isa))
     return Bad("instruction set " + std::to_string(O.Isa));
   // Outside a job (Job 0) the rank means nothing and is not read.

@@ -196,7 +196,9 @@ struct Offer {
   /// tc_code_trust_t of the offering side: whether a sender may deploy
   /// packages there (code/Deploy.cpp) or sends frames as they are.
   uint32_t CodeTrust;
-  uint32_t Reserved;
+  /// OfferStoresDirect: the offering side stores its frames straight into
+  /// a ring UCX maps into its process (else it puts them). Other bits 0.
+  uint32_t Flags;
   /// RMA: the offering side's doorbell, and the place in it that is the
   /// other side's (all three 0: none offered).
   uint64_t DoorbellAddress;
@@ -204,6 +206,10 @@ struct Offer {
 };
 static_assert(sizeof(Offer) == 128, "wire layout");
 constexpr uint32_t NoJobRank = 0xffffffffu;
+/// Offer::Flags. A receiver lets a sender's ring go cold, and gives its
+/// pages back, only if the sender stores: one that puts neither rings the
+/// doorbell nor obeys the limit (context/Polling.cpp).
+constexpr uint32_t OfferStoresDirect = 1;
 /// Ranks a job may have.
 constexpr uint32_t MaxJobRanks = 1u << 20;
 static_assert(offsetof(Offer, PackagesSize) == 84 && offsetof(Offer, Isa) == 88,

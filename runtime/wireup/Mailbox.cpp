@@ -116,6 +116,13 @@ void releaseRingPages(WireupContext *Ctx, tc_peer *Peer) {
   Remove(std::max(KeepEnd, First), Last);
 }
 
+/// TC_DIRECT_STORES=0: always puts, never stores into a mapping of the
+/// peer's memory (docs/performance.md, "Direct stores").
+static bool directStores() {
+  const char *Env = std::getenv("TC_DIRECT_STORES");
+  return !Env || std::strcmp(Env, "0");
+}
+
 tc_status_t makeOffer(WireupContext *Ctx, tc_peer *Peer, Offer &O, std::vector<uint8_t> &Body) {
   O = {};
   O.Magic = HandshakeMagic;
@@ -125,6 +132,11 @@ tc_status_t makeOffer(WireupContext *Ctx, tc_peer *Peer, Offer &O, std::vector<u
   O.MailboxMode = uint32_t(Ctx->Mode);
   O.CodeTrust = uint32_t(Ctx->CodeTrust);
   O.Path = Peer->Path;
+  // Whether this side will store into the other's ring (where UCX maps
+  // it here), which decides whether the other lets this side's ring go
+  // cold: a side that puts neither rings nor obeys a limit.
+  if (Peer->Path == PathRma && directStores())
+    O.Flags |= OfferStoresDirect;
   O.Isa = hostIsa();
   O.Job = Ctx->JobId;
   O.JobRank = Ctx->JobId ? Ctx->JobRank : NoJobRank;
@@ -317,13 +329,6 @@ static bool checkKeyRange(ucp_rkey_h Key, const std::vector<SharedMapping> &Atta
   return true;
 }
 
-/// TC_DIRECT_STORES=0: always puts, never stores into a mapping of the
-/// peer's memory (docs/performance.md, "Direct stores").
-static bool directStores() {
-  const char *Env = std::getenv("TC_DIRECT_STORES");
-  return !Env || std::strcmp(Env, "0");
-}
-
 bool putsTo(const tc_peer *Peer) { return !Peer->Tx.RingDirect || !Peer->Rx.CreditDirect; }
 
 void countRmaPeer(WireupContext *Ctx, tc_peer *Peer) {
@@ -415,6 +420,7 @@ tc_status_t acceptOffer(WireupContext *Ctx, tc_peer *Peer, const ParsedOffer &Pa
     if (Peer->Tx.RingDirect && Keys.size() > 2)
       mapDoorbell(Peer, Parsed, Keys[2].Attached);
   }
+  Peer->Rx.SenderStores = O.Path == PathRma && (O.Flags & OfferStoresDirect);
   Peer->Tx.Slots = O.Slots;
   Peer->Tx.SlotSize = O.SlotSize;
   Peer->Tx.Send = std::make_unique<SenderRing>(O.Slots);

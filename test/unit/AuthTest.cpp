@@ -190,6 +190,11 @@ TEST(Offer, Bounds) {
   EXPECT_EQ(parse(O), TC_OK);
   O.JobRank = MaxJobRanks;
   EXPECT_EQ(parse(O), TC_ERR_BAD_OFFER);
+  O = goodOffer();
+  O.Flags = OfferStoresDirect;
+  EXPECT_EQ(parse(O), TC_OK);
+  O.Flags = 2; // a flag no side sends
+  EXPECT_EQ(parse(O), TC_ERR_BAD_OFFER);
   EXPECT_EQ(parse(goodOffer(), std::vector<uint8_t>(8)), TC_ERR_BAD_OFFER); // AM with a body
   O = goodOffer();
   O.Path = PathRma;
