@@ -55,10 +55,10 @@ typedef struct tc_peer tc_peer_t;
 
 /* 2 added mailbox_mode and code_cache_size; 3 the job's key; 4
  * containment; 5 embedding; 6 quarantine by address and connections
- * before authentication; 7 the code-trust policy. Older structs are still
- * accepted (they end at flags, code_cache_size, key_file, forward_allow,
- * ucp_worker and reserved6). */
-#define TC_CONTEXT_PARAMS_VERSION 7u
+ * before authentication; 7 the code-trust policy; 8 payloads ahead. Older
+ * structs are still accepted (they end at flags, code_cache_size, key_file,
+ * forward_allow, ucp_worker, reserved6 and trusted_signers). */
+#define TC_CONTEXT_PARAMS_VERSION 8u
 
 typedef enum tc_wait_mode {
   TC_WAIT_AUTO = 0,       /* the ISA's low-power wait if the CPU has one, else PAUSE */
@@ -140,7 +140,7 @@ typedef struct tc_context_params {
    * own UCX worker (ucp_worker_h), created on a context (ucp_context_h) with
    * UCP_FEATURE_AM, to carry the control traffic: the listener, connections,
    * handshakes and frames by message. Two-Chains registers its active
-   * messages 0x7c01-0x7c11 on it (TC_AM_ID_FIRST..TC_AM_ID_LAST; the
+   * messages 0x7c01-0x7c12 on it (TC_AM_ID_FIRST..TC_AM_ID_LAST; the
    * application keeps the others) and never destroys it. NULL: a context
    * and worker of its own. RMA frames always use a context of Two-Chains'
    * own, with every transport but TCP. */
@@ -171,13 +171,22 @@ typedef struct tc_context_params {
   uint32_t code_trust;
   uint32_t reserved7;
   const char *trusted_signers;
+  /* version 8: payloads larger than a slot, which travel ahead of their
+   * frames (docs/scaling.md, "Payloads larger than a slot"): the bytes of
+   * them one sender may have on their way to this side at once, which also
+   * bounds one payload; all senders together at most 16 times that. 0: the
+   * environment variable TC_PAYLOAD_AHEAD_BYTES, else 4 MiB, at most 1 GiB;
+   * TC_NO_PAYLOADS_AHEAD: none taken (a frame must fit a slot). */
+  uint32_t payload_ahead_bytes;
+  uint32_t reserved8;
 } tc_context_params_t;
 
 #define TC_AM_ID_FIRST 0x7c01u
-#define TC_AM_ID_LAST 0x7c11u
+#define TC_AM_ID_LAST 0x7c12u
 
 #define TC_JAM_NO_TIME_LIMIT 0xffffffffu
 #define TC_NEVER_QUARANTINE 0xffffffffu
+#define TC_NO_PAYLOADS_AHEAD 0xffffffffu
 
 /* Let connected peers drive ried libraries over to this process (see
  * tc_ried_push). Off by default: a pushed ried is code that runs here. */
@@ -632,6 +641,13 @@ typedef struct tc_stats {
   uint64_t ring_bytes;              /* now: bytes of this side's rings (not a counter) */
   uint64_t ring_bytes_resident;     /* now: of those, in memory (pages a sender wrote or
                                        the receiver read; not a counter) */
+  /* payloads larger than a slot, sent ahead of their frames (docs/scaling.md) */
+  uint64_t payloads_ahead_sent;       /* sent by this side */
+  uint64_t payload_ahead_bytes_sent;  /* their bytes */
+  uint64_t payloads_ahead_received;   /* received here whole, for frames to come */
+  uint64_t payloads_ahead_refused;    /* refused here: past the sender's share or all
+                                         senders', out of its window, malformed, or their
+                                         frame waited past the time limit */
 } tc_stats_t;
 
 /* The context's counters. The struct grows at its end as counters are

@@ -28,6 +28,7 @@
 #include "control/ControlWorker.h"
 #include "core/Polled.h"
 #include "core/Sleep.h"
+#include "receive/PayloadAhead.h"
 #include "send/FramePath.h"
 #include "send/Send.h"
 #include "ucx/Setup.h"
@@ -124,6 +125,34 @@ static tc_status_t takeStartupLimits(tc_context *Ctx, const tc_context_params_t 
   return TC_OK;
 }
 
+/// Payloads larger than a slot (receive/PayloadAhead.h): the bytes one
+/// sender may have on their way here at once; the parameter, else
+/// TC_PAYLOAD_AHEAD_BYTES, else 4 MiB. TC_NO_PAYLOADS_AHEAD: none taken.
+static tc_status_t takePayloadAheadBytes(tc_context *Ctx, const tc_context_params_t *Params) {
+  uint32_t Bytes = Params && Params->version >= 8 ? Params->payload_ahead_bytes : 0;
+  if (!Bytes)
+    if (const char *Env = std::getenv("TC_PAYLOAD_AHEAD_BYTES"); Env && *Env) {
+      char *End = nullptr;
+      unsigned long long V = std::strtoull(Env, &End, 10);
+      if (*End || V > MaxPayloadAheadBytes) {
+        logError(std::string("TC_PAYLOAD_AHEAD_BYTES='") + Env +
+                 "' is not a number of bytes up to " + std::to_string(MaxPayloadAheadBytes) +
+                 " (0: none taken)");
+        return TC_ERR_INVALID_PARAM;
+      }
+      Bytes = V ? uint32_t(V) : TC_NO_PAYLOADS_AHEAD;
+    }
+  if (Bytes != TC_NO_PAYLOADS_AHEAD && Bytes > MaxPayloadAheadBytes) {
+    logError("payload_ahead_bytes " + std::to_string(Bytes) + " is more than " +
+             std::to_string(MaxPayloadAheadBytes) + " (TC_NO_PAYLOADS_AHEAD: none taken)");
+    return TC_ERR_INVALID_PARAM;
+  }
+  Ctx->PayloadAheadBytes = Bytes == TC_NO_PAYLOADS_AHEAD ? 0
+                           : Bytes                      ? Bytes
+                                                        : DefaultPayloadAheadBytes;
+  return TC_OK;
+}
+
 /// The parameters a context was created with, and what the environment
 /// says where they leave it open.
 static tc_status_t takeParams(tc_context *Ctx, const tc_context_params_t *Params,
@@ -172,6 +201,8 @@ static tc_status_t takeParams(tc_context *Ctx, const tc_context_params_t *Params
     }
     TimeLimitMs = V ? uint32_t(V) : TC_JAM_NO_TIME_LIMIT;
   }
+  if (tc_status_t St = takePayloadAheadBytes(Ctx, Params); St != TC_OK)
+    return St;
   return takeStartupLimits(Ctx, Params);
 }
 
@@ -355,7 +386,8 @@ static tc_status_t setupFeatures(tc_context *Ctx) {
   setupControl(Ctx);
   ucs_status_t St;
   if ((St = setupFramePath(Ctx)) != UCS_OK || (St = setupRiedPush(Ctx)) != UCS_OK ||
-      (St = setupCodeTransfer(Ctx)) != UCS_OK || (St = setupDeploy(Ctx)) != UCS_OK ||
+      (St = setupCodeTransfer(Ctx)) != UCS_OK || (St = setupPayloadAhead(Ctx)) != UCS_OK ||
+      (St = setupDeploy(Ctx)) != UCS_OK ||
       (St = setupWireup(Ctx)) != UCS_OK || (St = setupJob(Ctx)) != UCS_OK ||
       (St = setupCalls(Ctx)) != UCS_OK) {
     if (Ctx->EmbeddedWorker) {
@@ -585,10 +617,11 @@ extern "C" tc_status_t tc_context_stats_sized(const tc_context_t *Ctx, tc_stats_
   ringMemory(Ctx, Now);
   const auto *Gauges = reinterpret_cast<const uint64_t *>(&Now);
   size_t FirstGauge = offsetof(tc_stats_t, rings_polled) / sizeof(uint64_t);
+  size_t LastGauge = offsetof(tc_stats_t, ring_bytes_resident) / sizeof(uint64_t);
   for (size_t I = 0; I < Size / sizeof(uint64_t); ++I)
-    To[I] = I >= Known        ? 0
-            : I >= FirstGauge ? Gauges[I]
-                              : __atomic_load_n(From + I, __ATOMIC_RELAXED);
+    To[I] = I >= Known                              ? 0
+            : I >= FirstGauge && I <= LastGauge ? Gauges[I]
+                                                : __atomic_load_n(From + I, __ATOMIC_RELAXED);
   return TC_OK;
 }
 

@@ -212,7 +212,8 @@ __attribute__((always_inline)) static inline tc_status_t progressTurn(tc_context
   // call. Answers to calls come as frames unless larger than a slot: while
   // calls are outstanding it turns every ControlEvery calls, not every call
   // (a system call each over TCP).
-  if (Ctx->AmPeers || (Ctx->CallsOutstanding && Ctx->ControlPolls == 0))
+  if (Ctx->AmPeers || Ctx->PayloadsAheadActive ||
+      (Ctx->CallsOutstanding && Ctx->ControlPolls == 0))
     ucp_worker_progress(Ctx->Worker);
   if (++Ctx->ControlPolls >= ControlEvery)
     Ctx->ControlPolls = 0;

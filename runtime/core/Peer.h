@@ -59,6 +59,12 @@ struct PeerSendHalf {
   /// The instruction set it runs injected code as (enum Isa, its offer):
   /// injected frames carry, and name, the images built for it.
   uint32_t RemoteIsa = 0;
+  /// Payloads larger than a slot (send/PayloadAhead.h): the bytes the
+  /// receiver takes from this side at once (its offer; 0: none), and those
+  /// sent ahead of frames it has not credited yet, by sequence.
+  uint32_t PayloadAheadBytes = 0;
+  uint64_t PayloadAheadInFlight = 0;
+  std::deque<std::pair<uint64_t, uint32_t>> PayloadsAhead;
   /// Per package, per element: the injected-frame template (header line and
   /// image, so a send writes only the payload, the sequence and the
   /// trailer), and whether the receiver's code cache is believed to hold
@@ -216,6 +222,9 @@ struct PeerReceiveHalf {
   /// was already complete (0: not stalled). Past a deadline, it was cut
   /// short: dropped.
   uint64_t StalledSinceNs = 0;
+  /// Since when the expected frame waits for its payload, sent ahead of it
+  /// (receive/PayloadAhead.h; 0: it does not).
+  uint64_t PayloadWaitSinceNs = 0;
   unsigned IdlePolls = 0;             // empty polls since a frame last ran
   unsigned IncompletePolls = 0;       // polls that found the expected frame incomplete
   /// A cached frame naming code not held, asked for (CodeMiss.h): a

@@ -105,6 +105,12 @@ static Look prepare(CoreContext *Ctx) {
   Look L;
   if (Ctx->BeforeSleep)
     Ctx->BeforeSleep(Ctx);
+  // A payload on its way ahead of its frame (send/PayloadAhead.h) moves
+  // as the control worker turns, whose events for it UCX may not raise.
+  if (Ctx->PayloadsAheadActive) {
+    L.Found = true;
+    return L;
+  }
   if (!watchWorker(Ctx)) {
     L.Bounded = true;
   } else {

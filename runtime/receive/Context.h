@@ -7,6 +7,7 @@
 #include "send/Context.h"
 
 #include <cstdlib>
+#include <list>
 #include <memory>
 
 namespace twochains::rt {
@@ -26,6 +27,21 @@ struct ReceiveContext : SendContext {
   /// call of CallSequence with it.
   void (*AnswerFrame)(tc_peer *Peer, uint64_t CallSequence, const uint8_t *Bytes,
                       size_t Size) = nullptr;
+  /// Payloads sent ahead of their frames (receive/PayloadAhead.h): arriving
+  /// or arrived, or refused (Status; no bytes), each for one frame of one
+  /// peer (null: released while its bytes were fetched), and the bytes all
+  /// of them hold.
+  struct ArrivingPayload {
+    ReceiveContext *Ctx;
+    tc_peer *Peer;
+    uint64_t Sequence;
+    uint32_t Size;
+    bool Received;
+    tc_status_t Status;
+    std::unique_ptr<uint8_t[]> Bytes;
+  };
+  std::list<ArrivingPayload> PayloadsArriving;
+  uint64_t PayloadAheadHeld = 0;
 };
 
 } // namespace twochains::rt

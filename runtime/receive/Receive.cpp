@@ -23,6 +23,7 @@
 #include "core/Events.h"
 #include "core/Lock.h"
 #include "core/Stats.h"
+#include "receive/PayloadAhead.h"
 #include "receive/Quarantine.h"
 #include "send/FramePath.h"
 #include "wire/Formats.h"
@@ -356,12 +357,19 @@ static unsigned serveRingWith(ReceiveContext *Ctx, tc_peer *Peer, JamRun &Run) {
            !truncated(Ctx, Peer, Seq)))
         break;
       Rx.StalledSinceNs = 0;
+      // A payload sent ahead travels apart from its frame: the frame waits
+      // for it in its slot (receive/PayloadAhead.h).
+      if (St == TC_OK && __builtin_expect(V.Header.Inline[0] & FramePayloadAhead, 0) &&
+          (St = takePayloadAhead(Ctx, Peer, V)) == TC_ERR_INCOMPLETE)
+        break;
       if (St == TC_OK)
         St = dispatchFrame(Ctx, Peer, V, Run);
       if (St == TC_ERR_NOT_CACHED && V.Header.Kind == FrameCached &&
           Ctx->Mode == TC_MAILBOX_CODE_CACHE && askForCode(Ctx, Peer, Seq))
         break; // its code is on the way
     }
+    if (__builtin_expect(!Ctx->PayloadsArriving.empty(), 0))
+      finishPayloadAhead(Ctx, Peer, Seq);
     if (St != TC_OK)
       refuseFrame(Ctx, Peer, St, V, Seq);
     ++Count;

@@ -29,6 +29,7 @@
 #include "core/Sleep.h"
 #include "core/Stats.h"
 #include "send/FramePath.h"
+#include "send/PayloadAhead.h"
 #include "wire/Formats.h"
 #include "wire/Frame.h"
 
@@ -126,9 +127,11 @@ static tc_status_t putFrame(tc_peer *Peer, uint8_t *Frame, FrameSpec &Spec, uint
 /// same sequence lies, so only its checksum can tell when it has landed.
 static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
                              tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
-                             uint64_t Seq, uint32_t Slot, bool Resend = false) {
+                             uint64_t Seq, uint32_t Slot, bool Resend = false,
+                             uint8_t Flags = 0) {
   FrameSpec Spec;
   Spec.Ordered = !Resend;
+  Spec.Flags = Flags;
   Spec.Package = Pkg->Tag;
   Spec.Element = Element;
   Spec.Payload = Payload;
@@ -225,7 +228,10 @@ tc_status_t queueOnHandle(tc_peer *Handle, const tc_package *Pkg, uint32_t Eleme
   if (Element >= Pkg->Elements.size() || !Pkg->Elements[Element].Present ||
       !Pkg->Elements[Element].IsJam)
     return TC_ERR_UNKNOWN_ELEMENT;
-  if (imagelessFrameSize(PayloadSize) > Handle->Tx.SlotSize)
+  // The receiver's limits come with its welcome: a job's ranks share
+  // this side's (a frame past the receiver's own fails when it leaves).
+  if (imagelessFrameSize(PayloadSize) > Handle->Tx.SlotSize &&
+      PayloadSize > Handle->Ctx->PayloadAheadBytes)
     return TC_ERR_TOO_LARGE;
   auto *P = static_cast<const uint8_t *>(Payload);
   PeerSendHalf::QueuedFrame F{Pkg, Element, std::vector<uint8_t>(P, P + PayloadSize)};
@@ -310,8 +316,8 @@ static bool needsShipment(tc_peer *Peer, const tc_package *Pkg, uint32_t Element
     return false;
   const PackageElement *E = elementFor(Pkg, Element, Peer->Tx.RemoteIsa);
   return E && !elementSend(Peer, Pkg, Element).Shipped &&
-         frameSize(FrameInjected, uint32_t(E->Image.Bytes.size()), uint32_t(PayloadSize)) >
-             Peer->Tx.SlotSize;
+         frameSize(FrameInjected, uint32_t(E->Image.Bytes.size()),
+                   slotPayloadSize(Peer, PayloadSize)) > Peer->Tx.SlotSize;
 }
 
 /// The element's shipment failed for good (St): its queued frames that
@@ -441,8 +447,10 @@ void resendMissing(tc_peer *Peer) {
     return;
   S.Held = false;
   std::vector<uint8_t> Payload(V.Payload, V.Payload + H.PayloadSize);
+  // A payload sent ahead stays with the receiver until the frame has run:
+  // the frame names it again.
   if (sendFrame(Peer, Pkg, H.Element, TC_SEND_INJECTED, Payload.data(), Payload.size(), Seq,
-                Slot, /*Resend=*/true) == TC_OK)
+                Slot, /*Resend=*/true, H.Inline[0] & FramePayloadAhead) == TC_OK)
     count(Peer->Ctx, &tc_stats_t::frames_resent);
 }
 
@@ -637,7 +645,24 @@ static tc_status_t checkSend(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
                    : Mode == TC_SEND_INJECTED ? FrameCached
                                               : FrameInjected;
   uint32_t ImageSize = Kind == FrameInjected ? uint32_t(E.Image.Bytes.size()) : 0;
-  if (size_t Size = frameSize(Kind, ImageSize, uint32_t(PayloadSize)); Size > Peer->Tx.SlotSize) {
+  // A payload that does not fit a slot goes ahead of its frame, if the
+  // receiver takes one that large (send/PayloadAhead.h).
+  if (payloadGoesAhead(Peer, PayloadSize) && !payloadAheadAllowed(Peer, PayloadSize)) {
+    twochains::rt::PeerSendHalf::ElementSend &S = elementSend(Peer, Pkg, Element);
+    logOnce(S.TooLargeLogged, TC_LOG_ERROR,
+            Peer->Name + ": a frame of jam '" + E.Name + "' with a " +
+                std::to_string(PayloadSize) + "-byte payload needs " +
+                std::to_string(imagelessFrameSize(PayloadSize)) +
+                " bytes; the receiver's slots hold " + std::to_string(Peer->Tx.SlotSize) +
+                (Peer->Tx.PayloadAheadBytes
+                     ? ", and it takes payloads of at most " +
+                           std::to_string(Peer->Tx.PayloadAheadBytes) +
+                           " bytes ahead of their frames (its payload_ahead_bytes)"
+                     : " (it takes no payloads ahead of their frames)"));
+    return TC_ERR_TOO_LARGE;
+  }
+  if (size_t Size = frameSize(Kind, ImageSize, slotPayloadSize(Peer, PayloadSize));
+      Size > Peer->Tx.SlotSize) {
     twochains::rt::PeerSendHalf::ElementSend &S = elementSend(Peer, Pkg, Element);
     logOnce(S.TooLargeLogged, TC_LOG_ERROR,
             Peer->Name + ": a frame of jam '" + E.Name + "' with a " +
@@ -745,16 +770,28 @@ static tc_status_t sendGeneral(tc_peer *Peer, const tc_package *Pkg, uint32_t El
     takeFaultReport(Peer);
     Peer->Tx.Send->credit(Peer->Tx.CreditWord[CreditWordFinished]);
   }
+  bool Ahead = payloadGoesAhead(Peer, PayloadSize);
   uint64_t Seq;
   uint32_t Slot;
-  if (Peer->Tx.Send->reserve(&Seq, &Slot) != TC_OK || !claimSlot(Peer, Seq)) {
+  if ((Ahead && !payloadAheadFits(Peer, PayloadSize)) || Peer->Tx.Send->reserve(&Seq, &Slot) != TC_OK ||
+      !claimSlot(Peer, Seq)) {
     // What a corked peer holds is what the receiver must see to credit.
     if (flushFrameBatch(Peer) != TC_OK)
       return TC_ERR_IO;
     ucp_worker_progress(frameWorker(Peer));
     return TC_ERR_NO_CREDIT;
   }
-  tc_status_t St = sendFrame(Peer, Pkg, Element, Mode, Payload, PayloadSize, Seq, Slot);
+  PayloadAhead Named;
+  if (Ahead) {
+    if (tc_status_t St = sendPayloadAhead(Peer, Seq, Payload, PayloadSize, &Named); St != TC_OK) {
+      Peer->Tx.Send->unreserve(Seq);
+      return St;
+    }
+    Payload = &Named;
+    PayloadSize = sizeof Named;
+  }
+  tc_status_t St = sendFrame(Peer, Pkg, Element, Mode, Payload, PayloadSize, Seq, Slot,
+                             /*Resend=*/false, Ahead ? FramePayloadAhead : 0);
   if (St == TC_OK && Sequence)
     *Sequence = Seq;
   return St;

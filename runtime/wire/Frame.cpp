@@ -89,7 +89,8 @@ tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,
       (Injected && (!Spec.Image || Spec.ImageSize == 0 || Spec.ImageSize % FrameLine)) ||
       (!Injected && Spec.ImageSize) || (localLayout(Spec.Kind) && Spec.Code) ||
       (Spec.Kind == FrameAnswer && Spec.Element) ||
-      (Spec.PayloadSize && !Spec.Payload))
+      (Spec.PayloadSize && !Spec.Payload) || (Spec.Flags & ~FramePayloadAhead) ||
+      (Spec.Flags && (Spec.Kind == FrameAnswer || Spec.PayloadSize != sizeof(PayloadAhead))))
     return TC_ERR_INVALID_PARAM;
   size_t N = frameSize(Spec.Kind, Spec.ImageSize, Spec.PayloadSize);
   if (N > SlotSize || N / FrameLine > UINT16_MAX)
@@ -117,6 +118,7 @@ tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,
   } else {
     H.ImageSize = Spec.ImageSize;
     H.PayloadOffset = uint32_t(FrameLine + roundToLines(Spec.ImageSize));
+    H.Inline[0] = Spec.Flags;
     std::memcpy(F, &H, sizeof H);
     // Line 0 ends as a one-line frame does, with the sequence: an idle
     // receiver looks at that one word (frameMayHaveArrived).
@@ -188,7 +190,8 @@ static bool markedFrame(const void *Slot, size_t SlotSize, uint64_t Expected, vo
   uint32_t ImageSize = uint32_t(W[5]), PayloadOffset = uint32_t(W[5] >> 32);
   // validateFrame's checks of such a frame (its length is First's).
   if (W[0] != First || W[2] != Expected || ImageSize || PayloadOffset < FrameLine ||
-      size_t(PayloadOffset) + PayloadSize > N - FrameTrailerSize || (!Cached && W[4]))
+      size_t(PayloadOffset) + PayloadSize > N - FrameTrailerSize || (!Cached && W[4]) ||
+      (W[6] && (W[6] != FramePayloadAhead || PayloadSize != sizeof(PayloadAhead))))
     return false;
   const uint8_t *Payload = static_cast<const uint8_t *>(Slot) + PayloadOffset;
   if constexpr (InRing) {
@@ -315,6 +318,13 @@ static tc_status_t validateFrame(const uint8_t *F, size_t N, uint64_t Expected,
     if (H.PayloadOffset < FrameLine || PayloadEnd > N - FrameTrailerSize)
       return TC_ERR_BAD_LENGTH;
     Payload = F + H.PayloadOffset;
+    // Inline is a flags byte and zeros: payloads sent ahead, nothing else.
+    uint64_t Flags;
+    std::memcpy(&Flags, H.Inline, sizeof Flags);
+    if (Flags & ~uint64_t(FramePayloadAhead))
+      return TC_ERR_BAD_KIND;
+    if (Flags && (H.Kind == FrameAnswer || H.PayloadSize != sizeof(PayloadAhead)))
+      return TC_ERR_BAD_LENGTH;
   }
   if (H.Kind == FrameInjected) {
     if (H.ImageSize == 0 || H.ImageSize % FrameLine ||

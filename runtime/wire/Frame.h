@@ -75,6 +75,23 @@ constexpr size_t CachedInlineCodeOffset = offsetof(FrameHeader, Sequence);
 constexpr size_t LocalInlinePayload = sizeof(FrameHeader) - LocalInlineOffset;   // 24
 constexpr size_t CachedInlinePayload = sizeof(FrameHeader) - CachedInlineOffset; // 24
 
+/// FrameHeader::Inline[0] of a frame of more than a line, where it is
+/// otherwise zero: the frame's payload was sent ahead of it (wire/Wire.h,
+/// PAYLOAD: too large for a slot), and the payload in the slot is a
+/// PayloadAhead naming it. Any other bit, or byte of Inline, is malformed.
+constexpr uint8_t FramePayloadAhead = 1;
+/// What a frame whose payload went ahead carries instead: larger than a
+/// line's inline payload, so such a frame is never one line.
+struct PayloadAhead {
+  uint32_t Magic;    // PayloadAheadMagic
+  uint32_t Size;     // bytes of the payload sent ahead
+  uint64_t Sequence; // the frame's own
+  uint64_t Reserved[2];
+};
+constexpr uint32_t PayloadAheadMagic = 0x41504354; // "TCPA"
+static_assert(sizeof(PayloadAhead) == 32 && sizeof(PayloadAhead) > LocalInlinePayload,
+              "wire layout; never inline");
+
 struct FrameTrailer {
   uint32_t Sequence;       // low 32 bits of the header's
   uint32_t Checksum;       // or orderedMark(sequence)
@@ -147,12 +164,14 @@ struct FrameSpec {
   /// The frame is written into the receiver's ring itself: the trailer
   /// carries orderedMark and is stored last, with release ordering.
   bool Ordered = false;
+  /// FramePayloadAhead: Payload is a PayloadAhead (never a one-line frame).
+  uint8_t Flags = 0;
 };
 
 /// True if Spec's frame is one line that encodeFrame builds in registers
 /// (no image, at most 24 payload bytes, a kind that has such a layout).
 inline bool isLineFrame(const FrameSpec &Spec) {
-  return !Spec.ImageSize && Spec.PayloadSize <= LocalInlinePayload &&
+  return !Spec.ImageSize && !Spec.Flags && Spec.PayloadSize <= LocalInlinePayload &&
          (Spec.Payload || !Spec.PayloadSize) &&
          ((Spec.Kind == FrameLocal && !Spec.Code) ||
           (Spec.Kind == FrameAnswer && !Spec.Code && !Spec.Element) || Spec.Kind == FrameCached);

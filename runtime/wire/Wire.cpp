@@ -42,6 +42,10 @@ tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *B
     return Bad("code-trust policy " + std::to_string(O.CodeTrust));
   if (O.Flags & ~OfferStoresDirect)
     return Bad("offer flags " + std::to_string(O.Flags));
+  if (O.PayloadAheadBytes > MaxPayloadAheadBytes || O.Reserved)
+    return Bad("payloads ahead of " + std::to_string(O.PayloadAheadBytes) +
+               " bytes (at most " + std::to_string(MaxPayloadAheadBytes) + "), reserved " +
+               std::to_string(O.Reserved));
   if (!isaName(O.Isa))
     return Bad("instruction set " + std::to_string(O.Isa));
   // Outside a job (Job 0) the rank means nothing and is not read.

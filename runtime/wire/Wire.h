@@ -95,8 +95,9 @@ enum : unsigned {
   AmReady = 0x7c0f,   // sender to receiver, a job's connection: the welcome is taken
   AmDeploy = 0x7c10,  // a package deployed: its offer, then the files asked for (wire/Deploy.h)
   AmDeployAck = 0x7c11, // receiver to sender: the files it lacks, or the deployment's end
+  AmPayload = 0x7c12, // a payload larger than a slot, ahead of its frame (PayloadHeader)
 };
-static_assert(AmHello == TC_AM_ID_FIRST && AmDeployAck == TC_AM_ID_LAST,
+static_assert(AmHello == TC_AM_ID_FIRST && AmPayload == TC_AM_ID_LAST,
               "the range reserved on an application's worker (twochains.h)");
 /// Each control message opens with a magic of its own, so that a message
 /// of one type never parses as another's (a four-letter tag, little-endian).
@@ -115,9 +116,10 @@ constexpr uint32_t CodeAckMagic = controlMagic('T', 'C', 'C', 'A');   // CODE_AC
 constexpr uint32_t ReplyMagic = controlMagic('T', 'C', 'R', 'P');     // REPLY
 constexpr uint32_t QuiesceMagic = controlMagic('T', 'C', 'Q', 'U');   // QUIESCE
 constexpr uint32_t ReadyMagic = controlMagic('T', 'C', 'R', 'Y');     // READY
+constexpr uint32_t PayloadMagic = controlMagic('T', 'C', 'P', 'L');   // PAYLOAD
 static_assert(HandshakeMagic == 0x54434853, "offers keep the magic they always had");
 constexpr uint32_t HandshakeVersion =
-    11; // 11: offers carry a doorbell, credit lines a cold flag; 10: package entries carry the rieds' interface, offers the code-trust policy; 9: offers carry the job and rank; 4: offers carry the packages; 5: the ISA; 6: slots a line apart, frame version 3; 7: frames by message carry credits; 8: a magic per message type
+    12; // 12: offers carry the bytes of payloads ahead a receiver takes, frames a flag for them; 11: offers carry a doorbell, credit lines a cold flag; 10: package entries carry the rieds' interface, offers the code-trust policy; 9: offers carry the job and rank; 4: offers carry the packages; 5: the ISA; 6: slots a line apart, frame version 3; 7: frames by message carry credits; 8: a magic per message type
 
 /// The instruction set an offering side runs injected code as: a sender
 /// sends the images built for its receiver's (docs/heterogeneous.md). The
@@ -203,8 +205,13 @@ struct Offer {
   /// other side's (all three 0: none offered).
   uint64_t DoorbellAddress;
   uint32_t DoorbellKeySize, DoorbellIndex;
+  /// The bytes of payloads larger than a slot the offering side takes from
+  /// the other at once (PAYLOAD, ahead of their frames; 0: none), at most
+  /// MaxPayloadAheadBytes.
+  uint32_t PayloadAheadBytes;
+  uint32_t Reserved; // 0
 };
-static_assert(sizeof(Offer) == 128, "wire layout");
+static_assert(sizeof(Offer) == 136, "wire layout");
 constexpr uint32_t NoJobRank = 0xffffffffu;
 /// Offer::Flags. A receiver lets a sender's ring go cold, and gives its
 /// pages back, only if the sender stores: one that puts neither rings the
@@ -336,6 +343,23 @@ constexpr size_t MaxPendingCode = 16;
 constexpr size_t MaxPendingCodePerPeer = 2;
 /// How long a sender waits for a receiver to install shipped code.
 constexpr uint64_t CodeTransferTimeoutNs = 10'000'000'000ull;
+
+/// PAYLOAD: a frame's payload too large for a slot (Size bytes follow,
+/// the message's data), sent by active message (UCX's rendezvous moves the
+/// bytes) ahead of the frame of sequence Sequence, which names it
+/// (wire/Frame.h, FramePayloadAhead). The receiver bounds it before any
+/// byte is received: by its offer's PayloadAheadBytes for the sender, by
+/// the frames the sender may have in flight (its ring's window), and by
+/// MaxPayloadsAheadTotal bytes in all (receive/PayloadAhead.cpp).
+struct PayloadHeader {
+  uint32_t Magic, Size;
+  uint64_t Sequence;
+};
+static_assert(sizeof(PayloadHeader) == 16, "wire layout");
+/// What a receiver may offer one sender, and at most in all for all of them.
+constexpr uint32_t MaxPayloadAheadBytes = 1u << 30;
+constexpr uint32_t DefaultPayloadAheadBytes = 4u << 20;
+constexpr uint64_t PayloadsAheadTotalFactor = 16;
 
 /// REPLY: a jam's answer (tc_jam_return) to the frame of sequence
 /// Sequence, Size bytes following; or, with Status negative and no bytes,

@@ -17,6 +17,7 @@
 #include "core/Lock.h"
 #include "core/Polled.h"
 #include "core/Stats.h"
+#include "receive/PayloadAhead.h"
 #include "send/FramePath.h"
 #include "ucx/Request.h"
 #include "ucx/Status.h"
@@ -373,6 +374,7 @@ void twochains::rt::releasePeer(WireupContext *Ctx, tc_peer *Peer) {
     Ctx->PeerReleased(Ctx, Peer);
   if (Ctx->JobPeerReleased)
     Ctx->JobPeerReleased(Ctx, Peer);
+  forgetPayloadsAhead(Ctx, Peer);
   sayLastWords(Peer);
   bool GaveUp = endRequestsInFlight(Peer);
   dropRemoteKeys(Ctx, Peer);

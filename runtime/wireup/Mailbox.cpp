@@ -138,6 +138,7 @@ tc_status_t makeOffer(WireupContext *Ctx, tc_peer *Peer, Offer &O, std::vector<u
   if (Peer->Path == PathRma && directStores())
     O.Flags |= OfferStoresDirect;
   O.Isa = hostIsa();
+  O.PayloadAheadBytes = Ctx->PayloadAheadBytes;
   O.Job = Ctx->JobId;
   O.JobRank = Ctx->JobId ? Ctx->JobRank : NoJobRank;
   Body.clear();
@@ -430,6 +431,7 @@ tc_status_t acceptOffer(WireupContext *Ctx, tc_peer *Peer, const ParsedOffer &Pa
   // before their frames; one that takes none gets the frames, and refuses them.
   Peer->Tx.DeployCheck = O.CodeTrust != TC_CODE_TRUST_PACKAGE;
   Peer->Tx.RemoteIsa = O.Isa;
+  Peer->Tx.PayloadAheadBytes = O.PayloadAheadBytes;
   // Frames stored straight into the ring stay there until credited: a
   // resend reads them from it.
   bool Puts = Peer->Path == PathRma && !Peer->Tx.RingDirect;

@@ -233,7 +233,9 @@ int main(int Argc, char **Argv) {
     Flushed = tc_flush(Peer, 20000);
   if (Flushed != TC_OK)
     fail("the receiver did not finish the frames");
-  std::vector<uint8_t> Big(4096, 1);
+  // Larger than a slot and than the receiver's share of payloads sent
+  // ahead of their frames (4 MiB by default): it can never go.
+  std::vector<uint8_t> Big(5u << 20, 1);
   tc_status_t Oversized = tc_send(Peer, Pkg, STDLIB_SERVER_SIDE_SUM, TC_SEND_LOCAL,
                                   Big.data(), Big.size());
   std::printf("rogue: oversized send: %s\n", tc_status_string(Oversized));

@@ -83,11 +83,19 @@ int main(int Argc, char **Argv) {
   // paths take those (captureMarkedLine, captureMarkedFrame).
   FrameSpec OneLineMarked = OneLine, LocalMarked = Local, CachedMarked = Cached;
   OneLineMarked.Ordered = LocalMarked.Ordered = CachedMarked.Ordered = true;
+  // A frame whose payload went ahead: the flag, and what names the payload.
+  PayloadAhead Named = {PayloadAheadMagic, 100000, 9, {0, 0}};
+  FrameSpec Ahead = LocalMarked;
+  Ahead.Payload = &Named;
+  Ahead.PayloadSize = sizeof Named;
+  Ahead.Sequence = 9;
+  Ahead.Flags = FramePayloadAhead;
   bool OK = write(Dir, "local-one-line", OneLine, 64) && write(Dir, "local", Local, 256) &&
             write(Dir, "cached", Cached, 128) && write(Dir, "cached-one-line", CachedInline, 64) &&
             write(Dir, "injected", Injected, 512) &&
             write(Dir, "local-one-line-marked", OneLineMarked, 64) &&
             write(Dir, "local-marked", LocalMarked, 256) &&
-            write(Dir, "cached-marked", CachedMarked, 128);
+            write(Dir, "cached-marked", CachedMarked, 128) &&
+            write(Dir, "local-payload-ahead-marked", Ahead, 128);
   return OK ? 0 : 1;
 }

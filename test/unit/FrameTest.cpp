@@ -356,6 +356,59 @@ TEST(Frame, ValidatesEveryFieldOfACompleteFrame) {
   EXPECT_EQ(checkFrame(S.Bytes, SlotSize, 3, nullptr), TC_ERR_INCOMPLETE);
 }
 
+/// A frame whose payload went ahead: one flag in the header's last field,
+/// which a longer frame otherwise leaves zero, and a PayloadAhead in the
+/// slot. Any other bit there, the flag beside another payload, or on an
+/// answer, is malformed, on the copying path and on the direct one alike;
+/// and the flag never makes a one-line frame.
+TEST(Frame, PayloadAheadIsOneFlagAndWhatNamesIt) {
+  PayloadAhead Named = {PayloadAheadMagic, 100000, 3, {0, 0}};
+  FrameSpec Spec = markedSpec(FrameLocal, &Named, sizeof Named, 2, 3);
+  Spec.Flags = FramePayloadAhead;
+  Slot Good;
+  size_t Size;
+  ASSERT_EQ(encodeFrame(Good.Bytes, SlotSize, Spec, &Size), TC_OK);
+  EXPECT_EQ(Size, 2 * FrameLine);
+  FrameView V;
+  ASSERT_EQ(checkFrame(Good.Bytes, SlotSize, 3, &V), TC_OK);
+  EXPECT_EQ(V.Header.Inline[0], FramePayloadAhead);
+  EXPECT_EQ(V.Header.PayloadSize, sizeof Named);
+  Slot Private;
+  ASSERT_TRUE(captureMarkedFrame(Good.Bytes, SlotSize, 3, Private.Bytes, &V));
+  EXPECT_EQ(V.Header.Inline[0], FramePayloadAhead);
+
+  struct Case {
+    const char *What;
+    void (*Change)(FrameHeader &);
+    tc_status_t Expect;
+  } Cases[] = {
+      {"another flag", [](FrameHeader &H) { H.Inline[0] = 2; }, TC_ERR_BAD_KIND},
+      {"a byte past the flag", [](FrameHeader &H) { H.Inline[7] = 1; }, TC_ERR_BAD_KIND},
+      {"the flag beside a shorter payload", [](FrameHeader &H) { H.PayloadSize = 24; },
+       TC_ERR_BAD_LENGTH},
+      {"the flag on an answer", [](FrameHeader &H) { H.Kind = FrameAnswer; H.Element = 0; },
+       TC_ERR_BAD_LENGTH},
+  };
+  for (const Case &C : Cases) {
+    Slot S = Good;
+    reseal(S, Size, 3, C.Change);
+    EXPECT_EQ(checkFrame(S.Bytes, SlotSize, 3, nullptr), C.Expect) << C.What;
+    // The direct path takes none of them; captureFrame tells why.
+    Slot Marked = Good;
+    FrameHeader H;
+    std::memcpy(&H, Marked.Bytes, sizeof H);
+    C.Change(H);
+    std::memcpy(Marked.Bytes, &H, sizeof H);
+    EXPECT_FALSE(captureMarkedFrame(Marked.Bytes, SlotSize, 3, Private.Bytes, &V)) << C.What;
+  }
+
+  Spec.PayloadSize = 24; // a flag with what would be a one-line payload
+  EXPECT_EQ(encodeFrame(Good.Bytes, SlotSize, Spec, &Size), TC_ERR_INVALID_PARAM);
+  Spec.PayloadSize = sizeof Named;
+  Spec.Flags = 2;
+  EXPECT_EQ(encodeFrame(Good.Bytes, SlotSize, Spec, &Size), TC_ERR_INVALID_PARAM);
+}
+
 // A header lands in pieces: magic and sequence may be there before the
 // length. That is a frame on its way, never a bad one (tc-perf saw frames
 // dropped as "length outside the slot" while they landed).

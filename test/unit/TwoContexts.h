@@ -478,4 +478,21 @@ private:
   }
 };
 
+/// The standard package's server_side_sum: adds the int32s to tc_stdlib_total.
+inline std::vector<int32_t> sumPayload(size_t Count, int32_t First) {
+  std::vector<int32_t> V(Count);
+  for (size_t I = 0; I < Count; ++I)
+    V[I] = First + int32_t(I);
+  return V;
+}
+
+inline int64_t sumOf(const std::vector<int32_t> &V) {
+  int64_t S = 0;
+  for (int32_t X : V)
+    S += X;
+  return S;
+}
+
+inline int64_t readTotal(const int64_t *P) { return __atomic_load_n(P, __ATOMIC_ACQUIRE); }
+
 #endif // TWOCHAINS_TEST_UNIT_TWOCONTEXTS_H

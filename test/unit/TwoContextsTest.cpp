@@ -37,22 +37,6 @@ std::vector<uint8_t> putPayload(uint64_t Offset, const std::string &Bytes) {
   return P;
 }
 
-/// The standard package's server_side_sum: adds the int32s to tc_stdlib_total.
-std::vector<int32_t> sumPayload(size_t Count, int32_t First) {
-  std::vector<int32_t> V(Count);
-  for (size_t I = 0; I < Count; ++I)
-    V[I] = First + int32_t(I);
-  return V;
-}
-
-int64_t sumOf(const std::vector<int32_t> &V) {
-  int64_t S = 0;
-  for (int32_t X : V)
-    S += X;
-  return S;
-}
-
-int64_t readTotal(const int64_t *P) { return __atomic_load_n(P, __ATOMIC_ACQUIRE); }
 
 // Regions of tc_stdlib_memory and tc_stdlib_inbox each test uses, apart.
 constexpr uint64_t SendsRegion = 4096, NoCacheRegion = 8192, ReplyRegion = 12288;
@@ -638,6 +622,9 @@ size_t largestPayload(size_t Bytes) {
 TEST_F(TwoContexts, FrameTooLargeForTheReceiversSlot) {
   Drive = Driver::Executor;
   Receiver.Params.slot_size = 256;
+  // A receiver that takes no payloads ahead of their frames (else a larger
+  // payload goes ahead: PayloadAheadTest.cpp).
+  Receiver.Params.payload_ahead_bytes = TC_NO_PAYLOADS_AHEAD;
   ASSERT_NO_FATAL_FAILURE(start());
   auto *Total = receiverSymbol<int64_t>("tc_stdlib_total");
   ASSERT_NE(Total, nullptr);

@@ -1,0 +1,450 @@
+//===- payload_ahead.cpp - Payloads larger than a slot against UCX AM -----===//
+//
+// Two processes on this host (fork), one run: a receiver with Two-Chains'
+// default slots (4 KiB), so every payload here goes ahead of its frame
+// (docs/scaling.md, "Payloads larger than a slot"), and the same payloads
+// as UCX active messages, whose handler fetches the data (rendezvous) and
+// does the same work: sums the int32s, as the stdlib's server_side_sum.
+//
+//   latency  one message, then its answer: UCX, an AM and an acknowledging
+//            AM; Two-Chains, tc_send then tc_flush (the receiver ran it)
+//   rate     N messages back to back, until the receiver has done all:
+//            UCX with up to 16 sends in flight from buffers of their own
+//
+//   payload-ahead [--sizes 8192,65536,1048576] [--iters N]
+//   payload-ahead --check [--sizes ...]
+//
+// Prints one table row per (size, variant), and the ratios Two-Chains /
+// UCX AM of the same run. --check (CTest: e2e-payload-ahead*) measures
+// nothing: the sender sends each size in every mode, and the receiver
+// checks that its jams summed every int32 of every payload, and that each
+// payload came ahead of its frame; exit status 0 if so.
+//
+//===----------------------------------------------------------------------===//
+#include <dlfcn.h>
+#include <twochains/packages/stdlib.h>
+#include <twochains/twochains.h>
+
+#include <ucp/api/ucp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+enum : unsigned { AmData = 1, AmStop = 2, AmAck = 3 };
+constexpr size_t Window = 16;
+
+double nowUs() {
+  return std::chrono::duration<double, std::micro>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+[[noreturn]] void fail(const char *What) {
+  std::fprintf(stderr, "payload-ahead: %s\n", What);
+  std::exit(1);
+}
+
+struct Ucx {
+  ucp_context_h Context = nullptr;
+  ucp_worker_h Worker = nullptr;
+  void open() {
+    ucp_params_t P = {};
+    P.field_mask = UCP_PARAM_FIELD_FEATURES;
+    P.features = UCP_FEATURE_AM;
+    ucp_config_t *Config;
+    if (ucp_config_read(nullptr, nullptr, &Config) != UCS_OK ||
+        ucp_init(&P, Config, &Context) != UCS_OK)
+      fail("cannot create a UCX context");
+    ucp_config_release(Config);
+    ucp_worker_params_t W = {};
+    W.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    W.thread_mode = UCS_THREAD_MODE_SINGLE;
+    if (ucp_worker_create(Context, &W, &Worker) != UCS_OK)
+      fail("cannot create a UCX worker");
+  }
+  void handle(unsigned Id, ucp_am_recv_callback_t Cb, void *Arg) {
+    ucp_am_handler_param_t H = {};
+    H.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                   UCP_AM_HANDLER_PARAM_FIELD_ARG;
+    H.id = Id;
+    H.cb = Cb;
+    H.arg = Arg;
+    if (ucp_worker_set_am_recv_handler(Worker, &H) != UCS_OK)
+      fail("cannot set an AM handler");
+  }
+  void wait(ucs_status_ptr_t R) {
+    if (UCS_PTR_IS_ERR(R))
+      fail("a UCX operation failed");
+    while (R && ucp_request_check_status(R) == UCS_INPROGRESS)
+      ucp_worker_progress(Worker);
+    if (R)
+      ucp_request_free(R);
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// The receiver
+//===----------------------------------------------------------------------===//
+
+struct Server {
+  Ucx U;
+  std::vector<uint8_t> Buffer = std::vector<uint8_t>(1 << 20);
+  int64_t Total = 0;
+  uint64_t Done = 0;
+  std::vector<ucp_ep_h> AckTo; // acknowledgements owed, sent from the loop
+  bool Stop = false;
+  int64_t Expected = -1; // --check: what the jams' total must be
+  uint64_t ExpectedAhead = 0;
+};
+
+void sum(Server *S, const void *Data, size_t Length) {
+  const auto *I = static_cast<const int32_t *>(Data);
+  int64_t T = 0;
+  for (size_t K = 0; K < Length / 4; ++K)
+    T += I[K];
+  S->Total += T;
+}
+
+struct Fetch {
+  Server *S;
+  size_t Length;
+  ucp_ep_h Reply;
+  bool Ack;
+};
+
+void onFetched(void *Request, ucs_status_t, size_t, void *User) {
+  auto *F = static_cast<Fetch *>(User);
+  sum(F->S, F->S->Buffer.data(), F->Length);
+  if (F->Ack)
+    F->S->AckTo.push_back(F->Reply);
+  delete F;
+  ucp_request_free(Request);
+}
+
+ucs_status_t onData(void *Arg, const void *Header, size_t, void *Data, size_t Length,
+                    const ucp_am_recv_param_t *Param) {
+  auto *S = static_cast<Server *>(Arg);
+  uint32_t Ack;
+  std::memcpy(&Ack, Header, sizeof Ack);
+  if (!(Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
+    sum(S, Data, Length);
+    if (Ack)
+      S->AckTo.push_back(Param->reply_ep);
+    return UCS_OK;
+  }
+  auto *F = new Fetch{S, Length, Param->reply_ep, Ack != 0};
+  ucp_request_param_t P = {};
+  P.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  P.cb.recv_am = onFetched;
+  P.user_data = F;
+  ucs_status_ptr_t R = ucp_am_recv_data_nbx(S->U.Worker, Data, S->Buffer.data(), Length, &P);
+  if (!UCS_PTR_IS_PTR(R)) {
+    onFetched(nullptr, UCS_OK, Length, F);
+  }
+  return UCS_OK;
+}
+
+ucs_status_t onStop(void *Arg, const void *Header, size_t HeaderLength, void *, size_t,
+                    const ucp_am_recv_param_t *) {
+  auto *S = static_cast<Server *>(Arg);
+  if (HeaderLength == 2 * sizeof(int64_t)) {
+    std::memcpy(&S->Expected, Header, sizeof S->Expected);
+    std::memcpy(&S->ExpectedAhead, static_cast<const char *>(Header) + 8, 8);
+  }
+  S->Stop = true;
+  return UCS_OK;
+}
+
+int serve(int Out) {
+  Server S;
+  S.U.open();
+  S.U.handle(AmData, onData, &S);
+  S.U.handle(AmStop, onStop, &S);
+  ucp_address_t *Address;
+  size_t AddressSize;
+  if (ucp_worker_get_address(S.U.Worker, &Address, &AddressSize) != UCS_OK)
+    fail("no worker address");
+  tc_package_t *Pkg;
+  tc_context_t *Ctx;
+  // Two-Chains' defaults: 4 KiB slots, 4 MiB of payloads ahead per sender.
+  if (stdlib_package_load(TC_PAYLOAD_AHEAD_PREFIX, TC_PACKAGE_RECEIVER, &Pkg) != TC_OK ||
+      tc_context_create(nullptr, &Ctx) != TC_OK || tc_context_add_package(Ctx, Pkg) != TC_OK ||
+      tc_listen(Ctx, "127.0.0.1", 0) != TC_OK)
+    fail("cannot set up the receiver's context");
+  uint16_t Port = 0;
+  tc_listen_port(Ctx, &Port);
+  uint64_t Size = AddressSize;
+  if (write(Out, &Port, sizeof Port) != sizeof Port || write(Out, &Size, sizeof Size) != sizeof Size ||
+      write(Out, Address, AddressSize) != ssize_t(AddressSize))
+    fail("cannot tell the sender where to go");
+  close(Out);
+  ucp_worker_release_address(S.U.Worker, Address);
+  while (!S.Stop) {
+    ucp_worker_progress(S.U.Worker);
+    tc_progress(Ctx, nullptr);
+    for (ucp_ep_h Ep : S.AckTo) {
+      ucp_request_param_t P = {};
+      static uint32_t Nothing = 0;
+      ucs_status_ptr_t R = ucp_am_send_nbx(Ep, AmAck, &Nothing, sizeof Nothing, nullptr, 0, &P);
+      if (UCS_PTR_IS_PTR(R))
+        ucp_request_free(R);
+    }
+    S.AckTo.clear();
+  }
+  int Status = 0;
+  if (S.Expected >= 0) {
+    const auto *Total = static_cast<const int64_t *>(dlsym(RTLD_DEFAULT, "tc_stdlib_total"));
+    tc_stats_t St;
+    tc_context_stats(Ctx, &St);
+    int64_t Got = Total ? *Total : -1;
+    std::printf("payload-ahead check: receiver total %lld (expected %lld), payloads received "
+                "ahead %llu (expected %llu), frames rejected %llu\n",
+                (long long)Got, (long long)S.Expected,
+                (unsigned long long)St.payloads_ahead_received,
+                (unsigned long long)S.ExpectedAhead, (unsigned long long)St.frames_rejected);
+    Status = Got == S.Expected && St.payloads_ahead_received == S.ExpectedAhead &&
+                     !St.frames_rejected
+                 ? 0
+                 : 1;
+  }
+  tc_context_destroy(Ctx);
+  tc_package_unload(Pkg);
+  return Status;
+}
+
+//===----------------------------------------------------------------------===//
+// The sender
+//===----------------------------------------------------------------------===//
+
+struct Client {
+  Ucx U;
+  ucp_ep_h Ep = nullptr;
+  uint64_t Acks = 0;
+};
+
+ucs_status_t onAck(void *Arg, const void *, size_t, void *, size_t, const ucp_am_recv_param_t *) {
+  ++static_cast<Client *>(Arg)->Acks;
+  return UCS_OK;
+}
+
+ucs_status_ptr_t sendAm(Client &C, const void *Data, size_t Size, uint32_t Ack) {
+  static uint32_t Headers[2] = {0, 1};
+  ucp_request_param_t P = {};
+  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  P.flags = UCP_AM_SEND_FLAG_REPLY;
+  return ucp_am_send_nbx(C.Ep, AmData, &Headers[Ack], sizeof(uint32_t), Data, Size, &P);
+}
+
+double ucxLatency(Client &C, const std::vector<uint8_t> &Payload, size_t Size, unsigned Iters) {
+  std::vector<double> T;
+  for (unsigned I = 0; I < Iters; ++I) {
+    double T0 = nowUs();
+    uint64_t Want = C.Acks + 1;
+    C.U.wait(sendAm(C, Payload.data(), Size, 1));
+    while (C.Acks < Want)
+      ucp_worker_progress(C.U.Worker);
+    T.push_back(nowUs() - T0);
+  }
+  std::sort(T.begin(), T.end());
+  return T[T.size() / 2];
+}
+
+double ucxRate(Client &C, std::vector<std::vector<uint8_t>> &Buffers, size_t Size, unsigned N) {
+  std::vector<ucs_status_ptr_t> InFlight(Window, nullptr);
+  double T0 = nowUs();
+  uint64_t Want = C.Acks + 1;
+  for (unsigned I = 0; I < N; ++I) {
+    size_t W = I % Window;
+    C.U.wait(InFlight[W]); // that buffer's previous send is done
+    InFlight[W] = sendAm(C, Buffers[W].data(), Size, I + 1 == N);
+    if (UCS_PTR_IS_ERR(InFlight[W]))
+      fail("ucp_am_send_nbx failed");
+  }
+  for (ucs_status_ptr_t &R : InFlight)
+    C.U.wait(R);
+  while (C.Acks < Want)
+    ucp_worker_progress(C.U.Worker);
+  return N / ((nowUs() - T0) / 1e6);
+}
+
+tc_status_t sendTc(tc_context_t *Ctx, tc_peer_t *Peer, tc_package_t *Pkg, const void *Payload,
+                   size_t Size) {
+  tc_status_t St;
+  while ((St = tc_send(Peer, Pkg, STDLIB_SERVER_SIDE_SUM, TC_SEND_LOCAL, Payload, Size)) ==
+         TC_ERR_NO_CREDIT)
+    tc_progress(Ctx, nullptr);
+  return St;
+}
+
+double tcLatency(tc_context_t *Ctx, tc_peer_t *Peer, tc_package_t *Pkg,
+                 const std::vector<uint8_t> &Payload, size_t Size, unsigned Iters) {
+  std::vector<double> T;
+  for (unsigned I = 0; I < Iters; ++I) {
+    double T0 = nowUs();
+    if (sendTc(Ctx, Peer, Pkg, Payload.data(), Size) != TC_OK || tc_flush(Peer, 10000) != TC_OK)
+      fail("a Two-Chains send failed");
+    T.push_back(nowUs() - T0);
+  }
+  std::sort(T.begin(), T.end());
+  return T[T.size() / 2];
+}
+
+double tcRate(tc_context_t *Ctx, tc_peer_t *Peer, tc_package_t *Pkg,
+              const std::vector<uint8_t> &Payload, size_t Size, unsigned N) {
+  double T0 = nowUs();
+  for (unsigned I = 0; I < N; ++I)
+    if (sendTc(Ctx, Peer, Pkg, Payload.data(), Size) != TC_OK)
+      fail("a Two-Chains send failed");
+  if (tc_flush(Peer, 60000) != TC_OK)
+    fail("tc_flush failed");
+  return N / ((nowUs() - T0) / 1e6);
+}
+
+/// --check: every size in every mode, three frames each; the sum of their
+/// int32s is what the receiver's jams must have added.
+int64_t sendChecked(tc_context_t *Ctx, tc_peer_t *Peer, tc_package_t *Pkg,
+                    const std::vector<size_t> &Sizes, uint64_t &Ahead) {
+  int64_t Expected = 0;
+  int32_t Next = 1;
+  for (size_t Size : Sizes)
+    for (tc_send_mode_t Mode : {TC_SEND_LOCAL, TC_SEND_INJECTED, TC_SEND_INJECTED_FULL})
+      for (int K = 0; K < 3; ++K) {
+        std::vector<int32_t> Payload(Size / 4);
+        for (int32_t &V : Payload) {
+          V = Next++ % 1000;
+          Expected += V;
+        }
+        tc_status_t St;
+        while ((St = tc_send(Peer, Pkg, STDLIB_SERVER_SIDE_SUM, Mode, Payload.data(), Size)) ==
+               TC_ERR_NO_CREDIT)
+          tc_progress(Ctx, nullptr);
+        if (St != TC_OK) {
+          std::fprintf(stderr, "payload-ahead: tc_send of %zu bytes, mode %d: %s\n", Size,
+                       int(Mode), tc_status_string(St));
+          std::exit(1);
+        }
+        ++Ahead;
+      }
+  if (tc_flush(Peer, 60000) != TC_OK)
+    fail("tc_flush failed");
+  return Expected;
+}
+
+int drive(int In, pid_t Server, std::vector<size_t> Sizes, unsigned Iters, bool Check) {
+  uint16_t Port;
+  uint64_t AddressSize;
+  if (read(In, &Port, sizeof Port) != sizeof Port ||
+      read(In, &AddressSize, sizeof AddressSize) != sizeof AddressSize || AddressSize > 65536)
+    fail("the receiver did not start");
+  std::vector<uint8_t> Address(AddressSize);
+  if (read(In, Address.data(), AddressSize) != ssize_t(AddressSize))
+    fail("the receiver did not start");
+  Client C;
+  C.U.open();
+  C.U.handle(AmAck, onAck, &C);
+  ucp_ep_params_t E = {};
+  E.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+  E.address = reinterpret_cast<ucp_address_t *>(Address.data());
+  if (ucp_ep_create(C.U.Worker, &E, &C.Ep) != UCS_OK)
+    fail("cannot reach the receiver's worker");
+  tc_package_t *Pkg;
+  tc_context_t *Ctx;
+  tc_peer_t *Peer;
+  if (stdlib_package_load(TC_PAYLOAD_AHEAD_PREFIX, TC_PACKAGE_SENDER, &Pkg) != TC_OK ||
+      tc_context_create(nullptr, &Ctx) != TC_OK || tc_context_add_package(Ctx, Pkg) != TC_OK ||
+      tc_connect(Ctx, "127.0.0.1", Port, 10000, &Peer) != TC_OK)
+    fail("cannot connect to the receiver");
+  int64_t StopHeader[2] = {0, 0};
+  if (Check) {
+    uint64_t Ahead = 0;
+    StopHeader[0] = sendChecked(Ctx, Peer, Pkg, Sizes, Ahead);
+    StopHeader[1] = int64_t(Ahead);
+    Sizes.clear();
+  } else
+  std::printf("| payload | variant | latency p50 (us) | rate (msg/s) | rate (MiB/s) |\n"
+              "|---|---|---|---|---|\n");
+  std::vector<std::string> Ratios;
+  for (size_t Size : Sizes) {
+    std::vector<uint8_t> Payload(Size);
+    for (size_t I = 0; I < Size; ++I)
+      Payload[I] = uint8_t(I);
+    std::vector<std::vector<uint8_t>> Buffers(Window, Payload);
+    unsigned L = std::max(20u, unsigned(Iters * 8192 / Size));
+    unsigned N = std::max(50u, unsigned(Iters * 4 * 8192 / Size));
+    // Warm both paths up (connections, rendezvous lanes), then measure.
+    ucxLatency(C, Payload, Size, 10);
+    tcLatency(Ctx, Peer, Pkg, Payload, Size, 10);
+    double UL = ucxLatency(C, Payload, Size, L), UR = ucxRate(C, Buffers, Size, N);
+    double TL = tcLatency(Ctx, Peer, Pkg, Payload, Size, L), TR = tcRate(Ctx, Peer, Pkg, Payload, Size, N);
+    double MiB = double(Size) / (1 << 20);
+    std::printf("| %zu KiB | ucx-am | %.1f | %.0f | %.0f |\n", Size / 1024, UL, UR, UR * MiB);
+    std::printf("| %zu KiB | tc-local (ahead) | %.1f | %.0f | %.0f |\n", Size / 1024, TL, TR,
+                TR * MiB);
+    char Line[160];
+    std::snprintf(Line, sizeof Line, "%zu KiB: latency %.2fx UCX AM's, rate %.2fx", Size / 1024,
+                  TL / UL, TR / UR);
+    Ratios.push_back(Line);
+  }
+  if (!Check) {
+    std::printf("\nTwo-Chains / UCX AM, this run:\n");
+    for (const std::string &R : Ratios)
+      std::printf("  %s\n", R.c_str());
+  }
+  ucp_request_param_t P = {};
+  C.U.wait(ucp_am_send_nbx(C.Ep, AmStop, StopHeader, Check ? sizeof StopHeader : 8, nullptr, 0,
+                           &P));
+  tc_peer_close(Peer);
+  tc_context_destroy(Ctx);
+  tc_package_unload(Pkg);
+  int Status = 0;
+  waitpid(Server, &Status, 0);
+  return WIFEXITED(Status) && WEXITSTATUS(Status) == 0 ? 0 : 1;
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  std::vector<size_t> Sizes = {8192, 65536, 1048576};
+  unsigned Iters = 2000;
+  bool Check = false;
+  for (int I = 1; I < Argc; ++I) {
+    if (!std::strcmp(Argv[I], "--check")) {
+      Check = true;
+      continue;
+    }
+    if (!std::strcmp(Argv[I], "--sizes") && I + 1 < Argc) {
+      Sizes.clear();
+      for (char *S = std::strtok(Argv[++I], ","); S; S = std::strtok(nullptr, ","))
+        Sizes.push_back(std::strtoul(S, nullptr, 10));
+    } else if (!std::strcmp(Argv[I], "--iters") && I + 1 < Argc) {
+      Iters = unsigned(std::atoi(Argv[++I]));
+    } else {
+      std::fprintf(stderr, "usage: payload-ahead [--check] [--sizes B,B,...] [--iters N]\n"
+                           "  sizes: multiples of 4, 4100 to 1048576 bytes (default "
+                           "8192,65536,1048576)\n");
+      return 2;
+    }
+  }
+  for (size_t S : Sizes)
+    if (S % 4 || S < 4100 || S > (1u << 20) || !Iters)
+      return std::fprintf(stderr, "payload-ahead: bad size %zu or iterations\n", S), 2;
+  int Pipe[2];
+  if (pipe(Pipe))
+    fail("no pipe");
+  pid_t Child = fork();
+  if (Child == 0) {
+    close(Pipe[0]);
+    return serve(Pipe[1]);
+  }
+  close(Pipe[1]);
+  return drive(Pipe[0], Child, Sizes, Iters, Check);
+}

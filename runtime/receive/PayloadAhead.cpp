@@ -1,0 +1,194 @@
+//===- PayloadAhead.cpp - Receiving payloads sent ahead of their frames ---===//
+#include "receive/PayloadAhead.h"
+
+#include "base/Clock.h"
+#include "base/Log.h"
+#include "control/ControlMessage.h"
+#include "core/Stats.h"
+#include "wire/Ring.h"
+#include "wire/Wire.h"
+
+#include <cstring>
+#include <new>
+
+using namespace twochains::rt;
+
+namespace {
+
+using Arriving = ReceiveContext::ArrivingPayload;
+
+Arriving *find(ReceiveContext *Ctx, const tc_peer *Peer, uint64_t Sequence) {
+  for (Arriving &A : Ctx->PayloadsArriving)
+    if (A.Peer == Peer && A.Sequence == Sequence)
+      return &A;
+  return nullptr;
+}
+
+void release(ReceiveContext *Ctx, std::list<Arriving>::iterator It) {
+  if (It->Bytes)
+    Ctx->PayloadAheadHeld -= It->Size;
+  Ctx->PayloadsArriving.erase(It);
+}
+
+void onPayloadBody(void *Arg, tc_status_t St) {
+  auto *A = static_cast<Arriving *>(Arg);
+  ReceiveContext *Ctx = A->Ctx;
+  --Ctx->PayloadsAheadActive;
+  A->Received = true;
+  A->Status = St;
+  if (St == TC_OK && A->Peer)
+    countHeld(Ctx, &tc_stats_t::payloads_ahead_received);
+  if (St == TC_OK && A->Peer)
+    return;
+  // Failed (its sender is cut off), or its peer is gone: nothing will run
+  // on the bytes, and an entry for a failed one keeps its frame's refusal.
+  for (auto It = Ctx->PayloadsArriving.begin(); It != Ctx->PayloadsArriving.end(); ++It)
+    if (&*It == A) {
+      if (!A->Peer) {
+        release(Ctx, It);
+      } else {
+        Ctx->PayloadAheadHeld -= A->Size;
+        A->Bytes.reset();
+      }
+      return;
+    }
+}
+
+ucs_status_t onPayload(void *Arg, const void *Header, size_t HeaderLength, void *Data,
+                       size_t Length, const ucp_am_recv_param_t *Param) {
+  auto *Ctx = static_cast<ReceiveContext *>(Arg);
+  tc_peer *Peer = senderOf(Ctx, Param);
+  PayloadHeader H;
+  if (!Peer || !Peer->Welcomed || !Peer->Rx.Receive) {
+    refuseMessage(Ctx, nullptr, "a payload from an endpoint that is no welcomed peer", Param);
+    return UCS_OK;
+  }
+  if (HeaderLength != sizeof H) {
+    refuseMessage(Ctx, Peer, "a payload header of " + std::to_string(HeaderLength) + " bytes");
+    countHeld(Ctx, &tc_stats_t::payloads_ahead_refused);
+    return UCS_OK;
+  }
+  std::memcpy(&H, Header, sizeof H);
+  // Only a frame the sender may have in flight: each once, and never one
+  // the ring has passed (whose frame was refused for want of it).
+  uint64_t Expected = Peer->Rx.Receive->expected();
+  if (H.Magic != PayloadMagic || H.Sequence < Expected || H.Sequence - Expected >= Ctx->Slots ||
+      find(Ctx, Peer, H.Sequence)) {
+    refuseMessage(Ctx, Peer,
+                  "a payload for frame " + std::to_string(H.Sequence) +
+                      (H.Magic != PayloadMagic ? " with a bad magic"
+                                               : ", which is not a frame it may send now (the "
+                                                 "ring expects " +
+                                                     std::to_string(Expected) + ")"));
+    countHeld(Ctx, &tc_stats_t::payloads_ahead_refused);
+    return UCS_OK;
+  }
+  // From here on the frame hears why its payload was refused.
+  auto Refuse = [&](tc_status_t St, const std::string &Why) {
+    countHeld(Ctx, &tc_stats_t::payloads_ahead_refused);
+    logLimited(Peer->RefusedMessageLog, TC_LOG_ERROR,
+               "refused the payload of frame " + std::to_string(H.Sequence) + " from " +
+                   Peer->Name + ": " + Why);
+    Ctx->PayloadsArriving.push_back({Ctx, Peer, H.Sequence, 0, true, St, nullptr});
+    return UCS_OK;
+  };
+  if (H.Size == 0 || H.Size != Length || H.Size > Ctx->PayloadAheadBytes)
+    return Refuse(TC_ERR_TOO_LARGE, "it says " + std::to_string(H.Size) + " bytes, carries " +
+                                        std::to_string(Length) + "; this side takes at most " +
+                                        std::to_string(Ctx->PayloadAheadBytes));
+  uint64_t Share = 0;
+  for (const Arriving &A : Ctx->PayloadsArriving)
+    if (A.Peer == Peer && A.Bytes)
+      Share += A.Size;
+  if (Share + H.Size > Ctx->PayloadAheadBytes)
+    return Refuse(TC_ERR_NO_CREDIT, "it holds " + std::to_string(Share) +
+                                        " bytes here already, and its share is " +
+                                        std::to_string(Ctx->PayloadAheadBytes));
+  uint64_t Total = PayloadsAheadTotalFactor * Ctx->PayloadAheadBytes;
+  if (Ctx->PayloadAheadHeld + H.Size > Total)
+    return Refuse(TC_ERR_NO_CREDIT, "payloads of all senders hold " +
+                                        std::to_string(Ctx->PayloadAheadHeld) +
+                                        " bytes here already, of at most " +
+                                        std::to_string(Total));
+  std::unique_ptr<uint8_t[]> Bytes(new (std::nothrow) uint8_t[H.Size]);
+  if (!Bytes)
+    return Refuse(TC_ERR_NO_MEMORY, "no memory for " + std::to_string(H.Size) + " bytes");
+  Ctx->PayloadsArriving.push_back({Ctx, Peer, H.Sequence, H.Size, false, TC_OK, std::move(Bytes)});
+  Arriving &A = Ctx->PayloadsArriving.back();
+  Ctx->PayloadAheadHeld += H.Size;
+  ++Ctx->PayloadsAheadActive; // onPayloadBody takes it back
+  receiveBody(Ctx, Data, Length, Param, A.Bytes.get(), onPayloadBody, &A);
+  return UCS_OK;
+}
+
+void stopWaiting(ReceiveContext *Ctx, tc_peer *Peer) {
+  if (Peer->Rx.PayloadWaitSinceNs) {
+    Peer->Rx.PayloadWaitSinceNs = 0;
+    --Ctx->PayloadsAheadActive;
+  }
+}
+
+} // namespace
+
+ucs_status_t twochains::rt::setupPayloadAhead(ReceiveContext *Ctx) {
+  return setControlHandlers(Ctx, {{AmPayload, &onPayload}});
+}
+
+tc_status_t twochains::rt::takePayloadAhead(ReceiveContext *Ctx, tc_peer *Peer, FrameView &V) {
+  PayloadAhead Named;
+  std::memcpy(&Named, V.Payload, sizeof Named);
+  if (Named.Magic != PayloadAheadMagic || Named.Sequence != V.Header.Sequence ||
+      Named.Reserved[0] || Named.Reserved[1] || !Named.Size ||
+      Named.Size > Ctx->PayloadAheadBytes) {
+    stopWaiting(Ctx, Peer);
+    return TC_ERR_BAD_LENGTH;
+  }
+  Arriving *A = find(Ctx, Peer, Named.Sequence);
+  if (!A || !A->Received) {
+    // Its bytes travel on another path than the frame: they may come
+    // later, and the control worker turns every pass meanwhile.
+    uint64_t Now = nowNs();
+    if (!Peer->Rx.PayloadWaitSinceNs) {
+      Peer->Rx.PayloadWaitSinceNs = Now;
+      ++Ctx->PayloadsAheadActive;
+    } else if (Now - Peer->Rx.PayloadWaitSinceNs > Ctx->BodyTimeoutNs) {
+      stopWaiting(Ctx, Peer);
+      countHeld(Ctx, &tc_stats_t::payloads_ahead_refused);
+      return TC_ERR_TIMED_OUT;
+    }
+    return TC_ERR_INCOMPLETE;
+  }
+  stopWaiting(Ctx, Peer);
+  if (A->Status != TC_OK)
+    return A->Status;
+  if (A->Size != Named.Size)
+    return TC_ERR_BAD_LENGTH;
+  V.Payload = A->Bytes.get();
+  V.Header.PayloadSize = A->Size;
+  return TC_OK;
+}
+
+void twochains::rt::finishPayloadAhead(ReceiveContext *Ctx, tc_peer *Peer, uint64_t Sequence) {
+  stopWaiting(Ctx, Peer);
+  // Fetches still under way are left to end: their buffers are UCX's.
+  for (auto It = Ctx->PayloadsArriving.begin(); It != Ctx->PayloadsArriving.end();) {
+    auto Next = std::next(It);
+    if (It->Peer == Peer && It->Sequence <= Sequence && It->Received)
+      release(Ctx, It);
+    It = Next;
+  }
+}
+
+void twochains::rt::forgetPayloadsAhead(ReceiveContext *Ctx, tc_peer *Peer) {
+  stopWaiting(Ctx, Peer);
+  for (auto It = Ctx->PayloadsArriving.begin(); It != Ctx->PayloadsArriving.end();) {
+    auto Next = std::next(It);
+    if (It->Peer == Peer) {
+      if (It->Received)
+        release(Ctx, It);
+      else
+        It->Peer = nullptr; // onPayloadBody frees it
+    }
+    It = Next;
+  }
+}

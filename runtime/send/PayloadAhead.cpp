@@ -1,0 +1,101 @@
+//===- PayloadAhead.cpp - Payloads larger than a slot, sent ahead ---------===//
+#include "send/PayloadAhead.h"
+
+#include "base/Log.h"
+#include "core/Lock.h"
+#include "core/Stats.h"
+#include "send/FramePath.h"
+#include "ucx/Status.h"
+#include "wire/Ring.h"
+#include "wire/Wire.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+using namespace twochains::rt;
+
+namespace {
+
+/// A payload's copy, held until UCX has moved it (the receiver fetched it,
+/// or the endpoint closed).
+struct PayloadInFlight {
+  CoreContext *Ctx;
+  PayloadHeader Header; // UCX reads it until the send completes
+  uint8_t Bytes[];
+};
+
+void onPayloadSent(void *Request, ucs_status_t, void *User) {
+  auto *P = static_cast<PayloadInFlight *>(User);
+  --P->Ctx->PayloadsAheadActive;
+  std::free(P);
+  ucp_request_free(Request);
+}
+
+/// Forgets the payloads of frames the receiver has credited: it freed them
+/// before it ran the frame's successors.
+void takeCredits(tc_peer *Peer) {
+  auto &Ahead = Peer->Tx.PayloadsAhead;
+  uint64_t Finished = Peer->Tx.Send->finished();
+  while (!Ahead.empty() && Ahead.front().first < Finished) {
+    Peer->Tx.PayloadAheadInFlight -= Ahead.front().second;
+    Ahead.pop_front();
+  }
+}
+
+} // namespace
+
+bool twochains::rt::payloadAheadFits(tc_peer *Peer, size_t Size) {
+  takeCredits(Peer);
+  if (Peer->Tx.PayloadAheadInFlight + Size <= Peer->Tx.PayloadAheadBytes)
+    return true;
+  if (Peer->Tx.CreditWord)
+    Peer->Tx.Send->credit(Peer->Tx.CreditWord[CreditWordFinished]);
+  takeCredits(Peer);
+  return Peer->Tx.PayloadAheadInFlight + Size <= Peer->Tx.PayloadAheadBytes;
+}
+
+tc_status_t twochains::rt::sendPayloadAhead(tc_peer *Peer, uint64_t Sequence, const void *Payload,
+                                            size_t Size, PayloadAhead *Named) {
+  CoreContext *Ctx = Peer->Ctx;
+  // The control worker is the context's: a channelled peer's caller takes
+  // the context too (channel, then context), unless a jam of this context
+  // runs on this thread, which holds it already.
+  std::unique_lock<std::recursive_mutex> Held;
+  if (Peer->Channelled && ThreadRunningJamOf != Ctx) {
+    lockContext(Ctx);
+    Held = std::unique_lock<std::recursive_mutex>(Ctx->Lock, std::adopt_lock);
+  }
+  if (Peer->Failed || !Peer->Ep)
+    return TC_ERR_IO;
+  auto *Copy = static_cast<PayloadInFlight *>(std::malloc(sizeof(PayloadInFlight) + Size));
+  if (!Copy)
+    return TC_ERR_NO_MEMORY;
+  Copy->Ctx = Ctx;
+  std::memcpy(Copy->Bytes, Payload, Size);
+  Copy->Header = {PayloadMagic, uint32_t(Size), Sequence};
+  ucp_request_param_t P = {};
+  P.op_attr_mask =
+      UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  P.flags = UCP_AM_SEND_FLAG_REPLY;
+  P.cb.send = onPayloadSent;
+  P.user_data = Copy;
+  ucs_status_ptr_t R = ucp_am_send_nbx(Peer->Ep, AmPayload, &Copy->Header, sizeof Copy->Header, Copy->Bytes,
+                                       Size, &P);
+  if (UCS_PTR_IS_ERR(R)) {
+    std::free(Copy);
+    logError(Peer->Name + ": cannot send a " + std::to_string(Size) +
+             "-byte payload ahead of its frame: " + ucs_status_string(UCS_PTR_STATUS(R)));
+    return TC_ERR_IO;
+  }
+  if (R)
+    ++Ctx->PayloadsAheadActive; // onPayloadSent frees the copy
+  else
+    std::free(Copy); // sent already (eager: copied by UCX)
+  Peer->Tx.PayloadsAhead.emplace_back(Sequence, uint32_t(Size));
+  Peer->Tx.PayloadAheadInFlight += Size;
+  count(Ctx, &tc_stats_t::payloads_ahead_sent);
+  count(Ctx, &tc_stats_t::payload_ahead_bytes_sent, Size);
+  *Named = {PayloadAheadMagic, uint32_t(Size), Sequence, {0, 0}};
+  return TC_OK;
+}

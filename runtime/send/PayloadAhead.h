@@ -1,0 +1,45 @@
+//===- PayloadAhead.h - Payloads larger than a slot, sent ahead -----------===//
+//
+// A payload that does not fit a slot of the receiver's travels by active
+// message on the control endpoint (PAYLOAD, wire/Wire.h), which UCX moves
+// by rendezvous where it can, ahead of its frame; the frame then carries a
+// PayloadAhead naming it (wire/Frame.h) and takes its place in the ring's
+// order. The receiver takes at most the bytes its offer names from one
+// sender at once: a sender counts what it sent ahead of frames not yet
+// credited, and waits for credits (TC_ERR_NO_CREDIT) rather than exceed it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TWOCHAINS_RUNTIME_SEND_PAYLOADAHEAD_H
+#define TWOCHAINS_RUNTIME_SEND_PAYLOADAHEAD_H
+
+#include "send/Context.h"
+#include "wire/Frame.h"
+
+namespace twochains::rt {
+
+/// Whether a payload of this size goes ahead of its frame to the peer: a
+/// frame of it alone does not fit the peer's slots.
+inline bool payloadGoesAhead(const tc_peer *Peer, size_t PayloadSize) {
+  return imagelessFrameSize(PayloadSize) > Peer->Tx.SlotSize;
+}
+/// The payload bytes a frame with this payload carries in its slot.
+inline uint32_t slotPayloadSize(const tc_peer *Peer, size_t PayloadSize) {
+  return payloadGoesAhead(Peer, PayloadSize) ? uint32_t(sizeof(PayloadAhead))
+                                             : uint32_t(PayloadSize);
+}
+/// Whether the peer takes payloads of this size ahead at all.
+inline bool payloadAheadAllowed(const tc_peer *Peer, size_t PayloadSize) {
+  return PayloadSize <= Peer->Tx.PayloadAheadBytes;
+}
+/// Whether Size more bytes fit the peer's share now (credits the receiver
+/// reported are taken first): else the send waits, as for a slot.
+bool payloadAheadFits(tc_peer *Peer, size_t Size);
+/// Sends the payload of frame Sequence ahead of it, from a copy (the
+/// caller's buffer is free on return), without waiting. TC_ERR_IO: the
+/// peer cannot be sent to. Fills *Named with what the frame carries.
+tc_status_t sendPayloadAhead(tc_peer *Peer, uint64_t Sequence, const void *Payload, size_t Size,
+                             PayloadAhead *Named);
+
+} // namespace twochains::rt
+
+#endif

@@ -1,0 +1,194 @@
+//===- PayloadAheadTest.cpp - Payloads larger than a slot -----------------===//
+//
+// A receiver with 256-byte slots and a sender with payloads of KiBs: the
+// payloads go ahead of their frames (send/PayloadAhead.h) and the frames
+// run on them, in every mode; a sender keeps within the receiver's share;
+// and what a peer sends ahead that it may not is refused, never held, and
+// a frame whose payload never comes is refused rather than run.
+//
+//===----------------------------------------------------------------------===//
+#include "TwoContexts.h"
+
+#include "context/Context.h"
+#include "core/Peer.h"
+#include "package/Package.h"
+#include "send/FramePath.h"
+#include "wire/Frame.h"
+#include "wire/Ring.h"
+#include "wire/Wire.h"
+
+#include <cstring>
+#include <vector>
+
+namespace {
+
+using namespace twochains::rt;
+
+/// A 4000-byte payload against 512-byte slots runs, Local, Injected and
+/// Injected with its code, and answers a call with all of its bytes.
+TEST_F(TwoContexts, PayloadLargerThanASlotGoesAheadInEveryMode) {
+  Drive = Driver::Executor;
+  // The jam's image (192 bytes) fits a slot beside what names the payload.
+  Receiver.Params.slot_size = 512;
+  ASSERT_NO_FATAL_FAILURE(start());
+  auto *Total = receiverSymbol<int64_t>("tc_stdlib_total");
+  ASSERT_NE(Total, nullptr);
+  uint32_t Sum = element(Sender.Stdlib, "server_side_sum");
+  auto Large = sumPayload(1000, 7);
+  int64_t Before = readTotal(Total);
+  for (tc_send_mode_t Mode : {TC_SEND_LOCAL, TC_SEND_INJECTED, TC_SEND_INJECTED_FULL})
+    ASSERT_EQ(sendRetrying(Sender.Stdlib, Sum, Mode, Large.data(), Large.size() * 4), TC_OK)
+        << "mode " << Mode;
+  ASSERT_EQ(flush(), TC_OK);
+  EXPECT_EQ(readTotal(Total) - Before, 3 * sumOf(Large)) << "each frame summed all 4000 bytes";
+  EXPECT_EQ(stats(Sender).payloads_ahead_sent, 3u);
+  EXPECT_EQ(stats(Sender).payload_ahead_bytes_sent, 3 * Large.size() * 4);
+  EXPECT_EQ(stats(Receiver).payloads_ahead_received, 3u);
+  EXPECT_EQ(stats(Receiver).payloads_ahead_refused, 0u);
+  EXPECT_EQ(stats(Receiver).frames_rejected, 0u);
+
+  std::vector<uint8_t> Question(6000), Answer(6000);
+  for (size_t I = 0; I < Question.size(); ++I)
+    Question[I] = uint8_t(I * 7 + 3);
+  size_t Size = 0;
+  ASSERT_EQ(whileReceiverRuns([&] {
+              return tc_call(Peer, Sender.Calls, element(Sender.Calls, "echo"), TC_SEND_LOCAL,
+                             Question.data(), Question.size(), Answer.data(), Answer.size(),
+                             &Size, WaitMs);
+            }),
+            TC_OK);
+  ASSERT_EQ(Size, Question.size());
+  EXPECT_EQ(Answer, Question);
+}
+
+/// A payload larger than the receiver's share (payload_ahead_bytes) can
+/// never go: TC_ERR_TOO_LARGE at once, nothing sent, and the log says why.
+TEST_F(TwoContexts, PayloadPastTheReceiversShareIsTooLarge) {
+  Drive = Driver::Executor;
+  Receiver.Params.slot_size = 256;
+  Receiver.Params.payload_ahead_bytes = 2048;
+  ASSERT_NO_FATAL_FAILURE(start());
+  uint32_t Sum = element(Sender.Stdlib, "server_side_sum");
+  auto Fits = sumPayload(512, 1), TooLarge = sumPayload(513, 1);
+  EXPECT_EQ(tc_send(Peer, Sender.Stdlib, Sum, TC_SEND_LOCAL, TooLarge.data(), TooLarge.size() * 4),
+            TC_ERR_TOO_LARGE);
+  EXPECT_EQ(stats(Sender).payloads_ahead_sent, 0u);
+  EXPECT_EQ(stats(Sender).frames_sent, 0u);
+  EXPECT_TRUE(logged("it takes payloads of at most 2048 bytes ahead of their frames"));
+  EXPECT_EQ(sendRetrying(Sender.Stdlib, Sum, TC_SEND_LOCAL, Fits.data(), Fits.size() * 4), TC_OK);
+  EXPECT_EQ(flush(), TC_OK);
+  EXPECT_EQ(stats(Receiver).payloads_ahead_received, 1u);
+}
+
+/// A sender keeps within the receiver's share: with two payloads' worth
+/// uncredited it waits (TC_ERR_NO_CREDIT, as for a full ring), and goes on
+/// once the receiver has run their frames.
+TEST_F(TwoContexts, SenderWaitsForTheReceiversShare) {
+  Drive = Driver::TestThread;
+  Receiver.Params.slot_size = 256;
+  Receiver.Params.payload_ahead_bytes = 8192;
+  ASSERT_NO_FATAL_FAILURE(start());
+  auto *Total = receiverSymbol<int64_t>("tc_stdlib_total");
+  ASSERT_NE(Total, nullptr);
+  uint32_t Sum = element(Sender.Stdlib, "server_side_sum");
+  auto Large = sumPayload(1000, 11);
+  int64_t Before = readTotal(Total);
+  ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Sum, TC_SEND_LOCAL, Large.data(), 4000), TC_OK);
+  ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Sum, TC_SEND_LOCAL, Large.data(), 4000), TC_OK);
+  EXPECT_EQ(tc_send(Peer, Sender.Stdlib, Sum, TC_SEND_LOCAL, Large.data(), 4000),
+            TC_ERR_NO_CREDIT)
+      << "8000 of the receiver's 8192 bytes are in flight";
+  ASSERT_EQ(sendRetrying(Sender.Stdlib, Sum, TC_SEND_LOCAL, Large.data(), 4000), TC_OK);
+  ASSERT_TRUE(progressUntil([&] { return readTotal(Total) - Before == 3 * sumOf(Large); },
+                            "the receiver ran all three frames"));
+  EXPECT_EQ(stats(Receiver).payloads_ahead_refused, 0u);
+}
+
+/// Sends a PAYLOAD message as a peer could, whatever it says.
+void forgePayload(tc_peer_t *From, uint64_t Sequence, uint32_t Says, size_t Carries) {
+  PayloadHeader H = {PayloadMagic, Says, Sequence};
+  std::vector<uint8_t> Bytes(Carries, 0x5a);
+  ucp_request_param_t P = {};
+  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  P.flags = UCP_AM_SEND_FLAG_REPLY; // H and Bytes outlive the send: it is waited for
+  ucs_status_ptr_t R = ucp_am_send_nbx(From->Ep, AmPayload, &H, sizeof H, Bytes.data(),
+                                       Bytes.size(), &P);
+  ASSERT_FALSE(UCS_PTR_IS_ERR(R));
+  while (R && ucp_request_check_status(R) == UCS_INPROGRESS)
+    ucp_worker_progress(From->Ctx->Worker);
+  if (R)
+    ucp_request_free(R);
+}
+
+/// What a peer with the key may send ahead but must not: a payload for a
+/// frame outside its window, one for a sequence twice, one past its share,
+/// one whose size is not what it carries. Each is refused before its bytes
+/// are taken (counted), none is held, and the ring still works.
+TEST_F(TwoContexts, PayloadsAPeerMayNotSendAreRefused) {
+  Drive = Driver::TestThread;
+  Receiver.Params.slot_size = 256;
+  Receiver.Params.payload_ahead_bytes = 4096;
+  ASSERT_NO_FATAL_FAILURE(start());
+  auto *R = reinterpret_cast<tc_context *>(Receiver.Ctx);
+  uint64_t Next = Peer->Tx.Send->next();
+  ASSERT_NO_FATAL_FAILURE(forgePayload(Peer, Next + 1000, 1024, 1024)); // outside its window
+  ASSERT_NO_FATAL_FAILURE(forgePayload(Peer, Next + 5, 3000, 3000));    // fits: held
+  ASSERT_NO_FATAL_FAILURE(forgePayload(Peer, Next + 6, 2000, 2000));    // past its share
+  ASSERT_NO_FATAL_FAILURE(forgePayload(Peer, Next + 7, 2048, 1024));    // says more than it carries
+  ASSERT_NO_FATAL_FAILURE(forgePayload(Peer, Next + 5, 1000, 1000));    // that sequence again
+  ASSERT_NO_FATAL_FAILURE(forgePayload(Peer, Next + 8, 8192, 8192));    // larger than any
+  ASSERT_TRUE(progressUntil([&] { return stats(Receiver).payloads_ahead_refused == 5; },
+                            "the receiver refused five payloads"));
+  ASSERT_TRUE(progressUntil([&] { return R->PayloadAheadHeld == 3000; },
+                            "the receiver held the one that fits, alone"));
+  EXPECT_TRUE(logged("this side takes at most 4096"));
+  EXPECT_TRUE(logged("which is not a frame it may send now"));
+  EXPECT_TRUE(logged("its share is 4096"));
+  EXPECT_TRUE(logged("it says 2048 bytes, carries 1024"));
+}
+
+/// A frame that names a payload sent ahead which never comes waits for it
+/// only until the time limit, and is then refused, never run, and the
+/// ring goes on.
+TEST_F(TwoContexts, AFrameWhosePayloadNeverComesIsRefused) {
+  Drive = Driver::TestThread;
+  Receiver.Params.slot_size = 256;
+  ASSERT_NO_FATAL_FAILURE(start());
+  if (!Peer->Tx.RingDirect)
+    GTEST_SKIP() << "the ring is not mapped into this process: no frame can be forged into it";
+  auto *R = reinterpret_cast<tc_context *>(Receiver.Ctx);
+  R->BodyTimeoutNs = 200'000'000;
+  auto *Total = receiverSymbol<int64_t>("tc_stdlib_total");
+  ASSERT_NE(Total, nullptr);
+  uint32_t Sum = element(Sender.Stdlib, "server_side_sum");
+  uint64_t Seq;
+  uint32_t Slot;
+  ASSERT_EQ(Peer->Tx.Send->reserve(&Seq, &Slot), TC_OK);
+  PayloadAhead Named = {PayloadAheadMagic, 4000, Seq, {0, 0}};
+  FrameSpec Spec;
+  Spec.Kind = FrameLocal;
+  Spec.Package = Sender.Stdlib->Tag;
+  Spec.Element = Sum;
+  Spec.Payload = &Named;
+  Spec.PayloadSize = sizeof Named;
+  Spec.Sequence = Seq;
+  Spec.Ordered = true;
+  Spec.Flags = FramePayloadAhead;
+  size_t Size;
+  ASSERT_EQ(encodeFrame(ringSlot(Peer->Tx.RingDirect, Peer->Tx.SlotSize, Slot), Peer->Tx.SlotSize,
+                        Spec, &Size),
+            TC_OK);
+  wakeIfSleeping(Peer);
+  int64_t Before = readTotal(Total);
+  ASSERT_TRUE(progressUntil([&] { return stats(Receiver).frames_rejected == 1; },
+                            "the receiver refused the frame"));
+  EXPECT_EQ(readTotal(Total), Before) << "the frame never ran";
+  EXPECT_EQ(stats(Receiver).payloads_ahead_refused, 1u);
+  EXPECT_TRUE(logged("dropped frame " + std::to_string(Seq)));
+  auto Small = sumPayload(4, 1);
+  ASSERT_EQ(sendRetrying(Sender.Stdlib, Sum, TC_SEND_LOCAL, Small.data(), 16), TC_OK);
+  ASSERT_TRUE(progressUntil([&] { return readTotal(Total) - Before == sumOf(Small); },
+                            "the next frame ran"));
+}
+
+} // namespace
