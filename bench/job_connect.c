@@ -2,13 +2,31 @@
  * to every rank, launched by mpirun (bench/run-job-connect.sh).
  *   mpirun -np P job-connect [mpi|pmix]
  * Rank 0 prints the slowest rank's times from before tc_context_create:
- * joined (tc_job_join: listen, exchange addresses), connected (tc_flush on
- * every rank's handle, all at once: each connection made on demand), and
- * quiet (a tc_job_quiesce after it, as a barrier). */
+ * joined (tc_job_join: listen, exchange addresses), all-to-all (one Local
+ * frame of server_side_sum to every rank, all at once, each connection
+ * made on demand, until a tc_job_quiesce says every frame ran), connected
+ * (tc_flush on every rank's handle after that), and quiet (a second
+ * tc_job_quiesce); then the largest and the mean resident memory of a
+ * rank (VmRSS) at the end. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <stdlib.h>
 #include <twochains/mpi.h>
+#include <twochains/packages/stdlib.h>
+
+/* This process's resident memory (VmRSS), in KiB. */
+static double rssKiB(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  double kib = 0;
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, "VmRSS:", 6))
+      kib = atof(line + 6);
+  if (f)
+    fclose(f);
+  return kib;
+}
 
 static double now(void) {
   struct timespec t;
@@ -20,36 +38,59 @@ int main(int argc, char **argv) {
   int mpi = argc < 2 || strcmp(argv[1], "pmix");
   MPI_Init(&argc, &argv);
   MPI_Barrier(MPI_COMM_WORLD);
-  double t0 = now(), t[3];
+  double t0 = now(), t[4];
   tc_context_params_t p = {0};
   p.version = TC_CONTEXT_PARAMS_VERSION;
   tc_context_t *ctx;
+  tc_package_t *pkg;
   unsigned rank, size;
-  if (tc_context_create(&p, &ctx) != TC_OK ||
+  if (stdlib_package_load(TC_JOB_CONNECT_PREFIX, TC_PACKAGE_SENDER | TC_PACKAGE_RECEIVER, &pkg) !=
+          TC_OK ||
+      tc_context_create(&p, &ctx) != TC_OK || tc_context_add_package(ctx, pkg) != TC_OK ||
       (mpi ? tc_job_join_mpi(ctx, MPI_COMM_WORLD) : tc_job_join(ctx, NULL)) != TC_OK ||
       tc_job_rank(ctx, &rank, &size) != TC_OK)
     return 1;
   t[0] = now() - t0;
+  int32_t one = 1;
+  for (unsigned k = 0; k < size; k++) {
+    tc_peer_t *peer;
+    tc_status_t st;
+    if (tc_job_peer(ctx, (rank + k) % size, &peer) != TC_OK)
+      return 1;
+    while ((st = tc_send(peer, pkg, STDLIB_SERVER_SIDE_SUM, TC_SEND_LOCAL, &one, sizeof one)) ==
+           TC_ERR_NO_CREDIT)
+      tc_progress(ctx, NULL);
+    if (st != TC_OK)
+      return 1;
+  }
+  if (tc_job_quiesce(ctx, 120000) != TC_OK)
+    return 1;
+  t[1] = now() - t0;
   for (unsigned k = 0; k < size; k++) {
     tc_peer_t *peer;
     if (tc_job_peer(ctx, (rank + k) % size, &peer) != TC_OK || tc_flush(peer, 60000) != TC_OK)
       return 1;
   }
-  t[1] = now() - t0;
+  t[2] = now() - t0;
   if (tc_job_quiesce(ctx, 60000) != TC_OK)
     return 1;
-  t[2] = now() - t0;
-  double worst[3];
-  MPI_Reduce(t, worst, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  t[3] = now() - t0;
+  double worst[4];
+  MPI_Reduce(t, worst, 4, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  double rss = rssKiB(), rss_max = 0, rss_sum = 0;
+  MPI_Reduce(&rss, &rss_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_Reduce(&rss, &rss_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   tc_stats_t s;
   tc_context_stats(ctx, &s);
   unsigned long long crossings = s.job_crossings, all = 0;
   MPI_Reduce(&crossings, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0)
-    printf("job-connect: P=%u %s joined %.3f s, connected %.3f s, quiet %.3f s, "
-           "%llu connects crossed\n",
-           size, mpi ? "mpi " : "pmix", worst[0], worst[1], worst[2], all);
+    printf("job-connect: P=%u %s joined %.3f s, all-to-all %.3f s, connected %.3f s, "
+           "quiet %.3f s, %llu connects crossed, RSS per rank max %.1f MiB mean %.1f MiB\n",
+           size, mpi ? "mpi " : "pmix", worst[0], worst[1], worst[2], worst[3], all,
+           rss_max / 1024, rss_sum / size / 1024);
   tc_context_destroy(ctx);
+  tc_package_unload(pkg);
   MPI_Finalize();
   return 0;
 }

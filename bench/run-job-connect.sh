@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# The time until a job of P ranks is connected, every rank to every rank
-# (docs/jobs.md), for P = 2, 4, 8, 16 on this machine, joined by
-# MPI_Allgather and by PMIx; each run REPEAT times.
-#   bench/run-job-connect.sh <build dir> [repeat]
+# The time until a job of P ranks has run its first all-to-all and is
+# connected, every rank to every rank, and the resident memory of its
+# ranks (docs/jobs.md, docs/scaling.md), for P = 2 to 64 on this machine,
+# joined by MPI_Allgather and by PMIx; each run REPEAT times.
+#   bench/run-job-connect.sh <build dir> [repeat] [P...]
 set -euo pipefail
 BUILD=${1:-build} REPEAT=${2:-3}
-for np in 2 4 8 16; do
+shift $(($# < 2 ? $# : 2))
+SIZES=${*:-2 4 8 16 32 64}
+for np in $SIZES; do
   for how in mpi pmix; do
     for ((i = 0; i < REPEAT; i++)); do
       mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$np" \

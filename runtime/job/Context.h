@@ -38,6 +38,9 @@ struct JobContext : WireupContext {
   /// tc_jam_forward's routes outside the job, by "host:port", and where
   /// they may go (forward_allow).
   std::map<std::string, RouteTarget> AddressRoutes;
+  /// This side's connects in flight (targets with an Attempt): at most
+  /// MaxAttemptsAtOnce, the others wait their turn (job/Route.cpp).
+  unsigned AttemptsInFlight = 0;
   std::vector<std::string> ForwardAllow;
   /// How long a connection may take to make, retries included.
   uint64_t ConnectTimeoutNs = 30'000'000'000ull;

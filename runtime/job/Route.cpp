@@ -41,6 +41,15 @@ static constexpr uint64_t CrossedWaitNs = 500'000'000;
 static constexpr uint64_t RetryFirstNs = 10'000'000, RetryMaxNs = 500'000'000;
 /// One attempt's handshake, at most.
 static constexpr uint64_t AttemptTimeoutNs = 10'000'000'000ull;
+/// Connects a side has in flight at once; the others wait their turn, in
+/// the order they were first wanted. Every rank of a job wanting every
+/// other at once (an all-to-all) would otherwise open P - 1 handshakes
+/// per process, P (P - 1) at once in all: with more ranks than cores each
+/// handshake then waits for processes that are not running, past the
+/// listeners' handshake timeout and startup limits, and the retries feed
+/// the storm (64 ranks on 2 cores: none passed). A rank that connects to
+/// this one meanwhile makes this side's own connect unnecessary.
+static constexpr unsigned MaxAttemptsAtOnce = 8;
 
 static std::string addressText(uint32_t Address, uint16_t Port) {
   char Text[INET_ADDRSTRLEN] = "?";
@@ -115,6 +124,12 @@ static void startAttempt(JobContext *Ctx, RouteTarget &T) {
     T.Started = true;
     T.GiveUpNs = Now + Ctx->ConnectTimeoutNs;
   }
+  if (Ctx->AttemptsInFlight >= MaxAttemptsAtOnce) {
+    // Its turn comes on a control turn (advanceRoutes), the timeout
+    // counting from when it was first wanted.
+    T.RetryAtNs = std::max<uint64_t>(T.RetryAtNs, 1);
+    return;
+  }
   sockaddr_in SA = {};
   SA.sin_family = AF_INET;
   SA.sin_port = htons(T.Port);
@@ -129,6 +144,7 @@ static void startAttempt(JobContext *Ctx, RouteTarget &T) {
     return failTarget(Ctx, T, TC_ERR_IO, "no connection could be started (logged above)");
   P->ProxyOf = H;
   T.Attempt = P;
+  ++Ctx->AttemptsInFlight;
   Ctx->Owned.emplace_back(P);
 }
 
@@ -246,8 +262,10 @@ static ucs_status_t onReady(void *Arg, const void *Header, size_t HeaderLength, 
 static void onConnectEnded(WireupContext *Wireup, tc_peer *Peer) {
   auto *Ctx = static_cast<JobContext *>(Wireup);
   RouteTarget *T = targetOf(Ctx, Peer->ProxyOf);
-  if (T && T->Attempt == Peer)
+  if (T && T->Attempt == Peer) {
     T->Attempt = nullptr;
+    --Ctx->AttemptsInFlight;
+  }
   if (Peer->ConnectResult == TC_OK)
     return;
   // Never bound: nothing names it any more.
@@ -315,8 +333,10 @@ static void advanceRoutes(CoreContext *Core) {
                             " ms (" + std::to_string(T.Attempts) + " attempts)");
     startAttempt(Ctx, T);
   };
-  for (RouteTarget &T : Ctx->Ranks)
-    Advance(T);
+  // From the rank after this one: ranks waiting their turn spread over
+  // the listeners rather than all start with rank 0's.
+  for (size_t I = 0, N = Ctx->Ranks.size(); I < N; ++I)
+    Advance(Ctx->Ranks[(Ctx->JobRank + 1 + I) % N]);
   for (auto &[Key, T] : Ctx->AddressRoutes)
     Advance(T);
   for (size_t I = 0; I < Ctx->Connected.size();) {
