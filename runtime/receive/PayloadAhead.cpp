@@ -58,28 +58,23 @@ ucs_status_t onPayload(void *Arg, const void *Header, size_t HeaderLength, void 
                        size_t Length, const ucp_am_recv_param_t *Param) {
   auto *Ctx = static_cast<ReceiveContext *>(Arg);
   tc_peer *Peer = senderOf(Ctx, Param);
-  PayloadHeader H;
   if (!Peer || !Peer->Welcomed || !Peer->Rx.Receive) {
     refuseMessage(Ctx, nullptr, "a payload from an endpoint that is no welcomed peer", Param);
     return UCS_OK;
   }
-  if (HeaderLength != sizeof H) {
-    refuseMessage(Ctx, Peer, "a payload header of " + std::to_string(HeaderLength) + " bytes");
-    countHeld(Ctx, &tc_stats_t::payloads_ahead_refused);
-    return UCS_OK;
+  PayloadHeader H;
+  std::string Why;
+  tc_status_t St = parsePayloadHeader(Header, HeaderLength, Length, Peer->Rx.Receive->expected(),
+                                      Ctx->Slots, Ctx->PayloadAheadBytes, H, Why);
+  if (St == TC_ERR_TOO_LARGE)
+    std::memcpy(&H, Header, sizeof H); // a frame it may send: it hears why
+  // Each sequence once.
+  if ((St == TC_OK || St == TC_ERR_TOO_LARGE) && find(Ctx, Peer, H.Sequence)) {
+    St = TC_ERR_SEQUENCE;
+    Why = "a second payload for frame " + std::to_string(H.Sequence);
   }
-  std::memcpy(&H, Header, sizeof H);
-  // Only a frame the sender may have in flight: each once, and never one
-  // the ring has passed (whose frame was refused for want of it).
-  uint64_t Expected = Peer->Rx.Receive->expected();
-  if (H.Magic != PayloadMagic || H.Sequence < Expected || H.Sequence - Expected >= Ctx->Slots ||
-      find(Ctx, Peer, H.Sequence)) {
-    refuseMessage(Ctx, Peer,
-                  "a payload for frame " + std::to_string(H.Sequence) +
-                      (H.Magic != PayloadMagic ? " with a bad magic"
-                                               : ", which is not a frame it may send now (the "
-                                                 "ring expects " +
-                                                     std::to_string(Expected) + ")"));
+  if (St != TC_OK && St != TC_ERR_TOO_LARGE) {
+    refuseMessage(Ctx, Peer, Why);
     countHeld(Ctx, &tc_stats_t::payloads_ahead_refused);
     return UCS_OK;
   }
@@ -92,10 +87,8 @@ ucs_status_t onPayload(void *Arg, const void *Header, size_t HeaderLength, void 
     Ctx->PayloadsArriving.push_back({Ctx, Peer, H.Sequence, 0, true, St, nullptr});
     return UCS_OK;
   };
-  if (H.Size == 0 || H.Size != Length || H.Size > Ctx->PayloadAheadBytes)
-    return Refuse(TC_ERR_TOO_LARGE, "it says " + std::to_string(H.Size) + " bytes, carries " +
-                                        std::to_string(Length) + "; this side takes at most " +
-                                        std::to_string(Ctx->PayloadAheadBytes));
+  if (St == TC_ERR_TOO_LARGE)
+    return Refuse(St, Why);
   uint64_t Share = 0;
   for (const Arriving &A : Ctx->PayloadsArriving)
     if (A.Peer == Peer && A.Bytes)

@@ -9,6 +9,36 @@
 
 namespace twochains::rt {
 
+tc_status_t parsePayloadHeader(const void *Header, size_t HeaderLength, size_t Length,
+                               uint64_t Expected, uint32_t Slots, uint32_t Share,
+                               PayloadHeader &Out, std::string &Why) {
+  PayloadHeader H;
+  if (!Header || HeaderLength != sizeof H) {
+    Why = "a payload header of " + std::to_string(HeaderLength) + " bytes";
+    return TC_ERR_BAD_LENGTH;
+  }
+  std::memcpy(&H, Header, sizeof H);
+  if (H.Magic != PayloadMagic) {
+    Why = "a payload for frame " + std::to_string(H.Sequence) + " with a bad magic";
+    return TC_ERR_BAD_MAGIC;
+  }
+  // Only a frame the sender may have in flight; never one the ring has
+  // passed (whose frame was refused for want of it).
+  if (H.Sequence < Expected || H.Sequence - Expected >= Slots) {
+    Why = "a payload for frame " + std::to_string(H.Sequence) +
+          ", which is not a frame it may send now (the ring expects " + std::to_string(Expected) +
+          ")";
+    return TC_ERR_SEQUENCE;
+  }
+  if (H.Size == 0 || H.Size != Length || H.Size > Share) {
+    Why = "it says " + std::to_string(H.Size) + " bytes, carries " + std::to_string(Length) +
+          "; this side takes at most " + std::to_string(Share);
+    return TC_ERR_TOO_LARGE;
+  }
+  Out = H;
+  return TC_OK;
+}
+
 tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *Body,
                        size_t BodyLength, ParsedOffer &Out, std::string &Why) {
   auto Bad = [&](const std::string &What) {

@@ -356,6 +356,15 @@ struct PayloadHeader {
   uint64_t Sequence;
 };
 static_assert(sizeof(PayloadHeader) == 16, "wire layout");
+/// Checks a PAYLOAD message from a sender whose ring expects frame Expected
+/// next (of Slots), carrying Length bytes, against the share Share this
+/// side offers it: TC_OK (Out set), else why, in Why. TC_ERR_BAD_LENGTH,
+/// TC_ERR_BAD_MAGIC, TC_ERR_SEQUENCE: no frame of the sender's may name it
+/// (the message alone is refused); TC_ERR_TOO_LARGE: a frame may (it hears
+/// why its payload was refused).
+tc_status_t parsePayloadHeader(const void *Header, size_t HeaderLength, size_t Length,
+                               uint64_t Expected, uint32_t Slots, uint32_t Share,
+                               PayloadHeader &Out, std::string &Why);
 /// What a receiver may offer one sender, and at most in all for all of them.
 constexpr uint32_t MaxPayloadAheadBytes = 1u << 30;
 constexpr uint32_t DefaultPayloadAheadBytes = 4u << 20;

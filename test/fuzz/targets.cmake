@@ -16,6 +16,7 @@ tc_add_fuzzer(fuzz-manifest-reader SOURCES test/fuzz/ManifestReaderFuzzer.cpp fo
 tc_add_fuzzer(fuzz-frame-validator SOURCES test/fuzz/FrameValidatorFuzzer.cpp LINK tc_fuzz_wire)
 tc_add_fuzzer(fuzz-jamlink-input SOURCES test/fuzz/JamlinkInputFuzzer.cpp LINK tc_fuzz_jamlink)
 tc_add_fuzzer(fuzz-handshake-offer SOURCES test/fuzz/HandshakeOfferFuzzer.cpp LINK tc_fuzz_wire)
+tc_add_fuzzer(fuzz-payload-header SOURCES test/fuzz/PayloadHeaderFuzzer.cpp LINK tc_fuzz_wire)
 tc_add_fuzzer(fuzz-address-blob SOURCES test/fuzz/AddressBlobFuzzer.cpp LINK tc_fuzz_wire)
 tc_add_fuzzer(fuzz-deploy-offer SOURCES test/fuzz/DeployOfferFuzzer.cpp LINK tc_fuzz_wire)
 tc_add_fuzzer(fuzz-exclude-list SOURCES test/fuzz/ExcludeListFuzzer.cpp pkg-gen/Exclusion.cpp LINK tc_fuzz_jamlink)
