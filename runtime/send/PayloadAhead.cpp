@@ -9,9 +9,10 @@
 #include "wire/Ring.h"
 #include "wire/Wire.h"
 
-#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
+#include <new>
 
 using namespace twochains::rt;
 
@@ -21,14 +22,17 @@ namespace {
 /// or the endpoint closed).
 struct PayloadInFlight {
   CoreContext *Ctx;
+  /// The peer's count of its sends in flight, which outlives the peer.
+  std::shared_ptr<unsigned> Sending;
   PayloadHeader Header; // UCX reads it until the send completes
-  uint8_t Bytes[];
+  std::unique_ptr<uint8_t[]> Bytes;
 };
 
 void onPayloadSent(void *Request, ucs_status_t, void *User) {
   auto *P = static_cast<PayloadInFlight *>(User);
   --P->Ctx->PayloadsAheadActive;
-  std::free(P);
+  --*P->Sending;
+  delete P;
   ucp_request_free(Request);
 }
 
@@ -46,6 +50,11 @@ void takeCredits(tc_peer *Peer) {
 } // namespace
 
 bool twochains::rt::payloadAheadFits(tc_peer *Peer, size_t Size) {
+  // One rendezvous at a time per peer: several at once over one endpoint
+  // moved a twentieth of the bytes (1 MiB payloads: 132 a second with four
+  // in flight, 2,852 with one; docs/scaling.md).
+  if (Peer->Tx.PayloadSending && *Peer->Tx.PayloadSending)
+    return false;
   takeCredits(Peer);
   if (Peer->Tx.PayloadAheadInFlight + Size <= Peer->Tx.PayloadAheadBytes)
     return true;
@@ -68,11 +77,14 @@ tc_status_t twochains::rt::sendPayloadAhead(tc_peer *Peer, uint64_t Sequence, co
   }
   if (Peer->Failed || !Peer->Ep)
     return TC_ERR_IO;
-  auto *Copy = static_cast<PayloadInFlight *>(std::malloc(sizeof(PayloadInFlight) + Size));
-  if (!Copy)
+  if (!Peer->Tx.PayloadSending)
+    Peer->Tx.PayloadSending = std::make_shared<unsigned>(0);
+  auto *Copy = new (std::nothrow) PayloadInFlight{Ctx, Peer->Tx.PayloadSending, {}, nullptr};
+  if (!Copy || !(Copy->Bytes = std::unique_ptr<uint8_t[]>(new (std::nothrow) uint8_t[Size]))) {
+    delete Copy;
     return TC_ERR_NO_MEMORY;
-  Copy->Ctx = Ctx;
-  std::memcpy(Copy->Bytes, Payload, Size);
+  }
+  std::memcpy(Copy->Bytes.get(), Payload, Size);
   Copy->Header = {PayloadMagic, uint32_t(Size), Sequence};
   ucp_request_param_t P = {};
   P.op_attr_mask =
@@ -80,18 +92,23 @@ tc_status_t twochains::rt::sendPayloadAhead(tc_peer *Peer, uint64_t Sequence, co
   P.flags = UCP_AM_SEND_FLAG_REPLY;
   P.cb.send = onPayloadSent;
   P.user_data = Copy;
-  ucs_status_ptr_t R = ucp_am_send_nbx(Peer->Ep, AmPayload, &Copy->Header, sizeof Copy->Header, Copy->Bytes,
-                                       Size, &P);
+  ucs_status_ptr_t R = ucp_am_send_nbx(Peer->Ep, AmPayload, &Copy->Header, sizeof Copy->Header,
+                                       Copy->Bytes.get(), Size, &P);
   if (UCS_PTR_IS_ERR(R)) {
-    std::free(Copy);
+    delete Copy;
     logError(Peer->Name + ": cannot send a " + std::to_string(Size) +
              "-byte payload ahead of its frame: " + ucs_status_string(UCS_PTR_STATUS(R)));
     return TC_ERR_IO;
   }
-  if (R)
-    ++Ctx->PayloadsAheadActive; // onPayloadSent frees the copy
-  else
-    std::free(Copy); // sent already (eager: copied by UCX)
+  if (R) {
+    // onPayloadSent frees the copy. The rendezvous starts as the worker
+    // turns: once now, rather than at the caller's next tc_progress.
+    ++Ctx->PayloadsAheadActive;
+    ++*Copy->Sending;
+    ucp_worker_progress(Ctx->Worker);
+  } else {
+    delete Copy; // sent already (eager: copied by UCX)
+  }
   Peer->Tx.PayloadsAhead.emplace_back(Sequence, uint32_t(Size));
   Peer->Tx.PayloadAheadInFlight += Size;
   count(Ctx, &tc_stats_t::payloads_ahead_sent);
