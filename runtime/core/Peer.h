@@ -66,8 +66,8 @@ struct PeerSendHalf {
   uint64_t PayloadAheadInFlight = 0;
   std::deque<std::pair<uint64_t, uint32_t>> PayloadsAhead;
   /// Its sends UCX has not completed yet (shared with them: they may end
-  /// after the peer).
-  std::shared_ptr<unsigned> PayloadSending;
+  /// after the peer; a channel's thread reads it without the context).
+  std::shared_ptr<std::atomic<unsigned>> PayloadSending;
   /// Per package, per element: the injected-frame template (header line and
   /// image, so a send writes only the payload, the sequence and the
   /// trailer), and whether the receiver's code cache is believed to hold

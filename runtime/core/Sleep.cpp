@@ -106,11 +106,11 @@ static Look prepare(CoreContext *Ctx) {
   if (Ctx->BeforeSleep)
     Ctx->BeforeSleep(Ctx);
   // A payload on its way ahead of its frame (send/PayloadAhead.h) moves
-  // as the control worker turns, whose events for it UCX may not raise.
-  if (Ctx->PayloadsAheadActive) {
-    L.Found = true;
-    return L;
-  }
+  // as the control worker turns: its socket's events wake the sleep, and
+  // the sleep is bounded besides. Not a busy wait: a peer whose payload
+  // never comes must not keep this side's core busy.
+  if (Ctx->PayloadsAheadActive)
+    L.Bounded = true;
   if (!watchWorker(Ctx)) {
     L.Bounded = true;
   } else {

@@ -23,7 +23,7 @@ namespace {
 struct PayloadInFlight {
   CoreContext *Ctx;
   /// The peer's count of its sends in flight, which outlives the peer.
-  std::shared_ptr<unsigned> Sending;
+  std::shared_ptr<std::atomic<unsigned>> Sending;
   PayloadHeader Header; // UCX reads it until the send completes
   std::unique_ptr<uint8_t[]> Bytes;
 };
@@ -78,7 +78,7 @@ tc_status_t twochains::rt::sendPayloadAhead(tc_peer *Peer, uint64_t Sequence, co
   if (Peer->Failed || !Peer->Ep)
     return TC_ERR_IO;
   if (!Peer->Tx.PayloadSending)
-    Peer->Tx.PayloadSending = std::make_shared<unsigned>(0);
+    Peer->Tx.PayloadSending = std::make_shared<std::atomic<unsigned>>(0);
   auto *Copy = new (std::nothrow) PayloadInFlight{Ctx, Peer->Tx.PayloadSending, {}, nullptr};
   if (!Copy || !(Copy->Bytes = std::unique_ptr<uint8_t[]>(new (std::nothrow) uint8_t[Size]))) {
     delete Copy;
