@@ -7,6 +7,7 @@
  * times and then sleep in tc_wait; the caller makes echo calls (Local, 8
  * bytes) and reports their latency. At each step the receiver reports
  * its resident memory and how much of it its rings hold.
+ * MANY_PEERS_ACTIVE=N: the caller's calls take N connections in turn.
  * Prints per step:
  *   many-peers idle=N p50_ns=.. p99_ns=.. rate=..  rss_kib=.. shmem_kib=..
  *     ring_resident_kib=.. ring_kib=.. rings_polled=.. connect_us=..
@@ -115,6 +116,15 @@ static int rings_below(const tc_stats_t *st, uint64_t bytes) { return st->ring_b
  * must keep polling their rings: checked instead of their going cold. */
 static int idle_puts(void) { return getenv("MANY_PEERS_IDLE_PUTS") != NULL; }
 
+/* MANY_PEERS_ACTIVE=N (1 to 64, default 1): the caller makes N connections
+ * and its calls take them in turn, so that N of the receiver's rings are
+ * in use. */
+static unsigned active_count(void) {
+  const char *env = getenv("MANY_PEERS_ACTIVE");
+  int n = env ? atoi(env) : 1;
+  return n < 1 ? 1 : n > 64 ? 64 : (unsigned)n;
+}
+
 static int idle_process(const char *prefix, int in, int out) {
   if (idle_puts())
     setenv("TC_DIRECT_STORES", "0", 1);
@@ -196,9 +206,11 @@ static int active_process(const char *prefix, unsigned calls, int in, int out) {
   uint16_t port;
   tc_package_t *pkg;
   tc_context_t *ctx = child_context(prefix, in, TC_WAIT_POLL, &pkg, &port);
-  tc_peer_t *peer;
-  if (!ctx || tc_connect(ctx, "127.0.0.1", port, 30000, &peer) != TC_OK)
-    return 2;
+  unsigned active = active_count();
+  tc_peer_t *peers[64];
+  for (unsigned a = 0; a < active; a++)
+    if (!ctx || tc_connect(ctx, "127.0.0.1", port, 30000, &peers[a]) != TC_OK)
+      return 2;
   uint64_t *lat = calloc(calls, sizeof *lat);
   char go;
   /* Between steps it progresses as a quiet application does: the
@@ -219,7 +231,7 @@ static int active_process(const char *prefix, unsigned calls, int in, int out) {
       uint64_t sent = ((uint64_t)i << 8) ^ 0x5a5a, back = 0;
       size_t size = 0;
       uint64_t t0 = now_ns();
-      tc_status_t st = calls_call_echo(peer, pkg, TC_SEND_LOCAL, &sent, sizeof sent, &back,
+      tc_status_t st = calls_call_echo(peers[i % active], pkg, TC_SEND_LOCAL, &sent, sizeof sent, &back,
                                        sizeof back, &size, 10000);
       lat[i] = now_ns() - t0;
       bad += st != TC_OK || size != sizeof back || back != sent;
@@ -233,7 +245,8 @@ static int active_process(const char *prefix, unsigned calls, int in, int out) {
       return 2;
   }
   free(lat);
-  tc_peer_close(peer);
+  for (unsigned a = 0; a < active; a++)
+    tc_peer_close(peers[a]);
   tc_context_destroy(ctx);
   tc_package_unload(pkg);
   return 0;
@@ -292,7 +305,7 @@ int main(int argc, char **argv) {
   unsigned most = 0;
   for (unsigned i = 0; i < steps; i++)
     most = counts[i] > most ? counts[i] : most;
-  tc_context_t *ctx = context(pkg, most + 8, TC_WAIT_POLL);
+  tc_context_t *ctx = context(pkg, most + active_count() + 8, TC_WAIT_POLL);
   uint16_t port = 0;
   if (!ctx || tc_listen(ctx, "127.0.0.1", 0) != TC_OK || tc_listen_port(ctx, &port) != TC_OK ||
       tc_executor_start(ctx) != TC_OK)
@@ -417,8 +430,9 @@ int main(int argc, char **argv) {
           read_full(from_idle[p], done, sizeof done))
         return 2;
     }
-    /* Released once their closes arrive: one ring left. */
-    tc_stats_t st = stats_once(ctx, rings_below, 2 * ring_bytes_last / (idle + 1));
+    /* Released once their closes arrive: the caller's rings left. */
+    tc_stats_t st = stats_once(ctx, rings_below,
+                               (active_count() + 1) * ring_bytes_last / (idle + active_count()));
     char go = 1;
     uint64_t result[3];
     if (write(to_active, &go, 1) != 1 || read_full(from_active, result, sizeof result))
