@@ -183,7 +183,8 @@ int serve(int Out) {
   uint16_t Port = 0;
   tc_listen_port(Ctx, &Port);
   uint64_t Size = AddressSize;
-  if (write(Out, &Port, sizeof Port) != sizeof Port || write(Out, &Size, sizeof Size) != sizeof Size ||
+  if (write(Out, &Port, sizeof Port) != sizeof Port ||
+      write(Out, &Size, sizeof Size) != sizeof Size ||
       write(Out, Address, AddressSize) != ssize_t(AddressSize))
     fail("cannot tell the sender where to go");
   close(Out);
@@ -384,7 +385,8 @@ int drive(int In, pid_t Server, std::vector<size_t> Sizes, unsigned Iters, bool 
     ucxLatency(C, Payload, Size, 10);
     tcLatency(Ctx, Peer, Pkg, Payload, Size, 10);
     double UL = ucxLatency(C, Payload, Size, L), UR = ucxRate(C, Buffers, Size, N);
-    double TL = tcLatency(Ctx, Peer, Pkg, Payload, Size, L), TR = tcRate(Ctx, Peer, Pkg, Payload, Size, N);
+    double TL = tcLatency(Ctx, Peer, Pkg, Payload, Size, L);
+    double TR = tcRate(Ctx, Peer, Pkg, Payload, Size, N);
     double MiB = double(Size) / (1 << 20);
     std::printf("| %zu KiB | ucx-am | %.1f | %.0f | %.0f |\n", Size / 1024, UL, UR, UR * MiB);
     std::printf("| %zu KiB | tc-local (ahead) | %.1f | %.0f | %.0f |\n", Size / 1024, TL, TR,

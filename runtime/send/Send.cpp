@@ -773,8 +773,8 @@ static tc_status_t sendGeneral(tc_peer *Peer, const tc_package *Pkg, uint32_t El
   bool Ahead = payloadGoesAhead(Peer, PayloadSize);
   uint64_t Seq;
   uint32_t Slot;
-  if ((Ahead && !payloadAheadFits(Peer, PayloadSize)) || Peer->Tx.Send->reserve(&Seq, &Slot) != TC_OK ||
-      !claimSlot(Peer, Seq)) {
+  if ((Ahead && !payloadAheadFits(Peer, PayloadSize)) ||
+      Peer->Tx.Send->reserve(&Seq, &Slot) != TC_OK || !claimSlot(Peer, Seq)) {
     // What a corked peer holds is what the receiver must see to credit.
     if (flushFrameBatch(Peer) != TC_OK)
       return TC_ERR_IO;

@@ -231,8 +231,8 @@ static int active_process(const char *prefix, unsigned calls, int in, int out) {
       uint64_t sent = ((uint64_t)i << 8) ^ 0x5a5a, back = 0;
       size_t size = 0;
       uint64_t t0 = now_ns();
-      tc_status_t st = calls_call_echo(peers[i % active], pkg, TC_SEND_LOCAL, &sent, sizeof sent, &back,
-                                       sizeof back, &size, 10000);
+      tc_status_t st = calls_call_echo(peers[i % active], pkg, TC_SEND_LOCAL, &sent, sizeof sent,
+                                       &back, sizeof back, &size, 10000);
       lat[i] = now_ns() - t0;
       bad += st != TC_OK || size != sizeof back || back != sent;
     }
