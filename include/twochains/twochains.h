@@ -159,7 +159,8 @@ typedef struct tc_context_params {
    * reaches the port can open (docs/security.md, "Before authentication").
    * 0: the environment variable named, else the default. */
   uint32_t handshake_timeout_ms;     /* one that has not authenticated by then is
-                                        closed (TC_HANDSHAKE_TIMEOUT_MS, else 3000) */
+                                        closed (TC_HANDSHAKE_TIMEOUT_MS, else 3000
+                                        for each 1024 of max_peers) */
   uint32_t max_startups;             /* at once, in all (TC_MAX_STARTUPS, else 32) */
   uint32_t max_startups_per_address; /* at once, from one address
                                         (TC_MAX_STARTUPS_PER_ADDRESS, else 4) */

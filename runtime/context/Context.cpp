@@ -111,8 +111,15 @@ static bool limitFrom(uint32_t Param, const char *Env, uint32_t Default, uint32_
 static tc_status_t takeStartupLimits(tc_context *Ctx, const tc_context_params_t *Params) {
   bool V6 = Params && Params->version >= 6;
   uint32_t TimeoutMs;
+  // A receiver for thousands of peers: each handshake costs more there (it
+  // lists the process's mappings, which grow with the peers), and waits
+  // behind more of them, so the default grows with max_peers, by its own
+  // for each 1024 (docs/scaling.md, "max_peers 4096").
+  uint32_t DefaultTimeoutMs = uint32_t(DefaultHandshakeTimeoutMs) *
+                              std::min<uint32_t>(16, (Ctx->MaxPeers + 1023) / 1024);
   if (!limitFrom(V6 ? Params->handshake_timeout_ms : 0, "TC_HANDSHAKE_TIMEOUT_MS",
-                 DefaultHandshakeTimeoutMs, 3'600'000, TimeoutMs) ||
+                 std::max<uint32_t>(DefaultTimeoutMs, DefaultHandshakeTimeoutMs), 3'600'000,
+                 TimeoutMs) ||
       !limitFrom(V6 ? Params->max_startups : 0, "TC_MAX_STARTUPS", Ctx->MaxStartups, 65536,
                  Ctx->MaxStartups) ||
       !limitFrom(V6 ? Params->max_startups_per_address : 0, "TC_MAX_STARTUPS_PER_ADDRESS",

@@ -10,6 +10,7 @@
 
 #include "base/Log.h"
 #include "base/Mappings.h"
+#include "context/Context.h"
 #include "core/Peer.h"
 #include "wire/Frame.h"
 
@@ -24,6 +25,31 @@
 #include <vector>
 
 namespace {
+
+/// The handshake timeout's default grows with max_peers (3 s for each 1024):
+/// past about 2,800 peers a handshake waited longer than 3 s. One chosen
+/// (parameter) is kept.
+TEST(ContextParams, HandshakeTimeoutDefaultGrowsWithMaxPeers) {
+  auto TimeoutMs = [](uint32_t MaxPeers, uint32_t Chosen) -> uint64_t {
+    tc_context_params_t P = {};
+    P.version = TC_CONTEXT_PARAMS_VERSION;
+    P.max_peers = MaxPeers;
+    P.handshake_timeout_ms = Chosen;
+    tc_context_t *Ctx = nullptr;
+    if (tc_context_create(&P, &Ctx) != TC_OK)
+      return 0;
+    uint64_t Ms = reinterpret_cast<tc_context *>(Ctx)->HandshakeTimeoutNs / 1'000'000;
+    tc_context_destroy(Ctx);
+    return Ms;
+  };
+  if (const char *Env = std::getenv("TC_HANDSHAKE_TIMEOUT_MS"); Env && *Env)
+    GTEST_SKIP() << "TC_HANDSHAKE_TIMEOUT_MS is set";
+  EXPECT_EQ(TimeoutMs(256, 0), 3000u);
+  EXPECT_EQ(TimeoutMs(1024, 0), 3000u);
+  EXPECT_EQ(TimeoutMs(1025, 0), 6000u);
+  EXPECT_EQ(TimeoutMs(4096, 0), 12000u);
+  EXPECT_EQ(TimeoutMs(4096, 500), 500u) << "a chosen timeout is kept";
+}
 
 const std::string KeyA = "two-contexts-key-number-one";
 const std::string KeyB = "two-contexts-key-number-two";
