@@ -226,6 +226,12 @@ static int bouncer(char **Argv) {
   std::strcpy(C.Element, "server_side_sum");
   C.Length = sizeof C.Values;
   tc_status_t St = tc_send(Back, Pkg, Chain, TC_SEND_LOCAL, &C, sizeof C);
+  // Its bytes may still wait in UCX's TCP buffer: they leave as the
+  // worker turns, for a tenth of a second (B, pausing for a second after
+  // its first frame, has not run it yet), then the process dies.
+  for (auto End = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+       std::chrono::steady_clock::now() < End;)
+    tc_progress(Ctx, nullptr);
   std::printf("bouncer: sent a chain frame back: %s; dying\n", tc_status_string(St));
   std::fflush(stdout);
   std::_Exit(0); // no close: the route on the other side fails
