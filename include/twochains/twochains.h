@@ -275,9 +275,16 @@ tc_status_t tc_job_quiesce(tc_context_t *context, int timeout_ms);
  * policy is package), TC_ERR_UNTRUSTED (signed: no trusted signature),
  * TC_ERR_MISSING_IMPORT (a jam imports a name nothing there defines; the
  * log names it), TC_ERR_PACKAGE_MISMATCH (its rieds differ from those of
- * the build the peer holds), TC_ERR_TIMED_OUT, TC_ERR_IO. A refusal is for
- * good: later frames of the package to that peer fail with it. A job
- * rank's handle is connected first. Runs the context's frames meanwhile. */
+ * the build the peer holds), TC_ERR_BAD_MANIFEST, TC_ERR_HASH_MISMATCH,
+ * TC_ERR_BAD_IMAGE or TC_ERR_BAD_OFFER (what arrived did not check out
+ * there: the peer's log says why), TC_ERR_TIMED_OUT, TC_ERR_IO (the peer
+ * is gone, or a file of the package cannot be read here),
+ * TC_ERR_INVALID_PARAM (the package was not loaded from a folder). A peer
+ * busy with others' deployments (each takes a few at a time) is offered
+ * it again, within timeout_ms: every rank of a job may deploy at once. A
+ * refusal is for good: later frames of the package to that peer fail with
+ * it. A job rank's handle is connected first. Runs the context's frames
+ * meanwhile. */
 tc_status_t tc_deploy(tc_peer_t *peer, const tc_package_t *package, int timeout_ms);
 /* tc_deploy to every rank of the job (this one too), all at once: TC_OK
  * once every rank holds the package, else the first failure met. */
@@ -343,6 +350,39 @@ tc_status_t tc_peer_cork(tc_peer_t *peer, int corked);
 
 tc_status_t tc_send(tc_peer_t *peer, const tc_package_t *package, uint32_t element,
                     tc_send_mode_t mode, const void *payload, size_t payload_size);
+/* tc_send's statuses: TC_OK (sent or queued: the payload was copied, its
+ * buffer is free again), TC_ERR_NO_CREDIT (the ring or queue is full:
+ * nothing was sent; progress and retry, or use tc_send_wait; after many
+ * refusals in a row each one yields the core first, so that a retry loop
+ * with more processes than cores lets the receiver it waits for run),
+ * TC_ERR_TOO_LARGE, TC_ERR_UNKNOWN_ELEMENT, TC_ERR_NO_ISA_IMAGE,
+ * TC_ERR_REFUSED or TC_ERR_UNTRUSTED (its code was refused before: see the
+ * log), TC_ERR_IO (the peer is gone), TC_ERR_INVALID_PARAM. */
+
+/* tc_send that waits for credit, as tc_call does: progresses the context
+ * (answering others meanwhile), polls a while, then sleeps until a credit
+ * report or a message comes; TC_ERR_TIMED_OUT if the ring or queue is
+ * still full after timeout_ms (nothing was sent). Otherwise tc_send's
+ * statuses. Never from inside a running jam (TC_ERR_INVALID_PARAM). */
+tc_status_t tc_send_wait(tc_peer_t *peer, const tc_package_t *package, uint32_t element,
+                         tc_send_mode_t mode, const void *payload, size_t payload_size,
+                         int timeout_ms);
+
+/* Where the frames to a peer stand, counted over its connection (answers
+ * and forwards to it included), for an application that counts its own
+ * completions rather than flushing: queued (waiting in this process for
+ * credits, code shipped ahead or the connection), sent (given a slot of
+ * the peer's ring, in order: every frame queued leaves before later
+ * ones), finished (run or refused by the peer, as its credit reports say
+ * so far). A frame sent as the s-th is finished once finished >= s;
+ * tc_send copies payloads, so a buffer is free as soon as tc_send returns.
+ * A handle whose connection is not made yet: its queued frames, the rest 0. */
+typedef struct tc_peer_frames {
+  uint64_t queued;
+  uint64_t sent;
+  uint64_t finished;
+} tc_peer_frames_t;
+tc_status_t tc_peer_frames(tc_peer_t *peer, tc_peer_frames_t *frames);
 
 /* For jams with payload helpers: sizes and writes the payload from args on
  * this side (the jam's <name>_payload_size and _payload_init, from the

@@ -423,7 +423,9 @@ static tc_status_t callResult(struct tc_call *C, size_t *ReplySize) {
   return C->Status;
 }
 
-static tc_status_t testCall(tc_call_t *C, size_t *ReplySize) {
+/// *Ran: the frames this look ran for others (the caller serves them while
+/// it waits).
+static tc_status_t testCall(tc_call_t *C, size_t *ReplySize, unsigned *Ran = nullptr) {
   if (!C || !mayWait(C->Ctx))
     return TC_ERR_INVALID_PARAM;
   CallsContext *Ctx = C->Ctx;
@@ -432,8 +434,11 @@ static tc_status_t testCall(tc_call_t *C, size_t *ReplySize) {
     if (tc_status_t St = callResult(C, ReplySize); St != TC_ERR_INCOMPLETE)
       return St;
   }
-  if (!Ctx->ExecutorRunning.load(std::memory_order_acquire))
-    Ctx->Progress(Ctx);
+  if (!Ctx->ExecutorRunning.load(std::memory_order_acquire)) {
+    unsigned N = Ctx->Progress(Ctx);
+    if (Ran)
+      *Ran = N;
+  }
   CallGuard Guard(C);
   return callResult(C, ReplySize);
 }
@@ -444,12 +449,18 @@ static tc_status_t waitCall(tc_call_t *C, int TimeoutMs, size_t *ReplySize) {
   uint64_t Deadline = nowNs() + msToNs(uint64_t(TimeoutMs));
   IdleWait Idle;
   for (;;) {
-    tc_status_t St = testCall(C, ReplySize);
+    unsigned Ran = 0;
+    tc_status_t St = testCall(C, ReplySize, &Ran);
     uint64_t Now = nowNs();
     if (St != TC_ERR_INCOMPLETE)
       return St;
     if (Now >= Deadline)
       return TC_ERR_TIMED_OUT; // still outstanding
+    // Serving others' frames is no idle time: a waiter that sleeps
+    // between them (its streak long over) makes every rank that calls it
+    // wait for its wakes.
+    if (Ran)
+      Idle.busy();
     // Polls a while, then sleeps until something arrives.
     Idle.idle(C->Ctx, Now, Deadline);
     // With the executor running, progress here too whenever it is not
@@ -489,7 +500,8 @@ static tc_status_t callUntil(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_t 
   for (uint64_t Now; (St = startCall(Peer, Pkg, Element, Mode, Payload, PayloadSize, Reply,
                                      Capacity, &C)) == TC_ERR_NO_CREDIT &&
                      (Now = nowNs()) < Deadline;) {
-    Peer->Ctx->Progress(Peer->Ctx);
+    if (Peer->Ctx->Progress(Peer->Ctx))
+      Idle.busy();
     Idle.idle(Peer->Ctx, Now, Deadline); // until credits come
   }
   if (St != TC_OK)

@@ -54,7 +54,7 @@ void answer(CodeContext *Ctx, tc_peer *Peer, uint64_t Package, uint32_t Element,
   CodeAck A = {CodeAckMagic, St, Package, Element, 0};
   // Not waited for: a peer that takes no messages must not hold the
   // receiver up.
-  sendMessage(Ctx, Peer, AmCodeAck, &A, sizeof A, nullptr, 0, 0);
+  sendMessage(Ctx, Peer, AmCodeAck, &A, sizeof A, nullptr, 0);
 }
 
 const PackageElement *elementOf(CodeContext *Ctx, uint64_t Package, uint32_t Element) {
@@ -212,9 +212,9 @@ struct ContextForShipment {
   }
 };
 
-/// Sends the offer and its image without waiting: the header from a copy
-/// the peer keeps until its endpoint closes, the image from the package,
-/// which outlives the context. A send that fails later shows as no answer.
+/// Sends the offer and its image without waiting, from copies the peer
+/// keeps until UCX has sent them (once per element and peer). A send that
+/// fails later shows as no answer.
 tc_status_t sendOffer(tc_peer *Peer) {
   const tc_package *Pkg = Peer->Tx.ShippingPkg;
   uint32_t Element = Peer->Tx.ShippingElement - 1;
@@ -223,20 +223,14 @@ tc_status_t sendOffer(tc_peer *Peer) {
     return TC_ERR_NO_ISA_IMAGE;
   const std::vector<uint8_t> &Image = E->Image.Bytes;
   CodeHeader H = {CodeMagic, Element, Pkg->Tag, E->CodeKey, uint32_t(Image.size()), 0};
-  Peer->Sent.emplace_back(reinterpret_cast<const uint8_t *>(&H),
-                          reinterpret_cast<const uint8_t *>(&H) + sizeof H);
-  ucp_request_param_t P = {};
-  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-  P.flags = UCP_AM_SEND_FLAG_REPLY;
-  ucs_status_ptr_t R = ucp_am_send_nbx(Peer->Ep, AmCode, Peer->Sent.back().data(), sizeof H,
-                                       Image.data(), Image.size(), &P);
-  if (UCS_PTR_IS_ERR(R)) {
+  auto *B = reinterpret_cast<const uint8_t *>(&H);
+  ucs_status_t St = sendKeptMessage(Peer, AmCode, std::vector<uint8_t>(B, B + sizeof H), Image,
+                                    UCP_AM_SEND_FLAG_REPLY);
+  if (St != UCS_OK) {
     logError(Peer->Name + ": cannot ship the " + std::to_string(Image.size()) +
-             "-byte image of jam '" + E->Name + "': " + ucs_status_string(UCS_PTR_STATUS(R)));
-    return statusOfUcs(UCS_PTR_STATUS(R));
+             "-byte image of jam '" + E->Name + "': " + ucs_status_string(St));
+    return statusOfUcs(St);
   }
-  if (R)
-    ucp_request_free(R); // completed by the worker as it progresses
   return TC_OK;
 }
 

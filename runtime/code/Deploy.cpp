@@ -54,6 +54,10 @@ namespace {
 
 /// A deployment not over by then is given up, on both sides.
 constexpr uint64_t DeployTimeoutNs = 60'000'000'000;
+/// A receiver busy with others' deployments is offered again after 1 ms,
+/// doubling to 100 ms.
+constexpr uint64_t DeployRetryFirstNs = 1'000'000;
+constexpr uint64_t DeployRetryMaxNs = 100'000'000;
 
 using Incoming = CodeContext::IncomingDeployment;
 using Stage = Incoming::Stage;
@@ -71,7 +75,7 @@ void answer(CodeContext *Ctx, tc_peer *Peer, uint64_t Id, tc_status_t St,
             const std::string &Reason) {
   DeployAnswer A = {DeployDoneMagic, St, Id, 0, 0};
   std::string Words = St == TC_OK ? "" : printable(Reason);
-  sendMessage(Ctx, Peer, AmDeployAck, &A, sizeof A, Words.data(), Words.size(), 0);
+  sendMessage(Ctx, Peer, AmDeployAck, &A, sizeof A, Words.data(), Words.size());
 }
 
 /// The file of a package this process holds with this manifest hash, or
@@ -264,7 +268,7 @@ void takeOffer(CodeContext *Ctx, tc_peer *Peer, Incoming &D) {
     return;
   }
   DeployAnswer A = {DeployNeedMagic, TC_OK, D.Id, uint32_t(D.Files.size()), 0};
-  sendMessage(Ctx, Peer, AmDeployAck, &A, sizeof A, Bitmap.data(), Bitmap.size(), 0);
+  sendMessage(Ctx, Peer, AmDeployAck, &A, sizeof A, Bitmap.data(), Bitmap.size());
   D.At = Stage::FilesAsked;
 }
 
@@ -305,8 +309,12 @@ ucs_status_t onDeploy(void *Arg, const void *Header, size_t HeaderLength, void *
   auto Refuse = [&](tc_status_t St, const std::string &Why) {
     countHeld(Ctx,
               St == TC_ERR_NO_CREDIT ? &tc_stats_t::shares_full : &tc_stats_t::deployments_refused);
-    logLimited(Peer->RefusedMessageLog, TC_LOG_ERROR,
-               "refused a package deployed by " + Peer->Name + ": " + Why);
+    // Busy is no error: the sender offers again (code/Deploy.h).
+    if (St == TC_ERR_NO_CREDIT)
+      logDebug("no place now for a package deployed by " + Peer->Name + ": " + Why);
+    else
+      logLimited(Peer->RefusedMessageLog, TC_LOG_ERROR,
+                 "refused a package deployed by " + Peer->Name + ": " + Why);
     // Answered on the control turn; the body is never received.
     Incoming D;
     D.Reply = Param->reply_ep;
@@ -351,10 +359,14 @@ ucs_status_t onDeploy(void *Arg, const void *Header, size_t HeaderLength, void *
   if (H.BodySize != Length || Length > MaxOfferBody)
     return Refuse(TC_ERR_BAD_OFFER, "an offer of " + std::to_string(Length) + " bytes (at most " +
                                         std::to_string(MaxOfferBody) + ")");
-  size_t Mine = 0;
-  for (const Incoming &D : Ctx->Deployments)
+  // Places are held by deployments under way; one answered already (a
+  // refusal waiting for the control turn) holds none.
+  size_t Mine = 0, UnderWay = 0;
+  for (const Incoming &D : Ctx->Deployments) {
+    UnderWay += D.At != Stage::Answer;
     Mine += D.Reply == Param->reply_ep && D.At != Stage::Answer;
-  if (Mine >= MaxDeploymentsPerPeer || Ctx->Deployments.size() >= MaxDeploymentsArriving)
+  }
+  if (Mine >= MaxDeploymentsPerPeer || UnderWay >= MaxDeploymentsArriving)
     return Refuse(TC_ERR_NO_CREDIT, "it has a deployment here already, or " +
                                         std::to_string(MaxDeploymentsArriving) +
                                         " are on their way");
@@ -459,25 +471,16 @@ struct ContextForDeploy {
   }
 };
 
-/// Sends a message whose body the peer keeps until its endpoint closes
-/// (a send not waited for may still read it).
+/// Sends a deployment message from bytes the peer keeps until UCX has
+/// sent them (a send not waited for still reads them).
 tc_status_t sendKept(tc_peer *Peer, const DeployHeader &H, std::vector<uint8_t> Body) {
-  Peer->Sent.emplace_back(reinterpret_cast<const uint8_t *>(&H),
-                          reinterpret_cast<const uint8_t *>(&H) + sizeof H);
-  const void *Header = Peer->Sent.back().data();
-  Peer->Sent.push_back(std::move(Body));
-  const std::vector<uint8_t> &Kept = Peer->Sent.back();
-  ucp_request_param_t P = {};
-  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-  P.flags = UCP_AM_SEND_FLAG_REPLY;
-  ucs_status_ptr_t R = ucp_am_send_nbx(Peer->Ep, AmDeploy, Header, sizeof H, Kept.data(),
-                                       Kept.size(), &P);
-  if (UCS_PTR_IS_ERR(R)) {
-    logError(Peer->Name + ": cannot send a deployment: " + ucs_status_string(UCS_PTR_STATUS(R)));
-    return statusOfUcs(UCS_PTR_STATUS(R));
+  auto *B = reinterpret_cast<const uint8_t *>(&H);
+  ucs_status_t St = sendKeptMessage(Peer, AmDeploy, std::vector<uint8_t>(B, B + sizeof H),
+                                    std::move(Body), UCP_AM_SEND_FLAG_REPLY);
+  if (St != UCS_OK) {
+    logError(Peer->Name + ": cannot send a deployment: " + ucs_status_string(St));
+    return statusOfUcs(St);
   }
-  if (R)
-    ucp_request_free(R);
   return TC_OK;
 }
 
@@ -551,17 +554,10 @@ tc_status_t deployRefusal(const tc_peer *Peer, const tc_package *Pkg) {
   return TC_OK;
 }
 
-tc_status_t startDeployment(tc_peer *Peer, const tc_package *Pkg) {
-  auto *Ctx = contextOf<CodeContext>(Peer);
-  ContextForDeploy Context(Peer);
-  if (Peer->Tx.DeployingPkg)
-    return TC_ERR_INVALID_PARAM;
-  if (Peer->Failed || !Peer->Ep)
-    return TC_ERR_IO;
-  if (Pkg->Dir.empty() || Pkg->Files.empty()) {
-    logError("package '" + Pkg->Name + "' cannot be deployed: it was not loaded from a folder");
-    return TC_ERR_INVALID_PARAM;
-  }
+/// The offer of the deployment in flight (again, after a busy answer),
+/// under a new number: an answer to an earlier one is then ignored.
+static tc_status_t sendOffer(CodeContext *Ctx, tc_peer *Peer) {
+  const tc_package *Pkg = Peer->Tx.DeployingPkg;
   std::vector<DeployFile> Files;
   for (const tc_package::File &F : Pkg->Files) {
     struct stat St;
@@ -580,10 +576,26 @@ tc_status_t startDeployment(tc_peer *Peer, const tc_package *Pkg) {
                     uint32_t(Pkg->ManifestText.size()),
                     uint32_t(Pkg->SignatureText.size()),
                     Body.size()};
-  Peer->Tx.DeployingPkg = Pkg;
   Peer->Tx.DeployFilesSent = false;
+  Peer->Tx.DeployRetryAtNs = 0;
+  return sendKept(Peer, H, std::move(Body));
+}
+
+tc_status_t startDeployment(tc_peer *Peer, const tc_package *Pkg) {
+  auto *Ctx = contextOf<CodeContext>(Peer);
+  ContextForDeploy Context(Peer);
+  if (Peer->Tx.DeployingPkg)
+    return TC_ERR_INVALID_PARAM;
+  if (Peer->Failed || !Peer->Ep)
+    return TC_ERR_IO;
+  if (Pkg->Dir.empty() || Pkg->Files.empty()) {
+    logError("package '" + Pkg->Name + "' cannot be deployed: it was not loaded from a folder");
+    return TC_ERR_INVALID_PARAM;
+  }
+  Peer->Tx.DeployingPkg = Pkg;
   Peer->Tx.DeployDeadlineNs = nowNs() + DeployTimeoutNs;
-  tc_status_t St = sendKept(Peer, H, std::move(Body));
+  Peer->Tx.DeployBackoffNs = 0;
+  tc_status_t St = sendOffer(Ctx, Peer);
   if (St != TC_OK)
     endDeployment(Ctx, Peer);
   return St;
@@ -611,8 +623,28 @@ tc_status_t advanceDeployment(tc_peer *Peer) {
       break;
     }
     tc_status_t St = tc_status_t(R.Header.Status);
-    if (St > TC_OK || St < TC_ERR_UNTRUSTED)
+    // What tc_deploy's header lists, and busy; anything else the peer
+    // says is its own failure.
+    switch (St) {
+    case TC_OK: case TC_ERR_NO_CREDIT: case TC_ERR_REFUSED: case TC_ERR_UNTRUSTED:
+    case TC_ERR_MISSING_IMPORT: case TC_ERR_PACKAGE_MISMATCH: case TC_ERR_BAD_MANIFEST:
+    case TC_ERR_HASH_MISMATCH: case TC_ERR_BAD_IMAGE: case TC_ERR_BAD_OFFER:
+    case TC_ERR_TIMED_OUT:
+      break;
+    default:
       St = TC_ERR_IO;
+    }
+    if (St == TC_ERR_NO_CREDIT) {
+      // Busy: every place there holds a deployment now, as when every
+      // rank of a job deploys at once. Offered again after a while,
+      // within the deployment's time; nothing is dropped meanwhile.
+      uint64_t &Backoff = Peer->Tx.DeployBackoffNs;
+      Backoff = std::clamp<uint64_t>(Backoff * 2, DeployRetryFirstNs, DeployRetryMaxNs);
+      Peer->Tx.DeployRetryAtNs = nowNs() + Backoff;
+      logDebug(Peer->Name + " has no place for package '" + Pkg->Name +
+               "' now: offered again in " + std::to_string(Backoff / 1000) + " us");
+      break;
+    }
     endDeployment(Ctx, Peer);
     if (St == TC_OK) {
       Peer->RemotePackages.push_back(Pkg->Tag);
@@ -631,7 +663,15 @@ tc_status_t advanceDeployment(tc_peer *Peer) {
     endDeployment(Ctx, Peer);
     return ended(Peer, Pkg, TC_ERR_IO);
   }
-  if (nowNs() > Peer->Tx.DeployDeadlineNs) {
+  uint64_t Now = nowNs();
+  if (Peer->Tx.DeployRetryAtNs && Now >= Peer->Tx.DeployRetryAtNs &&
+      Now <= Peer->Tx.DeployDeadlineNs) {
+    if (tc_status_t St = sendOffer(Ctx, Peer); St != TC_OK) {
+      endDeployment(Ctx, Peer);
+      return ended(Peer, Pkg, St);
+    }
+  }
+  if (Now > Peer->Tx.DeployDeadlineNs) {
     endDeployment(Ctx, Peer);
     logError(Peer->Name + " did not take package '" + Pkg->Name + "' in " +
              std::to_string(DeployTimeoutNs / NsPerS) + " s");

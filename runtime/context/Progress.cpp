@@ -251,9 +251,11 @@ extern "C" tc_status_t tc_progress(tc_context_t *Ctx, unsigned *Executed) {
 
 /// What the layers below call to have the context progress (core's
 /// Progress): a caller waiting for its answer, say.
-static void progressFromBelow(CoreContext *Core) {
+static unsigned progressFromBelow(CoreContext *Core) {
   takeControlDue(static_cast<tc_context *>(Core));
-  progressContext(static_cast<tc_context *>(Core), nullptr);
+  unsigned Ran = 0;
+  progressContext(static_cast<tc_context *>(Core), &Ran);
+  return Ran;
 }
 
 /// Before the context sleeps: credits its rings have not reported yet

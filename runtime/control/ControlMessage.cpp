@@ -32,32 +32,55 @@ tc_peer *senderOf(ControlContext *Ctx, const ucp_am_recv_param_t *Param) {
              : nullptr;
 }
 
-ucs_status_t sendMessage(ControlContext *Ctx, tc_peer *Peer, unsigned Id, const void *Header,
-                         size_t HeaderSize, const void *Body, size_t BodySize,
-                         uint64_t DeadlineNs) {
+/// Frees what UCX has finished sending; the oldest first, as they complete.
+static void sweepKeptSends(tc_peer *Peer) {
+  auto &Sent = Peer->Sent;
+  for (auto It = Sent.begin(); It != Sent.end();) {
+    if (It->Request && ucp_request_check_status(It->Request) == UCS_INPROGRESS) {
+      ++It;
+      continue;
+    }
+    if (It->Request)
+      ucp_request_free(It->Request);
+    It = Sent.erase(It);
+  }
+}
+
+void releaseKeptSends(tc_peer *Peer) {
+  for (KeptSend &K : Peer->Sent)
+    if (K.Request)
+      ucp_request_free(K.Request);
+  Peer->Sent.clear();
+}
+
+ucs_status_t sendKeptMessage(tc_peer *Peer, unsigned Id, std::vector<uint8_t> Header,
+                             std::vector<uint8_t> Body, uint32_t Flags) {
   if (!Peer->Ep) // cut off: failed already
     return UCS_ERR_NOT_CONNECTED;
-  // From copies the peer owns: a send given up on at the deadline may
-  // still read them (waitRequestUntil). A handshake sends a few.
-  auto Keep = [&](const void *P, size_t N) -> const void * {
-    auto *B = static_cast<const uint8_t *>(P);
-    Peer->Sent.emplace_back(B, B + N);
-    return Peer->Sent.back().data();
-  };
-  const void *H = Keep(Header, HeaderSize), *D = Keep(Body, BodySize);
+  sweepKeptSends(Peer);
+  // UCX reads the bytes until the request completes: they move into the
+  // peer's list, freed by a later sweep once it has, never kept longer.
+  Peer->Sent.push_back({nullptr, std::move(Header), std::move(Body)});
+  KeptSend &K = Peer->Sent.back();
   ucp_request_param_t P = {};
   P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-  P.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
-  ucs_status_ptr_t R = ucp_am_send_nbx(Peer->Ep, Id, H, HeaderSize, D, BodySize, &P);
-  if (DeadlineNs)
-    return waitRequestUntil(Ctx->Worker, R, DeadlineNs);
-  // Not waited for: the worker completes it as it progresses, and a peer
-  // that never takes it fails on its endpoint.
-  if (UCS_PTR_IS_ERR(R))
-    return UCS_PTR_STATUS(R);
-  if (R)
-    ucp_request_free(R);
-  return UCS_OK;
+  P.flags = Flags;
+  ucs_status_ptr_t R = ucp_am_send_nbx(Peer->Ep, Id, K.Header.data(), K.Header.size(),
+                                       K.Body.data(), K.Body.size(), &P);
+  if (UCS_PTR_IS_PTR(R)) {
+    K.Request = R;
+    return UCS_OK;
+  }
+  Peer->Sent.pop_back();
+  return UCS_PTR_IS_ERR(R) ? UCS_PTR_STATUS(R) : UCS_OK;
+}
+
+ucs_status_t sendMessage(ControlContext *, tc_peer *Peer, unsigned Id, const void *Header,
+                         size_t HeaderSize, const void *Body, size_t BodySize) {
+  auto *H = static_cast<const uint8_t *>(Header), *B = static_cast<const uint8_t *>(Body);
+  return sendKeptMessage(Peer, Id, std::vector<uint8_t>(H, H + HeaderSize),
+                         std::vector<uint8_t>(B, B + BodySize),
+                         UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER);
 }
 
 void refuseMessage(ControlContext *Ctx, tc_peer *Peer, const std::string &Why,

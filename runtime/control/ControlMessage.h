@@ -16,6 +16,7 @@
 
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 namespace twochains::rt {
 
@@ -30,11 +31,15 @@ ucs_status_t setControlHandlers(ControlContext *Ctx,
 /// The peer a control message came from (its reply endpoint), or null.
 tc_peer *senderOf(ControlContext *Ctx, const ucp_am_recv_param_t *Param);
 
-/// Sends a control message on Peer->Ep from copies the peer keeps, waiting
-/// for it until the deadline (0: not at all).
+/// Sends a control message on Peer->Ep, eagerly, never waited for: the
+/// peer keeps copies of its bytes until UCX has sent them (KeptSend).
 ucs_status_t sendMessage(ControlContext *Ctx, tc_peer *Peer, unsigned Id, const void *Header,
-                         size_t HeaderSize, const void *Body, size_t BodySize,
-                         uint64_t DeadlineNs);
+                         size_t HeaderSize, const void *Body, size_t BodySize);
+/// The same from bytes given up to it, with UCX's send Flags.
+ucs_status_t sendKeptMessage(tc_peer *Peer, unsigned Id, std::vector<uint8_t> Header,
+                             std::vector<uint8_t> Body, uint32_t Flags);
+/// The endpoint has closed: no send reads the kept copies any more.
+void releaseKeptSends(tc_peer *Peer);
 
 /// Counts a message refused outright, and logs it once per peer (once per
 /// context for endpoints no peer has). From, if given, is the message's

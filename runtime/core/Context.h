@@ -110,8 +110,9 @@ struct CoreContext {
   /// fair, and a round trip waited 11-25 ms for it).
   std::atomic<int> LockWaiters{0};
   /// One turn of the whole context (context/Progress.cpp registers it): a
-  /// layer that waits for something progress brings calls it.
-  void (*Progress)(CoreContext *Ctx) = nullptr;
+  /// layer that waits for something progress brings calls it. Returns the
+  /// frames it ran: a wait that ran some is busy, not idle (IdleWait).
+  unsigned (*Progress)(CoreContext *Ctx) = nullptr;
 
   /// Sleeping waits (core/Sleep.h). SleepWaits: the runtime's own waits
   /// sleep once they have polled a while (not TC_WAIT_POLL, TC_BUSY_POLL).

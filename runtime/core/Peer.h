@@ -37,6 +37,13 @@ struct JamRun;
 
 namespace twochains::rt {
 
+/// A control message UCX has not finished sending: its request (null once
+/// sent) and the bytes it reads until then.
+struct KeptSend {
+  void *Request = nullptr;
+  std::vector<uint8_t> Header, Body;
+};
+
 /// The other side's ring, which this side puts frames into, and the credit
 /// line the other side writes (Send.cpp, CodeTransfer.cpp, Calls.cpp).
 struct PeerSendHalf {
@@ -111,6 +118,9 @@ struct PeerSendHalf {
   const tc_package *DeployingPkg = nullptr;
   uint64_t DeployId = 0, DeployDeadlineNs = 0;
   bool DeployFilesSent = false;
+  /// The receiver was busy: when to offer again (0: not waiting), and the
+  /// wait, doubling.
+  uint64_t DeployRetryAtNs = 0, DeployBackoffNs = 0;
   /// How the last deployment to this peer ended, and of which package (tag).
   uint64_t DeployEndedTag = 0;
   tc_status_t DeployEnded = TC_OK;
@@ -357,9 +367,10 @@ struct tc_peer {
   uint8_t ServerNonce[twochains::rt::NonceSize] = {};
   bool Challenged = false;    // sender: the receiver proved it holds the key
   bool Welcomed = false;
-  /// Copies of the handshake messages and ried answers sent on Ep: a send
-  /// given up on may still read them, until the endpoint is closed.
-  std::deque<std::vector<uint8_t>> Sent;
+  /// Control messages UCX still sends on Ep, with the copies it reads
+  /// (control/ControlMessage.h): each freed once its request completes,
+  /// the rest when the endpoint closes.
+  std::deque<twochains::rt::KeptSend> Sent;
   tc_peer_stats_t Stats = {};  // tc_peer_stats
   twochains::rt::PeerSendHalf Tx;
   twochains::rt::PeerReceiveHalf Rx;

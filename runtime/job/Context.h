@@ -24,6 +24,10 @@ struct RouteTarget {
   /// welcome (READY).
   tc_peer *Welcomed = nullptr;
   uint64_t RetryAtNs = 0;          // when to try again (0: not waiting)
+  /// The rank said it leaves (its context ends), having finished this
+  /// many tc_job_quiesce calls (job/Quiesce.cpp).
+  bool Left = false;
+  uint64_t LeftAfterQuiesces = 0;
   uint64_t GiveUpNs = 0;           // the first attempt's start + the connect timeout
   unsigned Attempts = 0;
   bool Started = false;
@@ -55,9 +59,13 @@ struct JobContext : WireupContext {
     bool Reported = false;
     int32_t Decision = -1;     // -1: none yet; 0: another wave; 1: quiet
     uint32_t DecidedWave = 0;
+    /// This rank's counts when the job was last found quiet: a report of
+    /// the same counts says nothing happened here since.
+    uint64_t QuietSent = 0, QuietDone = 0;
     // rank 0
     std::vector<int64_t> ReportWave; // per rank: the wave last reported (-1: none)
     std::vector<uint64_t> Sent, Done;
+    std::vector<uint8_t> Unchanged;  // per rank: nothing sent or run since the last quiet
     uint64_t LastSent = ~0ull, LastDone = ~0ull;
   } Quiesce;
   /// Counters of frames to and from ranks of connections released.

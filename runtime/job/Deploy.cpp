@@ -74,7 +74,8 @@ tc_status_t deployAll(CoreContext *Ctx, const std::vector<tc_peer *> &Handles,
     uint64_t Now = nowNs();
     if (Now > Deadline)
       return TC_ERR_TIMED_OUT;
-    Ctx->Progress(Ctx); // answers come, and others' deployments are answered
+    if (Ctx->Progress(Ctx)) // answers come, and others' deployments are answered
+      Idle.busy();
     Idle.idle(Ctx, Now, std::min(Deadline, Now + 10'000'000));
   }
 }

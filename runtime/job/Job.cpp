@@ -194,6 +194,7 @@ extern "C" tc_status_t tc_job_join(tc_context_t *Api, const tc_job_params_t *Par
   Ctx->Quiesce.ReportWave.assign(Ctx->JobSize, -1);
   Ctx->Quiesce.Sent.assign(Ctx->JobSize, 0);
   Ctx->Quiesce.Done.assign(Ctx->JobSize, 0);
+  Ctx->Quiesce.Unchanged.assign(Ctx->JobSize, 0);
   logInfo("joined a job of " + std::to_string(Ctx->JobSize) + " ranks as rank " +
           std::to_string(Rank));
   return TC_OK;

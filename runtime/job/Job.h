@@ -41,6 +41,9 @@ bool jobSendsIdle(JobContext *Ctx);
 /// handler (Quiesce.cpp).
 ucs_status_t setupRoutes(JobContext *Ctx);
 ucs_status_t setupQuiesce(JobContext *Ctx);
+/// The context ends: every rank connected to this one hears how many
+/// quiesces it finished, before the connections close.
+void announceLeaving(JobContext *Ctx);
 
 } // namespace twochains::rt
 

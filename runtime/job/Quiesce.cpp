@@ -7,11 +7,24 @@
 // number); rank 0 sums them, and the job is quiet when two waves in a row
 // find the same sums and the sums equal: no frame was in flight or running
 // between them, and none can start (frames are started only by frames).
-// Otherwise it asks for another wave. Forwards are frames like any other,
-// so a barrier made of this holds with them.
+// Otherwise the next wave starts at once. Forwards are frames like any
+// other, so a barrier made of this holds with them.
 //
-//   rank   -> rank 0  QUIESCE { report, epoch, wave, sent, done }
+// One wave is enough when every rank reports the counts it had when the
+// job was last found quiet: no rank sent a frame since, so none can have
+// run one (the first frame of an epoch is sent by a rank before it reports,
+// and changes its count). An idle job's quiesce is then one round trip,
+// a barrier's cost.
+//
+// A rank whose context ends says so to every rank it is connected to,
+// with the quiesces it finished, ahead of its connections' close: a rank
+// that left after finishing the quiesce another still waits in found the
+// job quiet (that rank's decision may come after the close), and one that
+// left before it makes the quiesce fail.
+//
+//   rank   -> rank 0  QUIESCE { report, epoch, wave, unchanged, sent, done }
 //   rank 0 -> rank    QUIESCE { decision, epoch, wave, quiet }
+//   rank   -> rank    QUIESCE { leaving, epoch }
 //
 //===----------------------------------------------------------------------===//
 #include "job/Job.h"
@@ -31,7 +44,7 @@ using namespace twochains::rt;
 
 namespace {
 
-enum : uint32_t { QuiesceReport = 1, QuiesceDecision = 2 };
+enum : uint32_t { QuiesceReport = 1, QuiesceDecision = 2, QuiesceLeaving = 3 };
 /// A quiescence wait sleeps this long at most between looks.
 constexpr uint64_t QuiesceNapNs = 10'000'000;
 
@@ -45,6 +58,7 @@ void takeReport(JobContext *Ctx, uint32_t Rank, const QuiesceMessage &M) {
   Q.ReportWave[Rank] = M.Wave;
   Q.Sent[Rank] = M.Sent;
   Q.Done[Rank] = M.Done;
+  Q.Unchanged[Rank] = M.Verdict != 0;
 }
 
 void takeDecision(JobContext *Ctx, const QuiesceMessage &M) {
@@ -73,38 +87,58 @@ ucs_status_t onQuiesce(void *Arg, const void *Header, size_t HeaderLength, void 
     return UCS_OK;
   }
   std::memcpy(&M, Header, sizeof M);
-  if (M.Magic != QuiesceMagic ||
-      (M.Kind == QuiesceReport ? Ctx->JobRank != 0
-                               : Peer->JobRank != 0 || M.Kind != QuiesceDecision)) {
+  bool Wellformed = M.Magic == QuiesceMagic && Peer->JobRank < Ctx->JobSize &&
+                    (M.Kind == QuiesceReport     ? Ctx->JobRank == 0
+                     : M.Kind == QuiesceDecision ? Peer->JobRank == 0
+                                                 : M.Kind == QuiesceLeaving);
+  if (!Wellformed) {
     refuseMessage(Ctx, Peer, "a malformed quiescence message", Param);
     return UCS_OK;
   }
-  if (M.Kind == QuiesceReport)
+  if (M.Kind == QuiesceReport) {
     takeReport(Ctx, Peer->JobRank, M);
-  else
+  } else if (M.Kind == QuiesceDecision) {
     takeDecision(Ctx, M);
+  } else {
+    RouteTarget &T = Ctx->Ranks[Peer->JobRank];
+    T.Left = true;
+    T.LeftAfterQuiesces = M.Epoch;
+  }
+  // A thread waiting behind the one that took it looks again.
+  notifySleepers(Ctx);
   return UCS_OK;
 }
 
 void decide(JobContext *Ctx) {
   auto &Q = Ctx->Quiesce;
   uint64_t Sent = 0, Done = 0;
+  bool Unchanged = true;
   for (uint32_t R = 0; R < Ctx->JobSize; ++R) {
     if (Q.ReportWave[R] != int64_t(Q.Wave))
       return;
     Sent += Q.Sent[R];
     Done += Q.Done[R];
+    Unchanged = Unchanged && Q.Unchanged[R];
   }
-  bool Quiet = Sent == Done && Sent == Q.LastSent && Done == Q.LastDone;
+  bool Quiet = Sent == Done && (Unchanged || (Sent == Q.LastSent && Done == Q.LastDone));
   Q.LastSent = Sent;
   Q.LastDone = Done;
   QuiesceMessage M = {QuiesceMagic, QuiesceDecision, Ctx->QuiesceEpoch, Q.Wave, Quiet, 0, 0};
   for (uint32_t R = 1; R < Ctx->JobSize; ++R) {
     tc_peer *B = Ctx->Ranks[R].Handle ? Ctx->Ranks[R].Handle->Bound : nullptr;
     if (B && B->Welcomed && !B->Failed)
-      sendMessage(Ctx, B, AmQuiesce, &M, sizeof M, nullptr, 0, 0);
+      sendMessage(Ctx, B, AmQuiesce, &M, sizeof M, nullptr, 0);
   }
   takeDecision(Ctx, M);
+}
+
+/// Whether a rank finished this quiesce and then left: it found the job
+/// quiet.
+bool finishedByLeaver(JobContext *Ctx) {
+  for (const RouteTarget &T : Ctx->Ranks)
+    if (T.Left && T.LeftAfterQuiesces > Ctx->QuiesceEpoch)
+      return true;
+  return false;
 }
 
 /// The first rank that has gone, or -1.
@@ -148,41 +182,56 @@ bool twochains::rt::jobSendsIdle(JobContext *Ctx) {
   return true;
 }
 
+/// This rank's report of the wave, once nothing of its own waits to leave.
+static void reportWave(JobContext *Ctx) {
+  auto &Q = Ctx->Quiesce;
+  if (Q.Reported || !jobSendsIdle(Ctx))
+    return;
+  QuiesceMessage M = {QuiesceMagic, QuiesceReport, Ctx->QuiesceEpoch, Q.Wave, 0, 0, 0};
+  jobFrameCounts(Ctx, M.Sent, M.Done);
+  M.Verdict = M.Sent == Q.QuietSent && M.Done == Q.QuietDone;
+  if (Ctx->JobRank == 0) {
+    takeReport(Ctx, 0, M);
+    Q.Reported = true;
+  } else if (tc_peer *B = Ctx->Ranks[0].Handle->Bound; B && B->Welcomed && !B->Failed) {
+    Q.Reported = sendMessage(Ctx, B, AmQuiesce, &M, sizeof M, nullptr, 0) == UCS_OK;
+  }
+}
+
 /// One look at the wave, after a turn of the context: TC_OK once the job is
-/// quiet, TC_ERR_IO if a rank has gone, TC_ERR_INCOMPLETE meanwhile.
+/// quiet, TC_ERR_IO if a rank has gone, TC_ERR_INCOMPLETE meanwhile. A wave
+/// found not quiet is followed by the next at once.
 static tc_status_t quiesceTurn(JobContext *Ctx) {
   auto &Q = Ctx->Quiesce;
   std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
-  // A decision that came before a rank went still stands.
-  if (Q.Decision != 1) {
-    if (int64_t Gone = goneRank(Ctx); Gone >= 0) {
-      logError("tc_job_quiesce: rank " + std::to_string(Gone) + " has gone");
-      return TC_ERR_IO;
-    }
-    if (!Q.Reported && jobSendsIdle(Ctx)) {
-      QuiesceMessage M = {QuiesceMagic, QuiesceReport, Ctx->QuiesceEpoch, Q.Wave, 0, 0, 0};
-      jobFrameCounts(Ctx, M.Sent, M.Done);
-      if (Ctx->JobRank == 0) {
-        takeReport(Ctx, 0, M);
-        Q.Reported = true;
-      } else if (tc_peer *B = Ctx->Ranks[0].Handle->Bound; B && B->Welcomed && !B->Failed) {
-        Q.Reported = sendMessage(Ctx, B, AmQuiesce, &M, sizeof M, nullptr, 0, 0) == UCS_OK;
+  for (;;) {
+    // A decision that came before a rank went still stands, and so does
+    // one a rank that left took.
+    if (Q.Decision != 1 && finishedByLeaver(Ctx))
+      Q.Decision = 1;
+    if (Q.Decision != 1) {
+      if (int64_t Gone = goneRank(Ctx); Gone >= 0) {
+        logError("tc_job_quiesce: rank " + std::to_string(Gone) + " has gone");
+        return TC_ERR_IO;
       }
+      reportWave(Ctx);
+      if (Ctx->JobRank == 0 && Q.Reported && Q.Decision < 0)
+        decide(Ctx);
     }
-    if (Ctx->JobRank == 0 && Q.Reported && Q.Decision < 0)
-      decide(Ctx);
-  }
-  if (Q.Decision == 1) {
-    ++Ctx->QuiesceEpoch;
-    Q.ReportWave.assign(Ctx->JobSize, -1);
-    return TC_OK;
-  }
-  if (Q.Decision == 0) {
+    if (Q.Decision == 1) {
+      // Quiet: nothing runs any more, so the counts now are the job's
+      // quiet ones (the next quiesce compares with them).
+      jobFrameCounts(Ctx, Q.QuietSent, Q.QuietDone);
+      ++Ctx->QuiesceEpoch;
+      Q.ReportWave.assign(Ctx->JobSize, -1);
+      return TC_OK;
+    }
+    if (Q.Decision != 0)
+      return TC_ERR_INCOMPLETE;
     ++Q.Wave;
     Q.Reported = false;
     Q.Decision = -1;
   }
-  return TC_ERR_INCOMPLETE;
 }
 
 extern "C" tc_status_t tc_job_quiesce(tc_context_t *Api, int TimeoutMs) {
@@ -206,7 +255,8 @@ extern "C" tc_status_t tc_job_quiesce(tc_context_t *Api, int TimeoutMs) {
   }
   IdleWait Idle;
   for (;;) {
-    Ctx->Progress(Ctx);
+    if (Ctx->Progress(Ctx))
+      Idle.busy();
     if (tc_status_t St = quiesceTurn(Ctx); St != TC_ERR_INCOMPLETE)
       return St;
     uint64_t Now = nowNs();
@@ -219,6 +269,16 @@ extern "C" tc_status_t tc_job_quiesce(tc_context_t *Api, int TimeoutMs) {
     // background retry on the clock).
     Idle.idle(Ctx, Now, std::min(Deadline, Now + QuiesceNapNs));
   }
+}
+
+void twochains::rt::announceLeaving(JobContext *Ctx) {
+  if (!Ctx->Joined)
+    return;
+  QuiesceMessage M = {QuiesceMagic, QuiesceLeaving, Ctx->QuiesceEpoch, 0, 0, 0, 0};
+  for (const RouteTarget &T : Ctx->Ranks)
+    if (tc_peer *B = T.Handle ? T.Handle->Bound : nullptr;
+        B && B->Welcomed && !B->Failed && T.Rank != Ctx->JobRank)
+      sendMessage(Ctx, B, AmQuiesce, &M, sizeof M, nullptr, 0);
 }
 
 ucs_status_t twochains::rt::setupQuiesce(JobContext *Ctx) {

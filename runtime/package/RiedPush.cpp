@@ -80,7 +80,7 @@ void answer(PackageContext *Ctx, tc_peer *Peer, tc_status_t St, const std::strin
   size_t Size = St == TC_OK ? 0 : std::min(Reason.size(), MaxRiedReasonSize);
   // Not waited for: a peer that takes no messages must not hold the
   // receiver up.
-  sendMessage(Ctx, Peer, AmRiedAck, &A, sizeof A, Reason.data(), Size, 0);
+  sendMessage(Ctx, Peer, AmRiedAck, &A, sizeof A, Reason.data(), Size);
 }
 
 /// The bytes have come, or not: either way the push is answered (a push

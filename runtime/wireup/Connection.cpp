@@ -326,7 +326,7 @@ static void closeControlEndpoint(WireupContext *Ctx, tc_peer *Peer) {
   }
   closeEndpoint(Ctx->Worker, Peer->Ep);
   Peer->Ep = nullptr;
-  Peer->Sent.clear(); // no send on the endpoint reads them any more
+  releaseKeptSends(Peer); // no send on the endpoint reads them any more
 }
 
 /// This side's ring and credit line for the peer.
@@ -359,7 +359,7 @@ static void cutOff(ControlContext *Control, tc_peer *Peer) {
   forgetEndpoint(Ctx, Peer->Ep);
   closeEndpoint(Ctx->Worker, Peer->Ep);
   Peer->Ep = nullptr;
-  Peer->Sent.clear(); // no send on the endpoint reads them any more
+  releaseKeptSends(Peer); // no send on the endpoint reads them any more
 }
 
 void twochains::rt::releasePeer(WireupContext *Ctx, tc_peer *Peer) {

@@ -76,7 +76,7 @@ static void refusePeer(WireupContext *Ctx, tc_peer *Peer, const std::string &Why
     logLimited(Ctx->RefusedConnectionLog, TC_LOG_ERROR, "refused " + Peer->Name + ": " + Why);
   if (Peer->Ep && !Peer->RefusalFlush) {
     Refusal R = {RefusalMagic, Status};
-    sendMessage(Ctx, Peer, AmRefused, &R, sizeof R, Detail.data(), Detail.size(), 0);
+    sendMessage(Ctx, Peer, AmRefused, &R, sizeof R, Detail.data(), Detail.size());
     ucp_request_param_t P = {};
     ucs_status_ptr_t Flush = ucp_ep_flush_nbx(Peer->Ep, &P);
     Peer->RefusalFlush = UCS_PTR_IS_PTR(Flush) ? Flush : nullptr;
@@ -148,7 +148,7 @@ static void answerAuth(WireupContext *Ctx, tc_peer *Peer, const WireupContext::P
   std::memcpy(C.ServerNonce, Peer->ServerNonce, NonceSize);
   serverProof(Ctx, Peer, C.Proof);
   Peer->AuthState = tc_peer::Auth::Challenged;
-  if (sendMessage(Ctx, Peer, AmChallenge, &C, sizeof C, nullptr, 0, 0) != UCS_OK)
+  if (sendMessage(Ctx, Peer, AmChallenge, &C, sizeof C, nullptr, 0) != UCS_OK)
     refusePeer(Ctx, Peer, "it does not take the challenge");
 }
 
@@ -241,7 +241,7 @@ static void answerHello(WireupContext *Ctx, tc_peer *Peer, const WireupContext::
   if ((St = makeOffer(Ctx, Peer, W, Body)) != TC_OK)
     return refusePeer(Ctx, Peer, "cannot describe this side's ring");
   offerMac(Ctx, WelcomeLabel, sizeof WelcomeLabel, Peer, W, Body.data(), Body.size(), W.Mac);
-  if (sendMessage(Ctx, Peer, AmWelcome, &W, sizeof W, Body.data(), Body.size(), 0) != UCS_OK)
+  if (sendMessage(Ctx, Peer, AmWelcome, &W, sizeof W, Body.data(), Body.size()) != UCS_OK)
     return refusePeer(Ctx, Peer, "it does not take the welcome");
   countHeld(Ctx, &tc_stats_t::peers);
   welcomePeer(Ctx, Peer);
@@ -268,7 +268,7 @@ static void endConnect(WireupContext *Ctx, tc_peer *Peer, tc_status_t St) {
   // side is both.)
   if (Peer->ExpectJobRank != NoJobRank && Peer->ExpectJobRank != Ctx->JobRank) {
     uint32_t Ready = ReadyMagic;
-    sendMessage(Ctx, Peer, AmReady, &Ready, sizeof Ready, nullptr, 0, 0);
+    sendMessage(Ctx, Peer, AmReady, &Ready, sizeof Ready, nullptr, 0);
   }
 }
 
@@ -287,7 +287,7 @@ static tc_status_t sendHello(WireupContext *Ctx, tc_peer *Peer, bool Proved) {
     O.Version = HandshakeVersion;
   }
   offerMac(Ctx, HelloLabel, sizeof HelloLabel, Peer, O, Body.data(), Body.size(), O.Mac);
-  ucs_status_t St = sendMessage(Ctx, Peer, AmHello, &O, sizeof O, Body.data(), Body.size(), 0);
+  ucs_status_t St = sendMessage(Ctx, Peer, AmHello, &O, sizeof O, Body.data(), Body.size());
   if (!Proved) {
     countHeld(Ctx, &tc_stats_t::auth_failures);
     return connectFailed(Peer, TC_ERR_AUTH,
@@ -468,7 +468,7 @@ tc_status_t twochains::rt::startClientHandshake(WireupContext *Ctx, tc_peer *Pee
   }
   std::memcpy(R.ClientNonce, Peer->ClientNonce, NonceSize);
   Peer->ConnectState = tc_peer::Connect::AuthSent;
-  if (ucs_status_t St = sendMessage(Ctx, Peer, AmAuth, &R, sizeof R, nullptr, 0, 0); St != UCS_OK) {
+  if (ucs_status_t St = sendMessage(Ctx, Peer, AmAuth, &R, sizeof R, nullptr, 0); St != UCS_OK) {
     Peer->Unreachable = Peer->RetryIfUnreachable;
     endConnect(Ctx, Peer, connectFailed(Peer, TC_ERR_IO, ucs_status_string(St)));
     return TC_ERR_IO;

@@ -644,7 +644,7 @@ static void hostileWelcome(CoreContext *Core) {
                 {reinterpret_cast<const uint8_t *>(&W) + MacSize, sizeof W - MacSize},
                 {Body.data(), Body.size()}},
                W.Mac);
-    ucs_status_t St = sendMessage(Ctx, Peer, AmWelcome, &W, sizeof W, Body.data(), Body.size(), 0);
+    ucs_status_t St = sendMessage(Ctx, Peer, AmWelcome, &W, sizeof W, Body.data(), Body.size());
     std::printf("welcome %s: sent: %s\n", WelcomeKind.c_str(), ucs_status_string(St));
     std::fflush(stdout);
   }
