@@ -53,6 +53,9 @@ struct tc_call {
 
 namespace {
 
+/// Calls given up on per peer whose late answers are told apart.
+constexpr size_t MaxCallsGivenUp = 64;
+
 /// Ends a call that is outstanding: once, counted. The caller holds the
 /// call's peer (its channel, or the context).
 void endCall(struct tc_call *C, tc_status_t St, size_t Size = 0) {
@@ -96,8 +99,19 @@ bool mayWait(CoreContext *Ctx) {
 void answerCall(tc_peer *Peer, uint64_t CallSequence, tc_status_t St, const uint8_t *Bytes,
                 size_t Size) {
   auto It = Peer->Tx.Calls.find(CallSequence);
-  if (It == Peer->Tx.Calls.end() || It->second->Status != TC_ERR_INCOMPLETE)
-    return; // released, ended, or not a call: dropped
+  if (It == Peer->Tx.Calls.end() || It->second->Status != TC_ERR_INCOMPLETE) {
+    // Its caller gave up on it (timed out): said, so that an answer that
+    // came late is not taken for one lost. Anything else (a frame that
+    // was no call, an answer twice) is dropped unsaid.
+    auto &GivenUp = Peer->Tx.CallsGivenUp;
+    if (auto G = std::find(GivenUp.begin(), GivenUp.end(), CallSequence); G != GivenUp.end()) {
+      GivenUp.erase(G);
+      logLimited(Peer->AnswerLog, TC_LOG_WARN,
+                 Peer->Name + " answered call " + std::to_string(CallSequence) +
+                     " after its caller gave up on it: the answer is dropped");
+    }
+    return;
+  }
   struct tc_call *C = It->second;
   if (St != TC_OK) {
     logLimited(Peer->AnswerLog, TC_LOG_ERROR,
@@ -353,6 +367,13 @@ extern "C" int tc_jam_return(tc_jam_ctx_t *Ctx, const void *Reply, size_t ReplyS
       countHeld(Peer->Ctx, &tc_stats_t::replies_sent);
     else if (St == TC_ERR_NO_CREDIT)
       Ctx->Returned = false;
+    if (St != TC_OK)
+      logLimited(Peer->AnswerLog, TC_LOG_ERROR,
+                 "the answer to call " + std::to_string(Ctx->Sequence) + " of " + Peer->Name +
+                     " was not sent: " + statusString(St) +
+                     (St == TC_ERR_NO_CREDIT ? " (its ring and queue are full; the jam may "
+                                               "answer again)"
+                                             : ""));
     return St;
   }
   if (ReplySize > TC_CALL_MAX_REPLY) {
@@ -482,8 +503,15 @@ static void releaseCall(tc_call_t *C) {
     CallGuard Guard(C);
     if (C->Owner)
       C->Owner->Tx.Calls.erase(C->Sequence);
-    if (C->Status == TC_ERR_INCOMPLETE)
+    if (C->Status == TC_ERR_INCOMPLETE) {
       --C->Ctx->CallsOutstanding;
+      if (C->Owner && !(C->Sequence & QueuedCallKey)) {
+        auto &GivenUp = C->Owner->Tx.CallsGivenUp;
+        if (GivenUp.size() >= MaxCallsGivenUp)
+          GivenUp.pop_front();
+        GivenUp.push_back(C->Sequence);
+      }
+    }
   }
   delete C;
 }

@@ -181,6 +181,10 @@ struct PeerSendHalf {
   tc_jam_fault_t LastFault = {};
   /// Calls (Calls.cpp) awaiting an answer, by the sequence of their frame.
   std::map<uint64_t, struct tc_call *> Calls;
+  /// Calls released before their answer came (timed out): the latest
+  /// few, so that an answer that comes late is told from one to a frame
+  /// that was no call.
+  std::deque<uint64_t> CallsGivenUp;
   /// The receiver's doorbell as UCX maps it here (shared memory), or null,
   /// the word that holds this side's place in it and the place's bit:
   /// while the receiver says this side's ring is cold (CreditWordCold),

@@ -396,6 +396,10 @@ void sendQueued(tc_peer *Peer) {
       Ctx->CallSent(Peer, F.CallKey, Seq);
     else if (F.CallKey && St != TC_OK && Ctx->FrameAbandoned)
       Ctx->FrameAbandoned(Peer, F.CallKey, St);
+    if (St != TC_OK && !F.Package)
+      logLimited(Peer->AnswerLog, TC_LOG_ERROR,
+                 "a queued answer to call " + std::to_string(F.CallSequence) + " of " +
+                     Peer->Name + " was dropped: " + statusString(St));
     unqueue(Peer, Peer->Tx.Queued.begin()); // sent, or failed for good
   }
 }

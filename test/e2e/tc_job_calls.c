@@ -4,7 +4,10 @@
  * every rank has (an MPI_Ibarrier tested between turns): even ranks spin on
  * tc_progress, odd ranks sleep in tc_wait between turns. Then the phase
  * ends with the library's own barrier, tc_job_quiesce.
- *   tc-job-calls <jobs prefix> mpi|pmix local|injected <rounds> [timeout ms]
+ *   tc-job-calls <jobs prefix> mpi|pmix local|injected <rounds> [timeout ms [pause us]]
+ * pause: before each call a rank is busy elsewhere (no progress) for up to
+ * that long, at random: rings go cold and warm again, senders find their
+ * receivers asleep.
  * Every call must be answered, with the right ranks; a call that is not
  * says why (its status is printed). Prints "calls: rank R answered A of N,
  * lost L" and "job: rank R of P PASSED". */
@@ -12,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <twochains/mpi.h>
 #include <twochains/packages/jobs.h>
 
@@ -25,6 +29,7 @@ int main(int argc, char **argv) {
   tc_send_mode_t mode = !strcmp(argv[3], "injected") ? TC_SEND_INJECTED : TC_SEND_LOCAL;
   unsigned rounds = (unsigned)atoi(argv[4]);
   int timeout_ms = argc > 5 ? atoi(argv[5]) : 30000;
+  unsigned pause_us = argc > 6 ? (unsigned)atoi(argv[6]) : 0;
   MPI_Init(&argc, &argv);
   tc_package_t *pkg;
   if (jobs_package_load(argv[1], TC_PACKAGE_SENDER | TC_PACKAGE_RECEIVER, &pkg) != TC_OK)
@@ -41,13 +46,15 @@ int main(int argc, char **argv) {
     fprintf(stderr, "tc_job_join: %s\n", tc_status_string(st));
     return 1;
   }
-  unsigned calls = 0, answered = 0, wrong = 0;
+  unsigned calls = 0, answered = 0, wrong = 0, seed = rank * 7919u + 1;
   unsigned by_status[64] = {0};
   for (unsigned round = 0; round < rounds; round++)
     for (unsigned k = 0; k < size; k++) {
       unsigned to = (rank + k) % size;
       tc_peer_t *peer;
       tc_job_peer(ctx, to, &peer);
+      if (pause_us)
+        usleep((useconds_t)(rand_r(&seed) % pause_us));
       uint32_t answer[2] = {~0u, ~0u};
       size_t n = 0;
       calls++;
