@@ -198,7 +198,7 @@ struct PeerSendHalf {
   int DoorbellGuard = -1;
   /// The credit line's words as the last sleep looked at them
   /// (core/Sleep.cpp): one that changed since is something to do.
-  uint64_t SleepCredit[CreditWords] = {};
+  uint64_t SleepCredit[CreditWordsWatched] = {};
 };
 
 /// This side's ring, which the other side puts frames into, and where its

@@ -181,7 +181,7 @@ static Look prepare(CoreContext *Ctx) {
     }
     PeerSendHalf &Tx = Peer->Tx;
     if (Tx.CreditWord)
-      for (unsigned W = 0; W < CreditWords; ++W)
+      for (unsigned W = 0; W < CreditWordsWatched; ++W)
         if (uint64_t V = Tx.CreditWord[W]; V != Tx.SleepCredit[W]) {
           Tx.SleepCredit[W] = V;
           L.Found = true;
@@ -273,7 +273,7 @@ void IdleWait::idle(CoreContext *Ctx, uint64_t NowNs, uint64_t DeadlineNs) {
   uint64_t Idle = NowNs - Since;
   if (Idle < YieldAfterNs)
     return;
-  if (Idle < SpinBeforeSleepNs) {
+  if (Idle < SleepAfterNs) {
     // The peer waited for may be runnable on this very core: it goes
     // first (a system call each, where the core is the caller's alone).
     sched_yield();

@@ -73,6 +73,8 @@ void wakeContext(CoreContext *Ctx);
 /// SpinBeforeSleepNs, then sleeps.
 struct IdleWait {
   uint64_t Since = 0;
+  /// How long this wait polls and yields before it sleeps.
+  uint64_t SleepAfterNs = SpinBeforeSleepNs;
   /// After a pass that did nothing: returns at once while spinning, else
   /// sleeps (until DeadlineNs at most). Sleeps only where the context's
   /// waits do (not TC_WAIT_POLL).

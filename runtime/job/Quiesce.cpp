@@ -16,6 +16,12 @@
 // and changes its count). An idle job's quiesce is then one round trip,
 // a barrier's cost.
 //
+// Between ranks whose connection stores straight into the other's memory
+// (shared memory) reports and decisions are words of the credit line
+// (wire/Wire.h, CreditWordQuiesce), stored as credit reports are: a
+// waiting rank polls them, and one that sleeps is woken as by a frame.
+// Other connections (TCP, RDMA puts) carry them as messages.
+//
 // A rank whose context ends says so to every rank it is connected to,
 // with the quiesces it finished, ahead of its connections' close: a rank
 // that left after finishing the quiesce another still waits in found the
@@ -36,6 +42,7 @@
 #include "core/Lock.h"
 #include "core/Sleep.h"
 #include "core/Stats.h"
+#include "send/FramePath.h"
 
 #include <cstring>
 #include <algorithm>
@@ -47,9 +54,36 @@ namespace {
 enum : uint32_t { QuiesceReport = 1, QuiesceDecision = 2, QuiesceLeaving = 3 };
 /// A quiescence wait sleeps this long at most between looks.
 constexpr uint64_t QuiesceNapNs = 10'000'000;
+/// It polls and yields this long before it sleeps.
+constexpr uint64_t QuiesceSpinNs = 1'000'000;
 
 /// Rank 0: every rank has reported the wave: decides it.
 void decide(JobContext *Ctx);
+
+/// Whether quiescence goes by words of the credit line on this connection
+/// (this side stores into the other's; wire/Wire.h), or by messages.
+bool byWords(const tc_peer *B) { return B->Rx.CreditDirect && B->Tx.CreditWord; }
+
+constexpr uint64_t QuiesceNumberMask = 0x3fffffff;
+
+uint64_t headWord(uint64_t Epoch, uint32_t Wave, bool Flag) {
+  return 1ull << 63 | uint64_t(Flag) << 62 | (Epoch & QuiesceNumberMask) << 32 | Wave;
+}
+
+/// The head word in this side's credit line from the peer, if it is of
+/// this quiesce and wave.
+bool headOf(JobContext *Ctx, const tc_peer *B, uint64_t &Head) {
+  if (!B || !B->Tx.CreditWord)
+    return false;
+  Head = __atomic_load_n(&B->Tx.CreditWord[CreditWordQuiesce], __ATOMIC_ACQUIRE);
+  return (Head >> 63) && (Head >> 32 & QuiesceNumberMask) == (Ctx->QuiesceEpoch & QuiesceNumberMask) &&
+         uint32_t(Head) == Ctx->Quiesce.Wave;
+}
+
+tc_peer *boundTo(JobContext *Ctx, uint32_t Rank) {
+  tc_peer *B = Ctx->Ranks[Rank].Handle ? Ctx->Ranks[Rank].Handle->Bound : nullptr;
+  return B && B->Welcomed && !B->Failed ? B : nullptr;
+}
 
 void takeReport(JobContext *Ctx, uint32_t Rank, const QuiesceMessage &M) {
   auto &Q = Ctx->Quiesce;
@@ -125,8 +159,10 @@ void decide(JobContext *Ctx) {
   Q.LastDone = Done;
   QuiesceMessage M = {QuiesceMagic, QuiesceDecision, Ctx->QuiesceEpoch, Q.Wave, Quiet, 0, 0};
   for (uint32_t R = 1; R < Ctx->JobSize; ++R) {
-    tc_peer *B = Ctx->Ranks[R].Handle ? Ctx->Ranks[R].Handle->Bound : nullptr;
-    if (B && B->Welcomed && !B->Failed)
+    tc_peer *B = boundTo(Ctx, R);
+    if (B && byWords(B))
+      reportCreditWord(B, CreditWordQuiesce, headWord(M.Epoch, M.Wave, Quiet));
+    else if (B)
       sendMessage(Ctx, B, AmQuiesce, &M, sizeof M, nullptr, 0);
   }
   takeDecision(Ctx, M);
@@ -182,6 +218,31 @@ bool twochains::rt::jobSendsIdle(JobContext *Ctx) {
   return true;
 }
 
+/// What came by words: at rank 0, the reports of this wave; elsewhere,
+/// rank 0's decision on it.
+static void takeWords(JobContext *Ctx) {
+  auto &Q = Ctx->Quiesce;
+  uint64_t Head;
+  if (Ctx->JobRank != 0) {
+    if (Q.Reported && Q.Decision < 0 && headOf(Ctx, boundTo(Ctx, 0), Head)) {
+      QuiesceMessage M = {QuiesceMagic, QuiesceDecision, Ctx->QuiesceEpoch, Q.Wave,
+                          uint32_t(Head >> 62 & 1), 0, 0};
+      takeDecision(Ctx, M);
+    }
+    return;
+  }
+  for (uint32_t R = 1; R < Ctx->JobSize; ++R) {
+    tc_peer *B;
+    if (Q.ReportWave[R] == int64_t(Q.Wave) || !(B = boundTo(Ctx, R)) || !headOf(Ctx, B, Head))
+      continue;
+    // The counts were stored before the head, which was loaded acquiring.
+    QuiesceMessage M = {QuiesceMagic, QuiesceReport, Ctx->QuiesceEpoch, Q.Wave,
+                        uint32_t(Head >> 62 & 1), B->Tx.CreditWord[CreditWordQuiesceSent],
+                        B->Tx.CreditWord[CreditWordQuiesceDone]};
+    takeReport(Ctx, R, M);
+  }
+}
+
 /// This rank's report of the wave, once nothing of its own waits to leave.
 static void reportWave(JobContext *Ctx) {
   auto &Q = Ctx->Quiesce;
@@ -193,7 +254,13 @@ static void reportWave(JobContext *Ctx) {
   if (Ctx->JobRank == 0) {
     takeReport(Ctx, 0, M);
     Q.Reported = true;
-  } else if (tc_peer *B = Ctx->Ranks[0].Handle->Bound; B && B->Welcomed && !B->Failed) {
+  } else if (tc_peer *B = boundTo(Ctx, 0); B && byWords(B)) {
+    // The counts, then the head that says they are there.
+    Q.Reported = reportCreditWord(B, CreditWordQuiesceSent, M.Sent) == CreditReport::Sent &&
+                 reportCreditWord(B, CreditWordQuiesceDone, M.Done) == CreditReport::Sent &&
+                 reportCreditWord(B, CreditWordQuiesce, headWord(M.Epoch, M.Wave, M.Verdict)) ==
+                     CreditReport::Sent;
+  } else if (B) {
     Q.Reported = sendMessage(Ctx, B, AmQuiesce, &M, sizeof M, nullptr, 0) == UCS_OK;
   }
 }
@@ -215,6 +282,7 @@ static tc_status_t quiesceTurn(JobContext *Ctx) {
         return TC_ERR_IO;
       }
       reportWave(Ctx);
+      takeWords(Ctx);
       if (Ctx->JobRank == 0 && Q.Reported && Q.Decision < 0)
         decide(Ctx);
     }
@@ -254,6 +322,10 @@ extern "C" tc_status_t tc_job_quiesce(tc_context_t *Api, int TimeoutMs) {
       rankHandle(Ctx, 0);
   }
   IdleWait Idle;
+  // Every rank is expected soon: poll and yield a while longer than other
+  // waits before sleeping, as MPI's collectives do (a sleep and its wake
+  // cost about 100 us a hop here, several times a wave).
+  Idle.SleepAfterNs = QuiesceSpinNs;
   for (;;) {
     if (Ctx->Progress(Ctx))
       Idle.busy();

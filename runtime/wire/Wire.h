@@ -31,6 +31,19 @@ namespace twochains::rt {
 /// (tc_jam_end_t), and a bit that says the word holds a report. The sender
 /// finds the whole sequence from its window.
 enum : unsigned { CreditWordFinished = 0, CreditWordMiss = 1, CreditWordFault = 2, CreditWords = 3 };
+/// Words 3 to 5, between ranks of a job whose connection stores straight
+/// into the other's memory (shared memory): tc_job_quiesce's report or
+/// decision (a head word: valid bit 63, a flag at 62, the quiesce's
+/// number in bits 32-61, the wave in 0-31), and a report's counts,
+/// stored before its head (job/Quiesce.cpp). Other connections carry
+/// them as QUIESCE messages.
+enum : unsigned {
+  CreditWordQuiesce = 3,
+  CreditWordQuiesceSent = 4,
+  CreditWordQuiesceDone = 5,
+  /// The words a sleeping side watches for a change (core/Sleep.cpp).
+  CreditWordsWatched = 6
+};
 /// Word 8, in the line's second cache line: the receiver sleeps (non-zero),
 /// set by the receiver before it sleeps, cleared by the sender, which then
 /// wakes it (AmWake; docs/runtime.md, "Sleeping waits"). A line of its
@@ -119,7 +132,7 @@ constexpr uint32_t ReadyMagic = controlMagic('T', 'C', 'R', 'Y');     // READY
 constexpr uint32_t PayloadMagic = controlMagic('T', 'C', 'P', 'L');   // PAYLOAD
 static_assert(HandshakeMagic == 0x54434853, "offers keep the magic they always had");
 constexpr uint32_t HandshakeVersion =
-    12; // 12: offers carry the bytes of payloads ahead a receiver takes, frames a flag for them; 11: offers carry a doorbell, credit lines a cold flag; 10: package entries carry the rieds' interface, offers the code-trust policy; 9: offers carry the job and rank; 4: offers carry the packages; 5: the ISA; 6: slots a line apart, frame version 3; 7: frames by message carry credits; 8: a magic per message type
+    13; // 13: credit lines carry quiescence words between ranks; 12: offers carry the bytes of payloads ahead a receiver takes, frames a flag for them; 11: offers carry a doorbell, credit lines a cold flag; 10: package entries carry the rieds' interface, offers the code-trust policy; 9: offers carry the job and rank; 4: offers carry the packages; 5: the ISA; 6: slots a line apart, frame version 3; 7: frames by message carry credits; 8: a magic per message type
 
 /// The instruction set an offering side runs injected code as: a sender
 /// sends the images built for its receiver's (docs/heterogeneous.md). The
