@@ -206,8 +206,10 @@ tc_status_t queueFrame(tc_peer *Peer, PeerSendHalf::QueuedFrame F, tc_peer *Orig
   if (F.Origin) {
     auto &[Frames, Bytes] = Peer->Tx.QueuedOf[F.Origin];
     if (Frames >= MaxQueuedFramesPerOrigin || Bytes + F.Payload.size() > MaxQueuedBytesPerOrigin) {
+      // Flow control, not a fault: the jam hears TC_ERR_NO_CREDIT and may
+      // try again; counted (shares_full), said only when debugging.
       countHeld(Peer->Ctx, &tc_stats_t::shares_full);
-      logLimited(Origin->RefusedMessageLog, TC_LOG_ERROR,
+      logLimited(Origin->RefusedMessageLog, TC_LOG_DEBUG,
                  "refused a frame forwarded to " + Peer->Name + " by a jam of " + Origin->Name +
                      ": its frames waiting there (" + std::to_string(Frames) + ", " +
                      std::to_string(Bytes) + " bytes) are its share of the queue");

@@ -250,8 +250,17 @@ static void answerHello(WireupContext *Ctx, tc_peer *Peer, const WireupContext::
 /// Sender: a connect that failed, logged once where it is found (a
 /// crossing, or nothing answering while tc_connect may try again, is not).
 static tc_status_t connectFailed(tc_peer *Peer, tc_status_t St, const std::string &Why) {
-  if (!Peer->Crossed && !Peer->Unreachable)
-    logError("connecting to " + Peer->Name.substr(Peer->Name.find(' ') + 1) + " failed: " + Why);
+  if (Peer->Crossed || Peer->Unreachable)
+    return St;
+  // A connect in the background that broke is tried again (job/Route.cpp),
+  // which says so if it gives up: a race that recovers (the other side
+  // closed a crossing connect first) is no error of the user's.
+  std::string Line =
+      "connecting to " + Peer->Name.substr(Peer->Name.find(' ') + 1) + " failed: " + Why;
+  if (Peer->Background && St == TC_ERR_IO)
+    logDebug(Line + " (tried again)");
+  else
+    logError(Line);
   return St;
 }
 
@@ -397,6 +406,16 @@ static tc_status_t takeWelcome(WireupContext *Ctx, tc_peer *Peer,
                                                                : "rank " + std::to_string(Rank)) +
                              ")");
   Peer->JobRank = Ctx->JobId && Welcome.Header.Job == Ctx->JobId ? Rank : NoJobRank;
+  // The receiver may decline the RMA this side offered (its worker cannot
+  // reach this one: another host without RDMA): frames then come by
+  // message into the ring already mapped, and credits by message, into a
+  // line of this side's own rather than the RMA-mapped one nobody writes.
+  if (Peer->Path == PathRma && Welcome.Header.Path == PathAm) {
+    Peer->Tx.CreditLine.reset(new (std::nothrow) uint64_t[CreditLineBytes / sizeof(uint64_t)]());
+    if (!Peer->Tx.CreditLine)
+      return connectFailed(Peer, TC_ERR_NO_MEMORY, "cannot allocate a credit line");
+    Peer->Tx.CreditWord = Peer->Tx.CreditLine.get();
+  }
   Peer->Path = FramePath(Welcome.Header.Path);
   Peer->RemotePackages.clear();
   for (size_t I = 0; I < Welcome.Packages.size(); ++I)

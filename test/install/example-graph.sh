@@ -15,6 +15,11 @@ out=$(mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$NP" \
   { echo "$out"; echo "FAILED: the example failed"; exit 1; }
 echo "$out"
 [ "$(grep -c "matches one process" <<<"$out")" = 4 ] || { echo "FAILED: every mode"; exit 1; }
+# A correct run says nothing a user must act on: flow control and races
+# that recover are no errors.
+if grep -q "error:" <<<"$out"; then
+  echo "FAILED: a correct run logged errors"; exit 1
+fi
 # One process gives the same depths (its own check) and the same sums.
 one=$(mpirun --allow-run-as-root -np 1 "$WORK/build/graph-example" --scale "$SCALE" \
         --mode local 2>&1) || { echo "$one"; exit 1; }
