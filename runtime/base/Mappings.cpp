@@ -11,6 +11,11 @@
 
 namespace twochains::rt {
 
+std::mutex &sharedMappingLock() {
+  static std::mutex Lock;
+  return Lock;
+}
+
 std::vector<SharedMapping> sharedMappings() {
   std::vector<SharedMapping> Out;
   std::FILE *Maps = std::fopen("/proc/self/maps", "re");

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <vector>
 
 namespace twochains::rt {
@@ -27,6 +28,11 @@ struct SharedMapping {
 /// This process's writable shared mappings, or none if the kernel does not
 /// say (then no range is inside one).
 std::vector<SharedMapping> sharedMappings();
+/// Held by whoever maps shared memory (UCX's keys and allocations), and by
+/// whoever lists the mappings before and after to see what it mapped: in a
+/// process of several contexts or threads, only its own mappings appear
+/// between its two listings.
+std::mutex &sharedMappingLock();
 /// The mappings of After that Before does not have: what appeared between.
 std::vector<SharedMapping> newMappings(const std::vector<SharedMapping> &Before,
                                        const std::vector<SharedMapping> &After);

@@ -2,6 +2,7 @@
 #include "core/Polled.h"
 
 #include "base/Log.h"
+#include "base/Mappings.h"
 #include "core/Stats.h"
 
 #include <algorithm>
@@ -55,6 +56,7 @@ static bool mapDoorbell(CoreContext *Ctx) {
   M.flags = UCP_MEM_MAP_ALLOCATE;
   ucp_mem_attr_t A = {};
   A.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
+  std::unique_lock<std::mutex> Mapping(sharedMappingLock());
   if (ucp_mem_map(Ctx->RmaUcp, &M, &Ctx->DoorbellMem) != UCS_OK)
     return false;
   void *Key = nullptr;

@@ -236,6 +236,16 @@ tc_status_t queueOnHandle(tc_peer *Handle, const tc_package *Pkg, uint32_t Eleme
   if (imagelessFrameSize(PayloadSize) > Handle->Tx.SlotSize &&
       PayloadSize > Handle->Ctx->PayloadAheadBytes)
     return TC_ERR_TOO_LARGE;
+  // TC_SEND_INJECTED_FULL carries its image in the slot, beside a payload
+  // that fits one: as this side's own image would (a rank of another
+  // instruction set is checked again when the frame leaves).
+  if (Mode == TC_SEND_INJECTED_FULL) {
+    const PackageElement &E = Pkg->Elements[Element];
+    if (imagelessFrameSize(PayloadSize) > Handle->Tx.SlotSize ||
+        frameSize(FrameInjected, uint32_t(E.Image.Bytes.size()), uint32_t(PayloadSize)) >
+            Handle->Tx.SlotSize)
+      return TC_ERR_TOO_LARGE;
+  }
   auto *P = static_cast<const uint8_t *>(Payload);
   PeerSendHalf::QueuedFrame F{Pkg, Element, std::vector<uint8_t>(P, P + PayloadSize)};
   F.Mode = Mode;

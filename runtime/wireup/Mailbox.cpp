@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -66,6 +67,7 @@ static void *mapForRma(WireupContext *Ctx, size_t Length, ucp_mem_h &Mem) {
   M.flags = UCP_MEM_MAP_ALLOCATE;
   ucp_mem_attr_t A = {};
   A.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
+  std::unique_lock<std::mutex> Mapping(sharedMappingLock());
   if (ucp_mem_map(Ctx->RmaUcp, &M, &Mem) != UCS_OK)
     return nullptr;
   if (ucp_mem_query(Mem, &A) != UCS_OK) {
@@ -236,6 +238,9 @@ struct PeerKey {
 /// segment (Why).
 static bool unpackKeys(ucp_ep_h Ep, std::vector<PeerKey> &Keys, std::string &Why) {
   static constexpr size_t Padding = 256;
+  // Another thread's handshake (another context, its executor) maps its
+  // peer's segments too: between the two listings, only this one's may.
+  std::lock_guard<std::mutex> Alone(sharedMappingLock());
   std::vector<SharedMapping> Before = sharedMappings();
   for (PeerKey &K : Keys) {
     std::vector<uint8_t> Copy(K.Size + Padding, 0);
