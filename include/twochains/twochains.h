@@ -105,8 +105,10 @@ typedef enum tc_code_trust {
 
 typedef struct tc_context_params {
   uint32_t version;       /* TC_CONTEXT_PARAMS_VERSION */
-  uint32_t slots;         /* slots per sender's ring (0: 64) */
-  uint32_t slot_size;     /* bytes per slot, a multiple of 64 (0: 4096) */
+  uint32_t slots;         /* slots per sender's ring (0: TC_SLOTS, else 64;
+                             a job's may be fewer: docs/jobs.md, "Rings") */
+  uint32_t slot_size;     /* bytes per slot, a multiple of 64 (0: TC_SLOT_SIZE,
+                             else 4096) */
   uint32_t credit_batch;  /* frames per credit report (0: slots / 4) */
   uint32_t wait_mode;     /* tc_wait_mode_t, for the executor thread;
                              TC_WAIT_POLL: no wait ever sleeps (tc_wait) */

@@ -160,6 +160,23 @@ static tc_status_t takePayloadAheadBytes(tc_context *Ctx, const tc_context_param
   return TC_OK;
 }
 
+/// TC_SLOTS or TC_SLOT_SIZE, unless the parameters set the same: a positive
+/// number (setupRings checks its range). False (logged) if malformed.
+static bool takeRingVariable(const char *Name, bool Given, uint32_t &Field, bool &Chosen) {
+  const char *Env = std::getenv(Name);
+  if (Given || !Env || !*Env)
+    return true;
+  char *End = nullptr;
+  unsigned long V = std::strtoul(Env, &End, 10);
+  if (*End || !V || V > UINT32_MAX) {
+    logError(std::string(Name) + "=" + Env + ": not a positive number");
+    return false;
+  }
+  Field = uint32_t(V);
+  Chosen = true;
+  return true;
+}
+
 /// The parameters a context was created with, and what the environment
 /// says where they leave it open.
 static tc_status_t takeParams(tc_context *Ctx, const tc_context_params_t *Params,
@@ -169,7 +186,19 @@ static tc_status_t takeParams(tc_context *Ctx, const tc_context_params_t *Params
       Ctx->Slots = Params->slots;
     if (Params->slot_size)
       Ctx->SlotSize = Params->slot_size;
-    Ctx->Batch = Params->credit_batch ? Params->credit_batch : std::max(1u, Ctx->Slots / 4);
+    Ctx->SlotsChosen = Params->slots || Params->slot_size;
+    Ctx->BatchChosen = Params->credit_batch != 0;
+    if (Ctx->BatchChosen)
+      Ctx->Batch = Params->credit_batch;
+  }
+  // The ring's shape from the environment where the parameters leave it.
+  if (!takeRingVariable("TC_SLOTS", Params && Params->slots, Ctx->Slots, Ctx->SlotsChosen) ||
+      !takeRingVariable("TC_SLOT_SIZE", Params && Params->slot_size, Ctx->SlotSize,
+                        Ctx->SlotsChosen))
+    return TC_ERR_INVALID_PARAM;
+  if (!Ctx->BatchChosen)
+    Ctx->Batch = std::max(1u, Ctx->Slots / 4);
+  if (Params) {
     Ctx->WaitMode = tc_wait_mode_t(Params->wait_mode);
     // Pure polling, for dedicated cores: the waits never sleep.
     Ctx->SleepWaits = Ctx->WaitMode != TC_WAIT_POLL;

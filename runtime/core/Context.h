@@ -61,6 +61,9 @@ struct CoreContext {
   size_t WorkerAddressSize = 0;
   uint32_t Flags = 0;                  // TC_CONTEXT_* flags
   uint32_t Slots = 64, SlotSize = 4096, Batch = 16;
+  /// The application chose the ring's slots or their size (parameters,
+  /// TC_SLOTS, TC_SLOT_SIZE), or the credit batch: a job leaves them be.
+  bool SlotsChosen = false, BatchChosen = false;
   JobKey Key;
   bool Closing = false;                // tc_context_destroy has begun
 

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <arpa/inet.h>
 #include <cstring>
+#include <unistd.h>
 
 using namespace twochains::rt;
 
@@ -164,6 +165,41 @@ tc_status_t exchange(JobContext *Ctx, const tc_job_params_t *P, uint32_t &Rank,
 
 } // namespace
 
+/// A job's rings by default: at most the context's default (64 slots), at
+/// least 16. More did not help: 512 slots made examples/graph (8 ranks,
+/// SCALE 14) 2-10x slower here, as rings that go cold between levels give
+/// back and fault in again pages of slots written once.
+constexpr uint32_t JobRingMinSlots = 16;
+
+/// The ring memory a rank's rings may take at most, for all of its ranks:
+/// 256 MiB, or a sixteenth of the host's memory if less.
+static uint64_t jobRingBudget() {
+  uint64_t Budget = 256ull << 20;
+  long Pages = sysconf(_SC_PHYS_PAGES), PageSize = sysconf(_SC_PAGESIZE);
+  if (Pages > 0 && PageSize > 0)
+    Budget = std::min<uint64_t>(Budget, uint64_t(Pages) * uint64_t(PageSize) / 16);
+  return Budget;
+}
+
+/// Rings for a job, unless the application chose them (parameters,
+/// TC_SLOTS, TC_SLOT_SIZE): halved from the default while a ring to every
+/// rank would take more than the budget, down to JobRingMinSlots. A job of
+/// 1,024 ranks keeps 64 slots of 4 KiB within 256 MiB.
+static void sizeRingsForJob(JobContext *Ctx) {
+  if (Ctx->SlotsChosen || !Ctx->Accepted.empty() || !Ctx->Connected.empty() ||
+      !Ctx->Connecting.empty())
+    return; // rings made already keep their shape
+  uint64_t Budget = jobRingBudget();
+  uint32_t Slots = Ctx->Slots;
+  while (Slots > JobRingMinSlots && uint64_t(Slots) * Ctx->SlotSize * Ctx->JobSize > Budget)
+    Slots /= 2;
+  if (Slots == Ctx->Slots)
+    return;
+  Ctx->Slots = Slots;
+  if (!Ctx->BatchChosen)
+    Ctx->Batch = std::max(1u, Slots / 4);
+}
+
 extern "C" tc_status_t tc_job_join(tc_context_t *Api, const tc_job_params_t *Params) {
   auto *Ctx = partOf<JobContext>(Api);
   if (!Ctx || (Params && Params->version != TC_JOB_PARAMS_VERSION) || ThreadRunningJamOf == Ctx)
@@ -191,12 +227,14 @@ extern "C" tc_status_t tc_job_join(tc_context_t *Api, const tc_job_params_t *Par
   if (!Ctx->StartupsPerAddressChosen)
     Ctx->MaxStartupsPerAddress = std::max(Ctx->MaxStartupsPerAddress,
                                           std::min(Ctx->JobSize, Ctx->MaxStartups));
+  sizeRingsForJob(Ctx);
   Ctx->Quiesce.ReportWave.assign(Ctx->JobSize, -1);
   Ctx->Quiesce.Sent.assign(Ctx->JobSize, 0);
   Ctx->Quiesce.Done.assign(Ctx->JobSize, 0);
   Ctx->Quiesce.Unchanged.assign(Ctx->JobSize, 0);
   logInfo("joined a job of " + std::to_string(Ctx->JobSize) + " ranks as rank " +
-          std::to_string(Rank));
+          std::to_string(Rank) + "; rings of " + std::to_string(Ctx->Slots) + " slots of " +
+          std::to_string(Ctx->SlotSize) + " bytes");
   return TC_OK;
 }
 

@@ -233,15 +233,18 @@ tc_status_t queueOnHandle(tc_peer *Handle, const tc_package *Pkg, uint32_t Eleme
     return TC_ERR_UNKNOWN_ELEMENT;
   // The receiver's limits come with its welcome: a job's ranks share
   // this side's (a frame past the receiver's own fails when it leaves).
-  if (imagelessFrameSize(PayloadSize) > Handle->Tx.SlotSize &&
-      PayloadSize > Handle->Ctx->PayloadAheadBytes)
+  // A payload too large for a slot goes ahead, named by a record that
+  // must fit one itself (not in slots of one line).
+  if (smallestFrameSize(PayloadSize) > Handle->Tx.SlotSize &&
+      (PayloadSize > Handle->Ctx->PayloadAheadBytes ||
+       smallestFrameSize(sizeof(PayloadAhead)) > Handle->Tx.SlotSize))
     return TC_ERR_TOO_LARGE;
   // TC_SEND_INJECTED_FULL carries its image in the slot, beside a payload
   // that fits one: as this side's own image would (a rank of another
   // instruction set is checked again when the frame leaves).
   if (Mode == TC_SEND_INJECTED_FULL) {
     const PackageElement &E = Pkg->Elements[Element];
-    if (imagelessFrameSize(PayloadSize) > Handle->Tx.SlotSize ||
+    if (smallestFrameSize(PayloadSize) > Handle->Tx.SlotSize ||
         frameSize(FrameInjected, uint32_t(E.Image.Bytes.size()), uint32_t(PayloadSize)) >
             Handle->Tx.SlotSize)
       return TC_ERR_TOO_LARGE;
@@ -669,7 +672,7 @@ static tc_status_t checkSend(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
     logOnce(S.TooLargeLogged, TC_LOG_ERROR,
             Peer->Name + ": a frame of jam '" + E.Name + "' with a " +
                 std::to_string(PayloadSize) + "-byte payload needs " +
-                std::to_string(imagelessFrameSize(PayloadSize)) +
+                std::to_string(smallestFrameSize(PayloadSize)) +
                 " bytes; the receiver's slots hold " + std::to_string(Peer->Tx.SlotSize) +
                 (Peer->Tx.PayloadAheadBytes
                      ? ", and it takes payloads of at most " +

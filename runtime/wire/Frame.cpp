@@ -21,6 +21,12 @@ static size_t inlineOffset(uint8_t Kind) {
   return localLayout(Kind) ? LocalInlineOffset : CachedInlineOffset;
 }
 
+size_t smallestFrameSize(size_t PayloadSize) {
+  return PayloadSize <= std::min(inlineCapacity(FrameLocal), inlineCapacity(FrameCached))
+             ? FrameLine
+             : imagelessFrameSize(PayloadSize);
+}
+
 size_t frameSize(FrameKind Kind, uint32_t ImageSize, uint32_t PayloadSize) {
   if (Kind != FrameInjected && PayloadSize <= inlineCapacity(Kind))
     return FrameLine;

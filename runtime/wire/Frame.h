@@ -126,6 +126,10 @@ size_t frameSize(FrameKind Kind, uint32_t ImageSize, uint32_t PayloadSize);
 constexpr size_t imagelessFrameSize(size_t PayloadSize) {
   return FrameLine + (PayloadSize + FrameTrailerSize + FrameLine - 1) / FrameLine * FrameLine;
 }
+/// The smallest frame that carries this payload without an image: one
+/// line where every kind that inlines a payload takes it (a ring of 64-byte
+/// slots carries those), else imagelessFrameSize.
+size_t smallestFrameSize(size_t PayloadSize);
 
 /// A frame's first word: magic, version, kind and length in lines,
 /// compared at once.

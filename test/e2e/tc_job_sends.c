@@ -11,7 +11,9 @@
  * TC_OK or TC_ERR_TOO_LARGE. Each is sent by tc_send_wait, then by tc_send
  * retried on TC_ERR_NO_CREDIT. After tc_job_quiesce every frame sent must
  * have run, its payload intact, and tc_peer_frames must count them.
- *   tc-job-sends <jobs prefix>
+ *   [TC_SLOT_SIZE=64..256] tc-job-sends <jobs prefix>
+ * With TC_SLOT_SIZE=64 (one-line slots, set by the environment the
+ * library reads), every frame larger than a line must be refused at once.
  * Prints "job: rank R of P PASSED". */
 #include <stdint.h>
 #include <stdio.h>
@@ -38,14 +40,17 @@ static const char *modeName(tc_send_mode_t m) {
   return m == TC_SEND_LOCAL ? "local" : m == TC_SEND_INJECTED ? "injected" : "injected-full";
 }
 
-enum { Slot = 256 };
+/* The slot size (256, or as given): with 64-byte slots only one-line
+ * frames fit, whose payloads are at most 24 bytes (docs/frames.md). */
+static size_t Slot = 256;
+enum { MaxSlot = 256, OneLinePayload = 24 };
 
 /* One frame of 'sink' with a payload of size bytes in the pattern it
  * checks, by tc_send_wait (way 0) or tc_send retried (way 1, progressing
  * the sending context, the job's unless another is given). */
 static void sendOne(tc_context_t *ctx, tc_context_t *from, tc_peer_t *peer, const char *kind,
                     tc_send_mode_t mode, size_t size, int way, uint64_t *sent) {
-  static uint8_t buffer[2 * Slot];
+  static uint8_t buffer[2 * MaxSlot];
   for (size_t b = 0; b < size; b++)
     buffer[b] = (uint8_t)(b * 7 + size);
   tc_status_t st;
@@ -55,7 +60,11 @@ static void sendOne(tc_context_t *ctx, tc_context_t *from, tc_peer_t *peer, cons
     while ((st = tc_send(peer, jobs_pkg, JOBS_SINK, mode, buffer, size)) == TC_ERR_NO_CREDIT)
       tc_progress(from ? from : ctx, NULL);
   }
-  int allowed = st == TC_OK || (mode == TC_SEND_INJECTED_FULL && st == TC_ERR_TOO_LARGE);
+  /* One-line slots refuse what does not fit a line, at once. */
+  int must_refuse = Slot == 64 && size > OneLinePayload;
+  int allowed = must_refuse ? st == TC_ERR_TOO_LARGE
+                            : st == TC_OK || (mode == TC_SEND_INJECTED_FULL &&
+                                              st == TC_ERR_TOO_LARGE);
   CHECK(allowed, "%s through a %s handle, %s, a %zu-byte payload: status %d (%s)",
         way ? "tc_send" : "tc_send_wait", kind, modeName(mode), size, (int)st,
         tc_status_string(st));
@@ -64,10 +73,15 @@ static void sendOne(tc_context_t *ctx, tc_context_t *from, tc_peer_t *peer, cons
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: tc-job-sends <jobs prefix>\n");
+  /* The slot size: the library's (TC_SLOT_SIZE, read by the context),
+   * or 256 set here. */
+  const char *env_slot = getenv("TC_SLOT_SIZE");
+  if (argc != 2 || (env_slot && (atoi(env_slot) < 64 || atoi(env_slot) > MaxSlot))) {
+    fprintf(stderr, "usage: [TC_SLOT_SIZE=64..256] tc-job-sends <jobs prefix>\n");
     return 2;
   }
+  if (env_slot)
+    Slot = (size_t)atoi(env_slot);
   MPI_Init(&argc, &argv);
   tc_package_t *pkg;
   if (jobs_package_load(argv[1], TC_PACKAGE_SENDER | TC_PACKAGE_RECEIVER, &pkg) != TC_OK)
@@ -75,7 +89,7 @@ int main(int argc, char **argv) {
   jobs_pkg = pkg;
   tc_context_params_t p = {0};
   p.version = TC_CONTEXT_PARAMS_VERSION;
-  p.slot_size = Slot;
+  p.slot_size = env_slot ? 0 : (uint32_t)Slot;
   tc_context_t *ctx = NULL;
   if (tc_context_create(&p, &ctx) != TC_OK || tc_context_add_package(ctx, pkg) != TC_OK)
     return 2;
@@ -100,18 +114,30 @@ int main(int argc, char **argv) {
   MPI_Allgather(mine, sizeof mine, MPI_BYTE, theirs, sizeof mine, MPI_BYTE, MPI_COMM_WORLD);
   tc_peer_t *handles[3] = {NULL, NULL, NULL};
   const char *kinds[3] = {"connected", "tc_job_peer", "self"};
+  /* One rank connects at a time, the other progressing its job context,
+   * which answers: a handshake of another thread of this process at the
+   * same time can make the check of the keys' mappings refuse a good
+   * peer (see docs/security.md). */
+  for (unsigned r = 0; r < 2; r++) {
+    if (r == rank_) {
+      st = tc_connect_address(outside, theirs[other], sizes[other], 30000, &handles[0]);
+      CHECK(st == TC_OK, "tc_connect_address: %s", tc_status_string(st));
+    }
+    MPI_Request turn;
+    MPI_Ibarrier(MPI_COMM_WORLD, &turn);
+    for (int done = 0; !done; MPI_Test(&turn, &done, MPI_STATUS_IGNORE))
+      tc_progress(ctx, NULL);
+  }
   /* The job's contexts run on their executor threads while this thread
-   * connects and sends from the outside one (the frames it sends run in
-   * the other rank's job context, which no thread of its would otherwise
-   * progress meanwhile). */
+   * sends from the outside one (its frames run in the other rank's job
+   * context, which no thread of its would otherwise progress meanwhile). */
   tc_executor_start(ctx);
-  st = tc_connect_address(outside, theirs[other], sizes[other], 30000, &handles[0]);
-  CHECK(st == TC_OK, "tc_connect_address: %s", tc_status_string(st));
   tc_job_peer(ctx, other, &handles[1]);
   tc_job_peer(ctx, rank_, &handles[2]);
 
-  static const size_t payloads[] = {0,        8,        Slot / 2, Slot - 72, Slot - 64,
-                                    Slot - 8, Slot,     Slot + 8, Slot + 64, 2 * Slot};
+  const size_t payloads[] = {0,        8,        OneLinePayload, OneLinePayload + 1, Slot / 2,
+                             Slot - 72 + 64 * (Slot == 64), Slot - 8, Slot, Slot + 8,
+                             2 * Slot};
   tc_send_mode_t modes[3] = {TC_SEND_LOCAL, TC_SEND_INJECTED, TC_SEND_INJECTED_FULL};
   uint64_t sent_to[2] = {0, 0};
   for (int h = 0; h < 3; h++) {
