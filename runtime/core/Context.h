@@ -132,6 +132,10 @@ struct CoreContext {
   /// reported yet, which a flushing peer waits for (context/Progress.cpp
   /// registers it). Holds the context.
   void (*BeforeSleep)(CoreContext *Ctx) = nullptr;
+  /// A cold ring was opened again (core/Polled.cpp): its sender, which may
+  /// sleep until it may store past the old limit, is woken (the frame
+  /// path registers it).
+  void (*RingOpened)(tc_peer *Peer) = nullptr;
   /// A sleep ended: the next pass of a wait takes the control turn.
   std::atomic<bool> ControlDue{false};
 

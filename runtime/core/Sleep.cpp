@@ -186,6 +186,11 @@ static Look prepare(CoreContext *Ctx) {
           Tx.SleepCredit[W] = V;
           L.Found = true;
         }
+    // A closed ring opened again: a send that waited for it may go.
+    if (Tx.CreditWord && Tx.ClosedAt && Tx.CreditWord[CreditWordLimit] != Tx.ClosedAt) {
+      Tx.ClosedAt = Tx.CreditWord[CreditWordLimit];
+      L.Found = true;
+    }
   };
   for (size_t I = 0; I < Ctx->Polled.size(); ++I)
     Check(Ctx->Polled[I]);

@@ -409,6 +409,13 @@ static ucs_status_t onWake(void *Arg, const void *, size_t HeaderLength, void *,
 namespace twochains::rt {
 
 ucs_status_t setupFramePath(SendContext *Ctx) {
+  // A sender that stored up to a closed ring's limit waits (it may sleep)
+  // for it to open: the reopening stores into its line, then looks at its
+  // sleep flag, as a credit report does.
+  Ctx->RingOpened = [](tc_peer *Peer) {
+    if (Peer->Tx.CreditWord)
+      wakeIfSleeping(Peer);
+  };
   return setControlHandlers(Ctx, {{AmFrame, &onFrame}, {AmCredit, &onCredit}, {AmWake, &onWake}});
 }
 

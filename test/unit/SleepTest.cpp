@@ -203,6 +203,48 @@ TEST_F(Sleeping, AReceiverReportsItsCreditsBeforeItSleeps) {
   EXPECT_STREQ(reinterpret_cast<const char *>(Memory + SleepRegion), "reported");
 }
 
+/// A sender asleep in tc_send_wait because the receiver closed its cold
+/// ring is woken when the receiver opens it again: the opening stores into
+/// the sender's credit line, which must look at its sleep flag as a credit
+/// report does.
+TEST_F(Sleeping, AReopenedRingWakesTheSenderWaitingForIt) {
+  ASSERT_NO_FATAL_FAILURE(startDirect());
+  tc_context_t *R = Receiver.Ctx;
+  // Quiet a while: the receiver makes the ring cold and closes it past
+  // the next frame.
+  ASSERT_TRUE(progressUntil([&] { return statsOf(R).rings_cooled >= 1; },
+                            "the receiver made the quiet ring cold"));
+  auto First = putPayload(SleepRegion, "first");
+  ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Put, TC_SEND_LOCAL, First.data(), First.size()), TC_OK);
+  uint64_t WakesBefore = statsOf(R).wakes_sent;
+  // The second frame is past the limit: the sender asks for the ring to be
+  // opened and waits, asleep, until it is.
+  std::atomic<bool> Sent{false};
+  std::atomic<tc_status_t> St{TC_ERR_INCOMPLETE};
+  std::thread SenderThread([&] {
+    auto Second = putPayload(SleepRegion + 32, "second");
+    St = tc_send_wait(Peer, Sender.Stdlib, Put, TC_SEND_LOCAL, Second.data(), Second.size(),
+                      LongSleepMs);
+    Sent = true;
+  });
+  bool Slept = asleep(Sender.Ctx);
+  // The receiver answers the doorbell and opens the ring; it then runs
+  // both frames.
+  bool Woken = waitFor([&] {
+    tc_progress(R, nullptr);
+    return Sent.load() && statsOf(R).frames_executed_local >= 2;
+  });
+  while (!Sent)
+    wakeContext(Sender.Ctx), std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  SenderThread.join();
+  EXPECT_TRUE(Slept) << "the sender never slept waiting for the ring\n" << describe();
+  EXPECT_EQ(St.load(), TC_OK);
+  EXPECT_TRUE(Woken) << "the frames did not run\n" << describe();
+  EXPECT_GE(statsOf(R).wakes_sent, WakesBefore + 1)
+      << "opening the ring did not wake the sender\n" << describe();
+  EXPECT_STREQ(reinterpret_cast<const char *>(Memory + SleepRegion + 32), "second");
+}
+
 /// (c) A peer that takes its flag and stores without waking delays only
 /// its own frame: an honest peer's frame still wakes the receiver, which
 /// then runs both.
