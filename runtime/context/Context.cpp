@@ -565,6 +565,9 @@ static void destroyContext(tc_context *Ctx) {
   if (Ctx->Executor.joinable())
     stopExecutor(Ctx);
   // Frames waiting for connections being made leave first (bounded).
+  // Ahead of every connection's close, on each: ranks still in a quiesce
+  // this one finished learn it was quiet (job/Quiesce.cpp).
+  announceLeaving(Ctx);
   endJob(Ctx);
   Ctx->Closing = true;
   if (Ctx->Jams.Dog)

@@ -355,9 +355,6 @@ static void advanceRoutes(CoreContext *Core) {
 }
 
 void twochains::rt::endJob(JobContext *Ctx) {
-  // Ahead of every connection's close, on each: ranks still in a quiesce
-  // this one finished learn it was quiet (job/Quiesce.cpp).
-  announceLeaving(Ctx);
   // Frames waiting for connections being made leave if they can, bounded.
   uint64_t Deadline = nowNs() + 2'000'000'000ull;
   auto Waiting = [&] {
