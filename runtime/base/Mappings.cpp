@@ -2,11 +2,13 @@
 #include "base/Mappings.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 namespace twochains::rt {
@@ -15,8 +17,12 @@ std::mutex &sharedMappingLock() {
   static std::mutex Lock;
   return Lock;
 }
+static std::atomic<uint64_t> Lists{0};
+
+uint64_t sharedMappingLists() { return Lists.load(std::memory_order_relaxed); }
 
 std::vector<SharedMapping> sharedMappings() {
+  Lists.fetch_add(1, std::memory_order_relaxed);
   std::vector<SharedMapping> Out;
   std::FILE *Maps = std::fopen("/proc/self/maps", "re");
   if (!Maps)
@@ -48,6 +54,70 @@ std::vector<SharedMapping> sharedMappings() {
   }
   std::fclose(Maps);
   return Out;
+}
+
+uint64_t virtualSize() {
+  // Kept open: a count is one pread, not an open, a read and a close.
+  static int Statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  char Text[128];
+  ssize_t Got = Statm < 0 ? -1 : pread(Statm, Text, sizeof Text - 1, 0);
+  if (Got <= 0)
+    return 0;
+  Text[Got] = 0;
+  return std::strtoull(Text, nullptr, 10) * uint64_t(sysconf(_SC_PAGESIZE));
+}
+
+bool madeAreAllNew(const std::vector<MadeMapping> &Made, uint64_t SizeBefore, uint64_t SizeAfter,
+                   std::vector<SharedMapping> &Out) {
+  Out.clear();
+  const uint64_t Page = uint64_t(sysconf(_SC_PAGESIZE));
+  uint64_t Pages = 0;
+  for (const MadeMapping &M : Made) {
+    // Another protection or sharing would not be one of the writable
+    // shared mappings listed otherwise; MAP_FIXED may have replaced one,
+    // and huge pages round differently: none of them is counted here.
+    if (!(M.Prot & PROT_WRITE) || (M.Flags & MAP_TYPE) != MAP_SHARED ||
+        (M.Flags & (MAP_FIXED | MAP_HUGETLB)) || !M.Length || M.Begin % Page ||
+        M.Begin + M.Length < M.Begin)
+      break;
+    uint64_t Length = (uint64_t(M.Length) + Page - 1) / Page * Page;
+    Out.push_back({M.Begin, uintptr_t(M.Begin + Length), M.Inode});
+    Pages += Length;
+  }
+  if (!SizeBefore || !SizeAfter || Out.size() != Made.size() || SizeAfter < SizeBefore ||
+      SizeAfter - SizeBefore != Pages) {
+    Out.clear();
+    return false;
+  }
+  return true;
+}
+
+size_t attachNewMappings(const std::vector<SharedMapping> &New,
+                         const std::vector<uintptr_t> &Locals,
+                         std::vector<std::vector<SharedMapping>> &Attached) {
+  Attached.assign(Locals.size(), {});
+  std::vector<bool> Taken(New.size(), false);
+  size_t Stray = 0, Strays = 0; // a key mapped here whose address lies in no new mapping
+  for (size_t K = 0; K < Locals.size(); ++K) {
+    if (!Locals[K])
+      continue;
+    for (size_t I = 0; I < New.size(); ++I)
+      if (Locals[K] >= New[I].Begin && Locals[K] < New[I].End) {
+        Attached[K].push_back(New[I]);
+        Taken[I] = true;
+      }
+    if (Attached[K].empty()) {
+      Stray = K;
+      ++Strays;
+    }
+  }
+  size_t Left = size_t(std::count(Taken.begin(), Taken.end(), false));
+  if (Strays == 1 && Left == 1) {
+    Attached[Stray].push_back(
+        New[size_t(std::find(Taken.begin(), Taken.end(), false) - Taken.begin())]);
+    Left = 0;
+  }
+  return Left;
 }
 
 std::vector<SharedMapping> newMappings(const std::vector<SharedMapping> &Before,

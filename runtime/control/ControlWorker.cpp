@@ -31,10 +31,15 @@ ucs_status_t setHandler(ucp_worker_h Worker, unsigned Id, ucp_am_recv_callback_t
 }
 
 /// The control context and worker with TCP where Ctx says; replaces the
-/// ones it has only once the new ones exist.
+/// ones it has only once the new ones exist. Until a listen or connect
+/// chooses TCP's interfaces (TcpChosen), the worker talks to itself: the
+/// first listen or connect replaces it by one on every transport (and
+/// nothing reaches it before: there is no listener). Opening every
+/// transport twice was a third of a context's creation, which a job's
+/// ranks do together on few cores.
 static tc_status_t reopen(ControlContext *Ctx) {
   std::string Devices;
-  if (!Ctx->TcpAll) {
+  if (!Ctx->TcpAll && Ctx->TcpChosen) {
     std::string Others = nonTcpNetDevices();
     std::string Tcp = joined(Ctx->TcpDevices);
     Devices = Others + (!Others.empty() && !Tcp.empty() ? "," : "") + Tcp;
@@ -43,8 +48,8 @@ static tc_status_t reopen(ControlContext *Ctx) {
   ucp_worker_h Worker = nullptr;
   const char *NetDevices = Ctx->TcpAll ? nullptr : Devices.c_str();
   // WAKEUP: the worker's event fd wakes sleeping waits (core/Sleep.h).
-  ucs_status_t St = createUcp(UCP_FEATURE_AM | UCP_FEATURE_WAKEUP, nullptr, NetDevices, &Ucp, false,
-                              true);
+  ucs_status_t St = createUcp(UCP_FEATURE_AM | UCP_FEATURE_WAKEUP,
+                              Ctx->TcpChosen ? nullptr : "self", NetDevices, &Ucp, false, true);
   // UCX_TLS=tcp with no interface chosen yet leaves UCX no transport:
   // until a listen or connect chooses one, the worker talks to itself.
   if (St != UCS_OK && !Ctx->TcpAll && Ctx->TcpDevices.empty())

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 #include <set>
+#include <string>
 #include <ucs/config/global_opts.h>
 #include <uct/api/uct.h>
 
@@ -22,8 +23,31 @@ namespace twochains::rt {
 /// at 4096 segments in all (SHMMNI), a few hundred connections per process
 /// (docs/scaling.md). UCX's own order otherwise; a value the user set
 /// (UCX_ALLOC_PRIO) is kept.
+/// UCX's shared-memory interfaces (posix, sysv: one each per worker, and a
+/// context makes three workers) each allocate and touch 512 receive
+/// buffers of 8 KiB at creation (MM_RX_BUFS_GROW): 4 MiB of shared memory
+/// apiece, most of the time and memory a context took to create. The
+/// control worker's messages and the RMA worker's few are served by a
+/// FIFO's worth (64 elements); the pool grows beyond that if ever needed.
+/// A value the user set (UCX_MM_, UCX_POSIX_, UCX_SYSV_RX_BUFS_GROW) is
+/// kept.
+static const char MmRxBufsGrow[] = "64";
 static const char AsyncMaxEvents[] = "65536";
 static const char RmaAllocPriority[] = "md:posix,md:sysv,huge,thp,md:*,mmap,heap";
+
+/// Whether UCX may open its shared-memory interfaces under Transports
+/// (null: UCX_TLS's), by UCX's names and aliases: the receive buffers'
+/// option set where none opens is warned about at each worker's creation.
+static bool sharedMemoryTransports(const char *Transports) {
+  const char *Tls = Transports ? Transports : std::getenv("UCX_TLS");
+  if (!Tls || !*Tls || *Tls == '^')
+    return true;
+  std::string List = std::string(",") + Tls + ",";
+  for (const char *Name : {",all,", ",posix,", ",sysv,", ",sm,", ",shm,", ",mm,"})
+    if (List.find(Name) != std::string::npos)
+      return true;
+  return false;
+}
 
 ucs_status_t createUcp(uint64_t Features, const char *Transports, const char *NetDevices,
                        ucp_context_h *Out, bool SharedWorkers, bool Control) {
@@ -44,7 +68,10 @@ ucs_status_t createUcp(uint64_t Features, const char *Transports, const char *Ne
   ucs_status_t St = ucp_config_read(nullptr, nullptr, &Config);
   if (St != UCS_OK)
     return St;
+  bool RxBufsSet = std::getenv("UCX_MM_RX_BUFS_GROW") || std::getenv("UCX_POSIX_RX_BUFS_GROW") ||
+                   std::getenv("UCX_SYSV_RX_BUFS_GROW") || !sharedMemoryTransports(Transports);
   if ((Transports && (St = ucp_config_modify(Config, "TLS", Transports)) != UCS_OK) ||
+      (!RxBufsSet && (St = ucp_config_modify(Config, "MM_RX_BUFS_GROW", MmRxBufsGrow)) != UCS_OK) ||
       (NetDevices && (St = ucp_config_modify(Config, "NET_DEVICES", NetDevices)) != UCS_OK) ||
       (Control && !std::getenv("UCX_MAX_RNDV_LANES") &&
        (St = ucp_config_modify(Config, "MAX_RNDV_LANES", "1")) != UCS_OK) ||

@@ -20,6 +20,8 @@
 // offer gone-key (docs/security.md).
 //
 //===----------------------------------------------------------------------===//
+#include "ucx/UcxMappings.h"
+
 #include <dlfcn.h>
 #include <mutex>
 #include <unordered_map>
@@ -51,6 +53,9 @@ uct_rkey_unpack(uct_component_h Component, const void *Buffer, uct_rkey_bundle_t
   if (!G.Unpack)
     return UCS_ERR_UNSUPPORTED;
   ucs_status_t St = G.Unpack(Component, Buffer, Bundle);
+  // Whether this domain may have mapped other than where UcxMappings.cpp
+  // sees it.
+  twochains::rt::noteKeyUnpacked(Component);
   if (St == UCS_OK) {
     std::lock_guard<std::mutex> L(G.Lock);
     G.Live[Bundle] = Bundle->rkey;

@@ -15,6 +15,7 @@
 #include "core/Polled.h"
 #include "core/Stats.h"
 #include "ucx/Request.h"
+#include "ucx/UcxMappings.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -230,18 +231,9 @@ struct PeerKey {
 /// ucp_ep_rkey_unpack takes no length, and each transport reads the
 /// fixed-size record it expects: each key, checked to be well-formed
 /// (checkPackedRkey), is handed over from a zero-padded copy, so that no
-/// read runs past what the peer sent into memory it did not. The mappings
-/// are listed once before and once after all of them (a process with
-/// thousands of peers lists thousands; once per key was most of a
-/// handshake): each key is given the new one its address lies in, and a
-/// new mapping that is no key's means some key mapped more than one
-/// segment (Why).
-static bool unpackKeys(ucp_ep_h Ep, std::vector<PeerKey> &Keys, std::string &Why) {
+/// read runs past what the peer sent into memory it did not.
+static bool unpackEach(ucp_ep_h Ep, std::vector<PeerKey> &Keys, std::string &Why) {
   static constexpr size_t Padding = 256;
-  // Another thread's handshake (another context, its executor) maps its
-  // peer's segments too: between the two listings, only this one's may.
-  std::lock_guard<std::mutex> Alone(sharedMappingLock());
-  std::vector<SharedMapping> Before = sharedMappings();
   for (PeerKey &K : Keys) {
     std::vector<uint8_t> Copy(K.Size + Padding, 0);
     std::memcpy(Copy.data(), K.Packed, K.Size);
@@ -250,36 +242,70 @@ static bool unpackKeys(ucp_ep_h Ep, std::vector<PeerKey> &Keys, std::string &Why
       return false;
     }
   }
-  std::vector<SharedMapping> New = newMappings(Before, sharedMappings());
-  std::vector<bool> Taken(New.size(), false);
-  PeerKey *Stray = nullptr; // a key mapped here whose address lies in no new mapping
-  size_t Strays = 0;
+  return true;
+}
+
+/// Unpacks the keys, watching what UCX maps meanwhile (ucx/UcxMappings.h):
+/// New gets the mappings they made, if the kernel's count of this
+/// process's memory grew by exactly those (base/Mappings.h, madeAreAllNew).
+/// Else, the keys released (their mappings with them), they are unpacked
+/// again between two listings of the process's mappings, and New gets
+/// what appeared between. Listing costs as many lines as the process has
+/// mappings, thousands with thousands of peers, and was most of a
+/// handshake's time: it is the way of last resort (a domain that maps
+/// otherwise than UcxMappings.cpp sees, another thread mapping meanwhile).
+static bool unpackAndListNew(ucp_ep_h Ep, std::vector<PeerKey> &Keys,
+                             std::vector<SharedMapping> &New, std::string &Why) {
+  static constexpr size_t MaxWatched = 16;
+  // Another thread's handshake (another context, its executor) maps its
+  // peer's segments too: between the two counts or listings, only this
+  // one's may.
+  std::lock_guard<std::mutex> Alone(sharedMappingLock());
+  twochains_ucx_mapping Watched[MaxWatched];
+  size_t Count = 0;
+  uint64_t SizeBefore = virtualSize();
+  twochains_ucx_watch_begin();
+  bool Unpacked = unpackEach(Ep, Keys, Why);
+  bool Seen = twochains_ucx_watch_end(Watched, MaxWatched, &Count);
+  uint64_t SizeAfter = virtualSize();
+  if (!Unpacked)
+    return false;
+  std::vector<MadeMapping> Made;
+  for (size_t I = 0; Seen && I < Count; ++I)
+    Made.push_back(
+        {Watched[I].Begin, Watched[I].Length, Watched[I].Prot, Watched[I].Flags, Watched[I].Inode});
+  if (Seen && madeAreAllNew(Made, SizeBefore, SizeAfter, New))
+    return true;
+  for (PeerKey &K : Keys) {
+    ucp_rkey_destroy(*K.Out);
+    *K.Out = nullptr;
+  }
+  std::vector<SharedMapping> Before = sharedMappings();
+  if (!unpackEach(Ep, Keys, Why))
+    return false;
+  New = newMappings(Before, sharedMappings());
+  return true;
+}
+
+/// Unpacks the keys, and gives each key the new mapping its address lies
+/// in; a new mapping that is no key's means some key mapped more than one
+/// segment (Why).
+static bool unpackKeys(ucp_ep_h Ep, std::vector<PeerKey> &Keys, std::string &Why) {
+  std::vector<SharedMapping> New;
+  if (!unpackAndListNew(Ep, Keys, New, Why))
+    return false;
+  std::vector<uintptr_t> Locals;
   for (PeerKey &K : Keys) {
     void *Local = nullptr;
-    if (ucp_rkey_ptr(*K.Out, K.Address, &Local) != UCS_OK)
-      continue;
-    for (size_t I = 0; I < New.size(); ++I)
-      if (uintptr_t(Local) >= New[I].Begin && uintptr_t(Local) < New[I].End) {
-        K.Attached.push_back(New[I]);
-        Taken[I] = true;
-      }
-    if (K.Attached.empty()) {
-      Stray = &K;
-      ++Strays;
-    }
+    Locals.push_back(ucp_rkey_ptr(*K.Out, K.Address, &Local) == UCS_OK ? uintptr_t(Local) : 0);
   }
-  // One key whose address lies outside what it mapped, and one mapping no
-  // key's address lies in: that key's, so checkKeyRange names the range.
-  size_t Left = size_t(std::count(Taken.begin(), Taken.end(), false));
-  if (Strays == 1 && Left == 1) {
-    Stray->Attached.push_back(
-        New[size_t(std::find(Taken.begin(), Taken.end(), false) - Taken.begin())]);
-    Left = 0;
-  }
-  if (Left) {
+  std::vector<std::vector<SharedMapping>> Attached;
+  if (attachNewMappings(New, Locals, Attached)) {
     Why = "its memory keys map " + std::to_string(New.size()) + " segments here, not one each";
     return false;
   }
+  for (size_t I = 0; I < Keys.size(); ++I)
+    Keys[I].Attached = std::move(Attached[I]);
   return true;
 }
 

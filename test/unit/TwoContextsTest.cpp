@@ -94,6 +94,24 @@ TEST_F(TwoContexts, HandshakeWelcomesBothSides) {
   EXPECT_TRUE(takeEvents(Sender).empty());
 }
 
+/// Both sides check the segments the other's keys map here, and neither
+/// lists this process's mappings to do it: UCX's own mmap says what the
+/// keys mapped, and the kernel's count of the process's memory that
+/// nothing else was (wireup/Mailbox.cpp). Listing them (/proc/self/maps,
+/// twice per side) grew with the peers each process has, and was most of
+/// the time a job of 64 ranks took to connect (docs/scaling.md).
+TEST_F(TwoContexts, AHandshakeListsNoMappings) {
+  Drive = Driver::TestThread;
+  ASSERT_NO_FATAL_FAILURE(createContexts());
+  uint64_t Lists = twochains::rt::sharedMappingLists();
+  ASSERT_EQ(connect(), TC_OK) << describe();
+  if (stats(Sender).peers_direct != 1)
+    GTEST_SKIP() << "no shared memory between the two contexts: no key maps here";
+  EXPECT_EQ(stats(Receiver).offers_refused + stats(Sender).offers_refused, 0u);
+  EXPECT_EQ(twochains::rt::sharedMappingLists(), Lists)
+      << "a handshake listed the process's mappings";
+}
+
 /// The same, keyed, with the receiver's executor answering the handshake.
 TEST_F(TwoContexts, HandshakeWithTheSameKeyAndTheExecutor) {
   setKey(KeyA);
