@@ -112,6 +112,28 @@ TEST_F(TwoContexts, AHandshakeListsNoMappings) {
       << "a handshake listed the process's mappings";
 }
 
+/// Keys of a domain that maps other than through ucs_mmap (System V: shmat)
+/// are checked by listing the process's mappings around their unpack, as
+/// before: what UcxMappings.cpp saw is not taken for all they mapped.
+TEST_F(TwoContexts, SysVKeysAreCheckedByListingTheMappings) {
+  Drive = Driver::TestThread;
+  const char *Saved = std::getenv("UCX_ALLOC_PRIO");
+  std::string Prio = Saved ? Saved : "";
+  setenv("UCX_ALLOC_PRIO", "md:sysv,mmap,heap", 1);
+  ASSERT_NO_FATAL_FAILURE(createContexts());
+  if (Saved)
+    setenv("UCX_ALLOC_PRIO", Prio.c_str(), 1);
+  else
+    unsetenv("UCX_ALLOC_PRIO");
+  uint64_t Lists = twochains::rt::sharedMappingLists();
+  ASSERT_EQ(connect(), TC_OK) << describe();
+  if (stats(Sender).peers_direct != 1)
+    GTEST_SKIP() << "no shared memory between the two contexts: no key maps here";
+  EXPECT_EQ(stats(Receiver).offers_refused + stats(Sender).offers_refused, 0u);
+  EXPECT_GT(twochains::rt::sharedMappingLists(), Lists)
+      << "SysV keys were taken on what ucs_mmap saw";
+}
+
 /// The same, keyed, with the receiver's executor answering the handshake.
 TEST_F(TwoContexts, HandshakeWithTheSameKeyAndTheExecutor) {
   setKey(KeyA);
