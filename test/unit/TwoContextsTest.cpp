@@ -203,6 +203,32 @@ TEST_F(TwoContexts, ClosingThePeerIsAnEventOnTheReceiver) {
   EXPECT_EQ(tc_context_peer(Receiver.Ctx, 1, &Accepted), TC_ERR_INVALID_PARAM);
 }
 
+/// A connection's handshake messages still queued for the control turn
+/// when it is released go with it: UCX may give the next endpoint its
+/// address, and a stale CHALLENGE or HELLO would be taken for the new
+/// connection's (a job's connect then failed with TC_ERR_AUTH under load,
+/// job-pmix-64-injected). Others stay queued.
+TEST_F(TwoContexts, ReleasingAPeerDropsItsQueuedHandshakeMessages) {
+  Drive = Driver::TestThread;
+  ASSERT_NO_FATAL_FAILURE(start());
+  tc_context *S = Sender.Ctx;
+  ucp_ep_h Ep = Peer->Ep;
+  ASSERT_NE(Ep, nullptr);
+  ucp_ep_h Other = reinterpret_cast<ucp_ep_h>(uintptr_t(Ep) ^ 0x40);
+  S->Handshakes.push_back({twochains::rt::AmChallenge, Ep, {}, {}});
+  S->Handshakes.push_back({twochains::rt::AmChallenge, Other, {}, {}});
+  tc_peer_close(Peer);
+  Peer = nullptr;
+  size_t Stale = 0, Kept = 0;
+  for (const auto &M : S->Handshakes) {
+    Stale += M.Ep == Ep;
+    Kept += M.Ep == Other;
+  }
+  EXPECT_EQ(Stale, 0u) << "a released connection's message stayed queued";
+  EXPECT_EQ(Kept, 1u);
+  S->Handshakes.clear();
+}
+
 /// Authenticated peers have max_peers places, which connections still
 /// authenticating never take: one more authenticated peer is refused with
 /// TC_ERR_TOO_MANY_PEERS, and the place is free again once the first closed.
