@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <mutex>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -57,8 +58,18 @@ std::vector<SharedMapping> sharedMappings() {
 }
 
 uint64_t virtualSize() {
-  // Kept open: a count is one pread, not an open, a read and a close.
-  static int Statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  // Kept open: a count is one pread, not an open, a read and a close. A
+  // forked child reopens it: the descriptor it inherited reads its parent.
+  static std::mutex Lock;
+  static int Statm = -1;
+  static pid_t OpenedBy = 0;
+  std::lock_guard<std::mutex> Guard(Lock);
+  if (pid_t Self = getpid(); Self != OpenedBy) {
+    if (Statm >= 0)
+      close(Statm);
+    Statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    OpenedBy = Self;
+  }
   char Text[128];
   ssize_t Got = Statm < 0 ? -1 : pread(Statm, Text, sizeof Text - 1, 0);
   if (Got <= 0)

@@ -346,6 +346,22 @@ static void releaseLocalSide(WireupContext *Ctx, tc_peer *Peer) {
   Peer->Tx.CreditWord = nullptr;
 }
 
+/// The peer's endpoint is no longer the peer's: messages that come on it
+/// from now on are nobody's, and its handshake messages still queued
+/// for the control turn (Handshake.cpp) are dropped. UCX may give the next
+/// endpoint the same address, and they would be taken for that one's: a
+/// stale CHALLENGE fails a new connect's proof (TC_ERR_AUTH), a stale
+/// HELLO is out of place. Under load, with handshakes dropped for time and
+/// tried again, ranks of a job failed so.
+static void forgetPeerEndpoint(WireupContext *Ctx, tc_peer *Peer) {
+  if (!Peer->Ep)
+    return;
+  auto Stale = [&](const WireupContext::PendingMessage &M) { return M.Ep == Peer->Ep; };
+  Ctx->Handshakes.erase(std::remove_if(Ctx->Handshakes.begin(), Ctx->Handshakes.end(), Stale),
+                        Ctx->Handshakes.end());
+  forgetEndpoint(Ctx, Peer->Ep);
+}
+
 /// The control layer's cut-off (cutOffPeer): the peer fails now, and its
 /// control endpoint closes by force, which ends what UCX still does on it
 /// (a receive waiting for its bytes completes as cancelled). Its other
@@ -356,7 +372,7 @@ static void cutOff(ControlContext *Control, tc_peer *Peer) {
   if (!Peer->Failed && Peer->Welcomed)
     postEvent(Ctx, TC_EVENT_PEER_GONE, Peer->Number, TC_ERR_IO);
   Peer->Failed = true;
-  forgetEndpoint(Ctx, Peer->Ep);
+  forgetPeerEndpoint(Ctx, Peer);
   closeEndpoint(Ctx->Worker, Peer->Ep);
   Peer->Ep = nullptr;
   releaseKeptSends(Peer); // no send on the endpoint reads them any more
@@ -369,7 +385,7 @@ void twochains::rt::releasePeer(WireupContext *Ctx, tc_peer *Peer) {
   }
   // No longer found by its endpoint, which the flushes below still
   // progress: what the peer says meanwhile is its last word, not a stranger's.
-  forgetEndpoint(Ctx, Peer->Ep);
+  forgetPeerEndpoint(Ctx, Peer);
   if (Ctx->PeerReleased)
     Ctx->PeerReleased(Ctx, Peer);
   if (Ctx->JobPeerReleased)

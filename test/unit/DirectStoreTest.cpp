@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <memory>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace twochains::rt;
@@ -161,4 +162,21 @@ TEST(DirectStore, AKeyMustMapOneSegment) {
   ASSERT_EQ(Attached[1].size(), 1u);
   EXPECT_EQ(Attached[1][0], B);
   EXPECT_FALSE(insideOneOf(Attached[1], 0x99999999, 8));
+}
+
+TEST(DirectStore, AForkedChildCountsItsOwnMemory) {
+  ASSERT_NE(virtualSize(), 0u); // the parent's count, kept open
+  size_t Page = size_t(sysconf(_SC_PAGESIZE));
+  pid_t Child = fork();
+  ASSERT_GE(Child, 0);
+  if (Child == 0) {
+    uint64_t Before = virtualSize();
+    void *Shared =
+        mmap(nullptr, 5 * Page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    _exit(Before && Shared != MAP_FAILED && virtualSize() - Before == 5 * Page ? 0 : 1);
+  }
+  int Status = 0;
+  ASSERT_EQ(waitpid(Child, &Status, 0), Child);
+  EXPECT_TRUE(WIFEXITED(Status) && WEXITSTATUS(Status) == 0)
+      << "the child counted its parent's memory";
 }

@@ -112,6 +112,28 @@ TEST_F(TwoContexts, AHandshakeListsNoMappings) {
       << "a handshake listed the process's mappings";
 }
 
+/// Keys of a domain that maps other than through ucs_mmap (System V: shmat)
+/// are checked by listing the process's mappings around their unpack, as
+/// before: what UcxMappings.cpp saw is not taken for all they mapped.
+TEST_F(TwoContexts, SysVKeysAreCheckedByListingTheMappings) {
+  Drive = Driver::TestThread;
+  const char *Saved = std::getenv("UCX_ALLOC_PRIO");
+  std::string Prio = Saved ? Saved : "";
+  setenv("UCX_ALLOC_PRIO", "md:sysv,mmap,heap", 1);
+  ASSERT_NO_FATAL_FAILURE(createContexts());
+  if (Saved)
+    setenv("UCX_ALLOC_PRIO", Prio.c_str(), 1);
+  else
+    unsetenv("UCX_ALLOC_PRIO");
+  uint64_t Lists = twochains::rt::sharedMappingLists();
+  ASSERT_EQ(connect(), TC_OK) << describe();
+  if (stats(Sender).peers_direct != 1)
+    GTEST_SKIP() << "no shared memory between the two contexts: no key maps here";
+  EXPECT_EQ(stats(Receiver).offers_refused + stats(Sender).offers_refused, 0u);
+  EXPECT_GT(twochains::rt::sharedMappingLists(), Lists)
+      << "SysV keys were taken on what ucs_mmap saw";
+}
+
 /// The same, keyed, with the receiver's executor answering the handshake.
 TEST_F(TwoContexts, HandshakeWithTheSameKeyAndTheExecutor) {
   setKey(KeyA);
@@ -179,6 +201,32 @@ TEST_F(TwoContexts, ClosingThePeerIsAnEventOnTheReceiver) {
   EXPECT_EQ(Seen[0].status, TC_ERR_IO);
   tc_peer_t *Accepted = nullptr;
   EXPECT_EQ(tc_context_peer(Receiver.Ctx, 1, &Accepted), TC_ERR_INVALID_PARAM);
+}
+
+/// A connection's handshake messages still queued for the control turn
+/// when it is released go with it: UCX may give the next endpoint its
+/// address, and a stale CHALLENGE or HELLO would be taken for the new
+/// connection's (a job's connect then failed with TC_ERR_AUTH under load,
+/// job-pmix-64-injected). Others stay queued.
+TEST_F(TwoContexts, ReleasingAPeerDropsItsQueuedHandshakeMessages) {
+  Drive = Driver::TestThread;
+  ASSERT_NO_FATAL_FAILURE(start());
+  tc_context *S = Sender.Ctx;
+  ucp_ep_h Ep = Peer->Ep;
+  ASSERT_NE(Ep, nullptr);
+  ucp_ep_h Other = reinterpret_cast<ucp_ep_h>(uintptr_t(Ep) ^ 0x40);
+  S->Handshakes.push_back({twochains::rt::AmChallenge, Ep, {}, {}});
+  S->Handshakes.push_back({twochains::rt::AmChallenge, Other, {}, {}});
+  tc_peer_close(Peer);
+  Peer = nullptr;
+  size_t Stale = 0, Kept = 0;
+  for (const auto &M : S->Handshakes) {
+    Stale += M.Ep == Ep;
+    Kept += M.Ep == Other;
+  }
+  EXPECT_EQ(Stale, 0u) << "a released connection's message stayed queued";
+  EXPECT_EQ(Kept, 1u);
+  S->Handshakes.clear();
 }
 
 /// Authenticated peers have max_peers places, which connections still
