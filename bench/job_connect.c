@@ -12,27 +12,10 @@
 #include <string.h>
 #include <time.h>
 #include <stdlib.h>
+#include "job_common.h"
 #include <twochains/mpi.h>
 #include <twochains/packages/stdlib.h>
 
-/* This process's resident memory (VmRSS), in KiB. */
-static double rssKiB(void) {
-  FILE *f = fopen("/proc/self/status", "r");
-  char line[256];
-  double kib = 0;
-  while (f && fgets(line, sizeof line, f))
-    if (!strncmp(line, "VmRSS:", 6))
-      kib = atof(line + 6);
-  if (f)
-    fclose(f);
-  return kib;
-}
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 int main(int argc, char **argv) {
   int mpi = argc < 2 || strcmp(argv[1], "pmix");

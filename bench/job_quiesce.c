@@ -13,26 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "job_common.h"
 #include <twochains/mpi.h>
 #include <twochains/packages/stdlib.h>
 
-static double rssKiB(void) {
-  FILE *f = fopen("/proc/self/status", "r");
-  char line[256];
-  double kib = 0;
-  while (f && fgets(line, sizeof line, f))
-    if (!strncmp(line, "VmRSS:", 6))
-      kib = atof(line + 6);
-  if (f)
-    fclose(f);
-  return kib;
-}
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 static tc_context_t *ctx;
 static tc_package_t *pkg;

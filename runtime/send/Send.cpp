@@ -872,7 +872,8 @@ static thread_local unsigned NoCreditStreak = 0;
 
 static inline tc_status_t backOffIfRefused(tc_status_t St) {
   if (__builtin_expect(St != TC_ERR_NO_CREDIT, 1)) {
-    NoCreditStreak = 0;
+    if (__builtin_expect(NoCreditStreak != 0, 0))
+      NoCreditStreak = 0; // a load, not a store, on the hot path
     return St;
   }
   if (++NoCreditStreak > NoCreditSpins)
