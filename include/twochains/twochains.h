@@ -516,7 +516,8 @@ tc_status_t tc_executor_stop(tc_context_t *context);
  * fastest on a core of its own; where processes share cores, a process
  * that polls takes the core from the peer it waits for. tc_wait sleeps
  * until something may have arrived for this context (a frame, a credit
- * report, a message) or timeout_ms passed, then returns TC_OK either way:
+ * report, a message), work of its own on the clock is due (a retry), or
+ * timeout_ms passed, then returns TC_OK either way:
  * call tc_progress, which says what arrived. It never polls meanwhile. A
  * peer whose frames land by RDMA puts cannot wake it: while there is one,
  * it sleeps at most 1 ms at a time (it may return early, as poll(2) may).
@@ -532,7 +533,10 @@ tc_status_t tc_executor_stop(tc_context_t *context);
  * polling it, call tc_context_arm, which tells the context's peers that it
  * may sleep (so that their frames wake it) and returns 1 if the fd may be
  * polled (for at most *max_timeout_ms, -1: no limit, if not NULL), or 0 if
- * something arrived already: call tc_progress and arm again. Only one
+ * something arrived already: call tc_progress and arm again. The limit is
+ * 1 ms where some peer cannot wake the fd, and otherwise when the context
+ * has work on the clock (a connection or deployment to retry, a time
+ * limit to enforce), which the tc_progress after it does. Only one
  * thread should poll a context's fd at a time. */
 tc_status_t tc_wait(tc_context_t *context, int timeout_ms);
 tc_status_t tc_context_fd(tc_context_t *context, int *fd);

@@ -529,8 +529,30 @@ tc_status_t sendFiles(tc_peer *Peer, const std::vector<uint8_t> &Bitmap, uint32_
 
 namespace twochains::rt {
 
+/// When a deployment next has work on the clock: here, a sender's time to
+/// send the files it was asked for; there, an offer to make again after a
+/// busy answer, or the deployment's time limit.
+static uint64_t deploymentsDue(CoreContext *Core) {
+  auto *Ctx = static_cast<CodeContext *>(Core);
+  uint64_t Due = NoDueTime;
+  for (const Incoming &D : Ctx->Deployments)
+    if (D.At == Stage::FilesAsked)
+      Due = std::min(Due, D.StartedNs + DeployTimeoutNs + 1);
+  auto Sending = [&](const tc_peer *Peer) {
+    if (Peer->Tx.DeployingPkg)
+      Due = std::min(Due, Peer->Tx.DeployRetryAtNs ? Peer->Tx.DeployRetryAtNs
+                                                   : Peer->Tx.DeployDeadlineNs + 1);
+  };
+  for (const tc_peer *Peer : Ctx->Connected)
+    Sending(Peer);
+  for (const auto &Peer : Ctx->Accepted)
+    Sending(Peer.get());
+  return Due;
+}
+
 ucs_status_t setupDeploy(CodeContext *Ctx) {
   addHousekeeping(Ctx, processDeployments);
+  addDueTime(Ctx, deploymentsDue);
   return setControlHandlers(Ctx, {{AmDeploy, &onDeploy}, {AmDeployAck, &onDeployAck}});
 }
 

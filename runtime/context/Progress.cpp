@@ -21,6 +21,8 @@
 #include "receive/Receive.h"
 #include "send/Send.h"
 
+#include <algorithm>
+#include <climits>
 #include <thread>
 
 using namespace twochains::rt;
@@ -119,11 +121,14 @@ extern "C" tc_status_t tc_context_fd(tc_context_t *Ctx, int *Fd) {
 extern "C" int tc_context_arm(tc_context_t *Ctx, int *MaxTimeoutMs) {
   if (!Ctx || ThreadRunningJamOf == Ctx)
     return TC_ERR_INVALID_PARAM;
-  bool Bounded = false;
-  if (!armSleep(Ctx, Bounded))
+  uint64_t MaxSleepNs = NoDueTime;
+  if (!armSleep(Ctx, MaxSleepNs))
     return 0;
+  // Rounded up, as poll's timeout is: the fd's sleep ends no sooner.
   if (MaxTimeoutMs)
-    *MaxTimeoutMs = Bounded ? int(NapNs / 1'000'000) : -1;
+    *MaxTimeoutMs = MaxSleepNs == NoDueTime
+                        ? -1
+                        : int(std::min<uint64_t>((MaxSleepNs + 999'999) / 1'000'000, INT_MAX));
   return 1;
 }
 

@@ -150,9 +150,20 @@ void cancelOverdueBodies(CoreContext *Core) {
                  "the bytes of a message it sent by rendezvous did not come in " +
                      std::to_string(Ctx->BodyTimeoutNs / NsPerMs) + " ms");
 }
+
+uint64_t bodiesDue(CoreContext *Core) {
+  auto *Ctx = static_cast<ControlContext *>(Core);
+  uint64_t Due = NoDueTime;
+  for (const ControlContext::BodyInFlight &B : Ctx->BodiesInFlight)
+    Due = std::min(Due, B.StartedNs + Ctx->BodyTimeoutNs + 1);
+  return Due;
+}
 } // namespace
 
-void setupControl(ControlContext *Ctx) { addHousekeeping(Ctx, cancelOverdueBodies); }
+void setupControl(ControlContext *Ctx) {
+  addHousekeeping(Ctx, cancelOverdueBodies);
+  addDueTime(Ctx, bodiesDue);
+}
 
 void cutOffPeer(ControlContext *Ctx, tc_peer *Peer, const std::string &Why) {
   countHeld(Ctx, &tc_stats_t::rendezvous_cancelled);

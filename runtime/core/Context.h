@@ -41,6 +41,12 @@ struct CoreContext;
 /// progress callbacks): answering handshakes, loading pushed code, reaping
 /// peers. Runs with the context's lock held and no jam running.
 using HousekeepingFn = void (*)(CoreContext *Ctx);
+/// When a feature next has work on the clock (a retry, a time limit that
+/// housekeeping enforces): the earliest steady-clock time, or NoDueTime.
+/// A sleeping wait wakes by then (core/Sleep.cpp), so that no sleep needs
+/// a cap. Runs with the context's lock held.
+using DueTimeFn = uint64_t (*)(CoreContext *Ctx);
+constexpr uint64_t NoDueTime = ~0ull;
 
 struct CoreContext {
   /// Two UCX contexts, so that no rkey is ever usable where UCX emulates
@@ -151,6 +157,8 @@ struct CoreContext {
   /// Registered by the features at their setup, run on the control turn in
   /// the order registered (core/Housekeeping.cpp).
   std::vector<HousekeepingFn> Housekeeping;
+  /// Registered likewise: asked before every sleep.
+  std::vector<DueTimeFn> DueTimes;
 };
 
 /// The context part of layer Part that Peer belongs to: every context is a
@@ -171,6 +179,12 @@ template <class Part> inline const Part *partOf(const tc_context *Ctx) {
 void addHousekeeping(CoreContext *Ctx, HousekeepingFn Fn);
 /// Runs every registered piece of housekeeping once.
 void runHousekeeping(CoreContext *Ctx);
+/// Registers a feature's clock: what it does when the time comes must be
+/// done by a pass of the context (housekeeping, or the wait that started
+/// it), which the wake brings.
+void addDueTime(CoreContext *Ctx, DueTimeFn Fn);
+/// The earliest time any feature has work on the clock (NoDueTime: none).
+uint64_t nextDueTime(CoreContext *Ctx);
 
 } // namespace twochains::rt
 

@@ -3,6 +3,7 @@
 
 #include "base/Log.h"
 #include "base/Mappings.h"
+#include "core/Sleep.h"
 #include "core/Stats.h"
 
 #include <algorithm>
@@ -29,6 +30,7 @@ void startPolling(CoreContext *Ctx, tc_peer *Peer) {
   Peer->QuietTurns = 0;
   Peer->PolledAt = int(Ctx->Polled.size());
   Ctx->Polled.push_back(Peer);
+  polledChanged(Ctx);
 }
 
 void stopPolling(CoreContext *Ctx, tc_peer *Peer) {

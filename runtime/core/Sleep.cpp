@@ -32,9 +32,9 @@ namespace twochains::rt {
 
 __attribute__((visibility("hidden"))) bool SleepFenceAsymmetric = false;
 
-/// Other threads wait for the fd sleeper's word at most this long: a
-/// notification lost to a bug then costs a bounded delay, not a hang.
-static constexpr uint64_t WaiterCapNs = 10'000'000;
+/// The context whose fd this thread sleeps on (in sleepContext's prepare
+/// and sleep): a ring it adds to the polled list needs no wake.
+static thread_local const CoreContext *SleepingOn = nullptr;
 
 static bool registerAsymmetricFence() {
   static std::once_flag Once;
@@ -65,6 +65,10 @@ void teardownSleep(CoreContext *Ctx) {
 }
 
 void forgetSleepWorker(CoreContext *Ctx) {
+  // A thread asleep on the worker's fd would not hear of the new one.
+  if (Ctx->WakeWorker && Ctx->WakeWorkerFd && Ctx->FdSleeper.load(std::memory_order_acquire) &&
+      SleepingOn != Ctx)
+    ucp_worker_signal(Ctx->WakeWorker);
   int Fd;
   if (Ctx->WakeWorker && Ctx->WakeWorkerFd && ucp_worker_get_efd(Ctx->WakeWorker, &Fd) == UCS_OK &&
       Ctx->WakeFd >= 0)
@@ -97,6 +101,7 @@ namespace {
 struct Look {
   bool Found = false;   // something to do: do not sleep
   bool Bounded = false; // some peer cannot wake this side: nap
+  uint64_t DueNs = NoDueTime; // some feature has work on the clock then
 };
 } // namespace
 
@@ -196,7 +201,18 @@ static Look prepare(CoreContext *Ctx) {
     Check(Ctx->Polled[I]);
   if (Ctx->Doorbell && __atomic_load_n(&Ctx->Doorbell[DoorbellSummary], __ATOMIC_RELAXED))
     L.Found = true;
+  // Work on the clock (a retry, a time limit) wakes the sleep when due:
+  // the pass after a sleep takes the control turn, which does it.
+  L.DueNs = nextDueTime(Ctx);
+  if (L.DueNs <= nowNs())
+    L.Found = true;
   return L;
+}
+
+/// Whether something on the clock is due within Ns: the sleep is that long.
+static uint64_t untilDue(const Look &L, uint64_t Ns) {
+  uint64_t Now = nowNs();
+  return L.DueNs <= Now ? 0 : std::min(Ns, L.DueNs - Now);
 }
 
 static void futexWait(std::atomic<uint32_t> &Word, uint32_t Seen, uint64_t Ns) {
@@ -228,24 +244,31 @@ static Look prepareHeld(CoreContext *Ctx) {
   return L;
 }
 
-bool armSleep(CoreContext *Ctx, bool &Bounded) {
+bool armSleep(CoreContext *Ctx, uint64_t &MaxSleepNs) {
   Look L = prepareHeld(Ctx);
-  Bounded = L.Bounded || !Ctx->WakeWorkerFd;
+  MaxSleepNs = untilDue(L, L.Bounded || !Ctx->WakeWorkerFd ? NapNs : NoDueTime);
   return !L.Found;
+}
+
+void polledChanged(CoreContext *Ctx) {
+  if (Ctx->FdSleeper.load(std::memory_order_acquire) && SleepingOn != Ctx && Ctx->WakeWorkerFd &&
+      Ctx->WakeWorker)
+    ucp_worker_signal(Ctx->WakeWorker);
 }
 
 bool sleepContext(CoreContext *Ctx, uint64_t TimeoutNs) {
   uint32_t Seen = Ctx->WakeSeq.load(std::memory_order_acquire);
   if (Ctx->FdSleeper.exchange(true, std::memory_order_acq_rel)) {
     Ctx->WakeWaiters.fetch_add(1, std::memory_order_acq_rel);
-    futexWait(Ctx->WakeSeq, Seen, std::min(TimeoutNs, WaiterCapNs));
+    futexWait(Ctx->WakeSeq, Seen, TimeoutNs);
     Ctx->WakeWaiters.fetch_sub(1, std::memory_order_acq_rel);
     return Ctx->WakeSeq.load(std::memory_order_acquire) != Seen;
   }
+  SleepingOn = Ctx;
   Look L = prepareHeld(Ctx);
   bool Woken = L.Found;
   if (!Woken) {
-    uint64_t Ns = L.Bounded ? std::min(TimeoutNs, NapNs) : TimeoutNs;
+    uint64_t Ns = untilDue(L, L.Bounded ? std::min(TimeoutNs, NapNs) : TimeoutNs);
     count(Ctx, &tc_stats_t::sleeps);
     if (Ctx->WakeWorkerFd) {
       // Rounded up: a sleep never ends before it should.
@@ -257,6 +280,7 @@ bool sleepContext(CoreContext *Ctx, uint64_t TimeoutNs) {
       nanosleep(&T, nullptr);
     }
   }
+  SleepingOn = nullptr;
   Ctx->FdSleeper.store(false, std::memory_order_release);
   // Awake: cold senders need not wake it (one may have taken it already).
   if (Ctx->Doorbell)
@@ -284,10 +308,9 @@ void IdleWait::idle(CoreContext *Ctx, uint64_t NowNs, uint64_t DeadlineNs) {
     sched_yield();
     return;
   }
-  // At most WaitSleepCapNs at a time: a wake that went missing (one path
-  // that stores without looking at the flag, a wake message UCX holds)
-  // costs a wait that much, never its whole timeout.
-  sleepContext(Ctx, std::min(DeadlineNs - NowNs, WaitSleepCapNs));
+  // Until the deadline: whatever may end the wait wakes the sleep (a
+  // message, a flagged store, a feature's due time).
+  sleepContext(Ctx, DeadlineNs - NowNs);
 }
 
 } // namespace twochains::rt

@@ -21,8 +21,6 @@ namespace twochains::rt {
 /// How long a wait polls before it sleeps: a frame that comes sooner is
 /// taken at polling's latency.
 constexpr uint64_t SpinBeforeSleepNs = 50'000;
-/// A wait sleeps this long at most before it looks again.
-constexpr uint64_t WaitSleepCapNs = 10'000'000;
 /// After this long of it, each poll yields the core first.
 constexpr uint64_t YieldAfterNs = 5'000;
 /// The longest sleep where some peer cannot wake this side (its frames
@@ -61,8 +59,13 @@ void forgetSleepWorker(CoreContext *Ctx);
 bool sleepContext(CoreContext *Ctx, uint64_t TimeoutNs);
 /// The sleeper's side alone, for an application that polls the fd itself
 /// (tc_context_arm): false if something is there to do first; else true,
-/// Bounded if some peer cannot wake this side (poll NapNs at most).
-bool armSleep(CoreContext *Ctx, bool &Bounded);
+/// and MaxSleepNs how long the fd may be slept on (NoDueTime: until it is
+/// readable): NapNs if some peer cannot wake this side, less if a
+/// feature's due time comes sooner.
+bool armSleep(CoreContext *Ctx, uint64_t &MaxSleepNs);
+/// A ring joined the polled list: a thread asleep on the fd did not flag
+/// its peer, so it is woken to look again.
+void polledChanged(CoreContext *Ctx);
 /// Tells threads waiting in sleepContext behind the one on the fd to look
 /// again (a call ended, the fd sleeper woke).
 void notifySleepers(CoreContext *Ctx);

@@ -76,7 +76,9 @@ tc_status_t deployAll(CoreContext *Ctx, const std::vector<tc_peer *> &Handles,
       return TC_ERR_TIMED_OUT;
     if (Ctx->Progress(Ctx)) // answers come, and others' deployments are answered
       Idle.busy();
-    Idle.idle(Ctx, Now, std::min(Deadline, Now + 10'000'000));
+    // Answers and handshakes wake a sleep; an offer made again after a
+    // busy answer, or a connect retried, at its due time.
+    Idle.idle(Ctx, Now, Deadline);
   }
 }
 

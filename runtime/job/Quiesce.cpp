@@ -52,8 +52,6 @@ using namespace twochains::rt;
 namespace {
 
 enum : uint32_t { QuiesceReport = 1, QuiesceDecision = 2, QuiesceLeaving = 3 };
-/// A quiescence wait sleeps this long at most between looks.
-constexpr uint64_t QuiesceNapNs = 10'000'000;
 /// It polls and yields this long before it sleeps.
 constexpr uint64_t QuiesceSpinNs = 1'000'000;
 
@@ -337,9 +335,8 @@ extern "C" tc_status_t tc_job_quiesce(tc_context_t *Api, int TimeoutMs) {
       return TC_ERR_TIMED_OUT;
     }
     // Processes may outnumber cores: poll a while, then sleep until a frame
-    // or a message comes (at most a control period: connects in the
-    // background retry on the clock).
-    Idle.idle(Ctx, Now, std::min(Deadline, Now + QuiesceNapNs));
+    // or a message comes (or a connect in the background is due again).
+    Idle.idle(Ctx, Now, Deadline);
   }
 }
 

@@ -354,6 +354,26 @@ static void advanceRoutes(CoreContext *Core) {
   }
 }
 
+/// When advanceRoutes next has work on the clock: an attempt due again,
+/// or a target waiting for its turn while one is free.
+static uint64_t routesDue(CoreContext *Core) {
+  auto *Ctx = static_cast<JobContext *>(Core);
+  uint64_t Due = NoDueTime;
+  auto Look = [&](const RouteTarget &T) {
+    if (!T.Handle || T.Handle->Bound || T.Handle->ProxyGone || T.Attempt || !T.RetryAtNs)
+      return;
+    // Waiting its turn (startAttempt): it comes when an attempt ends.
+    if (T.RetryAtNs == 1 && Ctx->AttemptsInFlight >= MaxAttemptsAtOnce)
+      return;
+    Due = std::min(Due, T.RetryAtNs);
+  };
+  for (const RouteTarget &T : Ctx->Ranks)
+    Look(T);
+  for (const auto &[Key, T] : Ctx->AddressRoutes)
+    Look(T);
+  return Due;
+}
+
 void twochains::rt::endJob(JobContext *Ctx) {
   // Frames waiting for connections being made leave if they can, bounded.
   uint64_t Deadline = nowNs() + 2'000'000'000ull;
@@ -392,5 +412,6 @@ ucs_status_t twochains::rt::setupRoutes(JobContext *Ctx) {
   Ctx->ConnectEnded = onConnectEnded;
   Ctx->JobPeerReleased = onJobPeerReleased;
   addHousekeeping(Ctx, advanceRoutes);
+  addDueTime(Ctx, routesDue);
   return setControlHandlers(Ctx, {{AmReady, &onReady}});
 }

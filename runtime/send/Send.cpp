@@ -1067,8 +1067,8 @@ static tc_status_t flushHandle(tc_peer *Handle, int TimeoutMs) {
       return TC_ERR_TIMED_OUT;
     if (Ctx->Progress(Ctx))
       Idle.busy();
-    // The handshake's messages wake a sleep; retries run on the clock.
-    Idle.idle(Ctx, Now, std::min(Deadline, Now + 10'000'000));
+    // The handshake's messages wake a sleep; a retry's due time too.
+    Idle.idle(Ctx, Now, Deadline);
   }
   if (Handle->ProxyGone || !Bound->Welcomed || Bound->Failed)
     return TC_ERR_IO;

@@ -637,6 +637,24 @@ static void advanceConnects(CoreContext *Core) {
   }
 }
 
+/// When the housekeeping above next has work on the clock: a connect in
+/// the background at its deadline, a startup out of time, a refusal's
+/// message given up on.
+static uint64_t connectionsDue(CoreContext *Core) {
+  auto *Ctx = static_cast<WireupContext *>(Core);
+  uint64_t Due = NoDueTime;
+  for (tc_peer *P : Ctx->Connecting)
+    if (P->Background && P->ConnectState != tc_peer::Connect::Done)
+      Due = std::min(Due, P->ConnectDeadlineNs + 1);
+  for (auto &P : Ctx->Accepted) {
+    if (P->RefusalFlush)
+      Due = std::min(Due, P->RefusedNs + RefusedCloseTimeoutNs);
+    if (isStartup(P.get()))
+      Due = std::min(Due, P->AcceptedNs + Ctx->HandshakeTimeoutNs + 1);
+  }
+  return Due;
+}
+
 namespace twochains::rt {
 
 /// Connects to SA, trying again while nothing listens there yet (processes
@@ -754,6 +772,7 @@ ucs_status_t twochains::rt::setupWireup(WireupContext *Ctx) {
     return St;
   addHousekeeping(Ctx, advanceConnects);
   addHousekeeping(Ctx, reapPeers);
+  addDueTime(Ctx, connectionsDue);
   Ctx->CutOff = cutOff;
   return UCS_OK;
 }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "TwoContexts.h"
 
+#include "base/Clock.h"
 #include "context/Context.h"
 #include "core/Peer.h"
 #include "core/Sleep.h"
@@ -349,11 +350,52 @@ TEST_F(Sleeping, AWakeFromAnUnauthenticatedEndpointIsRefused) {
   ucp_cleanup(Ucp);
 }
 
-/// A flush that waits for a receiver slow to run (it starts 20 ms late):
+namespace {
+/// When the test's feature has work on the clock (NoDueTime: none).
+std::atomic<uint64_t> TestDueNs{NoDueTime};
+uint64_t testDue(CoreContext *) { return TestDueNs.load(); }
+} // namespace
+
+/// A side asleep in tc_wait for 60 s, with nothing coming, wakes when a
+/// feature of its context has work on the clock (a retry, a time limit),
+/// which no message announces.
+TEST_F(Sleeping, ASleepWakesWhenWorkOnTheClockIsDue) {
+  ASSERT_NO_FATAL_FAILURE(startDirect());
+  tc_context_t *S = Sender.Ctx;
+  addDueTime(S, testDue);
+  std::atomic<bool> Returned{false};
+  uint64_t SleepsBefore = statsOf(S).sleeps;
+  // Until it has slept once (a look may find something and not sleep).
+  std::thread Sleeper([&] {
+    while (statsOf(S).sleeps == SleepsBefore) {
+      tc_progress(S, nullptr);
+      TestDueNs = nowNs() + 50'000'000;
+      tc_wait(S, LongSleepMs);
+    }
+    Returned = true;
+  });
+  bool Woken = waitFor([&] { return Returned.load(); });
+  TestDueNs = NoDueTime;
+  while (!Returned)
+    wakeContext(S), std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  Sleeper.join();
+  EXPECT_TRUE(Woken) << "the sleep did not end at the due time\n" << describe();
+  // Due already: arming for an event loop says "not now".
+  TestDueNs = nowNs();
+  int MaxMs = 0;
+  EXPECT_EQ(tc_context_arm(S, &MaxMs), 0);
+  TestDueNs = nowNs() + 5'000'000'000ull;
+  ASSERT_EQ(tc_context_arm(S, &MaxMs), 1);
+  EXPECT_GT(MaxMs, 0);
+  EXPECT_LE(MaxMs, 5000);
+  TestDueNs = NoDueTime;
+}
+
+/// A flush that waits for a receiver slow to run (it starts DelayMs late):
 /// the sleeps the sender took.
 class SleepingFlush : public Sleeping {
 protected:
-  uint64_t sleepsOfASlowFlush(tc_wait_mode_t Mode) {
+  uint64_t sleepsOfASlowFlush(tc_wait_mode_t Mode, unsigned DelayMs = 20) {
     Sender.Params.wait_mode = Mode;
     startDirect();
     if (HasFatalFailure() || IsSkipped())
@@ -363,7 +405,7 @@ protected:
               TC_OK);
     std::atomic<bool> Flushed{false};
     std::thread Helper([&] {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      std::this_thread::sleep_for(std::chrono::milliseconds(DelayMs));
       while (!Flushed)
         tc_progress(Receiver.Ctx, nullptr);
     });
@@ -379,3 +421,14 @@ TEST_F(SleepingFlush, PollModeNeverSleeps) { EXPECT_EQ(sleepsOfASlowFlush(TC_WAI
 
 /// By default the same flush sleeps once it has polled a while.
 TEST_F(SleepingFlush, DefaultModeSleeps) { EXPECT_GE(sleepsOfASlowFlush(TC_WAIT_AUTO), 1u); }
+
+/// A flush whose receiver starts 500 ms late sleeps until the credit
+/// report wakes it: a few sleeps, not one every few milliseconds (no cap
+/// on a sleep stands in for a wake that does not come).
+TEST_F(SleepingFlush, ALateReceiverCostsAFewSleeps) {
+  uint64_t Sleeps = sleepsOfASlowFlush(TC_WAIT_AUTO, 500);
+  if (IsSkipped())
+    return;
+  EXPECT_GE(Sleeps, 1u);
+  EXPECT_LE(Sleeps, 4u) << describe();
+}
