@@ -7,6 +7,7 @@
 #include "wire/Deploy.h"
 
 #include <list>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -61,14 +62,27 @@ struct CodeContext : PackageContext {
     std::vector<DeployFile> Files;
     std::vector<bool> Needed;
     uint64_t NeededBytes = 0;
-    uint64_t StartedNs = 0;
+    uint64_t StartedNs = 0, AskedNs = 0;
+    std::string Deployer; // who offered it (deployerOf, code/Deploy.cpp)
   };
   std::list<IncomingDeployment> Deployments;
   /// Where deployed packages' files are written (made at the first one,
-  /// removed with the context), and the packages, owned here.
+  /// removed with the context), the lock that says its process lives
+  /// (held open: a later process removes a folder whose lock it can take),
+  /// and the packages, owned here.
   std::string DeployDir;
+  int DeployDirLock = -1;
   unsigned DeployCount = 0;
   std::vector<tc_package *> DeployedPackages;
+  /// What each deployer (a job rank, else an address) holds here: its
+  /// packages in use by name (a newer build of one replaces it), and the
+  /// bytes of every build it installed (mapped libraries stay mapped).
+  struct Deployer {
+    std::vector<const tc_package *> Current;
+    uint64_t Bytes = 0;
+  };
+  std::map<std::string, Deployer> Deployers;
+  uint64_t DeployedBytes = 0;
   /// Answers to our deployments: the endpoint's, its header and body
   /// (bounded on arrival).
   struct DeployReply {

@@ -31,6 +31,7 @@
 #include "base/Log.h"
 #include "base/StatusString.h"
 #include "base/Timeouts.h"
+#include "code/DeployFolder.h"
 #include "code/Signed.h"
 #include "control/ControlMessage.h"
 #include "core/Events.h"
@@ -44,7 +45,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -103,6 +103,93 @@ std::string namedIdentity(const std::string &Manifest) {
   return Manifest.substr(At + 10, PackageIdentitySize);
 }
 
+/// The package name the manifest's text names, or "" (checked in full
+/// once its files are in place).
+std::string namedPackage(const std::string &Manifest) {
+  size_t At = Manifest.find("\npackage ");
+  if (At == std::string::npos)
+    return "";
+  size_t End = Manifest.find('\n', At + 9);
+  return Manifest.substr(At + 9, End == std::string::npos ? std::string::npos : End - At - 9);
+}
+
+/// Who a deployment's limits are charged to: a job rank, else the address
+/// (a reconnect keeps both).
+std::string deployerOf(const tc_peer *Peer) {
+  return Peer->JobRank != NoJobRank ? "rank " + std::to_string(Peer->JobRank)
+                                    : "address " + Peer->Address;
+}
+
+size_t limitFromEnv(const char *Name, size_t Default) {
+  const char *Env = std::getenv(Name);
+  if (!Env || !*Env)
+    return Default;
+  char *End = nullptr;
+  unsigned long long V = std::strtoull(Env, &End, 10);
+  return End && !*End && V < Default ? size_t(V) : Default;
+}
+
+size_t packagesPerDeployer() {
+  static const size_t Limit =
+      limitFromEnv("TC_DEPLOY_PEER_PACKAGES", MaxDeployedPackagesPerPeer);
+  return Limit;
+}
+
+uint64_t bytesPerDeployer() {
+  static const uint64_t Limit = limitFromEnv("TC_DEPLOY_PEER_BYTES", MaxDeployedBytesPerPeer);
+  return Limit;
+}
+
+size_t packagesInUse(const CodeContext *Ctx) {
+  size_t N = 0;
+  for (const auto &[Who, D] : Ctx->Deployers)
+    N += D.Current.size();
+  return N;
+}
+
+/// Whether the deployer may have a package of this name and size
+/// installed; Reason if not. A newer build of a package it has replaces
+/// that one, and takes no new place.
+bool withinLimits(const CodeContext *Ctx, const std::string &Who, const std::string &Name,
+                  uint64_t Bytes, std::string &Reason) {
+  auto It = Ctx->Deployers.find(Who);
+  const CodeContext::Deployer *D = It == Ctx->Deployers.end() ? nullptr : &It->second;
+  bool Replaces = D && std::any_of(D->Current.begin(), D->Current.end(),
+                                   [&](const tc_package *P) { return P->Name == Name; });
+  uint64_t Had = D ? D->Bytes : 0;
+  if (!Replaces && D && D->Current.size() >= packagesPerDeployer())
+    Reason = "its deployer (" + Who + ") has " + std::to_string(D->Current.size()) +
+             " packages here, its limit";
+  else if (!Replaces && packagesInUse(Ctx) >= MaxDeployedPackages)
+    Reason = "it runs " + std::to_string(MaxDeployedPackages) + " deployed packages, its limit";
+  else if (Had + Bytes > bytesPerDeployer())
+    Reason = "its deployer (" + Who + ") has had " + std::to_string(Had) +
+             " bytes installed here; " + std::to_string(Bytes) + " more pass its limit of " +
+             std::to_string(bytesPerDeployer());
+  else if (Ctx->DeployedBytes + Bytes > MaxDeployedBytes)
+    Reason = "its deployed packages hold " + std::to_string(Ctx->DeployedBytes) +
+             " bytes; " + std::to_string(Bytes) + " more pass its limit";
+  else
+    return true;
+  return false;
+}
+
+/// The package installed for deployer Who: charged to it, and the build
+/// of the same name it had before, if any, replaced (its files removed;
+/// it stays loaded, since frames of others may still name it).
+void charge(CodeContext *Ctx, const std::string &Who, const tc_package *P, uint64_t Bytes) {
+  CodeContext::Deployer &D = Ctx->Deployers[Who];
+  for (auto It = D.Current.begin(); It != D.Current.end(); ++It)
+    if ((*It)->Name == P->Name) {
+      removeTree((*It)->Dir);
+      D.Current.erase(It);
+      break;
+    }
+  D.Current.push_back(P);
+  D.Bytes += Bytes;
+  Ctx->DeployedBytes += Bytes;
+}
+
 /// The build this process runs frames of with that identity (a package
 /// loaded to send only runs none), or null.
 const tc_package *loadedWithIdentity(CodeContext *Ctx, const std::string &Identity) {
@@ -146,22 +233,32 @@ std::string withoutFolder(std::string Message, const std::string &Dir) {
 }
 
 /// The deployment's package, checked, linked and added. Reason: why not.
+tc_status_t installInto(CodeContext *Ctx, Incoming &D, const std::string &Dir,
+                       std::string &Reason);
+
+/// The deployment's package, checked, linked and added; its folder
+/// removed unless it was (refused, or another peer's deployment of the
+/// same build came first). Reason: why not.
 tc_status_t install(CodeContext *Ctx, Incoming &D, std::string &Reason) {
-  if (Ctx->DeployDir.empty()) {
-    const char *Tmp = std::getenv("TMPDIR");
-    std::string Template = std::string(Tmp && *Tmp ? Tmp : "/tmp") + "/twochains-deploy-XXXXXX";
-    if (!mkdtemp(Template.data())) {
-      Reason = "it cannot make a folder for deployed packages";
-      logError("cannot make " + Template + ": " + std::strerror(errno));
-      return TC_ERR_IO;
-    }
-    Ctx->DeployDir = Template;
-  }
+  if (!ensureDeployFolder(Ctx, Reason))
+    return TC_ERR_IO;
   std::string Dir = Ctx->DeployDir + "/" + std::to_string(++Ctx->DeployCount);
   if (mkdir(Dir.c_str(), 0700) != 0) {
     Reason = "it cannot make a folder for the package";
     return TC_ERR_IO;
   }
+  size_t Before = Ctx->DeployedPackages.size();
+  tc_status_t St = installInto(Ctx, D, Dir, Reason);
+  if (St != TC_OK || Ctx->DeployedPackages.size() == Before)
+    removeTree(Dir);
+  return St;
+}
+
+tc_status_t installInto(CodeContext *Ctx, Incoming &D, const std::string &Dir,
+                       std::string &Reason) {
+  uint64_t Bytes = 0;
+  for (const DeployFile &F : D.Files)
+    Bytes += F.Size;
   size_t At = 0;
   for (size_t I = 0; I < D.Files.size(); ++I) {
     const DeployFile &F = D.Files[I];
@@ -209,6 +306,9 @@ tc_status_t install(CodeContext *Ctx, Incoming &D, std::string &Reason) {
   }
   if (loadedWithIdentity(Ctx, M.Identity))
     return TC_OK; // deployed meanwhile by another peer
+  // Checked at the offer too; another deployment may have come since.
+  if (!withinLimits(Ctx, D.Deployer, M.Package, Bytes, Reason))
+    return TC_ERR_REFUSED;
   std::string Interface = packageInterface(M);
   for (const tc_package *P : Ctx->Packages)
     if (P->Name == M.Package && P->Interface != Interface) {
@@ -225,6 +325,7 @@ tc_status_t install(CodeContext *Ctx, Incoming &D, std::string &Reason) {
     return St;
   }
   P->Deployed = true;
+  charge(Ctx, D.Deployer, P.get(), Bytes);
   Ctx->Packages.push_back(P.get());
   Ctx->DeployedPackages.push_back(P.release());
   return TC_OK;
@@ -255,6 +356,14 @@ void takeOffer(CodeContext *Ctx, tc_peer *Peer, Incoming &D) {
     D.At = Stage::Answer; // held already: nothing to send
     return;
   }
+  uint64_t Bytes = 0;
+  for (const DeployFile &F : D.Files)
+    Bytes += F.Size;
+  if (!withinLimits(Ctx, D.Deployer, namedPackage(D.Manifest), Bytes, D.Reason)) {
+    D.Status = TC_ERR_REFUSED;
+    D.At = Stage::Answer;
+    return;
+  }
   D.Needed.assign(D.Files.size(), false);
   std::vector<uint8_t> Bitmap((D.Files.size() + 7) / 8);
   for (size_t I = 0; I < D.Files.size(); ++I)
@@ -270,6 +379,7 @@ void takeOffer(CodeContext *Ctx, tc_peer *Peer, Incoming &D) {
   DeployAnswer A = {DeployNeedMagic, TC_OK, D.Id, uint32_t(D.Files.size()), 0};
   sendMessage(Ctx, Peer, AmDeployAck, &A, sizeof A, Bitmap.data(), Bitmap.size());
   D.At = Stage::FilesAsked;
+  D.AskedNs = nowNs();
 }
 
 /// A body has come, or not.
@@ -351,29 +461,29 @@ ucs_status_t onDeploy(void *Arg, const void *Header, size_t HeaderLength, void *
     return Refuse(TC_ERR_REFUSED,
                   "its code-trust policy is package: it runs only the packages it loaded "
                   "(TC_CODE_TRUST=job or signed lets peers deploy)");
-  if (Ctx->DeployedPackages.size() >= MaxDeployedPackages)
-    return Refuse(TC_ERR_REFUSED, "it holds " + std::to_string(MaxDeployedPackages) +
-                                      " deployed packages, its limit");
   constexpr uint64_t MaxOfferBody = MaxDeployManifest + MaxDeploySignature +
                                     uint64_t(MaxDeployFiles) * (74 + MaxDeployPath);
   if (H.BodySize != Length || Length > MaxOfferBody)
     return Refuse(TC_ERR_BAD_OFFER, "an offer of " + std::to_string(Length) + " bytes (at most " +
                                         std::to_string(MaxOfferBody) + ")");
   // Places are held by deployments under way; one answered already (a
-  // refusal waiting for the control turn) holds none.
+  // refusal waiting for the control turn) holds none. One per deployer,
+  // not per connection: more connections of one deployer take no more.
+  std::string Who = deployerOf(Peer);
   size_t Mine = 0, UnderWay = 0;
   for (const Incoming &D : Ctx->Deployments) {
     UnderWay += D.At != Stage::Answer;
-    Mine += D.Reply == Param->reply_ep && D.At != Stage::Answer;
+    Mine += D.Deployer == Who && D.At != Stage::Answer;
   }
   if (Mine >= MaxDeploymentsPerPeer || UnderWay >= MaxDeploymentsArriving)
-    return Refuse(TC_ERR_NO_CREDIT, "it has a deployment here already, or " +
+    return Refuse(TC_ERR_NO_CREDIT, "its deployer (" + Who + ") has a deployment here already, or " +
                                         std::to_string(MaxDeploymentsArriving) +
                                         " are on their way");
   Incoming D;
   D.Reply = Param->reply_ep;
   D.Id = H.Id;
   D.StartedNs = nowNs();
+  D.Deployer = Who;
   D.Body.resize(sizeof H + Length);
   std::memcpy(D.Body.data(), &H, sizeof H);
   Ctx->Deployments.push_back(std::move(D));
@@ -449,9 +559,16 @@ void processDeployments(CoreContext *Core) {
       It = Ctx->Deployments.erase(It);
       continue;
     }
-    // A sender that never sends the files it was asked for holds its one
-    // place only this long.
-    if (D.At == Stage::FilesAsked && Now - D.StartedNs > DeployTimeoutNs) {
+    // A sender that does not send the files it was asked for holds its
+    // deployer's one place only as long as a rendezvous may take; it
+    // hears why.
+    if (D.At == Stage::FilesAsked && Now > D.AskedNs + Ctx->BodyTimeoutNs) {
+      countHeld(Ctx, &tc_stats_t::deployments_refused);
+      logLimited(Peer->RefusedMessageLog, TC_LOG_ERROR,
+                 "gave up a package deployed by " + Peer->Name +
+                     ": the files it was asked for did not come in " +
+                     std::to_string(Ctx->BodyTimeoutNs / NsPerMs) + " ms");
+      answer(Ctx, Peer, D.Id, TC_ERR_TIMED_OUT, "the files it asked for did not come in time");
       It = Ctx->Deployments.erase(It);
       continue;
     }
@@ -537,7 +654,7 @@ static uint64_t deploymentsDue(CoreContext *Core) {
   uint64_t Due = NoDueTime;
   for (const Incoming &D : Ctx->Deployments)
     if (D.At == Stage::FilesAsked)
-      Due = std::min(Due, D.StartedNs + DeployTimeoutNs + 1);
+      Due = std::min(Due, D.AskedNs + Ctx->BodyTimeoutNs + 1);
   auto Sending = [&](const tc_peer *Peer) {
     if (Peer->Tx.DeployingPkg)
       Due = std::min(Due, Peer->Tx.DeployRetryAtNs ? Peer->Tx.DeployRetryAtNs
@@ -560,13 +677,9 @@ void removeDeployments(CodeContext *Ctx) {
   for (tc_package *P : Ctx->DeployedPackages)
     delete P; // as tc_package_unload does: rieds stay loaded
   Ctx->DeployedPackages.clear();
-  if (Ctx->DeployDir.empty())
-    return;
+  Ctx->Deployers.clear();
   // Loaded libraries stay mapped; their files are no longer needed.
-  nftw(
-      Ctx->DeployDir.c_str(),
-      [](const char *Path, const struct stat *, int, struct FTW *) { return ::remove(Path); }, 16,
-      FTW_DEPTH | FTW_PHYS);
+  removeDeployFolder(Ctx);
 }
 
 tc_status_t deployRefusal(const tc_peer *Peer, const tc_package *Pkg) {

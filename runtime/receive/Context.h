@@ -39,6 +39,10 @@ struct ReceiveContext : SendContext {
     bool Received;
     tc_status_t Status;
     std::unique_ptr<uint8_t[]> Bytes;
+    /// Since when its peer has made no progress while it is held: no frame
+    /// of the peer ran (ExpectedAt is where its ring stood), none waits.
+    uint64_t StalledSinceNs = 0;
+    uint64_t ExpectedAt = 0;
   };
   std::list<ArrivingPayload> PayloadsArriving;
   uint64_t PayloadAheadHeld = 0;

@@ -8,8 +8,10 @@
 #include "wire/Ring.h"
 #include "wire/Wire.h"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
+#include <vector>
 
 using namespace twochains::rt;
 
@@ -106,7 +108,8 @@ ucs_status_t onPayload(void *Arg, const void *Header, size_t HeaderLength, void 
   std::unique_ptr<uint8_t[]> Bytes(new (std::nothrow) uint8_t[H.Size]);
   if (!Bytes)
     return Refuse(TC_ERR_NO_MEMORY, "no memory for " + std::to_string(H.Size) + " bytes");
-  Ctx->PayloadsArriving.push_back({Ctx, Peer, H.Sequence, H.Size, false, TC_OK, std::move(Bytes)});
+  Ctx->PayloadsArriving.push_back({Ctx, Peer, H.Sequence, H.Size, false, TC_OK, std::move(Bytes),
+                                   nowNs(), Peer->Rx.Receive->expected()});
   Arriving &A = Ctx->PayloadsArriving.back();
   Ctx->PayloadAheadHeld += H.Size;
   ++Ctx->PayloadsAheadActive; // onPayloadBody takes it back
@@ -121,9 +124,62 @@ void stopWaiting(ReceiveContext *Ctx, tc_peer *Peer) {
   }
 }
 
+/// Whether the peer has a frame in its ring that this side has not run
+/// yet: a payload waiting for a later frame waits for this side then.
+bool frameWaiting(ReceiveContext *Ctx, const tc_peer *Peer) {
+  const PeerReceiveHalf &Rx = Peer->Rx;
+  return Rx.Ring && Rx.Receive &&
+         frameBegun(ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot()),
+                    Rx.Receive->expected());
+}
+
+/// Housekeeping: a payload whose peer has made no progress for a
+/// rendezvous timeout while its share was held (no frame of it ran, none
+/// waits to) is a share held for nothing: its peer is cut off, which ends
+/// its connection and gives its share back.
+void cutOffStalledHolders(CoreContext *Core) {
+  auto *Ctx = static_cast<ReceiveContext *>(Core);
+  if (Ctx->PayloadsArriving.empty())
+    return;
+  uint64_t Now = nowNs();
+  std::vector<tc_peer *> Stalled;
+  for (Arriving &A : Ctx->PayloadsArriving) {
+    if (!A.Peer || !A.Received || !A.Bytes || !A.Peer->Rx.Receive || A.Peer->Failed)
+      continue;
+    uint64_t Expected = A.Peer->Rx.Receive->expected();
+    if (Expected != A.ExpectedAt || frameWaiting(Ctx, A.Peer)) {
+      A.ExpectedAt = Expected;
+      A.StalledSinceNs = Now;
+      continue;
+    }
+    if (Now - A.StalledSinceNs > Ctx->BodyTimeoutNs &&
+        std::find(Stalled.begin(), Stalled.end(), A.Peer) == Stalled.end())
+      Stalled.push_back(A.Peer);
+  }
+  for (tc_peer *Peer : Stalled) {
+    countHeld(Ctx, &tc_stats_t::payloads_ahead_refused);
+    cutOffPeer(Ctx, Peer,
+               "it held its share of payloads sent ahead for " +
+                   std::to_string(Ctx->BodyTimeoutNs / NsPerMs) +
+                   " ms without sending their frames");
+    forgetPayloadsAhead(Ctx, Peer);
+  }
+}
+
+uint64_t stalledHoldersDue(CoreContext *Core) {
+  auto *Ctx = static_cast<ReceiveContext *>(Core);
+  uint64_t Due = NoDueTime;
+  for (const Arriving &A : Ctx->PayloadsArriving)
+    if (A.Peer && A.Received && A.Bytes)
+      Due = std::min(Due, A.StalledSinceNs + Ctx->BodyTimeoutNs + 1);
+  return Due;
+}
+
 } // namespace
 
 ucs_status_t twochains::rt::setupPayloadAhead(ReceiveContext *Ctx) {
+  addHousekeeping(Ctx, cutOffStalledHolders);
+  addDueTime(Ctx, stalledHoldersDue);
   return setControlHandlers(Ctx, {{AmPayload, &onPayload}});
 }
 

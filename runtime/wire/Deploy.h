@@ -41,9 +41,16 @@ constexpr uint64_t MaxDeployFileSize = 64ull << 20;
 constexpr uint64_t MaxDeployBytes = 256ull << 20;
 constexpr size_t MaxDeployPath = 512;
 constexpr size_t MaxDeployReason = 512;
-/// Packages a context takes by deployment in its life: each holds files,
-/// mapped libraries and code, none of which is ever released.
+/// Packages a context runs by deployment at once, from all its deployers.
 constexpr size_t MaxDeployedPackages = 256;
+/// One deployer's (a job rank's, else an address's): packages in use at
+/// once (a newer build of one replaces it, and its files go), and the
+/// bytes of every build it had installed in the context's life (mapped
+/// libraries and code are never released). All deployers' bytes together.
+/// TC_DEPLOY_PEER_PACKAGES and TC_DEPLOY_PEER_BYTES lower the first two.
+constexpr size_t MaxDeployedPackagesPerPeer = 16;
+constexpr uint64_t MaxDeployedBytesPerPeer = 512ull << 20;
+constexpr uint64_t MaxDeployedBytes = 2048ull << 20;
 /// Deployments whose bytes a receiver holds at once, and one peer's share.
 constexpr size_t MaxDeploymentsArriving = 4;
 constexpr size_t MaxDeploymentsPerPeer = 1;

@@ -9,6 +9,8 @@
 #            the sender's log says why
 #   job      'lost' is refused, the log naming the import
 #   job      'fresh' deploys and runs in both modes
+# and, asked for by name (ctest's security label): folders (a refused
+# deployment's files, a dead process's folder), limits (per deployer).
 #   run-deploy.sh <tc-deploy> <twochains-pkg-gen> <source dir of the packages> [scenario]
 set -euo pipefail
 BIN=$1 PKGGEN=$2 SRC=$3 ONLY=${4:-all}
@@ -113,6 +115,80 @@ if [ "$ONLY" = all ] || [ "$ONLY" = signed ]; then
   signed trusted "$OUT/v2-trusted" 0
   grep -q "receiver: 1 deployed, 0 refused" "$OUT/r-trusted"
   unset SIGNERS
+fi
+if [ "$ONLY" = folders ]; then
+  # Refused deployments leave no files (issue 41, item 5): a tampered
+  # package is refused, and its files are gone from the receiver's deploy
+  # folder while the receiver still runs. A folder a dead process left
+  # (its lock free) is removed when the next deploy folder is made; a
+  # live one's is not.
+  export TMPDIR="$OUT/tmp-folders"
+  mkdir -p "$TMPDIR/twochains-deploy-dead01/1"
+  : > "$TMPDIR/twochains-deploy-dead01/.owner"
+  head -c 100000 /dev/urandom > "$TMPDIR/twochains-deploy-dead01/1/left.so"
+  mkdir -p "$TMPDIR/twochains-deploy-live01"
+  : > "$TMPDIR/twochains-deploy-live01/.owner"
+  # A live process's lock: the sleep holds it (and nothing of ours open).
+  ( exec 9> "$TMPDIR/twochains-deploy-live01/.owner"; flock 9; exec sleep 600 ) \
+    > /dev/null 2>&1 &
+  holder=$!
+  cp -r "$OUT/v2" "$OUT/v2-junk"
+  PORT=$((PORT + 1))
+  mkfifo "$OUT/in-folders"
+  "$BIN" receiver "$OUT/v1" $PORT job < "$OUT/in-folders" > "$OUT/r-folders" 2>&1 &
+  r=$!
+  exec 3> "$OUT/in-folders"
+  wait_for_listening "$OUT/r-folders" || { cat "$OUT/r-folders"; exit 1; }
+  st=0
+  DEPLOY_TAMPER="$OUT/v2-junk/lib/twochains/packages/dep/x86_64/jams/hist.jam" \
+    "$BIN" sender "$OUT/v2-junk" $PORT "expect=-15" > "$OUT/s-folders" 2>&1 || st=$?
+  left=$(find "$TMPDIR" -path "$TMPDIR/twochains-deploy-live01" -prune -o -type f \
+           ! -name .owner -print | wc -l)
+  echo STOP >&3
+  exec 3>&-
+  wait "$r" || true
+  kill "$holder" 2>/dev/null || true
+  wait "$holder" 2>/dev/null || true
+  echo "--- folders: sender"; cat "$OUT/s-folders"
+  echo "--- folders: receiver"; cat "$OUT/r-folders"
+  echo "folders: $left files left by the refused deployment or the dead process"
+  [ $st -eq 0 ] || { echo "FAILED: folders, the tampered package was not refused"; exit 1; }
+  [ "$left" -eq 0 ] || { find "$TMPDIR" -type f; echo "FAILED: folders, files left"; exit 1; }
+  [ -d "$TMPDIR/twochains-deploy-live01" ] \
+    || { echo "FAILED: folders, a live process's folder was removed"; exit 1; }
+  unset TMPDIR
+fi
+if [ "$ONLY" = limits ]; then
+  # Limits per deployer, not per context (issue 41, item 7), the limit
+  # lowered to one package: a second package from the same deployer is
+  # refused, naming the deployer; its first stays installed.
+  export TMPDIR="$OUT/tmp-limits"
+  mkdir -p "$TMPDIR"
+  PORT=$((PORT + 1))
+  mkfifo "$OUT/in-limits"
+  TC_DEPLOY_PEER_PACKAGES=1 \
+    "$BIN" receiver "$OUT/v1" $PORT job < "$OUT/in-limits" > "$OUT/r-limits" 2>&1 &
+  exec 3> "$OUT/in-limits"
+  wait_for_listening "$OUT/r-limits" || { cat "$OUT/r-limits"; exit 1; }
+  limit_step() { # name prefix package expected-status
+    local st=0
+    "$BIN" sender "$OUT/v2" $PORT "deploy=$4" "$2" "$3" > "$OUT/s-limits-$1" 2>&1 || st=$?
+    echo "--- limits, $1: sender"; cat "$OUT/s-limits-$1"
+    [ $st -eq 0 ] || { echo "--- receiver"; cat "$OUT/r-limits"; echo "FAILED: limits, $1"; exit 1; }
+  }
+  limit_step first "$OUT/v2" dep 0
+  limit_step second "$OUT/fresh" fresh -30
+  grep -q "refused package 'fresh' .*deployer (address 127.0.0.1) has 1 packages here" \
+    "$OUT/s-limits-second"
+  dirs=$(find "$TMPDIR" -mindepth 2 -maxdepth 2 -type d | wc -l)
+  echo STOP >&3
+  exec 3>&-
+  wait || true
+  echo "--- limits: receiver"; cat "$OUT/r-limits"
+  echo "limits: $dirs package folder(s) kept"
+  grep -q "receiver: 1 deployed" "$OUT/r-limits" || { echo "FAILED: limits, counts"; exit 1; }
+  [ "$dirs" -eq 1 ] || { echo "FAILED: limits, the refused package's folder"; exit 1; }
+  unset TMPDIR
 fi
 if [ "$ONLY" = all ] || [ "$ONLY" = job-mpi ]; then
   # A job of JOB_RANKS ranks (4; more than cores) launched as HPC jobs

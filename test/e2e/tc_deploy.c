@@ -76,7 +76,9 @@ static int receiver(const char *prefix, uint16_t port, const char *policy, const
   tc_context_t *ctx;
   tc_package_t *pkg = load(prefix, "dep", TC_PACKAGE_RECEIVER | TC_PACKAGE_SENDER);
   if (tc_context_create(&cp, &ctx) != TC_OK || tc_context_add_package(ctx, pkg) != TC_OK ||
-      tc_listen(ctx, "127.0.0.1", port) != TC_OK || tc_executor_start(ctx) != TC_OK)
+      tc_listen(ctx, getenv("DEPLOY_LISTEN") ? getenv("DEPLOY_LISTEN") : "127.0.0.1", port) !=
+          TC_OK ||
+      tc_executor_start(ctx) != TC_OK)
     return 1;
   printf("listening\n");
   fflush(stdout);
@@ -255,7 +257,9 @@ int main(int argc, char **argv) {
   if (tc_context_create(&cp, &ctx) != TC_OK || tc_context_add_package(ctx, pkg) != TC_OK)
     return 1;
   tc_peer_t *peer;
-  tc_status_t st = tc_connect(ctx, "127.0.0.1", port, 5000, &peer);
+  /* DEPLOY_HOST: another loopback address is another deployer. */
+  tc_status_t st = tc_connect(ctx, getenv("DEPLOY_HOST") ? getenv("DEPLOY_HOST") : "127.0.0.1",
+                              port, 5000, &peer);
   check(st == TC_OK, "a build that adds jams connects", st);
   if (st != TC_OK)
     return 1;
@@ -278,6 +282,14 @@ int main(int argc, char **argv) {
     check(st == TC_ERR_MISSING_IMPORT, "a jam whose import nothing defines is refused", st);
   } else if (!strcmp(scenario, "fresh") && argc > 5) {
     fresh(ctx, peer, argv[5]);
+  } else if (!strncmp(scenario, "deploy=", 7) && argc > 6) {
+    /* deploy=<status> <prefix> <package>: that package's deployment ends
+     * with that status. */
+    tc_package_t *other = load(argv[5], argv[6], TC_PACKAGE_SENDER);
+    tc_context_add_package(ctx, other);
+    st = tc_deploy(peer, other, 10000);
+    printf("deploy %s: %d\n", argv[6], (int)st);
+    check(st == (tc_status_t)atoi(scenario + 7), "the deployment ends as expected", st);
   } else if (!strncmp(scenario, "expect=", 7)) {
     tc_status_t want = (tc_status_t)atoi(scenario + 7);
     /* A file changed after this side loaded the package, before it is

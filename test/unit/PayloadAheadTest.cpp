@@ -149,6 +149,46 @@ TEST_F(TwoContexts, PayloadsAPeerMayNotSendAreRefused) {
   EXPECT_TRUE(logged("it says 2048 bytes, carries 1024"));
 }
 
+/// A peer that sends payloads ahead and never their frames holds its share
+/// only for a rendezvous timeout without progress: it is then cut off and
+/// its bytes given back, so another connection's payload goes through.
+TEST_F(TwoContexts, APeerHoldingPayloadsWithoutTheirFramesIsCutOff) {
+  Drive = Driver::TestThread;
+  Receiver.Params.slot_size = 256;
+  Receiver.Params.payload_ahead_bytes = 4096;
+  ASSERT_NO_FATAL_FAILURE(start());
+  auto *R = reinterpret_cast<tc_context *>(Receiver.Ctx);
+  R->BodyTimeoutNs = 300'000'000;
+  uint64_t Next = Peer->Tx.Send->next();
+  ASSERT_NO_FATAL_FAILURE(forgePayload(Peer, Next + 1, 3000, 3000)); // its frame never comes
+  ASSERT_TRUE(progressUntil([&] { return R->PayloadAheadHeld == 3000; },
+                            "the receiver held the payload"));
+  ASSERT_TRUE(progressUntil([&] { return R->PayloadAheadHeld == 0; },
+                            "the receiver gave the held bytes back"))
+      << describe();
+  EXPECT_EQ(stats(Receiver).rendezvous_cancelled, 1u) << "the holder was cut off";
+  EXPECT_TRUE(logged("without sending their frames"));
+  // Another connection's payload larger than a slot runs.
+  tc_peer_t *Again = nullptr;
+  ASSERT_EQ(whileReceiverRuns([&] {
+              return tc_connect(Sender.Ctx, "127.0.0.1", Port, ConnectTimeoutMs, &Again);
+            }),
+            TC_OK);
+  auto *Total = receiverSymbol<int64_t>("tc_stdlib_total");
+  ASSERT_NE(Total, nullptr);
+  uint32_t Sum = element(Sender.Stdlib, "server_side_sum");
+  auto Large = sumPayload(700, 3);
+  int64_t Before = readTotal(Total);
+  tc_status_t St;
+  while ((St = tc_send(Again, Sender.Stdlib, Sum, TC_SEND_LOCAL, Large.data(), Large.size() * 4)) ==
+         TC_ERR_NO_CREDIT)
+    tc_progress(Receiver.Ctx, nullptr), tc_progress(Sender.Ctx, nullptr);
+  ASSERT_EQ(St, TC_OK);
+  EXPECT_TRUE(progressUntil([&] { return readTotal(Total) - Before == sumOf(Large); },
+                            "the other connection's large payload ran"));
+  tc_peer_close(Again);
+}
+
 /// A frame that names a payload sent ahead which never comes waits for it
 /// only until the time limit, and is then refused, never run, and the
 /// ring goes on.
