@@ -195,15 +195,11 @@ void processPushedCode(CoreContext *Core) {
 /// after the receiver had no place, or its time limit.
 static uint64_t shipmentsDue(CoreContext *Ctx) {
   uint64_t Due = NoDueTime;
-  auto Shipping = [&](const tc_peer *Peer) {
+  forEachSendingPeer(Ctx, [&](const tc_peer *Peer) {
     if (Peer->Tx.ShippingElement)
       Due = std::min(Due, Peer->Tx.ShippingRetryNs ? Peer->Tx.ShippingRetryNs
                                                    : Peer->Tx.ShippingDeadlineNs + 1);
-  };
-  for (const tc_peer *Peer : Ctx->Connected)
-    Shipping(Peer);
-  for (const auto &Peer : Ctx->Accepted)
-    Shipping(Peer.get());
+  });
   return Due;
 }
 

@@ -655,15 +655,11 @@ static uint64_t deploymentsDue(CoreContext *Core) {
   for (const Incoming &D : Ctx->Deployments)
     if (D.At == Stage::FilesAsked)
       Due = std::min(Due, D.AskedNs + Ctx->BodyTimeoutNs + 1);
-  auto Sending = [&](const tc_peer *Peer) {
+  forEachSendingPeer(Ctx, [&](const tc_peer *Peer) {
     if (Peer->Tx.DeployingPkg)
       Due = std::min(Due, Peer->Tx.DeployRetryAtNs ? Peer->Tx.DeployRetryAtNs
                                                    : Peer->Tx.DeployDeadlineNs + 1);
-  };
-  for (const tc_peer *Peer : Ctx->Connected)
-    Sending(Peer);
-  for (const auto &Peer : Ctx->Accepted)
-    Sending(Peer.get());
+  });
   return Due;
 }
 

@@ -10,6 +10,15 @@ namespace twochains::rt {
 /// Ep, or null.
 tc_peer *peerOfEndpoint(CoreContext *Ctx, ucp_ep_h Ep);
 
+/// Calls Fn on every connection that sends: those this side made
+/// (Connected) and those it accepted, which send replies.
+template <class Fn> void forEachSendingPeer(CoreContext *Ctx, Fn &&F) {
+  for (tc_peer *Peer : Ctx->Connected)
+    F(Peer);
+  for (const auto &Peer : Ctx->Accepted)
+    F(Peer.get());
+}
+
 } // namespace twochains::rt
 
 #endif

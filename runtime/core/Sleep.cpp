@@ -13,6 +13,7 @@
 #include "base/Clock.h"
 #include "base/Log.h"
 #include "core/Lock.h"
+#include "core/Peers.h"
 #include "core/Stats.h"
 #include "wire/Frame.h"
 
@@ -152,10 +153,7 @@ static Look prepare(CoreContext *Ctx) {
         return true;
     return false;
   };
-  for (const tc_peer *Peer : Ctx->Connected)
-    L.Bounded |= Sending(Peer);
-  for (const auto &Peer : Ctx->Accepted)
-    L.Bounded |= Sending(Peer.get());
+  forEachSendingPeer(Ctx, [&](const tc_peer *Peer) { L.Bounded |= Sending(Peer); });
   bool Flagged = false;
   auto Flag = [&](tc_peer *Peer) {
     // Frames and credits by message make events; an unwelcomed peer's
