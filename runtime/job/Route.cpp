@@ -195,6 +195,19 @@ tc_peer *addressRoute(JobContext *Ctx, const std::string &Key, const sockaddr_in
 /// Wireup's hook: an authenticated HELLO from a rank of the job. Taken
 /// unless a connection with that rank is kept already, or this side's own
 /// connect to it is under way and this side's rank is the lower.
+/// Whether the accepted connection Peer is one of this process's own
+/// connects: its handshake's nonces, both, are those of a connect of this
+/// side's (a connection elsewhere that claims this rank cannot have them:
+/// the server nonce is this side's, fresh, and the client nonce the
+/// connect's own).
+static bool ownConnect(const JobContext *Ctx, const tc_peer *Peer) {
+  for (const tc_peer *P : Ctx->Connecting)
+    if (!std::memcmp(P->ClientNonce, Peer->ClientNonce, NonceSize) &&
+        !std::memcmp(P->ServerNonce, Peer->ServerNonce, NonceSize))
+      return true;
+  return false;
+}
+
 static int decideJobHello(WireupContext *Wireup, tc_peer *Peer, std::string &Why) {
   auto *Ctx = static_cast<JobContext *>(Wireup);
   uint32_t Rank = Peer->JobRank;
@@ -202,8 +215,13 @@ static int decideJobHello(WireupContext *Wireup, tc_peer *Peer, std::string &Why
     Why = "it claims rank " + std::to_string(Rank) + " of a job of " + std::to_string(Ctx->JobSize);
     return TC_ERR_BAD_OFFER;
   }
-  if (Rank == Ctx->JobRank)
-    return 0; // this process, connecting to itself
+  if (Rank == Ctx->JobRank) {
+    if (ownConnect(Ctx, Peer))
+      return 0; // this process, connecting to itself
+    Why = "it claims this process's own rank " + std::to_string(Rank) +
+          ", and is not this process";
+    return TC_ERR_BAD_OFFER;
+  }
   RouteTarget &T = Ctx->Ranks[Rank];
   tc_peer *Kept = T.Handle ? T.Handle->Bound : nullptr;
   if (Kept && !Kept->Failed && Kept->Welcomed)
