@@ -94,6 +94,7 @@ static void coolQuietPeers(tc_context *Ctx) {
                      __ATOMIC_RELAXED);
     stopPolling(Ctx, P);
     P->Cold = true;
+    ++P->Rx.RingClosings;
     ++Ctx->ColdPeers;
     countHeld(Ctx, &tc_stats_t::rings_cooled);
   }

@@ -387,6 +387,10 @@ static ucs_status_t onCredit(void *Arg, const void *Header, size_t HeaderLength,
   return UCS_OK;
 }
 
+/// Wakes a peer may send beyond one a sleep and one a closing: those its
+/// threads race to send for one sleep, and wakes in flight across one.
+static constexpr uint64_t WakeSlack = 256;
+
 /// AmWake: a welcomed peer stored into this side's memory while it slept.
 /// Its arrival made the worker's fd readable, which was all it was for:
 /// counted, nothing else. From anyone else, refused (counted, logged once).
@@ -399,6 +403,26 @@ static ucs_status_t onWake(void *Arg, const void *, size_t HeaderLength, void *,
   if (!Peer || !Peer->Welcomed || HeaderLength || Length)
     return refuseMessage(Ctx, Peer, "a wake from a peer not welcomed, or with bytes", Param),
            UCS_OK;
+  // One wake a sleep of this side (the flag it takes is set once a sleep,
+  // in its line and in the doorbell) and one a closing of its ring: a
+  // peer that sends more floods this side's fd, and is cut off.
+  PeerReceiveHalf &Rx = Peer->Rx;
+  uint64_t Sleeps = __atomic_load_n(&Ctx->Stats.sleeps, __ATOMIC_RELAXED);
+  if (!Rx.WakesTaken++)
+    Rx.SleepsAtFirstWake = Sleeps;
+  uint64_t Allowed = 2 * (Sleeps - Rx.SleepsAtFirstWake) + Rx.RingClosings + WakeSlack;
+  if (Rx.WakesTaken > Allowed) {
+    // Failed here, ended by the housekeeping (not from inside UCX's
+    // callback), as any failed peer is.
+    if (!Peer->Failed)
+      logLimited(Peer->RefusedMessageLog, TC_LOG_ERROR,
+                 "ended " + Peer->Name + ": it sent " + std::to_string(Rx.WakesTaken) +
+                     " wakes; this side slept " +
+                     std::to_string(Sleeps - Rx.SleepsAtFirstWake) + " times since the first");
+    Peer->Failed = true;
+    countHeld(Ctx, &tc_stats_t::messages_refused);
+    return UCS_OK;
+  }
   count(Ctx, &tc_stats_t::wakes_received);
   // A sender whose cold ring is closed (askToOpen) without a doorbell.
   if (Peer->Cold)

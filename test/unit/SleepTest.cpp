@@ -422,3 +422,33 @@ TEST_F(SleepingFlush, PollModeNeverSleeps) { EXPECT_EQ(sleepsOfASlowFlush(TC_WAI
 /// By default the same flush sleeps once it has polled a while.
 TEST_F(SleepingFlush, DefaultModeSleeps) { EXPECT_GE(sleepsOfASlowFlush(TC_WAIT_AUTO), 1u); }
 
+
+/// A welcomed peer that floods this side with wakes (each makes its fd
+/// readable, a wake-up and a handler call) sends more than one a sleep:
+/// past a small slack it is ended, the rest refused (issue 41, item 9).
+TEST_F(Sleeping, AWakeFloodEndsThePeer) {
+  Drive = Driver::TestThread;
+  ASSERT_NO_FATAL_FAILURE(start());
+  constexpr unsigned Wakes = 2000;
+  for (unsigned I = 0; I < Wakes; ++I) {
+    ucp_request_param_t Q = {};
+    Q.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    Q.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
+    ucs_status_ptr_t R = ucp_am_send_nbx(Peer->Ep, AmWake, nullptr, 0, nullptr, 0, &Q);
+    ASSERT_FALSE(UCS_PTR_IS_ERR(R));
+    while (R && ucp_request_check_status(R) == UCS_INPROGRESS)
+      ucp_worker_progress(Sender.Ctx->Worker);
+    if (R)
+      ucp_request_free(R);
+  }
+  ASSERT_TRUE(progressUntil(
+      [&] {
+        ucp_worker_progress(Sender.Ctx->Worker);
+        return stats(Receiver).wakes_received + stats(Receiver).messages_refused >= Wakes;
+      },
+      "the receiver took every wake"))
+      << describe();
+  EXPECT_LE(stats(Receiver).wakes_received, 300u) << "the flood was taken as wakes";
+  EXPECT_GE(stats(Receiver).messages_refused, Wakes - 300);
+  EXPECT_TRUE(logged("wakes; this side slept"));
+}
