@@ -163,7 +163,7 @@ __attribute__((noinline)) static void controlTurn(tc_context *Ctx) {
   if (Now - Ctx->ControlTurnNs < Period)
     return;
   Ctx->ControlTurnNs = Now;
-  ucp_worker_progress(Ctx->Worker);
+  progressControl(Ctx);
   runHousekeeping(Ctx);
 }
 
@@ -219,7 +219,7 @@ __attribute__((always_inline)) static inline tc_status_t progressTurn(tc_context
   // (a system call each over TCP).
   if (Ctx->AmPeers || Ctx->PayloadsAheadActive ||
       (Ctx->CallsOutstanding && Ctx->ControlPolls == 0))
-    ucp_worker_progress(Ctx->Worker);
+    progressControl(Ctx);
   if (++Ctx->ControlPolls >= ControlEvery)
     Ctx->ControlPolls = 0;
   if (++Ctx->ClockPolls >= ClockEvery) {

@@ -87,7 +87,7 @@ bool awaitAnswer(ControlContext *Ctx, tc_peer *Peer, uint64_t DeadlineNs, Predic
       return true;
     if (Peer->Failed || ((++Polls & 63) == 0 && nowNs() > DeadlineNs))
       return false;
-    ucp_worker_progress(Ctx->Worker);
+    progressControl(Ctx);
   }
 }
 

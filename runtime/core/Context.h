@@ -144,6 +144,11 @@ struct CoreContext {
   void (*RingOpened)(tc_peer *Peer) = nullptr;
   /// A sleep ended: the next pass of a wait takes the control turn.
   std::atomic<bool> ControlDue{false};
+  /// The control worker took something outside a sleep's own look
+  /// (progressControl): its handlers only queue what came (an answer, a
+  /// handshake), and the event that woke the fd is spent, so the next
+  /// sleep's look finds it here and does not begin (core/Sleep.cpp).
+  std::atomic<bool> ControlTook{false};
 
   /// Counted through core/Stats.h only.
   tc_stats_t Stats = {};
@@ -160,6 +165,18 @@ struct CoreContext {
   /// Registered likewise: asked before every sleep.
   std::vector<DueTimeFn> DueTimes;
 };
+
+/// One turn of the control worker, outside a sleep: what it takes keeps
+/// the next sleep from beginning (CoreContext::ControlTook). Every turn of
+/// Ctx->Worker but the sleep's own look goes through here: an answer taken
+/// by a turn between a wait's look and its sleep would otherwise wait for
+/// the next event, as long as the wait's whole time limit.
+inline unsigned progressControl(CoreContext *Ctx) {
+  unsigned N = ucp_worker_progress(Ctx->Worker);
+  if (N)
+    Ctx->ControlTook.store(true, std::memory_order_relaxed);
+  return N;
+}
 
 /// The context part of layer Part that Peer belongs to: every context is a
 /// tc_context, which extends every part.

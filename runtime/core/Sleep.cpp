@@ -13,7 +13,6 @@
 #include "base/Clock.h"
 #include "base/Log.h"
 #include "core/Lock.h"
-#include "core/Peers.h"
 #include "core/Stats.h"
 #include "wire/Frame.h"
 
@@ -125,7 +124,9 @@ static Look prepare(CoreContext *Ctx) {
     // and is then what the wait looks at, without sleeping: a handler only
     // queues what came (an answer for code shipped ahead, a handshake), so
     // this look cannot tell whether it is what the waiter waits for.
-    bool Took = false;
+    // So is what a turn before this look took (progressControl): the
+    // event that woke the fd for it is spent.
+    bool Took = Ctx->ControlTook.exchange(false, std::memory_order_relaxed);
     for (unsigned I = 0; I < 64 && ucp_worker_progress(Ctx->Worker); ++I)
       Took = true;
     if (Took) {
@@ -140,20 +141,6 @@ static Look prepare(CoreContext *Ctx) {
     if (St != UCS_OK)
       L.Bounded = true;
   }
-  // A deployment or a shipment of code under way, or a message still
-  // leaving: their answers come by the control worker, and UCX 1.13's TCP
-  // transport was seen to take a deployment's answer without making the
-  // fd readable (e2e-deploy: the sender slept its whole time limit). The
-  // sleep is bounded while one is under way; the data path's waits are not.
-  auto Sending = [](const tc_peer *Peer) {
-    if (Peer->Tx.DeployingPkg || Peer->Tx.ShippingElement)
-      return true;
-    for (const KeptSend &K : Peer->Sent)
-      if (K.Request && ucp_request_check_status(K.Request) == UCS_INPROGRESS)
-        return true;
-    return false;
-  };
-  forEachSendingPeer(Ctx, [&](const tc_peer *Peer) { L.Bounded |= Sending(Peer); });
   bool Flagged = false;
   auto Flag = [&](tc_peer *Peer) {
     // Frames and credits by message make events; an unwelcomed peer's
@@ -275,7 +262,7 @@ bool sleepContext(CoreContext *Ctx, uint64_t TimeoutNs) {
   uint32_t Seen = Ctx->WakeSeq.load(std::memory_order_acquire);
   if (Ctx->FdSleeper.exchange(true, std::memory_order_acq_rel)) {
     Ctx->WakeWaiters.fetch_add(1, std::memory_order_acq_rel);
-    futexWait(Ctx->WakeSeq, Seen, std::min(TimeoutNs, WaitSleepCapNs));
+    futexWait(Ctx->WakeSeq, Seen, TimeoutNs);
     Ctx->WakeWaiters.fetch_sub(1, std::memory_order_acq_rel);
     return Ctx->WakeSeq.load(std::memory_order_acquire) != Seen;
   }
@@ -323,10 +310,9 @@ void IdleWait::idle(CoreContext *Ctx, uint64_t NowNs, uint64_t DeadlineNs) {
     sched_yield();
     return;
   }
-  // At most WaitSleepCapNs at a time: not every wake comes (issue 40's
-  // note: a deployment's answers over UCX's TCP transport were missed),
-  // so a lost one costs a wait that much, never its whole timeout.
-  sleepContext(Ctx, std::min(DeadlineNs - NowNs, WaitSleepCapNs));
+  // Until the deadline: whatever may end the wait wakes the sleep (a
+  // message, a flagged store, a feature's due time).
+  sleepContext(Ctx, DeadlineNs - NowNs);
 }
 
 } // namespace twochains::rt

@@ -105,7 +105,7 @@ tc_status_t twochains::rt::sendPayloadAhead(tc_peer *Peer, uint64_t Sequence, co
     // turns: once now, rather than at the caller's next tc_progress.
     ++Ctx->PayloadsAheadActive;
     ++*Copy->Sending;
-    ucp_worker_progress(Ctx->Worker);
+    progressControl(Ctx);
   } else {
     delete Copy; // sent already (eager: copied by UCX)
   }

@@ -798,7 +798,10 @@ static tc_status_t sendGeneral(tc_peer *Peer, const tc_package *Pkg, uint32_t El
     // What a corked peer holds is what the receiver must see to credit.
     if (flushFrameBatch(Peer) != TC_OK)
       return TC_ERR_IO;
-    ucp_worker_progress(frameWorker(Peer));
+    if (ucp_worker_h W = frameWorker(Peer); W == Peer->Ctx->Worker)
+      progressControl(Peer->Ctx);
+    else
+      ucp_worker_progress(W);
     return TC_ERR_NO_CREDIT;
   }
   PayloadAhead Named;
@@ -1043,7 +1046,7 @@ tc_status_t twochains::rt::flushPeer(tc_peer *Peer, int TimeoutMs) {
     if (Ctx->DataWorker)
       ucp_worker_progress(Ctx->DataWorker);
     if (Context.owns_lock() || Context.try_lock())
-      ucp_worker_progress(Ctx->Worker); // a peer failure shows here
+      progressControl(Ctx); // a peer failure shows here
     // Polls a while, then sleeps (holding nothing) until a credit report
     // or a message comes.
     if (Channel.owns_lock())

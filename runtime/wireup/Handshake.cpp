@@ -523,7 +523,7 @@ tc_status_t twochains::rt::clientHandshake(WireupContext *Ctx, tc_peer *Peer,
   // Answers this side's handshakes with others too, and takes their
   // welcomes: two processes connecting to each other both finish.
   for (unsigned Polls = 0;; ++Polls) {
-    ucp_worker_progress(Ctx->Worker);
+    progressControl(Ctx);
     processHandshakes(Ctx);
     if (checkClientHandshake(Ctx, Peer, (Polls & 63) == 0 || Peer->Failed ? nowNs() : 0))
       return Peer->ConnectResult;
