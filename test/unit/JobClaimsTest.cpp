@@ -34,6 +34,15 @@ void makeRank(tc_context_t *Api, uint32_t Rank) {
     Ctx->Ranks[R].Rank = R;
 }
 
+/// Connects From to the receiver's port, closes what it got; the status.
+tc_status_t connectOnce(tc_context_t *From, uint16_t Port, int TimeoutMs) {
+  tc_peer_t *P = nullptr;
+  tc_status_t St = tc_connect(From, "127.0.0.1", Port, TimeoutMs, &P);
+  if (P)
+    tc_peer_close(P);
+  return St;
+}
+
 /// A connection from another process claiming the receiver's own rank is
 /// refused, saying why; the receiver's connect to itself is still taken.
 TEST_F(TwoContexts, AClaimOfTheReceiversOwnRankIsRefused) {
@@ -43,21 +52,14 @@ TEST_F(TwoContexts, AClaimOfTheReceiversOwnRankIsRefused) {
   Peer = nullptr;
   makeRank(Receiver.Ctx, 0);
   makeRank(Sender.Ctx, 0); // the impostor: same job, rank 0
-  tc_peer_t *Impostor = nullptr;
-  tc_status_t St = tc_connect(Sender.Ctx, "127.0.0.1", Port, ConnectTimeoutMs, &Impostor);
-  EXPECT_NE(St, TC_OK) << "a connection from elsewhere was taken as rank 0 itself";
-  if (St == TC_OK)
-    tc_peer_close(Impostor);
+  EXPECT_NE(connectOnce(Sender.Ctx, Port, ConnectTimeoutMs), TC_OK)
+      << "a connection from elsewhere was taken as rank 0 itself";
   EXPECT_TRUE(logged("claims this process's own rank 0")) << describe();
 
   // A rank that claims its own rank (as rank 1 would its: here the
   // sender, made rank 1) is taken.
   makeRank(Sender.Ctx, 1);
-  tc_peer_t *Rank1 = nullptr;
-  EXPECT_EQ(tc_connect(Sender.Ctx, "127.0.0.1", Port, ConnectTimeoutMs, &Rank1), TC_OK)
-      << describe();
-  if (Rank1)
-    tc_peer_close(Rank1);
+  EXPECT_EQ(connectOnce(Sender.Ctx, Port, ConnectTimeoutMs), TC_OK) << describe();
 }
 
 /// The receiver's own connect to itself, claiming its rank, is taken: the
@@ -66,11 +68,7 @@ TEST_F(TwoContexts, AProcessConnectingToItselfKeepsItsRank) {
   Drive = Driver::TestThread;
   ASSERT_NO_FATAL_FAILURE(start());
   makeRank(Receiver.Ctx, 0);
-  tc_peer_t *Self = nullptr;
-  EXPECT_EQ(tc_connect(Receiver.Ctx, "127.0.0.1", Port, ConnectTimeoutMs, &Self), TC_OK)
-      << describe();
-  if (Self)
-    tc_peer_close(Self);
+  EXPECT_EQ(connectOnce(Receiver.Ctx, Port, ConnectTimeoutMs), TC_OK) << describe();
 }
 
 } // namespace
