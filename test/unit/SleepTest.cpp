@@ -422,17 +422,6 @@ TEST_F(SleepingFlush, PollModeNeverSleeps) { EXPECT_EQ(sleepsOfASlowFlush(TC_WAI
 /// By default the same flush sleeps once it has polled a while.
 TEST_F(SleepingFlush, DefaultModeSleeps) { EXPECT_GE(sleepsOfASlowFlush(TC_WAIT_AUTO), 1u); }
 
-/// A flush whose receiver starts 500 ms late sleeps until the credit
-/// report wakes it: a few sleeps, not one every few milliseconds (no cap
-/// on a sleep stands in for a wake that does not come).
-TEST_F(SleepingFlush, ALateReceiverCostsAFewSleeps) {
-  uint64_t Sleeps = sleepsOfASlowFlush(TC_WAIT_AUTO, 500);
-  if (IsSkipped())
-    return;
-  EXPECT_GE(Sleeps, 1u);
-  EXPECT_LE(Sleeps, 4u) << describe();
-}
-
 /// A welcomed peer that floods this side with wakes (each makes its fd
 /// readable, a wake-up and a handler call) sends more than one a sleep:
 /// past a small slack it is ended, the rest refused (issue 41, item 9).
