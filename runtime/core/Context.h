@@ -177,6 +177,12 @@ inline unsigned progressControl(CoreContext *Ctx) {
     Ctx->ControlTook.store(true, std::memory_order_relaxed);
   return N;
 }
+/// A wait for a request on the control worker (ucx/Request.h, which knows
+/// no context) turned it, and may have taken what progressControl would
+/// have flagged: flagged the same way.
+inline void controlTurnedByWait(CoreContext *Ctx) {
+  Ctx->ControlTook.store(true, std::memory_order_relaxed);
+}
 
 /// The context part of layer Part that Peer belongs to: every context is a
 /// tc_context, which extends every part.

@@ -276,7 +276,7 @@ extern "C" tc_status_t tc_ried_push(tc_peer_t *Peer, const char *Path, int Timeo
   P.flags = UCP_AM_SEND_FLAG_REPLY;
   ucs_status_t Sent = waitRequest(Ctx->Worker, ucp_am_send_nbx(Peer->Ep, AmRied, &H, sizeof H,
                                                               Body.data(), Body.size(), &P));
-  Ctx->ControlTook.store(true, std::memory_order_relaxed); // progressControl's flag
+  controlTurnedByWait(Ctx);
   if (Sent != UCS_OK)
     return TC_ERR_IO;
   tc_status_t Answer = TC_ERR_IO;

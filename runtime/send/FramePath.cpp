@@ -90,9 +90,7 @@ static tc_status_t sendFrameMessage(tc_peer *Peer, uint64_t First, uint32_t Coun
                       Count == 1 ? sizeof(FrameMessage) : sizeof(FrameBatchMessage), Data, Size,
                       &P),
       FrameMessageDeadlineNs);
-  // The wait turned the control worker: what it took keeps the next
-  // sleep from beginning (core/Context.h, progressControl).
-  Peer->Ctx->ControlTook.store(true, std::memory_order_relaxed);
+  controlTurnedByWait(Peer->Ctx);
   if (St != UCS_OK) {
     Peer->Failed = true;
     return TC_ERR_IO;

@@ -326,8 +326,7 @@ static void closeControlEndpoint(WireupContext *Ctx, tc_peer *Peer) {
   }
   closeEndpoint(Ctx->Worker, Peer->Ep);
   Peer->Ep = nullptr;
-  // These waits turned the control worker (progressControl's flag).
-  Ctx->ControlTook.store(true, std::memory_order_relaxed);
+  controlTurnedByWait(Ctx);
   releaseKeptSends(Peer); // no send on the endpoint reads them any more
 }
 
