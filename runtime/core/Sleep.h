@@ -21,9 +21,6 @@ namespace twochains::rt {
 /// How long a wait polls before it sleeps: a frame that comes sooner is
 /// taken at polling's latency.
 constexpr uint64_t SpinBeforeSleepNs = 50'000;
-/// A wait sleeps this long at most before it looks again (core/Sleep.cpp,
-/// IdleWait::idle, says why it stays).
-constexpr uint64_t WaitSleepCapNs = 10'000'000;
 /// After this long of it, each poll yields the core first.
 constexpr uint64_t YieldAfterNs = 5'000;
 /// The longest sleep where some peer cannot wake this side (its frames

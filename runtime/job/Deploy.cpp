@@ -51,6 +51,10 @@ tc_status_t deployAll(CoreContext *Ctx, const std::vector<tc_peer *> &Handles,
   std::vector<bool> Started(Handles.size()), Done(Handles.size());
   IdleWait Idle;
   for (;;) {
+    // Answers come, and others' deployments are answered. A turn may end
+    // a deployment without leaving anything to wake a sleep after it:
+    // the steps look after each turn, before any sleep.
+    bool Ran = Ctx->Progress(Ctx) != 0;
     size_t Left = 0;
     {
       lockContext(Ctx);
@@ -74,7 +78,7 @@ tc_status_t deployAll(CoreContext *Ctx, const std::vector<tc_peer *> &Handles,
     uint64_t Now = nowNs();
     if (Now > Deadline)
       return TC_ERR_TIMED_OUT;
-    if (Ctx->Progress(Ctx)) // answers come, and others' deployments are answered
+    if (Ran)
       Idle.busy();
     // Answers and handshakes wake a sleep; an offer made again after a
     // busy answer, or a connect retried, at its due time.

@@ -1064,11 +1064,17 @@ static tc_status_t flushHandle(tc_peer *Handle, int TimeoutMs) {
   uint64_t Deadline = nowNs() + msToNs(TimeoutMs > 0 ? TimeoutMs : 0);
   tc_peer *Bound;
   IdleWait Idle;
-  while (!(Bound = connectionOf(Handle)) && !Handle->ProxyGone) {
+  for (;;) {
+    // A turn may make the connection without leaving anything to wake
+    // the sleep after it (the handshake ends on the control turn's
+    // housekeeping): looked at after each turn, before any sleep.
+    bool Ran = Ctx->Progress(Ctx) != 0;
+    if ((Bound = connectionOf(Handle)) || Handle->ProxyGone)
+      break;
     uint64_t Now = nowNs();
     if (Now > Deadline)
       return TC_ERR_TIMED_OUT;
-    if (Ctx->Progress(Ctx))
+    if (Ran)
       Idle.busy();
     // The handshake's messages wake a sleep; a retry's due time too.
     Idle.idle(Ctx, Now, Deadline);
