@@ -16,9 +16,13 @@
 namespace twochains::rt {
 
 static constexpr const char *FolderPrefix = "twochains-deploy-";
-/// A folder without its lock file yet is being made by another process,
-/// unless it is older than this.
-static constexpr time_t UnlockedGraceS = 60;
+/// A folder being made has this name until its lock file is locked: a
+/// sweep that found it unlocked under FolderPrefix would take it for a
+/// dead process's and remove it under its maker.
+static constexpr const char *MakingPrefix = ".twochains-deploy-making-";
+/// One being made, or one without a lock file, is left by a process that
+/// died making it when older than this.
+static constexpr time_t MakingGraceS = 60;
 
 static std::string tmpDir() {
   const char *Tmp = std::getenv("TMPDIR");
@@ -32,15 +36,22 @@ void removeTree(const std::string &Path) {
       FTW_DEPTH | FTW_PHYS);
 }
 
-/// Whether the folder's process has gone: its lock file can be locked (or
-/// it has none, and is old).
-static bool abandoned(const std::string &Dir, const struct stat &St) {
+/// Whether the folder's process has gone: its lock file can be locked. A
+/// folder still being made (Making) is not even looked into until it is
+/// old: a look takes the lock for a moment, which its maker must get.
+static bool abandoned(const std::string &Dir, const struct stat &St, bool Making) {
+  if (Making && time(nullptr) - St.st_mtime <= MakingGraceS)
+    return false;
   int Fd = open((Dir + "/" + DeployFolderLock).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (Fd < 0)
-    return errno == ENOENT && time(nullptr) - St.st_mtime > UnlockedGraceS;
+    return errno == ENOENT && time(nullptr) - St.st_mtime > MakingGraceS;
   bool Free = flock(Fd, LOCK_EX | LOCK_NB) == 0;
   close(Fd);
   return Free;
+}
+
+static bool startsWith(const char *Name, const char *Prefix) {
+  return std::strncmp(Name, Prefix, std::strlen(Prefix)) == 0;
 }
 
 unsigned removeDeadDeployFolders(const std::string &Parent) {
@@ -49,13 +60,14 @@ unsigned removeDeadDeployFolders(const std::string &Parent) {
     return 0;
   unsigned Removed = 0;
   while (dirent *E = readdir(D)) {
-    if (std::strncmp(E->d_name, FolderPrefix, std::strlen(FolderPrefix)) != 0)
+    bool Making = startsWith(E->d_name, MakingPrefix);
+    if (!Making && !startsWith(E->d_name, FolderPrefix))
       continue;
     std::string Dir = Parent + "/" + E->d_name;
     struct stat St;
     if (lstat(Dir.c_str(), &St) != 0 || !S_ISDIR(St.st_mode) || St.st_uid != geteuid())
       continue;
-    if (abandoned(Dir, St)) {
+    if (abandoned(Dir, St, Making)) {
       removeTree(Dir);
       ++Removed;
     }
@@ -67,28 +79,41 @@ unsigned removeDeadDeployFolders(const std::string &Parent) {
   return Removed;
 }
 
+bool makeDeployFolder(const std::string &Parent, std::string &Dir, int &LockFd) {
+  removeDeadDeployFolders(Parent);
+  // Made and locked under a name no sweep takes for a finished folder,
+  // then renamed: a folder under FolderPrefix is locked from its start.
+  std::string Making = Parent + "/" + MakingPrefix + "XXXXXX";
+  if (!mkdtemp(Making.data())) {
+    logError("cannot make " + Making + ": " + std::strerror(errno));
+    return false;
+  }
+  int Fd = open((Making + "/" + DeployFolderLock).c_str(),
+                O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  std::string Final = Parent + "/" + FolderPrefix + Making.substr(Making.size() - 6);
+  // The name is mkdtemp's: another folder has it only if made another way.
+  if (Fd < 0 || flock(Fd, LOCK_EX | LOCK_NB) != 0 || rename(Making.c_str(), Final.c_str()) != 0) {
+    logError("cannot make " + Final + ": " + std::strerror(errno));
+    if (Fd >= 0)
+      close(Fd);
+    removeTree(Making);
+    return false;
+  }
+  Dir = Final;
+  LockFd = Fd;
+  return true;
+}
+
 bool ensureDeployFolder(CodeContext *Ctx, std::string &Reason) {
   if (!Ctx->DeployDir.empty())
     return true;
-  std::string Parent = tmpDir();
-  removeDeadDeployFolders(Parent);
-  std::string Template = Parent + "/" + FolderPrefix + "XXXXXX";
-  if (!mkdtemp(Template.data())) {
+  std::string Dir;
+  int Fd;
+  if (!makeDeployFolder(tmpDir(), Dir, Fd)) {
     Reason = "it cannot make a folder for deployed packages";
-    logError("cannot make " + Template + ": " + std::strerror(errno));
     return false;
   }
-  int Fd = open((Template + "/" + DeployFolderLock).c_str(),
-                O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (Fd < 0 || flock(Fd, LOCK_EX | LOCK_NB) != 0) {
-    Reason = "it cannot make a folder for deployed packages";
-    logError("cannot lock " + Template + ": " + std::strerror(errno));
-    if (Fd >= 0)
-      close(Fd);
-    removeTree(Template);
-    return false;
-  }
-  Ctx->DeployDir = Template;
+  Ctx->DeployDir = Dir;
   Ctx->DeployDirLock = Fd;
   return true;
 }

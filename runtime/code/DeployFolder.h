@@ -8,7 +8,9 @@
 // The whole folder goes with the context. A process that dies keeps no
 // context to remove it: the folder holds a lock file, locked while its
 // process lives, and the next process that makes a deploy folder removes
-// every folder of its user whose lock it can take.
+// every folder of its user whose lock it can take. A folder is made under
+// another name and renamed once locked, so that no sweep finds it
+// unlocked while it is being made.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TWOCHAINS_RUNTIME_CODE_DEPLOYFOLDER_H
@@ -28,6 +30,10 @@ inline constexpr const char *DeployFolderLock = ".owner";
 bool ensureDeployFolder(CodeContext *Ctx, std::string &Reason);
 /// The folder and everything in it; its lock released.
 void removeDeployFolder(CodeContext *Ctx);
+/// A new deploy folder in Parent, its lock file locked (LockFd, held while
+/// the folder is the caller's); folders left by dead processes removed
+/// first. False, logged, if it cannot be made.
+bool makeDeployFolder(const std::string &Parent, std::string &Dir, int &LockFd);
 /// Removes Path and everything under it (no link is followed).
 void removeTree(const std::string &Path);
 /// Removes the deploy folders in Parent that this user owns and whose
