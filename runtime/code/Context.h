@@ -6,12 +6,30 @@
 #include "package/Context.h"
 #include "wire/Deploy.h"
 
+#include <atomic>
 #include <list>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 namespace twochains::rt {
+
+/// A deployed package loaded off the progress path (code/Deploy.cpp): its
+/// rieds' initialisers are the deployer's code and may take any time. The
+/// loading thread fills it, then sets Done.
+struct PackageLoad {
+  std::atomic<bool> Done{false};
+  tc_status_t Status = TC_OK;
+  std::unique_ptr<tc_package> Package;
+  std::string Error;
+};
+/// How a loading thread wakes its context, which may have ended meanwhile
+/// (then Ctx is null).
+struct LoadWaker {
+  std::mutex M;
+  CoreContext *Ctx = nullptr;
+};
 
 struct CodeContext : PackageContext {
   tc_mailbox_mode_t Mode = TC_MAILBOX_DEFAULT;
@@ -53,6 +71,7 @@ struct CodeContext : PackageContext {
       FilesAsked,
       FilesArriving,
       FilesArrived,
+      Loading, // its package loads on a thread of its own (Load)
       Answer
     } At = Stage::OfferArriving;
     tc_status_t Status = TC_OK;
@@ -62,8 +81,10 @@ struct CodeContext : PackageContext {
     std::vector<DeployFile> Files;
     std::vector<bool> Needed;
     uint64_t NeededBytes = 0;
-    uint64_t StartedNs = 0, AskedNs = 0;
+    uint64_t StartedNs = 0, AskedNs = 0, InstallNs = 0;
     std::string Deployer; // who offered it (deployerOf, code/Deploy.cpp)
+    std::shared_ptr<PackageLoad> Load;
+    std::string Dir; // the package's folder, while it loads
   };
   std::list<IncomingDeployment> Deployments;
   /// Where deployed packages' files are written (made at the first one,
@@ -73,6 +94,7 @@ struct CodeContext : PackageContext {
   std::string DeployDir;
   int DeployDirLock = -1;
   unsigned DeployCount = 0;
+  std::shared_ptr<LoadWaker> DeployWaker;
   std::vector<tc_package *> DeployedPackages;
   /// What each deployer (a job rank, else an address) holds here: its
   /// packages in use by name (a newer build of one replaces it), and the

@@ -37,6 +37,7 @@
 #include "core/Events.h"
 #include "core/Lock.h"
 #include "core/Peers.h"
+#include "core/Sleep.h"
 #include "core/Stats.h"
 #include "ucx/Status.h"
 
@@ -46,6 +47,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace twochains::rt;
@@ -236,10 +238,10 @@ std::string withoutFolder(std::string Message, const std::string &Dir) {
 tc_status_t installInto(CodeContext *Ctx, Incoming &D, const std::string &Dir,
                        std::string &Reason);
 
-/// The deployment's package, checked, linked and added; its folder
-/// removed unless it was (refused, or another peer's deployment of the
-/// same build came first). Reason: why not.
-tc_status_t install(CodeContext *Ctx, Incoming &D, std::string &Reason) {
+/// The deployment's package written and checked, and its loading begun
+/// (D.Load, D.Dir); or nothing to load (another peer's deployment of the
+/// same build came first), or why not (Reason), its folder removed.
+tc_status_t beginInstall(CodeContext *Ctx, Incoming &D, std::string &Reason) {
   if (!ensureDeployFolder(Ctx, Reason))
     return TC_ERR_IO;
   std::string Dir = Ctx->DeployDir + "/" + std::to_string(++Ctx->DeployCount);
@@ -247,11 +249,64 @@ tc_status_t install(CodeContext *Ctx, Incoming &D, std::string &Reason) {
     Reason = "it cannot make a folder for the package";
     return TC_ERR_IO;
   }
-  size_t Before = Ctx->DeployedPackages.size();
   tc_status_t St = installInto(Ctx, D, Dir, Reason);
-  if (St != TC_OK || Ctx->DeployedPackages.size() == Before)
+  if (St != TC_OK || !D.Load)
     removeTree(Dir);
+  else
+    D.Dir = Dir;
   return St;
+}
+
+/// The loaded package added; or why not (Reason). Its folder removed
+/// unless it was added.
+tc_status_t finishInstall(CodeContext *Ctx, Incoming &D, std::string &Reason) {
+  PackageLoad &L = *D.Load;
+  tc_status_t St = L.Status;
+  if (St != TC_OK) {
+    Reason = withoutFolder(L.Error, D.Dir);
+  } else if (!loadedWithIdentity(Ctx, L.Package->Identity)) {
+    uint64_t Bytes = 0;
+    for (const DeployFile &F : D.Files)
+      Bytes += F.Size;
+    // Checked before the load; another deployment may have come since.
+    if (!withinLimits(Ctx, D.Deployer, L.Package->Name, Bytes, Reason)) {
+      St = TC_ERR_REFUSED;
+    } else {
+      tc_package *P = L.Package.release();
+      P->Deployed = true;
+      charge(Ctx, D.Deployer, P, Bytes);
+      Ctx->Packages.push_back(P);
+      Ctx->DeployedPackages.push_back(P);
+      D.Dir.clear();
+    }
+  }
+  if (!D.Dir.empty())
+    removeTree(D.Dir);
+  D.Load.reset();
+  return St;
+}
+
+/// Whether a deployment of the build Identity is loading.
+bool loadingIdentity(const CodeContext *Ctx, const std::string &Identity) {
+  for (const Incoming &D : Ctx->Deployments)
+    if (D.At == Stage::Loading && namedIdentity(D.Manifest) == Identity)
+      return true;
+  return false;
+}
+
+/// Loads the package at ManifestPath into Load on a thread of its own,
+/// then wakes the context if it is still there.
+void startLoad(CodeContext *Ctx, const std::shared_ptr<PackageLoad> &Load,
+               const std::string &ManifestPath) {
+  std::shared_ptr<LoadWaker> Waker = Ctx->DeployWaker;
+  std::thread([Load, ManifestPath, Waker] {
+    Load->Status = loadPackage(ManifestPath, nullptr, TC_PACKAGE_RECEIVER | TC_PACKAGE_SENDER,
+                               nullptr, Load->Package, Load->Error);
+    Load->Done.store(true, std::memory_order_release);
+    std::lock_guard<std::mutex> Guard(Waker->M);
+    if (Waker->Ctx)
+      wakeContext(Waker->Ctx);
+  }).detach();
 }
 
 tc_status_t installInto(CodeContext *Ctx, Incoming &D, const std::string &Dir,
@@ -317,17 +372,10 @@ tc_status_t installInto(CodeContext *Ctx, Incoming &D, const std::string &Dir,
                "changes only jams, or another package";
       return TC_ERR_PACKAGE_MISMATCH;
     }
-  std::unique_ptr<tc_package> P;
-  tc_status_t St = loadPackage(ManifestPath, nullptr, TC_PACKAGE_RECEIVER | TC_PACKAGE_SENDER,
-                               nullptr, P, Error);
-  if (St != TC_OK) {
-    Reason = withoutFolder(Error, Dir);
-    return St;
-  }
-  P->Deployed = true;
-  charge(Ctx, D.Deployer, P.get(), Bytes);
-  Ctx->Packages.push_back(P.get());
-  Ctx->DeployedPackages.push_back(P.release());
+  // Its rieds' initialisers run as it loads: the deployer's code, which
+  // may take any time, and so not on the context's progress.
+  D.Load = std::make_shared<PackageLoad>();
+  startLoad(Ctx, D.Load, ManifestPath);
   return TC_OK;
 }
 
@@ -520,6 +568,28 @@ ucs_status_t onDeployAck(void *Arg, const void *Header, size_t HeaderLength, voi
   return UCS_OK;
 }
 
+/// A deployment at its end: counted and said if its package was added
+/// (Added) or refused; one whose build another deployment added is
+/// neither.
+void noteInstalled(CodeContext *Ctx, tc_peer *Peer, const Incoming &D, bool Added) {
+  std::string Who = Peer ? Peer->Name : std::string("a peer now gone");
+  if (D.Status == TC_OK && !Added)
+    return;
+  if (D.Status == TC_OK) {
+    countHeld(Ctx, &tc_stats_t::deployments_received);
+    logMessage(TC_LOG_INFO, "deployed by " + Who + ": package from " +
+                                std::to_string(D.Files.size()) + " files in " +
+                                std::to_string((nowNs() - D.InstallNs) / 1000) + " us");
+  } else {
+    countHeld(Ctx, &tc_stats_t::deployments_refused);
+    if (Peer)
+      logLimited(Peer->RefusedMessageLog, TC_LOG_ERROR,
+                 "refused a package deployed by " + Who + ": " + D.Reason);
+    else
+      logError("refused a package deployed by " + Who + ": " + D.Reason);
+  }
+}
+
 /// Housekeeping: each deployment here moved on as far as it goes.
 void processDeployments(CoreContext *Core) {
   auto *Ctx = static_cast<CodeContext *>(Core);
@@ -528,25 +598,38 @@ void processDeployments(CoreContext *Core) {
     Incoming &D = *It;
     tc_peer *Peer = peerOfEndpoint(Ctx, D.Reply);
     bool Arriving = D.At == Stage::OfferArriving || D.At == Stage::FilesArriving;
-    if (!Arriving && (!Peer || Peer->Failed)) {
-      It = Ctx->Deployments.erase(It); // gone: nobody to answer
+    // Gone: nobody to answer (a package loading is still added).
+    if (!Arriving && D.At != Stage::Loading && (!Peer || Peer->Failed)) {
+      It = Ctx->Deployments.erase(It);
       continue;
     }
     if (D.At == Stage::OfferArrived)
       takeOffer(Ctx, Peer, D);
     if (D.At == Stage::FilesArrived) {
-      uint64_t Begin = nowNs();
-      D.Status = install(Ctx, D, D.Reason);
+      // The same build loading for another deployer: this one waits for
+      // it, and then finds it held.
+      if (loadingIdentity(Ctx, namedIdentity(D.Manifest))) {
+        ++It;
+        continue;
+      }
+      D.InstallNs = nowNs();
+      D.Status = beginInstall(Ctx, D, D.Reason);
+      D.At = D.Load ? Stage::Loading : Stage::Answer;
+      if (!D.Load)
+        noteInstalled(Ctx, Peer, D, /*Added=*/false);
+    }
+    if (D.At == Stage::Loading) {
+      if (!D.Load->Done.load(std::memory_order_acquire)) {
+        ++It;
+        continue;
+      }
+      size_t Before = Ctx->DeployedPackages.size();
+      D.Status = finishInstall(Ctx, D, D.Reason);
       D.At = Stage::Answer;
-      if (D.Status == TC_OK) {
-        countHeld(Ctx, &tc_stats_t::deployments_received);
-        logMessage(TC_LOG_INFO, "deployed by " + Peer->Name + ": package from " +
-                                    std::to_string(D.Files.size()) + " files in " +
-                                    std::to_string((nowNs() - Begin) / 1000) + " us");
-      } else {
-        countHeld(Ctx, &tc_stats_t::deployments_refused);
-        logLimited(Peer->RefusedMessageLog, TC_LOG_ERROR,
-                   "refused a package deployed by " + Peer->Name + ": " + D.Reason);
+      noteInstalled(Ctx, Peer, D, Ctx->DeployedPackages.size() > Before);
+      if (!Peer || Peer->Failed) {
+        It = Ctx->Deployments.erase(It);
+        continue;
       }
     }
     if (D.At == Stage::Answer) {
@@ -664,12 +747,21 @@ static uint64_t deploymentsDue(CoreContext *Core) {
 }
 
 ucs_status_t setupDeploy(CodeContext *Ctx) {
+  Ctx->DeployWaker = std::make_shared<LoadWaker>();
+  Ctx->DeployWaker->Ctx = Ctx;
   addHousekeeping(Ctx, processDeployments);
   addDueTime(Ctx, deploymentsDue);
   return setControlHandlers(Ctx, {{AmDeploy, &onDeploy}, {AmDeployAck, &onDeployAck}});
 }
 
 void removeDeployments(CodeContext *Ctx) {
+  // A package still loading is left to its thread, which no longer wakes
+  // this context; its folder goes with the rest.
+  if (Ctx->DeployWaker) {
+    std::lock_guard<std::mutex> Guard(Ctx->DeployWaker->M);
+    Ctx->DeployWaker->Ctx = nullptr;
+  }
+  Ctx->Deployments.clear();
   for (tc_package *P : Ctx->DeployedPackages)
     delete P; // as tc_package_unload does: rieds stay loaded
   Ctx->DeployedPackages.clear();

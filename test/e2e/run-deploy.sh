@@ -10,7 +10,8 @@
 #   job      'lost' is refused, the log naming the import
 #   job      'fresh' deploys and runs in both modes
 # and, asked for by name (ctest's security label): folders (a refused
-# deployment's files, a dead process's folder), limits (per deployer).
+# deployment's files, a dead process's folder), limits (per deployer),
+# slowinit (a ried initialiser of 4 s runs off the receiver's progress).
 #   run-deploy.sh <tc-deploy> <twochains-pkg-gen> <source dir of the packages> [scenario]
 set -euo pipefail
 BIN=$1 PKGGEN=$2 SRC=$3 ONLY=${4:-all}
@@ -158,6 +159,42 @@ if [ "$ONLY" = folders ]; then
     || { echo "FAILED: folders, a live process's folder was removed"; exit 1; }
   unset TMPDIR
 fi
+if [ "$ONLY" = slowinit ]; then
+  # A deployed ried whose initialiser takes 4 s (issue 41, item 9) loads
+  # off the receiver's progress: another peer connects and its calls are
+  # answered while the initialiser still runs (its marks say when).
+  build slowinit slowinit slowinit
+  PORT=$((PORT + 1))
+  mkfifo "$OUT/in-slow"
+  DEPLOY_INIT_MARK="$OUT/mark" \
+    "$BIN" receiver "$OUT/v1" $PORT job < "$OUT/in-slow" > "$OUT/r-slow" 2>&1 &
+  exec 3> "$OUT/in-slow"
+  wait_for_listening "$OUT/r-slow" || { cat "$OUT/r-slow"; exit 1; }
+  "$BIN" sender "$OUT/v1" $PORT deploy=0 "$OUT/slowinit" slowinit > "$OUT/s-deployer" 2>&1 &
+  deployer=$!
+  for _ in $(seq 300); do [ -e "$OUT/mark.started" ] && break; sleep 0.1; done
+  started=$([ -e "$OUT/mark.started" ] && echo 1 || echo 0)
+  st=0
+  "$BIN" sender "$OUT/v1" $PORT calls=20 > "$OUT/s-caller" 2>&1 || st=$?
+  served_meanwhile=$([ -e "$OUT/mark.done" ] && echo 0 || echo 1)
+  dst=0
+  wait $deployer || dst=$?
+  echo STOP >&3
+  exec 3>&-
+  wait || true
+  echo "--- slowinit: deployer"; cat "$OUT/s-deployer"
+  echo "--- slowinit: caller"; cat "$OUT/s-caller"
+  echo "--- slowinit: receiver"; cat "$OUT/r-slow"
+  [ "$started" = 1 ] || { echo "FAILED: the initialiser never started"; exit 1; }
+  [ $st -eq 0 ] || { echo "FAILED: calls beside a slow initialiser"; exit 1; }
+  [ "$served_meanwhile" = 1 ] ||
+    { echo "FAILED: the calls were answered only after the initialiser ended"; exit 1; }
+  [ $dst -eq 0 ] || { echo "FAILED: the slow package did not deploy"; exit 1; }
+  grep -q "receiver: 1 deployed, 0 refused" "$OUT/r-slow" ||
+    { echo "FAILED: the receiver's count"; exit 1; }
+  echo "PASSED: a slow initialiser runs off the receiver's progress"
+fi
+
 if [ "$ONLY" = limits ]; then
   # Limits per deployer, not per context (issue 41, item 7), the limit
   # lowered to one package: a second package from the same deployer is

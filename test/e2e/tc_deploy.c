@@ -282,6 +282,19 @@ int main(int argc, char **argv) {
     check(st == TC_ERR_MISSING_IMPORT, "a jam whose import nothing defines is refused", st);
   } else if (!strcmp(scenario, "fresh") && argc > 5) {
     fresh(ctx, peer, argv[5]);
+  } else if (!strncmp(scenario, "calls=", 6)) {
+    /* calls=<n>: n calls of 'add' (of 0: the ried's total stays), each
+     * given 2 s. */
+    int calls = atoi(scenario + 6), answered = 0;
+    for (int i = 0; i < calls; ++i) {
+      long zero = 0, total = -1;
+      size_t n = 0;
+      st = tc_call(peer, pkg, element(pkg, "add"), TC_SEND_LOCAL, &zero, sizeof zero, &total,
+                   sizeof total, &n, 2000);
+      answered += st == TC_OK && n == sizeof total;
+    }
+    printf("calls: %d of %d answered\n", answered, calls);
+    check(answered == calls, "every call is answered", answered == calls ? TC_OK : st);
   } else if (!strncmp(scenario, "deploy=", 7) && argc > 6) {
     /* deploy=<status> <prefix> <package>: that package's deployment ends
      * with that status. */
