@@ -264,16 +264,25 @@ void appendOfferPackages(std::vector<uint8_t> &Body,
 tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *Body,
                        size_t BodyLength, ParsedOffer &Out, std::string &Why);
 
-/// A context's address blob (tc_context_address): "TCAB", version u16,
-/// port u16, count u16, reserved u16 (integers little-endian), then count
-/// IPv4 addresses in network order. It comes from elsewhere (MPI, a file),
-/// so every field is checked.
+/// A context's address blob (tc_context_address): "TCAB", version u16
+/// (2), port u16, count u16, key size u16 (0 or 32; integers
+/// little-endian), then count IPv4 addresses in network order, then the
+/// context's public rank key (the Ed25519 key whose signature proves its
+/// rank in a job's handshakes). It comes from elsewhere (MPI, a file), so
+/// every field is checked.
 constexpr uint16_t MaxBlobAddresses = 64;
-std::vector<uint8_t> packAddressBlob(uint16_t Port, const std::vector<uint32_t> &Addresses);
-/// TC_ERR_BAD_MAGIC, _BAD_VERSION or _BAD_LENGTH with Why; Port and
-/// Addresses are set only on TC_OK.
+constexpr size_t RankKeySize = 32;
+/// The largest blob: what a job's allgather gives each rank room for.
+constexpr size_t MaxAddressBlobSize = 12 + 4 * size_t(MaxBlobAddresses) + RankKeySize;
+/// Key: RankKeySize bytes, or null for none (a context whose libcrypto
+/// could not make a key).
+std::vector<uint8_t> packAddressBlob(uint16_t Port, const std::vector<uint32_t> &Addresses,
+                                     const uint8_t *Key = nullptr);
+/// TC_ERR_BAD_MAGIC, _BAD_VERSION or _BAD_LENGTH with Why; Port,
+/// Addresses and Key (empty, or RankKeySize bytes) are set only on TC_OK.
 tc_status_t parseAddressBlob(const uint8_t *Blob, size_t Size, uint16_t &Port,
-                             std::vector<uint32_t> &Addresses, std::string &Why);
+                             std::vector<uint32_t> &Addresses, std::vector<uint8_t> &Key,
+                             std::string &Why);
 
 /// Whether a UCX 1.13 packed rkey of Size bytes is well-formed: every
 /// length inside the buffer. ucp_ep_rkey_unpack takes no length and trusts

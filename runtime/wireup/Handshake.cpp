@@ -544,6 +544,10 @@ void twochains::rt::welcomePeer(WireupContext *Ctx, tc_peer *Peer) {
 }
 
 ucs_status_t twochains::rt::setupHandshake(WireupContext *Ctx) {
+  // Without one (libcrypto failed) the context still connects; it cannot
+  // join a job (job/Job.cpp says so).
+  if (!Ctx->RankKey.generate())
+    logDebug("no rank key: libcrypto could not make an Ed25519 key pair");
   addHousekeeping(Ctx, processHandshakes);
   return setControlHandlers(Ctx, {{AmAuth, &onMessage<AmAuth>},
                                   {AmChallenge, &onMessage<AmChallenge>},
