@@ -72,16 +72,18 @@ tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *B
     return Bad("code-trust policy " + std::to_string(O.CodeTrust));
   if (O.Flags & ~OfferStoresDirect)
     return Bad("offer flags " + std::to_string(O.Flags));
-  if (O.PayloadAheadBytes > MaxPayloadAheadBytes || O.Reserved)
+  if (O.PayloadAheadBytes > MaxPayloadAheadBytes)
     return Bad("payloads ahead of " + std::to_string(O.PayloadAheadBytes) +
-               " bytes (at most " + std::to_string(MaxPayloadAheadBytes) + "), reserved " +
-               std::to_string(O.Reserved));
+               " bytes (at most " + std::to_string(MaxPayloadAheadBytes) + ")");
   if (!isaName(O.Isa))
     return Bad("instruction set " + std::to_string(O.Isa));
   // Outside a job (Job 0) the rank means nothing and is not read.
   if (O.Job && O.JobRank >= MaxJobRanks)
     return Bad("job rank " + std::to_string(O.JobRank) + " (below " + std::to_string(MaxJobRanks) +
                ")");
+  if (O.Job && O.ProofFor != NoJobRank && O.ProofFor >= MaxJobRanks)
+    return Bad("a rank proof for rank " + std::to_string(O.ProofFor) + " (below " +
+               std::to_string(MaxJobRanks) + ", or none)");
   if (O.PackagesSize > MaxPackagesSize || O.PackagesSize > BodyLength)
     return Bad("a packages section of " + std::to_string(O.PackagesSize) + " bytes (at most " +
                std::to_string(MaxPackagesSize) + ", in a body of " +

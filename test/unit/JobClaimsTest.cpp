@@ -1,13 +1,21 @@
 //===- JobClaimsTest.cpp - What a connection may claim to be in a job -----===//
 //
-// A peer that holds the job's key may claim any rank in its HELLO. Claims
-// of the receiver's own rank are taken only from the receiver's own
-// connects (issue 41, item 2): a connection from elsewhere that claimed
-// rank 0 to rank 0 was taken as rank 0 itself, and five frames over it
-// made every later tc_job_quiesce of the job time out.
+// A connection of a job claims a rank in its HELLO, and the receiver's
+// WELCOME claims the receiver's. Holding the job's key is not enough to
+// be taken for a rank (issue 41, item 3): each rank publishes the public
+// half of its rank key with its address, and a claim of rank r carries
+// r's signature of the handshake's nonces. Before, a key holder claiming
+// rank 2 that reached rank 1 first was taken for rank 2, and the real
+// rank 2 was then locked out of rank 1.
 //
-// Both contexts are made members of one job of two by hand (JobId, the
-// ranks), as tc_job_join would leave them, without a launcher.
+// Claims of the receiver's own rank are also taken only from the
+// receiver's own connects (issue 41, item 2): a connection from elsewhere
+// that claimed rank 0 to rank 0 was taken as rank 0 itself, and five
+// frames over it made every later tc_job_quiesce of the job time out.
+//
+// The contexts are made ranks of one job by hand (JobId, the ranks, their
+// published keys and addresses), as tc_job_join would leave them, without
+// a launcher.
 //
 //===----------------------------------------------------------------------===//
 #include "TwoContexts.h"
@@ -21,16 +29,23 @@ using namespace twochains::rt;
 
 constexpr uint64_t TestJob = 0x7e57'10b5'0000'0001ull;
 
-/// Ctx as rank Rank of a job of two (what tc_job_join sets).
-void makeRank(tc_context_t *Api, uint32_t Rank) {
+using RankKey = std::array<uint8_t, RankKeySize>;
+
+/// The public rank key a context publishes with its address.
+RankKey publishedKey(tc_context_t *Api) { return partOf<JobContext>(Api)->RankKey.publicKey(); }
+
+/// Ctx as rank Rank of a job whose ranks published Keys (what tc_job_join
+/// sets from their blobs).
+void makeRank(tc_context_t *Api, uint32_t Rank, const std::vector<RankKey> &Keys) {
   auto *Ctx = partOf<JobContext>(Api);
   std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
   Ctx->JobId = TestJob;
   Ctx->JobRank = Rank;
-  Ctx->JobSize = 2;
+  Ctx->JobSize = uint32_t(Keys.size());
   Ctx->Joined = true;
-  Ctx->Ranks.resize(2);
-  for (uint32_t R = 0; R < 2; ++R)
+  Ctx->RankKeys = Keys;
+  Ctx->Ranks.resize(Keys.size());
+  for (uint32_t R = 0; R < Keys.size(); ++R)
     Ctx->Ranks[R].Rank = R;
 }
 
@@ -50,24 +65,25 @@ TEST_F(TwoContexts, AClaimOfTheReceiversOwnRankIsRefused) {
   ASSERT_NO_FATAL_FAILURE(start());
   tc_peer_close(Peer);
   Peer = nullptr;
-  makeRank(Receiver.Ctx, 0);
-  makeRank(Sender.Ctx, 0); // the impostor: same job, rank 0
-  EXPECT_NE(connectOnce(Sender.Ctx, Port, ConnectTimeoutMs), TC_OK)
+  std::vector<RankKey> Keys = {publishedKey(Receiver.Ctx), publishedKey(Sender.Ctx)};
+  makeRank(Receiver.Ctx, 0, Keys);
+  makeRank(Sender.Ctx, 0, Keys); // the impostor: same job, rank 0
+  EXPECT_EQ(connectOnce(Sender.Ctx, Port, ConnectTimeoutMs), TC_ERR_AUTH)
       << "a connection from elsewhere was taken as rank 0 itself";
-  EXPECT_TRUE(logged("claims this process's own rank 0")) << describe();
+  EXPECT_TRUE(logged("claims rank 0 and does not prove it")) << describe();
 
   // A rank that claims its own rank (as rank 1 would its: here the
   // sender, made rank 1) is taken.
-  makeRank(Sender.Ctx, 1);
+  makeRank(Sender.Ctx, 1, Keys);
   EXPECT_EQ(connectOnce(Sender.Ctx, Port, ConnectTimeoutMs), TC_OK) << describe();
 }
 
 /// The receiver's own connect to itself, claiming its rank, is taken: the
-/// nonces of its handshake are its own connect's.
+/// nonces of its handshake are its own connect's, and it holds the key.
 TEST_F(TwoContexts, AProcessConnectingToItselfKeepsItsRank) {
   Drive = Driver::TestThread;
   ASSERT_NO_FATAL_FAILURE(start());
-  makeRank(Receiver.Ctx, 0);
+  makeRank(Receiver.Ctx, 0, {publishedKey(Receiver.Ctx), publishedKey(Sender.Ctx)});
   EXPECT_EQ(connectOnce(Receiver.Ctx, Port, ConnectTimeoutMs), TC_OK) << describe();
 }
 
