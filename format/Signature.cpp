@@ -2,6 +2,7 @@
 #include "Signature.h"
 #include "JamImageFormat.h"
 
+#include <algorithm>
 #include <memory>
 #include <openssl/bio.h>
 #include <openssl/err.h>
@@ -317,6 +318,37 @@ bool verifyEd25519(const uint8_t PublicKey[32], const void *Data, size_t Size,
                              Size ? static_cast<const uint8_t *>(Data) : &Nothing, Size) == 1;
   // A bad signature is an answer, not an error to leave in the queue.
   ERR_clear_error();
+  return OK;
+}
+
+Ed25519KeyPair::~Ed25519KeyPair() { EVP_PKEY_free(Key); }
+
+bool Ed25519KeyPair::generate() {
+  EVP_PKEY_free(Key);
+  Key = nullptr;
+  Public = {};
+  Pkey Made(EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519"));
+  std::array<uint8_t, 32> Half;
+  bool OK = Made && rawPublicKey(Made.get(), Half);
+  ERR_clear_error();
+  if (!OK)
+    return false;
+  Key = Made.release();
+  Public = Half;
+  return true;
+}
+
+bool Ed25519KeyPair::sign(const void *Data, size_t Size, uint8_t Out[64]) const {
+  static const uint8_t Nothing = 0;
+  MdCtx Ctx(EVP_MD_CTX_new());
+  size_t Made = Ed25519SignatureSize;
+  bool OK = Key && Ctx && EVP_DigestSignInit(Ctx.get(), nullptr, nullptr, nullptr, Key) == 1 &&
+            EVP_DigestSign(Ctx.get(), Out, &Made,
+                           Size ? static_cast<const uint8_t *>(Data) : &Nothing, Size) == 1 &&
+            Made == Ed25519SignatureSize;
+  ERR_clear_error();
+  if (!OK)
+    std::fill(Out, Out + Ed25519SignatureSize, uint8_t(0));
   return OK;
 }
 

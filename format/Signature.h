@@ -28,6 +28,8 @@
 #include <string>
 #include <vector>
 
+struct evp_pkey_st; // OpenSSL's EVP_PKEY
+
 namespace twochains::format {
 
 constexpr size_t Ed25519KeySize = 32, Ed25519SignatureSize = 64;
@@ -79,6 +81,30 @@ FormatError readTrustedSignersFile(const std::string &Path, std::vector<TrustedS
 /// True if Signature is PublicKey's Ed25519 signature of the bytes.
 bool verifyEd25519(const uint8_t PublicKey[32], const void *Data, size_t Size,
                    const uint8_t Signature[64]);
+
+/// An Ed25519 key pair made in this process (a job rank's: runtime/job),
+/// its private half held by libcrypto and freed with the object: it never
+/// leaves the process.
+class Ed25519KeyPair {
+public:
+  Ed25519KeyPair() = default;
+  ~Ed25519KeyPair();
+  Ed25519KeyPair(const Ed25519KeyPair &) = delete;
+  Ed25519KeyPair &operator=(const Ed25519KeyPair &) = delete;
+  /// A fresh pair from libcrypto's random generator, replacing any held;
+  /// false (and none held) if libcrypto failed.
+  bool generate();
+  bool present() const { return Key != nullptr; }
+  /// The public half (zeros if none is held).
+  const std::array<uint8_t, 32> &publicKey() const { return Public; }
+  /// The signature of the bytes into Out; false (Out zeroed) if no key is
+  /// held or libcrypto failed.
+  bool sign(const void *Data, size_t Size, uint8_t Out[64]) const;
+
+private:
+  evp_pkey_st *Key = nullptr;
+  std::array<uint8_t, 32> Public = {};
+};
 
 /// Signs ManifestText with the Ed25519 private key in the PEM file KeyPath (as made by
 /// `openssl genpkey -algorithm ed25519 -out key.pem`); Error names the file on failure.

@@ -4,8 +4,10 @@
 // format, each in a slot of JobBlobSlot bytes so that an allgather moves
 // one size): from PMIx when a PMIx server launched the process (mpirun,
 // prterun, srun), from the application's allgather (MPI_Allgather: see
-// twochains/mpi.h), or from blobs the application exchanged itself. No
-// connection is made here: each is made when a rank is first used.
+// twochains/mpi.h), or from blobs the application exchanged itself. Each
+// blob carries its rank's public rank key (made with its context), with
+// which the handshake checks a claim of that rank. No connection is made
+// here: each is made when a rank is first used.
 //
 //===----------------------------------------------------------------------===//
 #include "job/Job.h"
@@ -22,8 +24,9 @@
 
 using namespace twochains::rt;
 
-/// A blob in the allgather: its size (u32, little-endian), then the blob.
-static constexpr size_t JobBlobSlot = 4 + 12 + 4 * size_t(MaxBlobAddresses);
+/// A blob in the allgather: its size (u32, little-endian), then the blob
+/// (its addresses and rank key).
+static constexpr size_t JobBlobSlot = 4 + MaxAddressBlobSize;
 
 namespace {
 
@@ -40,23 +43,50 @@ uint64_t jobIdentity(const std::vector<std::vector<uint8_t>> &Blobs) {
   return H ? H : 1;
 }
 
-tc_status_t parseBlobs(JobContext *Ctx, const std::vector<std::vector<uint8_t>> &Blobs) {
+/// Every rank's addresses and rank key. A blob without a key is refused:
+/// its rank could not prove its rank, and a job runs one build.
+tc_status_t parseBlobs(JobContext *Ctx, uint32_t Rank,
+                       const std::vector<std::vector<uint8_t>> &Blobs) {
+  if (Rank >= Blobs.size())
+    return TC_ERR_INVALID_PARAM;
   std::vector<RouteTarget> Ranks(Blobs.size());
+  std::vector<std::array<uint8_t, RankKeySize>> Keys(Blobs.size());
   for (size_t R = 0; R < Blobs.size(); ++R) {
     std::string Why;
+    std::vector<uint8_t> Key;
     if (tc_status_t St = parseAddressBlob(Blobs[R].data(), Blobs[R].size(), Ranks[R].Port,
-                                          Ranks[R].Addresses, Why);
+                                          Ranks[R].Addresses, Key, Why);
         St != TC_OK) {
-      logError("tc_job_join: the address of rank " + std::to_string(R) + ": " + Why);
+      logError("tc_job_join: the address of rank " + std::to_string(R) + ": " + Why +
+               (St == TC_ERR_BAD_VERSION ? " (every rank of a job runs the same build)" : ""));
       return St;
     }
     if (Ranks[R].Addresses.empty()) {
       logError("tc_job_join: rank " + std::to_string(R) + " names no address");
       return TC_ERR_BAD_LENGTH;
     }
+    if (Key.size() != RankKeySize) {
+      logError("tc_job_join: the address of rank " + std::to_string(R) +
+               " carries no rank key, without which it cannot prove its rank (" +
+               (R == Rank ? std::string("libcrypto could not make one here")
+                          : "its libcrypto could not make one, or it is an older build: "
+                            "every rank of a job runs the same build") +
+               ")");
+      return TC_ERR_BAD_LENGTH;
+    }
+    std::copy(Key.begin(), Key.end(), Keys[R].begin());
     Ranks[R].Rank = uint32_t(R);
   }
+  // Its own blob (given by the application, on the blobs path) must be
+  // this context's: no other proves this rank.
+  if (!Ctx->RankKey.present() || Keys[Rank] != Ctx->RankKey.publicKey()) {
+    logError("tc_job_join: the address given for this rank (" + std::to_string(Rank) +
+             ") is not this context's: its rank key differs (pass the blob of this "
+             "context's tc_context_address)");
+    return TC_ERR_INVALID_PARAM;
+  }
   Ctx->Ranks = std::move(Ranks);
+  Ctx->RankKeys = std::move(Keys);
   return TC_OK;
 }
 
@@ -115,7 +145,7 @@ tc_status_t exchange(JobContext *Ctx, const tc_job_params_t *P, uint32_t &Rank,
     Rank = P->rank;
     Blobs.resize(P->size);
     for (uint32_t R = 0; R < P->size; ++R) {
-      if (!P->blobs[R] || P->blob_sizes[R] > JobBlobSlot)
+      if (!P->blobs[R] || P->blob_sizes[R] > MaxAddressBlobSize)
         return TC_ERR_INVALID_PARAM;
       auto *B = static_cast<const uint8_t *>(P->blobs[R]);
       Blobs[R].assign(B, B + P->blob_sizes[R]);
@@ -213,7 +243,7 @@ extern "C" tc_status_t tc_job_join(tc_context_t *Api, const tc_job_params_t *Par
   std::vector<std::vector<uint8_t>> Blobs;
   if (tc_status_t St = exchange(Ctx, Params, Rank, Blobs); St != TC_OK)
     return St;
-  if (tc_status_t St = parseBlobs(Ctx, Blobs); St != TC_OK)
+  if (tc_status_t St = parseBlobs(Ctx, Rank, Blobs); St != TC_OK)
     return St;
   if (Params && Params->connect_timeout_ms > 0)
     Ctx->ConnectTimeoutNs = msToNs(uint64_t(Params->connect_timeout_ms));

@@ -11,7 +11,9 @@
 // Both nonces are fresh, so no message of one handshake is accepted in
 // another; the labels differ, so no message can be reflected back as
 // another. The secret itself never travels. Without a key the MACs are
-// keyed with nothing: peers still agree, but prove nothing.
+// keyed with nothing: peers still agree, but prove nothing. The key proves
+// membership, not which member: a job's rank proves its rank with a
+// signature of its own (wireup/Handshake.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TWOCHAINS_RUNTIME_AUTH_H

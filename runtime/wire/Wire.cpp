@@ -72,16 +72,18 @@ tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *B
     return Bad("code-trust policy " + std::to_string(O.CodeTrust));
   if (O.Flags & ~OfferStoresDirect)
     return Bad("offer flags " + std::to_string(O.Flags));
-  if (O.PayloadAheadBytes > MaxPayloadAheadBytes || O.Reserved)
+  if (O.PayloadAheadBytes > MaxPayloadAheadBytes)
     return Bad("payloads ahead of " + std::to_string(O.PayloadAheadBytes) +
-               " bytes (at most " + std::to_string(MaxPayloadAheadBytes) + "), reserved " +
-               std::to_string(O.Reserved));
+               " bytes (at most " + std::to_string(MaxPayloadAheadBytes) + ")");
   if (!isaName(O.Isa))
     return Bad("instruction set " + std::to_string(O.Isa));
   // Outside a job (Job 0) the rank means nothing and is not read.
   if (O.Job && O.JobRank >= MaxJobRanks)
     return Bad("job rank " + std::to_string(O.JobRank) + " (below " + std::to_string(MaxJobRanks) +
                ")");
+  if (O.Job && O.ProofFor != NoJobRank && O.ProofFor >= MaxJobRanks)
+    return Bad("a rank proof for rank " + std::to_string(O.ProofFor) + " (below " +
+               std::to_string(MaxJobRanks) + ", or none)");
   if (O.PackagesSize > MaxPackagesSize || O.PackagesSize > BodyLength)
     return Bad("a packages section of " + std::to_string(O.PackagesSize) + " bytes (at most " +
                std::to_string(MaxPackagesSize) + ", in a body of " +
@@ -188,7 +190,8 @@ void appendOfferPackages(std::vector<uint8_t> &Body,
 
 namespace {
 constexpr uint8_t BlobMagic[4] = {'T', 'C', 'A', 'B'};
-constexpr uint16_t BlobVersion = 1;
+/// 2: a rank key after the addresses; 1 had none.
+constexpr uint16_t BlobVersion = 2;
 constexpr size_t BlobHeader = 12;
 void put16(uint8_t *P, uint16_t V) {
   P[0] = uint8_t(V);
@@ -197,41 +200,50 @@ void put16(uint8_t *P, uint16_t V) {
 uint16_t get16(const uint8_t *P) { return uint16_t(P[0] | P[1] << 8); }
 } // namespace
 
-std::vector<uint8_t> packAddressBlob(uint16_t Port, const std::vector<uint32_t> &Addresses) {
-  std::vector<uint8_t> B(BlobHeader + 4 * Addresses.size());
+std::vector<uint8_t> packAddressBlob(uint16_t Port, const std::vector<uint32_t> &Addresses,
+                                     const uint8_t *Key) {
+  size_t KeySize = Key ? RankKeySize : 0;
+  std::vector<uint8_t> B(BlobHeader + 4 * Addresses.size() + KeySize);
   std::memcpy(B.data(), BlobMagic, 4);
   put16(&B[4], BlobVersion);
   put16(&B[6], Port);
   put16(&B[8], uint16_t(Addresses.size()));
-  put16(&B[10], 0);
+  put16(&B[10], uint16_t(KeySize));
   for (size_t I = 0; I < Addresses.size(); ++I)
     std::memcpy(&B[BlobHeader + 4 * I], &Addresses[I], 4);
+  if (Key)
+    std::memcpy(&B[BlobHeader + 4 * Addresses.size()], Key, KeySize);
   return B;
 }
 
 tc_status_t parseAddressBlob(const uint8_t *B, size_t Size, uint16_t &Port,
-                             std::vector<uint32_t> &Addresses, std::string &Why) {
+                             std::vector<uint32_t> &Addresses, std::vector<uint8_t> &Key,
+                             std::string &Why) {
   if (!B || Size < BlobHeader || std::memcmp(B, BlobMagic, 4)) {
     Why = "not a Two-Chains address (" + std::to_string(Size) + " bytes)";
     return TC_ERR_BAD_MAGIC;
   }
-  if (get16(B + 4) != BlobVersion) {
-    Why = "address version " + std::to_string(get16(B + 4)) + " is not supported (expected " +
-          std::to_string(BlobVersion) + ")";
+  if (uint16_t Version = get16(B + 4); Version != BlobVersion) {
+    Why = "address version " + std::to_string(Version) + " is not supported (expected " +
+          std::to_string(BlobVersion) + ")" +
+          (Version < BlobVersion ? ": made by an older build of Two-Chains" : "");
     return TC_ERR_BAD_VERSION;
   }
-  uint16_t P = get16(B + 6), Count = get16(B + 8);
-  if (P == 0 || Count == 0 || Count > MaxBlobAddresses || get16(B + 10) ||
-      Size != BlobHeader + 4 * size_t(Count)) {
+  uint16_t P = get16(B + 6), Count = get16(B + 8), KeySize = get16(B + 10);
+  if (P == 0 || Count == 0 || Count > MaxBlobAddresses || (KeySize && KeySize != RankKeySize) ||
+      Size != BlobHeader + 4 * size_t(Count) + KeySize) {
     Why = "an address of " + std::to_string(Size) + " bytes naming " + std::to_string(Count) +
-          " addresses and port " + std::to_string(P);
+          " addresses, port " + std::to_string(P) + " and a key of " + std::to_string(KeySize) +
+          " bytes";
     return TC_ERR_BAD_LENGTH;
   }
   std::vector<uint32_t> Out(Count);
   for (uint16_t I = 0; I < Count; ++I)
     std::memcpy(&Out[I], B + BlobHeader + 4 * I, 4);
+  const uint8_t *K = B + BlobHeader + 4 * size_t(Count);
   Port = P;
   Addresses = std::move(Out);
+  Key.assign(K, K + KeySize);
   return TC_OK;
 }
 

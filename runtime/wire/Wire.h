@@ -132,7 +132,7 @@ constexpr uint32_t ReadyMagic = controlMagic('T', 'C', 'R', 'Y');     // READY
 constexpr uint32_t PayloadMagic = controlMagic('T', 'C', 'P', 'L');   // PAYLOAD
 static_assert(HandshakeMagic == 0x54434853, "offers keep the magic they always had");
 constexpr uint32_t HandshakeVersion =
-    13; // 13: credit lines carry quiescence words between ranks; 12: offers carry the bytes of payloads ahead a receiver takes, frames a flag for them; 11: offers carry a doorbell, credit lines a cold flag; 10: package entries carry the rieds' interface, offers the code-trust policy; 9: offers carry the job and rank; 4: offers carry the packages; 5: the ISA; 6: slots a line apart, frame version 3; 7: frames by message carry credits; 8: a magic per message type
+    14; // 14: offers carry the offering rank's proof (a signature of the nonces) and whom it is for; 13: credit lines carry quiescence words between ranks; 12: offers carry the bytes of payloads ahead a receiver takes, frames a flag for them; 11: offers carry a doorbell, credit lines a cold flag; 10: package entries carry the rieds' interface, offers the code-trust policy; 9: offers carry the job and rank; 4: offers carry the packages; 5: the ISA; 6: slots a line apart, frame version 3; 7: frames by message carry credits; 8: a magic per message type
 
 /// The instruction set an offering side runs injected code as: a sender
 /// sends the images built for its receiver's (docs/heterogeneous.md). The
@@ -222,9 +222,18 @@ struct Offer {
   /// the other at once (PAYLOAD, ahead of their frames; 0: none), at most
   /// MaxPayloadAheadBytes.
   uint32_t PayloadAheadBytes;
-  uint32_t Reserved; // 0
+  /// A job's offer: the rank its proof is meant for (HELLO: the rank whose
+  /// published address the sender connected to, or NoJobRank when it
+  /// connected to an address the application named; WELCOME: the
+  /// sender's rank, as its HELLO proved it, or NoJobRank).
+  uint32_t ProofFor;
+  /// A job's offer: the offering rank's Ed25519 signature, by the key its
+  /// address blob published, of the label ("tc-rank-v1 hello"|"welcome"),
+  /// Job, JobRank, ProofFor and both nonces (wireup/Handshake.cpp): a
+  /// rank is proved, not claimed. Zeros outside a job.
+  uint8_t RankProof[64];
 };
-static_assert(sizeof(Offer) == 136, "wire layout");
+static_assert(sizeof(Offer) == 200, "wire layout");
 constexpr uint32_t NoJobRank = 0xffffffffu;
 /// Offer::Flags. A receiver lets a sender's ring go cold, and gives its
 /// pages back, only if the sender stores: one that puts neither rings the
@@ -264,16 +273,25 @@ void appendOfferPackages(std::vector<uint8_t> &Body,
 tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *Body,
                        size_t BodyLength, ParsedOffer &Out, std::string &Why);
 
-/// A context's address blob (tc_context_address): "TCAB", version u16,
-/// port u16, count u16, reserved u16 (integers little-endian), then count
-/// IPv4 addresses in network order. It comes from elsewhere (MPI, a file),
-/// so every field is checked.
+/// A context's address blob (tc_context_address): "TCAB", version u16
+/// (2), port u16, count u16, key size u16 (0 or 32; integers
+/// little-endian), then count IPv4 addresses in network order, then the
+/// context's public rank key (the Ed25519 key whose signature proves its
+/// rank in a job's handshakes). It comes from elsewhere (MPI, a file), so
+/// every field is checked.
 constexpr uint16_t MaxBlobAddresses = 64;
-std::vector<uint8_t> packAddressBlob(uint16_t Port, const std::vector<uint32_t> &Addresses);
-/// TC_ERR_BAD_MAGIC, _BAD_VERSION or _BAD_LENGTH with Why; Port and
-/// Addresses are set only on TC_OK.
+constexpr size_t RankKeySize = 32;
+/// The largest blob: what a job's allgather gives each rank room for.
+constexpr size_t MaxAddressBlobSize = 12 + 4 * size_t(MaxBlobAddresses) + RankKeySize;
+/// Key: RankKeySize bytes, or null for none (a context whose libcrypto
+/// could not make a key).
+std::vector<uint8_t> packAddressBlob(uint16_t Port, const std::vector<uint32_t> &Addresses,
+                                     const uint8_t *Key = nullptr);
+/// TC_ERR_BAD_MAGIC, _BAD_VERSION or _BAD_LENGTH with Why; Port,
+/// Addresses and Key (empty, or RankKeySize bytes) are set only on TC_OK.
 tc_status_t parseAddressBlob(const uint8_t *Blob, size_t Size, uint16_t &Port,
-                             std::vector<uint32_t> &Addresses, std::string &Why);
+                             std::vector<uint32_t> &Addresses, std::vector<uint8_t> &Key,
+                             std::string &Why);
 
 /// Whether a UCX 1.13 packed rkey of Size bytes is well-formed: every
 /// length inside the buffer. ucp_ep_rkey_unpack takes no length and trusts

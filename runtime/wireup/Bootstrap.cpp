@@ -5,8 +5,9 @@
 // addresses it can be reached at, for an application to exchange with
 // MPI_Allgather, PMIx or a file; tc_connect_address tries them in turn.
 //
-//   blob:  "TCAB" | version u16 | port u16 | count u16 | reserved u16 |
-//          count x IPv4 address (network order); integers little-endian
+//   blob:  "TCAB" | version u16 (2) | port u16 | count u16 | key size u16 |
+//          count x IPv4 address (network order) | the context's public
+//          rank key (32 bytes, or none); integers little-endian
 //          (packAddressBlob and parseAddressBlob in Wire.cpp, fuzzed)
 //
 //===----------------------------------------------------------------------===//
@@ -66,7 +67,12 @@ extern "C" tc_status_t tc_context_address(const tc_context_t *Api, void *Blob, s
     Addresses = hostAddresses();
   else
     Addresses.push_back(Ctx->ListenAddress);
-  std::vector<uint8_t> Packed = packAddressBlob(Ctx->ListenPort, Addresses);
+  // The rank key goes with the address: a job's ranks learn it from the
+  // blob, whichever way it travels, and take a claim of this context's
+  // rank only with its signature.
+  std::vector<uint8_t> Packed =
+      packAddressBlob(Ctx->ListenPort, Addresses,
+                      Ctx->RankKey.present() ? Ctx->RankKey.publicKey().data() : nullptr);
   if (!Blob || *Size < Packed.size()) {
     *Size = Packed.size();
     return Blob ? TC_ERR_TOO_LARGE : TC_OK;
@@ -84,9 +90,10 @@ extern "C" tc_status_t tc_connect_address(tc_context_t *Api, const void *Blob, s
   // The blob came from elsewhere: every field is checked before use.
   uint16_t Port = 0;
   std::vector<uint32_t> Addresses;
+  std::vector<uint8_t> Key; // a job's business (job/Job.cpp), not a connect's
   std::string Why;
   if (tc_status_t St = parseAddressBlob(static_cast<const uint8_t *>(Blob), Size, Port,
-                                        Addresses, Why);
+                                        Addresses, Key, Why);
       St != TC_OK) {
     logError("tc_connect_address: " + Why);
     return St;

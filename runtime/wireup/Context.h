@@ -6,6 +6,9 @@
 #include "base/Timeouts.h"
 #include "receive/Context.h"
 
+#include "Signature.h"
+
+#include <array>
 #include <vector>
 
 namespace twochains::rt {
@@ -40,6 +43,13 @@ struct WireupContext : ReceiveContext {
   /// this process's rank, which every offer carries.
   uint64_t JobId = 0;
   uint32_t JobRank = NoJobRank;
+  /// This context's rank key, made with the context (its public half is
+  /// in its address blob), and once it joined a job every rank's public
+  /// key, by rank, from the job's blobs: a HELLO or WELCOME that claims
+  /// rank r must carry r's signature of the handshake's nonces
+  /// (Handshake.cpp). A rank is proved, not claimed.
+  format::Ed25519KeyPair RankKey;
+  std::vector<std::array<uint8_t, RankKeySize>> RankKeys;
   /// The job layer's hooks (job/Job.cpp). JobHello: an authenticated HELLO
   /// from a rank of this side's job (Peer->JobRank): 0 to take it,
   /// RefusalCrossed to refuse it quietly (a connection the other way is

@@ -8,6 +8,10 @@
 //   sender   -> receiver  HELLO      MAC, offer: its ring, credit line
 //   receiver -> sender    WELCOME    MAC, offer: the same for its side
 //
+// A job's HELLO and WELCOME also prove the offering side's rank: its
+// Ed25519 signature of the job, the rank and both nonces, checked with the
+// key its address blob published (a rank is proved, not claimed).
+//
 // Nothing of an offer is parsed before its MAC is checked; a sender that
 // finds the receiver's proof wrong still sends a HELLO, with no offer, so
 // that the receiver sees, counts and logs the failure too. UCX callbacks
@@ -27,6 +31,8 @@
 #include "wire/Formats.h"
 #include "wireup/Mailbox.h"
 
+#include "Signature.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -35,6 +41,8 @@ using namespace twochains::rt;
 static const char ServerLabel[] = "tc-auth-v1 server";
 static const char HelloLabel[] = "tc-auth-v1 hello";
 static const char WelcomeLabel[] = "tc-auth-v1 welcome";
+static const char HelloProofLabel[] = "tc-rank-v1 hello";
+static const char WelcomeProofLabel[] = "tc-rank-v1 welcome";
 
 /// Handshake messages queued at once, from every endpoint together: a flood
 /// of them costs a bounded amount of memory until the next control turn.
@@ -61,6 +69,54 @@ static void serverProof(const WireupContext *Ctx, const tc_peer *Peer, uint8_t O
               {Peer->ClientNonce, NonceSize},
               {Peer->ServerNonce, NonceSize}},
              Out);
+}
+
+/// What a rank signs to prove its rank in an offer: the label (HELLO and
+/// WELCOME differ, so that neither passes for the other), the job, the
+/// rank, whom the proof is for, and both nonces, the receiver's fresh: a
+/// proof is good for one handshake, and one side of it.
+static std::vector<uint8_t> rankProofText(const char *Label, size_t LabelSize, uint64_t Job,
+                                          uint32_t Rank, uint32_t For, const tc_peer *Peer) {
+  std::vector<uint8_t> T(Label, Label + LabelSize);
+  auto Put = [&](uint64_t V, int Bytes) {
+    for (int I = 0; I < Bytes; ++I)
+      T.push_back(uint8_t(V >> (8 * I)));
+  };
+  Put(Job, 8);
+  Put(Rank, 4);
+  Put(For, 4);
+  T.insert(T.end(), Peer->ClientNonce, Peer->ClientNonce + NonceSize);
+  T.insert(T.end(), Peer->ServerNonce, Peer->ServerNonce + NonceSize);
+  return T;
+}
+
+/// A job's offer about to leave: its rank's proof, for For. False if this
+/// side cannot sign (no key: libcrypto failed).
+static bool proveRank(const WireupContext *Ctx, const char *Label, size_t LabelSize,
+                      const tc_peer *Peer, uint32_t For, Offer &O) {
+  O.ProofFor = For;
+  std::vector<uint8_t> T = rankProofText(Label, LabelSize, O.Job, O.JobRank, For, Peer);
+  return Ctx->RankKey.sign(T.data(), T.size(), O.RankProof);
+}
+
+/// Whether an offer that claims rank O.JobRank of this side's job proves
+/// it: a rank of the job, its signature by that rank's published key, for
+/// For. Why says what failed (after "it" or "the receiver").
+static bool rankProved(const WireupContext *Ctx, const char *Label, size_t LabelSize,
+                       const tc_peer *Peer, const Offer &O, uint32_t For, std::string &Why) {
+  if (O.JobRank >= Ctx->RankKeys.size()) {
+    Why = "claims rank " + std::to_string(O.JobRank) + " of a job of " +
+          std::to_string(Ctx->RankKeys.size());
+    return false;
+  }
+  std::vector<uint8_t> T = rankProofText(Label, LabelSize, O.Job, O.JobRank, For, Peer);
+  if (!twochains::format::verifyEd25519(Ctx->RankKeys[O.JobRank].data(), T.data(), T.size(),
+                                        O.RankProof)) {
+    Why = "claims rank " + std::to_string(O.JobRank) +
+          " and does not prove it (no signature of this handshake by that rank's key)";
+    return false;
+  }
+  return true;
 }
 
 /// Receiver: ends a handshake that failed. The sender is told the status;
@@ -215,9 +271,27 @@ static void answerHello(WireupContext *Ctx, tc_peer *Peer, const WireupContext::
   for (size_t I = 0; I < Hello.Packages.size(); ++I)
     if (Hello.Receives[I])
       Peer->RemotePackages.push_back(identityTag(Hello.Packages[I].second));
-  // A rank of this side's job: the job layer says whether this connection
-  // is the one the pair keeps.
+  // A rank of this side's job proves it is that rank (its proof meant for
+  // this rank, or for whoever it reached); then the job layer says whether
+  // this connection is the one the pair keeps.
   Peer->JobRank = Ctx->JobId && Hello.Header.Job == Ctx->JobId ? Hello.Header.JobRank : NoJobRank;
+  if (Peer->JobRank != NoJobRank) {
+    std::string ProofWhy;
+    uint32_t For = Hello.Header.ProofFor;
+    if (For != NoJobRank && For != Ctx->JobRank) {
+      countHeld(Ctx, &tc_stats_t::auth_failures);
+      return refusePeer(Ctx, Peer,
+                        "its proof of rank " + std::to_string(Peer->JobRank) +
+                            " is meant for rank " + std::to_string(For) + ", not this one (" +
+                            std::to_string(Ctx->JobRank) + ")",
+                        TC_ERR_AUTH);
+    }
+    if (!rankProved(Ctx, HelloProofLabel, sizeof HelloProofLabel, Peer, Hello.Header, For,
+                    ProofWhy)) {
+      countHeld(Ctx, &tc_stats_t::auth_failures);
+      return refusePeer(Ctx, Peer, "it " + ProofWhy, TC_ERR_AUTH);
+    }
+  }
   if (Peer->JobRank != NoJobRank && Ctx->JobHello) {
     std::string JobWhy;
     if (int Verdict = Ctx->JobHello(Ctx, Peer, JobWhy); Verdict != 0)
@@ -240,6 +314,10 @@ static void answerHello(WireupContext *Ctx, tc_peer *Peer, const WireupContext::
   }
   if ((St = makeOffer(Ctx, Peer, W, Body)) != TC_OK)
     return refusePeer(Ctx, Peer, "cannot describe this side's ring");
+  // A rank proves its rank to the connecting side too: meant for the rank
+  // the HELLO proved (or for whoever connected, outside the job).
+  if (W.Job && !proveRank(Ctx, WelcomeProofLabel, sizeof WelcomeProofLabel, Peer, Peer->JobRank, W))
+    return refusePeer(Ctx, Peer, "cannot sign this rank's proof (libcrypto failed)", TC_ERR_IO);
   offerMac(Ctx, WelcomeLabel, sizeof WelcomeLabel, Peer, W, Body.data(), Body.size(), W.Mac);
   if (sendMessage(Ctx, Peer, AmWelcome, &W, sizeof W, Body.data(), Body.size()) != UCS_OK)
     return refusePeer(Ctx, Peer, "it does not take the welcome");
@@ -291,6 +369,11 @@ static tc_status_t sendHello(WireupContext *Ctx, tc_peer *Peer, bool Proved) {
     Peer->Path = Ctx->DataWorker ? PathRma : PathAm; // what this side can do
     if (setupLocalSide(Ctx, Peer) != TC_OK || makeOffer(Ctx, Peer, O, Body) != TC_OK)
       return connectFailed(Peer, TC_ERR_NO_MEMORY, "cannot set up this side's ring");
+    // A rank's HELLO proves its rank, for the rank whose address this is
+    // (none: an address the application named).
+    if (O.Job && !proveRank(Ctx, HelloProofLabel, sizeof HelloProofLabel, Peer,
+                            Peer->ExpectJobRank, O))
+      return connectFailed(Peer, TC_ERR_IO, "cannot sign this rank's proof (libcrypto failed)");
   } else {
     O.Magic = HandshakeMagic;
     O.Version = HandshakeVersion;
@@ -406,6 +489,14 @@ static tc_status_t takeWelcome(WireupContext *Ctx, tc_peer *Peer,
                                                                : "rank " + std::to_string(Rank)) +
                              ")");
   Peer->JobRank = Ctx->JobId && Welcome.Header.Job == Ctx->JobId ? Rank : NoJobRank;
+  // ... and proves it, to this rank.
+  if (std::string ProofWhy;
+      Peer->JobRank != NoJobRank &&
+      !rankProved(Ctx, WelcomeProofLabel, sizeof WelcomeProofLabel, Peer, Welcome.Header,
+                  Ctx->JobRank, ProofWhy)) {
+    countHeld(Ctx, &tc_stats_t::auth_failures);
+    return connectFailed(Peer, TC_ERR_AUTH, "the receiver " + ProofWhy);
+  }
   // The receiver may decline the RMA this side offered (its worker cannot
   // reach this one: another host without RDMA): frames then come by
   // message into the ring already mapped, and credits by message, into a
@@ -544,6 +635,10 @@ void twochains::rt::welcomePeer(WireupContext *Ctx, tc_peer *Peer) {
 }
 
 ucs_status_t twochains::rt::setupHandshake(WireupContext *Ctx) {
+  // Without one (libcrypto failed) the context still connects; it cannot
+  // join a job (job/Job.cpp says so).
+  if (!Ctx->RankKey.generate())
+    logDebug("no rank key: libcrypto could not make an Ed25519 key pair");
   addHousekeeping(Ctx, processHandshakes);
   return setControlHandlers(Ctx, {{AmAuth, &onMessage<AmAuth>},
                                   {AmChallenge, &onMessage<AmChallenge>},

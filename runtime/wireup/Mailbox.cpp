@@ -144,6 +144,7 @@ tc_status_t makeOffer(WireupContext *Ctx, tc_peer *Peer, Offer &O, std::vector<u
   O.PayloadAheadBytes = Ctx->PayloadAheadBytes;
   O.Job = Ctx->JobId;
   O.JobRank = Ctx->JobId ? Ctx->JobRank : NoJobRank;
+  O.ProofFor = NoJobRank; // and no proof: the handshake signs (Handshake.cpp)
   Body.clear();
   // The packages go last, after what the path needs; both paths carry them.
   // Each name once: a build deployed beside the one loaded shares its

@@ -1,6 +1,6 @@
 //===- HandshakeOfferFuzzer.cpp - parseOffer and checkPackedRkey ----------===//
 //
-// Input: an offer header's bytes (the first 136, fewer or more too), then
+// Input: an offer header's bytes (the first 200, fewer or more too), then
 // its body (keys, worker address and doorbell key, then the packages
 // section). An accepted offer's pointers must lie in the body, its sizes
 // within the limits, and each memory key well-formed by the same check.
@@ -37,8 +37,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   if (!O.Slots || O.Slots > MaxSlots || O.SlotSize % 64 || O.SlotSize > MaxSlotSize ||
       uint64_t(O.Slots) * O.SlotSize > MaxRingBytes)
     broken("ring is out of bounds");
-  if (O.PayloadAheadBytes > MaxPayloadAheadBytes || O.Reserved)
+  if (O.PayloadAheadBytes > MaxPayloadAheadBytes)
     broken("payloads ahead are out of bounds");
+  if (O.Job && (O.JobRank >= MaxJobRanks || (O.ProofFor != NoJobRank && O.ProofFor >= MaxJobRanks)))
+    broken("job ranks are out of bounds");
   if (O.PackagesSize > Body.size() || P.Packages.size() > MaxOfferPackages)
     broken("packages lie outside its body");
   for (const auto &[Name, Identity] : P.Packages)

@@ -190,6 +190,13 @@ TEST(Offer, Bounds) {
   EXPECT_EQ(parse(O), TC_OK);
   O.JobRank = MaxJobRanks;
   EXPECT_EQ(parse(O), TC_ERR_BAD_OFFER);
+  O.JobRank = 7;
+  O.ProofFor = 3; // a proof for rank 3, or for any (NoJobRank)
+  EXPECT_EQ(parse(O), TC_OK);
+  O.ProofFor = NoJobRank;
+  EXPECT_EQ(parse(O), TC_OK);
+  O.ProofFor = MaxJobRanks;
+  EXPECT_EQ(parse(O), TC_ERR_BAD_OFFER);
   O = goodOffer();
   O.Flags = OfferStoresDirect;
   EXPECT_EQ(parse(O), TC_OK);

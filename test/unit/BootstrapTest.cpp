@@ -37,7 +37,7 @@ TEST(Bootstrap, PortZeroAndTheAddressBlob) {
   ASSERT_EQ(tc_listen_port(Ctx, &Port), TC_OK);
   EXPECT_NE(Port, 0);
   ASSERT_EQ(tc_context_address(Ctx, nullptr, &Size), TC_OK);
-  EXPECT_EQ(Size, 12u + 4u) << "one address: the one it listens on";
+  EXPECT_EQ(Size, 12u + 4u + 32u) << "one address, the one it listens on, and the rank key";
   std::vector<unsigned char> Blob(Size);
   size_t Small = Size - 1;
   EXPECT_EQ(tc_context_address(Ctx, Blob.data(), &Small), TC_ERR_TOO_LARGE);

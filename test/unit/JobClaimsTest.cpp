@@ -1,13 +1,21 @@
 //===- JobClaimsTest.cpp - What a connection may claim to be in a job -----===//
 //
-// A peer that holds the job's key may claim any rank in its HELLO. Claims
-// of the receiver's own rank are taken only from the receiver's own
-// connects (issue 41, item 2): a connection from elsewhere that claimed
-// rank 0 to rank 0 was taken as rank 0 itself, and five frames over it
-// made every later tc_job_quiesce of the job time out.
+// A connection of a job claims a rank in its HELLO, and the receiver's
+// WELCOME claims the receiver's. Holding the job's key is not enough to
+// be taken for a rank (issue 41, item 3): each rank publishes the public
+// half of its rank key with its address, and a claim of rank r carries
+// r's signature of the handshake's nonces. Before, a key holder claiming
+// rank 2 that reached rank 1 first was taken for rank 2, and the real
+// rank 2 was then locked out of rank 1.
 //
-// Both contexts are made members of one job of two by hand (JobId, the
-// ranks), as tc_job_join would leave them, without a launcher.
+// Claims of the receiver's own rank are also taken only from the
+// receiver's own connects (issue 41, item 2): a connection from elsewhere
+// that claimed rank 0 to rank 0 was taken as rank 0 itself, and five
+// frames over it made every later tc_job_quiesce of the job time out.
+//
+// The contexts are made ranks of one job by hand (JobId, the ranks, their
+// published keys and addresses), as tc_job_join would leave them, without
+// a launcher.
 //
 //===----------------------------------------------------------------------===//
 #include "TwoContexts.h"
@@ -15,23 +23,38 @@
 #include "context/Context.h"
 #include "job/Context.h"
 
+#include <arpa/inet.h>
+
 namespace {
 
 using namespace twochains::rt;
 
 constexpr uint64_t TestJob = 0x7e57'10b5'0000'0001ull;
 
-/// Ctx as rank Rank of a job of two (what tc_job_join sets).
-void makeRank(tc_context_t *Api, uint32_t Rank) {
+using RankKey = std::array<uint8_t, RankKeySize>;
+
+/// The public rank key a context publishes with its address.
+RankKey publishedKey(tc_context_t *Api) { return partOf<JobContext>(Api)->RankKey.publicKey(); }
+
+/// Ctx as rank Rank of a job whose ranks published Keys (what tc_job_join
+/// sets from their blobs); rank R listens on 127.0.0.1:Ports[R], if given.
+void makeRank(tc_context_t *Api, uint32_t Rank, const std::vector<RankKey> &Keys,
+              const std::vector<uint16_t> &Ports = {}) {
   auto *Ctx = partOf<JobContext>(Api);
   std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
   Ctx->JobId = TestJob;
   Ctx->JobRank = Rank;
-  Ctx->JobSize = 2;
+  Ctx->JobSize = uint32_t(Keys.size());
   Ctx->Joined = true;
-  Ctx->Ranks.resize(2);
-  for (uint32_t R = 0; R < 2; ++R)
+  Ctx->RankKeys = Keys;
+  Ctx->Ranks.resize(Keys.size());
+  for (uint32_t R = 0; R < Keys.size(); ++R) {
     Ctx->Ranks[R].Rank = R;
+    if (R < Ports.size() && Ports[R]) {
+      Ctx->Ranks[R].Addresses = {htonl(INADDR_LOOPBACK)};
+      Ctx->Ranks[R].Port = Ports[R];
+    }
+  }
 }
 
 /// Connects From to the receiver's port, closes what it got; the status.
@@ -43,6 +66,16 @@ tc_status_t connectOnce(tc_context_t *From, uint16_t Port, int TimeoutMs) {
   return St;
 }
 
+/// Whether the receiver holds a welcomed connection taken for Rank.
+bool holdsRank(tc_context_t *Api, uint32_t Rank) {
+  auto *Ctx = partOf<JobContext>(Api);
+  std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
+  for (auto &P : Ctx->Accepted)
+    if (P->Welcomed && !P->Failed && P->JobRank == Rank)
+      return true;
+  return false;
+}
+
 /// A connection from another process claiming the receiver's own rank is
 /// refused, saying why; the receiver's connect to itself is still taken.
 TEST_F(TwoContexts, AClaimOfTheReceiversOwnRankIsRefused) {
@@ -50,25 +83,132 @@ TEST_F(TwoContexts, AClaimOfTheReceiversOwnRankIsRefused) {
   ASSERT_NO_FATAL_FAILURE(start());
   tc_peer_close(Peer);
   Peer = nullptr;
-  makeRank(Receiver.Ctx, 0);
-  makeRank(Sender.Ctx, 0); // the impostor: same job, rank 0
-  EXPECT_NE(connectOnce(Sender.Ctx, Port, ConnectTimeoutMs), TC_OK)
+  std::vector<RankKey> Keys = {publishedKey(Receiver.Ctx), publishedKey(Sender.Ctx)};
+  makeRank(Receiver.Ctx, 0, Keys);
+  makeRank(Sender.Ctx, 0, Keys); // the impostor: same job, rank 0
+  EXPECT_EQ(connectOnce(Sender.Ctx, Port, ConnectTimeoutMs), TC_ERR_AUTH)
       << "a connection from elsewhere was taken as rank 0 itself";
+  EXPECT_TRUE(logged("claims rank 0 and does not prove it")) << describe();
+
+  // Even a claim that proves rank 0 (the receiver is told that rank 0's
+  // key is the sender's) is refused: it is not the receiver's own connect.
+  std::vector<RankKey> Lied = {publishedKey(Sender.Ctx), publishedKey(Sender.Ctx)};
+  makeRank(Receiver.Ctx, 0, Lied);
+  EXPECT_NE(connectOnce(Sender.Ctx, Port, ConnectTimeoutMs), TC_OK);
   EXPECT_TRUE(logged("claims this process's own rank 0")) << describe();
 
   // A rank that claims its own rank (as rank 1 would its: here the
   // sender, made rank 1) is taken.
-  makeRank(Sender.Ctx, 1);
+  makeRank(Receiver.Ctx, 0, Keys);
+  makeRank(Sender.Ctx, 1, Keys);
   EXPECT_EQ(connectOnce(Sender.Ctx, Port, ConnectTimeoutMs), TC_OK) << describe();
 }
 
 /// The receiver's own connect to itself, claiming its rank, is taken: the
-/// nonces of its handshake are its own connect's.
+/// nonces of its handshake are its own connect's, and it holds the key.
 TEST_F(TwoContexts, AProcessConnectingToItselfKeepsItsRank) {
   Drive = Driver::TestThread;
   ASSERT_NO_FATAL_FAILURE(start());
-  makeRank(Receiver.Ctx, 0);
+  makeRank(Receiver.Ctx, 0, {publishedKey(Receiver.Ctx), publishedKey(Sender.Ctx)});
   EXPECT_EQ(connectOnce(Receiver.Ctx, Port, ConnectTimeoutMs), TC_OK) << describe();
+}
+
+/// A job of three: the receiver is rank 1, a third context the real rank
+/// 2, and the sender holds the job's key (all share it) but not rank 2's
+/// private key. Its claim of rank 2 is refused.
+TEST_F(TwoContexts, AClaimOfAnotherRankWithoutItsKeyIsRefused) {
+  Drive = Driver::Executor;
+  ASSERT_NO_FATAL_FAILURE(start());
+  tc_peer_close(Peer);
+  Peer = nullptr;
+  Side *Rank2 = nullptr;
+  ASSERT_NO_FATAL_FAILURE(Rank2 = createExtraSide("rank 2"));
+  ASSERT_NE(Rank2, nullptr);
+  std::vector<RankKey> Keys = {publishedKey(Sender.Ctx), publishedKey(Receiver.Ctx),
+                               publishedKey(Rank2->Ctx)};
+  makeRank(Receiver.Ctx, 1, Keys);
+  makeRank(Sender.Ctx, 2, Keys); // the impostor
+  uint64_t Failures = stats(Receiver).auth_failures;
+  EXPECT_EQ(connectOnce(Sender.Ctx, Port, ConnectTimeoutMs), TC_ERR_AUTH)
+      << "a key holder was taken for rank 2";
+  EXPECT_TRUE(logged("claims rank 2 and does not prove it")) << describe();
+  EXPECT_GT(stats(Receiver).auth_failures, Failures);
+  EXPECT_FALSE(holdsRank(Receiver.Ctx, 2));
+}
+
+/// The impostor reaches rank 1 first and keeps its connection; the real
+/// rank 2's connection to rank 1 (its handle, in the background) is still
+/// made and taken as rank 2's. Before, rank 1 refused it as crossed while
+/// the impostor's stayed, and its frames and calls timed out.
+TEST_F(TwoContexts, TheRealRankIsTakenAfterAnImpostorsClaim) {
+  Drive = Driver::Executor;
+  ASSERT_NO_FATAL_FAILURE(start());
+  tc_peer_close(Peer);
+  Peer = nullptr;
+  Side *Rank2 = nullptr;
+  ASSERT_NO_FATAL_FAILURE(Rank2 = createExtraSide("rank 2"));
+  ASSERT_NE(Rank2, nullptr);
+  std::vector<RankKey> Keys = {publishedKey(Sender.Ctx), publishedKey(Receiver.Ctx),
+                               publishedKey(Rank2->Ctx)};
+  std::vector<uint16_t> Ports = {0, Port, 0};
+  makeRank(Receiver.Ctx, 1, Keys, Ports);
+  makeRank(Sender.Ctx, 2, Keys, Ports); // the impostor
+  makeRank(Rank2->Ctx, 2, Keys, Ports);
+
+  tc_peer_t *Impostor = nullptr;
+  tc_status_t St = tc_connect(Sender.Ctx, "127.0.0.1", Port, ConnectTimeoutMs, &Impostor);
+  EXPECT_NE(St, TC_OK) << "a key holder was taken for rank 2";
+  // Kept open, if it was taken, while the real rank connects.
+  tc_peer_t *Handle = nullptr;
+  ASSERT_EQ(tc_job_peer(Rank2->Ctx, 1, &Handle), TC_OK);
+  EXPECT_EQ(tc_flush(Handle, WaitMs), TC_OK)
+      << "the real rank 2 did not reach rank 1\n" << describe();
+  auto *Ctx1 = partOf<JobContext>(Receiver.Ctx);
+  EXPECT_TRUE(progressUntil(
+      [&] {
+        std::lock_guard<std::recursive_mutex> G(Ctx1->Lock);
+        RouteTarget &T = Ctx1->Ranks[2];
+        return T.Handle && T.Handle->Bound && !T.Handle->Bound->Failed &&
+               T.Handle->Bound->JobRank == 2;
+      },
+      "rank 1 bound its handle of rank 2 to the real rank's connection"));
+  if (Impostor)
+    tc_peer_close(Impostor);
+}
+
+/// The real rank 2, which proves its rank, is taken as rank 2; it checks
+/// in turn that the receiver proves rank 1.
+TEST_F(TwoContexts, AProvedClaimIsTaken) {
+  Drive = Driver::Executor;
+  ASSERT_NO_FATAL_FAILURE(start());
+  tc_peer_close(Peer);
+  Peer = nullptr;
+  std::vector<RankKey> Keys = {publishedKey(Receiver.Ctx), publishedKey(Sender.Ctx)};
+  makeRank(Receiver.Ctx, 0, Keys);
+  makeRank(Sender.Ctx, 1, Keys);
+  tc_peer_t *P = nullptr;
+  ASSERT_EQ(tc_connect(Sender.Ctx, "127.0.0.1", Port, ConnectTimeoutMs, &P), TC_OK)
+      << describe();
+  EXPECT_TRUE(progressUntil([&] { return holdsRank(Receiver.Ctx, 1); },
+                            "the receiver took the connection as rank 1's"));
+  tc_peer_close(P);
+}
+
+/// A receiver that claims a rank it cannot prove (the sender was told
+/// another key for rank 0) is refused by the sender: a WELCOME proves the
+/// receiver's rank as a HELLO proves the sender's.
+TEST_F(TwoContexts, AWelcomeThatDoesNotProveItsRankIsRefused) {
+  Drive = Driver::Executor;
+  ASSERT_NO_FATAL_FAILURE(start());
+  tc_peer_close(Peer);
+  Peer = nullptr;
+  Side *Other = nullptr;
+  ASSERT_NO_FATAL_FAILURE(Other = createExtraSide("the real rank 0"));
+  ASSERT_NE(Other, nullptr);
+  makeRank(Receiver.Ctx, 0, {publishedKey(Receiver.Ctx), publishedKey(Sender.Ctx)});
+  makeRank(Sender.Ctx, 1, {publishedKey(Other->Ctx), publishedKey(Sender.Ctx)});
+  EXPECT_EQ(connectOnce(Sender.Ctx, Port, ConnectTimeoutMs), TC_ERR_AUTH);
+  EXPECT_TRUE(logged("the receiver claims rank 0 and does not prove it")) << describe();
 }
 
 } // namespace
