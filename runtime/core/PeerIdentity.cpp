@@ -16,6 +16,15 @@ static PeerIdentity ipv4(const in_addr &A) {
 
 PeerIdentity PeerIdentity::of(const sockaddr_in &SA) { return ipv4(SA.sin_addr); }
 
+PeerIdentity PeerIdentity::ofRank(uint32_t Rank) {
+  PeerIdentity Id;
+  Id.Family = FamilyJobRank;
+  Id.Bits = 32;
+  uint32_t Net = htonl(Rank);
+  std::memcpy(Id.Address, &Net, 4);
+  return Id;
+}
+
 PeerIdentity PeerIdentity::of(const sockaddr_storage &SA) {
   if (SA.ss_family == AF_INET)
     return of(reinterpret_cast<const sockaddr_in &>(SA));
@@ -55,6 +64,11 @@ bool PeerIdentity::within(const PeerIdentity &Group) const {
 }
 
 std::string PeerIdentity::str() const {
+  if (Family == FamilyJobRank) {
+    uint32_t Net;
+    std::memcpy(&Net, Address, 4);
+    return "rank " + std::to_string(ntohl(Net));
+  }
   char Text[INET6_ADDRSTRLEN] = "";
   if (Family != AF_INET && Family != AF_INET6)
     return "unknown address";

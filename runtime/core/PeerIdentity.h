@@ -2,10 +2,11 @@
 //
 // A connection ends and the same peer comes back on another: what is kept
 // against a peer across its connections (quarantine by address,
-// containment/AddressQuarantine.h) is kept against its identity. Now that
-// is its network address, without the port (a reconnect takes a new one);
-// a job's rank will join it once jobs exist, and identities that differ in
-// it will then be told apart.
+// containment/AddressQuarantine.h) is kept against its identity: a rank of
+// this side's job that proved its rank (wireup/Handshake.cpp) is that
+// rank, whatever its address (every rank of a node shares one); any other
+// peer is its network address, without the port (a reconnect takes a new
+// one).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TWOCHAINS_RUNTIME_CORE_PEERIDENTITY_H
@@ -21,8 +22,12 @@ struct sockaddr_in;
 namespace twochains::rt {
 
 struct PeerIdentity {
-  /// AF_INET or AF_INET6 (an IPv4-mapped IPv6 address is IPv4); AF_UNSPEC
-  /// when the address is not known: all such peers are one identity.
+  /// A proved rank of this side's job: its rank in Address's first four
+  /// bytes (network order), Bits 32. Neither an address nor within one.
+  static constexpr uint16_t FamilyJobRank = 0xffff;
+  /// AF_INET or AF_INET6 (an IPv4-mapped IPv6 address is IPv4), or
+  /// FamilyJobRank; AF_UNSPEC when the address is not known: all such
+  /// peers are one identity.
   uint16_t Family = AF_UNSPEC;
   /// The leading bits of Address that count: all of them (32, 128) for one
   /// address, fewer for a group of addresses (hostGroup).
@@ -31,6 +36,7 @@ struct PeerIdentity {
 
   static PeerIdentity of(const sockaddr_storage &SA);
   static PeerIdentity of(const sockaddr_in &SA);
+  static PeerIdentity ofRank(uint32_t Rank);
 
   /// The group of addresses that are certainly one host with this one, so
   /// that they are charged together: 127.0.0.0/8 for a loopback address.
@@ -38,7 +44,7 @@ struct PeerIdentity {
   bool hostGroup(PeerIdentity &Out) const;
   /// Whether this identity is Group or one of its addresses.
   bool within(const PeerIdentity &Group) const;
-  /// "192.0.2.7", "127.0.0.0/8", "unknown address".
+  /// "192.0.2.7", "127.0.0.0/8", "rank 3", "unknown address".
   std::string str() const;
 
   bool operator==(const PeerIdentity &O) const {

@@ -52,7 +52,8 @@ void twochains::rt::chargeAbandoned(ReceiveContext *Ctx, tc_peer *Peer, const Ja
              "quarantined " +
                  (Host ? "host " + V.Refused.str() + " (the addresses of " + Peer->Identity.str() +
                              "'s host together)"
-                       : "address " + V.Refused.str()) +
+                  : V.Refused.Family == PeerIdentity::FamilyJobRank ? V.Refused.str()
+                                                                    : "address " + V.Refused.str()) +
                  " for " + std::to_string(Q.windowNs() / NsPerS) +
                  " s: its abandoned frames took " + ms(V.ChargedNs) + " within " +
                  std::to_string(Q.windowNs() / NsPerS) + " s, past its budget of " +

@@ -225,15 +225,6 @@ static void answerHello(WireupContext *Ctx, tc_peer *Peer, const WireupContext::
                       TC_ERR_AUTH);
   }
   Peer->AuthState = tc_peer::Auth::Authenticated;
-  // A reconnect does not reset its address's quarantine.
-  if (uint64_t Until = addressRefusedUntil(Ctx, Peer->Identity)) {
-    countHeld(Ctx, &tc_stats_t::peers_quarantined);
-    return refusePeer(Ctx, Peer,
-                      "its address is quarantined for " +
-                          std::to_string((Until - std::min(Until, nowNs())) / NsPerMs) +
-                          " ms more (its abandoned frames took more than their budget)",
-                      TC_ERR_QUARANTINED);
-  }
   // Places for authenticated peers are theirs alone (a connection still
   // authenticating took one of max_startups instead).
   size_t Peers = 0;
@@ -291,6 +282,21 @@ static void answerHello(WireupContext *Ctx, tc_peer *Peer, const WireupContext::
       countHeld(Ctx, &tc_stats_t::auth_failures);
       return refusePeer(Ctx, Peer, "it " + ProofWhy, TC_ERR_AUTH);
     }
+    // Charged and refused as its rank from now on, not as its address,
+    // which the job's other ranks on its node share.
+    Peer->Identity = PeerIdentity::ofRank(Peer->JobRank);
+  }
+  // A reconnect does not reset its quarantine (its address's, or its
+  // rank's).
+  if (uint64_t Until = addressRefusedUntil(Ctx, Peer->Identity)) {
+    countHeld(Ctx, &tc_stats_t::peers_quarantined);
+    return refusePeer(Ctx, Peer,
+                      (Peer->Identity.Family == PeerIdentity::FamilyJobRank ? "its rank"
+                                                                             : "its address") +
+                          std::string(" is quarantined for ") +
+                          std::to_string((Until - std::min(Until, nowNs())) / NsPerMs) +
+                          " ms more (its abandoned frames took more than their budget)",
+                      TC_ERR_QUARANTINED);
   }
   if (Peer->JobRank != NoJobRank && Ctx->JobHello) {
     std::string JobWhy;
@@ -497,6 +503,8 @@ static tc_status_t takeWelcome(WireupContext *Ctx, tc_peer *Peer,
     countHeld(Ctx, &tc_stats_t::auth_failures);
     return connectFailed(Peer, TC_ERR_AUTH, "the receiver " + ProofWhy);
   }
+  if (Peer->JobRank != NoJobRank)
+    Peer->Identity = PeerIdentity::ofRank(Peer->JobRank);
   // The receiver may decline the RMA this side offered (its worker cannot
   // reach this one: another host without RDMA): frames then come by
   // message into the ring already mapped, and credits by message, into a

@@ -52,6 +52,20 @@ TEST(PeerIdentity, LoopbackIsOneHost) {
   EXPECT_TRUE(ipv4("192.0.2.7").within(ipv4("192.0.2.7")));
 }
 
+/// A proved rank is its rank: not an address, in no address's group, and
+/// charged alone.
+TEST(PeerIdentity, ARankIsNoAddress) {
+  PeerIdentity R3 = PeerIdentity::ofRank(3), Host;
+  EXPECT_EQ(R3.str(), "rank 3");
+  EXPECT_FALSE(R3.hostGroup(Host));
+  ASSERT_TRUE(ipv4("127.0.0.1").hostGroup(Host));
+  EXPECT_FALSE(R3.within(Host));
+  EXPECT_FALSE(R3.within(ipv4("0.0.0.3")));
+  EXPECT_FALSE(ipv4("0.0.0.3").within(R3));
+  EXPECT_TRUE(R3.within(PeerIdentity::ofRank(3)));
+  EXPECT_FALSE(R3 == PeerIdentity::ofRank(4));
+}
+
 TEST(AddressQuarantine, PastTheBudgetRefusedForAWindow) {
   AddressQuarantine Q = quarantine();
   PeerIdentity A = ipv4("192.0.2.7"), B = ipv4("192.0.2.8");

@@ -22,6 +22,7 @@
 
 #include "context/Context.h"
 #include "job/Context.h"
+#include "receive/Quarantine.h"
 
 #include <arpa/inet.h>
 
@@ -209,6 +210,53 @@ TEST_F(TwoContexts, AWelcomeThatDoesNotProveItsRankIsRefused) {
   makeRank(Sender.Ctx, 1, {publishedKey(Other->Ctx), publishedKey(Sender.Ctx)});
   EXPECT_EQ(connectOnce(Sender.Ctx, Port, ConnectTimeoutMs), TC_ERR_AUTH);
   EXPECT_TRUE(logged("the receiver claims rank 0 and does not prove it")) << describe();
+}
+
+/// Abandoned frames of a proved rank are charged to its rank, not to its
+/// address, which every rank of its node shares (issue 41, item 8): the
+/// quarantined rank is refused, another rank on the same address is not.
+/// Before, the address (127.0.0.1, and loopback's host group) was refused,
+/// and with it every rank on the node for the quarantine's window.
+TEST_F(TwoContexts, AQuarantinedRankDoesNotLockOutTheOtherRanksOfItsNode) {
+  Drive = Driver::Executor;
+  ASSERT_NO_FATAL_FAILURE(start());
+  tc_peer_close(Peer);
+  Peer = nullptr;
+  Side *Rank2 = nullptr;
+  ASSERT_NO_FATAL_FAILURE(Rank2 = createExtraSide("rank 2"));
+  ASSERT_NE(Rank2, nullptr);
+  std::vector<RankKey> Keys = {publishedKey(Sender.Ctx), publishedKey(Receiver.Ctx),
+                               publishedKey(Rank2->Ctx)};
+  makeRank(Sender.Ctx, 0, Keys);
+  makeRank(Receiver.Ctx, 1, Keys);
+  makeRank(Rank2->Ctx, 2, Keys);
+  tc_peer_t *Bad = nullptr;
+  ASSERT_EQ(tc_connect(Sender.Ctx, "127.0.0.1", Port, ConnectTimeoutMs, &Bad), TC_OK)
+      << describe();
+  ASSERT_TRUE(progressUntil([&] { return holdsRank(Receiver.Ctx, 0); },
+                            "the receiver took rank 0's connection"));
+  {
+    // One abandoned frame of rank 0's past a budget of one charge.
+    auto *Ctx = partOf<ReceiveContext>(Receiver.Ctx);
+    std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
+    Ctx->Jams.Addresses.setBudget(AddressQuarantine::MinChargeNs, 60'000'000'000ull);
+    tc_peer *From = nullptr;
+    for (auto &P : Ctx->Accepted)
+      if (P->Welcomed && !P->Failed && P->JobRank == 0)
+        From = P.get();
+    ASSERT_NE(From, nullptr);
+    JamRun Run;
+    Run.Serial = 1; // not seen by the watchdog: charged the least
+    chargeAbandoned(Ctx, From, Run);
+  }
+  EXPECT_TRUE(logged("quarantined rank 0")) << describe();
+  tc_peer_close(Bad);
+  EXPECT_EQ(connectOnce(Rank2->Ctx, Port, ConnectTimeoutMs), TC_OK)
+      << "rank 2, on rank 0's address, was refused\n"
+      << describe();
+  EXPECT_EQ(connectOnce(Sender.Ctx, Port, ConnectTimeoutMs), TC_ERR_QUARANTINED)
+      << "rank 0 came back\n"
+      << describe();
 }
 
 } // namespace
