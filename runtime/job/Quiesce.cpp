@@ -127,6 +127,16 @@ ucs_status_t onQuiesce(void *Arg, const void *Header, size_t HeaderLength, void 
     refuseMessage(Ctx, Peer, "a malformed quiescence message", Param);
     return UCS_OK;
   }
+  // Only over the connection the pair keeps: the one both ranks' handles
+  // name, which rank words and the decision travel on too. Another that
+  // the rank proved (a second connect, never kept) speaks for no wave.
+  if (boundTo(Ctx, Peer->JobRank) != Peer) {
+    refuseMessage(Ctx, Peer,
+                  "a quiescence message on a connection that is not the one kept with rank " +
+                      std::to_string(Peer->JobRank),
+                  Param);
+    return UCS_OK;
+  }
   if (M.Kind == QuiesceReport) {
     takeReport(Ctx, Peer->JobRank, M);
   } else if (M.Kind == QuiesceDecision) {

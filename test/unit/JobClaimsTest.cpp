@@ -259,4 +259,57 @@ TEST_F(TwoContexts, AQuarantinedRankDoesNotLockOutTheOtherRanksOfItsNode) {
       << describe();
 }
 
+/// Quiescence speaks only over the connection the pair keeps (issue 41,
+/// item 2). A connection of rank 1's own that the receiver (rank 0)
+/// welcomed but never kept (tc_connect to its address sends no READY)
+/// carries a report of rank 1's: it is refused, not counted in the wave.
+TEST_F(TwoContexts, AQuiesceReportOnAConnectionNotKeptIsRefused) {
+  Drive = Driver::Executor;
+  ASSERT_NO_FATAL_FAILURE(start());
+  tc_peer_close(Peer);
+  Peer = nullptr;
+  std::vector<RankKey> Keys = {publishedKey(Receiver.Ctx), publishedKey(Sender.Ctx)};
+  makeRank(Receiver.Ctx, 0, Keys);
+  makeRank(Sender.Ctx, 1, Keys);
+  {
+    auto *Ctx = partOf<JobContext>(Receiver.Ctx);
+    std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
+    // As tc_job_join sizes them.
+    Ctx->Quiesce.ReportWave.assign(2, -1);
+    Ctx->Quiesce.Sent.assign(2, 0);
+    Ctx->Quiesce.Done.assign(2, 0);
+    Ctx->Quiesce.Unchanged.assign(2, 0);
+  }
+  tc_peer_t *P = nullptr;
+  ASSERT_EQ(tc_connect(Sender.Ctx, "127.0.0.1", Port, ConnectTimeoutMs, &P), TC_OK)
+      << describe();
+  ASSERT_TRUE(progressUntil([&] { return holdsRank(Receiver.Ctx, 1); },
+                            "the receiver took the connection as rank 1's"));
+  uint64_t Refused = stats(Receiver).messages_refused;
+  QuiesceMessage M = {QuiesceMagic, 1 /* report */, 0, 0, 1, 0, 0};
+  ucp_request_param_t Q = {};
+  Q.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  Q.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
+  ucs_status_ptr_t R = ucp_am_send_nbx(P->Ep, AmQuiesce, &M, sizeof M, nullptr, 0, &Q);
+  ASSERT_FALSE(UCS_PTR_IS_ERR(R));
+  while (R && ucp_request_check_status(R) == UCS_INPROGRESS)
+    ucp_worker_progress(Sender.Ctx->Worker);
+  if (R)
+    ucp_request_free(R);
+  EXPECT_TRUE(progressUntil(
+      [&] {
+        ucp_worker_progress(Sender.Ctx->Worker);
+        return stats(Receiver).messages_refused > Refused;
+      },
+      "the receiver refused the report"))
+      << describe();
+  EXPECT_TRUE(logged("not the one kept with rank 1")) << describe();
+  {
+    auto *Ctx = partOf<JobContext>(Receiver.Ctx);
+    std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
+    EXPECT_EQ(Ctx->Quiesce.ReportWave[1], -1) << "the report was counted in the wave";
+  }
+  tc_peer_close(P);
+}
+
 } // namespace
