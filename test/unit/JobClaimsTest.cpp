@@ -18,6 +18,7 @@
 // a launcher.
 //
 //===----------------------------------------------------------------------===//
+#include "RawMessage.h"
 #include "TwoContexts.h"
 
 #include "context/Context.h"
@@ -81,9 +82,7 @@ bool holdsRank(tc_context_t *Api, uint32_t Rank) {
 /// refused, saying why; the receiver's connect to itself is still taken.
 TEST_F(TwoContexts, AClaimOfTheReceiversOwnRankIsRefused) {
   Drive = Driver::Executor;
-  ASSERT_NO_FATAL_FAILURE(start());
-  tc_peer_close(Peer);
-  Peer = nullptr;
+  ASSERT_NO_FATAL_FAILURE(startUnconnected());
   std::vector<RankKey> Keys = {publishedKey(Receiver.Ctx), publishedKey(Sender.Ctx)};
   makeRank(Receiver.Ctx, 0, Keys);
   makeRank(Sender.Ctx, 0, Keys); // the impostor: same job, rank 0
@@ -119,9 +118,7 @@ TEST_F(TwoContexts, AProcessConnectingToItselfKeepsItsRank) {
 /// private key. Its claim of rank 2 is refused.
 TEST_F(TwoContexts, AClaimOfAnotherRankWithoutItsKeyIsRefused) {
   Drive = Driver::Executor;
-  ASSERT_NO_FATAL_FAILURE(start());
-  tc_peer_close(Peer);
-  Peer = nullptr;
+  ASSERT_NO_FATAL_FAILURE(startUnconnected());
   Side *Rank2 = nullptr;
   ASSERT_NO_FATAL_FAILURE(Rank2 = createExtraSide("rank 2"));
   ASSERT_NE(Rank2, nullptr);
@@ -143,9 +140,7 @@ TEST_F(TwoContexts, AClaimOfAnotherRankWithoutItsKeyIsRefused) {
 /// the impostor's stayed, and its frames and calls timed out.
 TEST_F(TwoContexts, TheRealRankIsTakenAfterAnImpostorsClaim) {
   Drive = Driver::Executor;
-  ASSERT_NO_FATAL_FAILURE(start());
-  tc_peer_close(Peer);
-  Peer = nullptr;
+  ASSERT_NO_FATAL_FAILURE(startUnconnected());
   Side *Rank2 = nullptr;
   ASSERT_NO_FATAL_FAILURE(Rank2 = createExtraSide("rank 2"));
   ASSERT_NE(Rank2, nullptr);
@@ -181,9 +176,7 @@ TEST_F(TwoContexts, TheRealRankIsTakenAfterAnImpostorsClaim) {
 /// in turn that the receiver proves rank 1.
 TEST_F(TwoContexts, AProvedClaimIsTaken) {
   Drive = Driver::Executor;
-  ASSERT_NO_FATAL_FAILURE(start());
-  tc_peer_close(Peer);
-  Peer = nullptr;
+  ASSERT_NO_FATAL_FAILURE(startUnconnected());
   std::vector<RankKey> Keys = {publishedKey(Receiver.Ctx), publishedKey(Sender.Ctx)};
   makeRank(Receiver.Ctx, 0, Keys);
   makeRank(Sender.Ctx, 1, Keys);
@@ -200,9 +193,7 @@ TEST_F(TwoContexts, AProvedClaimIsTaken) {
 /// receiver's rank as a HELLO proves the sender's.
 TEST_F(TwoContexts, AWelcomeThatDoesNotProveItsRankIsRefused) {
   Drive = Driver::Executor;
-  ASSERT_NO_FATAL_FAILURE(start());
-  tc_peer_close(Peer);
-  Peer = nullptr;
+  ASSERT_NO_FATAL_FAILURE(startUnconnected());
   Side *Other = nullptr;
   ASSERT_NO_FATAL_FAILURE(Other = createExtraSide("the real rank 0"));
   ASSERT_NE(Other, nullptr);
@@ -219,9 +210,7 @@ TEST_F(TwoContexts, AWelcomeThatDoesNotProveItsRankIsRefused) {
 /// and with it every rank on the node for the quarantine's window.
 TEST_F(TwoContexts, AQuarantinedRankDoesNotLockOutTheOtherRanksOfItsNode) {
   Drive = Driver::Executor;
-  ASSERT_NO_FATAL_FAILURE(start());
-  tc_peer_close(Peer);
-  Peer = nullptr;
+  ASSERT_NO_FATAL_FAILURE(startUnconnected());
   Side *Rank2 = nullptr;
   ASSERT_NO_FATAL_FAILURE(Rank2 = createExtraSide("rank 2"));
   ASSERT_NE(Rank2, nullptr);
@@ -265,9 +254,7 @@ TEST_F(TwoContexts, AQuarantinedRankDoesNotLockOutTheOtherRanksOfItsNode) {
 /// carries a report of rank 1's: it is refused, not counted in the wave.
 TEST_F(TwoContexts, AQuiesceReportOnAConnectionNotKeptIsRefused) {
   Drive = Driver::Executor;
-  ASSERT_NO_FATAL_FAILURE(start());
-  tc_peer_close(Peer);
-  Peer = nullptr;
+  ASSERT_NO_FATAL_FAILURE(startUnconnected());
   std::vector<RankKey> Keys = {publishedKey(Receiver.Ctx), publishedKey(Sender.Ctx)};
   makeRank(Receiver.Ctx, 0, Keys);
   makeRank(Sender.Ctx, 1, Keys);
@@ -287,15 +274,7 @@ TEST_F(TwoContexts, AQuiesceReportOnAConnectionNotKeptIsRefused) {
                             "the receiver took the connection as rank 1's"));
   uint64_t Refused = stats(Receiver).messages_refused;
   QuiesceMessage M = {QuiesceMagic, 1 /* report */, 0, 0, 1, 0, 0};
-  ucp_request_param_t Q = {};
-  Q.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-  Q.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
-  ucs_status_ptr_t R = ucp_am_send_nbx(P->Ep, AmQuiesce, &M, sizeof M, nullptr, 0, &Q);
-  ASSERT_FALSE(UCS_PTR_IS_ERR(R));
-  while (R && ucp_request_check_status(R) == UCS_INPROGRESS)
-    ucp_worker_progress(Sender.Ctx->Worker);
-  if (R)
-    ucp_request_free(R);
+  EXPECT_NO_FATAL_FAILURE(sendRawMessage(P, AmQuiesce, &M, sizeof M));
   EXPECT_TRUE(progressUntil(
       [&] {
         ucp_worker_progress(Sender.Ctx->Worker);

@@ -13,6 +13,7 @@
 // place: its message is taken, its bytes never come.
 //
 //===----------------------------------------------------------------------===//
+#include "RawMessage.h"
 #include "TwoContexts.h"
 
 #include "calls/Context.h"
@@ -580,15 +581,7 @@ namespace {
 /// refuses from its header, and answers.
 void offerDeployment(tc_peer_t *From, uint64_t Id) {
   DeployHeader H = {DeployOfferMagic, 0, Id, 0, 0, 0};
-  ucp_request_param_t P = {};
-  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-  P.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
-  ucs_status_ptr_t R = ucp_am_send_nbx(From->Ep, AmDeploy, &H, sizeof H, nullptr, 0, &P);
-  ASSERT_FALSE(UCS_PTR_IS_ERR(R));
-  while (R && ucp_request_check_status(R) == UCS_INPROGRESS)
-    ucp_worker_progress(From->Ctx->Worker);
-  if (R)
-    ucp_request_free(R);
+  sendRawMessage(From, AmDeploy, &H, sizeof H);
 }
 
 /// Sends, eager, a RIED push the receiver (which accepts no rieds by

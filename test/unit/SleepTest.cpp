@@ -8,6 +8,7 @@
 // is asserted on time.
 //
 //===----------------------------------------------------------------------===//
+#include "RawMessage.h"
 #include "TwoContexts.h"
 
 #include "base/Clock.h"
@@ -429,17 +430,8 @@ TEST_F(Sleeping, AWakeFloodEndsThePeer) {
   Drive = Driver::TestThread;
   ASSERT_NO_FATAL_FAILURE(start());
   constexpr unsigned Wakes = 2000;
-  for (unsigned I = 0; I < Wakes; ++I) {
-    ucp_request_param_t Q = {};
-    Q.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-    Q.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
-    ucs_status_ptr_t R = ucp_am_send_nbx(Peer->Ep, AmWake, nullptr, 0, nullptr, 0, &Q);
-    ASSERT_FALSE(UCS_PTR_IS_ERR(R));
-    while (R && ucp_request_check_status(R) == UCS_INPROGRESS)
-      ucp_worker_progress(Sender.Ctx->Worker);
-    if (R)
-      ucp_request_free(R);
-  }
+  for (unsigned I = 0; I < Wakes; ++I)
+    ASSERT_NO_FATAL_FAILURE(sendRawMessage(Peer, AmWake, nullptr, 0));
   ASSERT_TRUE(progressUntil(
       [&] {
         ucp_worker_progress(Sender.Ctx->Worker);

@@ -154,6 +154,14 @@ public:
     ASSERT_EQ(connect(), TC_OK) << describe();
   }
 
+  /// Both contexts as start() makes them, without the connection between
+  /// them (closed): a test that connects its own way.
+  void startUnconnected() {
+    ASSERT_NO_FATAL_FAILURE(start());
+    tc_peer_close(Peer);
+    Peer = nullptr;
+  }
+
   /// A third context (an attacker, a hostile receiver, a second good
   /// peer), owned here, created with its packages like the two and
   /// destroyed at teardown before them. Its UCX configuration may differ:
