@@ -226,6 +226,14 @@ bool copyFile(const std::string &From, const std::string &To) {
          writeFile(To, Bytes.data(), Bytes.size());
 }
 
+/// The bytes of the deployment's files, as its offer names them.
+uint64_t filesBytes(const Incoming &D) {
+  uint64_t Bytes = 0;
+  for (const DeployFile &F : D.Files)
+    Bytes += F.Size;
+  return Bytes;
+}
+
 /// Message, with the private folder named as "<package>": the sender
 /// knows the package, and learns nothing of the receiver's file system.
 std::string withoutFolder(std::string Message, const std::string &Dir) {
@@ -265,9 +273,7 @@ tc_status_t finishInstall(CodeContext *Ctx, Incoming &D, std::string &Reason) {
   if (St != TC_OK) {
     Reason = withoutFolder(L.Error, D.Dir);
   } else if (!loadedWithIdentity(Ctx, L.Package->Identity)) {
-    uint64_t Bytes = 0;
-    for (const DeployFile &F : D.Files)
-      Bytes += F.Size;
+    uint64_t Bytes = filesBytes(D);
     // Checked before the load; another deployment may have come since.
     if (!withinLimits(Ctx, D.Deployer, L.Package->Name, Bytes, Reason)) {
       St = TC_ERR_REFUSED;
@@ -311,9 +317,7 @@ void startLoad(CodeContext *Ctx, const std::shared_ptr<PackageLoad> &Load,
 
 tc_status_t installInto(CodeContext *Ctx, Incoming &D, const std::string &Dir,
                        std::string &Reason) {
-  uint64_t Bytes = 0;
-  for (const DeployFile &F : D.Files)
-    Bytes += F.Size;
+  uint64_t Bytes = filesBytes(D);
   size_t At = 0;
   for (size_t I = 0; I < D.Files.size(); ++I) {
     const DeployFile &F = D.Files[I];
@@ -404,9 +408,7 @@ void takeOffer(CodeContext *Ctx, tc_peer *Peer, Incoming &D) {
     D.At = Stage::Answer; // held already: nothing to send
     return;
   }
-  uint64_t Bytes = 0;
-  for (const DeployFile &F : D.Files)
-    Bytes += F.Size;
+  uint64_t Bytes = filesBytes(D);
   if (!withinLimits(Ctx, D.Deployer, namedPackage(D.Manifest), Bytes, D.Reason)) {
     D.Status = TC_ERR_REFUSED;
     D.At = Stage::Answer;

@@ -26,6 +26,7 @@
 #include "receive/Quarantine.h"
 
 #include <arpa/inet.h>
+#include <initializer_list>
 
 namespace {
 
@@ -37,6 +38,14 @@ using RankKey = std::array<uint8_t, RankKeySize>;
 
 /// The public rank key a context publishes with its address.
 RankKey publishedKey(tc_context_t *Api) { return partOf<JobContext>(Api)->RankKey.publicKey(); }
+
+/// The keys the contexts publish, rank by rank in the order given.
+std::vector<RankKey> keysOf(std::initializer_list<tc_context_t *> Ranks) {
+  std::vector<RankKey> Keys;
+  for (tc_context_t *Ctx : Ranks)
+    Keys.push_back(publishedKey(Ctx));
+  return Keys;
+}
 
 /// Ctx as rank Rank of a job whose ranks published Keys (what tc_job_join
 /// sets from their blobs); rank R listens on 127.0.0.1:Ports[R], if given.
@@ -83,7 +92,7 @@ bool holdsRank(tc_context_t *Api, uint32_t Rank) {
 TEST_F(TwoContexts, AClaimOfTheReceiversOwnRankIsRefused) {
   Drive = Driver::Executor;
   ASSERT_NO_FATAL_FAILURE(startUnconnected());
-  std::vector<RankKey> Keys = {publishedKey(Receiver.Ctx), publishedKey(Sender.Ctx)};
+  std::vector<RankKey> Keys = keysOf({Receiver.Ctx, Sender.Ctx});
   makeRank(Receiver.Ctx, 0, Keys);
   makeRank(Sender.Ctx, 0, Keys); // the impostor: same job, rank 0
   EXPECT_EQ(connectOnce(Sender.Ctx, Port, ConnectTimeoutMs), TC_ERR_AUTH)
@@ -92,7 +101,7 @@ TEST_F(TwoContexts, AClaimOfTheReceiversOwnRankIsRefused) {
 
   // Even a claim that proves rank 0 (the receiver is told that rank 0's
   // key is the sender's) is refused: it is not the receiver's own connect.
-  std::vector<RankKey> Lied = {publishedKey(Sender.Ctx), publishedKey(Sender.Ctx)};
+  std::vector<RankKey> Lied = keysOf({Sender.Ctx, Sender.Ctx});
   makeRank(Receiver.Ctx, 0, Lied);
   EXPECT_NE(connectOnce(Sender.Ctx, Port, ConnectTimeoutMs), TC_OK);
   EXPECT_TRUE(logged("claims this process's own rank 0")) << describe();
@@ -122,8 +131,7 @@ TEST_F(TwoContexts, AClaimOfAnotherRankWithoutItsKeyIsRefused) {
   Side *Rank2 = nullptr;
   ASSERT_NO_FATAL_FAILURE(Rank2 = createExtraSide("rank 2"));
   ASSERT_NE(Rank2, nullptr);
-  std::vector<RankKey> Keys = {publishedKey(Sender.Ctx), publishedKey(Receiver.Ctx),
-                               publishedKey(Rank2->Ctx)};
+  std::vector<RankKey> Keys = keysOf({Sender.Ctx, Receiver.Ctx, Rank2->Ctx});
   makeRank(Receiver.Ctx, 1, Keys);
   makeRank(Sender.Ctx, 2, Keys); // the impostor
   uint64_t Failures = stats(Receiver).auth_failures;
@@ -144,8 +152,7 @@ TEST_F(TwoContexts, TheRealRankIsTakenAfterAnImpostorsClaim) {
   Side *Rank2 = nullptr;
   ASSERT_NO_FATAL_FAILURE(Rank2 = createExtraSide("rank 2"));
   ASSERT_NE(Rank2, nullptr);
-  std::vector<RankKey> Keys = {publishedKey(Sender.Ctx), publishedKey(Receiver.Ctx),
-                               publishedKey(Rank2->Ctx)};
+  std::vector<RankKey> Keys = keysOf({Sender.Ctx, Receiver.Ctx, Rank2->Ctx});
   std::vector<uint16_t> Ports = {0, Port, 0};
   makeRank(Receiver.Ctx, 1, Keys, Ports);
   makeRank(Sender.Ctx, 2, Keys, Ports); // the impostor
@@ -177,7 +184,7 @@ TEST_F(TwoContexts, TheRealRankIsTakenAfterAnImpostorsClaim) {
 TEST_F(TwoContexts, AProvedClaimIsTaken) {
   Drive = Driver::Executor;
   ASSERT_NO_FATAL_FAILURE(startUnconnected());
-  std::vector<RankKey> Keys = {publishedKey(Receiver.Ctx), publishedKey(Sender.Ctx)};
+  std::vector<RankKey> Keys = keysOf({Receiver.Ctx, Sender.Ctx});
   makeRank(Receiver.Ctx, 0, Keys);
   makeRank(Sender.Ctx, 1, Keys);
   tc_peer_t *P = nullptr;
@@ -214,8 +221,7 @@ TEST_F(TwoContexts, AQuarantinedRankDoesNotLockOutTheOtherRanksOfItsNode) {
   Side *Rank2 = nullptr;
   ASSERT_NO_FATAL_FAILURE(Rank2 = createExtraSide("rank 2"));
   ASSERT_NE(Rank2, nullptr);
-  std::vector<RankKey> Keys = {publishedKey(Sender.Ctx), publishedKey(Receiver.Ctx),
-                               publishedKey(Rank2->Ctx)};
+  std::vector<RankKey> Keys = keysOf({Sender.Ctx, Receiver.Ctx, Rank2->Ctx});
   makeRank(Sender.Ctx, 0, Keys);
   makeRank(Receiver.Ctx, 1, Keys);
   makeRank(Rank2->Ctx, 2, Keys);
@@ -255,7 +261,7 @@ TEST_F(TwoContexts, AQuarantinedRankDoesNotLockOutTheOtherRanksOfItsNode) {
 TEST_F(TwoContexts, AQuiesceReportOnAConnectionNotKeptIsRefused) {
   Drive = Driver::Executor;
   ASSERT_NO_FATAL_FAILURE(startUnconnected());
-  std::vector<RankKey> Keys = {publishedKey(Receiver.Ctx), publishedKey(Sender.Ctx)};
+  std::vector<RankKey> Keys = keysOf({Receiver.Ctx, Sender.Ctx});
   makeRank(Receiver.Ctx, 0, Keys);
   makeRank(Sender.Ctx, 1, Keys);
   {
