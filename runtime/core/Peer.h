@@ -359,6 +359,10 @@ struct tc_peer {
 
   // The handshake (Handshake.cpp).
   enum class Auth { None, Challenged, Authenticated, Refused } AuthState = Auth::None;
+  /// Receiver: its AUTH proved it holds the key (a fresh MAC, not seen
+  /// before): it no longer counts against its address's startups, and a
+  /// newer connection from there never takes its place (Connection.cpp).
+  bool KeyProvedAtAuth = false;
   /// Sender: where its handshake stands. Every step is taken when the
   /// receiver's message arrives, on the control turn (a connect in the
   /// background) or in tc_connect's own loop, which answers other peers'

@@ -132,7 +132,7 @@ constexpr uint32_t ReadyMagic = controlMagic('T', 'C', 'R', 'Y');     // READY
 constexpr uint32_t PayloadMagic = controlMagic('T', 'C', 'P', 'L');   // PAYLOAD
 static_assert(HandshakeMagic == 0x54434853, "offers keep the magic they always had");
 constexpr uint32_t HandshakeVersion =
-    14; // 14: offers carry the offering rank's proof (a signature of the nonces) and whom it is for; 13: credit lines carry quiescence words between ranks; 12: offers carry the bytes of payloads ahead a receiver takes, frames a flag for them; 11: offers carry a doorbell, credit lines a cold flag; 10: package entries carry the rieds' interface, offers the code-trust policy; 9: offers carry the job and rank; 4: offers carry the packages; 5: the ISA; 6: slots a line apart, frame version 3; 7: frames by message carry credits; 8: a magic per message type
+    15; // 15: AUTH proves the key (a MAC of its nonce and time); 14: offers carry the offering rank's proof (a signature of the nonces) and whom it is for; 13: credit lines carry quiescence words between ranks; 12: offers carry the bytes of payloads ahead a receiver takes, frames a flag for them; 11: offers carry a doorbell, credit lines a cold flag; 10: package entries carry the rieds' interface, offers the code-trust policy; 9: offers carry the job and rank; 4: offers carry the packages; 5: the ISA; 6: slots a line apart, frame version 3; 7: frames by message carry credits; 8: a magic per message type
 
 /// The instruction set an offering side runs injected code as: a sender
 /// sends the images built for its receiver's (docs/heterogeneous.md). The
@@ -171,8 +171,14 @@ constexpr uint32_t MaxRiedNameSize = 256;
 struct AuthRequest {
   uint32_t Magic, Version;
   uint8_t ClientNonce[NonceSize];
+  /// When it was sent (CLOCK_REALTIME, ns) and HMAC(K, "client" Nc time):
+  /// a sender that holds the key says so before the receiver answers, so
+  /// that an address's limits on connections not yet authenticated hold
+  /// back only those that cannot (Connection.cpp). Zero without a key.
+  uint64_t SentNs;
+  uint8_t Proof[MacSize];
 };
-static_assert(sizeof(AuthRequest) == 40, "wire layout");
+static_assert(sizeof(AuthRequest) == 80, "wire layout");
 
 struct AuthChallenge {
   uint32_t Magic, Version;

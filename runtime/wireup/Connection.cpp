@@ -92,13 +92,18 @@ static bool isStartup(const tc_peer *P) {
 }
 
 namespace {
-/// The startups at the moment a connection comes: in all, from its
-/// address, and from the address that holds the most (and its oldest).
+/// The startups at the moment a connection comes: in all, from its address
+/// that have not proved the key (and the oldest of those), and from the
+/// address that holds the most (and its oldest).
 struct StartupCount {
   size_t Total = 0, FromAddress = 0, MostCrowded = 0;
-  tc_peer *CrowdedOldest = nullptr;
+  tc_peer *AddressOldest = nullptr, *CrowdedOldest = nullptr;
 };
 } // namespace
+
+static bool isOlder(const tc_peer *P, const tc_peer *Than) {
+  return !Than || P->AcceptedNs < Than->AcceptedNs;
+}
 
 static StartupCount countStartups(WireupContext *Ctx, const std::string &Address) {
   StartupCount C;
@@ -110,40 +115,57 @@ static StartupCount countStartups(WireupContext *Ctx, const std::string &Address
     ++C.Total;
     auto &[N, Oldest] = ByAddress[P->Address];
     ++N;
-    if (!Oldest || P->AcceptedNs < Oldest->AcceptedNs)
+    if (isOlder(P, Oldest))
       Oldest = P;
+    if (P->Address == Address && !P->KeyProvedAtAuth) {
+      ++C.FromAddress;
+      if (isOlder(P, C.AddressOldest))
+        C.AddressOldest = P;
+    }
   }
   for (auto &[Where, Held] : ByAddress)
     if (Held.first > C.MostCrowded) {
       C.MostCrowded = Held.first;
       C.CrowdedOldest = Held.second;
     }
-  if (auto It = ByAddress.find(Address); It != ByAddress.end())
-    C.FromAddress = It->second.first;
   return C;
 }
 
+/// Closes a startup to make room for a newer connection (counted as
+/// refused, logged within the budget); reaping releases it at the next
+/// control turn.
+static void evictStartup(WireupContext *Ctx, tc_peer *Oldest, const std::string &Why) {
+  Oldest->Failed = true;
+  Oldest->AuthState = tc_peer::Auth::Refused;
+  countHeld(Ctx, &tc_stats_t::connections_refused);
+  logLimited(Ctx->RefusedConnectionLog, TC_LOG_ERROR,
+             "closed " + Oldest->Name + ", still authenticating, for a connection from " + Why);
+}
+
 /// Why a connection from Address cannot have a startup place ("" if it
-/// can). With every place taken, one from an address that holds fewer than
-/// the most crowded one takes that address's oldest: a flood from a few
-/// addresses does not lock out the others.
+/// can). An address at its limit of connections that have not proved the
+/// key gives up its oldest of those: a flood from an address (which anyone
+/// there can make) turns over its own places, and a peer there that
+/// proves the key in its AUTH is out of their reach before they can take
+/// its place. With every place taken, one from an address that holds
+/// fewer than the most crowded one takes that address's oldest: a flood
+/// from a few addresses does not lock out the others.
 static std::string startupRefusal(WireupContext *Ctx, const std::string &Address) {
   StartupCount C = countStartups(Ctx, Address);
-  if (C.FromAddress >= Ctx->MaxStartupsPerAddress)
-    return std::to_string(C.FromAddress) + " connections from " + Address +
-           " are still authenticating, the limit per address (max_startups_per_address)";
+  if (C.FromAddress >= Ctx->MaxStartupsPerAddress) {
+    evictStartup(Ctx, C.AddressOldest,
+                 Address + ": " + std::to_string(C.FromAddress) + " connections from " + Address +
+                     " have not proved the key, the limit per address "
+                     "(max_startups_per_address)");
+    return "";
+  }
   if (C.Total < Ctx->MaxStartups)
     return "";
   if (C.MostCrowded > C.FromAddress + 1) {
-    tc_peer *Oldest = C.CrowdedOldest;
-    Oldest->Failed = true; // released by reaping, at the next control turn
-    Oldest->AuthState = tc_peer::Auth::Refused;
-    countHeld(Ctx, &tc_stats_t::connections_refused);
-    logLimited(Ctx->RefusedConnectionLog, TC_LOG_ERROR,
-               "closed " + Oldest->Name + ", still authenticating, for a connection from " +
-                   Address +
-                   ": every place for connections not yet authenticated "
-                   "(max_startups) was taken, the most by its address");
+    evictStartup(Ctx, C.CrowdedOldest,
+                 Address +
+                     ": every place for connections not yet authenticated "
+                     "(max_startups) was taken, the most by its address");
     return "";
   }
   return std::to_string(C.Total) +

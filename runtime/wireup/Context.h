@@ -9,6 +9,7 @@
 #include "Signature.h"
 
 #include <array>
+#include <deque>
 #include <vector>
 
 namespace twochains::rt {
@@ -36,6 +37,11 @@ struct WireupContext : ReceiveContext {
   /// job on one host raises it to its ranks (job/Job.cpp).
   bool StartupsPerAddressChosen = false;
   uint64_t HandshakeTimeoutNs = DefaultHandshakeTimeoutMs * NsPerMs;
+  /// The nonces of AUTHs that proved the key within the last
+  /// AuthProofWindowNs, oldest first, with when each was sent: a proof
+  /// replayed does not count twice. At most MaxProvedNonces; beyond that
+  /// no AUTH counts as proved until the oldest age out (Handshake.cpp).
+  std::deque<std::pair<uint64_t, std::array<uint8_t, NonceSize>>> ProvedNonces;
   /// Called as a peer is released, before its endpoints close: the calls
   /// layer ends the calls made to it and forgets its answers.
   void (*PeerReleased)(WireupContext *Ctx, tc_peer *Peer) = nullptr;

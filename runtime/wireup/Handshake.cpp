@@ -38,6 +38,7 @@
 
 using namespace twochains::rt;
 
+static const char ClientLabel[] = "tc-auth-v1 client";
 static const char ServerLabel[] = "tc-auth-v1 server";
 static const char HelloLabel[] = "tc-auth-v1 hello";
 static const char WelcomeLabel[] = "tc-auth-v1 welcome";
@@ -47,6 +48,10 @@ static const char WelcomeProofLabel[] = "tc-rank-v1 welcome";
 /// Handshake messages queued at once, from every endpoint together: a flood
 /// of them costs a bounded amount of memory until the next control turn.
 static constexpr size_t MaxPendingHandshakes = 256;
+/// How far an AUTH's time may be from the receiver's clock for its proof
+/// to count, and how many proved nonces are remembered meanwhile.
+static constexpr uint64_t AuthProofWindowNs = 120'000'000'000ull;
+static constexpr size_t MaxProvedNonces = 1024;
 /// Answers are sent without waiting (sendMessage with no deadline): a peer
 /// that does not take our messages holds up nobody.
 
@@ -61,6 +66,43 @@ static void offerMac(const WireupContext *Ctx, const char *Label, size_t LabelSi
               {Fields, sizeof O - MacSize},
               {Body, BodySize}},
              Out);
+}
+
+static void clientProof(const WireupContext *Ctx, const AuthRequest &R, uint8_t Out[MacSize]) {
+  hmacSha256(Ctx->Key,
+             {{ClientLabel, sizeof ClientLabel},
+              {R.ClientNonce, NonceSize},
+              {&R.SentNs, sizeof R.SentNs}},
+             Out);
+}
+
+/// Receiver, as an AUTH arrives: whether it proves the key, fresh and not
+/// seen before. Only an exemption from the limits on connections of one
+/// address rests on it (Connection.cpp); the handshake itself still
+/// proves the key both ways. Without a key nothing is proved.
+static bool authProvesKey(WireupContext *Ctx, const void *Header, size_t HeaderLength) {
+  AuthRequest R;
+  if (!Ctx->Key.present() || HeaderLength != sizeof R)
+    return false;
+  std::memcpy(&R, Header, sizeof R);
+  uint64_t Now = wallNs();
+  if (R.Magic != AuthMagic || R.Version != HandshakeVersion ||
+      (R.SentNs > Now ? R.SentNs - Now : Now - R.SentNs) > AuthProofWindowNs)
+    return false;
+  uint8_t Want[MacSize];
+  clientProof(Ctx, R, Want);
+  if (!equalMacs(Want, R.Proof))
+    return false;
+  auto &Seen = Ctx->ProvedNonces;
+  while (!Seen.empty() && Seen.front().first + 2 * AuthProofWindowNs < Now)
+    Seen.pop_front();
+  std::array<uint8_t, NonceSize> Nonce;
+  std::memcpy(Nonce.data(), R.ClientNonce, NonceSize);
+  if (Seen.size() >= MaxProvedNonces ||
+      std::any_of(Seen.begin(), Seen.end(), [&](const auto &S) { return S.second == Nonce; }))
+    return false;
+  Seen.emplace_back(Now, Nonce);
+  return true;
 }
 
 static void serverProof(const WireupContext *Ctx, const tc_peer *Peer, uint8_t Out[MacSize]) {
@@ -169,6 +211,8 @@ static ucs_status_t onHandshake(WireupContext *Ctx, unsigned Id, const void *Hea
                   Param);
     return UCS_OK;
   }
+  if (Id == AmAuth && Peer->AuthState == tc_peer::Auth::None && !Peer->KeyProvedAtAuth)
+    Peer->KeyProvedAtAuth = authProvesKey(Ctx, Header, HeaderLength);
   WireupContext::PendingMessage M;
   M.Id = Id;
   M.Ep = Param->reply_ep;
@@ -578,13 +622,17 @@ static void processHandshakes(CoreContext *Core) {
 tc_status_t twochains::rt::startClientHandshake(WireupContext *Ctx, tc_peer *Peer,
                                                 uint64_t DeadlineNs) {
   Peer->ConnectDeadlineNs = DeadlineNs;
-  AuthRequest R = {AuthMagic, HandshakeVersion, {}};
+  AuthRequest R = {AuthMagic, HandshakeVersion, {}, 0, {}};
   if (!randomNonce(Peer->ClientNonce)) {
     endConnect(Ctx, Peer,
                connectFailed(Peer, TC_ERR_IO, "this host gives no random bytes for a nonce"));
     return TC_ERR_IO;
   }
   std::memcpy(R.ClientNonce, Peer->ClientNonce, NonceSize);
+  if (Ctx->Key.present()) {
+    R.SentNs = wallNs();
+    clientProof(Ctx, R, R.Proof);
+  }
   Peer->ConnectState = tc_peer::Connect::AuthSent;
   if (ucs_status_t St = sendMessage(Ctx, Peer, AmAuth, &R, sizeof R, nullptr, 0); St != UCS_OK) {
     Peer->Unreachable = Peer->RetryIfUnreachable;

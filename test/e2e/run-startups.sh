@@ -17,6 +17,9 @@
 #            holds fewer, so it takes one
 #   badauth  60 handshakes with a wrong MAC from a client that then stops
 #            reading: each refused without waiting for it
+#   same     the reopen flood from the good peer's own address: its AUTH
+#            proves the key, so the flood's connections, not its, give up
+#            their places to newer ones
 # TC_STARTUPS_ONLY="hold badauth" runs only those steps. Skipped (77) where
 # this host has no IPv4 address beyond loopback for the attacker to come
 # from (UCX 1.13's client cannot connect from a second loopback address:
@@ -68,8 +71,8 @@ await_attack() { # pattern: what the attacker says once it has done its worst
   done
   fail "the attacker did not get going"
 }
-good() { # frames pause-ms name: the good peer, which must connect and get every frame through
-  "$TOOL" steady "$STDLIB" $PORT "$1" "$2" > "$OUT/$3" 2>&1 || fail "the good peer ($3)"
+good() { # frames pause-ms name [host]: the good peer, which must connect and get every frame through
+  "$TOOL" steady "$STDLIB" $PORT "$1" "$2" ${4:+"$4"} > "$OUT/$3" 2>&1 || fail "the good peer ($3)"
   sed 's/^/  /' "$OUT/$3"
 }
 settles() { # seconds: the receiver's descriptors back to their level within that
@@ -156,5 +159,18 @@ if want badauth; then
   settles_beside_attacker "the refused client still there"
   finish
   expect "$OUT/receiver" "refused: auth 60," "each wrong MAC refused and counted"
+fi
+if want same; then
+  echo "== same (the good peer and the flood both from $FROM)"
+  start 220
+  attack flood "$FROM" $PORT 300 20 reopen "$FROM"
+  await_attack " ms: "
+  good 200 20 during "$FROM"
+  wait $APID || true
+  APID=
+  tail -1 "$OUT/attacker" | sed 's/^/  /'
+  settles 20 || fail "descriptors $BEFORE before the flood, $AFTER after it"
+  finish
+  counted "connections refused" 300
 fi
 echo "startups: OK"

@@ -12,9 +12,10 @@
 //       HELLO whose MAC is wrong (no key is needed for either); then stops
 //       progressing for SECONDS, its sockets open: the receiver refuses
 //       each, and must neither wait for this side nor keep the connection.
-//   tc-startups steady PREFIX PORT FRAMES PAUSE_MS
-//       a good peer (TC_KEY decides the key): connects with tc_connect's
-//       usual timeout (5 s), then sends FRAMES stdlib frames one at a time,
+//   tc-startups steady PREFIX PORT FRAMES PAUSE_MS [HOST]
+//       a good peer (TC_KEY decides the key): connects to HOST (127.0.0.1
+//       unless given; this host's own address to come from it) with
+//       tc_connect's usual timeout (5 s), then sends FRAMES stdlib frames one at a time,
 //       each flushed (its round trip), PAUSE_MS apart; prints how long the
 //       connect took, the rate and the slowest round trip.
 //
@@ -232,7 +233,8 @@ static int steady(char **Argv) {
     return fail("steady: cannot set up the sender");
   tc_peer_t *Peer = nullptr;
   Clock::time_point Start = Clock::now();
-  tc_status_t St = tc_connect(Ctx, "127.0.0.1", uint16_t(std::atoi(Argv[3])), 5000, &Peer);
+  const char *Host = Argv[6] ? Argv[6] : "127.0.0.1";
+  tc_status_t St = tc_connect(Ctx, Host, uint16_t(std::atoi(Argv[3])), 5000, &Peer);
   std::printf("steady: connect: %s in %.0f ms\n", tc_status_string(St), msSince(Start));
   std::fflush(stdout);
   if (St != TC_OK)
@@ -271,7 +273,7 @@ int main(int Argc, char **Argv) {
     return flood(Argv);
   if (Verb == "badauth" && Argc == 7)
     return badAuth(Argv);
-  if (Verb == "steady" && Argc == 6)
+  if (Verb == "steady" && (Argc == 6 || Argc == 7))
     return steady(Argv);
   std::fprintf(stderr, "usage: see the comment at the top of tc_startups.cpp\n");
   return 2;
