@@ -13,6 +13,7 @@
 // place: its message is taken, its bytes never come.
 //
 //===----------------------------------------------------------------------===//
+#include "JobRanks.h"
 #include "RawMessage.h"
 #include "TwoContexts.h"
 
@@ -572,6 +573,67 @@ TEST_F(TwoContexts, AnswersNobodyAskedForAreNotQueued) {
 } // namespace
 
 namespace {
+
+//===----------------------------------------------------------------------===//
+// deployment places
+//===----------------------------------------------------------------------===//
+
+/// Issue 41, item 6: a deployer's connections whose offers' bytes never
+/// come hold one place between them, not every place: another deployer (a
+/// job rank, proved) deploys meanwhile. Before, the four places were
+/// taken per connection and a good peer's tc_deploy got TC_ERR_NO_CREDIT
+/// until the held ones timed out (60 s then).
+TEST_F(TwoContexts, ADeployerWhoseBytesNeverComeHoldsOnePlace) {
+  Drive = Driver::Executor;
+  Receiver.Params.code_trust = TC_CODE_TRUST_JOB;
+  ASSERT_NO_FATAL_FAILURE(startUnconnected());
+  setRendezvousTimeout(Receiver.Ctx, Hour); // the places alone decide here
+  using namespace twochains::rt::test;
+  std::vector<RankKey> Keys = keysOf({Receiver.Ctx, Sender.Ctx});
+  makeRank(Receiver.Ctx, 0, Keys);
+  makeRank(Sender.Ctx, 1, Keys);
+  Side *Attacker = nullptr;
+  ASSERT_NO_FATAL_FAILURE(Attacker = createExtraSide("attacker", BytesNeverCome));
+  ASSERT_NE(Attacker, nullptr);
+  ClosedAtEnd Close;
+  // Offers of a manifest large enough to go by rendezvous, never sent.
+  std::vector<uint8_t> Manifest(64 << 10, 'm');
+  // Connected first: a connect progresses the attacker, which would send
+  // the bytes of an offer made before it.
+  for (size_t I = 0; I < MaxDeploymentsArriving; ++I) {
+    tc_peer_t *Evil = nullptr;
+    ASSERT_EQ(tc_connect(Attacker->Ctx, "127.0.0.1", Port, ConnectTimeoutMs, &Evil), TC_OK)
+        << describe();
+    Close.Peers.push_back(Evil);
+  }
+  for (size_t I = 0; I < MaxDeploymentsArriving; ++I) {
+    DeployHeader H = {DeployOfferMagic, 1, I + 1, uint32_t(Manifest.size()), 0, Manifest.size()};
+    ASSERT_NO_FATAL_FAILURE(sendByRendezvous(Close.Peers[I], AmDeploy, &H, sizeof H,
+                                             Manifest.data(), Manifest.size()));
+  }
+  auto *Code = partOf<CodeContext>(Receiver.Ctx);
+  auto Holding = [&] {
+    std::lock_guard<std::recursive_mutex> G(Code->Lock);
+    return Code->Deployments.size();
+  };
+  ASSERT_TRUE(progressUntil(
+      [&] { return Holding() + stats(Receiver).shares_full == MaxDeploymentsArriving; },
+      "the receiver took or refused every offer of the attacker"))
+      << describe();
+  EXPECT_EQ(Holding(), MaxDeploymentsPerPeer) << "places the attacker holds";
+
+  tc_package_t *Ship = loadPackage(TC_TEST_SHIP_PREFIX, "unitship", TC_PACKAGE_SENDER);
+  ASSERT_NE(Ship, nullptr);
+  ASSERT_EQ(tc_context_add_package(Sender.Ctx, Ship), TC_OK);
+  tc_peer_t *Good = nullptr;
+  ASSERT_EQ(tc_connect(Sender.Ctx, "127.0.0.1", Port, ConnectTimeoutMs, &Good), TC_OK)
+      << describe();
+  Close.Peers.push_back(Good);
+  EXPECT_EQ(tc_deploy(Good, Ship, WaitMs), TC_OK)
+      << "a rank's deployment beside the attacker's held offers\n"
+      << describe();
+  EXPECT_EQ(stats(Receiver).deployments_received, 1u);
+}
 
 //===----------------------------------------------------------------------===//
 // answers sent: no copy outlives its send

@@ -1,0 +1,59 @@
+//===- JobRanks.h - Contexts made ranks of one job by hand ----------------===//
+//
+// What tc_job_join leaves a context with (its job, its rank, every rank's
+// published key and, if given, address), set without a launcher, for
+// tests of what a connection may claim and what a rank is charged for.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TWOCHAINS_TEST_UNIT_JOBRANKS_H
+#define TWOCHAINS_TEST_UNIT_JOBRANKS_H
+
+#include "context/Context.h"
+#include "job/Context.h"
+
+#include <arpa/inet.h>
+#include <initializer_list>
+#include <mutex>
+#include <vector>
+
+namespace twochains::rt::test {
+
+inline constexpr uint64_t TestJob = 0x7e57'10b5'0000'0001ull;
+
+using RankKey = std::array<uint8_t, RankKeySize>;
+
+/// The public rank key a context publishes with its address.
+inline RankKey publishedKey(tc_context_t *Api) { return partOf<JobContext>(Api)->RankKey.publicKey(); }
+
+/// The keys the contexts publish, rank by rank in the order given.
+inline std::vector<RankKey> keysOf(std::initializer_list<tc_context_t *> Ranks) {
+  std::vector<RankKey> Keys;
+  for (tc_context_t *Ctx : Ranks)
+    Keys.push_back(publishedKey(Ctx));
+  return Keys;
+}
+
+/// Ctx as rank Rank of a job whose ranks published Keys (what tc_job_join
+/// sets from their blobs); rank R listens on 127.0.0.1:Ports[R], if given.
+inline void makeRank(tc_context_t *Api, uint32_t Rank, const std::vector<RankKey> &Keys,
+              const std::vector<uint16_t> &Ports = {}) {
+  auto *Ctx = partOf<JobContext>(Api);
+  std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
+  Ctx->JobId = TestJob;
+  Ctx->JobRank = Rank;
+  Ctx->JobSize = uint32_t(Keys.size());
+  Ctx->Joined = true;
+  Ctx->RankKeys = Keys;
+  Ctx->Ranks.resize(Keys.size());
+  for (uint32_t R = 0; R < Keys.size(); ++R) {
+    Ctx->Ranks[R].Rank = R;
+    if (R < Ports.size() && Ports[R]) {
+      Ctx->Ranks[R].Addresses = {htonl(INADDR_LOOPBACK)};
+      Ctx->Ranks[R].Port = Ports[R];
+    }
+  }
+}
+
+} // namespace twochains::rt::test
+
+#endif
