@@ -152,6 +152,18 @@ protected:
       }
     return S;
   }
+  /// Progresses both until the receiver has taken (or closed) Count
+  /// connections since the test began.
+  ::testing::AssertionResult tookConnections(BareClient &Client, size_t Count) {
+    return progressUntil(
+        [&] {
+          Client.progress();
+          tc_progress(Receiver.Ctx, nullptr);
+          Seen S = seen();
+          return S.Open + S.Closed == Count;
+        },
+        "the receiver took connection " + std::to_string(Count - 1));
+  }
   void startBare() {
     ASSERT_NO_FATAL_FAILURE(startUnconnected());
     RefusedBefore = stats(Receiver).connections_refused;
@@ -187,15 +199,7 @@ TEST_F(Startups, AStartupThatProvedTheKeyKeepsItsPlaceFromItsAddress) {
   // Two more from the same address, which prove nothing.
   for (size_t I = 1; I <= 2; ++I) {
     ASSERT_NO_FATAL_FAILURE(Client.connect(Port));
-    ASSERT_TRUE(progressUntil(
-        [&] {
-          Client.progress();
-          tc_progress(Receiver.Ctx, nullptr);
-          Seen S = seen();
-          return S.Open + S.Closed == I + 1;
-        },
-        "the receiver took connection " + std::to_string(I)))
-        << describe();
+    ASSERT_TRUE(tookConnections(Client, I + 1)) << describe();
   }
   Seen S = seen();
   EXPECT_EQ(S.Proved, 1u) << "the proved startup lost its place\n" << describe();
@@ -221,15 +225,7 @@ TEST_F(Startups, AStartupProvesTheKeyOnlyWithAFreshMacUnderIt) {
   for (size_t I = 0; I < std::size(Sent); ++I) {
     ASSERT_NO_FATAL_FAILURE(Client.connect(Port));
     ASSERT_NO_FATAL_FAILURE(Client.sendAuth(I, Sent[I]));
-    ASSERT_TRUE(progressUntil(
-        [&] {
-          Client.progress();
-          tc_progress(Receiver.Ctx, nullptr);
-          Seen S = seen();
-          return S.Open + S.Closed == I + 1;
-        },
-        "the receiver took connection " + std::to_string(I)))
-        << describe();
+    ASSERT_TRUE(tookConnections(Client, I + 1)) << describe();
     // Its AUTH answered (or the connection closed) before the next comes.
     ASSERT_TRUE(progressUntil(
         [&] {
