@@ -12,6 +12,7 @@
 
 #include "base/Log.h"
 #include "core/PeerIdentity.h"
+#include "core/SendQueue.h"
 #include "wire/CodeMiss.h"
 #include "wire/Frame.h"
 #include "wire/Ring.h"
@@ -142,27 +143,9 @@ struct PeerSendHalf {
   size_t slotFrameStride() const { return size_t(SlotSize) + twochains::rt::FrameLine; }
   uint8_t *slotFrame(uint32_t Slot) { return SlotFrames.data() + Slot * slotFrameStride(); }
   twochains::rt::MissReports Misses;  // the receiver's requests for code (CodeMiss.h)
-  /// Frames jams sent to this peer while its ring was full, and frames
-  /// behind code being shipped ahead (send/Send.cpp, queueFrame): sent, in
-  /// order, as credits come back and the code is installed; bounded.
-  struct QueuedFrame {
-    const tc_package *Package; // null: an answer to call CallSequence
-    uint32_t Element;
-    std::vector<uint8_t> Payload;
-    uint64_t CallSequence = 0;
-    /// A frame a jam forwarded here (tc_jam_forward): the number of the
-    /// peer whose frame ran it; 0 for this peer's own (tc_jam_reply).
-    unsigned Origin = 0;
-    tc_send_mode_t Mode = TC_SEND_LOCAL;
-    /// A call's frame (tc_call_start): the key its call is kept by until
-    /// the frame is sent and has a sequence (0: not a call).
-    uint64_t CallKey = 0;
-  };
-  std::deque<QueuedFrame> Queued;
-  size_t QueuedBytes = 0;
-  /// Of those, forwarded ones per origin (frames, bytes): each origin has
-  /// a share of the queue, which every peer's jams may fill.
-  std::map<unsigned, std::pair<size_t, size_t>> QueuedOf;
+  /// Frames waiting to leave, in order, with their counts (SendQueue.h).
+  using QueuedFrame = SendQueue::Frame;
+  SendQueue Queued;
   /// tc_peer_cork: on the message path, frames wait here, consecutive from
   /// BatchFirst, and leave as one message (FramePath.cpp, flushFrameBatch).
   bool Corked = false;

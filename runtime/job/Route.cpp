@@ -96,8 +96,6 @@ static RouteTarget *targetOf(JobContext *Ctx, const tc_peer *Handle) {
 static void dropQueued(tc_peer *Handle, tc_status_t Why) {
   size_t Dropped = Handle->Tx.Queued.size();
   Handle->Tx.Queued.clear();
-  Handle->Tx.QueuedOf.clear();
-  Handle->Tx.QueuedBytes = 0;
   if (Dropped)
     logError(Handle->Name + ": " + std::to_string(Dropped) +
              " frames sent to it were dropped: " + statusString(Why));
@@ -152,17 +150,7 @@ static void startAttempt(JobContext *Ctx, RouteTarget &T) {
 static void bindHandle(tc_peer *Handle, tc_peer *Connection) {
   Connection->HandedOut = true;
   Connection->Tx.Corked = Connection->Tx.Corked || Handle->Tx.Corked;
-  auto &From = Handle->Tx, &To = Connection->Tx;
-  for (auto It = From.Queued.rbegin(); It != From.Queued.rend(); ++It)
-    To.Queued.push_front(std::move(*It));
-  To.QueuedBytes += From.QueuedBytes;
-  for (auto &[Origin, Held] : From.QueuedOf) {
-    To.QueuedOf[Origin].first += Held.first;
-    To.QueuedOf[Origin].second += Held.second;
-  }
-  From.Queued.clear();
-  From.QueuedOf.clear();
-  From.QueuedBytes = 0;
+  Handle->Tx.Queued.moveTo(Connection->Tx.Queued);
   Handle->ProxyGone = false;
   __atomic_store_n(&Handle->Bound, Connection, __ATOMIC_RELEASE);
 }

@@ -200,11 +200,11 @@ tc_status_t queueFrame(tc_peer *Peer, PeerSendHalf::QueuedFrame F, tc_peer *Orig
   if (Peer->Cold)
     startPolling(Peer->Ctx, Peer); // its queue leaves on its turns
   if (Peer->Tx.Queued.size() >= MaxQueuedFrames ||
-      Peer->Tx.QueuedBytes + F.Payload.size() > MaxQueuedBytes)
+      Peer->Tx.Queued.bytes() + F.Payload.size() > MaxQueuedBytes)
     return TC_ERR_NO_CREDIT;
   F.Origin = Origin && Origin != Peer ? Origin->Number : 0;
   if (F.Origin) {
-    auto &[Frames, Bytes] = Peer->Tx.QueuedOf[F.Origin];
+    auto [Frames, Bytes] = Peer->Tx.Queued.heldBy(F.Origin);
     if (Frames >= MaxQueuedFramesPerOrigin || Bytes + F.Payload.size() > MaxQueuedBytesPerOrigin) {
       // Flow control, not a fault: the jam hears TC_ERR_NO_CREDIT and may
       // try again; counted (shares_full), said only when debugging.
@@ -215,11 +215,8 @@ tc_status_t queueFrame(tc_peer *Peer, PeerSendHalf::QueuedFrame F, tc_peer *Orig
                      std::to_string(Bytes) + " bytes) are its share of the queue");
       return TC_ERR_NO_CREDIT;
     }
-    ++Frames;
-    Bytes += F.Payload.size();
   }
-  Peer->Tx.QueuedBytes += F.Payload.size();
-  Peer->Tx.Queued.push_back(std::move(F));
+  Peer->Tx.Queued.push(std::move(F));
   return TC_OK;
 }
 
@@ -257,19 +254,6 @@ tc_status_t queueOnHandle(tc_peer *Handle, const tc_package *Pkg, uint32_t Eleme
 
 } // namespace twochains::rt
 
-/// A queued frame leaves the queue (sent, dropped, or failed for good).
-static std::deque<PeerSendHalf::QueuedFrame>::iterator unqueue(
-    tc_peer *Peer, std::deque<PeerSendHalf::QueuedFrame>::iterator F) {
-  Peer->Tx.QueuedBytes -= F->Payload.size();
-  if (F->Origin) {
-    auto It = Peer->Tx.QueuedOf.find(F->Origin);
-    It->second.second -= F->Payload.size();
-    if (--It->second.first == 0)
-      Peer->Tx.QueuedOf.erase(It);
-  }
-  return Peer->Tx.Queued.erase(F);
-}
-
 /// Whether frames of the package wait for it to be deployed to the peer.
 static bool needsDeployment(tc_peer *Peer, const tc_package *Pkg) {
   return Peer->Tx.DeployCheck && !peerHolds(Peer, Pkg);
@@ -288,7 +272,7 @@ static void dropWaiting(tc_peer *Peer, tc_status_t St, Predicate Waiting) {
     }
     if (It->CallKey && Ctx->FrameAbandoned)
       Ctx->FrameAbandoned(Peer, It->CallKey, St);
-    It = unqueue(Peer, It);
+    It = Peer->Tx.Queued.erase(It);
     ++Dropped;
   }
   count(Ctx, &tc_stats_t::faults_reported, Dropped);
@@ -415,7 +399,7 @@ void sendQueued(tc_peer *Peer) {
       logLimited(Peer->AnswerLog, TC_LOG_ERROR,
                  "a queued answer to call " + std::to_string(F.CallSequence) + " of " +
                      Peer->Name + " was dropped: " + statusString(St));
-    unqueue(Peer, Peer->Tx.Queued.begin()); // sent, or failed for good
+    Peer->Tx.Queued.erase(Peer->Tx.Queued.begin()); // sent, or failed for good
   }
 }
 
@@ -745,12 +729,12 @@ static __attribute__((noinline)) tc_status_t sendBehind(tc_peer *Peer, const tc_
   if (needsDeployment(Peer, Pkg)) {
     if (!Peer->Tx.DeployingPkg)
       if (tc_status_t Deploy = startDeployment(Peer, Pkg); Deploy != TC_OK) {
-        unqueue(Peer, std::prev(Peer->Tx.Queued.end()));
+        Peer->Tx.Queued.erase(std::prev(Peer->Tx.Queued.end()));
         return Deploy;
       }
   } else if (needsShipment(Peer, Pkg, Element, Mode, PayloadSize) && !Peer->Tx.ShippingElement)
     if (tc_status_t Ship = startShipment(Peer, Pkg, Element); Ship != TC_OK) {
-      unqueue(Peer, std::prev(Peer->Tx.Queued.end()));
+      Peer->Tx.Queued.erase(std::prev(Peer->Tx.Queued.end()));
       return Ship;
     }
   if (Sequence)

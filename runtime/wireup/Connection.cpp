@@ -445,8 +445,6 @@ static void shedBuffers(tc_peer *P) {
   std::vector<uint8_t>().swap(P->Tx.Batch);
   P->Tx.Sends.clear();
   P->Tx.Queued.clear();
-  P->Tx.QueuedOf.clear();
-  P->Tx.QueuedBytes = 0;
   P->Rx.Receive.reset();
 }
 
