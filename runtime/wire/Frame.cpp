@@ -48,20 +48,41 @@ static uint32_t mixChecksum(uint64_t A, uint64_t B, uint64_t Sequence) {
   return Sum == orderedMark(Sequence) ? Sum ^ 1 : Sum;
 }
 
-uint32_t frameChecksum(const void *Bytes, size_t Size, uint64_t Sequence) {
-  // Two running sums over 64-bit words (Fletcher's construction): a word
-  // that differs changes the first, and its position the second. Two adds
-  // a word keep it at memory speed; the final multiply-xorshift mixes both
-  // with the sequence into 32 bits.
-  const uint8_t *P = static_cast<const uint8_t *>(Bytes);
-  uint64_t A = Sequence, B = ~Sequence;
-  for (size_t I = 0; I + 8 <= Size; I += 8) {
-    uint64_t W;
-    std::memcpy(&W, P + I, 8);
-    A += W;
-    B += A;
+namespace {
+/// frameChecksum's two running sums over 64-bit words (Fletcher's
+/// construction): a word that differs changes the first, and its position
+/// the second. Two adds a word keep it at memory speed. Taken over a frame
+/// in pieces (whole 8-byte words, in order), some copied as they are
+/// summed, some only summed.
+struct ChecksumSums {
+  uint64_t A, B;
+  explicit ChecksumSums(uint64_t Sequence) : A(Sequence), B(~Sequence) {}
+  void add(const uint8_t *From, size_t Size) {
+    for (size_t I = 0; I + 8 <= Size; I += 8) {
+      uint64_t W;
+      std::memcpy(&W, From + I, 8);
+      A += W;
+      B += A;
+    }
   }
-  return mixChecksum(A, B, Sequence);
+  void copyAndAdd(uint8_t *To, const uint8_t *From, size_t Size) {
+    for (size_t I = 0; I + 8 <= Size; I += 8) {
+      uint64_t W;
+      std::memcpy(&W, From + I, 8);
+      std::memcpy(To + I, &W, 8);
+      A += W;
+      B += A;
+    }
+  }
+  /// The final multiply-xorshift mixes both with the sequence into 32 bits.
+  uint32_t finish(uint64_t Sequence) const { return mixChecksum(A, B, Sequence); }
+};
+} // namespace
+
+uint32_t frameChecksum(const void *Bytes, size_t Size, uint64_t Sequence) {
+  ChecksumSums Sums(Sequence);
+  Sums.add(static_cast<const uint8_t *>(Bytes), Size);
+  return Sums.finish(Sequence);
 }
 
 void encodeLine(void *Slot, const FrameSpec &Spec) {
@@ -405,15 +426,9 @@ tc_status_t checkFrame(const void *Slot, size_t SlotSize, uint64_t Expected,
 /// does, in one pass: each byte is read once, from the slot.
 static uint32_t copyAndChecksum(uint8_t *To, const uint8_t *From, size_t Size,
                                 uint64_t Sequence) {
-  uint64_t A = Sequence, B = ~Sequence;
-  for (size_t I = 0; I + 8 <= Size; I += 8) {
-    uint64_t W;
-    std::memcpy(&W, From + I, 8);
-    std::memcpy(To + I, &W, 8);
-    A += W;
-    B += A;
-  }
-  return mixChecksum(A, B, Sequence);
+  ChecksumSums Sums(Sequence);
+  Sums.copyAndAdd(To, From, Size);
+  return Sums.finish(Sequence);
 }
 
 tc_status_t captureFrame(const void *Slot, size_t SlotSize, uint64_t Expected, void *Private,
@@ -440,31 +455,6 @@ tc_status_t captureFrame(const void *Slot, size_t SlotSize, uint64_t Expected, v
   return validateFrame(Copy, N, Expected, Out);
 }
 
-namespace {
-/// frameChecksum's two sums, taken over a frame in pieces (whole 8-byte
-/// words, in order): some copied as they are summed, some only summed.
-struct ChecksumSums {
-  uint64_t A, B;
-  explicit ChecksumSums(uint64_t Sequence) : A(Sequence), B(~Sequence) {}
-  void add(const uint8_t *From, size_t Size) {
-    for (size_t I = 0; I + 8 <= Size; I += 8) {
-      uint64_t W;
-      std::memcpy(&W, From + I, 8);
-      A += W;
-      B += A;
-    }
-  }
-  void copyAndAdd(uint8_t *To, const uint8_t *From, size_t Size) {
-    for (size_t I = 0; I + 8 <= Size; I += 8) {
-      uint64_t W;
-      std::memcpy(&W, From + I, 8);
-      std::memcpy(To + I, &W, 8);
-      A += W;
-      B += A;
-    }
-  }
-};
-} // namespace
 
 /// Where the part of a frame of N bytes that captureFrameInRing copies
 /// ends, its first line already copied to Copy: the first line, or an
@@ -506,7 +496,7 @@ tc_status_t captureFrameInRing(const void *Slot, size_t SlotSize, uint64_t Expec
     size_t End = privateEnd(Copy, N);
     Sums.copyAndAdd(Copy + Line, F + Line, End - Line);
     Sums.add(F + End, N - FrameTrailerSize - End);
-    if (mixChecksum(Sums.A, Sums.B, Expected) != T.Checksum)
+    if (Sums.finish(Expected) != T.Checksum)
       return TC_ERR_INCOMPLETE; // still landing, or rewritten: look again later
   }
   // Checked on the copy (the header cannot change after its check); the
