@@ -622,17 +622,37 @@ TEST_F(TwoContexts, ADeployerWhoseBytesNeverComeHoldsOnePlace) {
       << describe();
   EXPECT_EQ(Holding(), MaxDeploymentsPerPeer) << "places the attacker holds";
 
-  tc_package_t *Ship = loadPackage(TC_TEST_SHIP_PREFIX, "unitship", TC_PACKAGE_SENDER);
-  ASSERT_NE(Ship, nullptr);
-  ASSERT_EQ(tc_context_add_package(Sender.Ctx, Ship), TC_OK);
+  // The rank offers a deployment of its own (a manifest that does not
+  // check out: nothing is loaded into this process, which other tests
+  // share). It must get a place and be judged on what it offers, not be
+  // told the receiver is busy.
   tc_peer_t *Good = nullptr;
   ASSERT_EQ(tc_connect(Sender.Ctx, "127.0.0.1", Port, ConnectTimeoutMs, &Good), TC_OK)
       << describe();
   Close.Peers.push_back(Good);
-  EXPECT_EQ(tc_deploy(Good, Ship, WaitMs), TC_OK)
-      << "a rank's deployment beside the attacker's held offers\n"
+  const uint64_t Busy = stats(Receiver).shares_full;
+  const char Junk[16] = "not a manifest";
+  DeployHeader H = {DeployOfferMagic, 1, 99, sizeof Junk, 0, sizeof Junk};
+  ucp_request_param_t P = {};
+  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  P.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
+  ucs_status_ptr_t R = ucp_am_send_nbx(Good->Ep, AmDeploy, &H, sizeof H, Junk, sizeof Junk, &P);
+  ASSERT_FALSE(UCS_PTR_IS_ERR(R));
+  ASSERT_TRUE(progressUntil(
+      [&] {
+        if (R && ucp_request_check_status(R) != UCS_INPROGRESS) {
+          ucp_request_free(R);
+          R = nullptr;
+        }
+        tc_progress(Sender.Ctx, nullptr);
+        return stats(Receiver).deployments_refused >= 1 || stats(Receiver).shares_full > Busy;
+      },
+      "the receiver judged the rank's offer"))
       << describe();
-  EXPECT_EQ(stats(Receiver).deployments_received, 1u);
+  EXPECT_EQ(stats(Receiver).shares_full, Busy)
+      << "the rank's offer was refused as busy beside the attacker's held offers\n"
+      << describe();
+  EXPECT_EQ(stats(Receiver).deployments_refused, 1u) << "judged on its manifest";
 }
 
 //===----------------------------------------------------------------------===//
