@@ -1,9 +1,14 @@
 /*===- twochains/twochains.h - The Two-Chains runtime C API ----------------===
  *
- * A context owns a UCX context and worker, the packages loaded into it, and
- * the mailbox: one ring of fixed-size slots per connected sender, in memory
- * that UCX allocates and registers. Connections use UCX's own sockaddr
- * connection establishment; frames move with one ucp_put_nbx each.
+ * A context owns its UCX contexts and workers (a control worker for
+ * connections and control messages, a data worker for frames), the
+ * packages loaded into it, and the mailbox: one ring of fixed-size slots
+ * per connected sender, in memory that UCX allocates and registers.
+ * Connections use UCX's own sockaddr connection establishment and an
+ * authenticated handshake; a frame moves as one store into the ring where
+ * UCX maps it here (shared memory), one ucp_put_nbx (RDMA), or one active
+ * message (TCP). Jobs of many processes (tc_job_*) connect their ranks on
+ * demand; code a peer lacks can be deployed into it (tc_deploy).
  *
  *   receiver: tc_context_create, tc_context_add_package, tc_listen,
  *             then tc_progress in a loop (it runs the frames that arrived)
@@ -112,7 +117,8 @@ typedef struct tc_context_params {
   uint32_t credit_batch;  /* frames per credit report (0: slots / 4) */
   uint32_t wait_mode;     /* tc_wait_mode_t, for the executor thread;
                              TC_WAIT_POLL: no wait ever sleeps (tc_wait) */
-  uint32_t flags;         /* TC_CONTEXT_ACCEPT_RIEDS */
+  uint32_t flags;         /* TC_CONTEXT_ACCEPT_RIEDS, TC_CONTEXT_ORDERED_PLACEMENT,
+                             TC_CONTEXT_INSECURE, TC_CONTEXT_THREADS (below) */
   /* version 2 */
   uint32_t mailbox_mode;  /* tc_mailbox_mode_t */
   uint32_t code_cache_size; /* bytes of installed code the cache holds before
