@@ -459,13 +459,10 @@ void onDeployBody(void *Arg, tc_status_t St) {
 ucs_status_t onDeploy(void *Arg, const void *Header, size_t HeaderLength, void *Data, size_t Length,
                       const ucp_am_recv_param_t *Param) {
   auto *Ctx = static_cast<CodeContext *>(Arg);
-  tc_peer *Peer = senderOf(Ctx, Param);
   DeployHeader H;
-  if (!Peer || !Peer->Welcomed || HeaderLength != sizeof H) {
-    countHeld(Ctx, &tc_stats_t::messages_refused);
-    return UCS_OK; // not from an authenticated peer: no answer either
-  }
-  std::memcpy(&H, Header, sizeof H);
+  tc_peer *Peer = acceptMessage(Ctx, Header, HeaderLength, Param, H);
+  if (!Peer)
+    return UCS_OK;
   auto Refuse = [&](tc_status_t St, const std::string &Why) {
     countHeld(Ctx,
               St == TC_ERR_NO_CREDIT ? &tc_stats_t::shares_full : &tc_stats_t::deployments_refused);

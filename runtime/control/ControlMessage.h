@@ -13,7 +13,9 @@
 #include "base/Clock.h"
 #include "control/Context.h"
 #include "core/Peers.h"
+#include "core/Stats.h"
 
+#include <cstring>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -30,6 +32,22 @@ ucs_status_t setControlHandlers(ControlContext *Ctx,
 
 /// The peer a control message came from (its reply endpoint), or null.
 tc_peer *senderOf(ControlContext *Ctx, const ucp_am_recv_param_t *Param);
+
+/// The opening of a message only a welcomed peer may send, with a header
+/// of fixed size: its sender, the header copied into Out. Null if it is
+/// not from a welcomed peer or its header is not Out's size: counted as
+/// refused, and not answered (nobody authenticated to answer).
+template <class Header>
+tc_peer *acceptMessage(ControlContext *Ctx, const void *Bytes, size_t Size,
+                       const ucp_am_recv_param_t *Param, Header &Out) {
+  tc_peer *Peer = senderOf(Ctx, Param);
+  if (!Peer || !Peer->Welcomed || Size != sizeof Out) {
+    countHeld(Ctx, &tc_stats_t::messages_refused);
+    return nullptr;
+  }
+  std::memcpy(&Out, Bytes, sizeof Out);
+  return Peer;
+}
 
 /// Sends a control message on Peer->Ep, eagerly, never waited for: the
 /// peer keeps copies of its bytes until UCX has sent them (KeptSend).

@@ -99,12 +99,9 @@ ucs_status_t onRied(void *Arg, const void *Header, size_t HeaderLength, void *Da
                     size_t Length, const ucp_am_recv_param_t *Param) {
   auto *Ctx = static_cast<PackageContext *>(Arg);
   RiedHeader H;
-  tc_peer *Peer = senderOf(Ctx, Param);
-  if (!Peer || !Peer->Welcomed || HeaderLength != sizeof H) {
-    countHeld(Ctx, &tc_stats_t::messages_refused);
-    return UCS_OK; // not from an authenticated peer: no answer either
-  }
-  std::memcpy(&H, Header, sizeof H);
+  tc_peer *Peer = acceptMessage(Ctx, Header, HeaderLength, Param, H);
+  if (!Peer)
+    return UCS_OK;
   // Why is logged here; Tell (else Why) is what the pusher is told.
   auto Refuse = [&](const std::string &Why, tc_status_t St = TC_ERR_INVALID_PARAM,
                     const std::string &Tell = "") {
