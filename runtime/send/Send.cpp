@@ -177,13 +177,26 @@ static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
   return St;
 }
 
-static inline tc_status_t sendAny(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+namespace {
+/// What a send attempt ended with: a status for the caller, or that the
+/// frame must first wait in the queue for its code (an image shipped
+/// ahead, a package deployed: checkSend). Made from a status implicitly,
+/// so that the send paths return statuses as they are.
+struct SendAttempt {
+  tc_status_t Status;
+  bool WaitsForCode = false;
+  SendAttempt(tc_status_t St) : Status(St) {}
+  static SendAttempt waitForCode() {
+    SendAttempt A(TC_OK);
+    A.WaitsForCode = true;
+    return A;
+  }
+};
+} // namespace
+
+static inline SendAttempt sendAny(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
                                   tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
                                   uint64_t *Sequence);
-
-/// Within this file only: the frame waits in the queue for its image to be
-/// shipped ahead (checkSend). Never a status a caller sees.
-static constexpr tc_status_t ShipFirst = tc_status_t(1);
 
 namespace twochains::rt {
 
@@ -386,6 +399,7 @@ void sendQueued(tc_peer *Peer) {
     tc_status_t St = F.Package
                          ? sendAny(Peer, F.Package, F.Element, F.Mode, F.Payload.data(),
                                    F.Payload.size(), &Seq)
+                               .Status // its code is there: checked above
                          : sendAnswer(Peer, F.CallSequence, F.Payload.data(), F.Payload.size());
     if (St == TC_ERR_NO_CREDIT)
       return;
@@ -516,12 +530,12 @@ static inline bool sendDirect(tc_peer *Peer, const tc_package *Pkg, uint32_t Ele
 }
 
 /// sendLocked's way once sendDirect declined.
-static tc_status_t sendGeneral(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+static SendAttempt sendGeneral(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
                                tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
                                uint64_t *Sequence);
 
 /// The whole send: sendDirect's way, or the general one.
-static inline tc_status_t sendAny(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+static inline SendAttempt sendAny(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
                                   tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
                                   uint64_t *Sequence) {
   // Its answers and credit reports come into rings polled every pass.
@@ -532,10 +546,10 @@ static inline tc_status_t sendAny(tc_peer *Peer, const tc_package *Pkg, uint32_t
   return sendGeneral(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence);
 }
 
-/// Whether the frame can be sent to the peer: TC_OK; ShipFirst when its
-/// image must be shipped ahead first (the frame is then queued); else why
-/// not, at once.
-static tc_status_t checkSend(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+/// Whether the frame can be sent to the peer: TC_OK; waitForCode when its
+/// image must be shipped ahead or its package deployed first (the frame
+/// is then queued); else why not, at once.
+static SendAttempt checkSend(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
                              tc_send_mode_t Mode, size_t PayloadSize) {
   if (!Peer->Welcomed)
     return TC_ERR_IO;
@@ -600,7 +614,7 @@ static tc_status_t checkSend(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
   // the frame queued behind it, as behind a shipment.
   if (needsDeployment(Peer, Pkg)) {
     tc_status_t Refused = deployRefusal(Peer, Pkg);
-    return Refused != TC_OK ? Refused : ShipFirst;
+    return Refused != TC_OK ? SendAttempt(Refused) : SendAttempt::waitForCode();
   }
   // An image larger than a slot is shipped ahead, and the frame waits in
   // the queue, without a sequence: a shipment the receiver refuses must
@@ -608,7 +622,7 @@ static tc_status_t checkSend(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
   // wait for ever.
   if (needsShipment(Peer, Pkg, Element, Mode, PayloadSize)) {
     tc_status_t Refused = elementSend(Peer, Pkg, Element).Refused;
-    return Refused != TC_OK ? Refused : ShipFirst;
+    return Refused != TC_OK ? SendAttempt(Refused) : SendAttempt::waitForCode();
   }
   return TC_OK;
 }
@@ -626,10 +640,11 @@ static __attribute__((noinline)) tc_status_t sendBehind(tc_peer *Peer, const tc_
                                                         tc_peer *Origin) {
   if (!Peer->Tx.Queued.empty() || Peer->Tx.ShippingElement || Peer->Tx.DeployingPkg)
     sendQueued(Peer);
-  tc_status_t St = Peer->Tx.Queued.empty()
-                       ? sendAny(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence)
-                       : checkSend(Peer, Pkg, Element, Mode, PayloadSize);
-  if (St != ShipFirst && !(St == TC_ERR_NO_CREDIT && FromJam) &&
+  SendAttempt A = Peer->Tx.Queued.empty()
+                      ? sendAny(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence)
+                      : checkSend(Peer, Pkg, Element, Mode, PayloadSize);
+  tc_status_t St = A.Status;
+  if (!A.WaitsForCode && !(St == TC_ERR_NO_CREDIT && FromJam) &&
       !(St == TC_OK && !Peer->Tx.Queued.empty()))
     return St; // sent, or never will be
   uint64_t Key = Sequence ? QueuedCallKey | ++Peer->Tx.NextQueuedCall : 0;
@@ -662,9 +677,9 @@ tc_status_t twochains::rt::sendLocked(tc_peer *Peer, const tc_package *Pkg, uint
                                       tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
                                       uint64_t *Sequence) {
   if (__builtin_expect(Peer->Tx.Queued.empty(), 1)) {
-    tc_status_t St = sendAny(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence);
-    if (__builtin_expect(St != ShipFirst, 1))
-      return St;
+    SendAttempt A = sendAny(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence);
+    if (__builtin_expect(!A.WaitsForCode, 1))
+      return A.Status;
   }
   return sendBehind(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence,
                     /*FromJam=*/false, nullptr);
@@ -677,11 +692,12 @@ tc_status_t twochains::rt::sendFromJamLocked(tc_peer *Peer, const tc_package *Pk
                     Origin);
 }
 
-static tc_status_t sendGeneral(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+static SendAttempt sendGeneral(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
                                tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
                                uint64_t *Sequence) {
-  if (tc_status_t St = checkSend(Peer, Pkg, Element, Mode, PayloadSize); St != TC_OK)
-    return St;
+  if (SendAttempt A = checkSend(Peer, Pkg, Element, Mode, PayloadSize);
+      A.Status != TC_OK || A.WaitsForCode)
+    return A;
   // The credit line is written by the receiver: reading it costs a cache
   // line crossing cores, so it is read only when the credits seen so far
   // are used up (a miss report waits until then, or the next tc_progress).
@@ -756,7 +772,7 @@ __attribute__((noinline)) static tc_status_t sendToHandle(tc_peer *Handle, const
       // A failed connection says so after the arguments' checks; it never
       // asks for code to be shipped.
       if (!Bound->Welcomed || Bound->Failed)
-        return sendAny(Bound, Pkg, Element, Mode, Payload, PayloadSize, nullptr);
+        return sendAny(Bound, Pkg, Element, Mode, Payload, PayloadSize, nullptr).Status;
       // As to a connection: behind what waits, its code shipped first.
       return sendLocked(Bound, Pkg, Element, Mode, Payload, PayloadSize, nullptr);
     }
