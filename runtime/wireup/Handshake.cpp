@@ -3,7 +3,7 @@
 // Four active messages on the endpoint that UCX's sockaddr connection
 // establishment created (Auth.h has the MACs):
 //
-//   sender   -> receiver  AUTH       Nc
+//   sender   -> receiver  AUTH       Nc, its time, proof that it holds the key
 //   receiver -> sender    CHALLENGE  Ns, proof that it holds the key
 //   sender   -> receiver  HELLO      MAC, offer: its ring, credit line
 //   receiver -> sender    WELCOME    MAC, offer: the same for its side
