@@ -14,6 +14,7 @@
 #ifndef TWOCHAINS_RUNTIME_CORE_SLEEP_H
 #define TWOCHAINS_RUNTIME_CORE_SLEEP_H
 
+#include "base/Clock.h"
 #include "core/Context.h"
 
 namespace twochains::rt {
@@ -84,6 +85,18 @@ struct IdleWait {
   void idle(CoreContext *Ctx, uint64_t NowNs, uint64_t DeadlineNs);
   /// After a pass that did something.
   void busy() { Since = 0; }
+  /// After a turn of a wait until DeadlineNs (Ran: it did something):
+  /// false once the deadline has passed; else polls a while or sleeps, as
+  /// idle does, and true.
+  bool after(CoreContext *Ctx, bool Ran, uint64_t DeadlineNs) {
+    uint64_t Now = nowNs();
+    if (Now > DeadlineNs)
+      return false;
+    if (Ran)
+      busy();
+    idle(Ctx, Now, DeadlineNs);
+    return true;
+  }
 };
 
 } // namespace twochains::rt

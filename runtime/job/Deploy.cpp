@@ -75,14 +75,10 @@ tc_status_t deployAll(CoreContext *Ctx, const std::vector<tc_peer *> &Handles,
     }
     if (!Left)
       return TC_OK;
-    uint64_t Now = nowNs();
-    if (Now > Deadline)
-      return TC_ERR_TIMED_OUT;
-    if (Ran)
-      Idle.busy();
     // Answers and handshakes wake a sleep; an offer made again after a
     // busy answer, or a connect retried, at its due time.
-    Idle.idle(Ctx, Now, Deadline);
+    if (!Idle.after(Ctx, Ran, Deadline))
+      return TC_ERR_TIMED_OUT;
   }
 }
 

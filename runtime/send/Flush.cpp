@@ -129,13 +129,9 @@ static tc_status_t flushHandle(tc_peer *Handle, int TimeoutMs) {
     bool Ran = Ctx->Progress(Ctx) != 0;
     if ((Bound = connectionOf(Handle)) || Handle->ProxyGone)
       break;
-    uint64_t Now = nowNs();
-    if (Now > Deadline)
-      return TC_ERR_TIMED_OUT;
-    if (Ran)
-      Idle.busy();
     // The handshake's messages wake a sleep; a retry's due time too.
-    Idle.idle(Ctx, Now, Deadline);
+    if (!Idle.after(Ctx, Ran, Deadline))
+      return TC_ERR_TIMED_OUT;
   }
   if (Handle->ProxyGone || !Bound->Welcomed || Bound->Failed)
     return TC_ERR_IO;
