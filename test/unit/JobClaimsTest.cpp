@@ -34,6 +34,18 @@ namespace {
 using namespace twochains::rt;
 using namespace twochains::rt::test;
 
+/// A job of three contexts, not yet connected and not yet ranks: the
+/// sender, the receiver (its executor answering) and a third, Rank2; Keys
+/// what the three publish, in that order. Call under
+/// ASSERT_NO_FATAL_FAILURE.
+void startThreeContexts(TwoContexts &T, TwoContexts::Side *&Rank2, std::vector<RankKey> &Keys) {
+  T.Drive = TwoContexts::Driver::Executor;
+  ASSERT_NO_FATAL_FAILURE(T.startUnconnected());
+  ASSERT_NO_FATAL_FAILURE(Rank2 = T.createExtraSide("rank 2"));
+  ASSERT_NE(Rank2, nullptr);
+  Keys = keysOf({T.Sender.Ctx, T.Receiver.Ctx, Rank2->Ctx});
+}
+
 /// Connects From to the receiver's port, closes what it got; the status.
 tc_status_t connectOnce(tc_context_t *From, uint16_t Port, int TimeoutMs) {
   tc_peer_t *P = nullptr;
@@ -92,12 +104,9 @@ TEST_F(TwoContexts, AProcessConnectingToItselfKeepsItsRank) {
 /// 2, and the sender holds the job's key (all share it) but not rank 2's
 /// private key. Its claim of rank 2 is refused.
 TEST_F(TwoContexts, AClaimOfAnotherRankWithoutItsKeyIsRefused) {
-  Drive = Driver::Executor;
-  ASSERT_NO_FATAL_FAILURE(startUnconnected());
   Side *Rank2 = nullptr;
-  ASSERT_NO_FATAL_FAILURE(Rank2 = createExtraSide("rank 2"));
-  ASSERT_NE(Rank2, nullptr);
-  std::vector<RankKey> Keys = keysOf({Sender.Ctx, Receiver.Ctx, Rank2->Ctx});
+  std::vector<RankKey> Keys;
+  ASSERT_NO_FATAL_FAILURE(startThreeContexts(*this, Rank2, Keys));
   makeRank(Receiver.Ctx, 1, Keys);
   makeRank(Sender.Ctx, 2, Keys); // the impostor
   uint64_t Failures = stats(Receiver).auth_failures;
@@ -113,12 +122,9 @@ TEST_F(TwoContexts, AClaimOfAnotherRankWithoutItsKeyIsRefused) {
 /// made and taken as rank 2's. Before, rank 1 refused it as crossed while
 /// the impostor's stayed, and its frames and calls timed out.
 TEST_F(TwoContexts, TheRealRankIsTakenAfterAnImpostorsClaim) {
-  Drive = Driver::Executor;
-  ASSERT_NO_FATAL_FAILURE(startUnconnected());
   Side *Rank2 = nullptr;
-  ASSERT_NO_FATAL_FAILURE(Rank2 = createExtraSide("rank 2"));
-  ASSERT_NE(Rank2, nullptr);
-  std::vector<RankKey> Keys = keysOf({Sender.Ctx, Receiver.Ctx, Rank2->Ctx});
+  std::vector<RankKey> Keys;
+  ASSERT_NO_FATAL_FAILURE(startThreeContexts(*this, Rank2, Keys));
   std::vector<uint16_t> Ports = {0, Port, 0};
   makeRank(Receiver.Ctx, 1, Keys, Ports);
   makeRank(Sender.Ctx, 2, Keys, Ports); // the impostor
@@ -182,12 +188,9 @@ TEST_F(TwoContexts, AWelcomeThatDoesNotProveItsRankIsRefused) {
 /// Before, the address (127.0.0.1, and loopback's host group) was refused,
 /// and with it every rank on the node for the quarantine's window.
 TEST_F(TwoContexts, AQuarantinedRankDoesNotLockOutTheOtherRanksOfItsNode) {
-  Drive = Driver::Executor;
-  ASSERT_NO_FATAL_FAILURE(startUnconnected());
   Side *Rank2 = nullptr;
-  ASSERT_NO_FATAL_FAILURE(Rank2 = createExtraSide("rank 2"));
-  ASSERT_NE(Rank2, nullptr);
-  std::vector<RankKey> Keys = keysOf({Sender.Ctx, Receiver.Ctx, Rank2->Ctx});
+  std::vector<RankKey> Keys;
+  ASSERT_NO_FATAL_FAILURE(startThreeContexts(*this, Rank2, Keys));
   makeRank(Sender.Ctx, 0, Keys);
   makeRank(Receiver.Ctx, 1, Keys);
   makeRank(Rank2->Ctx, 2, Keys);

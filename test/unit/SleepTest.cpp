@@ -8,6 +8,7 @@
 // is asserted on time.
 //
 //===----------------------------------------------------------------------===//
+#include "BareClient.h"
 #include "RawMessage.h"
 #include "TwoContexts.h"
 
@@ -281,43 +282,17 @@ TEST_F(Sleeping, APeerThatNeverWakesDelaysOnlyItself) {
 TEST_F(Sleeping, AWakeFromAnUnauthenticatedEndpointIsRefused) {
   ASSERT_NO_FATAL_FAILURE(start()); // the receiver's executor answers
   // A bare UCX endpoint to the receiver's port, no handshake.
-  ucp_params_t P = {};
-  P.field_mask = UCP_PARAM_FIELD_FEATURES;
-  P.features = UCP_FEATURE_AM;
-  ucp_context_h Ucp = nullptr;
-  ucp_worker_h Worker = nullptr;
-  ASSERT_EQ(ucp_init(&P, nullptr, &Ucp), UCS_OK);
-  ucp_worker_params_t W = {};
-  ASSERT_EQ(ucp_worker_create(Ucp, &W, &Worker), UCS_OK);
-  sockaddr_in SA = {};
-  SA.sin_family = AF_INET;
-  SA.sin_port = htons(Port);
-  SA.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ucp_ep_params_t E = {};
-  E.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR |
-                 UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
-  E.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
-  E.sockaddr.addr = reinterpret_cast<sockaddr *>(&SA);
-  E.sockaddr.addrlen = sizeof SA;
-  E.err_mode = UCP_ERR_HANDLING_MODE_PEER;
-  ucp_ep_h Ep = nullptr;
-  ASSERT_EQ(ucp_ep_create(Worker, &E, &Ep), UCS_OK);
+  BareClient Client;
+  ASSERT_NO_FATAL_FAILURE(Client.connect(Port));
   uint64_t RefusedBefore = stats(Receiver).messages_refused;
   constexpr unsigned Wakes = 8;
   for (unsigned I = 0; I < Wakes; ++I) {
-    ucp_request_param_t Q = {};
-    Q.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-    Q.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
-    ucs_status_ptr_t R = ucp_am_send_nbx(Ep, AmWake, nullptr, 0, nullptr, 0, &Q);
-    ASSERT_FALSE(UCS_PTR_IS_ERR(R));
-    while (R && ucp_request_check_status(R) == UCS_INPROGRESS)
-      ucp_worker_progress(Worker);
-    if (R)
-      ucp_request_free(R);
+    ASSERT_NO_FATAL_FAILURE(Client.send(0, AmWake, nullptr, 0));
+    Client.flush();
   }
   EXPECT_TRUE(progressUntil(
       [&] {
-        ucp_worker_progress(Worker);
+        Client.progress();
         return stats(Receiver).messages_refused >= RefusedBefore + Wakes;
       },
       "the receiver refused every wake from the bare endpoint"));
@@ -339,16 +314,6 @@ TEST_F(Sleeping, AWakeFromAnUnauthenticatedEndpointIsRefused) {
       "the receiver took the welcomed peer's wake"));
   EXPECT_EQ(stats(Receiver).messages_refused, RefusedBefore + Wakes);
 
-  ucp_request_param_t C = {};
-  C.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-  C.flags = UCP_EP_CLOSE_FLAG_FORCE;
-  ucs_status_ptr_t Closing = ucp_ep_close_nbx(Ep, &C);
-  while (Closing && !UCS_PTR_IS_ERR(Closing) && ucp_request_check_status(Closing) == UCS_INPROGRESS)
-    ucp_worker_progress(Worker);
-  if (Closing && !UCS_PTR_IS_ERR(Closing))
-    ucp_request_free(Closing);
-  ucp_worker_destroy(Worker);
-  ucp_cleanup(Ucp);
 }
 
 namespace {

@@ -11,6 +11,7 @@
 // its oldest connection that has not proved the key to a newer one.
 //
 //===----------------------------------------------------------------------===//
+#include "BareClient.h"
 #include "TwoContexts.h"
 
 #include "base/Clock.h"
@@ -28,94 +29,6 @@ namespace {
 using namespace twochains::rt;
 
 const char *const TestKey = "the job's key for the startups tests";
-
-/// A UCX client that knows the wire but is no Two-Chains context: it
-/// connects to 127.0.0.1:Port and sends what the test makes.
-class BareClient {
-public:
-  ~BareClient() {
-    for (ucp_ep_h Ep : Eps) {
-      ucp_request_param_t C = {};
-      C.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-      C.flags = UCP_EP_CLOSE_FLAG_FORCE;
-      ucs_status_ptr_t R = ucp_ep_close_nbx(Ep, &C);
-      if (UCS_PTR_IS_PTR(R))
-        ucp_request_free(R);
-    }
-    if (Worker)
-      ucp_worker_destroy(Worker);
-    if (Ucp)
-      ucp_cleanup(Ucp);
-  }
-
-  /// A new connection; its index. Call under ASSERT_NO_FATAL_FAILURE.
-  void connect(uint16_t Port) {
-    if (!Ucp) {
-      ucp_params_t P = {};
-      P.field_mask = UCP_PARAM_FIELD_FEATURES;
-      P.features = UCP_FEATURE_AM;
-      ASSERT_EQ(ucp_init(&P, nullptr, &Ucp), UCS_OK);
-      ucp_worker_params_t W = {};
-      ASSERT_EQ(ucp_worker_create(Ucp, &W, &Worker), UCS_OK);
-      // What the receiver answers is read and dropped (UCX 1.13 crashes
-      // on a message with a reply endpoint and no handler for its id).
-      for (unsigned Id : {unsigned(AmChallenge), unsigned(AmRefused)}) {
-        ucp_am_handler_param_t H = {};
-        H.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB;
-        H.id = Id;
-        H.cb = [](void *, const void *, size_t, void *, size_t, const ucp_am_recv_param_t *) {
-          return UCS_OK;
-        };
-        ASSERT_EQ(ucp_worker_set_am_recv_handler(Worker, &H), UCS_OK);
-      }
-    }
-    sockaddr_in SA = {};
-    SA.sin_family = AF_INET;
-    SA.sin_port = htons(Port);
-    SA.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ucp_ep_params_t E = {};
-    E.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR |
-                   UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
-    E.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
-    E.err_handler.cb = [](void *, ucp_ep_h, ucs_status_t) {}; // closed by the receiver
-    E.sockaddr.addr = reinterpret_cast<sockaddr *>(&SA);
-    E.sockaddr.addrlen = sizeof SA;
-    E.err_mode = UCP_ERR_HANDLING_MODE_PEER;
-    ucp_ep_h Ep = nullptr;
-    ASSERT_EQ(ucp_ep_create(Worker, &E, &Ep), UCS_OK);
-    Eps.push_back(Ep);
-  }
-
-  /// Sends an AUTH over connection I without waiting for it to leave (its
-  /// bytes kept until the client goes, as UCX reads them until then).
-  void sendAuth(size_t I, const AuthRequest &A) {
-    ucp_request_param_t Q = {};
-    Q.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-    Q.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
-    const AuthRequest &Kept = Sent.emplace_back(A);
-    ucs_status_ptr_t R = ucp_am_send_nbx(Eps[I], AmAuth, &Kept, sizeof Kept, nullptr, 0, &Q);
-    ASSERT_FALSE(UCS_PTR_IS_ERR(R));
-    if (R)
-      Pending.push_back(R);
-  }
-
-  void progress() {
-    ucp_worker_progress(Worker);
-    for (size_t I = 0; I < Pending.size();)
-      if (ucp_request_check_status(Pending[I]) != UCS_INPROGRESS) {
-        ucp_request_free(Pending[I]);
-        Pending.erase(Pending.begin() + I);
-      } else
-        ++I;
-  }
-
-private:
-  ucp_context_h Ucp = nullptr;
-  ucp_worker_h Worker = nullptr;
-  std::vector<ucp_ep_h> Eps;
-  std::vector<ucs_status_ptr_t> Pending;
-  std::deque<AuthRequest> Sent;
-};
 
 /// An AUTH as a sender with Key makes it, sent at SentNs.
 AuthRequest provedAuth(const std::string &Key, uint64_t SentNs, uint8_t NonceByte) {
