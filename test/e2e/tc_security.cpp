@@ -507,11 +507,19 @@ static int tamper(char **Argv) {
     return deliverFrame(Peer, Peer->Tx.Staging.data(), Size, Seq, Slot);
   };
   Put(0x1111);
-  // Rewritten, sealed each time, for longer than the jam waits.
-  uint64_t End = nowNs() + 2'500'000'000ull;
-  for (unsigned I = 0; nowNs() < End; ++I)
+  // Rewritten, sealed each time, until the receiver credits the frame: the
+  // jam has run by then, however late the receiver came to it (a fixed
+  // span once ended before a loaded receiver ran the jam).
+  const volatile uint64_t *Finished = &Peer->Tx.CreditWord[CreditWordFinished];
+  uint64_t End = nowNs() + 30'000'000'000ull;
+  for (unsigned I = 0; *Finished <= Seq; ++I) {
+    if (nowNs() > End)
+      return fail("the receiver never credited the frame");
     if (Put(I % 2 ? 0x1111 : 0x2222) != TC_OK)
       return fail("put failed");
+    if (I % 256 == 0)
+      tc_progress(Ctx, nullptr);
+  }
   std::printf("tamper: rewrote the slot while the jam ran\n");
   tc_flush(Peer, 5000);
   tc_peer_close(Peer);
