@@ -260,7 +260,6 @@ int runServer(const Options &O) {
          "%u stress threads\n",
          tc_mailbox_mode_name(S.Tc.context()), waitName(O.Wait), tc_wait_mode_name(S.Tc.context()),
          O.Stress);
-  printf("tc-perf server: LLC stashing %s\n", tc_stashing_status(S.Tc.context()));
   fflush(stdout);
   if (!S.Ctl.acceptOne(O.Port + 1, 600000) || !greet(S))
     return 1;

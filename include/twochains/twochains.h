@@ -33,7 +33,7 @@ extern "C" {
 #endif
 
 /* The loaded library's version, TC_VERSION_NUMBER(major, minor, patch),
- * and as text ("0.2.0"). Compare with TC_VERSION, the headers'. */
+ * and as text ("0.5.0"). Compare with TC_VERSION, the headers'. */
 unsigned tc_get_version(void);
 const char *tc_get_version_string(void);
 
@@ -561,11 +561,6 @@ const char *tc_mailbox_mode_name(const tc_context_t *context);
 /* The wait the executor uses: "poll", "pause", "yield", "umwait", "mwaitx"
  * or "wfe". */
 const char *tc_wait_mode_name(const tc_context_t *context);
-
-/* LLC stashing of the mailbox (PCIe TPH steering through rdma-core DMA
- * handles): "available: ..." or "unavailable: <why>", found at
- * tc_context_create. Never claimed where it is not there. */
-const char *tc_stashing_status(const tc_context_t *context);
 
 /* Events: what went wrong, with the peer it concerns, for the application
  * to act on (each is also logged once and counted in the statistics).

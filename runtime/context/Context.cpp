@@ -19,7 +19,6 @@
 
 #include "base/Log.h"
 #include "base/Timeouts.h"
-#include "base/Stashing.h"
 #include "calls/Calls.h"
 #include "code/CodeTransfer.h"
 #include "code/Deploy.h"
@@ -528,7 +527,6 @@ extern "C" tc_status_t tc_context_create(const tc_context_params_t *Params,
     destroyContext(Ctx.release());
     return St;
   }
-  Ctx->Stashing = detectStashing();
   *Out = Ctx.release();
   return TC_OK;
 }
@@ -593,10 +591,6 @@ static void destroyContext(tc_context *Ctx) {
 extern "C" void tc_context_destroy(tc_context_t *Ctx) {
   if (Ctx)
     destroyContext(Ctx);
-}
-
-extern "C" const char *tc_stashing_status(const tc_context_t *Ctx) {
-  return Ctx ? Ctx->Stashing.c_str() : "";
 }
 
 extern "C" tc_status_t tc_context_add_package(tc_context_t *Ctx, tc_package_t *Pkg) {

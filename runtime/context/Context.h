@@ -25,7 +25,6 @@ struct tc_context : twochains::rt::CallsContext {
   unsigned ClockPolls = 0;    // tc_progress calls since the clock was read
   uint64_t ControlTurnNs = 0; // when the control worker last progressed
   unsigned RanSinceClock = 0; // frames run since the clock was read
-  std::string Stashing;       // what detectStashing found
 };
 
 namespace twochains::rt {

@@ -216,7 +216,6 @@ int main(int argc, char **argv) {
   if (receiver) {
     if ((st = tc_listen(ctx, address, port)) != TC_OK)
       return die("listening", st);
-    printf("receiver: LLC stashing %s\n", tc_stashing_status(ctx));
     printf("receiver: mailbox %s\n", tc_mailbox_mode_name(ctx));
     printf("receiver: listening on %s:%u\n", address, port);
     fflush(stdout);
