@@ -348,14 +348,6 @@ typedef enum tc_send_mode {
  * leave as this context progresses (tc_progress, the executor, tc_flush).
  * If the peer refuses the image, they are dropped and tc_flush says why
  * (docs/code-cache.md, "Images larger than a slot"). */
-/* Corking, like TCP_CORK: while a peer is corked, frames to it that travel
- * as active messages (TCP) wait, and leave together in one message when
- * 64 KiB or the peer's window of them are waiting, at the next tc_progress
- * or tc_flush, or at tc_peer_cork(peer, 0): one system call for many
- * frames. Frames into a ring this side stores or puts into (shared memory,
- * RDMA) leave at once, corked or not. Uncorking sends what waits. */
-tc_status_t tc_peer_cork(tc_peer_t *peer, int corked);
-
 tc_status_t tc_send(tc_peer_t *peer, const tc_package_t *package, uint32_t element,
                     tc_send_mode_t mode, const void *payload, size_t payload_size);
 /* tc_send's statuses: TC_OK (sent or queued: the payload was copied, its
@@ -366,6 +358,14 @@ tc_status_t tc_send(tc_peer_t *peer, const tc_package_t *package, uint32_t eleme
  * TC_ERR_TOO_LARGE, TC_ERR_UNKNOWN_ELEMENT, TC_ERR_NO_ISA_IMAGE,
  * TC_ERR_REFUSED or TC_ERR_UNTRUSTED (its code was refused before: see the
  * log), TC_ERR_IO (the peer is gone), TC_ERR_INVALID_PARAM. */
+
+/* Corking, like TCP_CORK: while a peer is corked, frames to it that travel
+ * as active messages (TCP) wait, and leave together in one message when
+ * 64 KiB or the peer's window of them are waiting, at the next tc_progress
+ * or tc_flush, or at tc_peer_cork(peer, 0): one system call for many
+ * frames. Frames into a ring this side stores or puts into (shared memory,
+ * RDMA) leave at once, corked or not. Uncorking sends what waits. */
+tc_status_t tc_peer_cork(tc_peer_t *peer, int corked);
 
 /* tc_send that waits for credit, as tc_call does: progresses the context
  * (answering others meanwhile), polls a while, then sleeps until a credit
