@@ -11,7 +11,7 @@ and those of lower levels; folders of one level may not use each other.
      the format library's (format/). An include with "..", of a file that
      does not exist, or of a runtime file in no layer is an error, and so
      is a file in runtime/ outside the listed folders (but for
-     CMakeLists.txt, *.map, *.in, README.md and LAYERS).
+     CMakeLists.txt, *.map, *.released, *.in, README.md and LAYERS).
   2. Calls (with --build or --objects): from the built objects (nm), each
      symbol an object uses that exactly one other runtime source defines
      (strongly: weak definitions, i.e. inline functions and templates
@@ -44,7 +44,7 @@ from collections import defaultdict
 
 # Files that may lie in runtime/ outside a layer folder.
 UNLAYERED_NAMES = {"CMakeLists.txt", "README.md", "LAYERS"}
-UNLAYERED_SUFFIXES = (".map", ".in")
+UNLAYERED_SUFFIXES = (".map", ".released", ".in")
 # Files whose includes are read.
 SOURCE_SUFFIXES = (".h", ".hh", ".hpp", ".c", ".cc", ".cpp", ".cxx", ".inc", ".def", ".ipp")
 # Where includes resolve besides the including file's folder, as the
