@@ -294,10 +294,10 @@ static void forgetPeer(WireupContext *Wireup, tc_peer *Peer) {
 }
 
 ucs_status_t twochains::rt::setupCalls(CallsContext *Ctx) {
-  Ctx->AnswerFrame = takeAnswer;
-  Ctx->FrameAbandoned = endCallOfFrame;
-  Ctx->CallSent = keepCallBySequence;
-  Ctx->PeerReleased = forgetPeer;
+  Ctx->AnswerFrame.subscribe(takeAnswer);
+  Ctx->FrameAbandoned.subscribe(endCallOfFrame);
+  Ctx->CallSent.subscribe(keepCallBySequence);
+  Ctx->PeerReleased.subscribe(forgetPeer);
   addHousekeeping(Ctx, callsHousekeeping);
   return setControlHandlers(Ctx, {{AmReply, &onReply}});
 }

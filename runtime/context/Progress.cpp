@@ -281,5 +281,5 @@ static void reportBeforeSleep(CoreContext *Core) {
 
 void twochains::rt::setupProgress(tc_context *Ctx) {
   Ctx->Progress = progressFromBelow;
-  Ctx->BeforeSleep = reportBeforeSleep;
+  Ctx->BeforeSleep.subscribe(reportBeforeSleep);
 }

@@ -23,10 +23,10 @@ struct ControlContext : CoreContext {
   std::list<BodyInFlight> BodiesInFlight;
   /// RendezvousTimeoutNs; unit tests shorten it.
   uint64_t BodyTimeoutNs = RendezvousTimeoutNs;
-  /// Ends a peer that broke the protocol, at once (wireup registers it,
-  /// cutOffPeer calls it): failed, its control endpoint closed, so that UCX
-  /// ends what it still does for it.
-  void (*CutOff)(ControlContext *Ctx, tc_peer *Peer) = nullptr;
+  /// A peer broke the protocol (cutOffPeer): told to end it at once
+  /// (wireup subscribes: failed, its control endpoint closed, so that UCX
+  /// ends what it still does for it).
+  Subscribers<ControlContext *, tc_peer *> CutOff;
   /// Peers cut off: a peer can reconnect and be cut off again.
   LogLimit CutOffLog;
   /// Refusals of messages from endpoints no peer has: the first is logged.

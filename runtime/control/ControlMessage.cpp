@@ -168,10 +168,10 @@ void setupControl(ControlContext *Ctx) {
 void cutOffPeer(ControlContext *Ctx, tc_peer *Peer, const std::string &Why) {
   countHeld(Ctx, &tc_stats_t::rendezvous_cancelled);
   logLimited(Ctx->CutOffLog, TC_LOG_ERROR, "cut off " + Peer->Name + ": " + Why);
-  if (Ctx->CutOff)
-    Ctx->CutOff(Ctx, Peer);
-  else
+  if (Ctx->CutOff.empty())
     Peer->Failed = true;
+  else
+    Ctx->CutOff.notify(Ctx, Peer);
 }
 
 void receiveBody(ControlContext *Ctx, void *Data, size_t Length,

@@ -24,6 +24,7 @@
 #define TWOCHAINS_RUNTIME_CORE_CONTEXT_H
 
 #include "core/Peer.h"
+#include "core/Subscribers.h"
 #include "wire/Auth.h"
 
 #include <atomic>
@@ -134,14 +135,14 @@ struct CoreContext {
   std::atomic<bool> FdSleeper{false};
   std::atomic<uint32_t> WakeSeq{0};
   std::atomic<int> WakeWaiters{0};
-  /// What this side owes its peers before it sleeps: credits it has not
-  /// reported yet, which a flushing peer waits for (context/Progress.cpp
-  /// registers it). Holds the context.
-  void (*BeforeSleep)(CoreContext *Ctx) = nullptr;
+  /// Before the context sleeps: what this side owes its peers, such as
+  /// credits it has not reported yet, which a flushing peer waits for
+  /// (context/Progress.cpp subscribes). Told holding the context.
+  Subscribers<CoreContext *> BeforeSleep;
   /// A cold ring was opened again (core/Polled.cpp): its sender, which may
   /// sleep until it may store past the old limit, is woken (the frame
-  /// path registers it).
-  void (*RingOpened)(tc_peer *Peer) = nullptr;
+  /// path subscribes).
+  Subscribers<tc_peer *> RingOpened;
   /// A sleep ended: the next pass of a wait takes the control turn.
   std::atomic<bool> ControlDue{false};
   /// The control worker took something outside a sleep's own look

@@ -20,8 +20,7 @@ void startPolling(CoreContext *Ctx, tc_peer *Peer) {
     if (Peer->Rx.CreditDirect) {
       __atomic_store_n(&Peer->Rx.CreditDirect[CreditWordLimit], 0, __ATOMIC_RELEASE);
       __atomic_store_n(&Peer->Rx.CreditDirect[CreditWordCold], 0, __ATOMIC_RELEASE);
-      if (Ctx->RingOpened)
-        Ctx->RingOpened(Peer);
+      Ctx->RingOpened.notify(Peer);
     }
     Peer->Cold = false;
     --Ctx->ColdPeers;

@@ -108,8 +108,7 @@ struct Look {
 /// The sleeper's side of the handshake with its peers. Holds the context.
 static Look prepare(CoreContext *Ctx) {
   Look L;
-  if (Ctx->BeforeSleep)
-    Ctx->BeforeSleep(Ctx);
+  Ctx->BeforeSleep.notify(Ctx);
   // A payload on its way ahead of its frame (send/PayloadAhead.h) moves
   // as the control worker turns: its socket's events wake the sleep, and
   // the sleep is bounded besides. Not a busy wait: a peer whose payload

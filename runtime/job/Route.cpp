@@ -413,10 +413,10 @@ void twochains::rt::endJob(JobContext *Ctx) {
 }
 
 ucs_status_t twochains::rt::setupRoutes(JobContext *Ctx) {
-  Ctx->JobHello = decideJobHello;
-  Ctx->PeerWelcomed = onPeerWelcomed;
-  Ctx->ConnectEnded = onConnectEnded;
-  Ctx->JobPeerReleased = onJobPeerReleased;
+  Ctx->DecideRankHello = decideJobHello;
+  Ctx->PeerWelcomed.subscribe(onPeerWelcomed);
+  Ctx->ConnectEnded.subscribe(onConnectEnded);
+  Ctx->PeerReleased.subscribe(onJobPeerReleased);
   addHousekeeping(Ctx, advanceRoutes);
   addDueTime(Ctx, routesDue);
   return setControlHandlers(Ctx, {{AmReady, &onReady}});

@@ -23,10 +23,9 @@ struct ReceiveContext : SendContext {
   /// Addresses quarantined (receive/Quarantine.cpp): one line each, but an
   /// attacker may have many addresses.
   LogLimit QuarantineLog;
-  /// An answer frame arrived from Peer (checked): the calls layer ends the
-  /// call of CallSequence with it.
-  void (*AnswerFrame)(tc_peer *Peer, uint64_t CallSequence, const uint8_t *Bytes,
-                      size_t Size) = nullptr;
+  /// An answer frame arrived from Peer (checked): the calls layer
+  /// subscribes, to end the call of CallSequence with it.
+  Subscribers<tc_peer *, uint64_t, const uint8_t *, size_t> AnswerFrame;
   /// Payloads sent ahead of their frames (receive/PayloadAhead.h): arriving
   /// or arrived, or refused (Status; no bytes), each for one frame of one
   /// peer (null: released while its bytes were fetched), and the bytes all

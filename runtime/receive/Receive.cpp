@@ -258,8 +258,7 @@ static inline tc_status_t captureSlot(ReceiveContext *Ctx, uint8_t *Slot, uint64
 static inline tc_status_t dispatchFrame(ReceiveContext *Ctx, tc_peer *Peer, const FrameView &V,
                                         JamRun &Run) {
   if (V.Header.Kind == FrameAnswer) {
-    if (Ctx->AnswerFrame)
-      Ctx->AnswerFrame(Peer, V.Header.Package, V.Payload, V.Header.PayloadSize);
+    Ctx->AnswerFrame.notify(Peer, V.Header.Package, V.Payload, V.Header.PayloadSize);
     return TC_OK;
   }
   Ctx->RunningJam = true;

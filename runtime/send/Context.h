@@ -7,13 +7,14 @@
 namespace twochains::rt {
 
 struct SendContext : CodeContext {
-  /// Called when the receiver reports a frame of Peer abandoned (fault,
-  /// time limit, quarantine): the calls layer ends the call made with it.
-  void (*FrameAbandoned)(tc_peer *Peer, uint64_t Sequence, tc_status_t Ended) = nullptr;
-  /// Called when a call's queued frame, kept by Key (QueuedCallKey), is
-  /// sent with Sequence: the calls layer keeps the call by it from now on.
-  /// (A queued frame dropped ends its call through FrameAbandoned, by Key.)
-  void (*CallSent)(tc_peer *Peer, uint64_t Key, uint64_t Sequence) = nullptr;
+  /// The receiver reported a frame of Peer abandoned (fault, time limit,
+  /// quarantine): the calls layer subscribes, to end the call made with it.
+  Subscribers<tc_peer *, uint64_t, tc_status_t> FrameAbandoned;
+  /// A call's queued frame, kept by Key (QueuedCallKey), was sent with
+  /// Sequence: the calls layer subscribes, to keep the call by it from now
+  /// on. (A queued frame dropped ends its call through FrameAbandoned, by
+  /// Key.)
+  Subscribers<tc_peer *, uint64_t, uint64_t> CallSent;
 };
 
 } // namespace twochains::rt

@@ -437,10 +437,10 @@ ucs_status_t setupFramePath(SendContext *Ctx) {
   // A sender that stored up to a closed ring's limit waits (it may sleep)
   // for it to open: the reopening stores into its line, then looks at its
   // sleep flag, as a credit report does.
-  Ctx->RingOpened = [](tc_peer *Peer) {
+  Ctx->RingOpened.subscribe([](tc_peer *Peer) {
     if (Peer->Tx.CreditWord)
       wakeIfSleeping(Peer);
-  };
+  });
   return setControlHandlers(Ctx, {{AmFrame, &onFrame}, {AmCredit, &onCredit}, {AmWake, &onWake}});
 }
 

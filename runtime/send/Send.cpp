@@ -283,8 +283,8 @@ static void dropWaiting(tc_peer *Peer, tc_status_t St, Predicate Waiting) {
       ++It;
       continue;
     }
-    if (It->CallKey && Ctx->FrameAbandoned)
-      Ctx->FrameAbandoned(Peer, It->CallKey, St);
+    if (It->CallKey)
+      Ctx->FrameAbandoned.notify(Peer, It->CallKey, St);
     It = Peer->Tx.Queued.erase(It);
     ++Dropped;
   }
@@ -405,10 +405,10 @@ void sendQueued(tc_peer *Peer) {
       return;
     // A call's frame is named by its sequence from now on; one that failed
     // for good (the peer is gone) ends its call.
-    if (F.CallKey && St == TC_OK && Ctx->CallSent)
-      Ctx->CallSent(Peer, F.CallKey, Seq);
-    else if (F.CallKey && St != TC_OK && Ctx->FrameAbandoned)
-      Ctx->FrameAbandoned(Peer, F.CallKey, St);
+    if (F.CallKey && St == TC_OK)
+      Ctx->CallSent.notify(Peer, F.CallKey, Seq);
+    else if (F.CallKey && St != TC_OK)
+      Ctx->FrameAbandoned.notify(Peer, F.CallKey, St);
     if (St != TC_OK && !F.Package)
       logLimited(Peer->AnswerLog, TC_LOG_ERROR,
                  "a queued answer to call " + std::to_string(F.CallSequence) + " of " +

@@ -409,10 +409,7 @@ void twochains::rt::releasePeer(WireupContext *Ctx, tc_peer *Peer) {
   // No longer found by its endpoint, which the flushes below still
   // progress: what the peer says meanwhile is its last word, not a stranger's.
   forgetPeerEndpoint(Ctx, Peer);
-  if (Ctx->PeerReleased)
-    Ctx->PeerReleased(Ctx, Peer);
-  if (Ctx->JobPeerReleased)
-    Ctx->JobPeerReleased(Ctx, Peer);
+  Ctx->PeerReleased.notify(Ctx, Peer);
   forgetPayloadsAhead(Ctx, Peer);
   sayLastWords(Peer);
   bool GaveUp = endRequestsInFlight(Peer);
@@ -653,8 +650,7 @@ static void advanceConnects(CoreContext *Core) {
       startPolling(Ctx, P);
     } else
       releasePeer(Ctx, P);
-    if (Ctx->ConnectEnded)
-      Ctx->ConnectEnded(Ctx, P);
+    Ctx->ConnectEnded.notify(Ctx, P);
   }
 }
 
@@ -794,6 +790,6 @@ ucs_status_t twochains::rt::setupWireup(WireupContext *Ctx) {
   addHousekeeping(Ctx, advanceConnects);
   addHousekeeping(Ctx, reapPeers);
   addDueTime(Ctx, connectionsDue);
-  Ctx->CutOff = cutOff;
+  Ctx->CutOff.subscribe(cutOff);
   return UCS_OK;
 }

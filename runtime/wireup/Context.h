@@ -42,9 +42,10 @@ struct WireupContext : ReceiveContext {
   /// replayed does not count twice. At most MaxProvedNonces; beyond that
   /// no AUTH counts as proved until the oldest age out (Handshake.cpp).
   std::deque<std::pair<uint64_t, std::array<uint8_t, NonceSize>>> ProvedNonces;
-  /// Called as a peer is released, before its endpoints close: the calls
-  /// layer ends the calls made to it and forgets its answers.
-  void (*PeerReleased)(WireupContext *Ctx, tc_peer *Peer) = nullptr;
+  /// A peer is being released, before its endpoints close: the job layer
+  /// lets the handles bound to it come loose, the calls layer ends the
+  /// calls made to it and forgets its answers.
+  Subscribers<WireupContext *, tc_peer *> PeerReleased;
   /// The job this context joined (job/Job.h): its identity (0: none) and
   /// this process's rank, which every offer carries.
   uint64_t JobId = 0;
@@ -56,18 +57,17 @@ struct WireupContext : ReceiveContext {
   /// (Handshake.cpp). A rank is proved, not claimed.
   format::Ed25519KeyPair RankKey;
   std::vector<std::array<uint8_t, RankKeySize>> RankKeys;
-  /// The job layer's hooks (job/Job.cpp). JobHello: an authenticated HELLO
-  /// from a rank of this side's job (Peer->JobRank): 0 to take it,
+  /// Who decides on an authenticated HELLO from a rank of this side's job
+  /// (Peer->JobRank; the job layer, job/Route.cpp): 0 to take it,
   /// RefusalCrossed to refuse it quietly (a connection the other way is
-  /// kept), or a negative status to refuse it, Why saying why.
-  int (*JobHello)(WireupContext *Ctx, tc_peer *Peer, std::string &Why) = nullptr;
+  /// kept), or a negative status to refuse it, Why saying why. One
+  /// decides; none: every rank's HELLO is taken.
+  int (*DecideRankHello)(WireupContext *Ctx, tc_peer *Peer, std::string &Why) = nullptr;
   /// A connection welcomed, in either role.
-  void (*PeerWelcomed)(WireupContext *Ctx, tc_peer *Peer) = nullptr;
+  Subscribers<WireupContext *, tc_peer *> PeerWelcomed;
   /// A connect in the background ended (ConnectResult; Crossed), welcomed
-  /// or not: the job layer owns it from then on.
-  void (*ConnectEnded)(WireupContext *Ctx, tc_peer *Peer) = nullptr;
-  /// As PeerReleased, for the job layer: handles bound to it come loose.
-  void (*JobPeerReleased)(WireupContext *Ctx, tc_peer *Peer) = nullptr;
+  /// or not: whoever started it owns it from then on.
+  Subscribers<WireupContext *, tc_peer *> ConnectEnded;
 };
 
 } // namespace twochains::rt

@@ -342,9 +342,9 @@ static void answerHello(WireupContext *Ctx, tc_peer *Peer, const WireupContext::
                           " ms more (its abandoned frames took more than their budget)",
                       TC_ERR_QUARANTINED);
   }
-  if (Peer->JobRank != NoJobRank && Ctx->JobHello) {
+  if (Peer->JobRank != NoJobRank && Ctx->DecideRankHello) {
     std::string JobWhy;
-    if (int Verdict = Ctx->JobHello(Ctx, Peer, JobWhy); Verdict != 0)
+    if (int Verdict = Ctx->DecideRankHello(Ctx, Peer, JobWhy); Verdict != 0)
       return refusePeer(Ctx, Peer, JobWhy, Verdict);
   }
   Peer->Path = rmaReaches(Ctx, Peer, Hello) ? PathRma : PathAm;
@@ -686,8 +686,7 @@ void twochains::rt::welcomePeer(WireupContext *Ctx, tc_peer *Peer) {
   } else {
     countRmaPeer(Ctx, Peer);
   }
-  if (Ctx->PeerWelcomed)
-    Ctx->PeerWelcomed(Ctx, Peer);
+  Ctx->PeerWelcomed.notify(Ctx, Peer);
 }
 
 ucs_status_t twochains::rt::setupHandshake(WireupContext *Ctx) {
