@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "send/Send.h"
+#include "send/Queue.h"
 
 #include "base/Clock.h"
 #include "base/Log.h"
@@ -43,23 +44,6 @@
 #include <vector>
 
 using namespace twochains::rt;
-
-/// The peer's send state of a package's elements, made at the package's
-/// first send to it. Out of line: once per package and peer.
-__attribute__((noinline)) static twochains::rt::PeerSendHalf::ElementSend &
-addElementSends(tc_peer *Peer, const tc_package *Pkg, uint32_t Element) {
-  Peer->Tx.Sends.emplace_back(
-      Pkg, std::vector<twochains::rt::PeerSendHalf::ElementSend>(Pkg->Elements.size()));
-  return Peer->Tx.Sends.back().second[Element];
-}
-
-static inline twochains::rt::PeerSendHalf::ElementSend &
-elementSend(tc_peer *Peer, const tc_package *Pkg, uint32_t Element) {
-  for (auto &[P, Elements] : Peer->Tx.Sends)
-    if (P == Pkg)
-      return Elements[Element];
-  return addElementSends(Peer, Pkg, Element);
-}
 
 /// The element's injected-frame template: header line and image already
 /// there, so a send writes only the payload, the sequence and the trailer.
@@ -177,303 +161,8 @@ static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
   return St;
 }
 
-namespace {
-/// What a send attempt ended with: a status for the caller, or that the
-/// frame must first wait in the queue for its code (an image shipped
-/// ahead, a package deployed: checkSend). Made from a status implicitly,
-/// so that the send paths return statuses as they are.
-struct SendAttempt {
-  tc_status_t Status;
-  bool WaitsForCode = false;
-  SendAttempt(tc_status_t St) : Status(St) {}
-  static SendAttempt waitForCode() {
-    SendAttempt A(TC_OK);
-    A.WaitsForCode = true;
-    return A;
-  }
-};
-} // namespace
-
-static inline SendAttempt sendAny(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
-                                  tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
-                                  uint64_t *Sequence);
-
-namespace twochains::rt {
-
-/// Frames jams may have waiting for one peer, and their payload bytes.
-/// Past either the jam sees TC_ERR_NO_CREDIT. Frames forwarded to a peer
-/// (a route: every peer's jams may forward there) have a share of that
-/// per origin, so that one peer's jams cannot take the route from others'.
-static constexpr size_t MaxQueuedFrames = 4096;
-static constexpr size_t MaxQueuedBytes = 4u << 20;
-static constexpr size_t MaxQueuedFramesPerOrigin = MaxQueuedFrames / 4;
-static constexpr size_t MaxQueuedBytesPerOrigin = MaxQueuedBytes / 4;
-
-tc_status_t queueFrame(tc_peer *Peer, PeerSendHalf::QueuedFrame F, tc_peer *Origin) {
-  if (Peer->Cold)
-    startPolling(Peer->Ctx, Peer); // its queue leaves on its turns
-  if (Peer->Tx.Queued.size() >= MaxQueuedFrames ||
-      Peer->Tx.Queued.bytes() + F.Payload.size() > MaxQueuedBytes)
-    return TC_ERR_NO_CREDIT;
-  F.Origin = Origin && Origin != Peer ? Origin->Number : 0;
-  if (F.Origin) {
-    auto [Frames, Bytes] = Peer->Tx.Queued.heldBy(F.Origin);
-    if (Frames >= MaxQueuedFramesPerOrigin || Bytes + F.Payload.size() > MaxQueuedBytesPerOrigin) {
-      // Flow control, not a fault: the jam hears TC_ERR_NO_CREDIT and may
-      // try again; counted (shares_full), said only when debugging.
-      countHeld(Peer->Ctx, &tc_stats_t::shares_full);
-      logLimited(Origin->RefusedMessageLog, TC_LOG_DEBUG,
-                 "refused a frame forwarded to " + Peer->Name + " by a jam of " + Origin->Name +
-                     ": its frames waiting there (" + std::to_string(Frames) + ", " +
-                     std::to_string(Bytes) + " bytes) are its share of the queue");
-      return TC_ERR_NO_CREDIT;
-    }
-  }
-  Peer->Tx.Queued.push(std::move(F));
-  return TC_OK;
-}
-
-tc_status_t queueOnHandle(tc_peer *Handle, const tc_package *Pkg, uint32_t Element,
-                          tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
-                          tc_peer *Origin) {
-  if (Handle->ProxyGone)
-    return TC_ERR_IO;
-  if (Element >= Pkg->Elements.size() || !Pkg->Elements[Element].Present ||
-      !Pkg->Elements[Element].IsJam)
-    return TC_ERR_UNKNOWN_ELEMENT;
-  // The receiver's limits come with its welcome: a job's ranks share
-  // this side's (a frame past the receiver's own fails when it leaves).
-  // A payload too large for a slot goes ahead, named by a record that
-  // must fit one itself (not in slots of one line).
-  if (smallestFrameSize(PayloadSize) > Handle->Tx.SlotSize &&
-      (PayloadSize > Handle->Ctx->PayloadAheadBytes ||
-       smallestFrameSize(sizeof(PayloadAhead)) > Handle->Tx.SlotSize))
-    return TC_ERR_TOO_LARGE;
-  // TC_SEND_INJECTED_FULL carries its image in the slot, beside a payload
-  // that fits one: as this side's own image would (a rank of another
-  // instruction set is checked again when the frame leaves).
-  if (Mode == TC_SEND_INJECTED_FULL) {
-    const PackageElement &E = Pkg->Elements[Element];
-    if (smallestFrameSize(PayloadSize) > Handle->Tx.SlotSize ||
-        frameSize(FrameInjected, uint32_t(E.Image.Bytes.size()), uint32_t(PayloadSize)) >
-            Handle->Tx.SlotSize)
-      return TC_ERR_TOO_LARGE;
-  }
-  auto *P = static_cast<const uint8_t *>(Payload);
-  PeerSendHalf::QueuedFrame F{Pkg, Element, std::vector<uint8_t>(P, P + PayloadSize)};
-  F.Mode = Mode;
-  return queueFrame(Handle, std::move(F), Origin);
-}
-
-} // namespace twochains::rt
-
-/// Whether frames of the package wait for it to be deployed to the peer.
-static bool needsDeployment(tc_peer *Peer, const tc_package *Pkg) {
-  return Peer->Tx.DeployCheck && !peerHolds(Peer, Pkg);
-}
-
-/// Drops the queued frames Waiting says wait for code that will not come
-/// (St): their calls end, and the next tc_flush returns St.
-template <class Predicate>
-static void dropWaiting(tc_peer *Peer, tc_status_t St, Predicate Waiting) {
-  auto *Ctx = contextOf<SendContext>(Peer);
-  uint64_t Dropped = 0;
-  for (auto It = Peer->Tx.Queued.begin(); It != Peer->Tx.Queued.end();) {
-    if (!Waiting(*It)) {
-      ++It;
-      continue;
-    }
-    if (It->CallKey)
-      Ctx->FrameAbandoned.notify(Peer, It->CallKey, St);
-    It = Peer->Tx.Queued.erase(It);
-    ++Dropped;
-  }
-  count(Ctx, &tc_stats_t::faults_reported, Dropped);
-  count(Peer, &tc_peer_stats_t::faults_reported, Dropped);
-  Peer->Tx.DroppedUnflushed = St;
-}
-
-/// The package's deployment failed (St): its queued frames are dropped;
-/// the application hears of it by an event (posted by the deployment)
-/// and its next tc_flush.
-static void deploymentFailed(tc_peer *Peer, const tc_package *Pkg, tc_status_t St) {
-  dropWaiting(Peer, St, [&](const PeerSendHalf::QueuedFrame &F) { return F.Package == Pkg; });
-}
-
-/// The deployment in flight moved on; at its end, frames of a refused
-/// package are dropped.
-static void takeDeploymentAnswer(tc_peer *Peer) {
-  const tc_package *Pkg = Peer->Tx.DeployingPkg;
-  tc_status_t St = advanceDeployment(Peer);
-  if (St != TC_OK && St != TC_ERR_INCOMPLETE && St != TC_ERR_INVALID_PARAM)
-    deploymentFailed(Peer, Pkg, St);
-}
-
-/// Starts deploying the package unless a deployment to the peer is in
-/// flight (the next starts when the queue reaches its frames).
-static void startDeploymentOf(tc_peer *Peer, const tc_package *Pkg) {
-  if (Peer->Tx.DeployingPkg)
-    return;
-  if (tc_status_t Refused = deployRefusal(Peer, Pkg); Refused != TC_OK)
-    return deploymentFailed(Peer, Pkg, Refused);
-  if (tc_status_t St = startDeployment(Peer, Pkg); St != TC_OK)
-    deploymentFailed(Peer, Pkg, St);
-}
-
-/// Whether a frame of the element with this payload waits for the
-/// element's image to be shipped ahead: injected, and too large for a slot
-/// beside it, and not shipped yet.
-static bool needsShipment(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
-                          tc_send_mode_t Mode, size_t PayloadSize) {
-  if (Mode != TC_SEND_INJECTED)
-    return false;
-  const PackageElement *E = elementFor(Pkg, Element, Peer->Tx.RemoteIsa);
-  return E && !elementSend(Peer, Pkg, Element).Shipped &&
-         frameSize(FrameInjected, uint32_t(E->Image.Bytes.size()),
-                   slotPayloadSize(Peer, PayloadSize)) > Peer->Tx.SlotSize;
-}
-
-/// The element's shipment failed for good (St): its queued frames that
-/// needed the code are dropped, counted as refused there, their calls
-/// ended; the application hears of it by an event and its next tc_flush.
-/// Later frames needing it fail at once with St, unless the receiver had
-/// no place for it (TC_ERR_NO_CREDIT), which a later send may try again.
-static void shipmentFailed(tc_peer *Peer, const tc_package *Pkg, uint32_t Element, tc_status_t St) {
-  if (St != TC_ERR_NO_CREDIT)
-    elementSend(Peer, Pkg, Element).Refused = St;
-  dropWaiting(Peer, St, [&](const PeerSendHalf::QueuedFrame &F) {
-    return F.Package == Pkg && F.Element == Element &&
-           needsShipment(Peer, Pkg, Element, F.Mode, F.Payload.size());
-  });
-  postEvent(Peer->Ctx, TC_EVENT_FAULT_REPORTED, Peer->Number, St, Element);
-}
-
-/// The answer to the peer's shipment, if it has come: the element is
-/// shipped, or its frames are dropped.
-static void takeShipmentAnswer(tc_peer *Peer) {
-  const tc_package *Pkg = Peer->Tx.ShippingPkg;
-  uint32_t Element = Peer->Tx.ShippingElement - 1;
-  tc_status_t St = shipmentAnswer(Peer);
-  if (St == TC_ERR_INCOMPLETE || St == TC_ERR_INVALID_PARAM)
-    return;
-  if (St == TC_OK)
-    elementSend(Peer, Pkg, Element).Shipped = true;
-  else
-    shipmentFailed(Peer, Pkg, Element, St);
-}
-
-/// Starts shipping the element's image unless a shipment to the peer is
-/// unanswered (the next starts when the queue reaches its frames).
-static void startShipmentOf(tc_peer *Peer, const tc_package *Pkg, uint32_t Element) {
-  if (Peer->Tx.ShippingElement)
-    return;
-  if (tc_status_t St = startShipment(Peer, Pkg, Element); St != TC_OK)
-    shipmentFailed(Peer, Pkg, Element, St);
-}
-
-namespace twochains::rt {
-
-void sendQueued(tc_peer *Peer) {
-  if (Peer->Tx.DeployingPkg)
-    takeDeploymentAnswer(Peer);
-  if (Peer->Tx.ShippingElement)
-    takeShipmentAnswer(Peer);
-  auto *Ctx = contextOf<SendContext>(Peer);
-  while (!Peer->Tx.Queued.empty()) {
-    PeerSendHalf::QueuedFrame &F = Peer->Tx.Queued.front();
-    if (F.Package && needsDeployment(Peer, F.Package)) {
-      // Its package first; frames behind it wait, in order.
-      startDeploymentOf(Peer, F.Package);
-      if (Peer->Tx.DeployingPkg)
-        return;
-      continue; // refused at once: its frames were dropped
-    }
-    if (F.Package && needsShipment(Peer, F.Package, F.Element, F.Mode, F.Payload.size())) {
-      // Its code first; frames behind it wait, in order.
-      startShipmentOf(Peer, F.Package, F.Element);
-      if (Peer->Tx.ShippingElement)
-        return;
-      continue; // the shipment failed at once: its frames were dropped
-    }
-    uint64_t Seq = 0;
-    tc_status_t St = F.Package
-                         ? sendAny(Peer, F.Package, F.Element, F.Mode, F.Payload.data(),
-                                   F.Payload.size(), &Seq)
-                               .Status // its code is there: checked above
-                         : sendAnswer(Peer, F.CallSequence, F.Payload.data(), F.Payload.size());
-    if (St == TC_ERR_NO_CREDIT)
-      return;
-    // A call's frame is named by its sequence from now on; one that failed
-    // for good (the peer is gone) ends its call.
-    if (F.CallKey && St == TC_OK)
-      Ctx->CallSent.notify(Peer, F.CallKey, Seq);
-    else if (F.CallKey && St != TC_OK)
-      Ctx->FrameAbandoned.notify(Peer, F.CallKey, St);
-    if (St != TC_OK && !F.Package)
-      logLimited(Peer->AnswerLog, TC_LOG_ERROR,
-                 "a queued answer to call " + std::to_string(F.CallSequence) + " of " +
-                     Peer->Name + " was dropped: " + statusString(St));
-    Peer->Tx.Queued.erase(Peer->Tx.Queued.begin()); // sent, or failed for good
-  }
-}
-
-void serviceSends(tc_peer *Peer, bool ReportTurn) {
-  // Miss and fault reports are rare: looked for on report turns (and
-  // whenever a send runs out of credits, or a flush waits).
-  if (ReportTurn) {
-    resendMissing(Peer);
-    takeFaultReport(Peer);
-  }
-  if (Peer->Tx.BatchFrames)
-    flushFrameBatch(Peer); // a failure marks the peer failed
-  if (!Peer->Tx.Queued.empty() || Peer->Tx.DeployingPkg)
-    sendQueued(Peer);
-}
-
-void resendMissing(tc_peer *Peer) {
-  if ((Peer->Tx.SlotFrames.empty() && !Peer->Tx.RingDirect) || !Peer->Tx.CreditWord)
-    return;
-  uint64_t Seq;
-  if (!Peer->Tx.Misses.take(Peer->Tx.CreditWord[CreditWordMiss], Peer->Tx.Send->next(), Peer->Tx.Slots, Seq))
-    return;
-  // Only a frame sent as cached is sent again. One stored directly lies in
-  // the ring until credited (the receiver, which asks for it, has not).
-  uint32_t Slot = uint32_t(Seq % Peer->Tx.Slots);
-  FrameView V;
-  if (Peer->Tx.RingDirect) {
-    // The frame alone, copied out and checked in the copy: the ring is the
-    // receiver's memory.
-    if (captureFrame(ringSlot(Peer->Tx.RingDirect, Peer->Tx.SlotSize, Slot), Peer->Tx.SlotSize,
-                     Seq, Peer->Tx.Staging.data(), &V, Completion::Ordered) != TC_OK ||
-        V.Header.Kind != FrameCached)
-      return;
-  } else if (checkFrame(Peer->Tx.slotFrame(Slot), Peer->Tx.SlotSize, Seq, &V) != TC_OK ||
-             V.Header.Kind != FrameCached) {
-    return;
-  }
-  const FrameHeader &H = V.Header;
-  const tc_package *Pkg = nullptr;
-  for (const tc_package *P : contextOf<SendContext>(Peer)->Packages)
-    if (P->Tag == H.Package)
-      Pkg = P;
-  if (!Pkg || H.Element >= Pkg->Elements.size())
-    return;
-  twochains::rt::PeerSendHalf::ElementSend &S = elementSend(Peer, Pkg, H.Element);
-  // Code shipped ahead is resident on the receiver, never evicted: a miss
-  // report for it is false (the frame did not carry it, nor could it).
-  if (S.Shipped)
-    return;
-  S.Held = false;
-  std::vector<uint8_t> Payload(V.Payload, V.Payload + H.PayloadSize);
-  // A payload sent ahead stays with the receiver until the frame has run:
-  // the frame names it again.
-  if (sendFrame(Peer, Pkg, H.Element, TC_SEND_INJECTED, Payload.data(), Payload.size(), Seq,
-                Slot, /*Resend=*/true, H.Inline[0] & FramePayloadAhead) == TC_OK)
-    count(Peer->Ctx, &tc_stats_t::frames_resent);
-}
 
 
-} // namespace twochains::rt
 
 /// The common send, whole: a Local frame, or a cached one whose code the
 /// receiver holds, stored straight into a ring UCX maps here (one line up
@@ -528,6 +217,23 @@ static inline bool sendDirect(tc_peer *Peer, const tc_package *Pkg, uint32_t Ele
     *Sequence = Seq;
   return true;
 }
+
+namespace {
+/// What a send attempt ended with: a status for the caller, or that the
+/// frame must first wait in the queue for its code (an image shipped
+/// ahead, a package deployed: checkSend). Made from a status implicitly,
+/// so that the send paths return statuses as they are.
+struct SendAttempt {
+  tc_status_t Status;
+  bool WaitsForCode = false;
+  SendAttempt(tc_status_t St) : Status(St) {}
+  static SendAttempt waitForCode() {
+    SendAttempt A(TC_OK);
+    A.WaitsForCode = true;
+    return A;
+  }
+};
+} // namespace
 
 /// sendLocked's way once sendDirect declined.
 static SendAttempt sendGeneral(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
@@ -878,3 +584,90 @@ extern "C" tc_status_t tc_send_args(tc_peer_t *Peer, const tc_package_t *Pkg,
   return backOffIfRefused(sendOnce(Peer, Pkg, Element, Mode, Payload, Size));
 }
 
+namespace twochains::rt {
+
+void sendQueued(tc_peer *Peer) {
+  takeCodeAnswers(Peer);
+  auto *Ctx = contextOf<SendContext>(Peer);
+  while (PeerSendHalf::QueuedFrame *Front = frontReadyToLeave(Peer)) {
+    PeerSendHalf::QueuedFrame &F = *Front;
+    uint64_t Seq = 0;
+    tc_status_t St = F.Package
+                         ? sendAny(Peer, F.Package, F.Element, F.Mode, F.Payload.data(),
+                                   F.Payload.size(), &Seq)
+                               .Status // its code is there: checked above
+                         : sendAnswer(Peer, F.CallSequence, F.Payload.data(), F.Payload.size());
+    if (St == TC_ERR_NO_CREDIT)
+      return;
+    // A call's frame is named by its sequence from now on; one that failed
+    // for good (the peer is gone) ends its call.
+    if (F.CallKey && St == TC_OK)
+      Ctx->CallSent.notify(Peer, F.CallKey, Seq);
+    else if (F.CallKey && St != TC_OK)
+      Ctx->FrameAbandoned.notify(Peer, F.CallKey, St);
+    if (St != TC_OK && !F.Package)
+      logLimited(Peer->AnswerLog, TC_LOG_ERROR,
+                 "a queued answer to call " + std::to_string(F.CallSequence) + " of " +
+                     Peer->Name + " was dropped: " + statusString(St));
+    Peer->Tx.Queued.erase(Peer->Tx.Queued.begin()); // sent, or failed for good
+  }
+}
+
+void serviceSends(tc_peer *Peer, bool ReportTurn) {
+  // Miss and fault reports are rare: looked for on report turns (and
+  // whenever a send runs out of credits, or a flush waits).
+  if (ReportTurn) {
+    resendMissing(Peer);
+    takeFaultReport(Peer);
+  }
+  if (Peer->Tx.BatchFrames)
+    flushFrameBatch(Peer); // a failure marks the peer failed
+  if (!Peer->Tx.Queued.empty() || Peer->Tx.DeployingPkg)
+    sendQueued(Peer);
+}
+
+void resendMissing(tc_peer *Peer) {
+  if ((Peer->Tx.SlotFrames.empty() && !Peer->Tx.RingDirect) || !Peer->Tx.CreditWord)
+    return;
+  uint64_t Seq;
+  if (!Peer->Tx.Misses.take(Peer->Tx.CreditWord[CreditWordMiss], Peer->Tx.Send->next(),
+                            Peer->Tx.Slots, Seq))
+    return;
+  // Only a frame sent as cached is sent again. One stored directly lies in
+  // the ring until credited (the receiver, which asks for it, has not).
+  uint32_t Slot = uint32_t(Seq % Peer->Tx.Slots);
+  FrameView V;
+  if (Peer->Tx.RingDirect) {
+    // The frame alone, copied out and checked in the copy: the ring is the
+    // receiver's memory.
+    if (captureFrame(ringSlot(Peer->Tx.RingDirect, Peer->Tx.SlotSize, Slot), Peer->Tx.SlotSize,
+                     Seq, Peer->Tx.Staging.data(), &V, Completion::Ordered) != TC_OK ||
+        V.Header.Kind != FrameCached)
+      return;
+  } else if (checkFrame(Peer->Tx.slotFrame(Slot), Peer->Tx.SlotSize, Seq, &V) != TC_OK ||
+             V.Header.Kind != FrameCached) {
+    return;
+  }
+  const FrameHeader &H = V.Header;
+  const tc_package *Pkg = nullptr;
+  for (const tc_package *P : contextOf<SendContext>(Peer)->Packages)
+    if (P->Tag == H.Package)
+      Pkg = P;
+  if (!Pkg || H.Element >= Pkg->Elements.size())
+    return;
+  twochains::rt::PeerSendHalf::ElementSend &S = elementSend(Peer, Pkg, H.Element);
+  // Code shipped ahead is resident on the receiver, never evicted: a miss
+  // report for it is false (the frame did not carry it, nor could it).
+  if (S.Shipped)
+    return;
+  S.Held = false;
+  std::vector<uint8_t> Payload(V.Payload, V.Payload + H.PayloadSize);
+  // A payload sent ahead stays with the receiver until the frame has run:
+  // the frame names it again.
+  if (sendFrame(Peer, Pkg, H.Element, TC_SEND_INJECTED, Payload.data(), Payload.size(), Seq,
+                Slot, /*Resend=*/true, H.Inline[0] & FramePayloadAhead) == TC_OK)
+    count(Peer->Ctx, &tc_stats_t::frames_resent);
+}
+
+
+} // namespace twochains::rt
