@@ -34,6 +34,14 @@ tc_peer *startConnect(WireupContext *Ctx, const sockaddr_in &SA, const std::stri
 /// sending set up, ready for frames.
 void welcomePeer(WireupContext *Ctx, tc_peer *Peer);
 
+/// A connection still authenticating: it holds one of the startup places,
+/// none of the peers'.
+inline bool isStartup(const tc_peer *P) {
+  return !P->Welcomed && !P->Failed && P->AuthState != tc_peer::Auth::Authenticated;
+}
+/// UCX's error callback of a peer's control endpoint (Listen.cpp): the
+/// peer fails, and the application hears of a connected one going.
+void onEndpointError(void *Arg, ucp_ep_h Ep, ucs_status_t Status);
 /// An IPv4 address (numeric or a name) and port; NULL or "" is every
 /// interface.
 bool resolve(const char *Address, uint16_t Port, sockaddr_in &Out);
