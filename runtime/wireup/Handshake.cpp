@@ -30,8 +30,7 @@
 #include "ucx/Request.h"
 #include "wire/Formats.h"
 #include "wireup/Mailbox.h"
-
-#include "Signature.h"
+#include "wireup/RankProof.h"
 
 #include <algorithm>
 #include <cstring>
@@ -111,54 +110,6 @@ static void serverProof(const WireupContext *Ctx, const tc_peer *Peer, uint8_t O
               {Peer->ClientNonce, NonceSize},
               {Peer->ServerNonce, NonceSize}},
              Out);
-}
-
-/// What a rank signs to prove its rank in an offer: the label (HELLO and
-/// WELCOME differ, so that neither passes for the other), the job, the
-/// rank, whom the proof is for, and both nonces, the receiver's fresh: a
-/// proof is good for one handshake, and one side of it.
-static std::vector<uint8_t> rankProofText(const char *Label, size_t LabelSize, uint64_t Job,
-                                          uint32_t Rank, uint32_t For, const tc_peer *Peer) {
-  std::vector<uint8_t> T(Label, Label + LabelSize);
-  auto Put = [&](uint64_t V, int Bytes) {
-    for (int I = 0; I < Bytes; ++I)
-      T.push_back(uint8_t(V >> (8 * I)));
-  };
-  Put(Job, 8);
-  Put(Rank, 4);
-  Put(For, 4);
-  T.insert(T.end(), Peer->ClientNonce, Peer->ClientNonce + NonceSize);
-  T.insert(T.end(), Peer->ServerNonce, Peer->ServerNonce + NonceSize);
-  return T;
-}
-
-/// A job's offer about to leave: its rank's proof, for For. False if this
-/// side cannot sign (no key: libcrypto failed).
-static bool proveRank(const WireupContext *Ctx, const char *Label, size_t LabelSize,
-                      const tc_peer *Peer, uint32_t For, Offer &O) {
-  O.ProofFor = For;
-  std::vector<uint8_t> T = rankProofText(Label, LabelSize, O.Job, O.JobRank, For, Peer);
-  return Ctx->RankKey.sign(T.data(), T.size(), O.RankProof);
-}
-
-/// Whether an offer that claims rank O.JobRank of this side's job proves
-/// it: a rank of the job, its signature by that rank's published key, for
-/// For. Why says what failed (after "it" or "the receiver").
-static bool rankProved(const WireupContext *Ctx, const char *Label, size_t LabelSize,
-                       const tc_peer *Peer, const Offer &O, uint32_t For, std::string &Why) {
-  if (O.JobRank >= Ctx->RankKeys.size()) {
-    Why = "claims rank " + std::to_string(O.JobRank) + " of a job of " +
-          std::to_string(Ctx->RankKeys.size());
-    return false;
-  }
-  std::vector<uint8_t> T = rankProofText(Label, LabelSize, O.Job, O.JobRank, For, Peer);
-  if (!twochains::format::verifyEd25519(Ctx->RankKeys[O.JobRank].data(), T.data(), T.size(),
-                                        O.RankProof)) {
-    Why = "claims rank " + std::to_string(O.JobRank) +
-          " and does not prove it (no signature of this handshake by that rank's key)";
-    return false;
-  }
-  return true;
 }
 
 /// Receiver: ends a handshake that failed. The sender is told the status;
