@@ -141,8 +141,7 @@ ucs_status_t twochains::rt::onCodeAck(void *Arg, const void *Header, size_t Head
   bool Answered = std::any_of(
       Ctx->CodeAcks.begin(), Ctx->CodeAcks.end(),
       [&](const CodeContext::CodeAnswer &C) { return C.From == Param->reply_ep; });
-  if (A.Magic != CodeAckMagic || !Peer || !Peer->Tx.ShippingElement ||
-      Peer->Tx.ShippingPackage != A.Package || Peer->Tx.ShippingElement != A.Element + 1 ||
+  if (A.Magic != CodeAckMagic || !Peer || !Peer->Tx.Shipping.answeredBy(A.Package, A.Element) ||
       Answered || Ctx->CodeAcks.size() >= MaxPendingCode) {
     countHeld(Ctx, &tc_stats_t::messages_refused);
     return UCS_OK;
@@ -193,9 +192,8 @@ void processPushedCode(CoreContext *Core) {
 static uint64_t shipmentsDue(CoreContext *Ctx) {
   uint64_t Due = NoDueTime;
   forEachSendingPeer(Ctx, [&](const tc_peer *Peer) {
-    if (Peer->Tx.ShippingElement)
-      Due = std::min(Due, Peer->Tx.ShippingRetryNs ? Peer->Tx.ShippingRetryNs
-                                                   : Peer->Tx.ShippingDeadlineNs + 1);
+    if (Peer->Tx.Shipping.active())
+      Due = std::min(Due, Peer->Tx.Shipping.dueNs());
   });
   return Due;
 }
@@ -226,8 +224,8 @@ struct ContextForShipment {
 /// keeps until UCX has sent them (once per element and peer). A send that
 /// fails later shows as no answer.
 tc_status_t sendOffer(tc_peer *Peer) {
-  const tc_package *Pkg = Peer->Tx.ShippingPkg;
-  uint32_t Element = Peer->Tx.ShippingElement - 1;
+  const tc_package *Pkg = Peer->Tx.Shipping.package();
+  uint32_t Element = Peer->Tx.Shipping.element();
   const PackageElement *E = elementFor(Pkg, Element, Peer->Tx.RemoteIsa);
   if (!E)
     return TC_ERR_NO_ISA_IMAGE;
@@ -246,9 +244,7 @@ tc_status_t sendOffer(tc_peer *Peer) {
 
 /// The shipment's end, whatever it was: the peer may ship another.
 void endShipment(CodeContext *Ctx, tc_peer *Peer) {
-  Peer->Tx.ShippingElement = 0;
-  Peer->Tx.ShippingPkg = nullptr;
-  Peer->Tx.ShippingRetryNs = 0;
+  Peer->Tx.Shipping.end();
   // An answer not taken would keep the peer's one place in the queue.
   auto &Acks = Ctx->CodeAcks;
   Acks.erase(std::remove_if(Acks.begin(), Acks.end(),
@@ -261,18 +257,13 @@ void endShipment(CodeContext *Ctx, tc_peer *Peer) {
 tc_status_t twochains::rt::startShipment(tc_peer *Peer, const tc_package *Pkg, uint32_t Element) {
   auto *Ctx = contextOf<CodeContext>(Peer);
   ContextForShipment Context(Peer);
-  if (Peer->Tx.ShippingElement)
+  if (Peer->Tx.Shipping.active())
     return TC_ERR_INVALID_PARAM; // one at a time per connection
   if (Peer->Failed || !Peer->Ep)
     return TC_ERR_IO;
   if (!elementFor(Pkg, Element, Peer->Tx.RemoteIsa))
     return TC_ERR_NO_ISA_IMAGE;
-  Peer->Tx.ShippingPkg = Pkg;
-  Peer->Tx.ShippingPackage = Pkg->Tag;
-  Peer->Tx.ShippingElement = Element + 1;
-  Peer->Tx.ShippingDeadlineNs = nowNs() + CodeTransferTimeoutNs;
-  Peer->Tx.ShippingRetryNs = 0;
-  Peer->Tx.ShippingRefusal = TC_OK;
+  Peer->Tx.Shipping.start(Pkg, Pkg->Tag, Element, nowNs() + CodeTransferTimeoutNs);
   tc_status_t St = sendOffer(Peer);
   if (St != TC_OK)
     endShipment(Ctx, Peer);
@@ -282,10 +273,10 @@ tc_status_t twochains::rt::startShipment(tc_peer *Peer, const tc_package *Pkg, u
 tc_status_t twochains::rt::shipmentAnswer(tc_peer *Peer) {
   auto *Ctx = contextOf<CodeContext>(Peer);
   ContextForShipment Context(Peer);
-  if (!Peer->Tx.ShippingElement)
+  if (!Peer->Tx.Shipping.active())
     return TC_ERR_INVALID_PARAM;
-  const tc_package *Pkg = Peer->Tx.ShippingPkg;
-  uint32_t Element = Peer->Tx.ShippingElement - 1;
+  const tc_package *Pkg = Peer->Tx.Shipping.package();
+  uint32_t Element = Peer->Tx.Shipping.element();
   const PackageElement *E = elementFor(Pkg, Element, Peer->Tx.RemoteIsa);
   size_t Bytes = E ? E->Image.Bytes.size() : 0;
   std::string What = std::to_string(Bytes) + "-byte image of jam '" +
@@ -310,9 +301,8 @@ tc_status_t twochains::rt::shipmentAnswer(tc_peer *Peer) {
   // Places full on the receiver (its share, or all 16, held by images
   // still arriving): asked again, until the time limit, as a sender told
   // TC_ERR_NO_CREDIT tries again; the frames stay queued meanwhile.
-  if (Answer == TC_ERR_NO_CREDIT && Now < Peer->Tx.ShippingDeadlineNs) {
-    Peer->Tx.ShippingRefusal = TC_ERR_NO_CREDIT;
-    Peer->Tx.ShippingRetryNs = Now + ShipmentRetryNs;
+  if (Answer == TC_ERR_NO_CREDIT && !Peer->Tx.Shipping.overdue(Now)) {
+    Peer->Tx.Shipping.refusedForNow(TC_ERR_NO_CREDIT, Now + ShipmentRetryNs);
     return TC_ERR_INCOMPLETE;
   }
   if (Answer != TC_ERR_INCOMPLETE) {
@@ -324,8 +314,8 @@ tc_status_t twochains::rt::shipmentAnswer(tc_peer *Peer) {
     endShipment(Ctx, Peer);
     return TC_ERR_IO;
   }
-  if (Now > Peer->Tx.ShippingDeadlineNs) {
-    tc_status_t Refusal = Peer->Tx.ShippingRefusal;
+  if (Peer->Tx.Shipping.overdue(Now)) {
+    tc_status_t Refusal = Peer->Tx.Shipping.refusal();
     endShipment(Ctx, Peer);
     if (Refusal != TC_OK) {
       logError(Peer->Name + " had no place for the " + What + " in " +
@@ -336,8 +326,7 @@ tc_status_t twochains::rt::shipmentAnswer(tc_peer *Peer) {
              std::to_string(CodeTransferTimeoutNs / NsPerS) + " s");
     return ShipmentTimedOut;
   }
-  if (Peer->Tx.ShippingRetryNs && Now >= Peer->Tx.ShippingRetryNs) {
-    Peer->Tx.ShippingRetryNs = 0;
+  if (Peer->Tx.Shipping.takeRetry(Now)) {
     if (tc_status_t St = sendOffer(Peer); St != TC_OK) {
       endShipment(Ctx, Peer);
       return St;

@@ -13,6 +13,7 @@
 #include "base/Log.h"
 #include "core/PeerIdentity.h"
 #include "core/SendQueue.h"
+#include "core/Shipment.h"
 #include "wire/CodeMiss.h"
 #include "wire/Frame.h"
 #include "wire/Ring.h"
@@ -92,14 +93,8 @@ struct PeerSendHalf {
     bool TooLargeLogged = false;
   };
   /// The image shipped to this peer and not yet answered (CodeTransfer.cpp,
-  /// startShipment): its package (and tag) and element + 1 (0: none). Only
-  /// that answer is taken. Until the deadline it is awaited, and offered
-  /// again at RetryNs (not 0) after the receiver had no place for it.
-  const tc_package *ShippingPkg = nullptr;
-  uint64_t ShippingPackage = 0;
-  uint32_t ShippingElement = 0;
-  uint64_t ShippingDeadlineNs = 0, ShippingRetryNs = 0;
-  tc_status_t ShippingRefusal = TC_OK;
+  /// startShipment): only its answer is taken.
+  twochains::rt::Shipment Shipping;
   /// Frames dropped from the queue since the last tc_flush (their code was
   /// refused, or not answered for, Send.cpp): the flush's status, once.
   tc_status_t DroppedUnflushed = TC_OK;

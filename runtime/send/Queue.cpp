@@ -187,8 +187,8 @@ static void shipmentFailed(tc_peer *Peer, const tc_package *Pkg, uint32_t Elemen
 /// The answer to the peer's shipment, if it has come: the element is
 /// shipped, or its frames are dropped.
 static void takeShipmentAnswer(tc_peer *Peer) {
-  const tc_package *Pkg = Peer->Tx.ShippingPkg;
-  uint32_t Element = Peer->Tx.ShippingElement - 1;
+  const tc_package *Pkg = Peer->Tx.Shipping.package();
+  uint32_t Element = Peer->Tx.Shipping.element();
   tc_status_t St = shipmentAnswer(Peer);
   if (St == TC_ERR_INCOMPLETE || St == TC_ERR_INVALID_PARAM)
     return;
@@ -201,7 +201,7 @@ static void takeShipmentAnswer(tc_peer *Peer) {
 /// Starts shipping the element's image unless a shipment to the peer is
 /// unanswered (the next starts when the queue reaches its frames).
 static void startShipmentOf(tc_peer *Peer, const tc_package *Pkg, uint32_t Element) {
-  if (Peer->Tx.ShippingElement)
+  if (Peer->Tx.Shipping.active())
     return;
   if (tc_status_t St = startShipment(Peer, Pkg, Element); St != TC_OK)
     shipmentFailed(Peer, Pkg, Element, St);
@@ -210,7 +210,7 @@ static void startShipmentOf(tc_peer *Peer, const tc_package *Pkg, uint32_t Eleme
 void twochains::rt::takeCodeAnswers(tc_peer *Peer) {
   if (Peer->Tx.DeployingPkg)
     takeDeploymentAnswer(Peer);
-  if (Peer->Tx.ShippingElement)
+  if (Peer->Tx.Shipping.active())
     takeShipmentAnswer(Peer);
 }
 
@@ -227,7 +227,7 @@ PeerSendHalf::QueuedFrame *twochains::rt::frontReadyToLeave(tc_peer *Peer) {
     if (F.Package && needsShipment(Peer, F.Package, F.Element, F.Mode, F.Payload.size())) {
       // Its code first; frames behind it wait, in order.
       startShipmentOf(Peer, F.Package, F.Element);
-      if (Peer->Tx.ShippingElement)
+      if (Peer->Tx.Shipping.active())
         return nullptr;
       continue; // the shipment failed at once: its frames were dropped
     }

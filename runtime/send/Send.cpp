@@ -344,7 +344,7 @@ static __attribute__((noinline)) tc_status_t sendBehind(tc_peer *Peer, const tc_
                                                         const void *Payload, size_t PayloadSize,
                                                         uint64_t *Sequence, bool FromJam,
                                                         tc_peer *Origin) {
-  if (!Peer->Tx.Queued.empty() || Peer->Tx.ShippingElement || Peer->Tx.DeployingPkg)
+  if (!Peer->Tx.Queued.empty() || Peer->Tx.Shipping.active() || Peer->Tx.DeployingPkg)
     sendQueued(Peer);
   SendAttempt A = Peer->Tx.Queued.empty()
                       ? sendAny(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence)
@@ -369,7 +369,7 @@ static __attribute__((noinline)) tc_status_t sendBehind(tc_peer *Peer, const tc_
         Peer->Tx.Queued.erase(std::prev(Peer->Tx.Queued.end()));
         return Deploy;
       }
-  } else if (needsShipment(Peer, Pkg, Element, Mode, PayloadSize) && !Peer->Tx.ShippingElement)
+  } else if (needsShipment(Peer, Pkg, Element, Mode, PayloadSize) && !Peer->Tx.Shipping.active())
     if (tc_status_t Ship = startShipment(Peer, Pkg, Element); Ship != TC_OK) {
       Peer->Tx.Queued.erase(std::prev(Peer->Tx.Queued.end()));
       return Ship;

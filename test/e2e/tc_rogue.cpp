@@ -93,8 +93,7 @@ static tc_status_t offerCode(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
   CodeHeader H = {CodeMagic, Element, Pkg->Tag, E.CodeKey, uint32_t(Bytes.size()), 0};
   Change(H);
   // As shipCode does: the answer to this shipment is the one taken.
-  Peer->Tx.ShippingPackage = H.Package;
-  Peer->Tx.ShippingElement = H.Element + 1;
+  Peer->Tx.Shipping.start(Pkg, H.Package, H.Element, ~0ull);
   ucp_request_param_t P = {};
   P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   P.flags = UCP_AM_SEND_FLAG_REPLY;
@@ -106,7 +105,7 @@ static tc_status_t offerCode(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
     if (!Ctx->CodeAcks.empty()) {
       tc_status_t St = Ctx->CodeAcks.front().Status;
       Ctx->CodeAcks.clear();
-      Peer->Tx.ShippingElement = 0;
+      Peer->Tx.Shipping.end();
       return St;
     }
   }
