@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Which runtime folders write each part of a peer (issue 42's measure).
+
+  scripts/peer-writers.py [-v] [runtime dir]
+
+Reads the members of tc_peer and of its send and receive halves
+(runtime/core/Peer.h) and, in every runtime source, the places that
+change one: an assignment (=, +=, ++, ...) or a call that changes a
+container or a part (push_back, erase, clear, start, end, ...) on
+`Tx.Member`, `Rx.Member` or `Peer->Member`-like uses. Prints, per part,
+the folders that write it and, per member, its writers. A static
+approximation: writes through references taken elsewhere are not seen.
+"""
+import os
+import re
+import sys
+
+ARGS = [a for a in sys.argv[1:] if not a.startswith("-")]
+ROOT = ARGS[0] if ARGS else "runtime"
+PEER_H = os.path.join(ROOT, "core", "Peer.h")
+MUTATORS = ("push_back|emplace_back|emplace|push_front|pop_front|pop_back|erase|clear|insert|"
+            "reset|swap|assign|resize|start|end|refusedForNow|takeRetry|push|moveTo|take|"
+            "credit|reserve|unreserve|finish|reported|step|store|fetch_add|exchange")
+
+
+def members(text, struct):
+    """The data members declared directly in `struct <name> {`."""
+    start = re.search(r"struct %s\s*\{" % re.escape(struct), text)
+    if not start:
+        return []
+    depth, i, body = 1, start.end(), []
+    while depth and i < len(text):
+        c = text[i]
+        depth += c == "{"
+        depth -= c == "}"
+        if depth == 1 or (depth == 2 and c == "{"):
+            body.append(c)
+        i += 1
+    names = []
+    for line in "".join(body).split(";"):
+        line = re.sub(r"//.*", "", line).strip()
+        if not line or "(" in line.split("=")[0] or line.startswith(("using", "struct", "enum", "static")):
+            continue
+        decl = line.split("=")[0].split("{")[0]
+        for part in decl.split(","):
+            m = re.search(r"(\w+)\s*(\[[^\]]*\])?\s*$", part.strip())
+            if m:
+                names.append(m.group(1))
+    nested = set(re.findall(r"(?:struct|class|union|enum)\s+(?:class\s+)?(\w+)", "".join(body)))
+    skip = {"union", "struct", "class", "enum"} | nested
+    return sorted({n for n in names if n not in skip and not n.endswith("_t")})
+
+
+def writes(source, prefix, name):
+    member = r"%s\b%s\b" % (prefix, name)
+    assign = r"%s(\[[^\]]*\])?\s*(=(?!=)|\+=|-=|\|=|&=|\+\+|--)" % member
+    bumped = r"(\+\+|--)\s*[\w>.\-]*%s" % member
+    mutate = r"%s(\[[^\]]*\])?\s*(\.|->)\s*(%s)\s*\(" % (member, MUTATORS)
+    return re.search(assign, source) or re.search(bumped, source) or re.search(mutate, source)
+
+
+def main():
+    text = open(PEER_H).read()
+    parts = {
+        "tc_peer": (members(text, "tc_peer"), r"(->|\bPeer\.|\bP\.)"),
+        "Tx (PeerSendHalf)": (members(text, "PeerSendHalf"), r"\bTx\."),
+        "Rx (PeerReceiveHalf)": (members(text, "PeerReceiveHalf"), r"\bRx\."),
+    }
+    parts["tc_peer"][0][:] = [m for m in parts["tc_peer"][0] if m not in ("Tx", "Rx")]
+    sources = {}
+    for folder in sorted(os.listdir(ROOT)):
+        path = os.path.join(ROOT, folder)
+        if not os.path.isdir(path):
+            continue
+        for name in sorted(os.listdir(path)):
+            if name.endswith((".cpp", ".h")):
+                sources[os.path.join(folder, name)] = open(os.path.join(path, name)).read()
+    for part, (names, prefix) in parts.items():
+        folders, lines = set(), []
+        for name in names:
+            by = sorted({f.split("/")[0] for f, src in sources.items() if writes(src, prefix, name)})
+            folders.update(by)
+            lines.append("    %-28s %s" % (name, ", ".join(by) or "-"))
+        print("%s: %d members, written from %d folders: %s" %
+              (part, len(names), len(folders), ", ".join(sorted(folders))))
+        if "-v" in sys.argv:
+            print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
