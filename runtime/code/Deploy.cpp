@@ -259,7 +259,7 @@ ucs_status_t onDeployAck(void *Arg, const void *Header, size_t HeaderLength, voi
   // Only an answer to the deployment in flight to that peer, once.
   bool Answered = std::any_of(Ctx->DeployReplies.begin(), Ctx->DeployReplies.end(),
                               [&](const auto &R) { return R.From == Param->reply_ep; });
-  if (!Peer || !Peer->Tx.DeployingPkg || A.Id != Peer->Tx.DeployId || Answered ||
+  if (!Peer || !Peer->Tx.Deploying.answers(A.Id) || Answered ||
       (A.Magic != DeployNeedMagic && A.Magic != DeployDoneMagic) ||
       (Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
     countHeld(Ctx, &tc_stats_t::messages_refused);
@@ -393,14 +393,12 @@ tc_status_t sendKept(tc_peer *Peer, const DeployHeader &H, std::vector<uint8_t> 
 
 /// The deployment's end, kept for whoever waits on it (tc_deploy).
 tc_status_t ended(tc_peer *Peer, const tc_package *Pkg, tc_status_t St) {
-  Peer->Tx.DeployEndedTag = Pkg->Tag;
-  Peer->Tx.DeployEnded = St;
+  Peer->Tx.Deploying.ended(Pkg->Tag, St);
   return St;
 }
 
 void endDeployment(CodeContext *Ctx, tc_peer *Peer) {
-  Peer->Tx.DeployingPkg = nullptr;
-  Peer->Tx.DeployFilesSent = false;
+  Peer->Tx.Deploying.end();
   auto &Replies = Ctx->DeployReplies;
   Replies.erase(std::remove_if(Replies.begin(), Replies.end(),
                                [&](const auto &R) { return R.From == Peer->Ep; }),
@@ -409,7 +407,7 @@ void endDeployment(CodeContext *Ctx, tc_peer *Peer) {
 
 /// The files the receiver asked for (bit I of Bitmap: file I), back to back.
 tc_status_t sendFiles(tc_peer *Peer, const std::vector<uint8_t> &Bitmap, uint32_t Count) {
-  const tc_package *Pkg = Peer->Tx.DeployingPkg;
+  const tc_package *Pkg = Peer->Tx.Deploying.package();
   if (Count != Pkg->Files.size())
     return TC_ERR_BAD_OFFER;
   std::vector<uint8_t> Body;
@@ -427,7 +425,7 @@ tc_status_t sendFiles(tc_peer *Peer, const std::vector<uint8_t> &Bitmap, uint32_
     Body.insert(Body.end(), Bytes.begin(), Bytes.end());
     ++Sent;
   }
-  DeployHeader H = {DeployFilesMagic, Sent, Peer->Tx.DeployId, 0, 0, Body.size()};
+  DeployHeader H = {DeployFilesMagic, Sent, Peer->Tx.Deploying.offerId(), 0, 0, Body.size()};
   count(Peer->Ctx, &tc_stats_t::deploy_bytes_sent, Body.size());
   return sendKept(Peer, H, std::move(Body));
 }
@@ -446,9 +444,8 @@ static uint64_t deploymentsDue(CoreContext *Core) {
     if (D.At == Stage::FilesAsked)
       Due = std::min(Due, D.AskedNs + Ctx->BodyTimeoutNs + 1);
   forEachSendingPeer(Ctx, [&](const tc_peer *Peer) {
-    if (Peer->Tx.DeployingPkg)
-      Due = std::min(Due, Peer->Tx.DeployRetryAtNs ? Peer->Tx.DeployRetryAtNs
-                                                   : Peer->Tx.DeployDeadlineNs + 1);
+    if (Peer->Tx.Deploying.active())
+      Due = std::min(Due, Peer->Tx.Deploying.dueNs());
   });
   return Due;
 }
@@ -478,16 +475,13 @@ void removeDeployments(CodeContext *Ctx) {
 }
 
 tc_status_t deployRefusal(const tc_peer *Peer, const tc_package *Pkg) {
-  for (const auto &[Tag, St] : Peer->Tx.DeployRefused)
-    if (Tag == Pkg->Tag)
-      return St;
-  return TC_OK;
+  return Peer->Tx.Deploying.refusal(Pkg->Tag);
 }
 
 /// The offer of the deployment in flight (again, after a busy answer),
 /// under a new number: an answer to an earlier one is then ignored.
 static tc_status_t sendOffer(CodeContext *Ctx, tc_peer *Peer) {
-  const tc_package *Pkg = Peer->Tx.DeployingPkg;
+  const tc_package *Pkg = Peer->Tx.Deploying.package();
   std::vector<DeployFile> Files;
   for (const tc_package::File &F : Pkg->Files) {
     struct stat St;
@@ -499,22 +493,20 @@ static tc_status_t sendOffer(CodeContext *Ctx, tc_peer *Peer) {
     Files.push_back({F.Path, F.Hash, uint64_t(St.st_size)});
   }
   std::vector<uint8_t> Body = encodeDeployOffer(Pkg->ManifestText, Pkg->SignatureText, Files);
-  Peer->Tx.DeployId = ++Ctx->NextDeployId;
+  Peer->Tx.Deploying.offered(++Ctx->NextDeployId);
   DeployHeader H = {DeployOfferMagic,
                     uint32_t(Files.size()),
-                    Peer->Tx.DeployId,
+                    Peer->Tx.Deploying.offerId(),
                     uint32_t(Pkg->ManifestText.size()),
                     uint32_t(Pkg->SignatureText.size()),
                     Body.size()};
-  Peer->Tx.DeployFilesSent = false;
-  Peer->Tx.DeployRetryAtNs = 0;
   return sendKept(Peer, H, std::move(Body));
 }
 
 tc_status_t startDeployment(tc_peer *Peer, const tc_package *Pkg) {
   auto *Ctx = contextOf<CodeContext>(Peer);
   ContextForDeploy Context(Peer);
-  if (Peer->Tx.DeployingPkg)
+  if (Peer->Tx.Deploying.active())
     return TC_ERR_INVALID_PARAM;
   if (Peer->Failed || !Peer->Ep)
     return TC_ERR_IO;
@@ -522,9 +514,7 @@ tc_status_t startDeployment(tc_peer *Peer, const tc_package *Pkg) {
     logError("package '" + Pkg->Name + "' cannot be deployed: it was not loaded from a folder");
     return TC_ERR_INVALID_PARAM;
   }
-  Peer->Tx.DeployingPkg = Pkg;
-  Peer->Tx.DeployDeadlineNs = nowNs() + DeployTimeoutNs;
-  Peer->Tx.DeployBackoffNs = 0;
+  Peer->Tx.Deploying.start(Pkg, nowNs() + DeployTimeoutNs);
   tc_status_t St = sendOffer(Ctx, Peer);
   if (St != TC_OK)
     endDeployment(Ctx, Peer);
@@ -534,7 +524,7 @@ tc_status_t startDeployment(tc_peer *Peer, const tc_package *Pkg) {
 tc_status_t advanceDeployment(tc_peer *Peer) {
   auto *Ctx = contextOf<CodeContext>(Peer);
   ContextForDeploy Context(Peer);
-  const tc_package *Pkg = Peer->Tx.DeployingPkg;
+  const tc_package *Pkg = Peer->Tx.Deploying.package();
   if (!Pkg)
     return TC_ERR_INVALID_PARAM;
   for (size_t I = 0; I < Ctx->DeployReplies.size(); ++I) {
@@ -543,9 +533,8 @@ tc_status_t advanceDeployment(tc_peer *Peer) {
       continue;
     Ctx->DeployReplies.erase(Ctx->DeployReplies.begin() + I);
     if (R.Header.Magic == DeployNeedMagic) {
-      if (Peer->Tx.DeployFilesSent)
+      if (!Peer->Tx.Deploying.takeFilesAsk())
         break; // asked twice: the answer decides
-      Peer->Tx.DeployFilesSent = true;
       if (tc_status_t St = sendFiles(Peer, R.Body, R.Header.FileCount); St != TC_OK) {
         endDeployment(Ctx, Peer);
         return ended(Peer, Pkg, St);
@@ -568,9 +557,8 @@ tc_status_t advanceDeployment(tc_peer *Peer) {
       // Busy: every place there holds a deployment now, as when every
       // rank of a job deploys at once. Offered again after a while,
       // within the deployment's time; nothing is dropped meanwhile.
-      uint64_t &Backoff = Peer->Tx.DeployBackoffNs;
-      Backoff = std::clamp<uint64_t>(Backoff * 2, DeployRetryFirstNs, DeployRetryMaxNs);
-      Peer->Tx.DeployRetryAtNs = nowNs() + Backoff;
+      uint64_t Backoff =
+          Peer->Tx.Deploying.busy(nowNs(), DeployRetryFirstNs, DeployRetryMaxNs);
       logDebug(Peer->Name + " has no place for package '" + Pkg->Name +
                "' now: offered again in " + std::to_string(Backoff / 1000) + " us");
       break;
@@ -585,7 +573,7 @@ tc_status_t advanceDeployment(tc_peer *Peer) {
     logError(Peer->Name + " refused package '" + Pkg->Name + "' (" + Pkg->Identity.substr(0, 16) +
              "...): " + (Reason.empty() ? "" : Reason + " ") + "(" + statusString(St) + ")");
     if (St != TC_ERR_NO_CREDIT)
-      Peer->Tx.DeployRefused.emplace_back(Pkg->Tag, St);
+      Peer->Tx.Deploying.refusedForGood(Pkg->Tag, St);
     postEvent(Ctx, TC_EVENT_DEPLOY_REFUSED, Peer->Number, St);
     return ended(Peer, Pkg, St);
   }
@@ -594,14 +582,13 @@ tc_status_t advanceDeployment(tc_peer *Peer) {
     return ended(Peer, Pkg, TC_ERR_IO);
   }
   uint64_t Now = nowNs();
-  if (Peer->Tx.DeployRetryAtNs && Now >= Peer->Tx.DeployRetryAtNs &&
-      Now <= Peer->Tx.DeployDeadlineNs) {
+  if (Peer->Tx.Deploying.retryDue(Now)) {
     if (tc_status_t St = sendOffer(Ctx, Peer); St != TC_OK) {
       endDeployment(Ctx, Peer);
       return ended(Peer, Pkg, St);
     }
   }
-  if (Now > Peer->Tx.DeployDeadlineNs) {
+  if (Peer->Tx.Deploying.overdue(Now)) {
     endDeployment(Ctx, Peer);
     logError(Peer->Name + " did not take package '" + Pkg->Name + "' in " +
              std::to_string(DeployTimeoutNs / NsPerS) + " s");

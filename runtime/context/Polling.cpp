@@ -53,7 +53,7 @@ static bool mayGoCold(tc_context *Ctx, tc_peer *P) {
     return false;
   uint64_t Expected = Rx.Receive->expected();
   return Tx.CreditWord[CreditWordFinished] >= Tx.Send->next() && !sendsDue(P, true) &&
-         Tx.Calls.empty() && !Tx.Shipping.active() && !Tx.DeployingPkg && !Tx.PushingRied && !Tx.Corked &&
+         Tx.Calls.empty() && !Tx.Shipping.active() && !Tx.Deploying.active() && !Tx.PushingRied && !Tx.Corked &&
          !Rx.Receive->creditPending() && !Rx.RefusalPending && !Rx.CodeWait.awaiting(Expected) &&
          !Rx.RepliesInFlight && !Rx.StalledSinceNs &&
          !frameBegun(ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot()), Expected);

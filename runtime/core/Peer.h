@@ -12,6 +12,7 @@
 
 #include "base/Log.h"
 #include "core/PeerIdentity.h"
+#include "core/Deployment.h"
 #include "core/SendQueue.h"
 #include "core/Shipment.h"
 #include "wire/CodeMiss.h"
@@ -111,18 +112,9 @@ struct PeerSendHalf {
   /// and whether its files went; one at a time per peer.
   bool DeployCheck = false;
   uint64_t HeldTag = 0;
-  const tc_package *DeployingPkg = nullptr;
-  uint64_t DeployId = 0, DeployDeadlineNs = 0;
-  bool DeployFilesSent = false;
-  /// The receiver was busy: when to offer again (0: not waiting), and the
-  /// wait, doubling.
-  uint64_t DeployRetryAtNs = 0, DeployBackoffNs = 0;
-  /// How the last deployment to this peer ended, and of which package (tag).
-  uint64_t DeployEndedTag = 0;
-  tc_status_t DeployEnded = TC_OK;
-  /// Packages (tags) whose deployment the receiver refused, and why: their
-  /// frames fail at once with it.
-  std::vector<std::pair<uint64_t, tc_status_t>> DeployRefused;
+  /// The deployment to this peer (code/Deploy.cpp), how the last one
+  /// ended, and the packages it refused for good.
+  twochains::rt::Deployment Deploying;
   std::vector<std::pair<const tc_package *, std::vector<ElementSend>>> Sends;
   /// Cached frames are built in their slot's copy here, so a frame the
   /// receiver reports missing can be sent again, with code, from it. The

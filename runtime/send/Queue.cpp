@@ -142,7 +142,7 @@ static void deploymentFailed(tc_peer *Peer, const tc_package *Pkg, tc_status_t S
 /// The deployment in flight moved on; at its end, frames of a refused
 /// package are dropped.
 static void takeDeploymentAnswer(tc_peer *Peer) {
-  const tc_package *Pkg = Peer->Tx.DeployingPkg;
+  const tc_package *Pkg = Peer->Tx.Deploying.package();
   tc_status_t St = advanceDeployment(Peer);
   if (St != TC_OK && St != TC_ERR_INCOMPLETE && St != TC_ERR_INVALID_PARAM)
     deploymentFailed(Peer, Pkg, St);
@@ -151,7 +151,7 @@ static void takeDeploymentAnswer(tc_peer *Peer) {
 /// Starts deploying the package unless a deployment to the peer is in
 /// flight (the next starts when the queue reaches its frames).
 static void startDeploymentOf(tc_peer *Peer, const tc_package *Pkg) {
-  if (Peer->Tx.DeployingPkg)
+  if (Peer->Tx.Deploying.active())
     return;
   if (tc_status_t Refused = deployRefusal(Peer, Pkg); Refused != TC_OK)
     return deploymentFailed(Peer, Pkg, Refused);
@@ -208,7 +208,7 @@ static void startShipmentOf(tc_peer *Peer, const tc_package *Pkg, uint32_t Eleme
 }
 
 void twochains::rt::takeCodeAnswers(tc_peer *Peer) {
-  if (Peer->Tx.DeployingPkg)
+  if (Peer->Tx.Deploying.active())
     takeDeploymentAnswer(Peer);
   if (Peer->Tx.Shipping.active())
     takeShipmentAnswer(Peer);
@@ -220,7 +220,7 @@ PeerSendHalf::QueuedFrame *twochains::rt::frontReadyToLeave(tc_peer *Peer) {
     if (F.Package && needsDeployment(Peer, F.Package)) {
       // Its package first; frames behind it wait, in order.
       startDeploymentOf(Peer, F.Package);
-      if (Peer->Tx.DeployingPkg)
+      if (Peer->Tx.Deploying.active())
         return nullptr;
       continue; // refused at once: its frames were dropped
     }

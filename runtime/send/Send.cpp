@@ -344,7 +344,7 @@ static __attribute__((noinline)) tc_status_t sendBehind(tc_peer *Peer, const tc_
                                                         const void *Payload, size_t PayloadSize,
                                                         uint64_t *Sequence, bool FromJam,
                                                         tc_peer *Origin) {
-  if (!Peer->Tx.Queued.empty() || Peer->Tx.Shipping.active() || Peer->Tx.DeployingPkg)
+  if (!Peer->Tx.Queued.empty() || Peer->Tx.Shipping.active() || Peer->Tx.Deploying.active())
     sendQueued(Peer);
   SendAttempt A = Peer->Tx.Queued.empty()
                       ? sendAny(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence)
@@ -364,7 +364,7 @@ static __attribute__((noinline)) tc_status_t sendBehind(tc_peer *Peer, const tc_
   // queue's turn). One that cannot start is this send's status: the frame
   // leaves the queue, untold to anyone else.
   if (needsDeployment(Peer, Pkg)) {
-    if (!Peer->Tx.DeployingPkg)
+    if (!Peer->Tx.Deploying.active())
       if (tc_status_t Deploy = startDeployment(Peer, Pkg); Deploy != TC_OK) {
         Peer->Tx.Queued.erase(std::prev(Peer->Tx.Queued.end()));
         return Deploy;
@@ -622,7 +622,7 @@ void serviceSends(tc_peer *Peer, bool ReportTurn) {
   }
   if (Peer->Tx.BatchFrames)
     flushFrameBatch(Peer); // a failure marks the peer failed
-  if (!Peer->Tx.Queued.empty() || Peer->Tx.DeployingPkg)
+  if (!Peer->Tx.Queued.empty() || Peer->Tx.Deploying.active())
     sendQueued(Peer);
 }
 
