@@ -130,22 +130,16 @@ ucs_status_t twochains::rt::onCodeAck(void *Arg, const void *Header, size_t Head
                                       void *, size_t, const ucp_am_recv_param_t *Param) {
   auto *Ctx = static_cast<CodeContext *>(Arg);
   CodeAck A;
-  if (HeaderLength != sizeof A || !(Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
+  // Only the answer to a shipment in flight to that very peer (not an
+  // unauthenticated endpoint's, nor a stale or forged one). One answer per
+  // peer: the rest of the queue is the other peers'.
+  if (!acceptAnswer(Ctx, Header, HeaderLength, Param, Ctx->CodeAcks, A,
+                    [&](const tc_peer *Peer, const CodeAck &A) {
+                      return A.Magic == CodeAckMagic &&
+                             Peer->Tx.Shipping.answeredBy(A.Package, A.Element) &&
+                             Ctx->CodeAcks.size() < MaxPendingCode;
+                    }))
     return UCS_OK;
-  std::memcpy(&A, Header, sizeof A);
-  // Only the answer to a shipment in flight to that very peer: anything
-  // else (an unauthenticated endpoint, a stale or forged answer) would sit
-  // in the queue and crowd out real ones. One answer per peer: the rest
-  // of the queue is the other peers'.
-  tc_peer *Peer = peerOfEndpoint(Ctx, Param->reply_ep);
-  bool Answered = std::any_of(
-      Ctx->CodeAcks.begin(), Ctx->CodeAcks.end(),
-      [&](const CodeContext::CodeAnswer &C) { return C.From == Param->reply_ep; });
-  if (A.Magic != CodeAckMagic || !Peer || !Peer->Tx.Shipping.answeredBy(A.Package, A.Element) ||
-      Answered || Ctx->CodeAcks.size() >= MaxPendingCode) {
-    countHeld(Ctx, &tc_stats_t::messages_refused);
-    return UCS_OK;
-  }
   Ctx->CodeAcks.push_back({Param->reply_ep, A.Package, A.Element, tc_status_t(A.Status)});
   return UCS_OK;
 }

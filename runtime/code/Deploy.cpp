@@ -252,19 +252,14 @@ ucs_status_t onDeployAck(void *Arg, const void *Header, size_t HeaderLength, voi
                          size_t Length, const ucp_am_recv_param_t *Param) {
   auto *Ctx = static_cast<CodeContext *>(Arg);
   DeployAnswer A;
-  if (HeaderLength != sizeof A || !(Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
-    return UCS_OK;
-  std::memcpy(&A, Header, sizeof A);
-  tc_peer *Peer = peerOfEndpoint(Ctx, Param->reply_ep);
   // Only an answer to the deployment in flight to that peer, once.
-  bool Answered = std::any_of(Ctx->DeployReplies.begin(), Ctx->DeployReplies.end(),
-                              [&](const auto &R) { return R.From == Param->reply_ep; });
-  if (!Peer || !Peer->Tx.Deploying.answers(A.Id) || Answered ||
-      (A.Magic != DeployNeedMagic && A.Magic != DeployDoneMagic) ||
-      (Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
-    countHeld(Ctx, &tc_stats_t::messages_refused);
+  if (!acceptAnswer(Ctx, Header, HeaderLength, Param, Ctx->DeployReplies, A,
+                    [&](const tc_peer *Peer, const DeployAnswer &A) {
+                      return Peer->Tx.Deploying.answers(A.Id) &&
+                             (A.Magic == DeployNeedMagic || A.Magic == DeployDoneMagic) &&
+                             !(Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV);
+                    }))
     return UCS_OK;
-  }
   size_t Expected = A.Magic == DeployNeedMagic ? (size_t(A.FileCount) + 7) / 8 : Length;
   if (Length != Expected || Length > std::max<size_t>(MaxDeployReason, MaxDeployFiles / 8)) {
     countHeld(Ctx, &tc_stats_t::messages_refused);

@@ -49,6 +49,32 @@ tc_peer *acceptMessage(ControlContext *Ctx, const void *Bytes, size_t Size,
   return Peer;
 }
 
+/// The opening of an answer to something this side asked a peer for (a
+/// shipment, a deployment, a ried push): its sender, the header copied
+/// into Out. Only the answer the peer is awaited for (Awaited(Peer, Out)),
+/// and one at a time per peer (none of Queued, the answers taken and not
+/// yet handled, is From its endpoint): anything else would sit in the
+/// queue and crowd out real ones. Null otherwise, counted as refused; a
+/// header not Out's size, or no endpoint to tell the sender by, is
+/// dropped at once.
+template <class Ack, class Answers, class AwaitedFn>
+tc_peer *acceptAnswer(ControlContext *Ctx, const void *Header, size_t HeaderLength,
+                      const ucp_am_recv_param_t *Param, const Answers &Queued, Ack &Out,
+                      AwaitedFn Awaited) {
+  if (HeaderLength != sizeof Out || !(Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
+    return nullptr;
+  std::memcpy(&Out, Header, sizeof Out);
+  tc_peer *Peer = peerOfEndpoint(Ctx, Param->reply_ep);
+  bool Answered = false;
+  for (const auto &A : Queued)
+    Answered = Answered || A.From == Param->reply_ep;
+  if (!Peer || Answered || !Awaited(Peer, Out)) {
+    countHeld(Ctx, &tc_stats_t::messages_refused);
+    return nullptr;
+  }
+  return Peer;
+}
+
 /// Sends a control message on Peer->Ep, eagerly, never waited for: the
 /// peer keeps copies of its bytes until UCX has sent them (KeptSend).
 ucs_status_t sendMessage(ControlContext *Ctx, tc_peer *Peer, unsigned Id, const void *Header,

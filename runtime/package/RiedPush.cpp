@@ -148,18 +148,13 @@ ucs_status_t onRiedAck(void *Arg, const void *Header, size_t HeaderLength, void 
                        size_t Length, const ucp_am_recv_param_t *Param) {
   auto *Ctx = static_cast<PackageContext *>(Arg);
   RiedAck A;
-  if (HeaderLength != sizeof A || !(Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
-    return UCS_OK;
-  std::memcpy(&A, Header, sizeof A);
   // Only the answer to a push in flight to that peer, once: anything else
   // would sit in the queue for ever.
-  tc_peer *Peer = peerOfEndpoint(Ctx, Param->reply_ep);
-  bool Answered = std::any_of(Ctx->RiedAcks.begin(), Ctx->RiedAcks.end(),
-                              [&](const auto &R) { return R.From == Param->reply_ep; });
-  if (A.Magic != RiedAckMagic || !Peer || !Peer->Tx.PushingRied || Answered) {
-    countHeld(Ctx, &tc_stats_t::messages_refused);
+  if (!acceptAnswer(Ctx, Header, HeaderLength, Param, Ctx->RiedAcks, A,
+                    [](const tc_peer *Peer, const RiedAck &A) {
+                      return A.Magic == RiedAckMagic && Peer->Tx.PushingRied;
+                    }))
     return UCS_OK;
-  }
   // The reason, bounded before it is taken; one out of bounds (or by
   // rendezvous, whose bytes are not here) is not taken, the status is.
   std::string Reason;
