@@ -115,7 +115,7 @@ extern "C" unsigned tc_jam_sender_rank(const tc_jam_ctx_t *Ctx) {
 
 extern "C" unsigned tc_jam_job_rank(const tc_jam_ctx_t *Ctx) {
   auto *C = Ctx && Ctx->Peer ? contextOf<CallsContext>(Ctx->Peer) : nullptr;
-  return C && C->Joined ? C->JobRank : TC_JAM_NO_RANK;
+  return C && C->Joined ? C->Job.Rank : TC_JAM_NO_RANK;
 }
 
 extern "C" unsigned tc_jam_job_size(const tc_jam_ctx_t *Ctx) {

@@ -34,7 +34,7 @@ struct RouteTarget {
 };
 
 struct JobContext : WireupContext {
-  /// tc_job_join: the job's size (JobId and JobRank are wireup's, which
+  /// tc_job_join: the job's size (its identity and rank are wireup's Job, which
   /// every offer carries); one target per rank.
   bool Joined = false;
   uint32_t JobSize = 0;

@@ -79,14 +79,14 @@ tc_status_t parseBlobs(JobContext *Ctx, uint32_t Rank,
   }
   // Its own blob (given by the application, on the blobs path) must be
   // this context's: no other proves this rank.
-  if (!Ctx->RankKey.present() || Keys[Rank] != Ctx->RankKey.publicKey()) {
+  if (!Ctx->Job.RankKey.present() || Keys[Rank] != Ctx->Job.RankKey.publicKey()) {
     logError("tc_job_join: the address given for this rank (" + std::to_string(Rank) +
              ") is not this context's: its rank key differs (pass the blob of this "
              "context's tc_context_address)");
     return TC_ERR_INVALID_PARAM;
   }
   Ctx->Ranks = std::move(Ranks);
-  Ctx->RankKeys = std::move(Keys);
+  Ctx->Job.RankKeys = std::move(Keys);
   return TC_OK;
 }
 
@@ -248,8 +248,8 @@ extern "C" tc_status_t tc_job_join(tc_context_t *Api, const tc_job_params_t *Par
   if (Params && Params->connect_timeout_ms > 0)
     Ctx->ConnectTimeoutNs = msToNs(uint64_t(Params->connect_timeout_ms));
   Ctx->JobSize = uint32_t(Blobs.size());
-  Ctx->JobRank = Rank;
-  Ctx->JobId = jobIdentity(Blobs);
+  Ctx->Job.Rank = Rank;
+  Ctx->Job.Id = jobIdentity(Blobs);
   Ctx->Joined = true;
   // Ranks on one host connect from one address, all at once: unless the
   // application chose the limit, each may have its place (up to the limit
@@ -273,7 +273,7 @@ extern "C" tc_status_t tc_job_rank(const tc_context_t *Api, unsigned *Rank, unsi
   if (!Ctx || !Ctx->Joined)
     return TC_ERR_INVALID_PARAM;
   if (Rank)
-    *Rank = Ctx->JobRank;
+    *Rank = Ctx->Job.Rank;
   if (Size)
     *Size = Ctx->JobSize;
   return TC_OK;

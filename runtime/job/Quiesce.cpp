@@ -120,7 +120,7 @@ ucs_status_t onQuiesce(void *Arg, const void *Header, size_t HeaderLength, void 
   }
   std::memcpy(&M, Header, sizeof M);
   bool Wellformed = M.Magic == QuiesceMagic && Peer->JobRank < Ctx->JobSize &&
-                    (M.Kind == QuiesceReport     ? Ctx->JobRank == 0
+                    (M.Kind == QuiesceReport     ? Ctx->Job.Rank == 0
                      : M.Kind == QuiesceDecision ? Peer->JobRank == 0
                                                  : M.Kind == QuiesceLeaving);
   if (!Wellformed) {
@@ -231,7 +231,7 @@ bool twochains::rt::jobSendsIdle(JobContext *Ctx) {
 static void takeWords(JobContext *Ctx) {
   auto &Q = Ctx->Quiesce;
   uint64_t Head;
-  if (Ctx->JobRank != 0) {
+  if (Ctx->Job.Rank != 0) {
     if (Q.Reported && Q.Decision < 0 && headOf(Ctx, boundTo(Ctx, 0), Head)) {
       QuiesceMessage M = {QuiesceMagic, QuiesceDecision, Ctx->QuiesceEpoch, Q.Wave,
                           uint32_t(Head >> 62 & 1), 0, 0};
@@ -259,7 +259,7 @@ static void reportWave(JobContext *Ctx) {
   QuiesceMessage M = {QuiesceMagic, QuiesceReport, Ctx->QuiesceEpoch, Q.Wave, 0, 0, 0};
   jobFrameCounts(Ctx, M.Sent, M.Done);
   M.Verdict = M.Sent == Q.QuietSent && M.Done == Q.QuietDone;
-  if (Ctx->JobRank == 0) {
+  if (Ctx->Job.Rank == 0) {
     takeReport(Ctx, 0, M);
     Q.Reported = true;
   } else if (tc_peer *B = boundTo(Ctx, 0); B && byWords(B)) {
@@ -291,7 +291,7 @@ static tc_status_t quiesceTurn(JobContext *Ctx) {
       }
       reportWave(Ctx);
       takeWords(Ctx);
-      if (Ctx->JobRank == 0 && Q.Reported && Q.Decision < 0)
+      if (Ctx->Job.Rank == 0 && Q.Reported && Q.Decision < 0)
         decide(Ctx);
     }
     if (Q.Decision == 1) {
@@ -323,7 +323,7 @@ extern "C" tc_status_t tc_job_quiesce(tc_context_t *Api, int TimeoutMs) {
     Q.Decision = -1;
     Q.LastSent = Q.LastDone = ~0ull;
     // Rank 0 talks to every rank, and every rank to rank 0.
-    if (Ctx->JobRank == 0)
+    if (Ctx->Job.Rank == 0)
       for (uint32_t R = 1; R < Ctx->JobSize; ++R)
         rankHandle(Ctx, R);
     else
@@ -356,7 +356,7 @@ void twochains::rt::announceLeaving(JobContext *Ctx) {
   QuiesceMessage M = {QuiesceMagic, QuiesceLeaving, Ctx->QuiesceEpoch, 0, 0, 0, 0};
   for (const RouteTarget &T : Ctx->Ranks)
     if (tc_peer *B = T.Handle ? T.Handle->Bound : nullptr;
-        B && B->Welcomed && !B->Failed && T.Rank != Ctx->JobRank)
+        B && B->Welcomed && !B->Failed && T.Rank != Ctx->Job.Rank)
       sendMessage(Ctx, B, AmQuiesce, &M, sizeof M, nullptr, 0);
 }
 

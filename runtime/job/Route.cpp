@@ -203,7 +203,7 @@ static int decideJobHello(WireupContext *Wireup, tc_peer *Peer, std::string &Why
     Why = "it claims rank " + std::to_string(Rank) + " of a job of " + std::to_string(Ctx->JobSize);
     return TC_ERR_BAD_OFFER;
   }
-  if (Rank == Ctx->JobRank) {
+  if (Rank == Ctx->Job.Rank) {
     if (ownConnect(Ctx, Peer))
       return 0; // this process, connecting to itself
     Why = "it claims this process's own rank " + std::to_string(Rank) +
@@ -216,7 +216,7 @@ static int decideJobHello(WireupContext *Wireup, tc_peer *Peer, std::string &Why
     return RefusalCrossed;
   if (T.Welcomed && !T.Welcomed->Failed)
     return RefusalCrossed;
-  if (T.Attempt && Ctx->JobRank < Rank)
+  if (T.Attempt && Ctx->Job.Rank < Rank)
     return RefusalCrossed;
   return 0;
 }
@@ -226,14 +226,14 @@ static int decideJobHello(WireupContext *Wireup, tc_peer *Peer, std::string &Why
 static void onPeerWelcomed(WireupContext *Wireup, tc_peer *Peer) {
   auto *Ctx = static_cast<JobContext *>(Wireup);
   // A rank connected to itself has two ends here; one is counted.
-  if (Peer->JobRank != NoJobRank && (Peer->JobRank != Ctx->JobRank || Peer->ProxyOf))
+  if (Peer->JobRank != NoJobRank && (Peer->JobRank != Ctx->Job.Rank || Peer->ProxyOf))
     countHeld(Ctx, &tc_stats_t::job_connections);
   if (tc_peer *Handle = Peer->ProxyOf) {
     if (!Handle->Bound || Handle->Bound->Failed)
       bindHandle(Handle, Peer);
     return;
   }
-  if (Peer->JobRank == NoJobRank || Peer->JobRank == Ctx->JobRank ||
+  if (Peer->JobRank == NoJobRank || Peer->JobRank == Ctx->Job.Rank ||
       Peer->JobRank >= Ctx->Ranks.size())
     return;
   // Bound once it says it took the welcome (onReady).
@@ -342,7 +342,7 @@ static void advanceRoutes(CoreContext *Core) {
   // From the rank after this one: ranks waiting their turn spread over
   // the listeners rather than all start with rank 0's.
   for (size_t I = 0, N = Ctx->Ranks.size(); I < N; ++I)
-    Advance(Ctx->Ranks[(Ctx->JobRank + 1 + I) % N]);
+    Advance(Ctx->Ranks[(Ctx->Job.Rank + 1 + I) % N]);
   for (auto &[Key, T] : Ctx->AddressRoutes)
     Advance(T);
   for (size_t I = 0; I < Ctx->Connected.size();) {

@@ -72,7 +72,7 @@ extern "C" tc_status_t tc_context_address(const tc_context_t *Api, void *Blob, s
   // rank only with its signature.
   std::vector<uint8_t> Packed =
       packAddressBlob(Ctx->ListenPort, Addresses,
-                      Ctx->RankKey.present() ? Ctx->RankKey.publicKey().data() : nullptr);
+                      Ctx->Job.RankKey.present() ? Ctx->Job.RankKey.publicKey().data() : nullptr);
   if (!Blob || *Size < Packed.size()) {
     *Size = Packed.size();
     return Blob ? TC_ERR_TOO_LARGE : TC_OK;

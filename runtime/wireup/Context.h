@@ -4,6 +4,7 @@
 
 #include "base/Log.h"
 #include "base/Timeouts.h"
+#include "core/JobIdentity.h"
 #include "receive/Context.h"
 
 #include "Signature.h"
@@ -46,17 +47,9 @@ struct WireupContext : ReceiveContext {
   /// lets the handles bound to it come loose, the calls layer ends the
   /// calls made to it and forgets its answers.
   Subscribers<WireupContext *, tc_peer *> PeerReleased;
-  /// The job this context joined (job/Job.h): its identity (0: none) and
-  /// this process's rank, which every offer carries.
-  uint64_t JobId = 0;
-  uint32_t JobRank = NoJobRank;
-  /// This context's rank key, made with the context (its public half is
-  /// in its address blob), and once it joined a job every rank's public
-  /// key, by rank, from the job's blobs: a HELLO or WELCOME that claims
-  /// rank r must carry r's signature of the handshake's nonces
-  /// (Handshake.cpp). A rank is proved, not claimed.
-  format::Ed25519KeyPair RankKey;
-  std::vector<std::array<uint8_t, RankKeySize>> RankKeys;
+  /// Who this context is in a job (core/JobIdentity.h): filled in by the
+  /// job layer, carried by every offer.
+  JobIdentity Job;
   /// Who decides on an authenticated HELLO from a rank of this side's job
   /// (Peer->JobRank; the job layer, job/Route.cpp): 0 to take it,
   /// RefusalCrossed to refuse it quietly (a connection the other way is

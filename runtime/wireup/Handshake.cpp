@@ -260,16 +260,16 @@ static void answerHello(WireupContext *Ctx, tc_peer *Peer, const WireupContext::
   // A rank of this side's job proves it is that rank (its proof meant for
   // this rank, or for whoever it reached); then the job layer says whether
   // this connection is the one the pair keeps.
-  Peer->JobRank = Ctx->JobId && Hello.Header.Job == Ctx->JobId ? Hello.Header.JobRank : NoJobRank;
+  Peer->JobRank = Ctx->Job.Id && Hello.Header.Job == Ctx->Job.Id ? Hello.Header.JobRank : NoJobRank;
   if (Peer->JobRank != NoJobRank) {
     std::string ProofWhy;
     uint32_t For = Hello.Header.ProofFor;
-    if (For != NoJobRank && For != Ctx->JobRank) {
+    if (For != NoJobRank && For != Ctx->Job.Rank) {
       countHeld(Ctx, &tc_stats_t::auth_failures);
       return refusePeer(Ctx, Peer,
                         "its proof of rank " + std::to_string(Peer->JobRank) +
                             " is meant for rank " + std::to_string(For) + ", not this one (" +
-                            std::to_string(Ctx->JobRank) + ")",
+                            std::to_string(Ctx->Job.Rank) + ")",
                         TC_ERR_AUTH);
     }
     if (!rankProved(Ctx, HelloProofLabel, sizeof HelloProofLabel, Peer, Hello.Header, For,
@@ -354,7 +354,7 @@ static void endConnect(WireupContext *Ctx, tc_peer *Peer, tc_status_t St) {
   // taken its welcome: before, what it sent would come before the welcome
   // this side takes on its control turn (job/Route.cpp). (To itself, this
   // side is both.)
-  if (Peer->ExpectJobRank != NoJobRank && Peer->ExpectJobRank != Ctx->JobRank) {
+  if (Peer->ExpectJobRank != NoJobRank && Peer->ExpectJobRank != Ctx->Job.Rank) {
     uint32_t Ready = ReadyMagic;
     sendMessage(Ctx, Peer, AmReady, &Ready, sizeof Ready, nullptr, 0);
   }
@@ -482,19 +482,19 @@ static tc_status_t takeWelcome(WireupContext *Ctx, tc_peer *Peer,
   // same job, or none.
   uint32_t Rank = Welcome.Header.Job ? Welcome.Header.JobRank : NoJobRank;
   if (Peer->ExpectJobRank != NoJobRank &&
-      (Welcome.Header.Job != Ctx->JobId || Rank != Peer->ExpectJobRank))
+      (Welcome.Header.Job != Ctx->Job.Id || Rank != Peer->ExpectJobRank))
     return connectFailed(Peer, TC_ERR_BAD_OFFER,
                          "it is not rank " + std::to_string(Peer->ExpectJobRank) +
                              " of this job (it says " +
-                             (Welcome.Header.Job != Ctx->JobId ? std::string("another job")
+                             (Welcome.Header.Job != Ctx->Job.Id ? std::string("another job")
                                                                : "rank " + std::to_string(Rank)) +
                              ")");
-  Peer->JobRank = Ctx->JobId && Welcome.Header.Job == Ctx->JobId ? Rank : NoJobRank;
+  Peer->JobRank = Ctx->Job.Id && Welcome.Header.Job == Ctx->Job.Id ? Rank : NoJobRank;
   // ... and proves it, to this rank.
   if (std::string ProofWhy;
       Peer->JobRank != NoJobRank &&
       !rankProved(Ctx, WelcomeProofLabel, sizeof WelcomeProofLabel, Peer, Welcome.Header,
-                  Ctx->JobRank, ProofWhy)) {
+                  Ctx->Job.Rank, ProofWhy)) {
     countHeld(Ctx, &tc_stats_t::auth_failures);
     return connectFailed(Peer, TC_ERR_AUTH, "the receiver " + ProofWhy);
   }
@@ -643,7 +643,7 @@ void twochains::rt::welcomePeer(WireupContext *Ctx, tc_peer *Peer) {
 ucs_status_t twochains::rt::setupHandshake(WireupContext *Ctx) {
   // Without one (libcrypto failed) the context still connects; it cannot
   // join a job (job/Job.cpp says so).
-  if (!Ctx->RankKey.generate())
+  if (!Ctx->Job.RankKey.generate())
     logDebug("no rank key: libcrypto could not make an Ed25519 key pair");
   addHousekeeping(Ctx, processHandshakes);
   return setControlHandlers(Ctx, {{AmAuth, &onMessage<AmAuth>},

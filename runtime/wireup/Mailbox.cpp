@@ -142,8 +142,8 @@ tc_status_t makeOffer(WireupContext *Ctx, tc_peer *Peer, Offer &O, std::vector<u
     O.Flags |= OfferStoresDirect;
   O.Isa = hostIsa();
   O.PayloadAheadBytes = Ctx->PayloadAheadBytes;
-  O.Job = Ctx->JobId;
-  O.JobRank = Ctx->JobId ? Ctx->JobRank : NoJobRank;
+  O.Job = Ctx->Job.Id;
+  O.JobRank = Ctx->Job.Id ? Ctx->Job.Rank : NoJobRank;
   O.ProofFor = NoJobRank; // and no proof: the handshake signs (Handshake.cpp)
   Body.clear();
   // The packages go last, after what the path needs; both paths carry them.

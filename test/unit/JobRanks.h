@@ -23,7 +23,7 @@ inline constexpr uint64_t TestJob = 0x7e57'10b5'0000'0001ull;
 using RankKey = std::array<uint8_t, RankKeySize>;
 
 /// The public rank key a context publishes with its address.
-inline RankKey publishedKey(tc_context_t *Api) { return partOf<JobContext>(Api)->RankKey.publicKey(); }
+inline RankKey publishedKey(tc_context_t *Api) { return partOf<JobContext>(Api)->Job.RankKey.publicKey(); }
 
 /// The keys the contexts publish, rank by rank in the order given.
 inline std::vector<RankKey> keysOf(std::initializer_list<tc_context_t *> Ranks) {
@@ -39,11 +39,11 @@ inline void makeRank(tc_context_t *Api, uint32_t Rank, const std::vector<RankKey
               const std::vector<uint16_t> &Ports = {}) {
   auto *Ctx = partOf<JobContext>(Api);
   std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
-  Ctx->JobId = TestJob;
-  Ctx->JobRank = Rank;
+  Ctx->Job.Id = TestJob;
+  Ctx->Job.Rank = Rank;
   Ctx->JobSize = uint32_t(Keys.size());
   Ctx->Joined = true;
-  Ctx->RankKeys = Keys;
+  Ctx->Job.RankKeys = Keys;
   Ctx->Ranks.resize(Keys.size());
   for (uint32_t R = 0; R < Keys.size(); ++R) {
     Ctx->Ranks[R].Rank = R;
