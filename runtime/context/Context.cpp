@@ -28,7 +28,7 @@
 #include "core/Polled.h"
 #include "core/Sleep.h"
 #include "receive/PayloadAhead.h"
-#include "send/FramePath.h"
+#include "path/FramePath.h"
 #include "send/Send.h"
 #include "ucx/Setup.h"
 #include "ucx/Status.h"
@@ -55,7 +55,7 @@ static constexpr uint32_t DefaultJamTimeLimitMs = 1000;
 /// use; the first is the default.
 struct MailboxModeName {
   const char *Name;
-  tc_mailbox_mode_t Mode;
+  tc_mailbox_mode_t Value;
 };
 static const MailboxModeName MailboxModeNames[] = {{"code-cache", TC_MAILBOX_CODE_CACHE},
                                                    {"no-cache", TC_MAILBOX_NO_CACHE}};
@@ -301,7 +301,7 @@ static tc_status_t chooseMailboxMode(tc_context *Ctx) {
     std::string Name = Env && *Env ? Env : MailboxModeNames[0].Name;
     for (const MailboxModeName &M : MailboxModeNames)
       if (Name == M.Name)
-        Ctx->Mode = M.Mode;
+        Ctx->Mode = M.Value;
     if (Ctx->Mode == TC_MAILBOX_DEFAULT) {
       logError("TC_MAILBOX_MODE='" + Name + "' is none of code-cache, no-cache" +
                (Name == "in-place" ? " (in-place is no longer offered: code never runs "
@@ -596,7 +596,7 @@ extern "C" void tc_context_destroy(tc_context_t *Ctx) {
 extern "C" tc_status_t tc_context_add_package(tc_context_t *Ctx, tc_package_t *Pkg) {
   if (!Ctx || !Pkg)
     return TC_ERR_INVALID_PARAM;
-  std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
+  std::lock_guard<std::recursive_mutex> Held{Ctx->Lock};
   for (tc_package *P : Ctx->Packages)
     if (P->Identity == Pkg->Identity)
       return TC_ERR_INVALID_PARAM;
@@ -606,7 +606,7 @@ extern "C" tc_status_t tc_context_add_package(tc_context_t *Ctx, tc_package_t *P
 
 extern "C" const char *tc_mailbox_mode_name(const tc_context_t *Ctx) {
   for (const MailboxModeName &M : MailboxModeNames)
-    if (Ctx && Ctx->Mode == M.Mode)
+    if (Ctx && Ctx->Mode == M.Value)
       return M.Name;
   return "";
 }
@@ -639,7 +639,7 @@ extern "C" tc_status_t tc_context_stats_sized(const tc_context_t *Ctx, tc_stats_
                                               size_t Size) {
   if (!Ctx || !Out || Size % sizeof(uint64_t))
     return TC_ERR_INVALID_PARAM;
-  std::lock_guard<std::recursive_mutex> Guard(const_cast<tc_context *>(Ctx)->Lock);
+  std::lock_guard<std::recursive_mutex> Held{const_cast<tc_context *>(Ctx)->Lock};
   // Channels add to some counters without the lock (count()): every
   // field is read whole.
   static_assert(sizeof(tc_stats_t) % sizeof(uint64_t) == 0, "counters only");

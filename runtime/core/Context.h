@@ -8,7 +8,7 @@
 //   ControlContext   refusals of control messages        (control/)
 //   PackageContext   loaded packages, pushed rieds         (package/)
 //   CodeContext      code cache, scratch code, shipped code (code/)
-//   SendContext      what the send side keeps              (send/)
+//   PathContext      what the send side keeps              (send/)
 //   ReceiveContext   private frame copy, containment       (receive/)
 //   WireupContext    listener, handshakes in flight        (wireup/)
 //   CallsContext     answers, routes of jams               (calls/)

@@ -172,7 +172,7 @@ struct PeerSendHalf {
 };
 
 /// This side's ring, which the other side puts frames into, and where its
-/// credits are reported (receive/, wireup/Mailbox.cpp, send/FramePath.cpp).
+/// credits are reported (receive/, wireup/Mailbox.cpp, path/FramePath.cpp).
 struct PeerReceiveHalf {
   ucp_mem_h RingMem = nullptr;        // RMA path; else RingAlloc
   uint8_t *Ring = nullptr;
@@ -220,7 +220,7 @@ struct PeerReceiveHalf {
   /// The expected sequence + 1 when the last sleep found its frame there
   /// (core/Sleep.cpp): found again, it is stalled, not new.
   uint64_t SleepFound = 0;
-  /// Wakes it sent (send/FramePath.cpp, onWake), this context's sleeps
+  /// Wakes it sent (path/FramePath.cpp, onWake), this context's sleeps
   /// when the first came, and the times this side closed its cold ring
   /// (context/Polling.cpp): a peer wakes this side at most once a sleep
   /// and once a closing, and one that wakes it more is cut off.

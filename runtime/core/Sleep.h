@@ -6,7 +6,7 @@
 // that a peer stores straight into this side's memory make no event, so
 // before sleeping this side writes a flag into every such peer's credit
 // line (CreditWordSleep), and a peer that stores into it afterwards sees
-// the flag and wakes it with an AmWake message (send/FramePath.cpp).
+// the flag and wakes it with an AmWake message (path/FramePath.cpp).
 // docs/runtime.md, "Sleeping waits", says why this is race-free and what
 // a peer that never wakes can delay (its own frames only).
 //

@@ -42,7 +42,7 @@
 #include "core/Lock.h"
 #include "core/Sleep.h"
 #include "core/Stats.h"
-#include "send/FramePath.h"
+#include "path/FramePath.h"
 
 #include <cstring>
 #include <algorithm>

@@ -4,7 +4,7 @@
 
 #include "base/Log.h"
 #include "containment/Containment.h"
-#include "send/Context.h"
+#include "path/Context.h"
 
 #include <cstdlib>
 #include <list>
@@ -12,7 +12,7 @@
 
 namespace twochains::rt {
 
-struct ReceiveContext : SendContext {
+struct ReceiveContext : PathContext {
   /// The frame being run, copied out of the ring: the jam reads this,
   /// which no peer can write (docs/security.md). Under TC_CODE_TRUST_JOB
   /// only its header (and an injected frame's image): the jam reads its
@@ -23,9 +23,6 @@ struct ReceiveContext : SendContext {
   /// Addresses quarantined (receive/Quarantine.cpp): one line each, but an
   /// attacker may have many addresses.
   LogLimit QuarantineLog;
-  /// An answer frame arrived from Peer (checked): the calls layer
-  /// subscribes, to end the call of CallSequence with it.
-  Subscribers<tc_peer *, uint64_t, const uint8_t *, size_t> AnswerFrame;
   /// Payloads sent ahead of their frames (receive/PayloadAhead.h): arriving
   /// or arrived, or refused (Status; no bytes), each for one frame of one
   /// peer (null: released while its bytes were fetched), and the bytes all

@@ -25,7 +25,7 @@
 #include "core/Stats.h"
 #include "receive/PayloadAhead.h"
 #include "receive/Quarantine.h"
-#include "send/FramePath.h"
+#include "path/FramePath.h"
 #include "wire/Formats.h"
 
 #include <cstdio>

@@ -14,7 +14,7 @@
 #include "core/Lock.h"
 #include "core/Sleep.h"
 #include "core/Stats.h"
-#include "send/FramePath.h"
+#include "path/FramePath.h"
 
 #include <mutex>
 

@@ -4,7 +4,7 @@
 #include "base/Log.h"
 #include "core/Lock.h"
 #include "core/Stats.h"
-#include "send/FramePath.h"
+#include "path/FramePath.h"
 #include "ucx/Status.h"
 #include "wire/Ring.h"
 #include "wire/Wire.h"

@@ -18,7 +18,7 @@
 #include "core/Events.h"
 #include "core/Polled.h"
 #include "core/Stats.h"
-#include "send/FramePath.h"
+#include "path/FramePath.h"
 #include "send/PayloadAhead.h"
 #include "send/Queue.h"
 #include "wire/Formats.h"
@@ -115,7 +115,7 @@ bool twochains::rt::needsDeployment(tc_peer *Peer, const tc_package *Pkg) {
 /// (St): their calls end, and the next tc_flush returns St.
 template <class Predicate>
 static void dropWaiting(tc_peer *Peer, tc_status_t St, Predicate Waiting) {
-  auto *Ctx = contextOf<SendContext>(Peer);
+  auto *Ctx = contextOf<PathContext>(Peer);
   uint64_t Dropped = 0;
   for (auto It = Peer->Tx.Queued.begin(); It != Peer->Tx.Queued.end();) {
     if (!Waiting(*It)) {

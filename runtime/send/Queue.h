@@ -8,7 +8,7 @@
 #ifndef TWOCHAINS_RUNTIME_SEND_QUEUE_H
 #define TWOCHAINS_RUNTIME_SEND_QUEUE_H
 
-#include "send/Context.h"
+#include "path/Context.h"
 
 namespace twochains::rt {
 

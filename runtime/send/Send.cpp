@@ -29,7 +29,7 @@
 #include "core/Polled.h"
 #include "core/Sleep.h"
 #include "core/Stats.h"
-#include "send/FramePath.h"
+#include "path/FramePath.h"
 #include "send/PayloadAhead.h"
 #include "wire/Formats.h"
 #include "wire/Frame.h"
@@ -588,7 +588,7 @@ namespace twochains::rt {
 
 void sendQueued(tc_peer *Peer) {
   takeCodeAnswers(Peer);
-  auto *Ctx = contextOf<SendContext>(Peer);
+  auto *Ctx = contextOf<PathContext>(Peer);
   while (PeerSendHalf::QueuedFrame *Front = frontReadyToLeave(Peer)) {
     PeerSendHalf::QueuedFrame &F = *Front;
     uint64_t Seq = 0;
@@ -650,7 +650,7 @@ void resendMissing(tc_peer *Peer) {
   }
   const FrameHeader &H = V.Header;
   const tc_package *Pkg = nullptr;
-  for (const tc_package *P : contextOf<SendContext>(Peer)->Packages)
+  for (const tc_package *P : contextOf<PathContext>(Peer)->Packages)
     if (P->Tag == H.Package)
       Pkg = P;
   if (!Pkg || H.Element >= Pkg->Elements.size())

@@ -2,7 +2,7 @@
 #ifndef TWOCHAINS_RUNTIME_SEND_SEND_H
 #define TWOCHAINS_RUNTIME_SEND_SEND_H
 
-#include "send/Context.h"
+#include "path/Context.h"
 
 namespace twochains::rt {
 
@@ -11,7 +11,7 @@ namespace twochains::rt {
 /// must be shipped ahead, and every frame behind frames queued for the
 /// peer, is queued (bounded: TC_ERR_NO_CREDIT past it) and TC_OK; its
 /// *Sequence is then a key with QueuedCallKey set, until it is sent
-/// (SendContext::CallSent).
+/// (PathContext::CallSent).
 tc_status_t sendLocked(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
                        tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
                        uint64_t *Sequence);

@@ -19,7 +19,7 @@
 #include "core/Polled.h"
 #include "core/Stats.h"
 #include "receive/PayloadAhead.h"
-#include "send/FramePath.h"
+#include "path/FramePath.h"
 #include "ucx/Request.h"
 #include "ucx/Status.h"
 #include "wireup/Mailbox.h"

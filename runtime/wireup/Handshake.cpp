@@ -26,7 +26,7 @@
 #include "control/ControlMessage.h"
 #include "core/Stats.h"
 #include "receive/Quarantine.h"
-#include "send/Context.h"
+#include "path/Context.h"
 #include "ucx/Request.h"
 #include "wire/Formats.h"
 #include "wireup/Mailbox.h"

@@ -13,7 +13,7 @@
 #include "core/Lock.h"
 #include "core/Stats.h"
 #include "receive/Receive.h"
-#include "send/FramePath.h"
+#include "path/FramePath.h"
 #include "send/Send.h"
 #include "ucx/Request.h"
 #include "wireup/Mailbox.h"

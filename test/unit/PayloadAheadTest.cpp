@@ -12,7 +12,7 @@
 #include "context/Context.h"
 #include "core/Peer.h"
 #include "package/Package.h"
-#include "send/FramePath.h"
+#include "path/FramePath.h"
 #include "wire/Frame.h"
 #include "wire/Ring.h"
 #include "wire/Wire.h"

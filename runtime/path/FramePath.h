@@ -1,9 +1,9 @@
 //===- FramePath.h - How frames and credits reach a peer's ring -----------===//
-#ifndef TWOCHAINS_RUNTIME_SEND_FRAMEPATH_H
-#define TWOCHAINS_RUNTIME_SEND_FRAMEPATH_H
+#ifndef TWOCHAINS_RUNTIME_PATH_FRAMEPATH_H
+#define TWOCHAINS_RUNTIME_PATH_FRAMEPATH_H
 
 #include "core/Sleep.h"
-#include "send/Context.h"
+#include "path/Context.h"
 
 namespace twochains::rt {
 
@@ -56,7 +56,7 @@ inline bool claimSlot(tc_peer *Peer, uint64_t Seq) {
 /// The worker whose progress moves this peer's frames and credits.
 ucp_worker_h frameWorker(tc_peer *Peer);
 /// Registers the handlers of frames and credits by message.
-ucs_status_t setupFramePath(SendContext *Ctx);
+ucs_status_t setupFramePath(PathContext *Ctx);
 
 } // namespace twochains::rt
 
