@@ -4,10 +4,13 @@
   scripts/peer-writers.py [-v] [runtime dir]
 
 Reads the members of tc_peer and of its send and receive halves
-(runtime/core/Peer.h) and, in every runtime source, the places that
+(runtime/core/Peer.h), and of the parts upper layers declare in their own
+folders (wireup/PeerWireup.h, calls/PeerCalls.h), and, in every runtime
+source, the places that
 change one: an assignment (=, +=, ++, ...) or a call that changes a
 container or a part (push_back, erase, clear, start, end, ...) on
-`Tx.Member`, `Rx.Member` or `Peer->Member`-like uses. Prints, per part,
+`Tx.Member`, `Rx.Member`, `Peer->Member`, `Peer->Wireup->Member` or
+`callsOf(Peer).Member`-like uses. Prints, per part,
 the folders that write it and, per member, its writers. A static
 approximation: writes through references taken elsewhere are not seen.
 """
@@ -39,11 +42,13 @@ def members(text, struct):
     names = []
     for line in "".join(body).split(";"):
         line = re.sub(r"//.*", "", line).strip()
+        line = re.sub(r"^enum\s+(class\s+)?\w+\s*\{[^}]*\}", "", line).strip()
+        line = re.sub(r"<[^<>]*(<[^<>]*>[^<>]*)*>", "", line)  # template arguments
         if not line or "(" in line.split("=")[0] or line.startswith(("using", "struct", "enum", "static")):
             continue
-        decl = line.split("=")[0].split("{")[0]
-        for part in decl.split(","):
-            m = re.search(r"(\w+)\s*(\[[^\]]*\])?\s*$", part.strip())
+        for part in line.split(","):
+            decl = part.split("=")[0].split("{")[0]
+            m = re.search(r"(\w+)\s*(\[[^\]]*\])?\s*$", decl.strip())
             if m:
                 names.append(m.group(1))
     nested = set(re.findall(r"(?:struct|class|union|enum)\s+(?:class\s+)?(\w+)", "".join(body)))
@@ -67,6 +72,14 @@ def main():
         "Rx (PeerReceiveHalf)": (members(text, "PeerReceiveHalf"), r"\bRx\."),
     }
     parts["tc_peer"][0][:] = [m for m in parts["tc_peer"][0] if m not in ("Tx", "Rx")]
+    for label, header, struct, prefix in (
+            ("Wireup (PeerWireup)", ("wireup", "PeerWireup.h"), "PeerWireup",
+             r"(Wireup->|wireupOf\([^()]*\)\.)"),
+            ("Calls (PeerCalls)", ("calls", "PeerCalls.h"), "PeerCalls",
+             r"(\bOf\.|callsOf\([^()]*\)\.|Calls->)")):
+        path = os.path.join(ROOT, *header)
+        if os.path.exists(path):
+            parts[label] = (members(open(path).read(), struct), prefix)
     sources = {}
     for folder in sorted(os.listdir(ROOT)):
         path = os.path.join(ROOT, folder)

@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "calls/Calls.h"
+#include "calls/PeerCalls.h"
 
 #include "base/Log.h"
 #include "base/Timeouts.h"
@@ -41,7 +42,7 @@ using namespace twochains::rt;
 
 struct tc_call {
   CallsContext *Ctx;
-  /// The peer called, which keeps the call (Tx.Calls) until it is
+  /// The peer called, which keeps the call (PeerCalls) until it is
   /// released; null once the peer is closed.
   tc_peer *Owner;
   uint64_t Sequence;
@@ -98,12 +99,13 @@ bool mayWait(CoreContext *Ctx) {
 /// The call an answer is for, ended with it; anything else is dropped.
 void answerCall(tc_peer *Peer, uint64_t CallSequence, tc_status_t St, const uint8_t *Bytes,
                 size_t Size) {
-  auto It = Peer->Tx.Calls.find(CallSequence);
-  if (It == Peer->Tx.Calls.end() || It->second->Status != TC_ERR_INCOMPLETE) {
+  PeerCalls &Of = callsOf(Peer);
+  auto It = Of.Waiting.find(CallSequence);
+  if (It == Of.Waiting.end() || It->second->Status != TC_ERR_INCOMPLETE) {
     // Its caller gave up on it (timed out): said, so that an answer that
     // came late is not taken for one lost. Anything else (a frame that
     // was no call, an answer twice) is dropped unsaid.
-    auto &GivenUp = Peer->Tx.CallsGivenUp;
+    auto &GivenUp = Of.GivenUp;
     if (auto G = std::find(GivenUp.begin(), GivenUp.end(), CallSequence); G != GivenUp.end()) {
       GivenUp.erase(G);
       logLimited(Peer->AnswerLog, TC_LOG_WARN,
@@ -235,29 +237,32 @@ static void dropStrayAnswers(CoreContext *Core) {
 
 /// Caller: the call whose frame the peer abandoned ends with St.
 static void endCallOfFrame(tc_peer *Peer, uint64_t Sequence, tc_status_t St) {
-  if (auto It = Peer->Tx.Calls.find(Sequence); It != Peer->Tx.Calls.end())
+  PeerCalls &Of = callsOf(Peer);
+  if (auto It = Of.Waiting.find(Sequence); It != Of.Waiting.end())
     endCall(It->second, St);
 }
 
 /// Caller: a call whose frame was queued (kept by Key) is kept by its
 /// frame's sequence once the frame is sent, so that its answer finds it.
 static void keepCallBySequence(tc_peer *Peer, uint64_t Key, uint64_t Sequence) {
-  auto It = Peer->Tx.Calls.find(Key);
-  if (It == Peer->Tx.Calls.end())
+  PeerCalls &Of = callsOf(Peer);
+  auto It = Of.Waiting.find(Key);
+  if (It == Of.Waiting.end())
     return; // released before its frame left: its answer is dropped
   struct tc_call *C = It->second;
-  Peer->Tx.Calls.erase(It);
+  Of.Waiting.erase(It);
   C->Sequence = Sequence;
-  Peer->Tx.Calls[Sequence] = C;
+  Of.Waiting[Sequence] = C;
 }
 
 /// Caller: every call to the peer ends with St (it is closed or gone).
 static void endCallsOf(tc_peer *Peer, tc_status_t St) {
-  for (auto &[Sequence, C] : Peer->Tx.Calls) {
+  PeerCalls &Of = callsOf(Peer);
+  for (auto &[Sequence, C] : Of.Waiting) {
     endCall(C, St);
     C->Owner = nullptr; // the application still releases it
   }
-  Peer->Tx.Calls.clear();
+  Of.Waiting.clear();
 }
 
 /// Receiver: forgets answers UCX has finished with; a peer being released
@@ -271,8 +276,9 @@ static void sweepReplies(CallsContext *Ctx, tc_peer *Releasing = nullptr) {
       continue;
     }
     if (It->Peer) {
-      --It->Peer->Rx.RepliesInFlight;
-      It->Peer->Rx.ReplyBytesInFlight -= It->Bytes.size();
+      PeerCalls &Of = callsOf(It->Peer);
+      --Of.RepliesInFlight;
+      Of.ReplyBytesInFlight -= It->Bytes.size();
     }
     It = Ctx->ReplySends.erase(It);
   }
@@ -309,8 +315,9 @@ static tc_status_t sendReply(tc_peer *Peer, uint64_t Sequence, tc_status_t St,
   sweepReplies(Ctx);
   if (Peer->Failed || !Peer->Ep)
     return TC_ERR_IO;
-  if (Peer->Rx.RepliesInFlight >= MaxRepliesInFlight ||
-      Peer->Rx.ReplyBytesInFlight + Size > MaxReplyBytesInFlight)
+  PeerCalls &Of = callsOf(Peer);
+  if (Of.RepliesInFlight >= MaxRepliesInFlight ||
+      Of.ReplyBytesInFlight + Size > MaxReplyBytesInFlight)
     return TC_ERR_NO_CREDIT;
   // UCX reads the header and the bytes until the send completes: both
   // live in the context's list until then, whatever the jam does next.
@@ -335,8 +342,8 @@ static tc_status_t sendReply(tc_peer *Peer, uint64_t Sequence, tc_status_t St,
   if (!Req) {
     Ctx->ReplySends.pop_back(); // sent at once
   } else {
-    ++Peer->Rx.RepliesInFlight;
-    Peer->Rx.ReplyBytesInFlight += Size;
+    ++Of.RepliesInFlight;
+    Of.ReplyBytesInFlight += Size;
   }
   countHeld(Ctx, &tc_stats_t::replies_sent);
   return TC_OK;
@@ -414,7 +421,7 @@ static tc_status_t startCall(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
   // Registered before anything progresses the worker the answer comes on;
   // a queued frame's call by a key until the frame is sent.
   tc_call_t *C = new tc_call_t{Ctx, Peer, Seq, Reply, ReplyCapacity, 0, TC_ERR_INCOMPLETE};
-  Peer->Tx.Calls[Seq] = C;
+  callsOf(Peer).Waiting[Seq] = C;
   ++Ctx->CallsOutstanding;
   *Out = C;
   return TC_OK;
@@ -502,11 +509,11 @@ static void releaseCall(tc_call_t *C) {
   {
     CallGuard Guard(C);
     if (C->Owner)
-      C->Owner->Tx.Calls.erase(C->Sequence);
+      callsOf(C->Owner).Waiting.erase(C->Sequence);
     if (C->Status == TC_ERR_INCOMPLETE) {
       --C->Ctx->CallsOutstanding;
       if (C->Owner && !(C->Sequence & QueuedCallKey)) {
-        auto &GivenUp = C->Owner->Tx.CallsGivenUp;
+        auto &GivenUp = callsOf(C->Owner).GivenUp;
         if (GivenUp.size() >= MaxCallsGivenUp)
           GivenUp.pop_front();
         GivenUp.push_back(C->Sequence);

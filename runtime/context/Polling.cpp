@@ -20,6 +20,8 @@
 //===----------------------------------------------------------------------===//
 #include "context/Context.h"
 
+#include "calls/PeerCalls.h"
+
 #include "core/Polled.h"
 #include "core/Sleep.h"
 #include "core/Stats.h"
@@ -53,9 +55,9 @@ static bool mayGoCold(tc_context *Ctx, tc_peer *P) {
     return false;
   uint64_t Expected = Rx.Receive->expected();
   return Tx.CreditWord[CreditWordFinished] >= Tx.Send->next() && !sendsDue(P, true) &&
-         Tx.Calls.empty() && !Tx.Shipping.active() && !Tx.Deploying.active() && !Tx.PushingRied && !Tx.Corked &&
+         !callsAwaited(P) && !Tx.Shipping.active() && !Tx.Deploying.active() && !Tx.PushingRied && !Tx.Corked &&
          !Rx.Receive->creditPending() && !Rx.RefusalPending && !Rx.CodeWait.awaiting(Expected) &&
-         !Rx.RepliesInFlight && !Rx.StalledSinceNs &&
+         !Rx.StalledSinceNs &&
          !frameBegun(ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot()), Expected);
 }
 

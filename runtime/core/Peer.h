@@ -12,6 +12,7 @@
 
 #include "base/Log.h"
 #include "core/PeerIdentity.h"
+#include "core/PeerPart.h"
 #include "core/Deployment.h"
 #include "core/SendQueue.h"
 #include "core/Shipment.h"
@@ -36,6 +37,8 @@ struct tc_package;
 namespace twochains::rt {
 struct CoreContext;
 struct JamRun;
+struct PeerWireup;
+struct PeerCalls;
 } // namespace twochains::rt
 
 namespace twochains::rt {
@@ -149,12 +152,6 @@ struct PeerSendHalf {
   /// last: TC_ERR_JAM_FAULT for an abandoned frame, a refusal's status.
   tc_status_t FaultUnflushed = TC_OK;
   tc_jam_fault_t LastFault = {};
-  /// Calls (Calls.cpp) awaiting an answer, by the sequence of their frame.
-  std::map<uint64_t, struct tc_call *> Calls;
-  /// Calls released before their answer came (timed out): the latest
-  /// few, so that an answer that comes late is told from one to a frame
-  /// that was no call.
-  std::deque<uint64_t> CallsGivenUp;
   /// The receiver's doorbell as UCX maps it here (shared memory), or null,
   /// the word that holds this side's place in it and the place's bit:
   /// while the receiver says this side's ring is cold (CreditWordCold),
@@ -228,8 +225,6 @@ struct PeerReceiveHalf {
   /// The sender stores its frames straight into the ring (its offer says
   /// so, OfferStoresDirect): only then may the ring go cold.
   bool SenderStores = false;
-  /// Answers of jams (tc_jam_return) in flight to this sender, and bytes.
-  size_t RepliesInFlight = 0, ReplyBytesInFlight = 0;
 };
 
 } // namespace twochains::rt
@@ -250,10 +245,6 @@ struct tc_jam_ctx {
 struct tc_peer {
   twochains::rt::CoreContext *Ctx = nullptr;
   ucp_ep_h Ep = nullptr;      // from sockaddr connection establishment (control)
-  /// tc_connect, while it may still try again: the connection was refused
-  /// or broke before the receiver answered (nothing listens yet), which is
-  /// not logged but noted here.
-  bool RetryIfUnreachable = false, Unreachable = false;
   unsigned Number = 0;        // tc_jam_sender: 1, 2, ... in connection order
   /// Receiver: the application was given this handle (tc_context_peer), so
   /// it outlives its connection (CoreContext::Gone).
@@ -261,6 +252,9 @@ struct tc_peer {
   std::string Name;           // "peer N (address:port)", for messages
   /// Who it is beyond this connection: what quarantine is kept by.
   twochains::rt::PeerIdentity Identity;
+  /// Receiver: the address it connected from, without the port (limits on
+  /// connections still authenticating, per address; deployers' names).
+  std::string Address;
   /// How frames and credits travel in both directions (Wire.h).
   twochains::rt::FramePath Path = twochains::rt::PathAm;
   /// RMA path: the endpoint puts go through, on the RMA worker, created
@@ -283,16 +277,6 @@ struct tc_peer {
   /// answers and fault reports as a receiver (base/Log.h, logLimited).
   twochains::rt::LogLimit RefusedFrameLog, AbandonedFrameLog, RefusedMessageLog, AnswerLog,
       FaultReportLog;
-  uint64_t AcceptedNs = 0;    // receiver: when the connection came (handshake deadline)
-  /// Receiver: the address it connected from, without the port (limits on
-  /// connections still authenticating, per address).
-  std::string Address;
-  /// Receiver, a refused handshake: the flush that lets its REFUSED message
-  /// leave, and when it was refused; released once that is done (or after
-  /// a bounded while), never waited for.
-  ucs_status_ptr_t RefusalFlush = nullptr;
-  uint64_t RefusedNs = 0;
-  uint64_t FailedSeenNs = 0;  // receiver: when reaping first found it failed, frames left
 
   /// Which rings each pass polls (core/Polled.h): its index in
   /// CoreContext::Polled, or -1 while its ring is cold (found by its
@@ -324,32 +308,15 @@ struct tc_peer {
   /// A connection: the handle it was made for (a connect in the
   /// background). A handle bound to it marks it HandedOut.
   tc_peer *ProxyOf = nullptr;
-  /// Its handshake is taken on the control turn (wireup's startConnect).
-  bool Background = false;
-
-  // The handshake (Handshake.cpp).
-  enum class Auth { None, Challenged, Authenticated, Refused } AuthState = Auth::None;
-  /// Receiver: its AUTH proved it holds the key (a fresh MAC, not seen
-  /// before): it no longer counts against its address's startups, and a
-  /// newer connection from there never takes its place (Connection.cpp).
-  bool KeyProvedAtAuth = false;
-  /// Sender: where its handshake stands. Every step is taken when the
-  /// receiver's message arrives, on the control turn (a connect in the
-  /// background) or in tc_connect's own loop, which answers other peers'
-  /// handshakes meanwhile: no side waits for another to answer first.
-  enum class Connect { None, AuthSent, HelloSent, Done } ConnectState = Connect::None;
-  tc_status_t ConnectResult = TC_ERR_IO;
-  uint64_t ConnectDeadlineNs = 0;
-  /// It ended because the receiver kept a connection the other way
-  /// (RefusalCrossed): no failure.
-  bool Crossed = false;
-  /// The rank the job's addresses say listens where this connects (a job
-  /// connection), or NoJobRank: a welcome from any other is refused.
-  uint32_t ExpectJobRank = twochains::rt::NoJobRank;
-  uint8_t ClientNonce[twochains::rt::NonceSize] = {};
-  uint8_t ServerNonce[twochains::rt::NonceSize] = {};
-  bool Challenged = false;    // sender: the receiver proved it holds the key
+  /// The handshake is over: both offers taken, the rings and credit lines
+  /// set up (wireup/).
   bool Welcomed = false;
+  /// How the connection is made and proved, from its first message to its
+  /// welcome or refusal, and its end: wireup's part (wireup/PeerWireup.h).
+  twochains::rt::PeerPart<twochains::rt::PeerWireup> Wireup;
+  /// Calls made to it and answers its jams sent: the calls layer's part
+  /// (calls/PeerCalls.h), made on its first call.
+  twochains::rt::PeerPart<twochains::rt::PeerCalls> Calls;
   /// Control messages UCX still sends on Ep, with the copies it reads
   /// (control/ControlMessage.h): each freed once its request completes,
   /// the rest when the endpoint closes.

@@ -67,9 +67,8 @@ static std::string targetName(const RouteTarget &T) {
 static void makeHandle(JobContext *Ctx, RouteTarget &T) {
   if (T.Handle)
     return;
-  T.Handle = std::make_unique<tc_peer>();
+  T.Handle = newPeer(Ctx);
   tc_peer *H = T.Handle.get();
-  H->Ctx = Ctx;
   H->Proxy = true;
   H->Number = ++Ctx->PeersSeen;
   H->JobRank = T.Rank;
@@ -190,8 +189,8 @@ tc_peer *addressRoute(JobContext *Ctx, const std::string &Key, const sockaddr_in
 /// connect's own).
 static bool ownConnect(const JobContext *Ctx, const tc_peer *Peer) {
   for (const tc_peer *P : Ctx->Connecting)
-    if (!std::memcmp(P->ClientNonce, Peer->ClientNonce, NonceSize) &&
-        !std::memcmp(P->ServerNonce, Peer->ServerNonce, NonceSize))
+    if (!std::memcmp(P->Wireup->ClientNonce, Peer->Wireup->ClientNonce, NonceSize) &&
+        !std::memcmp(P->Wireup->ServerNonce, Peer->Wireup->ServerNonce, NonceSize))
       return true;
   return false;
 }
@@ -272,7 +271,7 @@ static void onConnectEnded(WireupContext *Wireup, tc_peer *Peer) {
     T->Attempt = nullptr;
     --Ctx->AttemptsInFlight;
   }
-  if (Peer->ConnectResult == TC_OK)
+  if (Peer->Wireup->ConnectResult == TC_OK)
     return;
   // Never bound: nothing names it any more.
   auto Same = [&](const std::unique_ptr<tc_peer> &P) { return P.get() == Peer; };
@@ -282,19 +281,19 @@ static void onConnectEnded(WireupContext *Wireup, tc_peer *Peer) {
     Ended = std::move(*It);
     Ctx->Owned.erase(It);
   }
-  if (Peer->Crossed)
+  if (Peer->Wireup->Crossed)
     countHeld(Ctx, &tc_stats_t::job_crossings);
   if (!T || T->Handle->Bound)
     return;
   uint64_t Now = nowNs();
-  if (Peer->Crossed) {
+  if (Peer->Wireup->Crossed) {
     T->RetryAtNs = Now + CrossedWaitNs;
-  } else if (Peer->Unreachable || Peer->ConnectResult == TC_ERR_IO) {
+  } else if (Peer->Wireup->Unreachable || Peer->Wireup->ConnectResult == TC_ERR_IO) {
     uint64_t Backoff = RetryFirstNs << std::min(T->Attempts, 6u);
     T->RetryAtNs = Now + std::min(Backoff, RetryMaxNs);
   } else {
-    failTarget(Ctx, *T, Peer->ConnectResult,
-               std::string("it refused the connection: ") + statusString(Peer->ConnectResult));
+    failTarget(Ctx, *T, Peer->Wireup->ConnectResult,
+               std::string("it refused the connection: ") + statusString(Peer->Wireup->ConnectResult));
   }
 }
 
@@ -398,7 +397,7 @@ void twochains::rt::endJob(JobContext *Ctx) {
     if (tc_peer *B = T.Handle ? T.Handle->Bound : nullptr; B && B->Welcomed && !B->Failed)
       flushPeer(B, 2000);
   for (tc_peer *P : std::vector<tc_peer *>(Ctx->Connecting))
-    if (P->Background) {
+    if (P->Wireup->Background) {
       Ctx->Connecting.erase(std::remove(Ctx->Connecting.begin(), Ctx->Connecting.end(), P),
                             Ctx->Connecting.end());
       releasePeer(Ctx, P);

@@ -196,9 +196,9 @@ static void cutOff(ControlContext *Control, tc_peer *Peer) {
 }
 
 void twochains::rt::releasePeer(WireupContext *Ctx, tc_peer *Peer) {
-  if (Peer->RefusalFlush) { // released by UCX as the endpoint closes
-    ucp_request_free(Peer->RefusalFlush);
-    Peer->RefusalFlush = nullptr;
+  if (Peer->Wireup->RefusalFlush) { // released by UCX as the endpoint closes
+    ucp_request_free(Peer->Wireup->RefusalFlush);
+    Peer->Wireup->RefusalFlush = nullptr;
   }
   // No longer found by its endpoint, which the flushes below still
   // progress: what the peer says meanwhile is its last word, not a stranger's.
@@ -268,19 +268,19 @@ static void reapPeers(CoreContext *Core) {
       continue;
     }
     // A refused handshake's REFUSED message leaves first (bounded).
-    if (P->RefusalFlush) {
-      if (ucp_request_check_status(P->RefusalFlush) == UCS_INPROGRESS &&
-          Now - P->RefusedNs < RefusedCloseTimeoutNs) {
+    if (P->Wireup->RefusalFlush) {
+      if (ucp_request_check_status(P->Wireup->RefusalFlush) == UCS_INPROGRESS &&
+          Now - P->Wireup->RefusedNs < RefusedCloseTimeoutNs) {
         ++I;
         continue;
       }
-      ucp_request_free(P->RefusalFlush);
-      P->RefusalFlush = nullptr;
+      ucp_request_free(P->Wireup->RefusalFlush);
+      P->Wireup->RefusalFlush = nullptr;
     }
-    if (isStartup(P) && Now - P->AcceptedNs > Ctx->HandshakeTimeoutNs) {
+    if (isStartup(P) && Now - P->Wireup->AcceptedNs > Ctx->HandshakeTimeoutNs) {
       // Failed: closed by force, nothing of it waited for.
       P->Failed = true;
-      P->AuthState = tc_peer::Auth::Refused;
+      P->Wireup->AuthState = PeerWireup::Auth::Refused;
       countHeld(Ctx, &tc_stats_t::handshakes_timed_out);
       logLimited(Ctx->RefusedConnectionLog, TC_LOG_ERROR,
                  "dropped " + P->Name + ": no handshake within " +
@@ -294,9 +294,9 @@ static void reapPeers(CoreContext *Core) {
                                       Ctx->SlotSize, P->Rx.Receive->expected());
     // One whose last frame never completes (it died mid-write) is given
     // up on after a while, its frame with it.
-    if (P->Failed && !Drained && !P->FailedSeenNs)
-      P->FailedSeenNs = Now;
-    bool GivenUp = P->Failed && !Drained && Now - P->FailedSeenNs > IncompleteFrameGiveUpNs;
+    if (P->Failed && !Drained && !P->Wireup->FailedSeenNs)
+      P->Wireup->FailedSeenNs = Now;
+    bool GivenUp = P->Failed && !Drained && Now - P->Wireup->FailedSeenNs > IncompleteFrameGiveUpNs;
     if (GivenUp)
       logError("released " + P->Name + ", gone with an incomplete frame in its ring");
     if ((P->Failed && Drained) || GivenUp) {
@@ -317,12 +317,11 @@ static void reapPeers(CoreContext *Core) {
 static std::unique_ptr<tc_peer> openClient(WireupContext *Ctx, const sockaddr_in &SA,
                                            const std::string &Where, bool Retry,
                                            tc_status_t &Result) {
-  auto Peer = std::make_unique<tc_peer>();
-  Peer->Ctx = Ctx;
+  auto Peer = newPeer(Ctx);
   Peer->Number = ++Ctx->PeersSeen;
   Peer->Name = "receiver " + Where;
   Peer->Identity = PeerIdentity::of(SA);
-  Peer->RetryIfUnreachable = Retry;
+  Peer->Wireup->RetryIfUnreachable = Retry;
   ucp_ep_params_t P = {};
   P.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR |
                  UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
@@ -361,7 +360,7 @@ static tc_peer *connectOnce(WireupContext *Ctx, const sockaddr_in &SA, const std
   Result = clientHandshake(Ctx, Peer.get(), Deadline);
   Ctx->Connecting.erase(std::remove(Ctx->Connecting.begin(), Ctx->Connecting.end(), Peer.get()),
                         Ctx->Connecting.end());
-  Unreachable = Peer->Unreachable;
+  Unreachable = Peer->Wireup->Unreachable;
   if (Result != TC_OK) {
     releasePeer(Ctx, Peer.get());
     return nullptr;
@@ -378,8 +377,8 @@ tc_peer *twochains::rt::startConnect(WireupContext *Ctx, const sockaddr_in &SA,
   std::unique_ptr<tc_peer> Peer = openClient(Ctx, SA, Where, /*Retry=*/true, Result);
   if (!Peer)
     return nullptr;
-  Peer->Background = true;
-  Peer->ExpectJobRank = ExpectJobRank;
+  Peer->Wireup->Background = true;
+  Peer->Wireup->ExpectJobRank = ExpectJobRank;
   Ctx->Connecting.push_back(Peer.get());
   // Ended at once (no nonce, the AUTH not sent): still ended by the
   // housekeeping below, like any other.
@@ -395,12 +394,12 @@ static void advanceConnects(CoreContext *Core) {
   uint64_t Now = nowNs();
   for (size_t I = 0; I < Ctx->Connecting.size();) {
     tc_peer *P = Ctx->Connecting[I];
-    if (!P->Background || !checkClientHandshake(Ctx, P, Now)) {
+    if (!P->Wireup->Background || !checkClientHandshake(Ctx, P, Now)) {
       ++I;
       continue;
     }
     Ctx->Connecting.erase(Ctx->Connecting.begin() + I);
-    if (P->ConnectResult == TC_OK) {
+    if (P->Wireup->ConnectResult == TC_OK) {
       Ctx->Connected.push_back(P);
       startPolling(Ctx, P);
     } else
@@ -416,13 +415,13 @@ static uint64_t connectionsDue(CoreContext *Core) {
   auto *Ctx = static_cast<WireupContext *>(Core);
   uint64_t Due = NoDueTime;
   for (tc_peer *P : Ctx->Connecting)
-    if (P->Background && P->ConnectState != tc_peer::Connect::Done)
-      Due = std::min(Due, P->ConnectDeadlineNs + 1);
+    if (P->Wireup->Background && P->Wireup->ConnectState != PeerWireup::Connect::Done)
+      Due = std::min(Due, P->Wireup->ConnectDeadlineNs + 1);
   for (auto &P : Ctx->Accepted) {
-    if (P->RefusalFlush)
-      Due = std::min(Due, P->RefusedNs + RefusedCloseTimeoutNs);
+    if (P->Wireup->RefusalFlush)
+      Due = std::min(Due, P->Wireup->RefusedNs + RefusedCloseTimeoutNs);
     if (isStartup(P.get()))
-      Due = std::min(Due, P->AcceptedNs + Ctx->HandshakeTimeoutNs + 1);
+      Due = std::min(Due, P->Wireup->AcceptedNs + Ctx->HandshakeTimeoutNs + 1);
   }
   return Due;
 }

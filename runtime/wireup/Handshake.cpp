@@ -60,8 +60,8 @@ static void offerMac(const WireupContext *Ctx, const char *Label, size_t LabelSi
   const auto *Fields = reinterpret_cast<const uint8_t *>(&O) + MacSize;
   hmacSha256(Ctx->Key,
              {{Label, LabelSize},
-              {Peer->ClientNonce, NonceSize},
-              {Peer->ServerNonce, NonceSize},
+              {Peer->Wireup->ClientNonce, NonceSize},
+              {Peer->Wireup->ServerNonce, NonceSize},
               {Fields, sizeof O - MacSize},
               {Body, BodySize}},
              Out);
@@ -107,8 +107,8 @@ static bool authProvesKey(WireupContext *Ctx, const void *Header, size_t HeaderL
 static void serverProof(const WireupContext *Ctx, const tc_peer *Peer, uint8_t Out[MacSize]) {
   hmacSha256(Ctx->Key,
              {{ServerLabel, sizeof ServerLabel},
-              {Peer->ClientNonce, NonceSize},
-              {Peer->ServerNonce, NonceSize}},
+              {Peer->Wireup->ClientNonce, NonceSize},
+              {Peer->Wireup->ServerNonce, NonceSize}},
              Out);
 }
 
@@ -118,18 +118,18 @@ static void serverProof(const WireupContext *Ctx, const tc_peer *Peer, uint8_t O
 /// reaches the port can cause, costs no time of the peers being served.
 static void refusePeer(WireupContext *Ctx, tc_peer *Peer, const std::string &Why,
                        int32_t Status = TC_ERR_BAD_OFFER, const std::string &Detail = "") {
-  Peer->AuthState = tc_peer::Auth::Refused;
+  Peer->Wireup->AuthState = PeerWireup::Auth::Refused;
   Peer->Failed = true;
   // A crossing is no failure: nothing to log.
   if (Status != RefusalCrossed)
     logLimited(Ctx->RefusedConnectionLog, TC_LOG_ERROR, "refused " + Peer->Name + ": " + Why);
-  if (Peer->Ep && !Peer->RefusalFlush) {
+  if (Peer->Ep && !Peer->Wireup->RefusalFlush) {
     Refusal R = {RefusalMagic, Status};
     sendMessage(Ctx, Peer, AmRefused, &R, sizeof R, Detail.data(), Detail.size());
     ucp_request_param_t P = {};
     ucs_status_ptr_t Flush = ucp_ep_flush_nbx(Peer->Ep, &P);
-    Peer->RefusalFlush = UCS_PTR_IS_PTR(Flush) ? Flush : nullptr;
-    Peer->RefusedNs = nowNs();
+    Peer->Wireup->RefusalFlush = UCS_PTR_IS_PTR(Flush) ? Flush : nullptr;
+    Peer->Wireup->RefusedNs = nowNs();
   }
 }
 
@@ -137,7 +137,7 @@ static ucs_status_t onHandshake(WireupContext *Ctx, unsigned Id, const void *Hea
                                 size_t HeaderLength, void *Data, size_t Length,
                                 const ucp_am_recv_param_t *Param) {
   tc_peer *Peer = senderOf(Ctx, Param);
-  if (Peer && Peer->AuthState == tc_peer::Auth::Refused) {
+  if (Peer && Peer->Wireup->AuthState == PeerWireup::Auth::Refused) {
     // Refused and logged already: what it says until its endpoint closes
     // is counted, not logged again.
     countHeld(Ctx, &tc_stats_t::messages_refused);
@@ -162,8 +162,8 @@ static ucs_status_t onHandshake(WireupContext *Ctx, unsigned Id, const void *Hea
                   Param);
     return UCS_OK;
   }
-  if (Id == AmAuth && Peer->AuthState == tc_peer::Auth::None && !Peer->KeyProvedAtAuth)
-    Peer->KeyProvedAtAuth = authProvesKey(Ctx, Header, HeaderLength);
+  if (Id == AmAuth && Peer->Wireup->AuthState == PeerWireup::Auth::None && !Peer->Wireup->KeyProvedAtAuth)
+    Peer->Wireup->KeyProvedAtAuth = authProvesKey(Ctx, Header, HeaderLength);
   WireupContext::PendingMessage M;
   M.Id = Id;
   M.Ep = Param->reply_ep;
@@ -185,27 +185,27 @@ static ucs_status_t onMessage(void *Arg, const void *Header, size_t HeaderLength
 /// Receiver: AUTH. Answers with a fresh nonce and the proof of the key.
 static void answerAuth(WireupContext *Ctx, tc_peer *Peer, const WireupContext::PendingMessage &M) {
   AuthRequest R;
-  if (Peer->AuthState != tc_peer::Auth::None || M.Header.size() != sizeof R || !M.Body.empty())
+  if (Peer->Wireup->AuthState != PeerWireup::Auth::None || M.Header.size() != sizeof R || !M.Body.empty())
     return refusePeer(Ctx, Peer, "a handshake that does not start with AUTH");
   std::memcpy(&R, M.Header.data(), sizeof R);
   if (R.Magic != AuthMagic || R.Version != HandshakeVersion)
     return refusePeer(Ctx, Peer, "not a Two-Chains handshake of version " +
                                      std::to_string(HandshakeVersion) + " (it sent version " +
                                      std::to_string(R.Version) + ")");
-  std::memcpy(Peer->ClientNonce, R.ClientNonce, NonceSize);
+  std::memcpy(Peer->Wireup->ClientNonce, R.ClientNonce, NonceSize);
   AuthChallenge C = {ChallengeMagic, HandshakeVersion, {}, {}};
-  if (!randomNonce(Peer->ServerNonce))
+  if (!randomNonce(Peer->Wireup->ServerNonce))
     return refusePeer(Ctx, Peer, "this host gives no random bytes for a nonce");
-  std::memcpy(C.ServerNonce, Peer->ServerNonce, NonceSize);
+  std::memcpy(C.ServerNonce, Peer->Wireup->ServerNonce, NonceSize);
   serverProof(Ctx, Peer, C.Proof);
-  Peer->AuthState = tc_peer::Auth::Challenged;
+  Peer->Wireup->AuthState = PeerWireup::Auth::Challenged;
   if (sendMessage(Ctx, Peer, AmChallenge, &C, sizeof C, nullptr, 0) != UCS_OK)
     refusePeer(Ctx, Peer, "it does not take the challenge");
 }
 
 /// Receiver: HELLO. Its MAC first, then its offer; then WELCOME.
 static void answerHello(WireupContext *Ctx, tc_peer *Peer, const WireupContext::PendingMessage &M) {
-  if (Peer->AuthState != tc_peer::Auth::Challenged || M.Header.size() != sizeof(Offer))
+  if (Peer->Wireup->AuthState != PeerWireup::Auth::Challenged || M.Header.size() != sizeof(Offer))
     return refusePeer(Ctx, Peer, "a HELLO out of place");
   Offer O;
   std::memcpy(&O, M.Header.data(), sizeof O);
@@ -219,7 +219,7 @@ static void answerHello(WireupContext *Ctx, tc_peer *Peer, const WireupContext::
                                                          : " (this side has none)"),
                       TC_ERR_AUTH);
   }
-  Peer->AuthState = tc_peer::Auth::Authenticated;
+  Peer->Wireup->AuthState = PeerWireup::Auth::Authenticated;
   // Places for authenticated peers are theirs alone (a connection still
   // authenticating took one of max_startups instead).
   size_t Peers = 0;
@@ -329,14 +329,14 @@ static void answerHello(WireupContext *Ctx, tc_peer *Peer, const WireupContext::
 /// Sender: a connect that failed, logged once where it is found (a
 /// crossing, or nothing answering while tc_connect may try again, is not).
 static tc_status_t connectFailed(tc_peer *Peer, tc_status_t St, const std::string &Why) {
-  if (Peer->Crossed || Peer->Unreachable)
+  if (Peer->Wireup->Crossed || Peer->Wireup->Unreachable)
     return St;
   // A connect in the background that broke is tried again (job/Route.cpp),
   // which says so if it gives up: a race that recovers (the other side
   // closed a crossing connect first) is no error of the user's.
   std::string Line =
       "connecting to " + Peer->Name.substr(Peer->Name.find(' ') + 1) + " failed: " + Why;
-  if (Peer->Background && St == TC_ERR_IO)
+  if (Peer->Wireup->Background && St == TC_ERR_IO)
     logDebug(Line + " (tried again)");
   else
     logError(Line);
@@ -345,8 +345,8 @@ static tc_status_t connectFailed(tc_peer *Peer, tc_status_t St, const std::strin
 
 /// Sender: the handshake has ended, with St.
 static void endConnect(WireupContext *Ctx, tc_peer *Peer, tc_status_t St) {
-  Peer->ConnectState = tc_peer::Connect::Done;
-  Peer->ConnectResult = St;
+  Peer->Wireup->ConnectState = PeerWireup::Connect::Done;
+  Peer->Wireup->ConnectResult = St;
   if (St != TC_OK)
     return;
   welcomePeer(Ctx, Peer);
@@ -354,7 +354,7 @@ static void endConnect(WireupContext *Ctx, tc_peer *Peer, tc_status_t St) {
   // taken its welcome: before, what it sent would come before the welcome
   // this side takes on its control turn (job/Route.cpp). (To itself, this
   // side is both.)
-  if (Peer->ExpectJobRank != NoJobRank && Peer->ExpectJobRank != Ctx->Job.Rank) {
+  if (Peer->Wireup->ExpectJobRank != NoJobRank && Peer->Wireup->ExpectJobRank != Ctx->Job.Rank) {
     uint32_t Ready = ReadyMagic;
     sendMessage(Ctx, Peer, AmReady, &Ready, sizeof Ready, nullptr, 0);
   }
@@ -373,7 +373,7 @@ static tc_status_t sendHello(WireupContext *Ctx, tc_peer *Peer, bool Proved) {
     // A rank's HELLO proves its rank, for the rank whose address this is
     // (none: an address the application named).
     if (O.Job && !proveRank(Ctx, HelloProofLabel, sizeof HelloProofLabel, Peer,
-                            Peer->ExpectJobRank, O))
+                            Peer->Wireup->ExpectJobRank, O))
       return connectFailed(Peer, TC_ERR_IO, "cannot sign this rank's proof (libcrypto failed)");
   } else {
     O.Magic = HandshakeMagic;
@@ -401,7 +401,7 @@ static tc_status_t takeChallenge(WireupContext *Ctx, tc_peer *Peer,
   bool Proved = false;
   if (M.Header.size() == sizeof C && M.Body.empty()) {
     std::memcpy(&C, M.Header.data(), sizeof C);
-    std::memcpy(Peer->ServerNonce, C.ServerNonce, NonceSize);
+    std::memcpy(Peer->Wireup->ServerNonce, C.ServerNonce, NonceSize);
     uint8_t Expected[MacSize];
     serverProof(Ctx, Peer, Expected);
     Proved = C.Magic == ChallengeMagic && C.Version == HandshakeVersion &&
@@ -421,9 +421,9 @@ static tc_status_t takeRefusal(WireupContext *Ctx, tc_peer *Peer,
     R.Status = TC_ERR_IO;
   // Kept the other way: only a receiver of this side's job says so, and
   // only once the handshake has authenticated it (after HELLO).
-  if (R.Status == RefusalCrossed && Peer->ExpectJobRank != NoJobRank &&
-      Peer->ConnectState == tc_peer::Connect::HelloSent) {
-    Peer->Crossed = true;
+  if (R.Status == RefusalCrossed && Peer->Wireup->ExpectJobRank != NoJobRank &&
+      Peer->Wireup->ConnectState == PeerWireup::Connect::HelloSent) {
+    Peer->Wireup->Crossed = true;
     return TC_ERR_IO;
   }
   tc_status_t Why = R.Status == TC_ERR_AUTH || R.Status == TC_ERR_BAD_OFFER ||
@@ -481,10 +481,10 @@ static tc_status_t takeWelcome(WireupContext *Ctx, tc_peer *Peer,
   // A job's connection reaches the rank the job's addresses name, of the
   // same job, or none.
   uint32_t Rank = Welcome.Header.Job ? Welcome.Header.JobRank : NoJobRank;
-  if (Peer->ExpectJobRank != NoJobRank &&
-      (Welcome.Header.Job != Ctx->Job.Id || Rank != Peer->ExpectJobRank))
+  if (Peer->Wireup->ExpectJobRank != NoJobRank &&
+      (Welcome.Header.Job != Ctx->Job.Id || Rank != Peer->Wireup->ExpectJobRank))
     return connectFailed(Peer, TC_ERR_BAD_OFFER,
-                         "it is not rank " + std::to_string(Peer->ExpectJobRank) +
+                         "it is not rank " + std::to_string(Peer->Wireup->ExpectJobRank) +
                              " of this job (it says " +
                              (Welcome.Header.Job != Ctx->Job.Id ? std::string("another job")
                                                                : "rank " + std::to_string(Rank)) +
@@ -524,21 +524,21 @@ static tc_status_t takeWelcome(WireupContext *Ctx, tc_peer *Peer,
 /// of the handshake; anything out of it ends the connect.
 static void takeClientMessage(WireupContext *Ctx, tc_peer *Peer,
                               const WireupContext::PendingMessage &M) {
-  using C = tc_peer::Connect;
-  if (Peer->ConnectState != C::AuthSent && Peer->ConnectState != C::HelloSent)
+  using C = PeerWireup::Connect;
+  if (Peer->Wireup->ConnectState != C::AuthSent && Peer->Wireup->ConnectState != C::HelloSent)
     return;
   if (M.Id == AmRefused)
     return endConnect(Ctx, Peer,
-                      Peer->ConnectState == C::AuthSent
+                      Peer->Wireup->ConnectState == C::AuthSent
                           ? connectFailed(Peer, TC_ERR_IO, "the receiver refused the handshake")
                           : takeRefusal(Ctx, Peer, M));
-  if (Peer->ConnectState == C::AuthSent && M.Id == AmChallenge) {
+  if (Peer->Wireup->ConnectState == C::AuthSent && M.Id == AmChallenge) {
     if (tc_status_t St = takeChallenge(Ctx, Peer, M); St != TC_OK)
       return endConnect(Ctx, Peer, St);
-    Peer->ConnectState = C::HelloSent;
+    Peer->Wireup->ConnectState = C::HelloSent;
     return;
   }
-  if (Peer->ConnectState == C::HelloSent && M.Id == AmWelcome)
+  if (Peer->Wireup->ConnectState == C::HelloSent && M.Id == AmWelcome)
     return endConnect(Ctx, Peer, takeWelcome(Ctx, Peer, M));
   endConnect(Ctx, Peer,
              connectFailed(Peer, TC_ERR_BAD_OFFER, "a handshake message out of its order"));
@@ -561,7 +561,7 @@ static void processHandshakes(CoreContext *Core) {
         takeClientMessage(Ctx, Peer, M);
       continue;
     }
-    if (!Peer || Peer->AuthState == tc_peer::Auth::Refused || Peer->Welcomed)
+    if (!Peer || Peer->Wireup->AuthState == PeerWireup::Auth::Refused || Peer->Welcomed)
       continue;
     if (M.Id == AmAuth)
       answerAuth(Ctx, Peer, M);
@@ -572,21 +572,21 @@ static void processHandshakes(CoreContext *Core) {
 
 tc_status_t twochains::rt::startClientHandshake(WireupContext *Ctx, tc_peer *Peer,
                                                 uint64_t DeadlineNs) {
-  Peer->ConnectDeadlineNs = DeadlineNs;
+  Peer->Wireup->ConnectDeadlineNs = DeadlineNs;
   AuthRequest R = {AuthMagic, HandshakeVersion, {}, 0, {}};
-  if (!randomNonce(Peer->ClientNonce)) {
+  if (!randomNonce(Peer->Wireup->ClientNonce)) {
     endConnect(Ctx, Peer,
                connectFailed(Peer, TC_ERR_IO, "this host gives no random bytes for a nonce"));
     return TC_ERR_IO;
   }
-  std::memcpy(R.ClientNonce, Peer->ClientNonce, NonceSize);
+  std::memcpy(R.ClientNonce, Peer->Wireup->ClientNonce, NonceSize);
   if (Ctx->Key.present()) {
     R.SentNs = wallNs();
     clientProof(Ctx, R, R.Proof);
   }
-  Peer->ConnectState = tc_peer::Connect::AuthSent;
+  Peer->Wireup->ConnectState = PeerWireup::Connect::AuthSent;
   if (ucs_status_t St = sendMessage(Ctx, Peer, AmAuth, &R, sizeof R, nullptr, 0); St != UCS_OK) {
-    Peer->Unreachable = Peer->RetryIfUnreachable;
+    Peer->Wireup->Unreachable = Peer->Wireup->RetryIfUnreachable;
     endConnect(Ctx, Peer, connectFailed(Peer, TC_ERR_IO, ucs_status_string(St)));
     return TC_ERR_IO;
   }
@@ -594,20 +594,20 @@ tc_status_t twochains::rt::startClientHandshake(WireupContext *Ctx, tc_peer *Pee
 }
 
 bool twochains::rt::checkClientHandshake(WireupContext *Ctx, tc_peer *Peer, uint64_t Now) {
-  using C = tc_peer::Connect;
-  if (Peer->ConnectState == C::Done)
+  using C = PeerWireup::Connect;
+  if (Peer->Wireup->ConnectState == C::Done)
     return true;
-  bool Late = Now > Peer->ConnectDeadlineNs;
+  bool Late = Now > Peer->Wireup->ConnectDeadlineNs;
   if (!Peer->Failed && !Late)
     return false;
   // Nothing answered: a refused connection, or an AUTH unanswered at the
   // deadline. tc_connect tries again, and logs if it gives up.
-  if (Peer->ConnectState == C::AuthSent && Peer->RetryIfUnreachable)
-    Peer->Unreachable = true;
+  if (Peer->Wireup->ConnectState == C::AuthSent && Peer->Wireup->RetryIfUnreachable)
+    Peer->Wireup->Unreachable = true;
   endConnect(Ctx, Peer,
              connectFailed(
                  Peer, TC_ERR_IO,
-                 Peer->ConnectState == C::AuthSent
+                 Peer->Wireup->ConnectState == C::AuthSent
                      ? (Peer->Failed ? "the connection was refused or broke"
                                      : "no answer before the timeout")
                      : (Peer->Failed ? "the connection broke" : "no welcome before the timeout")));
@@ -617,14 +617,14 @@ bool twochains::rt::checkClientHandshake(WireupContext *Ctx, tc_peer *Peer, uint
 tc_status_t twochains::rt::clientHandshake(WireupContext *Ctx, tc_peer *Peer,
                                            uint64_t DeadlineNs) {
   if (startClientHandshake(Ctx, Peer, DeadlineNs) != TC_OK)
-    return Peer->ConnectResult;
+    return Peer->Wireup->ConnectResult;
   // Answers this side's handshakes with others too, and takes their
   // welcomes: two processes connecting to each other both finish.
   for (unsigned Polls = 0;; ++Polls) {
     progressControl(Ctx);
     processHandshakes(Ctx);
     if (checkClientHandshake(Ctx, Peer, (Polls & 63) == 0 || Peer->Failed ? nowNs() : 0))
-      return Peer->ConnectResult;
+      return Peer->Wireup->ConnectResult;
   }
 }
 

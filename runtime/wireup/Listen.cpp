@@ -88,7 +88,7 @@ struct StartupCount {
 } // namespace
 
 static bool isOlder(const tc_peer *P, const tc_peer *Than) {
-  return !Than || P->AcceptedNs < Than->AcceptedNs;
+  return !Than || P->Wireup->AcceptedNs < Than->Wireup->AcceptedNs;
 }
 
 static StartupCount countStartups(WireupContext *Ctx, const std::string &Address) {
@@ -103,7 +103,7 @@ static StartupCount countStartups(WireupContext *Ctx, const std::string &Address
     ++N;
     if (isOlder(P, Oldest))
       Oldest = P;
-    if (P->Address == Address && !P->KeyProvedAtAuth) {
+    if (P->Address == Address && !P->Wireup->KeyProvedAtAuth) {
       ++C.FromAddress;
       if (isOlder(P, C.AddressOldest))
         C.AddressOldest = P;
@@ -122,7 +122,7 @@ static StartupCount countStartups(WireupContext *Ctx, const std::string &Address
 /// control turn.
 static void evictStartup(WireupContext *Ctx, tc_peer *Oldest, const std::string &Why) {
   Oldest->Failed = true;
-  Oldest->AuthState = tc_peer::Auth::Refused;
+  Oldest->Wireup->AuthState = PeerWireup::Auth::Refused;
   countHeld(Ctx, &tc_stats_t::connections_refused);
   logLimited(Ctx->RefusedConnectionLog, TC_LOG_ERROR,
              "closed " + Oldest->Name + ", still authenticating, for a connection from " + Why);
@@ -173,19 +173,18 @@ static void onConnectionRequest(ucp_conn_request_h Request, void *Arg) {
   std::string Address = Known ? hostOf(A.client_address, Port) : "an unknown address";
   std::string From = Known ? Address + ":" + std::to_string(Port) : Address;
   std::string Refusal = startupRefusal(Ctx, Address);
-  auto Peer = std::make_unique<tc_peer>();
-  Peer->Ctx = Ctx;
+  auto Peer = newPeer(Ctx);
   Peer->Address = Address;
   if (Known)
     Peer->Identity = PeerIdentity::of(A.client_address);
-  Peer->AcceptedNs = nowNs();
+  Peer->Wireup->AcceptedNs = nowNs();
   if (Refusal.empty()) {
     Peer->Number = ++Ctx->PeersSeen;
     Peer->Name = "peer " + std::to_string(Peer->Number) + " (" + From + ")";
   } else {
     Peer->Name = "the connection from " + From;
     Peer->Failed = true;
-    Peer->AuthState = tc_peer::Auth::Refused;
+    Peer->Wireup->AuthState = PeerWireup::Auth::Refused;
   }
   ucp_ep_params_t P = {};
   P.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST | UCP_EP_PARAM_FIELD_ERR_HANDLER |

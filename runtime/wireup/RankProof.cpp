@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "wireup/RankProof.h"
+#include "wireup/PeerWireup.h"
 
 #include "wire/Formats.h"
 
@@ -27,8 +28,8 @@ static std::vector<uint8_t> rankProofText(const char *Label, size_t LabelSize, u
   Put(Job, 8);
   Put(Rank, 4);
   Put(For, 4);
-  T.insert(T.end(), Peer->ClientNonce, Peer->ClientNonce + NonceSize);
-  T.insert(T.end(), Peer->ServerNonce, Peer->ServerNonce + NonceSize);
+  T.insert(T.end(), Peer->Wireup->ClientNonce, Peer->Wireup->ClientNonce + NonceSize);
+  T.insert(T.end(), Peer->Wireup->ServerNonce, Peer->Wireup->ServerNonce + NonceSize);
   return T;
 }
 

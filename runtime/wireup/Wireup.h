@@ -3,6 +3,7 @@
 #define TWOCHAINS_RUNTIME_WIREUP_WIREUP_H
 
 #include "wireup/Context.h"
+#include "wireup/PeerWireup.h"
 
 #include <netinet/in.h>
 #include <string>
@@ -37,7 +38,7 @@ void welcomePeer(WireupContext *Ctx, tc_peer *Peer);
 /// A connection still authenticating: it holds one of the startup places,
 /// none of the peers'.
 inline bool isStartup(const tc_peer *P) {
-  return !P->Welcomed && !P->Failed && P->AuthState != tc_peer::Auth::Authenticated;
+  return !P->Welcomed && !P->Failed && P->Wireup->AuthState != PeerWireup::Auth::Authenticated;
 }
 /// UCX's error callback of a peer's control endpoint (Listen.cpp): the
 /// peer fails, and the application hears of a connected one going.

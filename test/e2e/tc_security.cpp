@@ -188,15 +188,15 @@ static void corruptPackedRkey(uint8_t *Key, size_t Size) {
 /// AUTH, then the receiver's CHALLENGE: R's nonces set.
 static bool rawAuthenticate(RawPeer &R) {
   AuthRequest A = {AuthMagic, HandshakeVersion, {}};
-  randomNonce(R.Peer->ClientNonce);
-  std::memcpy(A.ClientNonce, R.Peer->ClientNonce, NonceSize);
+  randomNonce(R.Peer->Wireup->ClientNonce);
+  std::memcpy(A.ClientNonce, R.Peer->Wireup->ClientNonce, NonceSize);
   tc_context::PendingMessage M;
   if (rawSend(R, AmAuth, &A, sizeof A, nullptr, 0) != UCS_OK || !rawAwait(R, AmChallenge, M) ||
       M.Header.size() != sizeof(AuthChallenge))
     return false;
   AuthChallenge C;
   std::memcpy(&C, M.Header.data(), sizeof C);
-  std::memcpy(R.Peer->ServerNonce, C.ServerNonce, NonceSize);
+  std::memcpy(R.Peer->Wireup->ServerNonce, C.ServerNonce, NonceSize);
   return true;
 }
 
@@ -208,8 +208,8 @@ static bool rawHello(RawPeer &R, Offer O, const std::vector<uint8_t> &Body, bool
   const auto *Fields = reinterpret_cast<const uint8_t *>(&O) + MacSize;
   hmacSha256(R.Ctx->Key,
              {{Label, sizeof Label},
-              {R.Peer->ClientNonce, NonceSize},
-              {R.Peer->ServerNonce, NonceSize},
+              {R.Peer->Wireup->ClientNonce, NonceSize},
+              {R.Peer->Wireup->ServerNonce, NonceSize},
               {Fields, sizeof O - MacSize},
               {Body.data(), Body.size()}},
              O.Mac);
@@ -616,13 +616,13 @@ static void hostileWelcome(CoreContext *Core) {
   for (size_t I = 0; I < Ctx->Handshakes.size();) {
     tc_peer *Peer =
         Ctx->Handshakes[I].Id == AmHello ? peerOfEndpoint(Ctx, Ctx->Handshakes[I].Ep) : nullptr;
-    if (!Peer || Peer->AuthState != tc_peer::Auth::Challenged) {
+    if (!Peer || Peer->Wireup->AuthState != PeerWireup::Auth::Challenged) {
       ++I;
       continue;
     }
     tc_context::PendingMessage M = std::move(Ctx->Handshakes[I]);
     Ctx->Handshakes.erase(Ctx->Handshakes.begin() + I);
-    Peer->AuthState = tc_peer::Auth::Authenticated;
+    Peer->Wireup->AuthState = PeerWireup::Auth::Authenticated;
     ParsedOffer Hello;
     std::string Why;
     Offer W;
@@ -647,8 +647,8 @@ static void hostileWelcome(CoreContext *Core) {
     static const char Label[] = "tc-auth-v1 welcome";
     hmacSha256(Ctx->Key,
                {{Label, sizeof Label},
-                {Peer->ClientNonce, NonceSize},
-                {Peer->ServerNonce, NonceSize},
+                {Peer->Wireup->ClientNonce, NonceSize},
+                {Peer->Wireup->ServerNonce, NonceSize},
                 {reinterpret_cast<const uint8_t *>(&W) + MacSize, sizeof W - MacSize},
                 {Body.data(), Body.size()}},
                W.Mac);

@@ -19,6 +19,7 @@
 #include "wire/Auth.h"
 #include "wire/Wire.h"
 #include "wireup/Context.h"
+#include "wireup/PeerWireup.h"
 
 #include <arpa/inet.h>
 #include <deque>
@@ -59,9 +60,9 @@ protected:
     auto *Ctx = partOf<WireupContext>(Receiver.Ctx);
     std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
     for (auto &P : Ctx->Accepted)
-      if (!P->Failed && P->AuthState != tc_peer::Auth::Refused && !P->Welcomed) {
+      if (!P->Failed && P->Wireup->AuthState != PeerWireup::Auth::Refused && !P->Welcomed) {
         ++S.Open;
-        S.Proved += P->KeyProvedAtAuth;
+        S.Proved += P->Wireup->KeyProvedAtAuth;
       }
     return S;
   }
@@ -148,7 +149,7 @@ TEST_F(Startups, AStartupProvesTheKeyOnlyWithAFreshMacUnderIt) {
           std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
           return Ctx->Handshakes.empty() &&
                  std::all_of(Ctx->Accepted.begin(), Ctx->Accepted.end(), [](auto &P) {
-                   return P->Failed || P->AuthState != tc_peer::Auth::None;
+                   return P->Failed || P->Wireup->AuthState != PeerWireup::Auth::None;
                  });
         },
         "the receiver answered AUTH " + std::to_string(I)))
