@@ -15,12 +15,12 @@
 #   evict    every place for connections still authenticating taken and
 #            retaken at once (max_startups 2): the good peer's address
 #            holds fewer, so it takes one
-#   badauth  60 handshakes with a wrong MAC from a client that then stops
-#            reading: each refused without waiting for it
 #   same     the reopen flood from the good peer's own address: its AUTH
 #            proves the key, so the flood's connections, not its, give up
 #            their places to newer ones
-# TC_STARTUPS_ONLY="hold badauth" runs only those steps. Skipped (77) where
+# (Wrong MACs from a client that then stops reading need the handshake's
+# wire formats: test/unit/StartupsTest.cpp, WrongMacsOfAClientThat....)
+# TC_STARTUPS_ONLY="hold same" runs only those steps. Skipped (77) where
 # this host has no IPv4 address beyond loopback for the attacker to come
 # from (UCX 1.13's client cannot connect from a second loopback address:
 # it finds no interface for it).
@@ -149,17 +149,6 @@ if want evict; then
   finish
 fi
 
-if want badauth; then
-  echo "== badauth (from $FROM)"
-  start 220 TC_MAX_STARTUPS=100 TC_MAX_STARTUPS_PER_ADDRESS=100
-  attack badauth "$FROM" $PORT 60 60 "$FROM"
-  await_attack "not progressing"
-  DURING=$(fds)
-  good 200 20 during
-  settles_beside_attacker "the refused client still there"
-  finish
-  expect "$OUT/receiver" "refused: auth 60," "each wrong MAC refused and counted"
-fi
 if want same; then
   echo "== same (the good peer and the flood both from $FROM)"
   start 220

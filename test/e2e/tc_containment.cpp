@@ -31,7 +31,25 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <thread>
+
+/// The name of a fault's signal: tc_jam_fault_t and tc_event_t name one of
+/// these four (twochains.h), and the script matches the name.
+static const char *signalName(int Signal) {
+  switch (Signal) {
+  case SIGSEGV:
+    return "SIGSEGV";
+  case SIGBUS:
+    return "SIGBUS";
+  case SIGILL:
+    return "SIGILL";
+  case SIGFPE:
+    return "SIGFPE";
+  default:
+    return "a signal";
+  }
+}
 
 static const tc_package *containment(const char *Prefix, uint32_t Roles = TC_PACKAGE_SENDER) {
   return load(Prefix, "containment", Roles);

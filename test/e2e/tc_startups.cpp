@@ -7,11 +7,6 @@
 //       hold: keeps what it opened; reopen: opens again each connection
 //       the receiver closes, at once. Ends after SECONDS, printing each
 //       second what it opened and what was closed on it.
-//   tc-startups badauth HOST PORT COUNT SECONDS FROM
-//       opens COUNT connections from FROM, and sends on each an AUTH and a
-//       HELLO whose MAC is wrong (no key is needed for either); then stops
-//       progressing for SECONDS, its sockets open: the receiver refuses
-//       each, and must neither wait for this side nor keep the connection.
 //   tc-startups steady PREFIX PORT FRAMES PAUSE_MS [HOST]
 //       a good peer (TC_KEY decides the key): connects to HOST (127.0.0.1
 //       unless given; this host's own address to come from it) with
@@ -31,7 +26,6 @@
 #include <twochains/twochains.h>
 #include <ucp/api/ucp.h>
 #include <vector>
-#include "wire/Wire.h"
 
 using Clock = std::chrono::steady_clock;
 
@@ -168,56 +162,6 @@ static int flood(char **Argv) {
   std::_Exit(0); // what is still open closes with the process
 }
 
-static int badAuth(char **Argv) {
-  const char *Host = Argv[2];
-  uint16_t Port = uint16_t(std::atoi(Argv[3]));
-  unsigned Count = unsigned(std::atoi(Argv[4]));
-  double Seconds = std::atof(Argv[5]);
-  in_addr From;
-  if (inet_pton(AF_INET, Argv[6], &From) != 1)
-    return fail("badauth: not an IPv4 address: " + std::string(Argv[6]));
-  ucp_context_h Ucp;
-  ucp_worker_h Worker;
-  if (!rawUcx(Ucp, Worker))
-    return fail("badauth: ucp_init");
-  using namespace twochains::rt;
-  AuthRequest Auth = {AuthMagic, HandshakeVersion, {}};
-  Offer Hello = {}; // its MAC all zeros: not the job's
-  Hello.Magic = HandshakeMagic;
-  Hello.Version = HandshakeVersion;
-  std::vector<Attempt> Conns(Count);
-  std::vector<ucs_status_ptr_t> Sends;
-  for (unsigned I = 0; I < Count; ++I) {
-    Conns[I].Ep = rawConnect(Worker, Host, Port, From, onFlood, &Conns[I]);
-    if (!Conns[I].Ep)
-      return fail("badauth: cannot connect");
-    ucp_request_param_t P = {};
-    P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-    P.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
-    Sends.push_back(ucp_am_send_nbx(Conns[I].Ep, AmAuth, &Auth, sizeof Auth, nullptr, 0, &P));
-    Sends.push_back(ucp_am_send_nbx(Conns[I].Ep, AmHello, &Hello, sizeof Hello, nullptr, 0, &P));
-  }
-  // Until every message has left, and not a moment longer: the receiver
-  // then has a peer that takes nothing more.
-  unsigned Sent = 0, Failed = 0;
-  Clock::time_point Start = Clock::now();
-  for (ucs_status_ptr_t R : Sends) {
-    ucs_status_t St = UCS_PTR_STATUS(R);
-    if (UCS_PTR_IS_PTR(R)) {
-      while ((St = ucp_request_check_status(R)) == UCS_INPROGRESS && msSince(Start) < 10000)
-        ucp_worker_progress(Worker);
-    }
-    ++(St == UCS_OK ? Sent : Failed);
-  }
-  std::printf("badauth: %u of %u messages sent (%u failed); not progressing for %.0f s\n", Sent,
-              unsigned(Sends.size()), Failed, Seconds);
-  std::fflush(stdout);
-  std::this_thread::sleep_for(std::chrono::duration<double>(Seconds));
-  std::printf("badauth: done\n");
-  std::fflush(stdout);
-  std::_Exit(0);
-}
-
 static int steady(char **Argv) {
   tc_package_params_t PP = {TC_PACKAGE_PARAMS_VERSION, TC_PACKAGE_SENDER, Argv[2], "stdlib",
                             nullptr};
@@ -271,8 +215,6 @@ int main(int Argc, char **Argv) {
   std::string Verb = Argc > 1 ? Argv[1] : "";
   if (Verb == "flood" && Argc == 8)
     return flood(Argv);
-  if (Verb == "badauth" && Argc == 7)
-    return badAuth(Argv);
   if (Verb == "steady" && (Argc == 6 || Argc == 7))
     return steady(Argv);
   std::fprintf(stderr, "usage: see the comment at the top of tc_startups.cpp\n");

@@ -13,20 +13,8 @@
 #ifndef TWOCHAINS_TEST_E2E_TEST_RECEIVER_H
 #define TWOCHAINS_TEST_E2E_TEST_RECEIVER_H
 
-#include "calls/Calls.h"
-#include "code/InjectedCode.h"
-#include "context/Context.h"
-#include "control/ControlMessage.h"
-#include "core/Events.h"
-#include "core/Lock.h"
-#include "core/Stats.h"
-#include "receive/Receive.h"
-#include "path/FramePath.h"
-#include "send/Send.h"
-#include "ucx/Request.h"
-#include "wireup/Mailbox.h"
-#include "wireup/Wireup.h"
-
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -34,10 +22,17 @@
 #include <dlfcn.h>
 #include <string>
 #include <thread>
+#include <twochains/twochains.h>
 #include <unistd.h>
 #include <vector>
 
-using namespace twochains::rt;
+// The monotonic clock in nanoseconds: these programs use the public API
+// alone, not the runtime's own clock.
+static uint64_t monotonicNs() {
+  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::steady_clock::now().time_since_epoch())
+                      .count());
+}
 
 // Mappings of this process: shared-memory segments a closed peer left
 // attached show here, not in the segment files (their owner unlinked them).
@@ -124,13 +119,13 @@ static int receiver(int Argc, char **Argv) {
   // long, steady run of peers (containment 'cycles' under load) would
   // otherwise be cut off mid-connection at the 60th second.
   constexpr uint64_t IdleNs = 60'000'000'000ull;
-  uint64_t Deadline = nowNs() + IdleNs;
+  uint64_t Deadline = monotonicNs() + IdleNs;
   const char *StopFile = std::getenv("TC_TEST_STOP_FILE");
   uint64_t StopLookNs = 0;
   auto Stopped = [&] {
-    if (!StopFile || nowNs() < StopLookNs)
+    if (!StopFile || monotonicNs() < StopLookNs)
       return false;
-    StopLookNs = nowNs() + 10'000'000; // a look every 10 ms
+    StopLookNs = monotonicNs() + 10'000'000; // a look every 10 ms
     return access(StopFile, F_OK) == 0;
   };
   if (std::getenv("TC_TEST_EXECUTOR")) {
@@ -142,17 +137,17 @@ static int receiver(int Argc, char **Argv) {
       unsigned Now = unsigned(S.frames_executed_local + S.frames_executed_injected +
                               S.frames_rejected + S.frames_quarantined);
       if (Now != Done)
-        Deadline = nowNs() + IdleNs;
+        Deadline = monotonicNs() + IdleNs;
       Done = Now;
-    } while (Done < Frames && nowNs() < Deadline && !Stopped());
+    } while (Done < Frames && monotonicNs() < Deadline && !Stopped());
     tc_executor_stop(Ctx);
   }
-  while (Done < Frames && nowNs() < Deadline && !Stopped()) {
+  while (Done < Frames && monotonicNs() < Deadline && !Stopped()) {
     unsigned N = 0;
     tc_progress(Ctx, &N);
     Done += N;
     if (N)
-      Deadline = nowNs() + IdleNs;
+      Deadline = monotonicNs() + IdleNs;
   }
   for (int I = 0; I < 1000; ++I) // the last credit report
     tc_progress(Ctx, nullptr);

@@ -105,6 +105,8 @@ public:
       } else
         ++I;
   }
+  /// Whether every message sent has left.
+  bool idle() const { return Pending.empty(); }
   /// Progresses until every message sent has left.
   void flush() {
     while (!Pending.empty())

@@ -162,4 +162,65 @@ TEST_F(Startups, AStartupProvesTheKeyOnlyWithAFreshMacUnderIt) {
   EXPECT_EQ(S.Closed, 3u) << describe();
 }
 
+/// A client without the key opens 60 connections and sends on each an AUTH
+/// and a HELLO whose MAC is wrong (no key is needed for either), then never
+/// progresses again, its connections open. The receiver refuses each, and
+/// counts it, without waiting for the client or keeping its connections;
+/// a good peer connects within tc_connect's usual timeout meanwhile and
+/// gets every frame through. (Was run-startups.sh's badauth step, whose
+/// client needed the handshake's wire formats.)
+TEST_F(Startups, WrongMacsOfAClientThatStopsReadingAreRefusedWithoutWaiting) {
+  Receiver.Params.max_startups = 100;
+  Receiver.Params.max_startups_per_address = 100;
+  ConnectTimeoutMs = 5000;
+  ASSERT_NO_FATAL_FAILURE(startBare());
+  const uint64_t AuthBefore = stats(Receiver).auth_failures;
+  BareClient Client;
+  const AuthRequest Auth = {AuthMagic, HandshakeVersion, {}, 0, {}};
+  Offer Hello = {}; // its MAC all zeros: not the job's
+  Hello.Magic = HandshakeMagic;
+  Hello.Version = HandshakeVersion;
+  constexpr size_t Count = 60;
+  for (size_t I = 0; I < Count; ++I) {
+    ASSERT_NO_FATAL_FAILURE(Client.connect(Port));
+    ASSERT_NO_FATAL_FAILURE(Client.sendAuth(I, Auth));
+    ASSERT_NO_FATAL_FAILURE(Client.send(I, AmHello, &Hello, sizeof Hello));
+  }
+  // Until every message has left, and not a moment longer: the receiver
+  // then has peers that take nothing more.
+  ASSERT_TRUE(progressUntil(
+      [&] {
+        Client.progress();
+        return Client.idle();
+      },
+      "every AUTH and HELLO left"));
+
+  // The good peer, while the refused client is still there.
+  ASSERT_EQ(connect(), TC_OK) << describe();
+  const uint32_t Sum = element(Sender.Stdlib, "server_side_sum");
+  std::vector<int32_t> Payload = sumPayload(8, 1);
+  constexpr unsigned Frames = 200;
+  for (unsigned I = 0; I < Frames; ++I)
+    ASSERT_EQ(sendRetrying(Sender.Stdlib, Sum, TC_SEND_LOCAL, Payload.data(),
+                           Payload.size() * sizeof(int32_t)),
+              TC_OK)
+        << describe();
+  ASSERT_EQ(flush(), TC_OK) << describe();
+  EXPECT_EQ(stats(Receiver).frames_executed_local, Frames) << describe();
+
+  // Refused, each, and let go while the client, which never reads, still
+  // holds its ends.
+  auto *Ctx = partOf<WireupContext>(Receiver.Ctx);
+  ASSERT_TRUE(progressUntil(
+      [&] {
+        if (stats(Receiver).auth_failures - AuthBefore < Count)
+          return false;
+        std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
+        return std::all_of(Ctx->Accepted.begin(), Ctx->Accepted.end(),
+                           [](auto &P) { return bool(P->Welcomed); });
+      },
+      "the receiver refused every wrong MAC and kept none of those connections"));
+  EXPECT_EQ(stats(Receiver).auth_failures - AuthBefore, Count) << describe();
+}
+
 } // namespace

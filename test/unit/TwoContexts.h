@@ -46,6 +46,7 @@
 #include <list>
 #include <mutex>
 #include <optional>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -330,6 +331,17 @@ public:
     size_t N = 0;
     for (const std::string &L : Log.Lines)
       N += L.find(Text) != std::string::npos;
+    return N;
+  }
+
+  /// How many lines either side logged that match Pattern somewhere (an
+  /// ECMAScript regex): for lines whose form says which side wrote them.
+  size_t loggedMatching(const std::string &Pattern) const {
+    std::regex R(Pattern);
+    std::lock_guard<std::mutex> G(Log.Lock);
+    size_t N = 0;
+    for (const std::string &L : Log.Lines)
+      N += std::regex_search(L, R);
     return N;
   }
 
