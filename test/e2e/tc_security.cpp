@@ -107,8 +107,7 @@ struct RawPeer {
 };
 
 static bool rawConnect(tc_context *Ctx, uint16_t Port, RawPeer &Out) {
-  auto *Peer = new tc_peer;
-  Peer->Ctx = Ctx;
+  tc_peer *Peer = newPeer(Ctx).release();
   Peer->Name = "receiver";
   sockaddr_in SA = {};
   SA.sin_family = AF_INET;
