@@ -41,7 +41,7 @@
 using namespace twochains::rt;
 
 struct tc_call {
-  CallsContext *Ctx;
+  CoreContext *Ctx;
   /// The peer called, which keeps the call (PeerCalls) until it is
   /// released; null once the peer is closed.
   tc_peer *Owner;
@@ -60,12 +60,12 @@ constexpr size_t MaxCallsGivenUp = 64;
 /// Ends a call that is outstanding: once, counted. The caller holds the
 /// call's peer (its channel, or the context).
 void endCall(struct tc_call *C, tc_status_t St, size_t Size = 0) {
-  CallsContext *Ctx = C->Ctx;
+  CoreContext *Ctx = C->Ctx;
   if (C->Status != TC_ERR_INCOMPLETE)
     return;
   C->Status = St;
   C->ReplySize = St == TC_OK ? Size : 0;
-  --Ctx->CallsOutstanding;
+  --Ctx->Calls->CallsOutstanding;
   count(Ctx, St == TC_OK ? &tc_stats_t::calls_answered : &tc_stats_t::calls_failed);
   // Its caller may be asleep behind the executor, which ended it.
   if (Ctx->WakeWaiters.load(std::memory_order_relaxed) > 0)
@@ -144,7 +144,7 @@ namespace twochains::rt {
 /// may not wait for (takeArrivedAnswers matches it, on the peer's turn).
 static ucs_status_t onReply(void *Arg, const void *Header, size_t HeaderLength, void *Data,
                             size_t Length, const ucp_am_recv_param_t *Param) {
-  auto *Ctx = static_cast<CallsContext *>(Arg);
+  auto *Ctx = static_cast<CoreContext *>(Arg);
   tc_peer *Peer = senderOf(Ctx, Param);
   CallReply H;
   if (!Peer || !Peer->Welcomed || HeaderLength != sizeof H) {
@@ -163,15 +163,15 @@ static ucs_status_t onReply(void *Arg, const void *Header, size_t HeaderLength, 
     return UCS_OK;
   }
   size_t Held = 0, HeldBytes = 0;
-  for (const CallsContext::ArrivedAnswer &A : Ctx->ArrivedAnswers)
+  for (const CallsContext::ArrivedAnswer &A : Ctx->Calls->ArrivedAnswers)
     if (A.From == Param->reply_ep) {
       ++Held;
       HeldBytes += A.Bytes.size();
     }
   bool PlaceLeft = Held < MaxArrivedAnswersPerPeer &&
-                   Ctx->ArrivedAnswers.size() < MaxArrivedAnswers;
+                   Ctx->Calls->ArrivedAnswers.size() < MaxArrivedAnswers;
   if (!PlaceLeft || HeldBytes + Length > MaxArrivedAnswerBytesPerPeer ||
-      Ctx->ArrivedAnswerBytes + Length > MaxArrivedAnswerBytes) {
+      Ctx->Calls->ArrivedAnswerBytes + Length > MaxArrivedAnswerBytes) {
     countHeld(Ctx, &tc_stats_t::shares_full);
     logLimited(Peer->RefusedMessageLog, TC_LOG_ERROR,
                "refused a " + std::to_string(Length) + "-byte answer to call " +
@@ -179,20 +179,21 @@ static ucs_status_t onReply(void *Arg, const void *Header, size_t HeaderLength, 
                    std::to_string(Held) + " answers (" + std::to_string(HeldBytes) +
                    " bytes) waiting, its share is " + std::to_string(MaxArrivedAnswersPerPeer) +
                    " (" + std::to_string(MaxArrivedAnswerBytesPerPeer) + " bytes), all peers' " +
-                   std::to_string(Ctx->ArrivedAnswers.size()) + " (" +
-                   std::to_string(Ctx->ArrivedAnswerBytes) + " bytes) of " +
+                   std::to_string(Ctx->Calls->ArrivedAnswers.size()) + " (" +
+                   std::to_string(Ctx->Calls->ArrivedAnswerBytes) + " bytes) of " +
                    std::to_string(MaxArrivedAnswers) + " (" +
                    std::to_string(MaxArrivedAnswerBytes) + ")");
     // Its call still ends, with why, where a place without bytes is left:
     // the caller learns at once rather than at its wait's end.
     if (PlaceLeft)
-      Ctx->ArrivedAnswers.push_back(
+      Ctx->Calls->ArrivedAnswers.push_back(
           {Param->reply_ep, H.Sequence, TC_ERR_NO_CREDIT, {}, true, /*Refused=*/true});
     return UCS_OK;
   }
-  Ctx->ArrivedAnswers.push_back({Param->reply_ep, H.Sequence, tc_status_t(H.Status), {}, false});
-  CallsContext::ArrivedAnswer &A = Ctx->ArrivedAnswers.back();
-  Ctx->ArrivedAnswerBytes += Length;
+  Ctx->Calls->ArrivedAnswers.push_back(
+      {Param->reply_ep, H.Sequence, tc_status_t(H.Status), {}, false});
+  CallsContext::ArrivedAnswer &A = Ctx->Calls->ArrivedAnswers.back();
+  Ctx->Calls->ArrivedAnswerBytes += Length;
   A.Bytes.resize(Length);
   // List elements stay where they are until erased, which waits for Received.
   receiveBody(Ctx, Data, Length, Param, A.Bytes.data(), onAnswerBody, &A);
@@ -207,8 +208,8 @@ static void takeAnswer(tc_peer *Peer, uint64_t CallSequence, const uint8_t *Byte
 }
 
 void takeArrivedAnswers(tc_peer *Peer) {
-  auto *Ctx = contextOf<CallsContext>(Peer);
-  for (auto It = Ctx->ArrivedAnswers.begin(); It != Ctx->ArrivedAnswers.end();) {
+  auto *Ctx = Peer->Ctx;
+  for (auto It = Ctx->Calls->ArrivedAnswers.begin(); It != Ctx->Calls->ArrivedAnswers.end();) {
     if (It->From != Peer->Ep || !It->Received) {
       ++It;
       continue;
@@ -217,21 +218,20 @@ void takeArrivedAnswers(tc_peer *Peer) {
       endCallOfFrame(Peer, It->Sequence, It->Status);
     else
       answerCall(Peer, It->Sequence, It->Status, It->Bytes.data(), It->Bytes.size());
-    Ctx->ArrivedAnswerBytes -= It->Bytes.size();
-    It = Ctx->ArrivedAnswers.erase(It);
+    Ctx->Calls->ArrivedAnswerBytes -= It->Bytes.size();
+    It = Ctx->Calls->ArrivedAnswers.erase(It);
   }
 }
 
 /// Housekeeping: drops answers whose peer is gone.
-static void dropStrayAnswers(CoreContext *Core) {
-  auto *Ctx = static_cast<CallsContext *>(Core);
-  for (auto It = Ctx->ArrivedAnswers.begin(); It != Ctx->ArrivedAnswers.end();) {
+static void dropStrayAnswers(CoreContext *Ctx) {
+  for (auto It = Ctx->Calls->ArrivedAnswers.begin(); It != Ctx->Calls->ArrivedAnswers.end();) {
     if (!It->Received || peerOfEndpoint(Ctx, It->From)) {
       ++It;
       continue;
     }
-    Ctx->ArrivedAnswerBytes -= It->Bytes.size();
-    It = Ctx->ArrivedAnswers.erase(It);
+    Ctx->Calls->ArrivedAnswerBytes -= It->Bytes.size();
+    It = Ctx->Calls->ArrivedAnswers.erase(It);
   }
 }
 
@@ -267,8 +267,8 @@ static void endCallsOf(tc_peer *Peer, tc_status_t St) {
 
 /// Receiver: forgets answers UCX has finished with; a peer being released
 /// is forgotten by the answers still in flight to it.
-static void sweepReplies(CallsContext *Ctx, tc_peer *Releasing = nullptr) {
-  for (auto It = Ctx->ReplySends.begin(); It != Ctx->ReplySends.end();) {
+static void sweepReplies(CoreContext *Ctx, tc_peer *Releasing = nullptr) {
+  for (auto It = Ctx->Calls->ReplySends.begin(); It != Ctx->Calls->ReplySends.end();) {
     if (Releasing && It->Peer == Releasing)
       It->Peer = nullptr;
     if (!It->Done) {
@@ -280,30 +280,29 @@ static void sweepReplies(CallsContext *Ctx, tc_peer *Releasing = nullptr) {
       --Of.RepliesInFlight;
       Of.ReplyBytesInFlight -= It->Bytes.size();
     }
-    It = Ctx->ReplySends.erase(It);
+    It = Ctx->Calls->ReplySends.erase(It);
   }
 }
 
 } // namespace twochains::rt
 
 /// Housekeeping: what the calls layer does on the control turn.
-static void callsHousekeeping(CoreContext *Core) {
-  auto *Ctx = static_cast<CallsContext *>(Core);
+static void callsHousekeeping(CoreContext *Ctx) {
   sweepReplies(Ctx);
   dropStrayAnswers(Ctx);
 }
 
 /// A peer released (wireup's hook): its calls end, its answers are forgotten.
-static void forgetPeer(WireupContext *Wireup, tc_peer *Peer) {
+static void forgetPeer(CoreContext *Ctx, tc_peer *Peer) {
   endCallsOf(Peer, TC_ERR_IO);
-  sweepReplies(static_cast<CallsContext *>(Wireup), Peer);
+  sweepReplies(Ctx, Peer);
 }
 
-ucs_status_t twochains::rt::setupCalls(CallsContext *Ctx) {
-  Ctx->AnswerFrame.subscribe(takeAnswer);
-  Ctx->FrameAbandoned.subscribe(endCallOfFrame);
-  Ctx->CallSent.subscribe(keepCallBySequence);
-  Ctx->PeerReleased.subscribe(forgetPeer);
+ucs_status_t twochains::rt::setupCalls(CoreContext *Ctx) {
+  Ctx->Path->AnswerFrame.subscribe(takeAnswer);
+  Ctx->Path->FrameAbandoned.subscribe(endCallOfFrame);
+  Ctx->Path->CallSent.subscribe(keepCallBySequence);
+  Ctx->Wireup->PeerReleased.subscribe(forgetPeer);
   addHousekeeping(Ctx, callsHousekeeping);
   return setControlHandlers(Ctx, {{AmReply, &onReply}});
 }
@@ -311,7 +310,7 @@ ucs_status_t twochains::rt::setupCalls(CallsContext *Ctx) {
 /// Sends the answer (or, with St, why there is none) without waiting.
 static tc_status_t sendReply(tc_peer *Peer, uint64_t Sequence, tc_status_t St,
                              const void *Bytes, size_t Size) {
-  auto *Ctx = contextOf<CallsContext>(Peer);
+  auto *Ctx = Peer->Ctx;
   sweepReplies(Ctx);
   if (Peer->Failed || !Peer->Ep)
     return TC_ERR_IO;
@@ -321,8 +320,8 @@ static tc_status_t sendReply(tc_peer *Peer, uint64_t Sequence, tc_status_t St,
     return TC_ERR_NO_CREDIT;
   // UCX reads the header and the bytes until the send completes: both
   // live in the context's list until then, whatever the jam does next.
-  Ctx->ReplySends.push_back({Peer, {ReplyMagic, St, Sequence, uint32_t(Size), 0}, {}});
-  CallsContext::ReplySend &R = Ctx->ReplySends.back();
+  Ctx->Calls->ReplySends.push_back({Peer, {ReplyMagic, St, Sequence, uint32_t(Size), 0}, {}});
+  CallsContext::ReplySend &R = Ctx->Calls->ReplySends.back();
   auto *B = static_cast<const uint8_t *>(Bytes);
   R.Bytes.assign(B, B + Size);
   ucp_request_param_t P = {};
@@ -334,13 +333,13 @@ static tc_status_t sendReply(tc_peer *Peer, uint64_t Sequence, tc_status_t St,
   ucs_status_ptr_t Req =
       ucp_am_send_nbx(Peer->Ep, AmReply, &R.Header, sizeof R.Header, R.Bytes.data(), Size, &P);
   if (UCS_PTR_IS_ERR(Req)) {
-    Ctx->ReplySends.pop_back();
+    Ctx->Calls->ReplySends.pop_back();
     logError("cannot answer call " + std::to_string(Sequence) + " of " + Peer->Name + ": " +
              ucs_status_string(UCS_PTR_STATUS(Req)));
     return TC_ERR_IO;
   }
   if (!Req) {
-    Ctx->ReplySends.pop_back(); // sent at once
+    Ctx->Calls->ReplySends.pop_back(); // sent at once
   } else {
     ++Of.RepliesInFlight;
     Of.ReplyBytesInFlight += Size;
@@ -403,7 +402,7 @@ static tc_status_t startCall(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
       (Mode != TC_SEND_LOCAL && Mode != TC_SEND_INJECTED && Mode != TC_SEND_INJECTED_FULL) ||
       (PayloadSize && !Payload) || PayloadSize > UINT32_MAX)
     return TC_ERR_INVALID_PARAM;
-  auto *Ctx = contextOf<CallsContext>(Peer);
+  auto *Ctx = Peer->Ctx;
   if (!mayWait(Ctx))
     return TC_ERR_INVALID_PARAM;
   // A handle: its connection, once made (until then, as a full ring).
@@ -422,7 +421,7 @@ static tc_status_t startCall(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
   // a queued frame's call by a key until the frame is sent.
   tc_call_t *C = new tc_call_t{Ctx, Peer, Seq, Reply, ReplyCapacity, 0, TC_ERR_INCOMPLETE};
   callsOf(Peer).Waiting[Seq] = C;
-  ++Ctx->CallsOutstanding;
+  ++Ctx->Calls->CallsOutstanding;
   *Out = C;
   return TC_OK;
 }
@@ -456,7 +455,7 @@ static tc_status_t callResult(struct tc_call *C, size_t *ReplySize) {
 static tc_status_t testCall(tc_call_t *C, size_t *ReplySize, unsigned *Ran = nullptr) {
   if (!C || !mayWait(C->Ctx))
     return TC_ERR_INVALID_PARAM;
-  CallsContext *Ctx = C->Ctx;
+  CoreContext *Ctx = C->Ctx;
   {
     CallGuard Guard(C);
     if (tc_status_t St = callResult(C, ReplySize); St != TC_ERR_INCOMPLETE)
@@ -493,7 +492,7 @@ static tc_status_t waitCall(tc_call_t *C, int TimeoutMs, size_t *ReplySize) {
     Idle.idle(C->Ctx, Now, Deadline);
     // With the executor running, progress here too whenever it is not
     // (its thread may wait for a CPU a whole scheduler tick); else let it.
-    CallsContext *Ctx = C->Ctx;
+    CoreContext *Ctx = C->Ctx;
     if (Ctx->ExecutorRunning.load(std::memory_order_acquire)) {
       if (Ctx->Lock.try_lock()) {
         Ctx->Progress(Ctx);
@@ -511,7 +510,7 @@ static void releaseCall(tc_call_t *C) {
     if (C->Owner)
       callsOf(C->Owner).Waiting.erase(C->Sequence);
     if (C->Status == TC_ERR_INCOMPLETE) {
-      --C->Ctx->CallsOutstanding;
+      --C->Ctx->Calls->CallsOutstanding;
       if (C->Owner && !(C->Sequence & QueuedCallKey)) {
         auto &GivenUp = callsOf(C->Owner).GivenUp;
         if (GivenUp.size() >= MaxCallsGivenUp)

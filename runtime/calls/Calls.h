@@ -2,7 +2,7 @@
 #ifndef TWOCHAINS_RUNTIME_CALLS_CALLS_H
 #define TWOCHAINS_RUNTIME_CALLS_CALLS_H
 
-#include "calls/Context.h"
+#include "calls/CallsContext.h"
 #include "twochains/jam.h"
 
 namespace twochains::rt {
@@ -10,7 +10,7 @@ namespace twochains::rt {
 /// Registers the answers' handler, the hooks the layers below call (answer
 /// frames, abandoned frames, released peers) and the housekeeping of calls
 /// and of jams' routes.
-ucs_status_t setupCalls(CallsContext *Ctx);
+ucs_status_t setupCalls(CoreContext *Ctx);
 
 /// Caller: the answers that came by message from this peer end their
 /// calls; the caller holds the peer's channel.

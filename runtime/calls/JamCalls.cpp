@@ -74,11 +74,12 @@ extern "C" int tc_jam_forward(tc_jam_ctx_t *Ctx, const char *Address, unsigned P
                               const char *Element, const void *Payload, size_t PayloadSize) {
   if (!Ctx || !Address || !Element || Port == 0 || Port > 65535)
     return TC_ERR_INVALID_PARAM;
-  auto *C = contextOf<CallsContext>(Ctx->Peer);
+  auto *C = Ctx->Peer->Ctx;
   std::string Key = std::string(Address) + ":" + std::to_string(Port);
   // Only where the receiver allows: otherwise any peer could make it
   // connect anywhere and believe the answer.
-  if (std::find(C->ForwardAllow.begin(), C->ForwardAllow.end(), Key) == C->ForwardAllow.end()) {
+  if (std::find(C->Job->ForwardAllow.begin(), C->Job->ForwardAllow.end(), Key) ==
+      C->Job->ForwardAllow.end()) {
     countHeld(C, &tc_stats_t::messages_refused);
     logLimited(Ctx->Peer->RefusedMessageLog, TC_LOG_ERROR,
                "refused a forward to " + Key + " from " + Ctx->Peer->Name +
@@ -103,8 +104,8 @@ extern "C" int tc_jam_forward_rank(tc_jam_ctx_t *Ctx, unsigned Rank, const char 
                                    const void *Payload, size_t PayloadSize) {
   if (!Ctx || !Element || (Mode != TC_SEND_LOCAL && Mode != TC_SEND_INJECTED))
     return TC_ERR_INVALID_PARAM;
-  auto *C = contextOf<CallsContext>(Ctx->Peer);
-  if (!C->Joined || Rank >= C->JobSize)
+  auto *C = Ctx->Peer->Ctx;
+  if (!C->Job->Joined || Rank >= C->Job->JobSize)
     return TC_ERR_INVALID_PARAM;
   return sendFromJam(Ctx, rankHandle(C, Rank), Element, tc_send_mode_t(Mode), Payload, PayloadSize);
 }
@@ -114,13 +115,13 @@ extern "C" unsigned tc_jam_sender_rank(const tc_jam_ctx_t *Ctx) {
 }
 
 extern "C" unsigned tc_jam_job_rank(const tc_jam_ctx_t *Ctx) {
-  auto *C = Ctx && Ctx->Peer ? contextOf<CallsContext>(Ctx->Peer) : nullptr;
-  return C && C->Joined ? C->Job.Rank : TC_JAM_NO_RANK;
+  auto *C = Ctx && Ctx->Peer ? Ctx->Peer->Ctx : nullptr;
+  return C && C->Job->Joined ? C->Wireup->Job.Rank : TC_JAM_NO_RANK;
 }
 
 extern "C" unsigned tc_jam_job_size(const tc_jam_ctx_t *Ctx) {
-  auto *C = Ctx && Ctx->Peer ? contextOf<CallsContext>(Ctx->Peer) : nullptr;
-  return C && C->Joined ? C->JobSize : 0;
+  auto *C = Ctx && Ctx->Peer ? Ctx->Peer->Ctx : nullptr;
+  return C && C->Job->Joined ? C->Job->JobSize : 0;
 }
 
 extern "C" unsigned tc_jam_sender(const tc_jam_ctx_t *Ctx) {

@@ -50,15 +50,15 @@ constexpr uint64_t ShipmentRetryNs = 20'000'000;
 /// A shipment with no answer within the time limit.
 constexpr tc_status_t ShipmentTimedOut = TC_ERR_TIMED_OUT;
 
-void answer(CodeContext *Ctx, tc_peer *Peer, uint64_t Package, uint32_t Element, tc_status_t St) {
+void answer(CoreContext *Ctx, tc_peer *Peer, uint64_t Package, uint32_t Element, tc_status_t St) {
   CodeAck A = {CodeAckMagic, St, Package, Element, 0};
   // Not waited for: a peer that takes no messages must not hold the
   // receiver up.
   sendMessage(Ctx, Peer, AmCodeAck, &A, sizeof A, nullptr, 0);
 }
 
-const PackageElement *elementOf(CodeContext *Ctx, uint64_t Package, uint32_t Element) {
-  for (const tc_package *P : Ctx->Packages)
+const PackageElement *elementOf(CoreContext *Ctx, uint64_t Package, uint32_t Element) {
+  for (const tc_package *P : Ctx->Package->Packages)
     if (P->Tag == Package)
       return Element < P->Elements.size() && P->Elements[Element].Present &&
                      P->Elements[Element].IsJam
@@ -75,7 +75,7 @@ void onCodeBody(void *Arg, tc_status_t St) {
 
 ucs_status_t onCode(void *Arg, const void *Header, size_t HeaderLength, void *Data,
                     size_t Length, const ucp_am_recv_param_t *Param) {
-  auto *Ctx = static_cast<CodeContext *>(Arg);
+  auto *Ctx = static_cast<CoreContext *>(Arg);
   CodeHeader H;
   tc_peer *Peer = acceptMessage(Ctx, Header, HeaderLength, Param, H);
   if (!Peer)
@@ -86,7 +86,7 @@ ucs_status_t onCode(void *Arg, const void *Header, size_t HeaderLength, void *Da
     logLimited(Peer->RefusedMessageLog, TC_LOG_ERROR,
                "refused code shipped by " + Peer->Name + ": " + Why);
     // Answered on the control turn; the bytes are never received.
-    Ctx->PushedCodes.push_back({Param->reply_ep, H.Package, H.Element, St, {}, true});
+    Ctx->Code->PushedCodes.push_back({Param->reply_ep, H.Package, H.Element, St, {}, true});
     return UCS_OK;
   };
   const PackageElement *E = elementOf(Ctx, H.Package, H.Element);
@@ -105,7 +105,7 @@ ucs_status_t onCode(void *Arg, const void *Header, size_t HeaderLength, void *Da
   // that offers whose bytes never come (until they are cancelled) hold up
   // no one else's.
   size_t Taken = 0, TakenByPeer = 0;
-  for (const CodeContext::PushedCode &C : Ctx->PushedCodes)
+  for (const CodeContext::PushedCode &C : Ctx->Code->PushedCodes)
     if (C.Taken) {
       ++Taken;
       TakenByPeer += C.Reply == Param->reply_ep;
@@ -116,8 +116,8 @@ ucs_status_t onCode(void *Arg, const void *Header, size_t HeaderLength, void *Da
   if (Taken >= MaxPendingCode)
     return Refuse(TC_ERR_NO_CREDIT, "already " + std::to_string(MaxPendingCode) +
                                         " images waiting to be installed");
-  Ctx->PushedCodes.push_back({Param->reply_ep, H.Package, H.Element, TC_OK, {}, false, true});
-  CodeContext::PushedCode &C = Ctx->PushedCodes.back();
+  Ctx->Code->PushedCodes.push_back({Param->reply_ep, H.Package, H.Element, TC_OK, {}, false, true});
+  CodeContext::PushedCode &C = Ctx->Code->PushedCodes.back();
   C.Bytes.resize(Length);
   // List elements stay where they are until erased, which waits for Received.
   receiveBody(Ctx, Data, Length, Param, C.Bytes.data(), onCodeBody, &C);
@@ -128,28 +128,27 @@ ucs_status_t onCode(void *Arg, const void *Header, size_t HeaderLength, void *Da
 
 ucs_status_t twochains::rt::onCodeAck(void *Arg, const void *Header, size_t HeaderLength,
                                       void *, size_t, const ucp_am_recv_param_t *Param) {
-  auto *Ctx = static_cast<CodeContext *>(Arg);
+  auto *Ctx = static_cast<CoreContext *>(Arg);
   CodeAck A;
   // Only the answer to a shipment in flight to that very peer (not an
   // unauthenticated endpoint's, nor a stale or forged one). One answer per
   // peer: the rest of the queue is the other peers'.
-  if (!acceptAnswer(Ctx, Header, HeaderLength, Param, Ctx->CodeAcks, A,
+  if (!acceptAnswer(Ctx, Header, HeaderLength, Param, Ctx->Code->CodeAcks, A,
                     [&](const tc_peer *Peer, const CodeAck &A) {
                       return A.Magic == CodeAckMagic &&
                              Peer->Tx.Shipping.answeredBy(A.Package, A.Element) &&
-                             Ctx->CodeAcks.size() < MaxPendingCode;
+                             Ctx->Code->CodeAcks.size() < MaxPendingCode;
                     }))
     return UCS_OK;
-  Ctx->CodeAcks.push_back({Param->reply_ep, A.Package, A.Element, tc_status_t(A.Status)});
+  Ctx->Code->CodeAcks.push_back({Param->reply_ep, A.Package, A.Element, tc_status_t(A.Status)});
   return UCS_OK;
 }
 
 namespace {
 
 /// Housekeeping: checks, installs and answers the images that arrived.
-void processPushedCode(CoreContext *Core) {
-  auto *Ctx = static_cast<CodeContext *>(Core);
-  for (auto It = Ctx->PushedCodes.begin(); It != Ctx->PushedCodes.end();) {
+void processPushedCode(CoreContext *Ctx) {
+  for (auto It = Ctx->Code->PushedCodes.begin(); It != Ctx->Code->PushedCodes.end();) {
     if (!It->Received) {
       ++It;
       continue;
@@ -175,7 +174,7 @@ void processPushedCode(CoreContext *Core) {
     // The peer may have gone (and been released) meanwhile.
     if (tc_peer *Peer = peerOfEndpoint(Ctx, It->Reply); Peer && !Peer->Failed)
       answer(Ctx, Peer, It->Package, It->Element, St);
-    It = Ctx->PushedCodes.erase(It);
+    It = Ctx->Code->PushedCodes.erase(It);
   }
 }
 
@@ -192,7 +191,7 @@ static uint64_t shipmentsDue(CoreContext *Ctx) {
   return Due;
 }
 
-ucs_status_t twochains::rt::setupCodeTransfer(CodeContext *Ctx) {
+ucs_status_t twochains::rt::setupCodeTransfer(CoreContext *Ctx) {
   addHousekeeping(Ctx, processPushedCode);
   addDueTime(Ctx, shipmentsDue);
   return setControlHandlers(Ctx, {{AmCode, &onCode}, {AmCodeAck, &onCodeAck}});
@@ -237,10 +236,10 @@ tc_status_t sendOffer(tc_peer *Peer) {
 }
 
 /// The shipment's end, whatever it was: the peer may ship another.
-void endShipment(CodeContext *Ctx, tc_peer *Peer) {
+void endShipment(CoreContext *Ctx, tc_peer *Peer) {
   Peer->Tx.Shipping.end();
   // An answer not taken would keep the peer's one place in the queue.
-  auto &Acks = Ctx->CodeAcks;
+  auto &Acks = Ctx->Code->CodeAcks;
   Acks.erase(std::remove_if(Acks.begin(), Acks.end(),
                             [&](const CodeContext::CodeAnswer &A) { return A.From == Peer->Ep; }),
              Acks.end());
@@ -249,7 +248,7 @@ void endShipment(CodeContext *Ctx, tc_peer *Peer) {
 } // namespace
 
 tc_status_t twochains::rt::startShipment(tc_peer *Peer, const tc_package *Pkg, uint32_t Element) {
-  auto *Ctx = contextOf<CodeContext>(Peer);
+  auto *Ctx = Peer->Ctx;
   ContextForShipment Context(Peer);
   if (Peer->Tx.Shipping.active())
     return TC_ERR_INVALID_PARAM; // one at a time per connection
@@ -265,7 +264,7 @@ tc_status_t twochains::rt::startShipment(tc_peer *Peer, const tc_package *Pkg, u
 }
 
 tc_status_t twochains::rt::shipmentAnswer(tc_peer *Peer) {
-  auto *Ctx = contextOf<CodeContext>(Peer);
+  auto *Ctx = Peer->Ctx;
   ContextForShipment Context(Peer);
   if (!Peer->Tx.Shipping.active())
     return TC_ERR_INVALID_PARAM;
@@ -277,12 +276,12 @@ tc_status_t twochains::rt::shipmentAnswer(tc_peer *Peer) {
                      (E ? E->Name : std::to_string(Element)) + "'";
   uint64_t Now = nowNs();
   tc_status_t Answer = TC_ERR_INCOMPLETE;
-  for (size_t I = 0; I < Ctx->CodeAcks.size(); ++I) {
-    const CodeContext::CodeAnswer &A = Ctx->CodeAcks[I];
+  for (size_t I = 0; I < Ctx->Code->CodeAcks.size(); ++I) {
+    const CodeContext::CodeAnswer &A = Ctx->Code->CodeAcks[I];
     if (A.From != Peer->Ep || A.Package != Pkg->Tag || A.Element != Element)
       continue;
     Answer = A.Status;
-    Ctx->CodeAcks.erase(Ctx->CodeAcks.begin() + I);
+    Ctx->Code->CodeAcks.erase(Ctx->Code->CodeAcks.begin() + I);
     break;
   }
   if (Answer == TC_OK) {

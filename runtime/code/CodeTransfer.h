@@ -2,12 +2,12 @@
 #ifndef TWOCHAINS_RUNTIME_CODE_CODETRANSFER_H
 #define TWOCHAINS_RUNTIME_CODE_CODETRANSFER_H
 
-#include "code/Context.h"
+#include "code/CodeContext.h"
 
 namespace twochains::rt {
 
 /// Registers the handlers and housekeeping of code shipped ahead.
-ucs_status_t setupCodeTransfer(CodeContext *Ctx);
+ucs_status_t setupCodeTransfer(CoreContext *Ctx);
 
 /// Sender: an answer to a shipment (the CODE_ACK handler; tests drive it
 /// with forged answers).

@@ -74,7 +74,7 @@ std::string printable(const std::string &Text) {
   return Out;
 }
 
-void answer(CodeContext *Ctx, tc_peer *Peer, uint64_t Id, tc_status_t St,
+void answer(CoreContext *Ctx, tc_peer *Peer, uint64_t Id, tc_status_t St,
             const std::string &Reason) {
   DeployAnswer A = {DeployDoneMagic, St, Id, 0, 0};
   std::string Words = St == TC_OK ? "" : printable(Reason);
@@ -93,7 +93,7 @@ std::string namedPackage(const std::string &Manifest) {
 
 /// The offer, taken: what the receiver lacks is asked for, or the package
 /// is installed from what it holds.
-void takeOffer(CodeContext *Ctx, tc_peer *Peer, Incoming &D) {
+void takeOffer(CoreContext *Ctx, tc_peer *Peer, Incoming &D) {
   DeployHeader H;
   std::memcpy(&H, D.Body.data(), sizeof H);
   std::string Why;
@@ -106,7 +106,7 @@ void takeOffer(CodeContext *Ctx, tc_peer *Peer, Incoming &D) {
   }
   D.Body.clear();
   D.Body.shrink_to_fit();
-  if (Ctx->CodeTrust == TC_CODE_TRUST_SIGNED &&
+  if (Ctx->Package->CodeTrust == TC_CODE_TRUST_SIGNED &&
       checkSignature(Ctx, D.Manifest, D.Signature, D.Reason) != TC_OK) {
     D.Status = TC_ERR_UNTRUSTED;
     D.At = Stage::Answer;
@@ -142,14 +142,14 @@ void takeOffer(CodeContext *Ctx, tc_peer *Peer, Incoming &D) {
 
 /// A body has come, or not.
 struct PendingBody {
-  CodeContext *Ctx;
+  CoreContext *Ctx;
   ucp_ep_h Reply;
   uint64_t Id;
 };
 
 void onDeployBody(void *Arg, tc_status_t St) {
   auto *B = static_cast<PendingBody *>(Arg);
-  for (Incoming &D : B->Ctx->Deployments)
+  for (Incoming &D : B->Ctx->Code->Deployments)
     if (D.Reply == B->Reply && D.Id == B->Id &&
         (D.At == Stage::OfferArriving || D.At == Stage::FilesArriving)) {
       if (St != TC_OK) {
@@ -166,7 +166,7 @@ void onDeployBody(void *Arg, tc_status_t St) {
 
 ucs_status_t onDeploy(void *Arg, const void *Header, size_t HeaderLength, void *Data, size_t Length,
                       const ucp_am_recv_param_t *Param) {
-  auto *Ctx = static_cast<CodeContext *>(Arg);
+  auto *Ctx = static_cast<CoreContext *>(Arg);
   DeployHeader H;
   tc_peer *Peer = acceptMessage(Ctx, Header, HeaderLength, Param, H);
   if (!Peer)
@@ -187,11 +187,11 @@ ucs_status_t onDeploy(void *Arg, const void *Header, size_t HeaderLength, void *
     D.Status = St;
     D.Reason = Why;
     D.At = Stage::Answer;
-    Ctx->Deployments.push_back(std::move(D));
+    Ctx->Code->Deployments.push_back(std::move(D));
     return UCS_OK;
   };
   if (H.Magic == DeployFilesMagic) {
-    for (Incoming &D : Ctx->Deployments) {
+    for (Incoming &D : Ctx->Code->Deployments) {
       if (D.Reply != Param->reply_ep || D.Id != H.Id || D.At != Stage::FilesAsked)
         continue;
       if (H.BodySize != D.NeededBytes || Length != D.NeededBytes) {
@@ -212,7 +212,7 @@ ucs_status_t onDeploy(void *Arg, const void *Header, size_t HeaderLength, void *
   }
   if (H.Magic != DeployOfferMagic)
     return Refuse(TC_ERR_BAD_OFFER, "a malformed offer");
-  if (Ctx->CodeTrust == TC_CODE_TRUST_PACKAGE)
+  if (Ctx->Package->CodeTrust == TC_CODE_TRUST_PACKAGE)
     return Refuse(TC_ERR_REFUSED,
                   "its code-trust policy is package: it runs only the packages it loaded "
                   "(TC_CODE_TRUST=job or signed lets peers deploy)");
@@ -226,7 +226,7 @@ ucs_status_t onDeploy(void *Arg, const void *Header, size_t HeaderLength, void *
   // not per connection: more connections of one deployer take no more.
   std::string Who = deployerOf(Peer);
   size_t Mine = 0, UnderWay = 0;
-  for (const Incoming &D : Ctx->Deployments) {
+  for (const Incoming &D : Ctx->Code->Deployments) {
     UnderWay += D.At != Stage::Answer;
     Mine += D.Deployer == Who && D.At != Stage::Answer;
   }
@@ -241,8 +241,8 @@ ucs_status_t onDeploy(void *Arg, const void *Header, size_t HeaderLength, void *
   D.Deployer = Who;
   D.Body.resize(sizeof H + Length);
   std::memcpy(D.Body.data(), &H, sizeof H);
-  Ctx->Deployments.push_back(std::move(D));
-  Incoming &Kept = Ctx->Deployments.back();
+  Ctx->Code->Deployments.push_back(std::move(D));
+  Incoming &Kept = Ctx->Code->Deployments.back();
   receiveBody(Ctx, Data, Length, Param, Kept.Body.data() + sizeof H, onDeployBody,
               new PendingBody{Ctx, Kept.Reply, Kept.Id});
   return UCS_OK;
@@ -250,10 +250,10 @@ ucs_status_t onDeploy(void *Arg, const void *Header, size_t HeaderLength, void *
 
 ucs_status_t onDeployAck(void *Arg, const void *Header, size_t HeaderLength, void *Data,
                          size_t Length, const ucp_am_recv_param_t *Param) {
-  auto *Ctx = static_cast<CodeContext *>(Arg);
+  auto *Ctx = static_cast<CoreContext *>(Arg);
   DeployAnswer A;
   // Only an answer to the deployment in flight to that peer, once.
-  if (!acceptAnswer(Ctx, Header, HeaderLength, Param, Ctx->DeployReplies, A,
+  if (!acceptAnswer(Ctx, Header, HeaderLength, Param, Ctx->Code->DeployReplies, A,
                     [&](const tc_peer *Peer, const DeployAnswer &A) {
                       return Peer->Tx.Deploying.answers(A.Id) &&
                              (A.Magic == DeployNeedMagic || A.Magic == DeployDoneMagic) &&
@@ -266,14 +266,15 @@ ucs_status_t onDeployAck(void *Arg, const void *Header, size_t HeaderLength, voi
     return UCS_OK;
   }
   auto *Bytes = static_cast<const uint8_t *>(Data);
-  Ctx->DeployReplies.push_back({Param->reply_ep, A, std::vector<uint8_t>(Bytes, Bytes + Length)});
+  Ctx->Code->DeployReplies.push_back(
+      {Param->reply_ep, A, std::vector<uint8_t>(Bytes, Bytes + Length)});
   return UCS_OK;
 }
 
 /// A deployment at its end: counted and said if its package was added
 /// (Added) or refused; one whose build another deployment added is
 /// neither.
-void noteInstalled(CodeContext *Ctx, tc_peer *Peer, const Incoming &D, bool Added) {
+void noteInstalled(CoreContext *Ctx, tc_peer *Peer, const Incoming &D, bool Added) {
   std::string Who = Peer ? Peer->Name : std::string("a peer now gone");
   if (D.Status == TC_OK && !Added)
     return;
@@ -293,16 +294,15 @@ void noteInstalled(CodeContext *Ctx, tc_peer *Peer, const Incoming &D, bool Adde
 }
 
 /// Housekeeping: each deployment here moved on as far as it goes.
-void processDeployments(CoreContext *Core) {
-  auto *Ctx = static_cast<CodeContext *>(Core);
+void processDeployments(CoreContext *Ctx) {
   uint64_t Now = nowNs();
-  for (auto It = Ctx->Deployments.begin(); It != Ctx->Deployments.end();) {
+  for (auto It = Ctx->Code->Deployments.begin(); It != Ctx->Code->Deployments.end();) {
     Incoming &D = *It;
     tc_peer *Peer = peerOfEndpoint(Ctx, D.Reply);
     bool Arriving = D.At == Stage::OfferArriving || D.At == Stage::FilesArriving;
     // Gone: nobody to answer (a package loading is still added).
     if (!Arriving && D.At != Stage::Loading && (!Peer || Peer->Failed)) {
-      It = Ctx->Deployments.erase(It);
+      It = Ctx->Code->Deployments.erase(It);
       continue;
     }
     if (D.At == Stage::OfferArrived)
@@ -325,12 +325,12 @@ void processDeployments(CoreContext *Core) {
         ++It;
         continue;
       }
-      size_t Before = Ctx->DeployedPackages.size();
+      size_t Before = Ctx->Code->DeployedPackages.size();
       D.Status = finishInstall(Ctx, D, D.Reason);
       D.At = Stage::Answer;
-      noteInstalled(Ctx, Peer, D, Ctx->DeployedPackages.size() > Before);
+      noteInstalled(Ctx, Peer, D, Ctx->Code->DeployedPackages.size() > Before);
       if (!Peer || Peer->Failed) {
-        It = Ctx->Deployments.erase(It);
+        It = Ctx->Code->Deployments.erase(It);
         continue;
       }
     }
@@ -341,20 +341,20 @@ void processDeployments(CoreContext *Core) {
                    "refused a package deployed by " + Peer->Name + ": " + D.Reason);
       }
       answer(Ctx, Peer, D.Id, D.Status, D.Reason);
-      It = Ctx->Deployments.erase(It);
+      It = Ctx->Code->Deployments.erase(It);
       continue;
     }
     // A sender that does not send the files it was asked for holds its
     // deployer's one place only as long as a rendezvous may take; it
     // hears why.
-    if (D.At == Stage::FilesAsked && Now > D.AskedNs + Ctx->BodyTimeoutNs) {
+    if (D.At == Stage::FilesAsked && Now > D.AskedNs + Ctx->Control->BodyTimeoutNs) {
       countHeld(Ctx, &tc_stats_t::deployments_refused);
       logLimited(Peer->RefusedMessageLog, TC_LOG_ERROR,
                  "gave up a package deployed by " + Peer->Name +
                      ": the files it was asked for did not come in " +
-                     std::to_string(Ctx->BodyTimeoutNs / NsPerMs) + " ms");
+                     std::to_string(Ctx->Control->BodyTimeoutNs / NsPerMs) + " ms");
       answer(Ctx, Peer, D.Id, TC_ERR_TIMED_OUT, "the files it asked for did not come in time");
-      It = Ctx->Deployments.erase(It);
+      It = Ctx->Code->Deployments.erase(It);
       continue;
     }
     ++It;
@@ -392,9 +392,9 @@ tc_status_t ended(tc_peer *Peer, const tc_package *Pkg, tc_status_t St) {
   return St;
 }
 
-void endDeployment(CodeContext *Ctx, tc_peer *Peer) {
+void endDeployment(CoreContext *Ctx, tc_peer *Peer) {
   Peer->Tx.Deploying.end();
-  auto &Replies = Ctx->DeployReplies;
+  auto &Replies = Ctx->Code->DeployReplies;
   Replies.erase(std::remove_if(Replies.begin(), Replies.end(),
                                [&](const auto &R) { return R.From == Peer->Ep; }),
                 Replies.end());
@@ -432,12 +432,11 @@ namespace twochains::rt {
 /// When a deployment next has work on the clock: here, a sender's time to
 /// send the files it was asked for; there, an offer to make again after a
 /// busy answer, or the deployment's time limit.
-static uint64_t deploymentsDue(CoreContext *Core) {
-  auto *Ctx = static_cast<CodeContext *>(Core);
+static uint64_t deploymentsDue(CoreContext *Ctx) {
   uint64_t Due = NoDueTime;
-  for (const Incoming &D : Ctx->Deployments)
+  for (const Incoming &D : Ctx->Code->Deployments)
     if (D.At == Stage::FilesAsked)
-      Due = std::min(Due, D.AskedNs + Ctx->BodyTimeoutNs + 1);
+      Due = std::min(Due, D.AskedNs + Ctx->Control->BodyTimeoutNs + 1);
   forEachSendingPeer(Ctx, [&](const tc_peer *Peer) {
     if (Peer->Tx.Deploying.active())
       Due = std::min(Due, Peer->Tx.Deploying.dueNs());
@@ -445,26 +444,26 @@ static uint64_t deploymentsDue(CoreContext *Core) {
   return Due;
 }
 
-ucs_status_t setupDeploy(CodeContext *Ctx) {
-  Ctx->DeployWaker = std::make_shared<LoadWaker>();
-  Ctx->DeployWaker->Ctx = Ctx;
+ucs_status_t setupDeploy(CoreContext *Ctx) {
+  Ctx->Code->DeployWaker = std::make_shared<LoadWaker>();
+  Ctx->Code->DeployWaker->Ctx = Ctx;
   addHousekeeping(Ctx, processDeployments);
   addDueTime(Ctx, deploymentsDue);
   return setControlHandlers(Ctx, {{AmDeploy, &onDeploy}, {AmDeployAck, &onDeployAck}});
 }
 
-void removeDeployments(CodeContext *Ctx) {
+void removeDeployments(CoreContext *Ctx) {
   // A package still loading is left to its thread, which no longer wakes
   // this context; its folder goes with the rest.
-  if (Ctx->DeployWaker) {
-    std::lock_guard<std::mutex> Guard(Ctx->DeployWaker->M);
-    Ctx->DeployWaker->Ctx = nullptr;
+  if (Ctx->Code->DeployWaker) {
+    std::lock_guard<std::mutex> Guard(Ctx->Code->DeployWaker->M);
+    Ctx->Code->DeployWaker->Ctx = nullptr;
   }
-  Ctx->Deployments.clear();
-  for (tc_package *P : Ctx->DeployedPackages)
+  Ctx->Code->Deployments.clear();
+  for (tc_package *P : Ctx->Code->DeployedPackages)
     delete P; // as tc_package_unload does: rieds stay loaded
-  Ctx->DeployedPackages.clear();
-  Ctx->Deployers.clear();
+  Ctx->Code->DeployedPackages.clear();
+  Ctx->Code->Deployers.clear();
   // Loaded libraries stay mapped; their files are no longer needed.
   removeDeployFolder(Ctx);
 }
@@ -475,7 +474,7 @@ tc_status_t deployRefusal(const tc_peer *Peer, const tc_package *Pkg) {
 
 /// The offer of the deployment in flight (again, after a busy answer),
 /// under a new number: an answer to an earlier one is then ignored.
-static tc_status_t sendOffer(CodeContext *Ctx, tc_peer *Peer) {
+static tc_status_t sendOffer(CoreContext *Ctx, tc_peer *Peer) {
   const tc_package *Pkg = Peer->Tx.Deploying.package();
   std::vector<DeployFile> Files;
   for (const tc_package::File &F : Pkg->Files) {
@@ -488,7 +487,7 @@ static tc_status_t sendOffer(CodeContext *Ctx, tc_peer *Peer) {
     Files.push_back({F.Path, F.Hash, uint64_t(St.st_size)});
   }
   std::vector<uint8_t> Body = encodeDeployOffer(Pkg->ManifestText, Pkg->SignatureText, Files);
-  Peer->Tx.Deploying.offered(++Ctx->NextDeployId);
+  Peer->Tx.Deploying.offered(++Ctx->Code->NextDeployId);
   DeployHeader H = {DeployOfferMagic,
                     uint32_t(Files.size()),
                     Peer->Tx.Deploying.offerId(),
@@ -499,7 +498,7 @@ static tc_status_t sendOffer(CodeContext *Ctx, tc_peer *Peer) {
 }
 
 tc_status_t startDeployment(tc_peer *Peer, const tc_package *Pkg) {
-  auto *Ctx = contextOf<CodeContext>(Peer);
+  auto *Ctx = Peer->Ctx;
   ContextForDeploy Context(Peer);
   if (Peer->Tx.Deploying.active())
     return TC_ERR_INVALID_PARAM;
@@ -517,16 +516,16 @@ tc_status_t startDeployment(tc_peer *Peer, const tc_package *Pkg) {
 }
 
 tc_status_t advanceDeployment(tc_peer *Peer) {
-  auto *Ctx = contextOf<CodeContext>(Peer);
+  auto *Ctx = Peer->Ctx;
   ContextForDeploy Context(Peer);
   const tc_package *Pkg = Peer->Tx.Deploying.package();
   if (!Pkg)
     return TC_ERR_INVALID_PARAM;
-  for (size_t I = 0; I < Ctx->DeployReplies.size(); ++I) {
-    CodeContext::DeployReply R = Ctx->DeployReplies[I];
+  for (size_t I = 0; I < Ctx->Code->DeployReplies.size(); ++I) {
+    CodeContext::DeployReply R = Ctx->Code->DeployReplies[I];
     if (R.From != Peer->Ep)
       continue;
-    Ctx->DeployReplies.erase(Ctx->DeployReplies.begin() + I);
+    Ctx->Code->DeployReplies.erase(Ctx->Code->DeployReplies.begin() + I);
     if (R.Header.Magic == DeployNeedMagic) {
       if (!Peer->Tx.Deploying.takeFilesAsk())
         break; // asked twice: the answer decides

@@ -2,14 +2,14 @@
 #ifndef TWOCHAINS_RUNTIME_CODE_DEPLOY_H
 #define TWOCHAINS_RUNTIME_CODE_DEPLOY_H
 
-#include "code/Context.h"
+#include "code/CodeContext.h"
 
 namespace twochains::rt {
 
 /// Registers the handlers and housekeeping of deployments; removes what
 /// deployments wrote (at the context's end, after the packages are gone).
-ucs_status_t setupDeploy(CodeContext *Ctx);
-void removeDeployments(CodeContext *Ctx);
+ucs_status_t setupDeploy(CoreContext *Ctx);
+void removeDeployments(CoreContext *Ctx);
 
 /// Whether the peer holds this build of the package: it said so in its
 /// offer, or took its deployment. Inline: sends to receivers that take

@@ -104,8 +104,8 @@ bool makeDeployFolder(const std::string &Parent, std::string &Dir, int &LockFd) 
   return true;
 }
 
-bool ensureDeployFolder(CodeContext *Ctx, std::string &Reason) {
-  if (!Ctx->DeployDir.empty())
+bool ensureDeployFolder(CoreContext *Ctx, std::string &Reason) {
+  if (!Ctx->Code->DeployDir.empty())
     return true;
   std::string Dir;
   int Fd;
@@ -113,18 +113,18 @@ bool ensureDeployFolder(CodeContext *Ctx, std::string &Reason) {
     Reason = "it cannot make a folder for deployed packages";
     return false;
   }
-  Ctx->DeployDir = Dir;
-  Ctx->DeployDirLock = Fd;
+  Ctx->Code->DeployDir = Dir;
+  Ctx->Code->DeployDirLock = Fd;
   return true;
 }
 
-void removeDeployFolder(CodeContext *Ctx) {
-  if (!Ctx->DeployDir.empty())
-    removeTree(Ctx->DeployDir);
-  if (Ctx->DeployDirLock >= 0)
-    close(Ctx->DeployDirLock);
-  Ctx->DeployDir.clear();
-  Ctx->DeployDirLock = -1;
+void removeDeployFolder(CoreContext *Ctx) {
+  if (!Ctx->Code->DeployDir.empty())
+    removeTree(Ctx->Code->DeployDir);
+  if (Ctx->Code->DeployDirLock >= 0)
+    close(Ctx->Code->DeployDirLock);
+  Ctx->Code->DeployDir.clear();
+  Ctx->Code->DeployDirLock = -1;
 }
 
 } // namespace twochains::rt

@@ -16,7 +16,7 @@
 #ifndef TWOCHAINS_RUNTIME_CODE_DEPLOYFOLDER_H
 #define TWOCHAINS_RUNTIME_CODE_DEPLOYFOLDER_H
 
-#include "code/Context.h"
+#include "code/CodeContext.h"
 
 #include <string>
 
@@ -25,11 +25,11 @@ namespace twochains::rt {
 /// The lock file's name inside a deploy folder.
 inline constexpr const char *DeployFolderLock = ".owner";
 
-/// Ctx->DeployDir, made and locked if it is not yet (folders left by dead
+/// Ctx->Code->DeployDir, made and locked if it is not yet (folders left by dead
 /// processes removed first). False, and Reason, if it cannot be.
-bool ensureDeployFolder(CodeContext *Ctx, std::string &Reason);
+bool ensureDeployFolder(CoreContext *Ctx, std::string &Reason);
 /// The folder and everything in it; its lock released.
-void removeDeployFolder(CodeContext *Ctx);
+void removeDeployFolder(CoreContext *Ctx);
 /// A new deploy folder in Parent, its lock file locked (LockFd, held while
 /// the folder is the caller's); folders left by dead processes removed
 /// first. False, logged, if it cannot be made.

@@ -31,8 +31,8 @@ namespace twochains::rt {
 using Incoming = CodeContext::IncomingDeployment;
 using Stage = Incoming::Stage;
 
-std::string heldFile(CodeContext *Ctx, const std::string &Hash, bool *Ried) {
-  for (const tc_package *P : Ctx->Packages)
+std::string heldFile(CoreContext *Ctx, const std::string &Hash, bool *Ried) {
+  for (const tc_package *P : Ctx->Package->Packages)
     for (const tc_package::File &F : P->Files)
       if (F.Hash == Hash && !P->Dir.empty()) {
         std::string Full = P->Dir + "/" + F.Path;
@@ -77,17 +77,17 @@ static uint64_t bytesPerDeployer() {
   return Limit;
 }
 
-static size_t packagesInUse(const CodeContext *Ctx) {
+static size_t packagesInUse(const CoreContext *Ctx) {
   size_t N = 0;
-  for (const auto &[Who, D] : Ctx->Deployers)
+  for (const auto &[Who, D] : Ctx->Code->Deployers)
     N += D.Current.size();
   return N;
 }
 
-bool withinLimits(const CodeContext *Ctx, const std::string &Who, const std::string &Name,
+bool withinLimits(const CoreContext *Ctx, const std::string &Who, const std::string &Name,
                   uint64_t Bytes, std::string &Reason) {
-  auto It = Ctx->Deployers.find(Who);
-  const CodeContext::Deployer *D = It == Ctx->Deployers.end() ? nullptr : &It->second;
+  auto It = Ctx->Code->Deployers.find(Who);
+  const CodeContext::Deployer *D = It == Ctx->Code->Deployers.end() ? nullptr : &It->second;
   bool Replaces = D && std::any_of(D->Current.begin(), D->Current.end(),
                                    [&](const tc_package *P) { return P->Name == Name; });
   uint64_t Had = D ? D->Bytes : 0;
@@ -100,9 +100,9 @@ bool withinLimits(const CodeContext *Ctx, const std::string &Who, const std::str
     Reason = "its deployer (" + Who + ") has had " + std::to_string(Had) +
              " bytes installed here; " + std::to_string(Bytes) + " more pass its limit of " +
              std::to_string(bytesPerDeployer());
-  else if (Ctx->DeployedBytes + Bytes > MaxDeployedBytes)
-    Reason = "its deployed packages hold " + std::to_string(Ctx->DeployedBytes) +
-             " bytes; " + std::to_string(Bytes) + " more pass its limit";
+  else if (Ctx->Code->DeployedBytes + Bytes > MaxDeployedBytes)
+    Reason = "its deployed packages hold " + std::to_string(Ctx->Code->DeployedBytes) + " bytes; " +
+             std::to_string(Bytes) + " more pass its limit";
   else
     return true;
   return false;
@@ -111,8 +111,8 @@ bool withinLimits(const CodeContext *Ctx, const std::string &Who, const std::str
 /// The package installed for deployer Who: charged to it, and the build
 /// of the same name it had before, if any, replaced (its files removed;
 /// it stays loaded, since frames of others may still name it).
-static void charge(CodeContext *Ctx, const std::string &Who, const tc_package *P, uint64_t Bytes) {
-  CodeContext::Deployer &D = Ctx->Deployers[Who];
+static void charge(CoreContext *Ctx, const std::string &Who, const tc_package *P, uint64_t Bytes) {
+  CodeContext::Deployer &D = Ctx->Code->Deployers[Who];
   for (auto It = D.Current.begin(); It != D.Current.end(); ++It)
     if ((*It)->Name == P->Name) {
       removeTree((*It)->Dir);
@@ -121,13 +121,13 @@ static void charge(CodeContext *Ctx, const std::string &Who, const tc_package *P
     }
   D.Current.push_back(P);
   D.Bytes += Bytes;
-  Ctx->DeployedBytes += Bytes;
+  Ctx->Code->DeployedBytes += Bytes;
 }
 
 /// The build this process runs frames of with that identity (a package
 /// loaded to send only runs none), or null.
-const tc_package *loadedWithIdentity(CodeContext *Ctx, const std::string &Identity) {
-  for (const tc_package *P : Ctx->Packages)
+const tc_package *loadedWithIdentity(CoreContext *Ctx, const std::string &Identity) {
+  for (const tc_package *P : Ctx->Package->Packages)
     if ((P->Roles & TC_PACKAGE_RECEIVER) && P->Identity == Identity)
       return P;
   return nullptr;
@@ -174,13 +174,13 @@ static std::string withoutFolder(std::string Message, const std::string &Dir) {
 }
 
 /// The deployment's package, checked, linked and added. Reason: why not.
-static tc_status_t installInto(CodeContext *Ctx, Incoming &D, const std::string &Dir,
-                       std::string &Reason);
+static tc_status_t installInto(CoreContext *Ctx, Incoming &D, const std::string &Dir,
+                               std::string &Reason);
 
-tc_status_t beginInstall(CodeContext *Ctx, Incoming &D, std::string &Reason) {
+tc_status_t beginInstall(CoreContext *Ctx, Incoming &D, std::string &Reason) {
   if (!ensureDeployFolder(Ctx, Reason))
     return TC_ERR_IO;
-  std::string Dir = Ctx->DeployDir + "/" + std::to_string(++Ctx->DeployCount);
+  std::string Dir = Ctx->Code->DeployDir + "/" + std::to_string(++Ctx->Code->DeployCount);
   if (mkdir(Dir.c_str(), 0700) != 0) {
     Reason = "it cannot make a folder for the package";
     return TC_ERR_IO;
@@ -193,7 +193,7 @@ tc_status_t beginInstall(CodeContext *Ctx, Incoming &D, std::string &Reason) {
   return St;
 }
 
-tc_status_t finishInstall(CodeContext *Ctx, Incoming &D, std::string &Reason) {
+tc_status_t finishInstall(CoreContext *Ctx, Incoming &D, std::string &Reason) {
   PackageLoad &L = *D.Load;
   tc_status_t St = L.Status;
   if (St != TC_OK) {
@@ -207,8 +207,8 @@ tc_status_t finishInstall(CodeContext *Ctx, Incoming &D, std::string &Reason) {
       tc_package *P = L.Package.release();
       P->Deployed = true;
       charge(Ctx, D.Deployer, P, Bytes);
-      Ctx->Packages.push_back(P);
-      Ctx->DeployedPackages.push_back(P);
+      Ctx->Package->Packages.push_back(P);
+      Ctx->Code->DeployedPackages.push_back(P);
       D.Dir.clear();
     }
   }
@@ -218,8 +218,8 @@ tc_status_t finishInstall(CodeContext *Ctx, Incoming &D, std::string &Reason) {
   return St;
 }
 
-bool loadingIdentity(const CodeContext *Ctx, const std::string &Identity) {
-  for (const Incoming &D : Ctx->Deployments)
+bool loadingIdentity(const CoreContext *Ctx, const std::string &Identity) {
+  for (const Incoming &D : Ctx->Code->Deployments)
     if (D.At == Stage::Loading && namedIdentity(D.Manifest) == Identity)
       return true;
   return false;
@@ -227,9 +227,9 @@ bool loadingIdentity(const CodeContext *Ctx, const std::string &Identity) {
 
 /// Loads the package at ManifestPath into Load on a thread of its own,
 /// then wakes the context if it is still there.
-static void startLoad(CodeContext *Ctx, const std::shared_ptr<PackageLoad> &Load,
-               const std::string &ManifestPath) {
-  std::shared_ptr<LoadWaker> Waker = Ctx->DeployWaker;
+static void startLoad(CoreContext *Ctx, const std::shared_ptr<PackageLoad> &Load,
+                      const std::string &ManifestPath) {
+  std::shared_ptr<LoadWaker> Waker = Ctx->Code->DeployWaker;
   std::thread([Load, ManifestPath, Waker] {
     Load->Status = loadPackage(ManifestPath, nullptr, TC_PACKAGE_RECEIVER | TC_PACKAGE_SENDER,
                                nullptr, Load->Package, Load->Error);
@@ -240,8 +240,8 @@ static void startLoad(CodeContext *Ctx, const std::shared_ptr<PackageLoad> &Load
   }).detach();
 }
 
-static tc_status_t installInto(CodeContext *Ctx, Incoming &D, const std::string &Dir,
-                       std::string &Reason) {
+static tc_status_t installInto(CoreContext *Ctx, Incoming &D, const std::string &Dir,
+                               std::string &Reason) {
   uint64_t Bytes = filesBytes(D);
   size_t At = 0;
   for (size_t I = 0; I < D.Files.size(); ++I) {
@@ -294,7 +294,7 @@ static tc_status_t installInto(CodeContext *Ctx, Incoming &D, const std::string 
   if (!withinLimits(Ctx, D.Deployer, M.Package, Bytes, Reason))
     return TC_ERR_REFUSED;
   std::string Interface = packageInterface(M);
-  for (const tc_package *P : Ctx->Packages)
+  for (const tc_package *P : Ctx->Package->Packages)
     if (P->Name == M.Package && P->Interface != Interface) {
       Reason = "package '" + M.Package + "': its rieds differ from those of the build " +
                P->Identity.substr(0, 16) + "... this receiver holds: deploy a build that " +

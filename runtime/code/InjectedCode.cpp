@@ -45,28 +45,28 @@ static bool isPackageImage(const PackageElement &E, const FrameView &V) {
          std::memcmp(V.Image, Known.data(), Known.size()) == 0;
 }
 
-static tc_status_t runFromScratch(CodeContext *Ctx, const PackageElement &E,
-                                  const FrameView &V, tc_jam_ctx *JamCtx) {
-  if (!Ctx->Scratch || Ctx->Scratch->size() < E.Image.TextSize) {
+static tc_status_t runFromScratch(CoreContext *Ctx, const PackageElement &E, const FrameView &V,
+                                  tc_jam_ctx *JamCtx) {
+  if (!Ctx->Image->Scratch || Ctx->Image->Scratch->size() < E.Image.TextSize) {
     auto A = std::make_unique<CodeArena>();
     std::string Error;
     if (A->create(std::max<size_t>(Ctx->SlotSize, E.Image.TextSize), Error) != TC_OK) {
       logError(Error);
       return TC_ERR_NO_MEMORY;
     }
-    Ctx->Scratch = std::move(A);
+    Ctx->Image->Scratch = std::move(A);
   }
-  CodeArena &A = *Ctx->Scratch;
+  CodeArena &A = *Ctx->Image->Scratch;
   installImage(A.writable(), A.executable(), A.data(), E.Image, E.ImportTable.data());
   callJam(A.executable(), E, V, JamCtx);
   return TC_OK;
 }
 
-static tc_status_t runCached(CodeContext *Ctx, const tc_package &Pkg, uint32_t Element,
+static tc_status_t runCached(CoreContext *Ctx, const tc_package &Pkg, uint32_t Element,
                              const FrameView &V, tc_jam_ctx *JamCtx) {
   const FrameHeader &H = V.Header;
   const PackageElement &E = Pkg.Elements[Element];
-  CodeCache &Cache = *Ctx->Cache;
+  CodeCache &Cache = *Ctx->Image->Cache;
   if (const CachedCode *C = Cache.find(H.Code, H.Package, Element)) {
     // Held. A frame that carries the code anyway (TC_SEND_INJECTED_FULL)
     // must still carry exactly what it claims.
@@ -120,20 +120,20 @@ static tc_status_t runCached(CodeContext *Ctx, const tc_package &Pkg, uint32_t E
 
 namespace twochains::rt {
 
-const CachedCode *installResident(CodeContext *Ctx, uint64_t Package, uint32_t Element,
+const CachedCode *installResident(CoreContext *Ctx, uint64_t Package, uint32_t Element,
                                   const PackageElement &E) {
-  if (!Ctx->Cache) {
+  if (!Ctx->Image->Cache) {
     // No-cache mode keeps resident code too: jams with statics, and
     // images too large for a slot, which were shipped ahead of their frames.
     auto Cache = std::make_unique<CodeCache>();
     std::string Error;
-    if (Cache->create(Ctx->CodeCacheSize, Error) != TC_OK) {
+    if (Cache->create(Ctx->Image->CodeCacheSize, Error) != TC_OK) {
       logError(Error);
       return nullptr;
     }
-    Ctx->Cache = std::move(Cache);
+    Ctx->Image->Cache = std::move(Cache);
   }
-  CodeCache &Cache = *Ctx->Cache;
+  CodeCache &Cache = *Ctx->Image->Cache;
   if (const CachedCode *C = Cache.find(E.CodeKey, Package, Element))
     return C;
   unsigned Evicted = 0;
@@ -153,15 +153,15 @@ const CachedCode *installResident(CodeContext *Ctx, uint64_t Package, uint32_t E
   return C;
 }
 
-tc_status_t runInjected(CodeContext *Ctx, const tc_package &Pkg, uint32_t Element,
+tc_status_t runInjected(CoreContext *Ctx, const tc_package &Pkg, uint32_t Element,
                         const FrameView &V, tc_jam_ctx *JamCtx) {
   const PackageElement &E = Pkg.Elements[Element];
-  if (Ctx->Mode == TC_MAILBOX_CODE_CACHE)
+  if (Ctx->Code->Mode == TC_MAILBOX_CODE_CACHE)
     return runCached(Ctx, Pkg, Element, V, JamCtx);
   if (V.Header.Kind == FrameCached) {
     // Only code shipped ahead of its frames, because it is larger than a
     // slot, is named in this mode.
-    return Ctx->Cache && runHeldCode(Ctx, E, V, JamCtx) ? TC_OK : TC_ERR_NOT_CACHED;
+    return Ctx->Image->Cache && runHeldCode(Ctx, E, V, JamCtx) ? TC_OK : TC_ERR_NOT_CACHED;
   }
   if (!isPackageImage(E, V))
     return TC_ERR_UNKNOWN_ELEMENT;
@@ -169,7 +169,7 @@ tc_status_t runInjected(CodeContext *Ctx, const tc_package &Pkg, uint32_t Elemen
     const CachedCode *C = installResident(Ctx, V.Header.Package, Element, E);
     if (!C)
       return TC_ERR_NO_MEMORY;
-    callJam(Ctx->Cache->executableCode(*C), E, V, JamCtx);
+    callJam(Ctx->Image->Cache->executableCode(*C), E, V, JamCtx);
     return TC_OK;
   }
   return runFromScratch(Ctx, E, V, JamCtx);

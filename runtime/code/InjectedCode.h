@@ -2,7 +2,7 @@
 #ifndef TWOCHAINS_RUNTIME_CODE_INJECTEDCODE_H
 #define TWOCHAINS_RUNTIME_CODE_INJECTEDCODE_H
 
-#include "code/Context.h"
+#include "code/CodeContext.h"
 #include "containment/JamGuard.h"
 #include "core/Stats.h"
 #include "wire/Frame.h"
@@ -22,12 +22,12 @@ inline void callJam(const uint8_t *Code, const PackageElement &E, const FrameVie
 /// A cached frame whose code this receiver holds, run: one table probe and
 /// the call (the hot path of cached frames). False if the code is not held:
 /// runInjected then says why.
-inline bool runHeldCode(CodeContext *Ctx, const PackageElement &E, const FrameView &V,
+inline bool runHeldCode(CoreContext *Ctx, const PackageElement &E, const FrameView &V,
                         tc_jam_ctx *JamCtx) {
-  const CachedCode *C = Ctx->Cache->find(V.Header.Code, V.Header.Package, V.Header.Element);
+  const CachedCode *C = Ctx->Image->Cache->find(V.Header.Code, V.Header.Package, V.Header.Element);
   if (!C)
     return false;
-  callJam(Ctx->Cache->executableCode(*C), E, V, JamCtx);
+  callJam(Ctx->Image->Cache->executableCode(*C), E, V, JamCtx);
   countHeld(Ctx, &tc_stats_t::frames_executed_cached);
   return true;
 }
@@ -35,13 +35,13 @@ inline bool runHeldCode(CodeContext *Ctx, const PackageElement &E, const FrameVi
 /// Runs a checked injected or cached frame as the context's mailbox mode
 /// says. TC_ERR_NOT_CACHED: a cached frame names code this receiver does
 /// not hold (the caller asks the sender for it).
-tc_status_t runInjected(CodeContext *Ctx, const tc_package &Pkg, uint32_t Element,
+tc_status_t runInjected(CoreContext *Ctx, const tc_package &Pkg, uint32_t Element,
                         const FrameView &V, tc_jam_ctx *JamCtx);
 
 /// The element's image installed in the context's code cache for the
 /// context's life (pinned; the cache is created if the mailbox mode has
 /// none), or null and logged.
-const CachedCode *installResident(CodeContext *Ctx, uint64_t Package, uint32_t Element,
+const CachedCode *installResident(CoreContext *Ctx, uint64_t Package, uint32_t Element,
                                   const PackageElement &E);
 
 } // namespace twochains::rt

@@ -24,7 +24,7 @@ static std::string hexPrefix(const std::array<uint8_t, 32> &Key) {
   return S;
 }
 
-tc_status_t twochains::rt::checkSignature(CodeContext *Ctx, const std::string &Manifest,
+tc_status_t twochains::rt::checkSignature(CoreContext *Ctx, const std::string &Manifest,
                                           const std::string &Signature, std::string &Reason) {
   if (Signature.empty()) {
     Reason = "the package is not signed, and this receiver's code-trust policy is signed";
@@ -37,7 +37,7 @@ tc_status_t twochains::rt::checkSignature(CodeContext *Ctx, const std::string &M
     return TC_ERR_UNTRUSTED;
   }
   const TrustedSigner *Signer = nullptr;
-  for (const TrustedSigner &T : Ctx->TrustedSigners)
+  for (const TrustedSigner &T : Ctx->Package->TrustedSigners)
     if (T.PublicKey == S.PublicKey)
       Signer = &T;
   if (!Signer) {

@@ -2,7 +2,7 @@
 #ifndef TWOCHAINS_RUNTIME_CODE_SIGNED_H
 #define TWOCHAINS_RUNTIME_CODE_SIGNED_H
 
-#include "code/Context.h"
+#include "code/CodeContext.h"
 
 #include <string>
 
@@ -12,7 +12,7 @@ namespace twochains::rt {
 /// of Manifest by a key of the context's trusted signers; else
 /// TC_ERR_UNTRUSTED and Reason says which of: unsigned, malformed, an
 /// unknown key, a signature that does not verify.
-tc_status_t checkSignature(CodeContext *Ctx, const std::string &Manifest,
+tc_status_t checkSignature(CoreContext *Ctx, const std::string &Manifest,
                            const std::string &Signature, std::string &Reason);
 
 } // namespace twochains::rt

@@ -119,15 +119,15 @@ static tc_status_t takeStartupLimits(tc_context *Ctx, const tc_context_params_t 
   if (!limitFrom(V6 ? Params->handshake_timeout_ms : 0, "TC_HANDSHAKE_TIMEOUT_MS",
                  std::max<uint32_t>(DefaultTimeoutMs, DefaultHandshakeTimeoutMs), 3'600'000,
                  TimeoutMs) ||
-      !limitFrom(V6 ? Params->max_startups : 0, "TC_MAX_STARTUPS", Ctx->MaxStartups, 65536,
-                 Ctx->MaxStartups) ||
+      !limitFrom(V6 ? Params->max_startups : 0, "TC_MAX_STARTUPS", Ctx->Wireup->MaxStartups, 65536,
+                 Ctx->Wireup->MaxStartups) ||
       !limitFrom(V6 ? Params->max_startups_per_address : 0, "TC_MAX_STARTUPS_PER_ADDRESS",
-                 Ctx->MaxStartupsPerAddress, 65536, Ctx->MaxStartupsPerAddress))
+                 Ctx->Wireup->MaxStartupsPerAddress, 65536, Ctx->Wireup->MaxStartupsPerAddress))
     return TC_ERR_INVALID_PARAM;
-  Ctx->HandshakeTimeoutNs = TimeoutMs * NsPerMs;
+  Ctx->Wireup->HandshakeTimeoutNs = TimeoutMs * NsPerMs;
   const char *PerAddress = std::getenv("TC_MAX_STARTUPS_PER_ADDRESS");
-  Ctx->StartupsPerAddressChosen = (V6 && Params->max_startups_per_address) ||
-                                  (PerAddress && *PerAddress);
+  Ctx->Wireup->StartupsPerAddressChosen = (V6 && Params->max_startups_per_address) ||
+                                          (PerAddress && *PerAddress);
   return TC_OK;
 }
 
@@ -203,9 +203,9 @@ static tc_status_t takeParams(tc_context *Ctx, const tc_context_params_t *Params
     Ctx->SleepWaits = Ctx->WaitMode != TC_WAIT_POLL;
     Ctx->Flags = Params->flags;
     if (Params->version >= 2) {
-      Ctx->Mode = tc_mailbox_mode_t(Params->mailbox_mode);
+      Ctx->Code->Mode = tc_mailbox_mode_t(Params->mailbox_mode);
       if (Params->code_cache_size)
-        Ctx->CodeCacheSize = Params->code_cache_size;
+        Ctx->Image->CodeCacheSize = Params->code_cache_size;
     }
   }
   if (const char *Busy = std::getenv("TC_BUSY_POLL"); Busy && std::strcmp(Busy, "0"))
@@ -214,7 +214,7 @@ static tc_status_t takeParams(tc_context *Ctx, const tc_context_params_t *Params
   if (Params && Params->version >= 4) {
     TimeLimitMs = Params->jam_time_limit_ms;
     if (Params->quarantine_faults)
-      Ctx->Jams.QuarantineFaults = Params->quarantine_faults;
+      Ctx->Containment->QuarantineFaults = Params->quarantine_faults;
     if (Params->max_peers)
       Ctx->MaxPeers = Params->max_peers;
     if (Params->forward_allow) {
@@ -222,7 +222,7 @@ static tc_status_t takeParams(tc_context *Ctx, const tc_context_params_t *Params
       std::string Item;
       while (std::getline(In, Item, ','))
         if (!Item.empty())
-          Ctx->ForwardAllow.push_back(Item);
+          Ctx->Job->ForwardAllow.push_back(Item);
     }
   }
   if (!TimeLimitMs) {
@@ -289,20 +289,20 @@ static tc_status_t takeQuarantineParams(tc_context *Ctx, const tc_context_params
     return TC_ERR_INVALID_PARAM;
   }
   if (BudgetMs != TC_NEVER_QUARANTINE)
-    Ctx->Jams.Addresses.setBudget(msToNs(BudgetMs), msToNs(WindowMs));
+    Ctx->Containment->Addresses.setBudget(msToNs(BudgetMs), msToNs(WindowMs));
   return TC_OK;
 }
 
 /// The mailbox mode: the parameter's, else TC_MAILBOX_MODE's, else the
 /// default; modes no longer offered are refused with why.
 static tc_status_t chooseMailboxMode(tc_context *Ctx) {
-  if (Ctx->Mode == TC_MAILBOX_DEFAULT) {
+  if (Ctx->Code->Mode == TC_MAILBOX_DEFAULT) {
     const char *Env = getenv("TC_MAILBOX_MODE");
     std::string Name = Env && *Env ? Env : MailboxModeNames[0].Name;
     for (const MailboxModeName &M : MailboxModeNames)
       if (Name == M.Name)
-        Ctx->Mode = M.Value;
-    if (Ctx->Mode == TC_MAILBOX_DEFAULT) {
+        Ctx->Code->Mode = M.Value;
+    if (Ctx->Code->Mode == TC_MAILBOX_DEFAULT) {
       logError("TC_MAILBOX_MODE='" + Name + "' is none of code-cache, no-cache" +
                (Name == "in-place" ? " (in-place is no longer offered: code never runs "
                                      "from memory a peer can write)"
@@ -310,12 +310,12 @@ static tc_status_t chooseMailboxMode(tc_context *Ctx) {
       return TC_ERR_INVALID_PARAM;
     }
   }
-  if (Ctx->Mode == TC_MAILBOX_IN_PLACE) {
+  if (Ctx->Code->Mode == TC_MAILBOX_IN_PLACE) {
     logError("the in-place mailbox mode is no longer offered: code never runs from "
              "memory a peer can write (use no-cache to run the code of every frame)");
     return TC_ERR_INVALID_PARAM;
   }
-  if (Ctx->Mode != TC_MAILBOX_CODE_CACHE && Ctx->Mode != TC_MAILBOX_NO_CACHE)
+  if (Ctx->Code->Mode != TC_MAILBOX_CODE_CACHE && Ctx->Code->Mode != TC_MAILBOX_NO_CACHE)
     return TC_ERR_INVALID_PARAM;
   return TC_OK;
 }
@@ -345,8 +345,8 @@ static tc_status_t chooseCodeTrust(tc_context *Ctx, const tc_context_params_t *P
       return TC_ERR_INVALID_PARAM;
     }
   }
-  Ctx->CodeTrust = tc_code_trust_t(Trust);
-  if (Ctx->CodeTrust != TC_CODE_TRUST_SIGNED)
+  Ctx->Package->CodeTrust = tc_code_trust_t(Trust);
+  if (Ctx->Package->CodeTrust != TC_CODE_TRUST_SIGNED)
     return TC_OK;
   const char *File = Params && Params->version >= 7 ? Params->trusted_signers : nullptr;
   if (!File || !*File)
@@ -357,12 +357,12 @@ static tc_status_t chooseCodeTrust(tc_context *Ctx, const tc_context_params_t *P
     return TC_ERR_INVALID_PARAM;
   }
   std::string Error;
-  if (twochains::format::readTrustedSignersFile(File, Ctx->TrustedSigners, Error) !=
+  if (twochains::format::readTrustedSignersFile(File, Ctx->Package->TrustedSigners, Error) !=
       twochains::format::FormatError::None) {
     logError(Error);
     return TC_ERR_INVALID_PARAM;
   }
-  Ctx->TrustedSignersSource = File;
+  Ctx->Package->TrustedSignersSource = File;
   return TC_OK;
 }
 
@@ -375,8 +375,8 @@ static tc_status_t setupContainment(tc_context *Ctx, uint32_t TimeLimitMs) {
     return TC_ERR_IO;
   }
   if (TimeLimitMs != TC_JAM_NO_TIME_LIMIT) {
-    Ctx->Jams.Dog = std::make_unique<Watchdog>(TimeLimitMs);
-    Ctx->Jams.Dog->start();
+    Ctx->Containment->Dog = std::make_unique<Watchdog>(TimeLimitMs);
+    Ctx->Containment->Dog->start();
   }
   return TC_OK;
 }
@@ -394,8 +394,8 @@ static tc_status_t setupRings(tc_context *Ctx) {
              " of them and " + std::to_string(MaxRingBytes >> 20) + " MiB a ring");
     return TC_ERR_INVALID_PARAM;
   }
-  Ctx->Private.reset(static_cast<uint8_t *>(std::aligned_alloc(FrameLine, Ctx->SlotSize)));
-  return Ctx->Private ? TC_OK : TC_ERR_NO_MEMORY;
+  Ctx->Receive->Private.reset(static_cast<uint8_t *>(std::aligned_alloc(FrameLine, Ctx->SlotSize)));
+  return Ctx->Receive->Private ? TC_OK : TC_ERR_NO_MEMORY;
 }
 
 /// The control worker: the application's (embedded), or one of our own
@@ -478,11 +478,11 @@ static tc_status_t setupDataWorker(tc_context *Ctx) {
 
 /// The code cache, in code-cache mode.
 static tc_status_t setupCodeCache(tc_context *Ctx) {
-  if (Ctx->Mode != TC_MAILBOX_CODE_CACHE)
+  if (Ctx->Code->Mode != TC_MAILBOX_CODE_CACHE)
     return TC_OK;
   std::string Error;
-  Ctx->Cache = std::make_unique<CodeCache>();
-  if (tc_status_t St = Ctx->Cache->create(Ctx->CodeCacheSize, Error); St != TC_OK) {
+  Ctx->Image->Cache = std::make_unique<CodeCache>();
+  if (tc_status_t St = Ctx->Image->Cache->create(Ctx->Image->CodeCacheSize, Error); St != TC_OK) {
     logError(Error);
     return St;
   }
@@ -494,7 +494,7 @@ extern "C" tc_status_t tc_context_create(const tc_context_params_t *Params,
   if (!Out || (Params && (Params->version < 1 || Params->version > TC_CONTEXT_PARAMS_VERSION)))
     return TC_ERR_INVALID_PARAM;
   auto Ctx = std::make_unique<tc_context>();
-  if (!partsAtStart(Ctx.get())) {
+  if (!coreAtStart(Ctx.get())) {
     logError("this build lays out its context parts unexpectedly (context/Context.h)");
     return TC_ERR_INVALID_PARAM;
   }
@@ -533,8 +533,8 @@ extern "C" tc_status_t tc_context_create(const tc_context_params_t *Params,
 
 /// The workers and UCX contexts, last: what used them is gone.
 static void releaseUcx(tc_context *Ctx) {
-  if (Ctx->Listener)
-    ucp_listener_destroy(Ctx->Listener);
+  if (Ctx->Wireup->Listener)
+    ucp_listener_destroy(Ctx->Wireup->Listener);
   if (Ctx->WorkerAddress)
     ucp_worker_release_address(Ctx->DataWorker, Ctx->WorkerAddress);
   if (Ctx->DataWorker)
@@ -568,8 +568,8 @@ static void destroyContext(tc_context *Ctx) {
   announceLeaving(Ctx);
   endJob(Ctx);
   Ctx->Closing = true;
-  if (Ctx->Jams.Dog)
-    Ctx->Jams.Dog->stop();
+  if (Ctx->Containment->Dog)
+    Ctx->Containment->Dog->stop();
   finishRiedLoads(Ctx);
   for (auto &Peer : Ctx->Accepted)
     releasePeer(Ctx, Peer.get());
@@ -582,7 +582,7 @@ static void destroyContext(tc_context *Ctx) {
   // Deployed packages are the context's: their rieds stay loaded, as
   // tc_package_unload leaves them.
   removeDeployments(Ctx);
-  bool Joined = Ctx->Joined;
+  bool Joined = Ctx->Job->Joined;
   delete Ctx;
   if (Joined)
     pmixFinalize();
@@ -597,16 +597,16 @@ extern "C" tc_status_t tc_context_add_package(tc_context_t *Ctx, tc_package_t *P
   if (!Ctx || !Pkg)
     return TC_ERR_INVALID_PARAM;
   std::lock_guard<std::recursive_mutex> Held{Ctx->Lock};
-  for (tc_package *P : Ctx->Packages)
+  for (tc_package *P : Ctx->Package->Packages)
     if (P->Identity == Pkg->Identity)
       return TC_ERR_INVALID_PARAM;
-  Ctx->Packages.push_back(Pkg);
+  Ctx->Package->Packages.push_back(Pkg);
   return TC_OK;
 }
 
 extern "C" const char *tc_mailbox_mode_name(const tc_context_t *Ctx) {
   for (const MailboxModeName &M : MailboxModeNames)
-    if (Ctx && Ctx->Mode == M.Value)
+    if (Ctx && Ctx->Code->Mode == M.Value)
       return M.Name;
   return "";
 }

@@ -9,14 +9,42 @@
 #define TWOCHAINS_RUNTIME_CONTEXT_CONTEXT_H
 
 #include "base/Wait.h"
-#include "calls/Context.h"
+#include "calls/CallsContext.h"
 
 #include <atomic>
 #include <memory>
 #include <string>
 #include <thread>
 
-struct tc_context : twochains::rt::CallsContext {
+struct tc_context : twochains::rt::CoreContext {
+  tc_context() {
+    Image = &ImagePart;
+    Control = &ControlPart;
+    Containment = &ContainmentPart;
+    Package = &PackagePart;
+    Code = &CodePart;
+    Path = &PathPart;
+    Receive = &ReceivePart;
+    Wireup = &WireupPart;
+    Job = &JobPart;
+    Calls = &CallsPart;
+  }
+  tc_context(const tc_context &) = delete;
+  tc_context &operator=(const tc_context &) = delete;
+
+  // Made in this order, and ended in the reverse: a part may use those
+  // made before it while it ends.
+  twochains::rt::ImageContext ImagePart;
+  twochains::rt::ControlContext ControlPart;
+  twochains::rt::ContainmentContext ContainmentPart;
+  twochains::rt::PackageContext PackagePart;
+  twochains::rt::CodeContext CodePart;
+  twochains::rt::PathContext PathPart;
+  twochains::rt::ReceiveContext ReceivePart;
+  twochains::rt::WireupContext WireupPart;
+  twochains::rt::JobContext JobPart;
+  twochains::rt::CallsContext CallsPart;
+
   std::thread Executor;
   std::atomic<bool> StopExecutor{false};
   tc_wait_mode_t WaitMode = TC_WAIT_AUTO;
@@ -28,12 +56,11 @@ struct tc_context : twochains::rt::CallsContext {
 };
 
 namespace twochains::rt {
-/// The API hands out tc_context pointers, which partOf() reads as any part:
-/// true when each part lies at the start of the whole (single inheritance
-/// without virtual bases: checked at creation).
-inline bool partsAtStart(tc_context *Ctx) {
-  return static_cast<void *>(static_cast<CoreContext *>(Ctx)) == static_cast<void *>(Ctx) &&
-         static_cast<void *>(static_cast<CallsContext *>(Ctx)) == static_cast<void *>(Ctx);
+/// The API hands out tc_context pointers, which layers below, where the
+/// whole is not defined, read as its core (coreOf): true when the core
+/// lies at the start of the whole (its one base: checked at creation).
+inline bool coreAtStart(tc_context *Ctx) {
+  return static_cast<void *>(static_cast<CoreContext *>(Ctx)) == static_cast<void *>(Ctx);
 }
 
 /// tc_progress's work (context/Progress.cpp): one turn of the context.

@@ -78,7 +78,7 @@ extern "C" tc_status_t tc_executor_start(tc_context_t *Ctx) {
         continue;
       }
       // An answer to a call comes on the control worker, not into a ring.
-      if (!Ctx->CallsOutstanding)
+      if (!Ctx->Calls->CallsOutstanding)
         Ctx->Wait->wait(Watched);
       // Idle a while: sleeps until a frame or a message comes.
       uint64_t Now = nowNs();
@@ -147,7 +147,7 @@ static unsigned servePeer(tc_context *Ctx, tc_peer *Peer, JamRun &Run) {
   std::unique_lock<std::recursive_mutex> Channel(Peer->Channel, std::defer_lock);
   if (Peer->Channelled && !Channel.try_lock())
     return 0;
-  if (!Ctx->ArrivedAnswers.empty())
+  if (!Ctx->Calls->ArrivedAnswers.empty())
     takeArrivedAnswers(Peer);
   // Read again, not passed: the caller's loop keeps fewer values alive.
   serviceSends(Peer, /*ReportTurn=*/Ctx->ControlPolls == 0);
@@ -171,7 +171,7 @@ __attribute__((noinline)) static void controlTurn(tc_context *Ctx) {
 /// ring goes straight to it (pollRing); servePeer otherwise. ReportTurn:
 /// this call looks for miss and fault reports.
 static inline unsigned pollPeer(tc_context *Ctx, tc_peer *Peer, bool ReportTurn, JamRun &Run) {
-  if (!Ctx->ArrivedAnswers.empty() || sendsDue(Peer, ReportTurn) || Peer->Channelled ||
+  if (!Ctx->Calls->ArrivedAnswers.empty() || sendsDue(Peer, ReportTurn) || Peer->Channelled ||
       !ringReady(Peer))
     return servePeer(Ctx, Peer, Run);
   return pollRing(Ctx, Peer, Run);
@@ -182,7 +182,7 @@ static inline unsigned pollPeer(tc_context *Ctx, tc_peer *Peer, bool ReportTurn,
 __attribute__((always_inline)) static inline tc_status_t progressTurn(tc_context *Ctx,
                                                                       unsigned *Executed) {
   HotPathGuard Guard(Ctx);
-  if (Ctx->RunningJam) {
+  if (Ctx->Receive->RunningJam) {
     // The frame being run lives in the context's private copy, which the
     // next frame would overwrite under it.
     logError("tc_progress called from inside a running jam: refused");
@@ -196,8 +196,8 @@ __attribute__((always_inline)) static inline tc_status_t progressTurn(tc_context
     }
   }
   JamRun &Run = currentJamRun();
-  if (Ctx->Jams.Dog)
-    Ctx->Jams.Dog->watch(&Run);
+  if (Ctx->Containment->Dog)
+    Ctx->Containment->Dog->watch(&Run);
   // Frames into this side's rings need no progress here (the sender's put
   // or stores write them); only this side's own puts (credits, replies)
   // do, and those complete at their next report or a later turn. So the
@@ -218,7 +218,7 @@ __attribute__((always_inline)) static inline tc_status_t progressTurn(tc_context
   // calls are outstanding it turns every ControlEvery calls, not every call
   // (a system call each over TCP).
   if (Ctx->AmPeers || Ctx->PayloadsAheadActive ||
-      (Ctx->CallsOutstanding && Ctx->ControlPolls == 0))
+      (Ctx->Calls->CallsOutstanding && Ctx->ControlPolls == 0))
     progressControl(Ctx);
   if (++Ctx->ControlPolls >= ControlEvery)
     Ctx->ControlPolls = 0;

@@ -16,17 +16,16 @@ namespace twochains::rt {
 
 ReceiveDataFn ReceiveData = ucp_am_recv_data_nbx;
 
-ucs_status_t setControlHandlers(ControlContext *Ctx,
-                                std::initializer_list<ControlHandler> Handlers) {
+ucs_status_t setControlHandlers(CoreContext *Ctx, std::initializer_list<ControlHandler> Handlers) {
   for (const ControlHandler &C : Handlers) {
     if (ucs_status_t St = setHandler(Ctx->Worker, C.Id, C.Callback, Ctx); St != UCS_OK)
       return St;
-    Ctx->Handlers.emplace_back(C.Id, C.Callback);
+    Ctx->Control->Handlers.emplace_back(C.Id, C.Callback);
   }
   return UCS_OK;
 }
 
-tc_peer *senderOf(ControlContext *Ctx, const ucp_am_recv_param_t *Param) {
+tc_peer *senderOf(CoreContext *Ctx, const ucp_am_recv_param_t *Param) {
   return (Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)
              ? peerOfEndpoint(Ctx, Param->reply_ep)
              : nullptr;
@@ -75,7 +74,7 @@ ucs_status_t sendKeptMessage(tc_peer *Peer, unsigned Id, std::vector<uint8_t> He
   return UCS_PTR_IS_ERR(R) ? UCS_PTR_STATUS(R) : UCS_OK;
 }
 
-ucs_status_t sendMessage(ControlContext *, tc_peer *Peer, unsigned Id, const void *Header,
+ucs_status_t sendMessage(CoreContext *, tc_peer *Peer, unsigned Id, const void *Header,
                          size_t HeaderSize, const void *Body, size_t BodySize) {
   auto *H = static_cast<const uint8_t *>(Header), *B = static_cast<const uint8_t *>(Body);
   return sendKeptMessage(Peer, Id, std::vector<uint8_t>(H, H + HeaderSize),
@@ -83,28 +82,28 @@ ucs_status_t sendMessage(ControlContext *, tc_peer *Peer, unsigned Id, const voi
                          UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER);
 }
 
-void refuseMessage(ControlContext *Ctx, tc_peer *Peer, const std::string &Why,
+void refuseMessage(CoreContext *Ctx, tc_peer *Peer, const std::string &Why,
                    const ucp_am_recv_param_t *From) {
   if (!Peer) {
     if (Ctx->Closing)
       return;
     if (From && (From->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
-      for (ucp_ep_h Ep : Ctx->ReleasedEndpoints)
+      for (ucp_ep_h Ep : Ctx->Control->ReleasedEndpoints)
         if (Ep && Ep == From->reply_ep)
           return;
   }
   countHeld(Ctx, &tc_stats_t::messages_refused);
-  logOnce(Peer ? Peer->RefusalLogged : Ctx->UnknownRefusalLogged, TC_LOG_ERROR,
-          "refused a message from " +
-              (Peer ? Peer->Name : std::string("an unknown endpoint")) + ": " + Why +
-              " (further refusals of it are counted, not logged)");
+  logOnce(Peer ? Peer->RefusalLogged : Ctx->Control->UnknownRefusalLogged, TC_LOG_ERROR,
+          "refused a message from " + (Peer ? Peer->Name : std::string("an unknown endpoint")) +
+              ": " + Why + " (further refusals of it are counted, not logged)");
 }
 
-void forgetEndpoint(ControlContext *Ctx, ucp_ep_h Ep) {
+void forgetEndpoint(CoreContext *Ctx, ucp_ep_h Ep) {
   if (!Ep)
     return;
-  Ctx->ReleasedEndpoints[Ctx->ReleasedNext] = Ep;
-  Ctx->ReleasedNext = (Ctx->ReleasedNext + 1) % std::size(Ctx->ReleasedEndpoints);
+  Ctx->Control->ReleasedEndpoints[Ctx->Control->ReleasedNext] = Ep;
+  Ctx->Control->ReleasedNext = (Ctx->Control->ReleasedNext + 1) %
+                               std::size(Ctx->Control->ReleasedEndpoints);
 }
 
 namespace {
@@ -113,13 +112,13 @@ namespace {
 struct BodyReceipt {
   BodyDone Done;
   void *Arg;
-  ControlContext *Ctx;
+  CoreContext *Ctx;
   std::list<ControlContext::BodyInFlight>::iterator InFlight;
 };
 
 void onBodyReceived(void *Request, ucs_status_t St, size_t, void *Arg) {
   auto *R = static_cast<BodyReceipt *>(Arg);
-  R->Ctx->BodiesInFlight.erase(R->InFlight);
+  R->Ctx->Control->BodiesInFlight.erase(R->InFlight);
   R->Done(R->Arg, St == UCS_OK ? TC_OK : TC_ERR_IO);
   delete R;
   ucp_request_free(Request);
@@ -131,14 +130,13 @@ void onBodyReceived(void *Request, ucs_status_t St, size_t, void *Arg) {
 /// ended only by its endpoint's end, which completes it as cancelled. So
 /// the peer that held it up is cut off, and its places are freed as the
 /// receives complete.
-void cancelOverdueBodies(CoreContext *Core) {
-  auto *Ctx = static_cast<ControlContext *>(Core);
-  if (Ctx->BodiesInFlight.empty())
+void cancelOverdueBodies(CoreContext *Ctx) {
+  if (Ctx->Control->BodiesInFlight.empty())
     return;
   uint64_t Now = nowNs();
   std::vector<ucp_ep_h> Overdue;
-  for (const ControlContext::BodyInFlight &B : Ctx->BodiesInFlight)
-    if (Now - B.StartedNs > Ctx->BodyTimeoutNs) {
+  for (const ControlContext::BodyInFlight &B : Ctx->Control->BodiesInFlight)
+    if (Now - B.StartedNs > Ctx->Control->BodyTimeoutNs) {
       ucp_request_cancel(Ctx->Worker, B.Request);
       if (std::find(Overdue.begin(), Overdue.end(), B.From) == Overdue.end())
         Overdue.push_back(B.From);
@@ -148,34 +146,33 @@ void cancelOverdueBodies(CoreContext *Core) {
     if (tc_peer *Peer = Ep ? peerOfEndpoint(Ctx, Ep) : nullptr)
       cutOffPeer(Ctx, Peer,
                  "the bytes of a message it sent by rendezvous did not come in " +
-                     std::to_string(Ctx->BodyTimeoutNs / NsPerMs) + " ms");
+                     std::to_string(Ctx->Control->BodyTimeoutNs / NsPerMs) + " ms");
 }
 
-uint64_t bodiesDue(CoreContext *Core) {
-  auto *Ctx = static_cast<ControlContext *>(Core);
+uint64_t bodiesDue(CoreContext *Ctx) {
   uint64_t Due = NoDueTime;
-  for (const ControlContext::BodyInFlight &B : Ctx->BodiesInFlight)
-    Due = std::min(Due, B.StartedNs + Ctx->BodyTimeoutNs + 1);
+  for (const ControlContext::BodyInFlight &B : Ctx->Control->BodiesInFlight)
+    Due = std::min(Due, B.StartedNs + Ctx->Control->BodyTimeoutNs + 1);
   return Due;
 }
 } // namespace
 
-void setupControl(ControlContext *Ctx) {
+void setupControl(CoreContext *Ctx) {
   addHousekeeping(Ctx, cancelOverdueBodies);
   addDueTime(Ctx, bodiesDue);
 }
 
-void cutOffPeer(ControlContext *Ctx, tc_peer *Peer, const std::string &Why) {
+void cutOffPeer(CoreContext *Ctx, tc_peer *Peer, const std::string &Why) {
   countHeld(Ctx, &tc_stats_t::rendezvous_cancelled);
-  logLimited(Ctx->CutOffLog, TC_LOG_ERROR, "cut off " + Peer->Name + ": " + Why);
-  if (Ctx->CutOff.empty())
+  logLimited(Ctx->Control->CutOffLog, TC_LOG_ERROR, "cut off " + Peer->Name + ": " + Why);
+  if (Ctx->Control->CutOff.empty())
     Peer->Failed = true;
   else
-    Ctx->CutOff.notify(Ctx, Peer);
+    Ctx->Control->CutOff.notify(Ctx, Peer);
 }
 
-void receiveBody(ControlContext *Ctx, void *Data, size_t Length,
-                 const ucp_am_recv_param_t *Param, void *Dest, BodyDone Done, void *Arg) {
+void receiveBody(CoreContext *Ctx, void *Data, size_t Length, const ucp_am_recv_param_t *Param,
+                 void *Dest, BodyDone Done, void *Arg) {
   if (!(Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
     if (Length)
       std::memcpy(Dest, Data, Length);
@@ -184,7 +181,8 @@ void receiveBody(ControlContext *Ctx, void *Data, size_t Length,
   }
   // Listed before UCX may complete it: the callback takes it off.
   ucp_ep_h From = (Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ? Param->reply_ep : nullptr;
-  auto InFlight = Ctx->BodiesInFlight.insert(Ctx->BodiesInFlight.end(), {nullptr, From, nowNs()});
+  auto InFlight = Ctx->Control->BodiesInFlight.insert(Ctx->Control->BodiesInFlight.end(),
+                                                      {nullptr, From, nowNs()});
   auto *Receipt = new BodyReceipt{Done, Arg, Ctx, InFlight};
   ucp_request_param_t P = {};
   P.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
@@ -195,7 +193,7 @@ void receiveBody(ControlContext *Ctx, void *Data, size_t Length,
     InFlight->Request = R;
     return; // onBodyReceived tells
   }
-  Ctx->BodiesInFlight.erase(InFlight);
+  Ctx->Control->BodiesInFlight.erase(InFlight);
   delete Receipt;
   Done(Arg, UCS_PTR_IS_ERR(R) ? TC_ERR_IO : TC_OK);
 }

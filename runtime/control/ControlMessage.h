@@ -11,7 +11,7 @@
 #define TWOCHAINS_RUNTIME_CONTROL_CONTROLMESSAGE_H
 
 #include "base/Clock.h"
-#include "control/Context.h"
+#include "control/ControlContext.h"
 #include "core/Peers.h"
 #include "core/Stats.h"
 
@@ -27,18 +27,17 @@ struct ControlHandler {
   unsigned Id;
   ucp_am_recv_callback_t Callback;
 };
-ucs_status_t setControlHandlers(ControlContext *Ctx,
-                                std::initializer_list<ControlHandler> Handlers);
+ucs_status_t setControlHandlers(CoreContext *Ctx, std::initializer_list<ControlHandler> Handlers);
 
 /// The peer a control message came from (its reply endpoint), or null.
-tc_peer *senderOf(ControlContext *Ctx, const ucp_am_recv_param_t *Param);
+tc_peer *senderOf(CoreContext *Ctx, const ucp_am_recv_param_t *Param);
 
 /// The opening of a message only a welcomed peer may send, with a header
 /// of fixed size: its sender, the header copied into Out. Null if it is
 /// not from a welcomed peer or its header is not Out's size: counted as
 /// refused, and not answered (nobody authenticated to answer).
 template <class Header>
-tc_peer *acceptMessage(ControlContext *Ctx, const void *Bytes, size_t Size,
+tc_peer *acceptMessage(CoreContext *Ctx, const void *Bytes, size_t Size,
                        const ucp_am_recv_param_t *Param, Header &Out) {
   tc_peer *Peer = senderOf(Ctx, Param);
   if (!Peer || !Peer->Welcomed || Size != sizeof Out) {
@@ -58,7 +57,7 @@ tc_peer *acceptMessage(ControlContext *Ctx, const void *Bytes, size_t Size,
 /// header not Out's size, or no endpoint to tell the sender by, is
 /// dropped at once.
 template <class Ack, class Answers, class AwaitedFn>
-tc_peer *acceptAnswer(ControlContext *Ctx, const void *Header, size_t HeaderLength,
+tc_peer *acceptAnswer(CoreContext *Ctx, const void *Header, size_t HeaderLength,
                       const ucp_am_recv_param_t *Param, const Answers &Queued, Ack &Out,
                       AwaitedFn Awaited) {
   if (HeaderLength != sizeof Out || !(Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
@@ -77,7 +76,7 @@ tc_peer *acceptAnswer(ControlContext *Ctx, const void *Header, size_t HeaderLeng
 
 /// Sends a control message on Peer->Ep, eagerly, never waited for: the
 /// peer keeps copies of its bytes until UCX has sent them (KeptSend).
-ucs_status_t sendMessage(ControlContext *Ctx, tc_peer *Peer, unsigned Id, const void *Header,
+ucs_status_t sendMessage(CoreContext *Ctx, tc_peer *Peer, unsigned Id, const void *Header,
                          size_t HeaderSize, const void *Body, size_t BodySize);
 /// The same from bytes given up to it, with UCX's send Flags.
 ucs_status_t sendKeptMessage(tc_peer *Peer, unsigned Id, std::vector<uint8_t> Header,
@@ -90,14 +89,14 @@ void releaseKeptSends(tc_peer *Peer);
 /// receive parameters: a message on the endpoint of a peer this side
 /// released, or while the context closes, is the peer's last word, dropped
 /// without a refusal.
-void refuseMessage(ControlContext *Ctx, tc_peer *Peer, const std::string &Why,
+void refuseMessage(CoreContext *Ctx, tc_peer *Peer, const std::string &Why,
                    const ucp_am_recv_param_t *From = nullptr);
 
 /// Remembers a released peer's endpoint (refuseMessage).
-void forgetEndpoint(ControlContext *Ctx, ucp_ep_h Ep);
+void forgetEndpoint(CoreContext *Ctx, ucp_ep_h Ep);
 
 /// Registers the control layer's housekeeping: bodies overdue.
-void setupControl(ControlContext *Ctx);
+void setupControl(CoreContext *Ctx);
 
 /// Receives a message's Length-byte body into Dest, which must stay put
 /// until Done: copied at once, or fetched by UCX (rendezvous). Done(Arg,
@@ -105,8 +104,8 @@ void setupControl(ControlContext *Ctx);
 /// worker: TC_ERR_IO if the body could not be received, or did not arrive
 /// within the context's BodyTimeoutNs (its sender is then cut off).
 using BodyDone = void (*)(void *Arg, tc_status_t Status);
-void receiveBody(ControlContext *Ctx, void *Data, size_t Length,
-                 const ucp_am_recv_param_t *Param, void *Dest, BodyDone Done, void *Arg);
+void receiveBody(CoreContext *Ctx, void *Data, size_t Length, const ucp_am_recv_param_t *Param,
+                 void *Dest, BodyDone Done, void *Arg);
 /// The UCX call receiveBody fetches bodies with (ucp_am_recv_data_nbx; unit
 /// tests put another in its place).
 using ReceiveDataFn = ucs_status_ptr_t (*)(ucp_worker_h, void *, void *, size_t,
@@ -115,16 +114,16 @@ extern ReceiveDataFn ReceiveData;
 
 /// Ends a peer that held up a transfer past its time, or otherwise broke
 /// the protocol: counted (rendezvous_cancelled), logged within a budget,
-/// then failed and its control endpoint closed at once (Ctx->CutOff), which
+/// then failed and its control endpoint closed at once (Ctx->Control->CutOff), which
 /// completes what UCX still does for it (a receive waiting for its bytes
 /// ends as cancelled, an answer sent to it as failed), so that what those
 /// hold is freed now rather than when the peer is released.
-void cutOffPeer(ControlContext *Ctx, tc_peer *Peer, const std::string &Why);
+void cutOffPeer(CoreContext *Ctx, tc_peer *Peer, const std::string &Why);
 
 /// Progresses the control worker until Answered() says the awaited answer
 /// has come (true), Peer fails or DeadlineNs passes (false).
 template <class Predicate>
-bool awaitAnswer(ControlContext *Ctx, tc_peer *Peer, uint64_t DeadlineNs, Predicate Answered) {
+bool awaitAnswer(CoreContext *Ctx, tc_peer *Peer, uint64_t DeadlineNs, Predicate Answered) {
   unsigned Polls = 0;
   for (;;) {
     if (Answered())

@@ -11,7 +11,7 @@
 #ifndef TWOCHAINS_RUNTIME_CONTROL_CONTROLWORKER_H
 #define TWOCHAINS_RUNTIME_CONTROL_CONTROLWORKER_H
 
-#include "control/Context.h"
+#include "control/ControlContext.h"
 
 #include <string>
 
@@ -19,17 +19,16 @@ namespace twochains::rt {
 
 /// Registers one control-message handler on Worker, called with Ctx.
 ucs_status_t setHandler(ucp_worker_h Worker, unsigned Id, ucp_am_recv_callback_t Callback,
-                        ControlContext *Ctx);
+                        CoreContext *Ctx);
 /// Opens this context's own control context and worker (not for an
 /// application's worker), with TCP on the interfaces TC_NET_DEVICES names
 /// or none yet.
-tc_status_t openControlWorker(ControlContext *Ctx);
+tc_status_t openControlWorker(CoreContext *Ctx);
 /// Makes sure UCX's TCP transport is open on Interface (empty: on every
 /// interface) before the control worker listens or connects there, For
 /// saying what for. The first call chooses, reopening the unused worker;
 /// later ones must ask for what is open (TC_NET_DEVICES to open more).
-tc_status_t useTcpInterface(ControlContext *Ctx, const std::string &Interface,
-                            const std::string &For);
+tc_status_t useTcpInterface(CoreContext *Ctx, const std::string &Interface, const std::string &For);
 
 } // namespace twochains::rt
 

@@ -27,7 +27,7 @@ void postEvent(CoreContext *Ctx, tc_event_kind_t Kind, unsigned Peer, tc_status_
 } // namespace twochains::rt
 
 extern "C" int tc_poll_event(tc_context_t *Api, tc_event_t *Out) {
-  auto *Ctx = twochains::rt::partOf<twochains::rt::CoreContext>(Api);
+  auto *Ctx = twochains::rt::coreOf(Api);
   if (!Ctx || !Out)
     return TC_ERR_INVALID_PARAM;
   std::lock_guard<std::mutex> G(Ctx->EventLock);

@@ -2,7 +2,7 @@
 #ifndef TWOCHAINS_RUNTIME_CORE_EVENTS_H
 #define TWOCHAINS_RUNTIME_CORE_EVENTS_H
 
-#include "core/Context.h"
+#include "core/CoreContext.h"
 
 namespace twochains::rt {
 

@@ -1,5 +1,5 @@
 //===- Housekeeping.cpp - Work the features registered for the control turn ===//
-#include "core/Context.h"
+#include "core/CoreContext.h"
 
 #include <algorithm>
 

@@ -7,7 +7,7 @@
 #ifndef TWOCHAINS_RUNTIME_CORE_LOCK_H
 #define TWOCHAINS_RUNTIME_CORE_LOCK_H
 
-#include "core/Context.h"
+#include "core/CoreContext.h"
 
 #include <thread>
 

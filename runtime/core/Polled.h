@@ -11,7 +11,7 @@
 #ifndef TWOCHAINS_RUNTIME_CORE_POLLED_H
 #define TWOCHAINS_RUNTIME_CORE_POLLED_H
 
-#include "core/Context.h"
+#include "core/CoreContext.h"
 
 namespace twochains::rt {
 

@@ -15,7 +15,7 @@
 #define TWOCHAINS_RUNTIME_CORE_SLEEP_H
 
 #include "base/Clock.h"
-#include "core/Context.h"
+#include "core/CoreContext.h"
 
 namespace twochains::rt {
 

@@ -9,7 +9,7 @@
 #ifndef TWOCHAINS_RUNTIME_CORE_STATS_H
 #define TWOCHAINS_RUNTIME_CORE_STATS_H
 
-#include "core/Context.h"
+#include "core/CoreContext.h"
 
 namespace twochains::rt {
 

@@ -93,13 +93,13 @@ extern "C" tc_status_t tc_deploy(tc_peer_t *Peer, const tc_package_t *Pkg, int T
 }
 
 extern "C" tc_status_t tc_job_deploy(tc_context_t *Api, const tc_package_t *Pkg, int TimeoutMs) {
-  auto *Ctx = partOf<JobContext>(Api);
-  if (!Ctx || !Pkg || !Ctx->Joined || ThreadRunningJamOf == Ctx)
+  auto *Ctx = coreOf(Api);
+  if (!Ctx || !Pkg || !Ctx->Job->Joined || ThreadRunningJamOf == Ctx)
     return TC_ERR_INVALID_PARAM;
   std::vector<tc_peer *> Handles;
   {
     std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
-    for (uint32_t Rank = 0; Rank < Ctx->JobSize; ++Rank)
+    for (uint32_t Rank = 0; Rank < Ctx->Job->JobSize; ++Rank)
       Handles.push_back(rankHandle(Ctx, Rank));
   }
   return deployAll(Ctx, Handles, Pkg, TimeoutMs);

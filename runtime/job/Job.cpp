@@ -45,7 +45,7 @@ uint64_t jobIdentity(const std::vector<std::vector<uint8_t>> &Blobs) {
 
 /// Every rank's addresses and rank key. A blob without a key is refused:
 /// its rank could not prove its rank, and a job runs one build.
-tc_status_t parseBlobs(JobContext *Ctx, uint32_t Rank,
+tc_status_t parseBlobs(CoreContext *Ctx, uint32_t Rank,
                        const std::vector<std::vector<uint8_t>> &Blobs) {
   if (Rank >= Blobs.size())
     return TC_ERR_INVALID_PARAM;
@@ -79,14 +79,14 @@ tc_status_t parseBlobs(JobContext *Ctx, uint32_t Rank,
   }
   // Its own blob (given by the application, on the blobs path) must be
   // this context's: no other proves this rank.
-  if (!Ctx->Job.RankKey.present() || Keys[Rank] != Ctx->Job.RankKey.publicKey()) {
+  if (!Ctx->Wireup->Job.RankKey.present() || Keys[Rank] != Ctx->Wireup->Job.RankKey.publicKey()) {
     logError("tc_job_join: the address given for this rank (" + std::to_string(Rank) +
              ") is not this context's: its rank key differs (pass the blob of this "
              "context's tc_context_address)");
     return TC_ERR_INVALID_PARAM;
   }
-  Ctx->Ranks = std::move(Ranks);
-  Ctx->Job.RankKeys = std::move(Keys);
+  Ctx->Job->Ranks = std::move(Ranks);
+  Ctx->Wireup->Job.RankKeys = std::move(Keys);
   return TC_OK;
 }
 
@@ -114,15 +114,15 @@ bool blobOfSlot(const uint8_t *Slot, std::vector<uint8_t> &Blob) {
 /// Where this rank listens, unless the application listens already: every
 /// interface where a key guards the port (or the context is insecure by
 /// choice), else loopback, where a job without a key may run.
-tc_status_t listenForJob(JobContext *Ctx, const char *Address) {
-  if (Ctx->Listener)
+tc_status_t listenForJob(CoreContext *Ctx, const char *Address) {
+  if (Ctx->Wireup->Listener)
     return TC_OK;
   if (!Address)
     Address = Ctx->Key.present() || (Ctx->Flags & TC_CONTEXT_INSECURE) ? "" : "127.0.0.1";
   return tc_listen(reinterpret_cast<tc_context_t *>(Ctx), Address, 0);
 }
 
-tc_status_t myBlob(JobContext *Ctx, std::vector<uint8_t> &Blob) {
+tc_status_t myBlob(CoreContext *Ctx, std::vector<uint8_t> &Blob) {
   size_t Size = 0;
   auto *Api = reinterpret_cast<const tc_context_t *>(Ctx);
   if (tc_status_t St = tc_context_address(Api, nullptr, &Size); St != TC_OK)
@@ -131,7 +131,7 @@ tc_status_t myBlob(JobContext *Ctx, std::vector<uint8_t> &Blob) {
   return tc_context_address(Api, Blob.data(), &Size);
 }
 
-tc_status_t exchange(JobContext *Ctx, const tc_job_params_t *P, uint32_t &Rank,
+tc_status_t exchange(CoreContext *Ctx, const tc_job_params_t *P, uint32_t &Rank,
                      std::vector<std::vector<uint8_t>> &Blobs) {
   bool Given = P && (P->allgather || P->blobs);
   if (Given && (P->size == 0 || P->size > MaxJobRanks || P->rank >= P->size)) {
@@ -215,13 +215,13 @@ static uint64_t jobRingBudget() {
 /// TC_SLOTS, TC_SLOT_SIZE): halved from the default while a ring to every
 /// rank would take more than the budget, down to JobRingMinSlots. A job of
 /// 1,024 ranks keeps 64 slots of 4 KiB within 256 MiB.
-static void sizeRingsForJob(JobContext *Ctx) {
+static void sizeRingsForJob(CoreContext *Ctx) {
   if (Ctx->SlotsChosen || !Ctx->Accepted.empty() || !Ctx->Connected.empty() ||
       !Ctx->Connecting.empty())
     return; // rings made already keep their shape
   uint64_t Budget = jobRingBudget();
   uint32_t Slots = Ctx->Slots;
-  while (Slots > JobRingMinSlots && uint64_t(Slots) * Ctx->SlotSize * Ctx->JobSize > Budget)
+  while (Slots > JobRingMinSlots && uint64_t(Slots) * Ctx->SlotSize * Ctx->Job->JobSize > Budget)
     Slots /= 2;
   if (Slots == Ctx->Slots)
     return;
@@ -231,11 +231,11 @@ static void sizeRingsForJob(JobContext *Ctx) {
 }
 
 extern "C" tc_status_t tc_job_join(tc_context_t *Api, const tc_job_params_t *Params) {
-  auto *Ctx = partOf<JobContext>(Api);
+  auto *Ctx = coreOf(Api);
   if (!Ctx || (Params && Params->version != TC_JOB_PARAMS_VERSION) || ThreadRunningJamOf == Ctx)
     return TC_ERR_INVALID_PARAM;
   std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
-  if (Ctx->Joined) {
+  if (Ctx->Job->Joined) {
     logError("tc_job_join: this context has joined a job already");
     return TC_ERR_INVALID_PARAM;
   }
@@ -246,42 +246,42 @@ extern "C" tc_status_t tc_job_join(tc_context_t *Api, const tc_job_params_t *Par
   if (tc_status_t St = parseBlobs(Ctx, Rank, Blobs); St != TC_OK)
     return St;
   if (Params && Params->connect_timeout_ms > 0)
-    Ctx->ConnectTimeoutNs = msToNs(uint64_t(Params->connect_timeout_ms));
-  Ctx->JobSize = uint32_t(Blobs.size());
-  Ctx->Job.Rank = Rank;
-  Ctx->Job.Id = jobIdentity(Blobs);
-  Ctx->Joined = true;
+    Ctx->Job->ConnectTimeoutNs = msToNs(uint64_t(Params->connect_timeout_ms));
+  Ctx->Job->JobSize = uint32_t(Blobs.size());
+  Ctx->Wireup->Job.Rank = Rank;
+  Ctx->Wireup->Job.Id = jobIdentity(Blobs);
+  Ctx->Job->Joined = true;
   // Ranks on one host connect from one address, all at once: unless the
   // application chose the limit, each may have its place (up to the limit
   // of all, max_startups).
-  if (!Ctx->StartupsPerAddressChosen)
-    Ctx->MaxStartupsPerAddress = std::max(Ctx->MaxStartupsPerAddress,
-                                          std::min(Ctx->JobSize, Ctx->MaxStartups));
+  if (!Ctx->Wireup->StartupsPerAddressChosen)
+    Ctx->Wireup->MaxStartupsPerAddress = std::max(
+        Ctx->Wireup->MaxStartupsPerAddress, std::min(Ctx->Job->JobSize, Ctx->Wireup->MaxStartups));
   sizeRingsForJob(Ctx);
-  Ctx->Quiesce.ReportWave.assign(Ctx->JobSize, -1);
-  Ctx->Quiesce.Sent.assign(Ctx->JobSize, 0);
-  Ctx->Quiesce.Done.assign(Ctx->JobSize, 0);
-  Ctx->Quiesce.Unchanged.assign(Ctx->JobSize, 0);
-  logInfo("joined a job of " + std::to_string(Ctx->JobSize) + " ranks as rank " +
+  Ctx->Job->Quiesce.ReportWave.assign(Ctx->Job->JobSize, -1);
+  Ctx->Job->Quiesce.Sent.assign(Ctx->Job->JobSize, 0);
+  Ctx->Job->Quiesce.Done.assign(Ctx->Job->JobSize, 0);
+  Ctx->Job->Quiesce.Unchanged.assign(Ctx->Job->JobSize, 0);
+  logInfo("joined a job of " + std::to_string(Ctx->Job->JobSize) + " ranks as rank " +
           std::to_string(Rank) + "; rings of " + std::to_string(Ctx->Slots) + " slots of " +
           std::to_string(Ctx->SlotSize) + " bytes");
   return TC_OK;
 }
 
 extern "C" tc_status_t tc_job_rank(const tc_context_t *Api, unsigned *Rank, unsigned *Size) {
-  const auto *Ctx = partOf<JobContext>(Api);
-  if (!Ctx || !Ctx->Joined)
+  const auto *Ctx = coreOf(Api);
+  if (!Ctx || !Ctx->Job->Joined)
     return TC_ERR_INVALID_PARAM;
   if (Rank)
-    *Rank = Ctx->Job.Rank;
+    *Rank = Ctx->Wireup->Job.Rank;
   if (Size)
-    *Size = Ctx->JobSize;
+    *Size = Ctx->Job->JobSize;
   return TC_OK;
 }
 
 extern "C" tc_status_t tc_job_peer(tc_context_t *Api, unsigned Rank, tc_peer_t **Out) {
-  auto *Ctx = partOf<JobContext>(Api);
-  if (!Ctx || !Out || !Ctx->Joined || Rank >= Ctx->JobSize)
+  auto *Ctx = coreOf(Api);
+  if (!Ctx || !Out || !Ctx->Job->Joined || Rank >= Ctx->Job->JobSize)
     return TC_ERR_INVALID_PARAM;
   // A jam's own calls hold the context already (tc_jam_forward_rank).
   std::unique_lock<std::recursive_mutex> Guard(Ctx->Lock, std::defer_lock);
@@ -291,7 +291,7 @@ extern "C" tc_status_t tc_job_peer(tc_context_t *Api, unsigned Rank, tc_peer_t *
   return TC_OK;
 }
 
-ucs_status_t twochains::rt::setupJob(JobContext *Ctx) {
+ucs_status_t twochains::rt::setupJob(CoreContext *Ctx) {
   if (ucs_status_t St = setupRoutes(Ctx); St != UCS_OK)
     return St;
   return setupQuiesce(Ctx);

@@ -10,40 +10,40 @@
 #ifndef TWOCHAINS_RUNTIME_JOB_JOB_H
 #define TWOCHAINS_RUNTIME_JOB_JOB_H
 
-#include "job/Context.h"
+#include "job/JobContext.h"
 
 #include <netinet/in.h>
 
 namespace twochains::rt {
 
 /// Registers the job layer's hooks, handlers and housekeeping.
-ucs_status_t setupJob(JobContext *Ctx);
+ucs_status_t setupJob(CoreContext *Ctx);
 /// At the context's end: what waits on handles is given a bounded while
 /// to leave, then every connection this layer made is released.
-void endJob(JobContext *Ctx);
+void endJob(CoreContext *Ctx);
 
 /// The handle of rank Rank of the joined job (Rank < JobSize), its
 /// connection started if it was not.
-tc_peer *rankHandle(JobContext *Ctx, uint32_t Rank);
+tc_peer *rankHandle(CoreContext *Ctx, uint32_t Rank);
 /// The handle of tc_jam_forward's route to SA ("host:port" Key), its
 /// connection started if it was not.
-tc_peer *addressRoute(JobContext *Ctx, const std::string &Key, const sockaddr_in &SA);
+tc_peer *addressRoute(CoreContext *Ctx, const std::string &Key, const sockaddr_in &SA);
 
 /// Frames this rank has sent to ranks of the job and frames of theirs it
 /// has finished (run, refused or abandoned), over every connection, made
 /// or released: the counters of quiescence.
-void jobFrameCounts(JobContext *Ctx, uint64_t &Sent, uint64_t &Done);
+void jobFrameCounts(CoreContext *Ctx, uint64_t &Sent, uint64_t &Done);
 /// Nothing of this rank's waits to leave: no frame queued on a handle or
 /// connection of the job, no corked batch.
-bool jobSendsIdle(JobContext *Ctx);
+bool jobSendsIdle(CoreContext *Ctx);
 
 /// The hooks and housekeeping of handles (Route.cpp), and quiescence's
 /// handler (Quiesce.cpp).
-ucs_status_t setupRoutes(JobContext *Ctx);
-ucs_status_t setupQuiesce(JobContext *Ctx);
+ucs_status_t setupRoutes(CoreContext *Ctx);
+ucs_status_t setupQuiesce(CoreContext *Ctx);
 /// The context ends: every rank connected to this one hears how many
 /// quiesces it finished, before the connections close.
-void announceLeaving(JobContext *Ctx);
+void announceLeaving(CoreContext *Ctx);
 
 } // namespace twochains::rt
 

@@ -56,7 +56,7 @@ enum : uint32_t { QuiesceReport = 1, QuiesceDecision = 2, QuiesceLeaving = 3 };
 constexpr uint64_t QuiesceSpinNs = 1'000'000;
 
 /// Rank 0: every rank has reported the wave: decides it.
-void decide(JobContext *Ctx);
+void decide(CoreContext *Ctx);
 
 /// Whether quiescence goes by words of the credit line on this connection
 /// (this side stores into the other's; wire/Wire.h), or by messages.
@@ -70,22 +70,23 @@ uint64_t headWord(uint64_t Epoch, uint32_t Wave, bool Flag) {
 
 /// The head word in this side's credit line from the peer, if it is of
 /// this quiesce and wave.
-bool headOf(JobContext *Ctx, const tc_peer *B, uint64_t &Head) {
+bool headOf(CoreContext *Ctx, const tc_peer *B, uint64_t &Head) {
   if (!B || !B->Tx.CreditWord)
     return false;
   Head = __atomic_load_n(&B->Tx.CreditWord[CreditWordQuiesce], __ATOMIC_ACQUIRE);
-  return (Head >> 63) && (Head >> 32 & QuiesceNumberMask) == (Ctx->QuiesceEpoch & QuiesceNumberMask) &&
-         uint32_t(Head) == Ctx->Quiesce.Wave;
+  return (Head >> 63) &&
+         (Head >> 32 & QuiesceNumberMask) == (Ctx->Job->QuiesceEpoch & QuiesceNumberMask) &&
+         uint32_t(Head) == Ctx->Job->Quiesce.Wave;
 }
 
-tc_peer *boundTo(JobContext *Ctx, uint32_t Rank) {
-  tc_peer *B = Ctx->Ranks[Rank].Handle ? Ctx->Ranks[Rank].Handle->Bound : nullptr;
+tc_peer *boundTo(CoreContext *Ctx, uint32_t Rank) {
+  tc_peer *B = Ctx->Job->Ranks[Rank].Handle ? Ctx->Job->Ranks[Rank].Handle->Bound : nullptr;
   return B && B->Welcomed && !B->Failed ? B : nullptr;
 }
 
-void takeReport(JobContext *Ctx, uint32_t Rank, const QuiesceMessage &M) {
-  auto &Q = Ctx->Quiesce;
-  if (M.Epoch != Ctx->QuiesceEpoch || Rank >= Ctx->JobSize)
+void takeReport(CoreContext *Ctx, uint32_t Rank, const QuiesceMessage &M) {
+  auto &Q = Ctx->Job->Quiesce;
+  if (M.Epoch != Ctx->Job->QuiesceEpoch || Rank >= Ctx->Job->JobSize)
     return;
   Q.ReportWave[Rank] = M.Wave;
   Q.Sent[Rank] = M.Sent;
@@ -93,9 +94,9 @@ void takeReport(JobContext *Ctx, uint32_t Rank, const QuiesceMessage &M) {
   Q.Unchanged[Rank] = M.Verdict != 0;
 }
 
-void takeDecision(JobContext *Ctx, const QuiesceMessage &M) {
-  auto &Q = Ctx->Quiesce;
-  if (M.Epoch != Ctx->QuiesceEpoch || M.Wave != Q.Wave)
+void takeDecision(CoreContext *Ctx, const QuiesceMessage &M) {
+  auto &Q = Ctx->Job->Quiesce;
+  if (M.Epoch != Ctx->Job->QuiesceEpoch || M.Wave != Q.Wave)
     return;
   Q.Decision = M.Verdict ? 1 : 0;
   Q.DecidedWave = M.Wave;
@@ -105,22 +106,22 @@ void takeDecision(JobContext *Ctx, const QuiesceMessage &M) {
 /// rank 0, a decision only from it.
 ucs_status_t onQuiesce(void *Arg, const void *Header, size_t HeaderLength, void *, size_t Length,
                        const ucp_am_recv_param_t *Param) {
-  auto *Ctx = static_cast<JobContext *>(Arg);
+  auto *Ctx = static_cast<CoreContext *>(Arg);
   tc_peer *Peer = senderOf(Ctx, Param);
   QuiesceMessage M;
-  if (!Peer || !Peer->Welcomed || Peer->JobRank == NoJobRank || !Ctx->Joined ||
+  if (!Peer || !Peer->Welcomed || Peer->JobRank == NoJobRank || !Ctx->Job->Joined ||
       HeaderLength != sizeof M || Length) {
     refuseMessage(Ctx, Peer,
                   std::string("a quiescence message ") +
                       (!Peer || !Peer->Welcomed ? "before its connection was made"
-                       : Peer->JobRank == NoJobRank || !Ctx->Joined ? "from outside the job"
-                                                                    : "of a wrong size"),
+                       : Peer->JobRank == NoJobRank || !Ctx->Job->Joined ? "from outside the job"
+                                                                         : "of a wrong size"),
                   Param);
     return UCS_OK;
   }
   std::memcpy(&M, Header, sizeof M);
-  bool Wellformed = M.Magic == QuiesceMagic && Peer->JobRank < Ctx->JobSize &&
-                    (M.Kind == QuiesceReport     ? Ctx->Job.Rank == 0
+  bool Wellformed = M.Magic == QuiesceMagic && Peer->JobRank < Ctx->Job->JobSize &&
+                    (M.Kind == QuiesceReport     ? Ctx->Wireup->Job.Rank == 0
                      : M.Kind == QuiesceDecision ? Peer->JobRank == 0
                                                  : M.Kind == QuiesceLeaving);
   if (!Wellformed) {
@@ -142,7 +143,7 @@ ucs_status_t onQuiesce(void *Arg, const void *Header, size_t HeaderLength, void 
   } else if (M.Kind == QuiesceDecision) {
     takeDecision(Ctx, M);
   } else {
-    RouteTarget &T = Ctx->Ranks[Peer->JobRank];
+    RouteTarget &T = Ctx->Job->Ranks[Peer->JobRank];
     T.Left = true;
     T.LeftAfterQuiesces = M.Epoch;
   }
@@ -151,11 +152,11 @@ ucs_status_t onQuiesce(void *Arg, const void *Header, size_t HeaderLength, void 
   return UCS_OK;
 }
 
-void decide(JobContext *Ctx) {
-  auto &Q = Ctx->Quiesce;
+void decide(CoreContext *Ctx) {
+  auto &Q = Ctx->Job->Quiesce;
   uint64_t Sent = 0, Done = 0;
   bool Unchanged = true;
-  for (uint32_t R = 0; R < Ctx->JobSize; ++R) {
+  for (uint32_t R = 0; R < Ctx->Job->JobSize; ++R) {
     if (Q.ReportWave[R] != int64_t(Q.Wave))
       return;
     Sent += Q.Sent[R];
@@ -165,8 +166,8 @@ void decide(JobContext *Ctx) {
   bool Quiet = Sent == Done && (Unchanged || (Sent == Q.LastSent && Done == Q.LastDone));
   Q.LastSent = Sent;
   Q.LastDone = Done;
-  QuiesceMessage M = {QuiesceMagic, QuiesceDecision, Ctx->QuiesceEpoch, Q.Wave, Quiet, 0, 0};
-  for (uint32_t R = 1; R < Ctx->JobSize; ++R) {
+  QuiesceMessage M = {QuiesceMagic, QuiesceDecision, Ctx->Job->QuiesceEpoch, Q.Wave, Quiet, 0, 0};
+  for (uint32_t R = 1; R < Ctx->Job->JobSize; ++R) {
     tc_peer *B = boundTo(Ctx, R);
     if (B && byWords(B))
       reportCreditWord(B, CreditWordQuiesce, headWord(M.Epoch, M.Wave, Quiet));
@@ -178,16 +179,16 @@ void decide(JobContext *Ctx) {
 
 /// Whether a rank finished this quiesce and then left: it found the job
 /// quiet.
-bool finishedByLeaver(JobContext *Ctx) {
-  for (const RouteTarget &T : Ctx->Ranks)
-    if (T.Left && T.LeftAfterQuiesces > Ctx->QuiesceEpoch)
+bool finishedByLeaver(CoreContext *Ctx) {
+  for (const RouteTarget &T : Ctx->Job->Ranks)
+    if (T.Left && T.LeftAfterQuiesces > Ctx->Job->QuiesceEpoch)
       return true;
   return false;
 }
 
 /// The first rank that has gone, or -1.
-int64_t goneRank(JobContext *Ctx) {
-  for (const RouteTarget &T : Ctx->Ranks)
+int64_t goneRank(CoreContext *Ctx) {
+  for (const RouteTarget &T : Ctx->Job->Ranks)
     if (T.Handle && T.Handle->ProxyGone)
       return T.Rank;
   return -1;
@@ -195,9 +196,9 @@ int64_t goneRank(JobContext *Ctx) {
 
 } // namespace
 
-void twochains::rt::jobFrameCounts(JobContext *Ctx, uint64_t &Sent, uint64_t &Done) {
-  Sent = Ctx->ReleasedSent;
-  Done = Ctx->ReleasedDone;
+void twochains::rt::jobFrameCounts(CoreContext *Ctx, uint64_t &Sent, uint64_t &Done) {
+  Sent = Ctx->Job->ReleasedSent;
+  Done = Ctx->Job->ReleasedDone;
   auto Add = [&](const tc_peer *P) {
     if (P->JobRank == NoJobRank || !P->Welcomed)
       return;
@@ -208,19 +209,19 @@ void twochains::rt::jobFrameCounts(JobContext *Ctx, uint64_t &Sent, uint64_t &Do
   };
   for (const auto &P : Ctx->Accepted)
     Add(P.get());
-  for (const auto &P : Ctx->Owned)
+  for (const auto &P : Ctx->Job->Owned)
     Add(P.get());
 }
 
-bool twochains::rt::jobSendsIdle(JobContext *Ctx) {
+bool twochains::rt::jobSendsIdle(CoreContext *Ctx) {
   auto Idle = [](const tc_peer *P) { return P->Tx.Queued.empty() && !P->Tx.BatchFrames; };
-  for (const RouteTarget &T : Ctx->Ranks)
+  for (const RouteTarget &T : Ctx->Job->Ranks)
     if (T.Handle && !Idle(T.Handle.get()))
       return false;
   for (const auto &P : Ctx->Accepted)
     if (P->JobRank != NoJobRank && P->Welcomed && !P->Failed && !Idle(P.get()))
       return false;
-  for (const auto &P : Ctx->Owned)
+  for (const auto &P : Ctx->Job->Owned)
     if (P->Welcomed && !P->Failed && !Idle(P.get()))
       return false;
   return true;
@@ -228,38 +229,47 @@ bool twochains::rt::jobSendsIdle(JobContext *Ctx) {
 
 /// What came by words: at rank 0, the reports of this wave; elsewhere,
 /// rank 0's decision on it.
-static void takeWords(JobContext *Ctx) {
-  auto &Q = Ctx->Quiesce;
+static void takeWords(CoreContext *Ctx) {
+  auto &Q = Ctx->Job->Quiesce;
   uint64_t Head;
-  if (Ctx->Job.Rank != 0) {
+  if (Ctx->Wireup->Job.Rank != 0) {
     if (Q.Reported && Q.Decision < 0 && headOf(Ctx, boundTo(Ctx, 0), Head)) {
-      QuiesceMessage M = {QuiesceMagic, QuiesceDecision, Ctx->QuiesceEpoch, Q.Wave,
-                          uint32_t(Head >> 62 & 1), 0, 0};
+      QuiesceMessage M = {QuiesceMagic,
+                          QuiesceDecision,
+                          Ctx->Job->QuiesceEpoch,
+                          Q.Wave,
+                          uint32_t(Head >> 62 & 1),
+                          0,
+                          0};
       takeDecision(Ctx, M);
     }
     return;
   }
-  for (uint32_t R = 1; R < Ctx->JobSize; ++R) {
+  for (uint32_t R = 1; R < Ctx->Job->JobSize; ++R) {
     tc_peer *B;
     if (Q.ReportWave[R] == int64_t(Q.Wave) || !(B = boundTo(Ctx, R)) || !headOf(Ctx, B, Head))
       continue;
     // The counts were stored before the head, which was loaded acquiring.
-    QuiesceMessage M = {QuiesceMagic, QuiesceReport, Ctx->QuiesceEpoch, Q.Wave,
-                        uint32_t(Head >> 62 & 1), B->Tx.CreditWord[CreditWordQuiesceSent],
+    QuiesceMessage M = {QuiesceMagic,
+                        QuiesceReport,
+                        Ctx->Job->QuiesceEpoch,
+                        Q.Wave,
+                        uint32_t(Head >> 62 & 1),
+                        B->Tx.CreditWord[CreditWordQuiesceSent],
                         B->Tx.CreditWord[CreditWordQuiesceDone]};
     takeReport(Ctx, R, M);
   }
 }
 
 /// This rank's report of the wave, once nothing of its own waits to leave.
-static void reportWave(JobContext *Ctx) {
-  auto &Q = Ctx->Quiesce;
+static void reportWave(CoreContext *Ctx) {
+  auto &Q = Ctx->Job->Quiesce;
   if (Q.Reported || !jobSendsIdle(Ctx))
     return;
-  QuiesceMessage M = {QuiesceMagic, QuiesceReport, Ctx->QuiesceEpoch, Q.Wave, 0, 0, 0};
+  QuiesceMessage M = {QuiesceMagic, QuiesceReport, Ctx->Job->QuiesceEpoch, Q.Wave, 0, 0, 0};
   jobFrameCounts(Ctx, M.Sent, M.Done);
   M.Verdict = M.Sent == Q.QuietSent && M.Done == Q.QuietDone;
-  if (Ctx->Job.Rank == 0) {
+  if (Ctx->Wireup->Job.Rank == 0) {
     takeReport(Ctx, 0, M);
     Q.Reported = true;
   } else if (tc_peer *B = boundTo(Ctx, 0); B && byWords(B)) {
@@ -276,8 +286,8 @@ static void reportWave(JobContext *Ctx) {
 /// One look at the wave, after a turn of the context: TC_OK once the job is
 /// quiet, TC_ERR_IO if a rank has gone, TC_ERR_INCOMPLETE meanwhile. A wave
 /// found not quiet is followed by the next at once.
-static tc_status_t quiesceTurn(JobContext *Ctx) {
-  auto &Q = Ctx->Quiesce;
+static tc_status_t quiesceTurn(CoreContext *Ctx) {
+  auto &Q = Ctx->Job->Quiesce;
   std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
   for (;;) {
     // A decision that came before a rank went still stands, and so does
@@ -291,15 +301,15 @@ static tc_status_t quiesceTurn(JobContext *Ctx) {
       }
       reportWave(Ctx);
       takeWords(Ctx);
-      if (Ctx->Job.Rank == 0 && Q.Reported && Q.Decision < 0)
+      if (Ctx->Wireup->Job.Rank == 0 && Q.Reported && Q.Decision < 0)
         decide(Ctx);
     }
     if (Q.Decision == 1) {
       // Quiet: nothing runs any more, so the counts now are the job's
       // quiet ones (the next quiesce compares with them).
       jobFrameCounts(Ctx, Q.QuietSent, Q.QuietDone);
-      ++Ctx->QuiesceEpoch;
-      Q.ReportWave.assign(Ctx->JobSize, -1);
+      ++Ctx->Job->QuiesceEpoch;
+      Q.ReportWave.assign(Ctx->Job->JobSize, -1);
       return TC_OK;
     }
     if (Q.Decision != 0)
@@ -311,11 +321,11 @@ static tc_status_t quiesceTurn(JobContext *Ctx) {
 }
 
 extern "C" tc_status_t tc_job_quiesce(tc_context_t *Api, int TimeoutMs) {
-  auto *Ctx = partOf<JobContext>(Api);
-  if (!Ctx || !Ctx->Joined || TimeoutMs < 0 || ThreadRunningJamOf == Ctx)
+  auto *Ctx = coreOf(Api);
+  if (!Ctx || !Ctx->Job->Joined || TimeoutMs < 0 || ThreadRunningJamOf == Ctx)
     return TC_ERR_INVALID_PARAM;
   uint64_t Deadline = nowNs() + msToNs(uint64_t(TimeoutMs));
-  auto &Q = Ctx->Quiesce;
+  auto &Q = Ctx->Job->Quiesce;
   {
     std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
     Q.Wave = 0;
@@ -323,8 +333,8 @@ extern "C" tc_status_t tc_job_quiesce(tc_context_t *Api, int TimeoutMs) {
     Q.Decision = -1;
     Q.LastSent = Q.LastDone = ~0ull;
     // Rank 0 talks to every rank, and every rank to rank 0.
-    if (Ctx->Job.Rank == 0)
-      for (uint32_t R = 1; R < Ctx->JobSize; ++R)
+    if (Ctx->Wireup->Job.Rank == 0)
+      for (uint32_t R = 1; R < Ctx->Job->JobSize; ++R)
         rankHandle(Ctx, R);
     else
       rankHandle(Ctx, 0);
@@ -350,16 +360,16 @@ extern "C" tc_status_t tc_job_quiesce(tc_context_t *Api, int TimeoutMs) {
   }
 }
 
-void twochains::rt::announceLeaving(JobContext *Ctx) {
-  if (!Ctx->Joined)
+void twochains::rt::announceLeaving(CoreContext *Ctx) {
+  if (!Ctx->Job->Joined)
     return;
-  QuiesceMessage M = {QuiesceMagic, QuiesceLeaving, Ctx->QuiesceEpoch, 0, 0, 0, 0};
-  for (const RouteTarget &T : Ctx->Ranks)
+  QuiesceMessage M = {QuiesceMagic, QuiesceLeaving, Ctx->Job->QuiesceEpoch, 0, 0, 0, 0};
+  for (const RouteTarget &T : Ctx->Job->Ranks)
     if (tc_peer *B = T.Handle ? T.Handle->Bound : nullptr;
-        B && B->Welcomed && !B->Failed && T.Rank != Ctx->Job.Rank)
+        B && B->Welcomed && !B->Failed && T.Rank != Ctx->Wireup->Job.Rank)
       sendMessage(Ctx, B, AmQuiesce, &M, sizeof M, nullptr, 0);
 }
 
-ucs_status_t twochains::rt::setupQuiesce(JobContext *Ctx) {
+ucs_status_t twochains::rt::setupQuiesce(CoreContext *Ctx) {
   return setControlHandlers(Ctx, {{AmQuiesce, &onQuiesce}});
 }

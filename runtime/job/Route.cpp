@@ -64,7 +64,7 @@ static std::string targetName(const RouteTarget &T) {
   return T.Rank != NoJobRank ? "rank " + std::to_string(T.Rank) + " (" + Where + ")" : Where;
 }
 
-static void makeHandle(JobContext *Ctx, RouteTarget &T) {
+static void makeHandle(CoreContext *Ctx, RouteTarget &T) {
   if (T.Handle)
     return;
   T.Handle = newPeer(Ctx);
@@ -79,13 +79,13 @@ static void makeHandle(JobContext *Ctx, RouteTarget &T) {
 }
 
 /// The target of a connect this layer started, or of a handle.
-static RouteTarget *targetOf(JobContext *Ctx, const tc_peer *Handle) {
+static RouteTarget *targetOf(CoreContext *Ctx, const tc_peer *Handle) {
   if (!Handle)
     return nullptr;
-  if (Handle->JobRank != NoJobRank && Handle->JobRank < Ctx->Ranks.size() &&
-      Ctx->Ranks[Handle->JobRank].Handle.get() == Handle)
-    return &Ctx->Ranks[Handle->JobRank];
-  for (auto &[Key, T] : Ctx->AddressRoutes)
+  if (Handle->JobRank != NoJobRank && Handle->JobRank < Ctx->Job->Ranks.size() &&
+      Ctx->Job->Ranks[Handle->JobRank].Handle.get() == Handle)
+    return &Ctx->Job->Ranks[Handle->JobRank];
+  for (auto &[Key, T] : Ctx->Job->AddressRoutes)
     if (T.Handle.get() == Handle)
       return &T;
   return nullptr;
@@ -102,7 +102,7 @@ static void dropQueued(tc_peer *Handle, tc_status_t Why) {
 
 /// The handle will not be connected: its frames are dropped, its calls
 /// return TC_ERR_IO, and the application hears of it once.
-static void failTarget(JobContext *Ctx, RouteTarget &T, tc_status_t Why, const std::string &How) {
+static void failTarget(CoreContext *Ctx, RouteTarget &T, tc_status_t Why, const std::string &How) {
   tc_peer *H = T.Handle.get();
   if (H->ProxyGone)
     return;
@@ -112,16 +112,16 @@ static void failTarget(JobContext *Ctx, RouteTarget &T, tc_status_t Why, const s
   dropQueued(H, Why);
 }
 
-static void startAttempt(JobContext *Ctx, RouteTarget &T) {
+static void startAttempt(CoreContext *Ctx, RouteTarget &T) {
   tc_peer *H = T.Handle.get();
   if (T.Attempt || H->Bound || H->ProxyGone || T.Addresses.empty())
     return;
   uint64_t Now = nowNs();
   if (!T.Started) {
     T.Started = true;
-    T.GiveUpNs = Now + Ctx->ConnectTimeoutNs;
+    T.GiveUpNs = Now + Ctx->Job->ConnectTimeoutNs;
   }
-  if (Ctx->AttemptsInFlight >= MaxAttemptsAtOnce) {
+  if (Ctx->Job->AttemptsInFlight >= MaxAttemptsAtOnce) {
     // Its turn comes on a control turn (advanceRoutes), the timeout
     // counting from when it was first wanted.
     T.RetryAtNs = std::max<uint64_t>(T.RetryAtNs, 1);
@@ -141,8 +141,8 @@ static void startAttempt(JobContext *Ctx, RouteTarget &T) {
     return failTarget(Ctx, T, TC_ERR_IO, "no connection could be started (logged above)");
   P->ProxyOf = H;
   T.Attempt = P;
-  ++Ctx->AttemptsInFlight;
-  Ctx->Owned.emplace_back(P);
+  ++Ctx->Job->AttemptsInFlight;
+  Ctx->Job->Owned.emplace_back(P);
 }
 
 /// The handle's frames move to its connection, ahead of any there.
@@ -156,16 +156,16 @@ static void bindHandle(tc_peer *Handle, tc_peer *Connection) {
 
 namespace twochains::rt {
 
-tc_peer *rankHandle(JobContext *Ctx, uint32_t Rank) {
-  RouteTarget &T = Ctx->Ranks[Rank];
+tc_peer *rankHandle(CoreContext *Ctx, uint32_t Rank) {
+  RouteTarget &T = Ctx->Job->Ranks[Rank];
   makeHandle(Ctx, T);
   if (!T.Started)
     startAttempt(Ctx, T);
   return T.Handle.get();
 }
 
-tc_peer *addressRoute(JobContext *Ctx, const std::string &Key, const sockaddr_in &SA) {
-  RouteTarget &T = Ctx->AddressRoutes[Key];
+tc_peer *addressRoute(CoreContext *Ctx, const std::string &Key, const sockaddr_in &SA) {
+  RouteTarget &T = Ctx->Job->AddressRoutes[Key];
   if (!T.Handle) {
     T.Addresses = {SA.sin_addr.s_addr};
     T.Port = ntohs(SA.sin_port);
@@ -187,7 +187,7 @@ tc_peer *addressRoute(JobContext *Ctx, const std::string &Key, const sockaddr_in
 /// side's (a connection elsewhere that claims this rank cannot have them:
 /// the server nonce is this side's, fresh, and the client nonce the
 /// connect's own).
-static bool ownConnect(const JobContext *Ctx, const tc_peer *Peer) {
+static bool ownConnect(const CoreContext *Ctx, const tc_peer *Peer) {
   for (const tc_peer *P : Ctx->Connecting)
     if (!std::memcmp(P->Wireup->ClientNonce, Peer->Wireup->ClientNonce, NonceSize) &&
         !std::memcmp(P->Wireup->ServerNonce, Peer->Wireup->ServerNonce, NonceSize))
@@ -195,65 +195,64 @@ static bool ownConnect(const JobContext *Ctx, const tc_peer *Peer) {
   return false;
 }
 
-static int decideJobHello(WireupContext *Wireup, tc_peer *Peer, std::string &Why) {
-  auto *Ctx = static_cast<JobContext *>(Wireup);
+static int decideJobHello(CoreContext *Ctx, tc_peer *Peer, std::string &Why) {
   uint32_t Rank = Peer->JobRank;
-  if (!Ctx->Joined || Rank >= Ctx->JobSize) {
-    Why = "it claims rank " + std::to_string(Rank) + " of a job of " + std::to_string(Ctx->JobSize);
+  if (!Ctx->Job->Joined || Rank >= Ctx->Job->JobSize) {
+    Why = "it claims rank " + std::to_string(Rank) + " of a job of " +
+          std::to_string(Ctx->Job->JobSize);
     return TC_ERR_BAD_OFFER;
   }
-  if (Rank == Ctx->Job.Rank) {
+  if (Rank == Ctx->Wireup->Job.Rank) {
     if (ownConnect(Ctx, Peer))
       return 0; // this process, connecting to itself
     Why = "it claims this process's own rank " + std::to_string(Rank) +
           ", and is not this process";
     return TC_ERR_BAD_OFFER;
   }
-  RouteTarget &T = Ctx->Ranks[Rank];
+  RouteTarget &T = Ctx->Job->Ranks[Rank];
   tc_peer *Kept = T.Handle ? T.Handle->Bound : nullptr;
   if (Kept && !Kept->Failed && Kept->Welcomed)
     return RefusalCrossed;
   if (T.Welcomed && !T.Welcomed->Failed)
     return RefusalCrossed;
-  if (T.Attempt && Ctx->Job.Rank < Rank)
+  if (T.Attempt && Ctx->Wireup->Job.Rank < Rank)
     return RefusalCrossed;
   return 0;
 }
 
 /// Wireup's hook: a connection welcomed. One of this side's connects binds
 /// the handle it was made for; one a rank made binds that rank's handle.
-static void onPeerWelcomed(WireupContext *Wireup, tc_peer *Peer) {
-  auto *Ctx = static_cast<JobContext *>(Wireup);
+static void onPeerWelcomed(CoreContext *Ctx, tc_peer *Peer) {
   // A rank connected to itself has two ends here; one is counted.
-  if (Peer->JobRank != NoJobRank && (Peer->JobRank != Ctx->Job.Rank || Peer->ProxyOf))
+  if (Peer->JobRank != NoJobRank && (Peer->JobRank != Ctx->Wireup->Job.Rank || Peer->ProxyOf))
     countHeld(Ctx, &tc_stats_t::job_connections);
   if (tc_peer *Handle = Peer->ProxyOf) {
     if (!Handle->Bound || Handle->Bound->Failed)
       bindHandle(Handle, Peer);
     return;
   }
-  if (Peer->JobRank == NoJobRank || Peer->JobRank == Ctx->Job.Rank ||
-      Peer->JobRank >= Ctx->Ranks.size())
+  if (Peer->JobRank == NoJobRank || Peer->JobRank == Ctx->Wireup->Job.Rank ||
+      Peer->JobRank >= Ctx->Job->Ranks.size())
     return;
   // Bound once it says it took the welcome (onReady).
-  Ctx->Ranks[Peer->JobRank].Welcomed = Peer;
+  Ctx->Job->Ranks[Peer->JobRank].Welcomed = Peer;
 }
 
 /// READY: a rank's connect this side welcomed has taken the welcome; the
 /// connection is the rank's from now on.
 static ucs_status_t onReady(void *Arg, const void *Header, size_t HeaderLength, void *,
                             size_t Length, const ucp_am_recv_param_t *Param) {
-  auto *Ctx = static_cast<JobContext *>(Arg);
+  auto *Ctx = static_cast<CoreContext *>(Arg);
   tc_peer *Peer = senderOf(Ctx, Param);
   uint32_t Magic = 0;
   if (HeaderLength == sizeof Magic)
     std::memcpy(&Magic, Header, sizeof Magic);
-  if (!Peer || !Peer->Welcomed || Peer->Failed || Peer->JobRank >= Ctx->Ranks.size() ||
-      Magic != ReadyMagic || Length || Ctx->Ranks[Peer->JobRank].Welcomed != Peer) {
+  if (!Peer || !Peer->Welcomed || Peer->Failed || Peer->JobRank >= Ctx->Job->Ranks.size() ||
+      Magic != ReadyMagic || Length || Ctx->Job->Ranks[Peer->JobRank].Welcomed != Peer) {
     refuseMessage(Ctx, Peer, "a READY out of place", Param);
     return UCS_OK;
   }
-  RouteTarget &T = Ctx->Ranks[Peer->JobRank];
+  RouteTarget &T = Ctx->Job->Ranks[Peer->JobRank];
   T.Welcomed = nullptr;
   makeHandle(Ctx, T);
   if (!T.Handle->Bound || T.Handle->Bound->Failed)
@@ -264,22 +263,21 @@ static ucs_status_t onReady(void *Arg, const void *Header, size_t HeaderLength, 
 /// Wireup's hook: a connect in the background ended. Welcomed, it is bound
 /// already; crossed, the other side's connection is awaited; unanswered,
 /// it is tried again; refused, the handle has failed.
-static void onConnectEnded(WireupContext *Wireup, tc_peer *Peer) {
-  auto *Ctx = static_cast<JobContext *>(Wireup);
+static void onConnectEnded(CoreContext *Ctx, tc_peer *Peer) {
   RouteTarget *T = targetOf(Ctx, Peer->ProxyOf);
   if (T && T->Attempt == Peer) {
     T->Attempt = nullptr;
-    --Ctx->AttemptsInFlight;
+    --Ctx->Job->AttemptsInFlight;
   }
   if (Peer->Wireup->ConnectResult == TC_OK)
     return;
   // Never bound: nothing names it any more.
   auto Same = [&](const std::unique_ptr<tc_peer> &P) { return P.get() == Peer; };
-  auto It = std::find_if(Ctx->Owned.begin(), Ctx->Owned.end(), Same);
+  auto It = std::find_if(Ctx->Job->Owned.begin(), Ctx->Job->Owned.end(), Same);
   std::unique_ptr<tc_peer> Ended;
-  if (It != Ctx->Owned.end()) {
+  if (It != Ctx->Job->Owned.end()) {
     Ended = std::move(*It);
-    Ctx->Owned.erase(It);
+    Ctx->Job->Owned.erase(It);
   }
   if (Peer->Wireup->Crossed)
     countHeld(Ctx, &tc_stats_t::job_crossings);
@@ -300,15 +298,14 @@ static void onConnectEnded(WireupContext *Wireup, tc_peer *Peer) {
 /// Wireup's hook: a connection released. A handle bound to it has gone
 /// (the connection is kept: the handle still names it); its frame counts
 /// stay counted.
-static void onJobPeerReleased(WireupContext *Wireup, tc_peer *Peer) {
-  auto *Ctx = static_cast<JobContext *>(Wireup);
+static void onJobPeerReleased(CoreContext *Ctx, tc_peer *Peer) {
   if (Peer->JobRank != NoJobRank && Peer->Welcomed) {
     if (Peer->Tx.Send)
-      Ctx->ReleasedSent += Peer->Tx.Send->next();
+      Ctx->Job->ReleasedSent += Peer->Tx.Send->next();
     if (Peer->Rx.Receive)
-      Ctx->ReleasedDone += Peer->Rx.Receive->expected();
+      Ctx->Job->ReleasedDone += Peer->Rx.Receive->expected();
   }
-  for (RouteTarget &T : Ctx->Ranks)
+  for (RouteTarget &T : Ctx->Job->Ranks)
     if (T.Welcomed == Peer)
       T.Welcomed = nullptr;
   auto Gone = [&](RouteTarget &T) {
@@ -317,16 +314,15 @@ static void onJobPeerReleased(WireupContext *Wireup, tc_peer *Peer) {
       dropQueued(T.Handle.get(), TC_ERR_IO);
     }
   };
-  for (RouteTarget &T : Ctx->Ranks)
+  for (RouteTarget &T : Ctx->Job->Ranks)
     Gone(T);
-  for (auto &[Key, T] : Ctx->AddressRoutes)
+  for (auto &[Key, T] : Ctx->Job->AddressRoutes)
     Gone(T);
 }
 
 /// Housekeeping: attempts due again start; handles out of time fail; this
 /// layer's connections that failed are released once their frames ran.
-static void advanceRoutes(CoreContext *Core) {
-  auto *Ctx = static_cast<JobContext *>(Core);
+static void advanceRoutes(CoreContext *Ctx) {
   uint64_t Now = nowNs();
   auto Advance = [&](RouteTarget &T) {
     if (!T.Handle || T.Handle->Bound || T.Handle->ProxyGone || T.Attempt || !T.RetryAtNs ||
@@ -334,15 +330,15 @@ static void advanceRoutes(CoreContext *Core) {
       return;
     if (Now >= T.GiveUpNs)
       return failTarget(Ctx, T, TC_ERR_IO,
-                        "no connection in " + std::to_string(Ctx->ConnectTimeoutNs / NsPerMs) +
+                        "no connection in " + std::to_string(Ctx->Job->ConnectTimeoutNs / NsPerMs) +
                             " ms (" + std::to_string(T.Attempts) + " attempts)");
     startAttempt(Ctx, T);
   };
   // From the rank after this one: ranks waiting their turn spread over
   // the listeners rather than all start with rank 0's.
-  for (size_t I = 0, N = Ctx->Ranks.size(); I < N; ++I)
-    Advance(Ctx->Ranks[(Ctx->Job.Rank + 1 + I) % N]);
-  for (auto &[Key, T] : Ctx->AddressRoutes)
+  for (size_t I = 0, N = Ctx->Job->Ranks.size(); I < N; ++I)
+    Advance(Ctx->Job->Ranks[(Ctx->Wireup->Job.Rank + 1 + I) % N]);
+  for (auto &[Key, T] : Ctx->Job->AddressRoutes)
     Advance(T);
   for (size_t I = 0; I < Ctx->Connected.size();) {
     tc_peer *P = Ctx->Connected[I];
@@ -361,39 +357,38 @@ static void advanceRoutes(CoreContext *Core) {
 
 /// When advanceRoutes next has work on the clock: an attempt due again,
 /// or a target waiting for its turn while one is free.
-static uint64_t routesDue(CoreContext *Core) {
-  auto *Ctx = static_cast<JobContext *>(Core);
+static uint64_t routesDue(CoreContext *Ctx) {
   uint64_t Due = NoDueTime;
   auto Look = [&](const RouteTarget &T) {
     if (!T.Handle || T.Handle->Bound || T.Handle->ProxyGone || T.Attempt || !T.RetryAtNs)
       return;
     // Waiting its turn (startAttempt): it comes when an attempt ends.
-    if (T.RetryAtNs == 1 && Ctx->AttemptsInFlight >= MaxAttemptsAtOnce)
+    if (T.RetryAtNs == 1 && Ctx->Job->AttemptsInFlight >= MaxAttemptsAtOnce)
       return;
     Due = std::min(Due, T.RetryAtNs);
   };
-  for (const RouteTarget &T : Ctx->Ranks)
+  for (const RouteTarget &T : Ctx->Job->Ranks)
     Look(T);
-  for (const auto &[Key, T] : Ctx->AddressRoutes)
+  for (const auto &[Key, T] : Ctx->Job->AddressRoutes)
     Look(T);
   return Due;
 }
 
-void twochains::rt::endJob(JobContext *Ctx) {
+void twochains::rt::endJob(CoreContext *Ctx) {
   // Frames waiting for connections being made leave if they can, bounded.
   uint64_t Deadline = nowNs() + 2'000'000'000ull;
   auto Waiting = [&] {
-    for (RouteTarget &T : Ctx->Ranks)
+    for (RouteTarget &T : Ctx->Job->Ranks)
       if (T.Handle && !T.Handle->ProxyGone && !T.Handle->Bound && !T.Handle->Tx.Queued.empty())
         return true;
-    for (auto &[Key, T] : Ctx->AddressRoutes)
+    for (auto &[Key, T] : Ctx->Job->AddressRoutes)
       if (T.Handle && !T.Handle->ProxyGone && !T.Handle->Bound && !T.Handle->Tx.Queued.empty())
         return true;
     return false;
   };
   while (Waiting() && nowNs() < Deadline && Ctx->Progress)
     Ctx->Progress(Ctx);
-  for (auto &[Key, T] : Ctx->AddressRoutes)
+  for (auto &[Key, T] : Ctx->Job->AddressRoutes)
     if (tc_peer *B = T.Handle ? T.Handle->Bound : nullptr; B && B->Welcomed && !B->Failed)
       flushPeer(B, 2000);
   for (tc_peer *P : std::vector<tc_peer *>(Ctx->Connecting))
@@ -402,7 +397,7 @@ void twochains::rt::endJob(JobContext *Ctx) {
                             Ctx->Connecting.end());
       releasePeer(Ctx, P);
     }
-  for (auto &P : Ctx->Owned) {
+  for (auto &P : Ctx->Job->Owned) {
     Ctx->Connected.erase(std::remove(Ctx->Connected.begin(), Ctx->Connected.end(), P.get()),
                          Ctx->Connected.end());
     stopPolling(Ctx, P.get());
@@ -411,11 +406,11 @@ void twochains::rt::endJob(JobContext *Ctx) {
   }
 }
 
-ucs_status_t twochains::rt::setupRoutes(JobContext *Ctx) {
-  Ctx->DecideRankHello = decideJobHello;
-  Ctx->PeerWelcomed.subscribe(onPeerWelcomed);
-  Ctx->ConnectEnded.subscribe(onConnectEnded);
-  Ctx->PeerReleased.subscribe(onJobPeerReleased);
+ucs_status_t twochains::rt::setupRoutes(CoreContext *Ctx) {
+  Ctx->Wireup->DecideRankHello = decideJobHello;
+  Ctx->Wireup->PeerWelcomed.subscribe(onPeerWelcomed);
+  Ctx->Wireup->ConnectEnded.subscribe(onConnectEnded);
+  Ctx->Wireup->PeerReleased.subscribe(onJobPeerReleased);
   addHousekeeping(Ctx, advanceRoutes);
   addDueTime(Ctx, routesDue);
   return setControlHandlers(Ctx, {{AmReady, &onReady}});

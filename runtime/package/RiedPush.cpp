@@ -17,7 +17,7 @@
 #include "control/ControlMessage.h"
 #include "core/Peers.h"
 #include "core/Stats.h"
-#include "package/Context.h"
+#include "package/PackageContext.h"
 #include "ucx/Request.h"
 
 #include <algorithm>
@@ -70,12 +70,12 @@ std::string printable(const std::string &Text) {
 
 /// A push whose bytes are on their way (receiveBody).
 struct PendingRied {
-  PackageContext *Ctx;
+  CoreContext *Ctx;
   ucp_ep_h Reply;
   std::vector<uint8_t> Bytes;
 };
 
-void answer(PackageContext *Ctx, tc_peer *Peer, tc_status_t St, const std::string &Reason) {
+void answer(CoreContext *Ctx, tc_peer *Peer, tc_status_t St, const std::string &Reason) {
   RiedAck A = {RiedAckMagic, St};
   size_t Size = St == TC_OK ? 0 : std::min(Reason.size(), MaxRiedReasonSize);
   // Not waited for: a peer that takes no messages must not hold the
@@ -87,17 +87,17 @@ void answer(PackageContext *Ctx, tc_peer *Peer, tc_status_t St, const std::strin
 /// whose bytes never came is answered TC_ERR_IO, not left to time out).
 void onRiedBody(void *Arg, tc_status_t St) {
   auto *R = static_cast<PendingRied *>(Arg);
-  auto &Arriving = R->Ctx->RiedsArriving;
+  auto &Arriving = R->Ctx->Package->RiedsArriving;
   Arriving.erase(std::find(Arriving.begin(), Arriving.end(), R->Reply));
-  R->Ctx->PushedRieds.push_back({R->Reply, St,
-                                 St == TC_OK ? std::move(R->Bytes) : std::vector<uint8_t>(),
-                                 St == TC_OK ? "" : "its bytes did not arrive"});
+  R->Ctx->Package->PushedRieds.push_back(
+      {R->Reply, St, St == TC_OK ? std::move(R->Bytes) : std::vector<uint8_t>(),
+       St == TC_OK ? "" : "its bytes did not arrive"});
   delete R;
 }
 
 ucs_status_t onRied(void *Arg, const void *Header, size_t HeaderLength, void *Data,
                     size_t Length, const ucp_am_recv_param_t *Param) {
-  auto *Ctx = static_cast<PackageContext *>(Arg);
+  auto *Ctx = static_cast<CoreContext *>(Arg);
   RiedHeader H;
   tc_peer *Peer = acceptMessage(Ctx, Header, HeaderLength, Param, H);
   if (!Peer)
@@ -110,12 +110,12 @@ ucs_status_t onRied(void *Arg, const void *Header, size_t HeaderLength, void *Da
     logLimited(Peer->RefusedMessageLog, TC_LOG_ERROR,
                "refused a ried pushed by " + Peer->Name + ": " + Why);
     // Answered later, off the callback; the bytes are never received.
-    Ctx->PushedRieds.push_back({Param->reply_ep, St, {}, Tell.empty() ? Why : Tell});
+    Ctx->Package->PushedRieds.push_back({Param->reply_ep, St, {}, Tell.empty() ? Why : Tell});
     return UCS_OK;
   };
   // Under the signed policy code comes only inside signed packages: a
   // pushed library would bypass the signature (docs/security.md).
-  if (Ctx->CodeTrust == TC_CODE_TRUST_SIGNED)
+  if (Ctx->Package->CodeTrust == TC_CODE_TRUST_SIGNED)
     return Refuse("its code-trust policy is signed: rieds come only inside signed packages",
                   TC_ERR_REFUSED,
                   "its code-trust policy is signed: rieds come only inside signed packages");
@@ -130,14 +130,15 @@ ucs_status_t onRied(void *Arg, const void *Header, size_t HeaderLength, void *Da
                   " and " + std::to_string(MaxRiedNameSize) + ")");
   // Its bytes are allocated now and held until they come (or the push is
   // cancelled): a few at once, one of them the peer's.
-  size_t Mine = std::count(Ctx->RiedsArriving.begin(), Ctx->RiedsArriving.end(), Param->reply_ep);
-  if (Mine >= MaxRiedsArrivingPerPeer || Ctx->RiedsArriving.size() >= MaxRiedsArriving)
+  size_t Mine = std::count(Ctx->Package->RiedsArriving.begin(), Ctx->Package->RiedsArriving.end(),
+                           Param->reply_ep);
+  if (Mine >= MaxRiedsArrivingPerPeer || Ctx->Package->RiedsArriving.size() >= MaxRiedsArriving)
     return Refuse("already " + std::to_string(Mine) + " of its pushes and " +
-                      std::to_string(Ctx->RiedsArriving.size()) + " in all on their way (at most " +
-                      std::to_string(MaxRiedsArrivingPerPeer) + " and " +
-                      std::to_string(MaxRiedsArriving) + ")",
+                      std::to_string(Ctx->Package->RiedsArriving.size()) +
+                      " in all on their way (at most " + std::to_string(MaxRiedsArrivingPerPeer) +
+                      " and " + std::to_string(MaxRiedsArriving) + ")",
                   TC_ERR_NO_CREDIT);
-  Ctx->RiedsArriving.push_back(Param->reply_ep);
+  Ctx->Package->RiedsArriving.push_back(Param->reply_ep);
   auto *R = new PendingRied{Ctx, Param->reply_ep, {}};
   R->Bytes.resize(Length);
   receiveBody(Ctx, Data, Length, Param, R->Bytes.data(), onRiedBody, R);
@@ -146,11 +147,11 @@ ucs_status_t onRied(void *Arg, const void *Header, size_t HeaderLength, void *Da
 
 ucs_status_t onRiedAck(void *Arg, const void *Header, size_t HeaderLength, void *Data,
                        size_t Length, const ucp_am_recv_param_t *Param) {
-  auto *Ctx = static_cast<PackageContext *>(Arg);
+  auto *Ctx = static_cast<CoreContext *>(Arg);
   RiedAck A;
   // Only the answer to a push in flight to that peer, once: anything else
   // would sit in the queue for ever.
-  if (!acceptAnswer(Ctx, Header, HeaderLength, Param, Ctx->RiedAcks, A,
+  if (!acceptAnswer(Ctx, Header, HeaderLength, Param, Ctx->Package->RiedAcks, A,
                     [](const tc_peer *Peer, const RiedAck &A) {
                       return A.Magic == RiedAckMagic && Peer->Tx.PushingRied;
                     }))
@@ -160,19 +161,18 @@ ucs_status_t onRiedAck(void *Arg, const void *Header, size_t HeaderLength, void 
   std::string Reason;
   if (Length && Length <= MaxRiedReasonSize && !(Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
     Reason.assign(static_cast<const char *>(Data), Length);
-  Ctx->RiedAcks.push_back({Param->reply_ep, tc_status_t(A.Status), std::move(Reason)});
+  Ctx->Package->RiedAcks.push_back({Param->reply_ep, tc_status_t(A.Status), std::move(Reason)});
   return UCS_OK;
 }
 
 /// Housekeeping: loads the rieds peers pushed since the last turn, and
 /// answers those that finished loading.
-void processPushedRieds(CoreContext *Core) {
-  auto *Ctx = static_cast<PackageContext *>(Core);
-  while (!Ctx->PushedRieds.empty()) {
-    auto P = std::move(Ctx->PushedRieds.front());
-    Ctx->PushedRieds.erase(Ctx->PushedRieds.begin());
-    Ctx->RiedLoads.emplace_back();
-    PackageContext::RiedLoad &L = Ctx->RiedLoads.back();
+void processPushedRieds(CoreContext *Ctx) {
+  while (!Ctx->Package->PushedRieds.empty()) {
+    auto P = std::move(Ctx->Package->PushedRieds.front());
+    Ctx->Package->PushedRieds.erase(Ctx->Package->PushedRieds.begin());
+    Ctx->Package->RiedLoads.emplace_back();
+    PackageContext::RiedLoad &L = Ctx->Package->RiedLoads.back();
     L.Reply = P.Reply;
     L.Status = P.Status;
     L.Reason = std::move(P.Reason);
@@ -191,7 +191,7 @@ void processPushedRieds(CoreContext *Core) {
       L.Done.store(true, std::memory_order_release);
     });
   }
-  for (auto It = Ctx->RiedLoads.begin(); It != Ctx->RiedLoads.end();) {
+  for (auto It = Ctx->Package->RiedLoads.begin(); It != Ctx->Package->RiedLoads.end();) {
     if (!It->Done.load(std::memory_order_acquire)) {
       ++It;
       continue;
@@ -203,7 +203,7 @@ void processPushedRieds(CoreContext *Core) {
     // The peer may have gone (and been released) while it loaded.
     if (tc_peer *Peer = peerOfEndpoint(Ctx, It->Reply); Peer && !Peer->Failed)
       answer(Ctx, Peer, It->Status, It->Reason);
-    It = Ctx->RiedLoads.erase(It);
+    It = Ctx->Package->RiedLoads.erase(It);
   }
 }
 
@@ -211,13 +211,13 @@ void processPushedRieds(CoreContext *Core) {
 
 namespace twochains::rt {
 
-ucs_status_t setupRiedPush(PackageContext *Ctx) {
+ucs_status_t setupRiedPush(CoreContext *Ctx) {
   addHousekeeping(Ctx, processPushedRieds);
   return setControlHandlers(Ctx, {{AmRied, &onRied}, {AmRiedAck, &onRiedAck}});
 }
 
-void finishRiedLoads(PackageContext *Ctx) {
-  for (PackageContext::RiedLoad &L : Ctx->RiedLoads)
+void finishRiedLoads(CoreContext *Ctx) {
+  for (PackageContext::RiedLoad &L : Ctx->Package->RiedLoads)
     if (L.Thread.joinable())
       L.Thread.join();
 }
@@ -245,18 +245,18 @@ extern "C" tc_status_t tc_ried_push(tc_peer_t *Peer, const char *Path, int Timeo
   while ((N = std::fread(Buf, 1, sizeof Buf, F)) > 0)
     Body.insert(Body.end(), Buf, Buf + N);
   std::fclose(F);
-  auto *Ctx = contextOf<PackageContext>(Peer);
+  auto *Ctx = Peer->Ctx;
   std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
   if (Peer->Failed || !Peer->Ep)
     return TC_ERR_IO;
   RiedHeader H = {RiedMagic, uint32_t(Name.size() + 1), Body.size() - LibStart};
   struct Pushing { // the one answer onRiedAck takes, while this waits
-    PackageContext *Ctx;
+    CoreContext *Ctx;
     tc_peer *P;
     ucp_ep_h Ep;
     ~Pushing() {
       P->Tx.PushingRied = false;
-      auto &Acks = Ctx->RiedAcks;
+      auto &Acks = Ctx->Package->RiedAcks;
       Acks.erase(
           std::remove_if(Acks.begin(), Acks.end(), [&](const auto &A) { return A.From == Ep; }),
           Acks.end());
@@ -274,13 +274,13 @@ extern "C" tc_status_t tc_ried_push(tc_peer_t *Peer, const char *Path, int Timeo
   tc_status_t Answer = TC_ERR_IO;
   std::string Reason;
   bool Answered = awaitAnswer(Ctx, Peer, nowNs() + msToNs(TimeoutMs > 0 ? TimeoutMs : 0), [&] {
-    for (size_t I = 0; I < Ctx->RiedAcks.size(); ++I)
-      if (Ctx->RiedAcks[I].From == Peer->Ep) {
+    for (size_t I = 0; I < Ctx->Package->RiedAcks.size(); ++I)
+      if (Ctx->Package->RiedAcks[I].From == Peer->Ep) {
         // A status the API names, else a bare I/O error.
-        tc_status_t Said = Ctx->RiedAcks[I].Status;
+        tc_status_t Said = Ctx->Package->RiedAcks[I].Status;
         Answer = Said <= TC_OK && Said >= TC_ERR_UNTRUSTED ? Said : TC_ERR_IO;
-        Reason = printable(Ctx->RiedAcks[I].Reason);
-        Ctx->RiedAcks.erase(Ctx->RiedAcks.begin() + I);
+        Reason = printable(Ctx->Package->RiedAcks[I].Reason);
+        Ctx->Package->RiedAcks.erase(Ctx->Package->RiedAcks.begin() + I);
         return true;
       }
     return false;

@@ -284,7 +284,7 @@ void askToOpen(tc_peer *Peer) {
 } // namespace twochains::rt
 
 /// The peer a frame-path message came from, if it may send one.
-static tc_peer *sender(PathContext *Ctx, const ucp_am_recv_param_t *Param) {
+static tc_peer *sender(CoreContext *Ctx, const ucp_am_recv_param_t *Param) {
   if (!(Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
     return nullptr;
   tc_peer *Peer = peerOfEndpoint(Ctx, Param->reply_ep);
@@ -306,7 +306,7 @@ static void placeFrame(uint8_t *Slot, const uint8_t *Frame, size_t Size) {
 
 /// A corked sender's frames in one message: every one must fit a slot and
 /// lie inside the sender's window, or none is written.
-static ucs_status_t takeFrameBatch(PathContext *Ctx, tc_peer *Peer, const void *Header,
+static ucs_status_t takeFrameBatch(CoreContext *Ctx, tc_peer *Peer, const void *Header,
                                    const uint8_t *Data, size_t Length,
                                    const ucp_am_recv_param_t *Param) {
   FrameBatchMessage M;
@@ -340,7 +340,7 @@ static ucs_status_t takeFrameBatch(PathContext *Ctx, tc_peer *Peer, const void *
 
 static ucs_status_t onFrame(void *Arg, const void *Header, size_t HeaderLength, void *Data,
                             size_t Length, const ucp_am_recv_param_t *Param) {
-  auto *Ctx = static_cast<PathContext *>(Arg);
+  auto *Ctx = static_cast<CoreContext *>(Arg);
   tc_peer *Peer = sender(Ctx, Param);
   if (!Peer || !Peer->Rx.Ring || !Peer->Rx.Receive)
     return refuseMessage(Ctx, Peer, "a frame from a peer not connected by messages", Param),
@@ -371,7 +371,7 @@ static ucs_status_t onFrame(void *Arg, const void *Header, size_t HeaderLength, 
 
 static ucs_status_t onCredit(void *Arg, const void *Header, size_t HeaderLength, void *,
                              size_t Length, const ucp_am_recv_param_t *Param) {
-  auto *Ctx = static_cast<PathContext *>(Arg);
+  auto *Ctx = static_cast<CoreContext *>(Arg);
   tc_peer *Peer = sender(Ctx, Param);
   if (!Peer || !Peer->Tx.CreditLine || HeaderLength != sizeof(CreditMessage) || Length)
     return refuseMessage(Ctx, Peer, "a credit report out of place", Param), UCS_OK;
@@ -397,7 +397,7 @@ static constexpr uint64_t WakeSlack = 256;
 /// counted, nothing else. From anyone else, refused (counted, logged once).
 static ucs_status_t onWake(void *Arg, const void *, size_t HeaderLength, void *, size_t Length,
                            const ucp_am_recv_param_t *Param) {
-  auto *Ctx = static_cast<PathContext *>(Arg);
+  auto *Ctx = static_cast<CoreContext *>(Arg);
   tc_peer *Peer = (Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)
                       ? peerOfEndpoint(Ctx, Param->reply_ep)
                       : nullptr;
@@ -433,7 +433,7 @@ static ucs_status_t onWake(void *Arg, const void *, size_t HeaderLength, void *,
 
 namespace twochains::rt {
 
-ucs_status_t setupFramePath(PathContext *Ctx) {
+ucs_status_t setupFramePath(CoreContext *Ctx) {
   // A sender that stored up to a closed ring's limit waits (it may sleep)
   // for it to open: the reopening stores into its line, then looks at its
   // sleep flag, as a credit report does.

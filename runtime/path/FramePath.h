@@ -3,7 +3,7 @@
 #define TWOCHAINS_RUNTIME_PATH_FRAMEPATH_H
 
 #include "core/Sleep.h"
-#include "path/Context.h"
+#include "path/PathContext.h"
 
 namespace twochains::rt {
 
@@ -56,7 +56,7 @@ inline bool claimSlot(tc_peer *Peer, uint64_t Seq) {
 /// The worker whose progress moves this peer's frames and credits.
 ucp_worker_h frameWorker(tc_peer *Peer);
 /// Registers the handlers of frames and credits by message.
-ucs_status_t setupFramePath(PathContext *Ctx);
+ucs_status_t setupFramePath(CoreContext *Ctx);
 
 } // namespace twochains::rt
 

@@ -19,22 +19,22 @@ namespace {
 
 using Arriving = ReceiveContext::ArrivingPayload;
 
-Arriving *find(ReceiveContext *Ctx, const tc_peer *Peer, uint64_t Sequence) {
-  for (Arriving &A : Ctx->PayloadsArriving)
+Arriving *find(CoreContext *Ctx, const tc_peer *Peer, uint64_t Sequence) {
+  for (Arriving &A : Ctx->Receive->PayloadsArriving)
     if (A.Peer == Peer && A.Sequence == Sequence)
       return &A;
   return nullptr;
 }
 
-void release(ReceiveContext *Ctx, std::list<Arriving>::iterator It) {
+void release(CoreContext *Ctx, std::list<Arriving>::iterator It) {
   if (It->Bytes)
-    Ctx->PayloadAheadHeld -= It->Size;
-  Ctx->PayloadsArriving.erase(It);
+    Ctx->Receive->PayloadAheadHeld -= It->Size;
+  Ctx->Receive->PayloadsArriving.erase(It);
 }
 
 void onPayloadBody(void *Arg, tc_status_t St) {
   auto *A = static_cast<Arriving *>(Arg);
-  ReceiveContext *Ctx = A->Ctx;
+  CoreContext *Ctx = A->Ctx;
   --Ctx->PayloadsAheadActive;
   A->Received = true;
   A->Status = St;
@@ -44,12 +44,13 @@ void onPayloadBody(void *Arg, tc_status_t St) {
     return;
   // Failed (its sender is cut off), or its peer is gone: nothing will run
   // on the bytes, and an entry for a failed one keeps its frame's refusal.
-  for (auto It = Ctx->PayloadsArriving.begin(); It != Ctx->PayloadsArriving.end(); ++It)
+  for (auto It = Ctx->Receive->PayloadsArriving.begin(); It != Ctx->Receive->PayloadsArriving.end();
+       ++It)
     if (&*It == A) {
       if (!A->Peer) {
         release(Ctx, It);
       } else {
-        Ctx->PayloadAheadHeld -= A->Size;
+        Ctx->Receive->PayloadAheadHeld -= A->Size;
         A->Bytes.reset();
       }
       return;
@@ -58,7 +59,7 @@ void onPayloadBody(void *Arg, tc_status_t St) {
 
 ucs_status_t onPayload(void *Arg, const void *Header, size_t HeaderLength, void *Data,
                        size_t Length, const ucp_am_recv_param_t *Param) {
-  auto *Ctx = static_cast<ReceiveContext *>(Arg);
+  auto *Ctx = static_cast<CoreContext *>(Arg);
   tc_peer *Peer = senderOf(Ctx, Param);
   if (!Peer || !Peer->Welcomed || !Peer->Rx.Receive) {
     refuseMessage(Ctx, nullptr, "a payload from an endpoint that is no welcomed peer", Param);
@@ -86,13 +87,13 @@ ucs_status_t onPayload(void *Arg, const void *Header, size_t HeaderLength, void 
     logLimited(Peer->RefusedMessageLog, TC_LOG_ERROR,
                "refused the payload of frame " + std::to_string(H.Sequence) + " from " +
                    Peer->Name + ": " + Why);
-    Ctx->PayloadsArriving.push_back({Ctx, Peer, H.Sequence, 0, true, St, nullptr});
+    Ctx->Receive->PayloadsArriving.push_back({Ctx, Peer, H.Sequence, 0, true, St, nullptr});
     return UCS_OK;
   };
   if (St == TC_ERR_TOO_LARGE)
     return Refuse(St, Why);
   uint64_t Share = 0;
-  for (const Arriving &A : Ctx->PayloadsArriving)
+  for (const Arriving &A : Ctx->Receive->PayloadsArriving)
     if (A.Peer == Peer && A.Bytes)
       Share += A.Size;
   if (Share + H.Size > Ctx->PayloadAheadBytes)
@@ -100,24 +101,24 @@ ucs_status_t onPayload(void *Arg, const void *Header, size_t HeaderLength, void 
                                         " bytes here already, and its share is " +
                                         std::to_string(Ctx->PayloadAheadBytes));
   uint64_t Total = PayloadsAheadTotalFactor * Ctx->PayloadAheadBytes;
-  if (Ctx->PayloadAheadHeld + H.Size > Total)
+  if (Ctx->Receive->PayloadAheadHeld + H.Size > Total)
     return Refuse(TC_ERR_NO_CREDIT, "payloads of all senders hold " +
-                                        std::to_string(Ctx->PayloadAheadHeld) +
-                                        " bytes here already, of at most " +
-                                        std::to_string(Total));
+                                        std::to_string(Ctx->Receive->PayloadAheadHeld) +
+                                        " bytes here already, of at most " + std::to_string(Total));
   std::unique_ptr<uint8_t[]> Bytes(new (std::nothrow) uint8_t[H.Size]);
   if (!Bytes)
     return Refuse(TC_ERR_NO_MEMORY, "no memory for " + std::to_string(H.Size) + " bytes");
-  Ctx->PayloadsArriving.push_back({Ctx, Peer, H.Sequence, H.Size, false, TC_OK, std::move(Bytes),
-                                   nowNs(), Peer->Rx.Receive->expected()});
-  Arriving &A = Ctx->PayloadsArriving.back();
-  Ctx->PayloadAheadHeld += H.Size;
+  Ctx->Receive->PayloadsArriving.push_back({Ctx, Peer, H.Sequence, H.Size, false, TC_OK,
+                                            std::move(Bytes), nowNs(),
+                                            Peer->Rx.Receive->expected()});
+  Arriving &A = Ctx->Receive->PayloadsArriving.back();
+  Ctx->Receive->PayloadAheadHeld += H.Size;
   ++Ctx->PayloadsAheadActive; // onPayloadBody takes it back
   receiveBody(Ctx, Data, Length, Param, A.Bytes.get(), onPayloadBody, &A);
   return UCS_OK;
 }
 
-void stopWaiting(ReceiveContext *Ctx, tc_peer *Peer) {
+void stopWaiting(CoreContext *Ctx, tc_peer *Peer) {
   if (Peer->Rx.PayloadWaitSinceNs) {
     Peer->Rx.PayloadWaitSinceNs = 0;
     --Ctx->PayloadsAheadActive;
@@ -126,7 +127,7 @@ void stopWaiting(ReceiveContext *Ctx, tc_peer *Peer) {
 
 /// Whether the peer has a frame in its ring that this side has not run
 /// yet: a payload waiting for a later frame waits for this side then.
-bool frameWaiting(ReceiveContext *Ctx, const tc_peer *Peer) {
+bool frameWaiting(CoreContext *Ctx, const tc_peer *Peer) {
   const PeerReceiveHalf &Rx = Peer->Rx;
   return Rx.Ring && Rx.Receive &&
          frameBegun(ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot()),
@@ -137,13 +138,12 @@ bool frameWaiting(ReceiveContext *Ctx, const tc_peer *Peer) {
 /// rendezvous timeout while its share was held (no frame of it ran, none
 /// waits to) is a share held for nothing: its peer is cut off, which ends
 /// its connection and gives its share back.
-void cutOffStalledHolders(CoreContext *Core) {
-  auto *Ctx = static_cast<ReceiveContext *>(Core);
-  if (Ctx->PayloadsArriving.empty())
+void cutOffStalledHolders(CoreContext *Ctx) {
+  if (Ctx->Receive->PayloadsArriving.empty())
     return;
   uint64_t Now = nowNs();
   std::vector<tc_peer *> Stalled;
-  for (Arriving &A : Ctx->PayloadsArriving) {
+  for (Arriving &A : Ctx->Receive->PayloadsArriving) {
     if (!A.Peer || !A.Received || !A.Bytes || !A.Peer->Rx.Receive || A.Peer->Failed)
       continue;
     uint64_t Expected = A.Peer->Rx.Receive->expected();
@@ -152,7 +152,7 @@ void cutOffStalledHolders(CoreContext *Core) {
       A.StalledSinceNs = Now;
       continue;
     }
-    if (Now - A.StalledSinceNs > Ctx->BodyTimeoutNs &&
+    if (Now - A.StalledSinceNs > Ctx->Control->BodyTimeoutNs &&
         std::find(Stalled.begin(), Stalled.end(), A.Peer) == Stalled.end())
       Stalled.push_back(A.Peer);
   }
@@ -160,30 +160,29 @@ void cutOffStalledHolders(CoreContext *Core) {
     countHeld(Ctx, &tc_stats_t::payloads_ahead_refused);
     cutOffPeer(Ctx, Peer,
                "it held its share of payloads sent ahead for " +
-                   std::to_string(Ctx->BodyTimeoutNs / NsPerMs) +
+                   std::to_string(Ctx->Control->BodyTimeoutNs / NsPerMs) +
                    " ms without sending their frames");
     forgetPayloadsAhead(Ctx, Peer);
   }
 }
 
-uint64_t stalledHoldersDue(CoreContext *Core) {
-  auto *Ctx = static_cast<ReceiveContext *>(Core);
+uint64_t stalledHoldersDue(CoreContext *Ctx) {
   uint64_t Due = NoDueTime;
-  for (const Arriving &A : Ctx->PayloadsArriving)
+  for (const Arriving &A : Ctx->Receive->PayloadsArriving)
     if (A.Peer && A.Received && A.Bytes)
-      Due = std::min(Due, A.StalledSinceNs + Ctx->BodyTimeoutNs + 1);
+      Due = std::min(Due, A.StalledSinceNs + Ctx->Control->BodyTimeoutNs + 1);
   return Due;
 }
 
 } // namespace
 
-ucs_status_t twochains::rt::setupPayloadAhead(ReceiveContext *Ctx) {
+ucs_status_t twochains::rt::setupPayloadAhead(CoreContext *Ctx) {
   addHousekeeping(Ctx, cutOffStalledHolders);
   addDueTime(Ctx, stalledHoldersDue);
   return setControlHandlers(Ctx, {{AmPayload, &onPayload}});
 }
 
-tc_status_t twochains::rt::takePayloadAhead(ReceiveContext *Ctx, tc_peer *Peer, FrameView &V) {
+tc_status_t twochains::rt::takePayloadAhead(CoreContext *Ctx, tc_peer *Peer, FrameView &V) {
   PayloadAhead Named;
   std::memcpy(&Named, V.Payload, sizeof Named);
   if (Named.Magic != PayloadAheadMagic || Named.Sequence != V.Header.Sequence ||
@@ -200,7 +199,7 @@ tc_status_t twochains::rt::takePayloadAhead(ReceiveContext *Ctx, tc_peer *Peer, 
     if (!Peer->Rx.PayloadWaitSinceNs) {
       Peer->Rx.PayloadWaitSinceNs = Now;
       ++Ctx->PayloadsAheadActive;
-    } else if (Now - Peer->Rx.PayloadWaitSinceNs > Ctx->BodyTimeoutNs) {
+    } else if (Now - Peer->Rx.PayloadWaitSinceNs > Ctx->Control->BodyTimeoutNs) {
       stopWaiting(Ctx, Peer);
       countHeld(Ctx, &tc_stats_t::payloads_ahead_refused);
       return TC_ERR_TIMED_OUT;
@@ -217,10 +216,11 @@ tc_status_t twochains::rt::takePayloadAhead(ReceiveContext *Ctx, tc_peer *Peer, 
   return TC_OK;
 }
 
-void twochains::rt::finishPayloadAhead(ReceiveContext *Ctx, tc_peer *Peer, uint64_t Sequence) {
+void twochains::rt::finishPayloadAhead(CoreContext *Ctx, tc_peer *Peer, uint64_t Sequence) {
   stopWaiting(Ctx, Peer);
   // Fetches still under way are left to end: their buffers are UCX's.
-  for (auto It = Ctx->PayloadsArriving.begin(); It != Ctx->PayloadsArriving.end();) {
+  for (auto It = Ctx->Receive->PayloadsArriving.begin();
+       It != Ctx->Receive->PayloadsArriving.end();) {
     auto Next = std::next(It);
     if (It->Peer == Peer && It->Sequence <= Sequence && It->Received)
       release(Ctx, It);
@@ -228,9 +228,10 @@ void twochains::rt::finishPayloadAhead(ReceiveContext *Ctx, tc_peer *Peer, uint6
   }
 }
 
-void twochains::rt::forgetPayloadsAhead(ReceiveContext *Ctx, tc_peer *Peer) {
+void twochains::rt::forgetPayloadsAhead(CoreContext *Ctx, tc_peer *Peer) {
   stopWaiting(Ctx, Peer);
-  for (auto It = Ctx->PayloadsArriving.begin(); It != Ctx->PayloadsArriving.end();) {
+  for (auto It = Ctx->Receive->PayloadsArriving.begin();
+       It != Ctx->Receive->PayloadsArriving.end();) {
     auto Next = std::next(It);
     if (It->Peer == Peer) {
       if (It->Received)

@@ -15,23 +15,23 @@
 #ifndef TWOCHAINS_RUNTIME_RECEIVE_PAYLOADAHEAD_H
 #define TWOCHAINS_RUNTIME_RECEIVE_PAYLOADAHEAD_H
 
-#include "receive/Context.h"
+#include "receive/ReceiveContext.h"
 #include "wire/Frame.h"
 
 namespace twochains::rt {
 
 /// Registers the PAYLOAD handler.
-ucs_status_t setupPayloadAhead(ReceiveContext *Ctx);
+ucs_status_t setupPayloadAhead(CoreContext *Ctx);
 /// Frame V of Peer, captured, names a payload sent ahead: points V at its
 /// bytes. TC_ERR_INCOMPLETE while they have yet to come (the frame waits);
 /// else TC_OK, or why the frame is refused.
-tc_status_t takePayloadAhead(ReceiveContext *Ctx, tc_peer *Peer, FrameView &V);
+tc_status_t takePayloadAhead(CoreContext *Ctx, tc_peer *Peer, FrameView &V);
 /// Frame Sequence of Peer is finished (run or refused): what came ahead
 /// for it, or for frames before it, is freed.
-void finishPayloadAhead(ReceiveContext *Ctx, tc_peer *Peer, uint64_t Sequence);
+void finishPayloadAhead(CoreContext *Ctx, tc_peer *Peer, uint64_t Sequence);
 /// Peer is released: what it sent ahead is freed, or, while UCX still
 /// fetches it, orphaned and freed when the fetch ends.
-void forgetPayloadsAhead(ReceiveContext *Ctx, tc_peer *Peer);
+void forgetPayloadsAhead(CoreContext *Ctx, tc_peer *Peer);
 
 } // namespace twochains::rt
 

@@ -13,12 +13,12 @@ using namespace twochains::rt;
 /// Every peer within Refused (an address, or a host's addresses), accepted
 /// or connected to, is refused until its address's refusal ends. Returns
 /// how many.
-static unsigned markPeers(ReceiveContext *Ctx, const PeerIdentity &Refused, uint64_t NowNs) {
+static unsigned markPeers(CoreContext *Ctx, const PeerIdentity &Refused, uint64_t NowNs) {
   unsigned Marked = 0;
   auto Mark = [&](tc_peer *P) {
     if (!P->Identity.within(Refused))
       return;
-    P->Rx.AddressRefusedUntilNs = Ctx->Jams.Addresses.refusedUntil(P->Identity, NowNs);
+    P->Rx.AddressRefusedUntilNs = Ctx->Containment->Addresses.refusedUntil(P->Identity, NowNs);
     P->Rx.AddressRefusalTold = false;
     Marked += P->Welcomed && !P->Failed;
   };
@@ -31,8 +31,8 @@ static unsigned markPeers(ReceiveContext *Ctx, const PeerIdentity &Refused, uint
 
 static std::string ms(uint64_t Ns) { return std::to_string(Ns / 1'000'000) + " ms"; }
 
-void twochains::rt::chargeAbandoned(ReceiveContext *Ctx, tc_peer *Peer, const JamRun &Run) {
-  AddressQuarantine &Q = Ctx->Jams.Addresses;
+void twochains::rt::chargeAbandoned(CoreContext *Ctx, tc_peer *Peer, const JamRun &Run) {
+  AddressQuarantine &Q = Ctx->Containment->Addresses;
   if (!Q.enabled())
     return;
   uint64_t Now = nowNs();
@@ -48,18 +48,18 @@ void twochains::rt::chargeAbandoned(ReceiveContext *Ctx, tc_peer *Peer, const Ja
   countHeld(Ctx, &tc_stats_t::addresses_quarantined);
   unsigned Peers = markPeers(Ctx, V.Refused, Now);
   bool Host = !(V.Refused == Peer->Identity);
-  logLimited(Ctx->QuarantineLog, TC_LOG_ERROR,
-             "quarantined " +
-                 (Host ? "host " + V.Refused.str() + " (the addresses of " + Peer->Identity.str() +
-                             "'s host together)"
-                  : V.Refused.Family == PeerIdentity::FamilyJobRank ? V.Refused.str()
-                                                                    : "address " + V.Refused.str()) +
-                 " for " + std::to_string(Q.windowNs() / NsPerS) +
-                 " s: its abandoned frames took " + ms(V.ChargedNs) + " within " +
-                 std::to_string(Q.windowNs() / NsPerS) + " s, past its budget of " +
-                 ms(V.BudgetNs) + " (quarantine_budget_ms); the last from " + Peer->Name +
-                 ". Its frames (of " + std::to_string(Peers) +
-                 " peers connected now) and new connections are refused");
+  logLimited(
+      Ctx->Receive->QuarantineLog, TC_LOG_ERROR,
+      "quarantined " +
+          (Host ? "host " + V.Refused.str() + " (the addresses of " + Peer->Identity.str() +
+                      "'s host together)"
+           : V.Refused.Family == PeerIdentity::FamilyJobRank ? V.Refused.str()
+                                                             : "address " + V.Refused.str()) +
+          " for " + std::to_string(Q.windowNs() / NsPerS) + " s: its abandoned frames took " +
+          ms(V.ChargedNs) + " within " + std::to_string(Q.windowNs() / NsPerS) +
+          " s, past its budget of " + ms(V.BudgetNs) + " (quarantine_budget_ms); the last from " +
+          Peer->Name + ". Its frames (of " + std::to_string(Peers) +
+          " peers connected now) and new connections are refused");
 }
 
 bool twochains::rt::addressStillRefused(tc_peer *Peer) {
@@ -69,6 +69,8 @@ bool twochains::rt::addressStillRefused(tc_peer *Peer) {
   return false;
 }
 
-uint64_t twochains::rt::addressRefusedUntil(ReceiveContext *Ctx, const PeerIdentity &Who) {
-  return Ctx->Jams.Addresses.enabled() ? Ctx->Jams.Addresses.refusedUntil(Who, nowNs()) : 0;
+uint64_t twochains::rt::addressRefusedUntil(CoreContext *Ctx, const PeerIdentity &Who) {
+  return Ctx->Containment->Addresses.enabled()
+             ? Ctx->Containment->Addresses.refusedUntil(Who, nowNs())
+             : 0;
 }

@@ -10,7 +10,7 @@
 #define TWOCHAINS_RUNTIME_RECEIVE_QUARANTINE_H
 
 #include "containment/JamGuard.h"
-#include "receive/Context.h"
+#include "receive/ReceiveContext.h"
 
 namespace twochains::rt {
 
@@ -18,7 +18,7 @@ namespace twochains::rt {
 /// since the watchdog first saw it running. An address (or host) that this
 /// puts past its budget is logged, counted, and every peer of it marked
 /// refused.
-void chargeAbandoned(ReceiveContext *Ctx, tc_peer *Peer, const JamRun &Run);
+void chargeAbandoned(CoreContext *Ctx, tc_peer *Peer, const JamRun &Run);
 
 /// Whether the peer's address is refused now; the mark is dropped when its
 /// refusal is over.
@@ -29,7 +29,7 @@ inline bool addressRefused(tc_peer *Peer) {
 }
 
 /// Until when a peer of identity Who is refused (0: it is not).
-uint64_t addressRefusedUntil(ReceiveContext *Ctx, const PeerIdentity &Who);
+uint64_t addressRefusedUntil(CoreContext *Ctx, const PeerIdentity &Who);
 
 } // namespace twochains::rt
 

@@ -33,7 +33,7 @@
 
 using namespace twochains::rt;
 
-void twochains::rt::reportCredits(ReceiveContext *Ctx, tc_peer *Peer) {
+void twochains::rt::reportCredits(CoreContext *Ctx, tc_peer *Peer) {
   if (reportCreditWord(Peer, CreditWordFinished, Peer->Rx.Receive->expected()) ==
       CreditReport::Sent) {
     Peer->Rx.Receive->takeCreditReport();
@@ -48,7 +48,7 @@ void twochains::rt::reportCredits(ReceiveContext *Ctx, tc_peer *Peer) {
 /// on, so its bytes are not still landing.
 static constexpr uint64_t TruncationDeadlineNs = 100'000'000;
 
-static bool truncated(ReceiveContext *Ctx, tc_peer *Peer, uint64_t Seq) {
+static bool truncated(CoreContext *Ctx, tc_peer *Peer, uint64_t Seq) {
   uint32_t NextSlot = uint32_t((Seq + 1) % Ctx->Slots);
   if (!frameTrailerShows(ringSlot(Peer->Rx.Ring, Ctx->SlotSize, NextSlot), Ctx->SlotSize,
                          Seq + 1)) {
@@ -66,21 +66,22 @@ static bool truncated(ReceiveContext *Ctx, tc_peer *Peer, uint64_t Seq) {
 /// The receiver package a frame names: the last one the peer's frames
 /// named, while no package was added since, else a search (packages are
 /// only ever added, and the last added of a tag is the one that runs).
-static tc_package *receiverPackage(ReceiveContext *Ctx, PeerReceiveHalf &Rx, uint64_t Tag) {
-  if (Rx.RunPackage && Rx.RunPackage->Tag == Tag && Rx.RunPackagesSeen == Ctx->Packages.size())
+static tc_package *receiverPackage(CoreContext *Ctx, PeerReceiveHalf &Rx, uint64_t Tag) {
+  if (Rx.RunPackage && Rx.RunPackage->Tag == Tag &&
+      Rx.RunPackagesSeen == Ctx->Package->Packages.size())
     return Rx.RunPackage;
   tc_package *Pkg = nullptr;
-  for (tc_package *P : Ctx->Packages)
+  for (tc_package *P : Ctx->Package->Packages)
     if ((P->Roles & TC_PACKAGE_RECEIVER) && P->Tag == Tag)
       Pkg = P;
   if (Pkg) {
     Rx.RunPackage = Pkg;
-    Rx.RunPackagesSeen = Ctx->Packages.size();
+    Rx.RunPackagesSeen = Ctx->Package->Packages.size();
   }
   return Pkg;
 }
 
-static tc_status_t runFrame(ReceiveContext *Ctx, tc_peer *Peer, const FrameView &V, JamRun &Run) {
+static tc_status_t runFrame(CoreContext *Ctx, tc_peer *Peer, const FrameView &V, JamRun &Run) {
   if (addressRefused(Peer))
     return TC_ERR_QUARANTINED;
   const FrameHeader &H = V.Header;
@@ -92,9 +93,10 @@ static tc_status_t runFrame(ReceiveContext *Ctx, tc_peer *Peer, const FrameView 
   const PackageElement &E = Pkg->Elements[H.Element];
   if (!E.Present || !E.IsJam)
     return TC_ERR_UNKNOWN_ELEMENT;
-  if (Peer->Rx.AbandonedCount && Ctx->Jams.QuarantineFaults != TC_NEVER_QUARANTINE) {
+  if (Peer->Rx.AbandonedCount && Ctx->Containment->QuarantineFaults != TC_NEVER_QUARANTINE) {
     auto Abandoned = Peer->Rx.Abandoned.find(H.Element);
-    if (Abandoned != Peer->Rx.Abandoned.end() && Abandoned->second >= Ctx->Jams.QuarantineFaults)
+    if (Abandoned != Peer->Rx.Abandoned.end() &&
+        Abandoned->second >= Ctx->Containment->QuarantineFaults)
       return TC_ERR_QUARANTINED;
   }
   tc_jam_ctx JamCtx = {Peer, H.Sequence, Pkg, &Run};
@@ -108,7 +110,7 @@ static tc_status_t runFrame(ReceiveContext *Ctx, tc_peer *Peer, const FrameView 
     return TC_OK;
   }
   // The hot path of cached frames, inline: one table probe and the call.
-  if (H.Kind == FrameCached && Ctx->Cache && runHeldCode(Ctx, E, V, &JamCtx)) {
+  if (H.Kind == FrameCached && Ctx->Image->Cache && runHeldCode(Ctx, E, V, &JamCtx)) {
     countHeld(Ctx, &tc_stats_t::frames_executed_injected);
     return TC_OK;
   }
@@ -118,13 +120,12 @@ static tc_status_t runFrame(ReceiveContext *Ctx, tc_peer *Peer, const FrameView 
   return St;
 }
 
-static tc_status_t abandonFrame(ReceiveContext *Ctx, tc_peer *Peer, const FrameView &V, JamRun &Run,
+static tc_status_t abandonFrame(CoreContext *Ctx, tc_peer *Peer, const FrameView &V, JamRun &Run,
                                 bool Timeout);
 
 /// Runs a frame inside a recovery point: a jam that faults or overruns
 /// its time limit is abandoned (JamGuard.h, abandonFrame).
-static tc_status_t runContained(ReceiveContext *Ctx, tc_peer *Peer, const FrameView &V,
-                                JamRun &Run) {
+static tc_status_t runContained(CoreContext *Ctx, tc_peer *Peer, const FrameView &V, JamRun &Run) {
   Run.Interrupt.store(false, std::memory_order_relaxed);
   Run.Force.store(false, std::memory_order_relaxed);
   Run.CodeBegin = Run.CodeEnd = 0;
@@ -146,8 +147,9 @@ static tc_status_t runContained(ReceiveContext *Ctx, tc_peer *Peer, const FrameV
 /// logged once, told to the sender, counted against the element for
 /// quarantine, and its time charged to the peer's address
 /// (receive/Quarantine.h). Out of line: runContained stays small.
-__attribute__((noinline)) static tc_status_t
-abandonFrame(ReceiveContext *Ctx, tc_peer *Peer, const FrameView &V, JamRun &Run, bool Timeout) {
+__attribute__((noinline)) static tc_status_t abandonFrame(CoreContext *Ctx, tc_peer *Peer,
+                                                          const FrameView &V, JamRun &Run,
+                                                          bool Timeout) {
   const FrameHeader &H = V.Header;
   countHeld(Ctx, Timeout ? &tc_stats_t::jams_timed_out : &tc_stats_t::jams_faulted);
   count(Peer, &tc_peer_stats_t::jams_abandoned);
@@ -158,7 +160,7 @@ abandonFrame(ReceiveContext *Ctx, tc_peer *Peer, const FrameView &V, JamRun &Run
   uint32_t Count = ++Peer->Rx.Abandoned[H.Element];
   ++Peer->Rx.AbandonedCount;
   std::string Element = std::to_string(H.Element), Package = "?";
-  for (tc_package *P : Ctx->Packages)
+  for (tc_package *P : Ctx->Package->Packages)
     if (P->Tag == H.Package) {
       Package = P->Name;
       if (H.Element < P->Elements.size())
@@ -180,14 +182,16 @@ abandonFrame(ReceiveContext *Ctx, tc_peer *Peer, const FrameView &V, JamRun &Run
   }
   logLimited(Peer->AbandonedFrameLog, TC_LOG_ERROR,
              "abandoned frame " + std::to_string(H.Sequence) + " from " + Peer->Name + ": jam '" +
-           Element + "' of package '" + Package + "' " +
-           (Timeout ? "ran past the time limit (" + std::to_string(Ctx->Jams.Dog->limitMs()) +
-                          " ms): interrupted "
-                    : "raised ") +
-           Fault +
-           (Ctx->Jams.QuarantineFaults != TC_NEVER_QUARANTINE && Count == Ctx->Jams.QuarantineFaults
-                ? "; its further frames from this peer are refused (quarantine)"
-                : ""));
+                 Element + "' of package '" + Package + "' " +
+                 (Timeout
+                      ? "ran past the time limit (" +
+                            std::to_string(Ctx->Containment->Dog->limitMs()) + " ms): interrupted "
+                      : "raised ") +
+                 Fault +
+                 (Ctx->Containment->QuarantineFaults != TC_NEVER_QUARANTINE &&
+                          Count == Ctx->Containment->QuarantineFaults
+                      ? "; its further frames from this peer are refused (quarantine)"
+                      : ""));
   reportCreditWord(Peer, CreditWordFault,
                    faultWord(H.Sequence, H.Element, Timeout ? 0 : Run.Signal,
                              Timeout ? TC_JAM_TIMED_OUT : TC_JAM_FAULTED),
@@ -198,13 +202,13 @@ abandonFrame(ReceiveContext *Ctx, tc_peer *Peer, const FrameView &V, JamRun &Run
 /// A cached frame named code this receiver does not hold: tell the sender
 /// (one put into its credit line) and wait; it sends the frame again, with
 /// code, into the same slot. False if the sender cannot be told.
-static bool askForCode(ReceiveContext *Ctx, tc_peer *Peer, uint64_t Seq) {
+static bool askForCode(CoreContext *Ctx, tc_peer *Peer, uint64_t Seq) {
   Peer->Rx.CodeWait.reported(Seq, nowNs());
   countHeld(Ctx, &tc_stats_t::cache_misses);
   return reportCreditWord(Peer, CreditWordMiss, Seq + 1, /*Wait=*/true) == CreditReport::Sent;
 }
 
-const volatile void *twochains::rt::watchedWord(ReceiveContext *Ctx) {
+const volatile void *twochains::rt::watchedWord(CoreContext *Ctx) {
   static const volatile uint64_t Nothing = 0;
   for (tc_peer *P : Ctx->Polled)
     if (P->Rx.Ring && P->Rx.Receive)
@@ -226,7 +230,7 @@ static constexpr unsigned RingBudget = 16;
 /// InRing (TC_CODE_TRUST_JOB): the same checks, on a private copy of the
 /// header only; the payload stays where it landed (wire/Frame.h).
 template <bool InRing>
-static inline tc_status_t captureSlot(ReceiveContext *Ctx, uint8_t *Slot, uint64_t Seq, bool Idle,
+static inline tc_status_t captureSlot(CoreContext *Ctx, uint8_t *Slot, uint64_t Seq, bool Idle,
                                       bool Awaiting, FrameView &V) {
   if constexpr (InRing) {
     if (!Idle && !Awaiting &&
@@ -235,8 +239,8 @@ static inline tc_status_t captureSlot(ReceiveContext *Ctx, uint8_t *Slot, uint64
       return TC_OK;
   } else {
     if (!Idle && !Awaiting &&
-        (captureMarkedLine(Slot, Seq, Ctx->Private.get(), &V) ||
-         captureMarkedFrame(Slot, Ctx->SlotSize, Seq, Ctx->Private.get(), &V)))
+        (captureMarkedLine(Slot, Seq, Ctx->Receive->Private.get(), &V) ||
+         captureMarkedFrame(Slot, Ctx->SlotSize, Seq, Ctx->Receive->Private.get(), &V)))
       return TC_OK;
   }
   V = {};
@@ -248,24 +252,24 @@ static inline tc_status_t captureSlot(ReceiveContext *Ctx, uint8_t *Slot, uint64
                    : (Ctx->Flags & TC_CONTEXT_ORDERED_PLACEMENT) ? Completion::Ordered
                                                                   : Completion::Marked;
   if constexpr (InRing)
-    return captureFrameInRing(Slot, Ctx->SlotSize, Seq, Ctx->Private.get(), &V, How);
+    return captureFrameInRing(Slot, Ctx->SlotSize, Seq, Ctx->Receive->Private.get(), &V, How);
   else
-    return captureFrame(Slot, Ctx->SlotSize, Seq, Ctx->Private.get(), &V, How);
+    return captureFrame(Slot, Ctx->SlotSize, Seq, Ctx->Receive->Private.get(), &V, How);
 }
 
 /// A captured frame handed on: an answer to the calls layer, anything
 /// else run inside the recovery point.
-static inline tc_status_t dispatchFrame(ReceiveContext *Ctx, tc_peer *Peer, const FrameView &V,
+static inline tc_status_t dispatchFrame(CoreContext *Ctx, tc_peer *Peer, const FrameView &V,
                                         JamRun &Run) {
   if (V.Header.Kind == FrameAnswer) {
-    Ctx->AnswerFrame.notify(Peer, V.Header.Package, V.Payload, V.Header.PayloadSize);
+    Ctx->Path->AnswerFrame.notify(Peer, V.Header.Package, V.Payload, V.Header.PayloadSize);
     return TC_OK;
   }
-  Ctx->RunningJam = true;
+  Ctx->Receive->RunningJam = true;
   ThreadRunningJamOf = Ctx;
   tc_status_t St = runContained(Ctx, Peer, V, Run);
   ThreadRunningJamOf = nullptr;
-  Ctx->RunningJam = false;
+  Ctx->Receive->RunningJam = false;
   count(Peer, &tc_peer_stats_t::frames_executed, St == TC_OK);
   return St;
 }
@@ -285,9 +289,8 @@ static void tellRefusal(tc_peer *Peer) {
 /// budget), posted and told to its sender, with why (faults and overruns
 /// were logged and told where they were found, an address's quarantine
 /// where it began). Out of line: serveRing stays small.
-__attribute__((noinline)) static void refuseFrame(ReceiveContext *Ctx, tc_peer *Peer,
-                                                  tc_status_t St, const FrameView &V,
-                                                  uint64_t Seq) {
+__attribute__((noinline)) static void refuseFrame(CoreContext *Ctx, tc_peer *Peer, tc_status_t St,
+                                                  const FrameView &V, uint64_t Seq) {
   if (St == TC_ERR_QUARANTINED) {
     countHeld(Ctx, &tc_stats_t::frames_quarantined);
     count(Peer, &tc_peer_stats_t::frames_rejected);
@@ -299,7 +302,7 @@ __attribute__((noinline)) static void refuseFrame(ReceiveContext *Ctx, tc_peer *
       Peer->Rx.AddressRefusalTold = true;
     } else {
       uint32_t &Told = Peer->Rx.Abandoned[V.Header.Element];
-      Tell = Told == Ctx->Jams.QuarantineFaults;
+      Tell = Told == Ctx->Containment->QuarantineFaults;
       Told += Tell;
     }
     if (Tell)
@@ -325,8 +328,7 @@ __attribute__((noinline)) static void refuseFrame(ReceiveContext *Ctx, tc_peer *
 /// The slot is finished, and so may be credited and rewritten, only after
 /// its frame was dispatched: a jam reading its payload in the ring
 /// (InRing) reads a slot no sender may write yet.
-template <bool InRing>
-static unsigned serveRingWith(ReceiveContext *Ctx, tc_peer *Peer, JamRun &Run) {
+template <bool InRing> static unsigned serveRingWith(CoreContext *Ctx, tc_peer *Peer, JamRun &Run) {
   PeerReceiveHalf &Rx = Peer->Rx;
   unsigned Count = 0;
   for (unsigned Budget = RingBudget; Budget; --Budget) {
@@ -364,10 +366,10 @@ static unsigned serveRingWith(ReceiveContext *Ctx, tc_peer *Peer, JamRun &Run) {
       if (St == TC_OK)
         St = dispatchFrame(Ctx, Peer, V, Run);
       if (St == TC_ERR_NOT_CACHED && V.Header.Kind == FrameCached &&
-          Ctx->Mode == TC_MAILBOX_CODE_CACHE && askForCode(Ctx, Peer, Seq))
+          Ctx->Code->Mode == TC_MAILBOX_CODE_CACHE && askForCode(Ctx, Peer, Seq))
         break; // its code is on the way
     }
-    if (__builtin_expect(!Ctx->PayloadsArriving.empty(), 0))
+    if (__builtin_expect(!Ctx->Receive->PayloadsArriving.empty(), 0))
       finishPayloadAhead(Ctx, Peer, Seq);
     if (St != TC_OK)
       refuseFrame(Ctx, Peer, St, V, Seq);
@@ -387,10 +389,10 @@ static unsigned serveRingWith(ReceiveContext *Ctx, tc_peer *Peer, JamRun &Run) {
   return Count;
 }
 
-unsigned twochains::rt::serveRing(ReceiveContext *Ctx, tc_peer *Peer, JamRun &Run) {
+unsigned twochains::rt::serveRing(CoreContext *Ctx, tc_peer *Peer, JamRun &Run) {
   // The policy never changes in a context's life: one predictable branch
   // a ring's turn, none a frame.
-  if (Ctx->CodeTrust == TC_CODE_TRUST_JOB)
+  if (Ctx->Package->CodeTrust == TC_CODE_TRUST_JOB)
     return serveRingWith<true>(Ctx, Peer, Run);
   return serveRingWith<false>(Ctx, Peer, Run);
 }

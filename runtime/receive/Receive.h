@@ -3,7 +3,7 @@
 #define TWOCHAINS_RUNTIME_RECEIVE_RECEIVE_H
 
 #include "containment/JamGuard.h"
-#include "receive/Context.h"
+#include "receive/ReceiveContext.h"
 #include "wire/Frame.h"
 
 namespace twochains::rt {
@@ -16,9 +16,9 @@ constexpr unsigned IdleReportPolls = 64;
 
 /// Up to a budget of frames of a peer's ring, in sequence, and its credit
 /// reports. Returns the frames it finished.
-unsigned serveRing(ReceiveContext *Ctx, tc_peer *Peer, JamRun &Run);
+unsigned serveRing(CoreContext *Ctx, tc_peer *Peer, JamRun &Run);
 /// Reports the frames finished so far to the sender.
-void reportCredits(ReceiveContext *Ctx, tc_peer *Peer);
+void reportCredits(CoreContext *Ctx, tc_peer *Peer);
 
 /// Whether the peer's ring takes the short way (pollRing): it is there,
 /// its peer welcomed, and no frame of it waits for code.
@@ -31,7 +31,7 @@ inline bool ringReady(const tc_peer *Peer) {
 /// word of the slot it expects (frameMayHaveArrived). Now and then it takes
 /// the full turn anyway, to see whether a frame that never began to arrive
 /// was skipped by its sender. Returns the frames it finished.
-inline unsigned pollRing(ReceiveContext *Ctx, tc_peer *Peer, JamRun &Run) {
+inline unsigned pollRing(CoreContext *Ctx, tc_peer *Peer, JamRun &Run) {
   PeerReceiveHalf &Rx = Peer->Rx;
   if (!frameMayHaveArrived(ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot()),
                            Rx.Receive->expected()) &&
@@ -46,7 +46,7 @@ inline unsigned pollRing(ReceiveContext *Ctx, tc_peer *Peer, JamRun &Run) {
 
 /// The receive side of a peer's turn, any ring. Returns the frames it
 /// finished.
-inline unsigned receiveFrom(ReceiveContext *Ctx, tc_peer *Peer, JamRun &Run) {
+inline unsigned receiveFrom(CoreContext *Ctx, tc_peer *Peer, JamRun &Run) {
   // A peer that went away may have left complete frames behind: they
   // still run (nothing sent is lost); only credits stop.
   if (!Peer->Rx.Ring || !Peer->Welcomed)
@@ -56,7 +56,7 @@ inline unsigned receiveFrom(ReceiveContext *Ctx, tc_peer *Peer, JamRun &Run) {
 
 /// The word a frame's arrival will write first: the header line of the
 /// slot the first ring expects next (what a waiting executor watches).
-const volatile void *watchedWord(ReceiveContext *Ctx);
+const volatile void *watchedWord(CoreContext *Ctx);
 
 } // namespace twochains::rt
 

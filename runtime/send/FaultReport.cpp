@@ -66,7 +66,7 @@ void takeFaultReport(tc_peer *Peer) {
   count(Peer, &tc_peer_stats_t::faults_reported);
   postEvent(Peer->Ctx, TC_EVENT_FAULT_REPORTED, Peer->Number, Ended, F.element, F.sequence,
             F.signal);
-  contextOf<PathContext>(Peer)->FrameAbandoned.notify(Peer, Seq, Ended);
+  Peer->Ctx->Path->FrameAbandoned.notify(Peer, Seq, Ended);
   if (Kind == TC_JAM_REFUSED) {
     logLimited(Peer->FaultReportLog, TC_LOG_ERROR,
                Peer->Name + " refused frame " + std::to_string(Seq) + " (element " +

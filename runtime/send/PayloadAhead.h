@@ -12,7 +12,7 @@
 #ifndef TWOCHAINS_RUNTIME_SEND_PAYLOADAHEAD_H
 #define TWOCHAINS_RUNTIME_SEND_PAYLOADAHEAD_H
 
-#include "path/Context.h"
+#include "path/PathContext.h"
 #include "wire/Frame.h"
 
 namespace twochains::rt {

@@ -115,7 +115,7 @@ bool twochains::rt::needsDeployment(tc_peer *Peer, const tc_package *Pkg) {
 /// (St): their calls end, and the next tc_flush returns St.
 template <class Predicate>
 static void dropWaiting(tc_peer *Peer, tc_status_t St, Predicate Waiting) {
-  auto *Ctx = contextOf<PathContext>(Peer);
+  auto *Ctx = Peer->Ctx;
   uint64_t Dropped = 0;
   for (auto It = Peer->Tx.Queued.begin(); It != Peer->Tx.Queued.end();) {
     if (!Waiting(*It)) {
@@ -123,7 +123,7 @@ static void dropWaiting(tc_peer *Peer, tc_status_t St, Predicate Waiting) {
       continue;
     }
     if (It->CallKey)
-      Ctx->FrameAbandoned.notify(Peer, It->CallKey, St);
+      Ctx->Path->FrameAbandoned.notify(Peer, It->CallKey, St);
     It = Peer->Tx.Queued.erase(It);
     ++Dropped;
   }

@@ -8,7 +8,7 @@
 #ifndef TWOCHAINS_RUNTIME_SEND_QUEUE_H
 #define TWOCHAINS_RUNTIME_SEND_QUEUE_H
 
-#include "path/Context.h"
+#include "path/PathContext.h"
 
 namespace twochains::rt {
 

@@ -588,7 +588,7 @@ namespace twochains::rt {
 
 void sendQueued(tc_peer *Peer) {
   takeCodeAnswers(Peer);
-  auto *Ctx = contextOf<PathContext>(Peer);
+  auto *Ctx = Peer->Ctx;
   while (PeerSendHalf::QueuedFrame *Front = frontReadyToLeave(Peer)) {
     PeerSendHalf::QueuedFrame &F = *Front;
     uint64_t Seq = 0;
@@ -602,9 +602,9 @@ void sendQueued(tc_peer *Peer) {
     // A call's frame is named by its sequence from now on; one that failed
     // for good (the peer is gone) ends its call.
     if (F.CallKey && St == TC_OK)
-      Ctx->CallSent.notify(Peer, F.CallKey, Seq);
+      Ctx->Path->CallSent.notify(Peer, F.CallKey, Seq);
     else if (F.CallKey && St != TC_OK)
-      Ctx->FrameAbandoned.notify(Peer, F.CallKey, St);
+      Ctx->Path->FrameAbandoned.notify(Peer, F.CallKey, St);
     if (St != TC_OK && !F.Package)
       logLimited(Peer->AnswerLog, TC_LOG_ERROR,
                  "a queued answer to call " + std::to_string(F.CallSequence) + " of " +
@@ -650,7 +650,7 @@ void resendMissing(tc_peer *Peer) {
   }
   const FrameHeader &H = V.Header;
   const tc_package *Pkg = nullptr;
-  for (const tc_package *P : contextOf<PathContext>(Peer)->Packages)
+  for (const tc_package *P : Peer->Ctx->Package->Packages)
     if (P->Tag == H.Package)
       Pkg = P;
   if (!Pkg || H.Element >= Pkg->Elements.size())

@@ -2,7 +2,7 @@
 #ifndef TWOCHAINS_RUNTIME_SEND_SEND_H
 #define TWOCHAINS_RUNTIME_SEND_SEND_H
 
-#include "path/Context.h"
+#include "path/PathContext.h"
 
 namespace twochains::rt {
 

@@ -51,28 +51,28 @@ std::vector<uint32_t> hostAddresses() {
 } // namespace
 
 extern "C" tc_status_t tc_listen_port(const tc_context_t *Api, uint16_t *Port) {
-  const auto *Ctx = partOf<WireupContext>(Api);
-  if (!Ctx || !Port || !Ctx->Listener)
+  const auto *Ctx = coreOf(Api);
+  if (!Ctx || !Port || !Ctx->Wireup->Listener)
     return TC_ERR_INVALID_PARAM;
-  *Port = Ctx->ListenPort;
+  *Port = Ctx->Wireup->ListenPort;
   return TC_OK;
 }
 
 extern "C" tc_status_t tc_context_address(const tc_context_t *Api, void *Blob, size_t *Size) {
-  const auto *Ctx = partOf<WireupContext>(Api);
-  if (!Ctx || !Size || !Ctx->Listener)
+  const auto *Ctx = coreOf(Api);
+  if (!Ctx || !Size || !Ctx->Wireup->Listener)
     return TC_ERR_INVALID_PARAM;
   std::vector<uint32_t> Addresses;
-  if (Ctx->ListenAddress == htonl(INADDR_ANY))
+  if (Ctx->Wireup->ListenAddress == htonl(INADDR_ANY))
     Addresses = hostAddresses();
   else
-    Addresses.push_back(Ctx->ListenAddress);
+    Addresses.push_back(Ctx->Wireup->ListenAddress);
   // The rank key goes with the address: a job's ranks learn it from the
   // blob, whichever way it travels, and take a claim of this context's
   // rank only with its signature.
-  std::vector<uint8_t> Packed =
-      packAddressBlob(Ctx->ListenPort, Addresses,
-                      Ctx->Job.RankKey.present() ? Ctx->Job.RankKey.publicKey().data() : nullptr);
+  std::vector<uint8_t> Packed = packAddressBlob(
+      Ctx->Wireup->ListenPort, Addresses,
+      Ctx->Wireup->Job.RankKey.present() ? Ctx->Wireup->Job.RankKey.publicKey().data() : nullptr);
   if (!Blob || *Size < Packed.size()) {
     *Size = Packed.size();
     return Blob ? TC_ERR_TOO_LARGE : TC_OK;
@@ -84,7 +84,7 @@ extern "C" tc_status_t tc_context_address(const tc_context_t *Api, void *Blob, s
 
 extern "C" tc_status_t tc_connect_address(tc_context_t *Api, const void *Blob, size_t Size,
                                           int TimeoutMs, tc_peer_t **Out) {
-  auto *Ctx = partOf<WireupContext>(Api);
+  auto *Ctx = coreOf(Api);
   if (!Ctx || !Blob || !Out)
     return TC_ERR_INVALID_PARAM;
   // The blob came from elsewhere: every field is checked before use.

@@ -87,7 +87,7 @@ static bool endRequestsInFlight(tc_peer *Peer) {
 }
 
 /// The other side's memory: its keys, and the mappings that go with them.
-static void dropRemoteKeys(WireupContext *Ctx, tc_peer *Peer) {
+static void dropRemoteKeys(CoreContext *Ctx, tc_peer *Peer) {
   if (Peer->Welcomed && Peer->Path == PathRma && putsTo(Peer) && Ctx->PutPeers)
     --Ctx->PutPeers;
   Peer->Tx.RingDirect = nullptr;
@@ -115,7 +115,7 @@ static void dropRemoteKeys(WireupContext *Ctx, tc_peer *Peer) {
 /// two mappings and 17 kB per closed peer on each side for the life of the
 /// context (containment-e2e 'cycles'). Forced only if something is still in
 /// flight (GaveUp): that cancels it, and its buffers go with the peer.
-static void closeDataEndpoint(WireupContext *Ctx, tc_peer *Peer, bool GaveUp) {
+static void closeDataEndpoint(CoreContext *Ctx, tc_peer *Peer, bool GaveUp) {
   if (Peer->DataEp) {
     ucp_request_param_t P = {};
     uint64_t Deadline =
@@ -134,7 +134,7 @@ static void closeDataEndpoint(WireupContext *Ctx, tc_peer *Peer, bool GaveUp) {
 
 /// The control endpoint, its last messages (credits, answers by message)
 /// flushed first: a forced close drops what UCX still holds for the socket.
-static void closeControlEndpoint(WireupContext *Ctx, tc_peer *Peer) {
+static void closeControlEndpoint(CoreContext *Ctx, tc_peer *Peer) {
   if (Peer->Ep && !Peer->Failed) {
     ucp_request_param_t P = {};
     waitRequestUntil(Ctx->Worker, ucp_ep_flush_nbx(Peer->Ep, &P),
@@ -147,7 +147,7 @@ static void closeControlEndpoint(WireupContext *Ctx, tc_peer *Peer) {
 }
 
 /// This side's ring and credit line for the peer.
-static void releaseLocalSide(WireupContext *Ctx, tc_peer *Peer) {
+static void releaseLocalSide(CoreContext *Ctx, tc_peer *Peer) {
   stopPolling(Ctx, Peer);
   giveBackDoorbellPlace(Ctx, Peer);
   if (Peer->Rx.RingMem)
@@ -170,12 +170,13 @@ static void releaseLocalSide(WireupContext *Ctx, tc_peer *Peer) {
 /// stale CHALLENGE fails a new connect's proof (TC_ERR_AUTH), a stale
 /// HELLO is out of place. Under load, with handshakes dropped for time and
 /// tried again, ranks of a job failed so.
-static void forgetPeerEndpoint(WireupContext *Ctx, tc_peer *Peer) {
+static void forgetPeerEndpoint(CoreContext *Ctx, tc_peer *Peer) {
   if (!Peer->Ep)
     return;
   auto Stale = [&](const WireupContext::PendingMessage &M) { return M.Ep == Peer->Ep; };
-  Ctx->Handshakes.erase(std::remove_if(Ctx->Handshakes.begin(), Ctx->Handshakes.end(), Stale),
-                        Ctx->Handshakes.end());
+  Ctx->Wireup->Handshakes.erase(
+      std::remove_if(Ctx->Wireup->Handshakes.begin(), Ctx->Wireup->Handshakes.end(), Stale),
+      Ctx->Wireup->Handshakes.end());
   forgetEndpoint(Ctx, Peer->Ep);
 }
 
@@ -184,8 +185,7 @@ static void forgetPeerEndpoint(WireupContext *Ctx, tc_peer *Peer) {
 /// (a receive waiting for its bytes completes as cancelled). Its other
 /// resources go when it is released, as a failed peer's: reaped here, or
 /// closed by the application.
-static void cutOff(ControlContext *Control, tc_peer *Peer) {
-  auto *Ctx = static_cast<WireupContext *>(Control);
+static void cutOff(CoreContext *Ctx, tc_peer *Peer) {
   if (!Peer->Failed && Peer->Welcomed)
     postEvent(Ctx, TC_EVENT_PEER_GONE, Peer->Number, TC_ERR_IO);
   Peer->Failed = true;
@@ -195,7 +195,7 @@ static void cutOff(ControlContext *Control, tc_peer *Peer) {
   releaseKeptSends(Peer); // no send on the endpoint reads them any more
 }
 
-void twochains::rt::releasePeer(WireupContext *Ctx, tc_peer *Peer) {
+void twochains::rt::releasePeer(CoreContext *Ctx, tc_peer *Peer) {
   if (Peer->Wireup->RefusalFlush) { // released by UCX as the endpoint closes
     ucp_request_free(Peer->Wireup->RefusalFlush);
     Peer->Wireup->RefusalFlush = nullptr;
@@ -203,7 +203,7 @@ void twochains::rt::releasePeer(WireupContext *Ctx, tc_peer *Peer) {
   // No longer found by its endpoint, which the flushes below still
   // progress: what the peer says meanwhile is its last word, not a stranger's.
   forgetPeerEndpoint(Ctx, Peer);
-  Ctx->PeerReleased.notify(Ctx, Peer);
+  Ctx->Wireup->PeerReleased.notify(Ctx, Peer);
   forgetPayloadsAhead(Ctx, Peer);
   sayLastWords(Peer);
   bool GaveUp = endRequestsInFlight(Peer);
@@ -241,7 +241,7 @@ static void shedBuffers(tc_peer *P) {
 
 /// Accepted[I], released, leaves the list: freed, or kept in Gone if the
 /// application holds its handle (tc_context_peer).
-static void retireAccepted(WireupContext *Ctx, size_t I) {
+static void retireAccepted(CoreContext *Ctx, size_t I) {
   if (Ctx->Accepted[I]->HandedOut) {
     shedBuffers(Ctx->Accepted[I].get());
     Ctx->Gone.push_back(std::move(Ctx->Accepted[I]));
@@ -252,8 +252,7 @@ static void retireAccepted(WireupContext *Ctx, size_t I) {
 /// Housekeeping (receiver): releases peers that failed, closed, were
 /// refused or never finished their handshake, once no frame of theirs is
 /// left to run. (And ends peers on either side that shrank their memory.)
-static void reapPeers(CoreContext *Core) {
-  auto *Ctx = static_cast<WireupContext *>(Core);
+static void reapPeers(CoreContext *Ctx) {
   for (tc_peer *P : Ctx->Connected)
     failShrunkPeer(P);
   for (auto &P : Ctx->Accepted)
@@ -277,14 +276,14 @@ static void reapPeers(CoreContext *Core) {
       ucp_request_free(P->Wireup->RefusalFlush);
       P->Wireup->RefusalFlush = nullptr;
     }
-    if (isStartup(P) && Now - P->Wireup->AcceptedNs > Ctx->HandshakeTimeoutNs) {
+    if (isStartup(P) && Now - P->Wireup->AcceptedNs > Ctx->Wireup->HandshakeTimeoutNs) {
       // Failed: closed by force, nothing of it waited for.
       P->Failed = true;
       P->Wireup->AuthState = PeerWireup::Auth::Refused;
       countHeld(Ctx, &tc_stats_t::handshakes_timed_out);
-      logLimited(Ctx->RefusedConnectionLog, TC_LOG_ERROR,
+      logLimited(Ctx->Wireup->RefusedConnectionLog, TC_LOG_ERROR,
                  "dropped " + P->Name + ": no handshake within " +
-                     std::to_string(Ctx->HandshakeTimeoutNs / NsPerMs) +
+                     std::to_string(Ctx->Wireup->HandshakeTimeoutNs / NsPerMs) +
                      " ms (handshake_timeout_ms)");
     }
     // A peer that went away may have left complete frames behind: they run
@@ -314,7 +313,7 @@ static void reapPeers(CoreContext *Core) {
 
 /// A sender's end of a connection to SA: its endpoint, TCP on the
 /// interface the route leaves by. Null (Result says why, logged) if none.
-static std::unique_ptr<tc_peer> openClient(WireupContext *Ctx, const sockaddr_in &SA,
+static std::unique_ptr<tc_peer> openClient(CoreContext *Ctx, const sockaddr_in &SA,
                                            const std::string &Where, bool Retry,
                                            tc_status_t &Result) {
   auto Peer = newPeer(Ctx);
@@ -350,7 +349,7 @@ static std::unique_ptr<tc_peer> openClient(WireupContext *Ctx, const sockaddr_in
 
 /// One attempt: an endpoint and the handshake. Null if it failed; Unreachable
 /// then says whether nothing answered (worth trying again).
-static tc_peer *connectOnce(WireupContext *Ctx, const sockaddr_in &SA, const std::string &Where,
+static tc_peer *connectOnce(CoreContext *Ctx, const sockaddr_in &SA, const std::string &Where,
                             uint64_t Deadline, bool Retry, bool &Unreachable, tc_status_t &Result) {
   Unreachable = false;
   std::unique_ptr<tc_peer> Peer = openClient(Ctx, SA, Where, Retry, Result);
@@ -370,7 +369,7 @@ static tc_peer *connectOnce(WireupContext *Ctx, const sockaddr_in &SA, const std
   return Peer.release();
 }
 
-tc_peer *twochains::rt::startConnect(WireupContext *Ctx, const sockaddr_in &SA,
+tc_peer *twochains::rt::startConnect(CoreContext *Ctx, const sockaddr_in &SA,
                                      const std::string &Where, uint32_t ExpectJobRank,
                                      uint64_t DeadlineNs) {
   tc_status_t Result = TC_ERR_IO;
@@ -389,8 +388,7 @@ tc_peer *twochains::rt::startConnect(WireupContext *Ctx, const sockaddr_in &SA,
 /// Housekeeping: connects in the background whose handshake has ended (or
 /// whose time is up) leave Connecting: welcomed ones are polled from then
 /// on (Connected), failed ones are released; the job layer takes each.
-static void advanceConnects(CoreContext *Core) {
-  auto *Ctx = static_cast<WireupContext *>(Core);
+static void advanceConnects(CoreContext *Ctx) {
   uint64_t Now = nowNs();
   for (size_t I = 0; I < Ctx->Connecting.size();) {
     tc_peer *P = Ctx->Connecting[I];
@@ -404,15 +402,14 @@ static void advanceConnects(CoreContext *Core) {
       startPolling(Ctx, P);
     } else
       releasePeer(Ctx, P);
-    Ctx->ConnectEnded.notify(Ctx, P);
+    Ctx->Wireup->ConnectEnded.notify(Ctx, P);
   }
 }
 
 /// When the housekeeping above next has work on the clock: a connect in
 /// the background at its deadline, a startup out of time, a refusal's
 /// message given up on.
-static uint64_t connectionsDue(CoreContext *Core) {
-  auto *Ctx = static_cast<WireupContext *>(Core);
+static uint64_t connectionsDue(CoreContext *Ctx) {
   uint64_t Due = NoDueTime;
   for (tc_peer *P : Ctx->Connecting)
     if (P->Wireup->Background && P->Wireup->ConnectState != PeerWireup::Connect::Done)
@@ -421,7 +418,7 @@ static uint64_t connectionsDue(CoreContext *Core) {
     if (P->Wireup->RefusalFlush)
       Due = std::min(Due, P->Wireup->RefusedNs + RefusedCloseTimeoutNs);
     if (isStartup(P.get()))
-      Due = std::min(Due, P->Wireup->AcceptedNs + Ctx->HandshakeTimeoutNs + 1);
+      Due = std::min(Due, P->Wireup->AcceptedNs + Ctx->Wireup->HandshakeTimeoutNs + 1);
   }
   return Due;
 }
@@ -431,7 +428,7 @@ namespace twochains::rt {
 /// Connects to SA, trying again while nothing listens there yet (processes
 /// launched together race their receivers), until Deadline; logs once if
 /// it gives up.
-tc_status_t connectUntil(WireupContext *Ctx, const sockaddr_in &SA, const std::string &Where,
+tc_status_t connectUntil(CoreContext *Ctx, const sockaddr_in &SA, const std::string &Where,
                          uint64_t Deadline, bool LogUnreachable, tc_peer **Out, bool Retry,
                          uint64_t RetryUntil) {
   // Attempts stop at RetryUntil; a handshake under way always has until
@@ -479,7 +476,7 @@ tc_status_t connectUntil(WireupContext *Ctx, const sockaddr_in &SA, const std::s
 
 extern "C" tc_status_t tc_connect(tc_context_t *Api, const char *Address, uint16_t Port,
                                   int TimeoutMs, tc_peer_t **Out) {
-  auto *Ctx = partOf<WireupContext>(Api);
+  auto *Ctx = coreOf(Api);
   sockaddr_in SA;
   if (!Ctx || !Out || !resolve(Address, Port, SA) || Port == 0)
     return TC_ERR_INVALID_PARAM;
@@ -491,7 +488,7 @@ extern "C" tc_status_t tc_connect(tc_context_t *Api, const char *Address, uint16
   return connectUntil(Ctx, SA, Where, Deadline, true, Out, !FromJam);
 }
 
-void twochains::rt::closePeer(WireupContext *Ctx, tc_peer *Peer) {
+void twochains::rt::closePeer(CoreContext *Ctx, tc_peer *Peer) {
   std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
   // A handle the receiver was given (tc_context_peer) is the context's:
   // released now, kept until the context ends. From inside a jam (whose
@@ -521,11 +518,11 @@ extern "C" void tc_peer_close(tc_peer_t *Peer) {
   // A job's handles live as long as the context.
   if (!Peer || Peer->Proxy)
     return;
-  closePeer(contextOf<WireupContext>(Peer), Peer);
+  closePeer(Peer->Ctx, Peer);
 }
 
 extern "C" tc_status_t tc_context_peer(tc_context_t *Api, unsigned Number, tc_peer_t **Out) {
-  auto *Ctx = partOf<WireupContext>(Api);
+  auto *Ctx = coreOf(Api);
   if (!Ctx || !Out)
     return TC_ERR_INVALID_PARAM;
   std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
@@ -538,12 +535,12 @@ extern "C" tc_status_t tc_context_peer(tc_context_t *Api, unsigned Number, tc_pe
   return TC_ERR_INVALID_PARAM;
 }
 
-ucs_status_t twochains::rt::setupWireup(WireupContext *Ctx) {
+ucs_status_t twochains::rt::setupWireup(CoreContext *Ctx) {
   if (ucs_status_t St = setupHandshake(Ctx); St != UCS_OK)
     return St;
   addHousekeeping(Ctx, advanceConnects);
   addHousekeeping(Ctx, reapPeers);
   addDueTime(Ctx, connectionsDue);
-  Ctx->CutOff.subscribe(cutOff);
+  Ctx->Control->CutOff.subscribe(cutOff);
   return UCS_OK;
 }

@@ -26,7 +26,7 @@
 #include "control/ControlMessage.h"
 #include "core/Stats.h"
 #include "receive/Quarantine.h"
-#include "path/Context.h"
+#include "path/PathContext.h"
 #include "ucx/Request.h"
 #include "wire/Formats.h"
 #include "wireup/Mailbox.h"
@@ -54,7 +54,7 @@ static constexpr size_t MaxProvedNonces = 1024;
 /// Answers are sent without waiting (sendMessage with no deadline): a peer
 /// that does not take our messages holds up nobody.
 
-static void offerMac(const WireupContext *Ctx, const char *Label, size_t LabelSize,
+static void offerMac(const CoreContext *Ctx, const char *Label, size_t LabelSize,
                      const tc_peer *Peer, const Offer &O, const uint8_t *Body, size_t BodySize,
                      uint8_t Out[MacSize]) {
   const auto *Fields = reinterpret_cast<const uint8_t *>(&O) + MacSize;
@@ -67,7 +67,7 @@ static void offerMac(const WireupContext *Ctx, const char *Label, size_t LabelSi
              Out);
 }
 
-static void clientProof(const WireupContext *Ctx, const AuthRequest &R, uint8_t Out[MacSize]) {
+static void clientProof(const CoreContext *Ctx, const AuthRequest &R, uint8_t Out[MacSize]) {
   hmacSha256(Ctx->Key,
              {{ClientLabel, sizeof ClientLabel},
               {R.ClientNonce, NonceSize},
@@ -79,7 +79,7 @@ static void clientProof(const WireupContext *Ctx, const AuthRequest &R, uint8_t 
 /// seen before. Only an exemption from the limits on connections of one
 /// address rests on it (Connection.cpp); the handshake itself still
 /// proves the key both ways. Without a key nothing is proved.
-static bool authProvesKey(WireupContext *Ctx, const void *Header, size_t HeaderLength) {
+static bool authProvesKey(CoreContext *Ctx, const void *Header, size_t HeaderLength) {
   AuthRequest R;
   if (!Ctx->Key.present() || HeaderLength != sizeof R)
     return false;
@@ -92,7 +92,7 @@ static bool authProvesKey(WireupContext *Ctx, const void *Header, size_t HeaderL
   clientProof(Ctx, R, Want);
   if (!equalMacs(Want, R.Proof))
     return false;
-  auto &Seen = Ctx->ProvedNonces;
+  auto &Seen = Ctx->Wireup->ProvedNonces;
   while (!Seen.empty() && Seen.front().first + 2 * AuthProofWindowNs < Now)
     Seen.pop_front();
   std::array<uint8_t, NonceSize> Nonce;
@@ -104,7 +104,7 @@ static bool authProvesKey(WireupContext *Ctx, const void *Header, size_t HeaderL
   return true;
 }
 
-static void serverProof(const WireupContext *Ctx, const tc_peer *Peer, uint8_t Out[MacSize]) {
+static void serverProof(const CoreContext *Ctx, const tc_peer *Peer, uint8_t Out[MacSize]) {
   hmacSha256(Ctx->Key,
              {{ServerLabel, sizeof ServerLabel},
               {Peer->Wireup->ClientNonce, NonceSize},
@@ -116,13 +116,14 @@ static void serverProof(const WireupContext *Ctx, const tc_peer *Peer, uint8_t O
 /// reaping closes the endpoint once that message has left (or after
 /// RefusedCloseTimeoutNs). Nothing here waits: a refusal, which anyone who
 /// reaches the port can cause, costs no time of the peers being served.
-static void refusePeer(WireupContext *Ctx, tc_peer *Peer, const std::string &Why,
+static void refusePeer(CoreContext *Ctx, tc_peer *Peer, const std::string &Why,
                        int32_t Status = TC_ERR_BAD_OFFER, const std::string &Detail = "") {
   Peer->Wireup->AuthState = PeerWireup::Auth::Refused;
   Peer->Failed = true;
   // A crossing is no failure: nothing to log.
   if (Status != RefusalCrossed)
-    logLimited(Ctx->RefusedConnectionLog, TC_LOG_ERROR, "refused " + Peer->Name + ": " + Why);
+    logLimited(Ctx->Wireup->RefusedConnectionLog, TC_LOG_ERROR,
+               "refused " + Peer->Name + ": " + Why);
   if (Peer->Ep && !Peer->Wireup->RefusalFlush) {
     Refusal R = {RefusalMagic, Status};
     sendMessage(Ctx, Peer, AmRefused, &R, sizeof R, Detail.data(), Detail.size());
@@ -133,7 +134,7 @@ static void refusePeer(WireupContext *Ctx, tc_peer *Peer, const std::string &Why
   }
 }
 
-static ucs_status_t onHandshake(WireupContext *Ctx, unsigned Id, const void *Header,
+static ucs_status_t onHandshake(CoreContext *Ctx, unsigned Id, const void *Header,
                                 size_t HeaderLength, void *Data, size_t Length,
                                 const ucp_am_recv_param_t *Param) {
   tc_peer *Peer = senderOf(Ctx, Param);
@@ -155,7 +156,7 @@ static ucs_status_t onHandshake(WireupContext *Ctx, unsigned Id, const void *Hea
   }
   if (!Peer || Peer->Welcomed || (Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ||
       HeaderLength > sizeof(Offer) || Length > MaxOfferBody ||
-      Ctx->Handshakes.size() >= MaxPendingHandshakes) {
+      Ctx->Wireup->Handshakes.size() >= MaxPendingHandshakes) {
     refuseMessage(Ctx, Peer,
                   "a handshake message out of place or out of bounds (" +
                       std::to_string(HeaderLength) + " + " + std::to_string(Length) + " bytes)",
@@ -171,19 +172,19 @@ static ucs_status_t onHandshake(WireupContext *Ctx, unsigned Id, const void *Hea
   auto *D = static_cast<const uint8_t *>(Data);
   M.Header.assign(H, H + HeaderLength);
   M.Body.assign(D, D + Length);
-  Ctx->Handshakes.push_back(std::move(M));
+  Ctx->Wireup->Handshakes.push_back(std::move(M));
   return UCS_OK;
 }
 
 template <unsigned Id>
 static ucs_status_t onMessage(void *Arg, const void *Header, size_t HeaderLength, void *Data,
                               size_t Length, const ucp_am_recv_param_t *Param) {
-  return onHandshake(static_cast<WireupContext *>(Arg), Id, Header, HeaderLength, Data, Length,
+  return onHandshake(static_cast<CoreContext *>(Arg), Id, Header, HeaderLength, Data, Length,
                      Param);
 }
 
 /// Receiver: AUTH. Answers with a fresh nonce and the proof of the key.
-static void answerAuth(WireupContext *Ctx, tc_peer *Peer, const WireupContext::PendingMessage &M) {
+static void answerAuth(CoreContext *Ctx, tc_peer *Peer, const WireupContext::PendingMessage &M) {
   AuthRequest R;
   if (Peer->Wireup->AuthState != PeerWireup::Auth::None || M.Header.size() != sizeof R || !M.Body.empty())
     return refusePeer(Ctx, Peer, "a handshake that does not start with AUTH");
@@ -204,7 +205,7 @@ static void answerAuth(WireupContext *Ctx, tc_peer *Peer, const WireupContext::P
 }
 
 /// Receiver: HELLO. Its MAC first, then its offer; then WELCOME.
-static void answerHello(WireupContext *Ctx, tc_peer *Peer, const WireupContext::PendingMessage &M) {
+static void answerHello(CoreContext *Ctx, tc_peer *Peer, const WireupContext::PendingMessage &M) {
   if (Peer->Wireup->AuthState != PeerWireup::Auth::Challenged || M.Header.size() != sizeof(Offer))
     return refusePeer(Ctx, Peer, "a HELLO out of place");
   Offer O;
@@ -244,7 +245,7 @@ static void answerHello(WireupContext *Ctx, tc_peer *Peer, const WireupContext::
   // in jams only connect; the sender deploys its build (code/Deploy.cpp).
   for (size_t I = 0; I < Hello.Packages.size(); ++I) {
     const auto &[Name, Identity] = Hello.Packages[I];
-    for (const tc_package *P : Ctx->Packages)
+    for (const tc_package *P : Ctx->Package->Packages)
       if (P->Name == Name && P->Identity != Identity && P->Interface != Hello.Interfaces[I])
         return refusePeer(Ctx, Peer,
                           "package '" + Name + "' differs: this receiver has identity " +
@@ -260,16 +261,18 @@ static void answerHello(WireupContext *Ctx, tc_peer *Peer, const WireupContext::
   // A rank of this side's job proves it is that rank (its proof meant for
   // this rank, or for whoever it reached); then the job layer says whether
   // this connection is the one the pair keeps.
-  Peer->JobRank = Ctx->Job.Id && Hello.Header.Job == Ctx->Job.Id ? Hello.Header.JobRank : NoJobRank;
+  Peer->JobRank = Ctx->Wireup->Job.Id && Hello.Header.Job == Ctx->Wireup->Job.Id
+                      ? Hello.Header.JobRank
+                      : NoJobRank;
   if (Peer->JobRank != NoJobRank) {
     std::string ProofWhy;
     uint32_t For = Hello.Header.ProofFor;
-    if (For != NoJobRank && For != Ctx->Job.Rank) {
+    if (For != NoJobRank && For != Ctx->Wireup->Job.Rank) {
       countHeld(Ctx, &tc_stats_t::auth_failures);
       return refusePeer(Ctx, Peer,
                         "its proof of rank " + std::to_string(Peer->JobRank) +
                             " is meant for rank " + std::to_string(For) + ", not this one (" +
-                            std::to_string(Ctx->Job.Rank) + ")",
+                            std::to_string(Ctx->Wireup->Job.Rank) + ")",
                         TC_ERR_AUTH);
     }
     if (!rankProved(Ctx, HelloProofLabel, sizeof HelloProofLabel, Peer, Hello.Header, For,
@@ -293,9 +296,9 @@ static void answerHello(WireupContext *Ctx, tc_peer *Peer, const WireupContext::
                           " ms more (its abandoned frames took more than their budget)",
                       TC_ERR_QUARANTINED);
   }
-  if (Peer->JobRank != NoJobRank && Ctx->DecideRankHello) {
+  if (Peer->JobRank != NoJobRank && Ctx->Wireup->DecideRankHello) {
     std::string JobWhy;
-    if (int Verdict = Ctx->DecideRankHello(Ctx, Peer, JobWhy); Verdict != 0)
+    if (int Verdict = Ctx->Wireup->DecideRankHello(Ctx, Peer, JobWhy); Verdict != 0)
       return refusePeer(Ctx, Peer, JobWhy, Verdict);
   }
   Peer->Path = rmaReaches(Ctx, Peer, Hello) ? PathRma : PathAm;
@@ -344,7 +347,7 @@ static tc_status_t connectFailed(tc_peer *Peer, tc_status_t St, const std::strin
 }
 
 /// Sender: the handshake has ended, with St.
-static void endConnect(WireupContext *Ctx, tc_peer *Peer, tc_status_t St) {
+static void endConnect(CoreContext *Ctx, tc_peer *Peer, tc_status_t St) {
   Peer->Wireup->ConnectState = PeerWireup::Connect::Done;
   Peer->Wireup->ConnectResult = St;
   if (St != TC_OK)
@@ -354,7 +357,8 @@ static void endConnect(WireupContext *Ctx, tc_peer *Peer, tc_status_t St) {
   // taken its welcome: before, what it sent would come before the welcome
   // this side takes on its control turn (job/Route.cpp). (To itself, this
   // side is both.)
-  if (Peer->Wireup->ExpectJobRank != NoJobRank && Peer->Wireup->ExpectJobRank != Ctx->Job.Rank) {
+  if (Peer->Wireup->ExpectJobRank != NoJobRank &&
+      Peer->Wireup->ExpectJobRank != Ctx->Wireup->Job.Rank) {
     uint32_t Ready = ReadyMagic;
     sendMessage(Ctx, Peer, AmReady, &Ready, sizeof Ready, nullptr, 0);
   }
@@ -363,7 +367,7 @@ static void endConnect(WireupContext *Ctx, tc_peer *Peer, tc_status_t St) {
 /// Sender, step 2: HELLO, with this side's offer if the receiver proved the
 /// key; without one otherwise, so that the receiver learns that this side's
 /// key differs (and the connect fails with TC_ERR_AUTH). Not waited for.
-static tc_status_t sendHello(WireupContext *Ctx, tc_peer *Peer, bool Proved) {
+static tc_status_t sendHello(CoreContext *Ctx, tc_peer *Peer, bool Proved) {
   Offer O = {};
   std::vector<uint8_t> Body;
   if (Proved) {
@@ -395,7 +399,7 @@ static tc_status_t sendHello(WireupContext *Ctx, tc_peer *Peer, bool Proved) {
 
 /// Sender, step 1's answer: the receiver's CHALLENGE, whose proof says
 /// whether it holds the key; then HELLO.
-static tc_status_t takeChallenge(WireupContext *Ctx, tc_peer *Peer,
+static tc_status_t takeChallenge(CoreContext *Ctx, tc_peer *Peer,
                                  const WireupContext::PendingMessage &M) {
   AuthChallenge C;
   bool Proved = false;
@@ -412,7 +416,7 @@ static tc_status_t takeChallenge(WireupContext *Ctx, tc_peer *Peer,
 
 /// Sender: the receiver refused the handshake (REFUSED): why, as it says
 /// (only the statuses a refusal may carry), and the package that differs.
-static tc_status_t takeRefusal(WireupContext *Ctx, tc_peer *Peer,
+static tc_status_t takeRefusal(CoreContext *Ctx, tc_peer *Peer,
                                const WireupContext::PendingMessage &M) {
   Refusal R = {RefusalMagic, TC_ERR_IO};
   if (M.Header.size() == sizeof R)
@@ -439,7 +443,7 @@ static tc_status_t takeRefusal(WireupContext *Ctx, tc_peer *Peer,
     size_t Space = Detail.find(' ');
     std::string Name = Space == std::string::npos ? "" : Detail.substr(0, Space);
     std::string Theirs = Space == std::string::npos ? "" : Detail.substr(Space + 1);
-    for (const tc_package *P : Ctx->Packages)
+    for (const tc_package *P : Ctx->Package->Packages)
       if (P->Name == Name && twochains::format::isValidName(Name) &&
           Theirs.size() == PackageIdentitySize &&
           Theirs.find_first_not_of("0123456789abcdef") == std::string::npos)
@@ -455,7 +459,7 @@ static tc_status_t takeRefusal(WireupContext *Ctx, tc_peer *Peer,
 
 /// Sender, step 2's answer: the WELCOME: its MAC first, then its offer,
 /// which this side takes.
-static tc_status_t takeWelcome(WireupContext *Ctx, tc_peer *Peer,
+static tc_status_t takeWelcome(CoreContext *Ctx, tc_peer *Peer,
                                const WireupContext::PendingMessage &M) {
   Offer W;
   if (M.Header.size() != sizeof W)
@@ -482,19 +486,19 @@ static tc_status_t takeWelcome(WireupContext *Ctx, tc_peer *Peer,
   // same job, or none.
   uint32_t Rank = Welcome.Header.Job ? Welcome.Header.JobRank : NoJobRank;
   if (Peer->Wireup->ExpectJobRank != NoJobRank &&
-      (Welcome.Header.Job != Ctx->Job.Id || Rank != Peer->Wireup->ExpectJobRank))
-    return connectFailed(Peer, TC_ERR_BAD_OFFER,
-                         "it is not rank " + std::to_string(Peer->Wireup->ExpectJobRank) +
-                             " of this job (it says " +
-                             (Welcome.Header.Job != Ctx->Job.Id ? std::string("another job")
-                                                               : "rank " + std::to_string(Rank)) +
-                             ")");
-  Peer->JobRank = Ctx->Job.Id && Welcome.Header.Job == Ctx->Job.Id ? Rank : NoJobRank;
+      (Welcome.Header.Job != Ctx->Wireup->Job.Id || Rank != Peer->Wireup->ExpectJobRank))
+    return connectFailed(
+        Peer, TC_ERR_BAD_OFFER,
+        "it is not rank " + std::to_string(Peer->Wireup->ExpectJobRank) + " of this job (it says " +
+            (Welcome.Header.Job != Ctx->Wireup->Job.Id ? std::string("another job")
+                                                       : "rank " + std::to_string(Rank)) +
+            ")");
+  Peer->JobRank = Ctx->Wireup->Job.Id && Welcome.Header.Job == Ctx->Wireup->Job.Id ? Rank
+                                                                                   : NoJobRank;
   // ... and proves it, to this rank.
-  if (std::string ProofWhy;
-      Peer->JobRank != NoJobRank &&
-      !rankProved(Ctx, WelcomeProofLabel, sizeof WelcomeProofLabel, Peer, Welcome.Header,
-                  Ctx->Job.Rank, ProofWhy)) {
+  if (std::string ProofWhy; Peer->JobRank != NoJobRank &&
+                            !rankProved(Ctx, WelcomeProofLabel, sizeof WelcomeProofLabel, Peer,
+                                        Welcome.Header, Ctx->Wireup->Job.Rank, ProofWhy)) {
     countHeld(Ctx, &tc_stats_t::auth_failures);
     return connectFailed(Peer, TC_ERR_AUTH, "the receiver " + ProofWhy);
   }
@@ -522,7 +526,7 @@ static tc_status_t takeWelcome(WireupContext *Ctx, tc_peer *Peer,
 
 /// Sender: a message the receiver sent this connect, taken in the order
 /// of the handshake; anything out of it ends the connect.
-static void takeClientMessage(WireupContext *Ctx, tc_peer *Peer,
+static void takeClientMessage(CoreContext *Ctx, tc_peer *Peer,
                               const WireupContext::PendingMessage &M) {
   using C = PeerWireup::Connect;
   if (Peer->Wireup->ConnectState != C::AuthSent && Peer->Wireup->ConnectState != C::HelloSent)
@@ -546,12 +550,11 @@ static void takeClientMessage(WireupContext *Ctx, tc_peer *Peer,
 
 /// Housekeeping: answers the AUTH and HELLO messages that arrived since the
 /// last turn, and takes the receivers' answers to this side's connects.
-static void processHandshakes(CoreContext *Core) {
-  auto *Ctx = static_cast<WireupContext *>(Core);
-  if (Ctx->Handshakes.empty())
+static void processHandshakes(CoreContext *Ctx) {
+  if (Ctx->Wireup->Handshakes.empty())
     return;
-  auto Messages = std::move(Ctx->Handshakes);
-  Ctx->Handshakes.clear();
+  auto Messages = std::move(Ctx->Wireup->Handshakes);
+  Ctx->Wireup->Handshakes.clear();
   for (WireupContext::PendingMessage &M : Messages) {
     tc_peer *Peer = peerOfEndpoint(Ctx, M.Ep);
     // A connect in progress takes these (onHandshake let no others in).
@@ -570,7 +573,7 @@ static void processHandshakes(CoreContext *Core) {
   }
 }
 
-tc_status_t twochains::rt::startClientHandshake(WireupContext *Ctx, tc_peer *Peer,
+tc_status_t twochains::rt::startClientHandshake(CoreContext *Ctx, tc_peer *Peer,
                                                 uint64_t DeadlineNs) {
   Peer->Wireup->ConnectDeadlineNs = DeadlineNs;
   AuthRequest R = {AuthMagic, HandshakeVersion, {}, 0, {}};
@@ -593,7 +596,7 @@ tc_status_t twochains::rt::startClientHandshake(WireupContext *Ctx, tc_peer *Pee
   return TC_OK;
 }
 
-bool twochains::rt::checkClientHandshake(WireupContext *Ctx, tc_peer *Peer, uint64_t Now) {
+bool twochains::rt::checkClientHandshake(CoreContext *Ctx, tc_peer *Peer, uint64_t Now) {
   using C = PeerWireup::Connect;
   if (Peer->Wireup->ConnectState == C::Done)
     return true;
@@ -614,8 +617,7 @@ bool twochains::rt::checkClientHandshake(WireupContext *Ctx, tc_peer *Peer, uint
   return true;
 }
 
-tc_status_t twochains::rt::clientHandshake(WireupContext *Ctx, tc_peer *Peer,
-                                           uint64_t DeadlineNs) {
+tc_status_t twochains::rt::clientHandshake(CoreContext *Ctx, tc_peer *Peer, uint64_t DeadlineNs) {
   if (startClientHandshake(Ctx, Peer, DeadlineNs) != TC_OK)
     return Peer->Wireup->ConnectResult;
   // Answers this side's handshakes with others too, and takes their
@@ -628,7 +630,7 @@ tc_status_t twochains::rt::clientHandshake(WireupContext *Ctx, tc_peer *Peer,
   }
 }
 
-void twochains::rt::welcomePeer(WireupContext *Ctx, tc_peer *Peer) {
+void twochains::rt::welcomePeer(CoreContext *Ctx, tc_peer *Peer) {
   Peer->Channelled = Ctx->Channels && Peer->Path == PathRma;
   Peer->Welcomed = true;
   if (Peer->Path == PathAm) {
@@ -637,13 +639,13 @@ void twochains::rt::welcomePeer(WireupContext *Ctx, tc_peer *Peer) {
   } else {
     countRmaPeer(Ctx, Peer);
   }
-  Ctx->PeerWelcomed.notify(Ctx, Peer);
+  Ctx->Wireup->PeerWelcomed.notify(Ctx, Peer);
 }
 
-ucs_status_t twochains::rt::setupHandshake(WireupContext *Ctx) {
+ucs_status_t twochains::rt::setupHandshake(CoreContext *Ctx) {
   // Without one (libcrypto failed) the context still connects; it cannot
   // join a job (job/Job.cpp says so).
-  if (!Ctx->Job.RankKey.generate())
+  if (!Ctx->Wireup->Job.RankKey.generate())
     logDebug("no rank key: libcrypto could not make an Ed25519 key pair");
   addHousekeeping(Ctx, processHandshakes);
   return setControlHandlers(Ctx, {{AmAuth, &onMessage<AmAuth>},

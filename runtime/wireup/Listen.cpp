@@ -39,7 +39,7 @@ static bool isLoopback(const char *Address) {
          B < 256 && C < 256 && D < 256;
 }
 
-bool twochains::rt::listenAllowed(WireupContext *Ctx, const char *Address) {
+bool twochains::rt::listenAllowed(CoreContext *Ctx, const char *Address) {
   if (Ctx->Key.present() || (Ctx->Flags & TC_CONTEXT_INSECURE) || isLoopback(Address))
     return true;
   logError(std::string("refused to listen on ") + (Address && *Address ? Address : "*") +
@@ -48,7 +48,6 @@ bool twochains::rt::listenAllowed(WireupContext *Ctx, const char *Address) {
            "code here");
   return false;
 }
-
 
 void twochains::rt::onEndpointError(void *Arg, ucp_ep_h, ucs_status_t) {
   // A peer that vanishes only fails its own connection; the receiver keeps
@@ -91,7 +90,7 @@ static bool isOlder(const tc_peer *P, const tc_peer *Than) {
   return !Than || P->Wireup->AcceptedNs < Than->Wireup->AcceptedNs;
 }
 
-static StartupCount countStartups(WireupContext *Ctx, const std::string &Address) {
+static StartupCount countStartups(CoreContext *Ctx, const std::string &Address) {
   StartupCount C;
   std::map<std::string, std::pair<size_t, tc_peer *>> ByAddress;
   for (auto &Up : Ctx->Accepted) {
@@ -120,11 +119,11 @@ static StartupCount countStartups(WireupContext *Ctx, const std::string &Address
 /// Closes a startup to make room for a newer connection (counted as
 /// refused, logged within the budget); reaping releases it at the next
 /// control turn.
-static void evictStartup(WireupContext *Ctx, tc_peer *Oldest, const std::string &Why) {
+static void evictStartup(CoreContext *Ctx, tc_peer *Oldest, const std::string &Why) {
   Oldest->Failed = true;
   Oldest->Wireup->AuthState = PeerWireup::Auth::Refused;
   countHeld(Ctx, &tc_stats_t::connections_refused);
-  logLimited(Ctx->RefusedConnectionLog, TC_LOG_ERROR,
+  logLimited(Ctx->Wireup->RefusedConnectionLog, TC_LOG_ERROR,
              "closed " + Oldest->Name + ", still authenticating, for a connection from " + Why);
 }
 
@@ -136,16 +135,16 @@ static void evictStartup(WireupContext *Ctx, tc_peer *Oldest, const std::string 
 /// its place. With every place taken, one from an address that holds
 /// fewer than the most crowded one takes that address's oldest: a flood
 /// from a few addresses does not lock out the others.
-static std::string startupRefusal(WireupContext *Ctx, const std::string &Address) {
+static std::string startupRefusal(CoreContext *Ctx, const std::string &Address) {
   StartupCount C = countStartups(Ctx, Address);
-  if (C.FromAddress >= Ctx->MaxStartupsPerAddress) {
+  if (C.FromAddress >= Ctx->Wireup->MaxStartupsPerAddress) {
     evictStartup(Ctx, C.AddressOldest,
                  Address + ": " + std::to_string(C.FromAddress) + " connections from " + Address +
                      " have not proved the key, the limit per address "
                      "(max_startups_per_address)");
     return "";
   }
-  if (C.Total < Ctx->MaxStartups)
+  if (C.Total < Ctx->Wireup->MaxStartups)
     return "";
   if (C.MostCrowded > C.FromAddress + 1) {
     evictStartup(Ctx, C.CrowdedOldest,
@@ -165,7 +164,7 @@ static std::string startupRefusal(WireupContext *Ctx, const std::string &Address
 /// crash on that path). A refused one is a failed peer from the start:
 /// reaping closes it at the next control turn, by force.
 static void onConnectionRequest(ucp_conn_request_h Request, void *Arg) {
-  auto *Ctx = static_cast<WireupContext *>(Arg);
+  auto *Ctx = static_cast<CoreContext *>(Arg);
   ucp_conn_request_attr_t A = {};
   A.field_mask = UCP_CONN_REQUEST_ATTR_FIELD_CLIENT_ADDR;
   unsigned Port = 0;
@@ -194,12 +193,13 @@ static void onConnectionRequest(ucp_conn_request_h Request, void *Arg) {
   P.err_handler.cb = onEndpointError;
   P.err_handler.arg = Peer.get();
   if (ucp_ep_create(Ctx->Worker, &P, &Peer->Ep) != UCS_OK) {
-    logLimited(Ctx->RefusedConnectionLog, TC_LOG_ERROR, "cannot accept a connection from " + From);
+    logLimited(Ctx->Wireup->RefusedConnectionLog, TC_LOG_ERROR,
+               "cannot accept a connection from " + From);
     return;
   }
   if (!Refusal.empty()) {
     countHeld(Ctx, &tc_stats_t::connections_refused);
-    logLimited(Ctx->RefusedConnectionLog, TC_LOG_ERROR,
+    logLimited(Ctx->Wireup->RefusedConnectionLog, TC_LOG_ERROR,
                "refused a connection from " + From + ": " + Refusal);
   }
   startPolling(Ctx, Peer.get());
@@ -226,9 +226,9 @@ bool twochains::rt::resolve(const char *Address, uint16_t Port, sockaddr_in &Out
 }
 
 extern "C" tc_status_t tc_listen(tc_context_t *Api, const char *Address, uint16_t Port) {
-  auto *Ctx = partOf<WireupContext>(Api);
+  auto *Ctx = coreOf(Api);
   sockaddr_in SA;
-  if (!Ctx || Ctx->Listener || !resolve(Address, Port, SA))
+  if (!Ctx || Ctx->Wireup->Listener || !resolve(Address, Port, SA))
     return TC_ERR_INVALID_PARAM;
   if (!listenAllowed(Ctx, Address))
     return TC_ERR_INSECURE;
@@ -247,7 +247,7 @@ extern "C" tc_status_t tc_listen(tc_context_t *Api, const char *Address, uint16_
   L.sockaddr.addrlen = sizeof SA;
   L.conn_handler.cb = onConnectionRequest;
   L.conn_handler.arg = Ctx;
-  ucs_status_t St = ucp_listener_create(Ctx->Worker, &L, &Ctx->Listener);
+  ucs_status_t St = ucp_listener_create(Ctx->Worker, &L, &Ctx->Wireup->Listener);
   if (St != UCS_OK) {
     logError(std::string("cannot listen on ") + (Address ? Address : "*") + ":" +
              std::to_string(Port) + ": " + ucs_status_string(St));
@@ -256,10 +256,10 @@ extern "C" tc_status_t tc_listen(tc_context_t *Api, const char *Address, uint16_
   // Port 0 asks for any free port: read back the one it got.
   ucp_listener_attr_t A = {};
   A.field_mask = UCP_LISTENER_ATTR_FIELD_SOCKADDR;
-  if (ucp_listener_query(Ctx->Listener, &A) == UCS_OK && A.sockaddr.ss_family == AF_INET)
-    Ctx->ListenPort = ntohs(reinterpret_cast<const sockaddr_in *>(&A.sockaddr)->sin_port);
+  if (ucp_listener_query(Ctx->Wireup->Listener, &A) == UCS_OK && A.sockaddr.ss_family == AF_INET)
+    Ctx->Wireup->ListenPort = ntohs(reinterpret_cast<const sockaddr_in *>(&A.sockaddr)->sin_port);
   else
-    Ctx->ListenPort = Port;
-  Ctx->ListenAddress = SA.sin_addr.s_addr;
+    Ctx->Wireup->ListenPort = Port;
+  Ctx->Wireup->ListenAddress = SA.sin_addr.s_addr;
   return TC_OK;
 }

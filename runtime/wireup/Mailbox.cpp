@@ -59,7 +59,7 @@ static void zeroResident(uint8_t *Begin, size_t Length) {
   }
 }
 
-static void *mapForRma(WireupContext *Ctx, size_t Length, ucp_mem_h &Mem) {
+static void *mapForRma(CoreContext *Ctx, size_t Length, ucp_mem_h &Mem) {
   ucp_mem_map_params_t M = {};
   M.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
                  UCP_MEM_MAP_PARAM_FIELD_FLAGS;
@@ -82,7 +82,7 @@ static void *mapForRma(WireupContext *Ctx, size_t Length, ucp_mem_h &Mem) {
 
 namespace twochains::rt {
 
-tc_status_t setupLocalSide(WireupContext *Ctx, tc_peer *Peer) {
+tc_status_t setupLocalSide(CoreContext *Ctx, tc_peer *Peer) {
   Peer->Rx.RingBytes = size_t(Ctx->Slots) * slotStride(Ctx->SlotSize);
   if (Peer->Path == PathRma) {
     Peer->Rx.Ring = static_cast<uint8_t *>(mapForRma(Ctx, Peer->Rx.RingBytes, Peer->Rx.RingMem));
@@ -103,7 +103,7 @@ tc_status_t setupLocalSide(WireupContext *Ctx, tc_peer *Peer) {
   return TC_OK;
 }
 
-void releaseRingPages(WireupContext *Ctx, tc_peer *Peer) {
+void releaseRingPages(CoreContext *Ctx, tc_peer *Peer) {
   size_t Page = size_t(sysconf(_SC_PAGESIZE));
   uintptr_t Ring = uintptr_t(Peer->Rx.Ring), End = Ring + Peer->Rx.RingBytes;
   uintptr_t Keep = uintptr_t(
@@ -126,14 +126,14 @@ static bool directStores() {
   return !Env || std::strcmp(Env, "0");
 }
 
-tc_status_t makeOffer(WireupContext *Ctx, tc_peer *Peer, Offer &O, std::vector<uint8_t> &Body) {
+tc_status_t makeOffer(CoreContext *Ctx, tc_peer *Peer, Offer &O, std::vector<uint8_t> &Body) {
   O = {};
   O.Magic = HandshakeMagic;
   O.Version = HandshakeVersion;
   O.Slots = Ctx->Slots;
   O.SlotSize = Ctx->SlotSize;
-  O.MailboxMode = uint32_t(Ctx->Mode);
-  O.CodeTrust = uint32_t(Ctx->CodeTrust);
+  O.MailboxMode = uint32_t(Ctx->Code->Mode);
+  O.CodeTrust = uint32_t(Ctx->Package->CodeTrust);
   O.Path = Peer->Path;
   // Whether this side will store into the other's ring (where UCX maps
   // it here), which decides whether the other lets this side's ring go
@@ -142,8 +142,8 @@ tc_status_t makeOffer(WireupContext *Ctx, tc_peer *Peer, Offer &O, std::vector<u
     O.Flags |= OfferStoresDirect;
   O.Isa = hostIsa();
   O.PayloadAheadBytes = Ctx->PayloadAheadBytes;
-  O.Job = Ctx->Job.Id;
-  O.JobRank = Ctx->Job.Id ? Ctx->Job.Rank : NoJobRank;
+  O.Job = Ctx->Wireup->Job.Id;
+  O.JobRank = Ctx->Wireup->Job.Id ? Ctx->Wireup->Job.Rank : NoJobRank;
   O.ProofFor = NoJobRank; // and no proof: the handshake signs (Handshake.cpp)
   Body.clear();
   // The packages go last, after what the path needs; both paths carry them.
@@ -152,7 +152,7 @@ tc_status_t makeOffer(WireupContext *Ctx, tc_peer *Peer, Offer &O, std::vector<u
   std::vector<std::pair<std::string, std::string>> Packages;
   std::vector<std::string> Interfaces;
   std::vector<bool> Receives;
-  for (const tc_package *P : Ctx->Packages) {
+  for (const tc_package *P : Ctx->Package->Packages) {
     bool Named = false;
     for (const auto &Listed : Packages)
       Named |= Listed.first == P->Name;
@@ -205,7 +205,7 @@ tc_status_t makeOffer(WireupContext *Ctx, tc_peer *Peer, Offer &O, std::vector<u
   return AddPackages();
 }
 
-static ucp_ep_h connectToWorker(WireupContext *Ctx, const uint8_t *Address) {
+static ucp_ep_h connectToWorker(CoreContext *Ctx, const uint8_t *Address) {
   // No peer-failure handling on this endpoint: UCX 1.13 gives such
   // endpoints only transports that detect failures (TCP), never shared
   // memory. Failures are seen on the sockaddr endpoint.
@@ -364,7 +364,7 @@ static bool checkKeyRange(ucp_rkey_h Key, const std::vector<SharedMapping> &Atta
 
 bool putsTo(const tc_peer *Peer) { return !Peer->Tx.RingDirect || !Peer->Rx.CreditDirect; }
 
-void countRmaPeer(WireupContext *Ctx, tc_peer *Peer) {
+void countRmaPeer(CoreContext *Ctx, tc_peer *Peer) {
   countHeld(Ctx, &tc_stats_t::peers_rma);
   if (Peer->Tx.RingDirect)
     countHeld(Ctx, &tc_stats_t::peers_direct);
@@ -375,7 +375,7 @@ void countRmaPeer(WireupContext *Ctx, tc_peer *Peer) {
           ", credits by " + (Peer->Rx.CreditDirect ? "direct stores" : "put"));
 }
 
-bool rmaReaches(WireupContext *Ctx, tc_peer *Peer, const ParsedOffer &Hello) {
+bool rmaReaches(CoreContext *Ctx, tc_peer *Peer, const ParsedOffer &Hello) {
   // An address with no transport in common fails at once (unreachable):
   // a sender on another host without RDMA hardware gets the message path.
   if (!Ctx->DataWorker || Hello.Header.Path != PathRma)
@@ -409,7 +409,7 @@ static void mapDoorbell(tc_peer *Peer, const ParsedOffer &Parsed,
   Peer->Tx.DoorbellBit = 1ull << (O.DoorbellIndex % 64);
 }
 
-tc_status_t acceptOffer(WireupContext *Ctx, tc_peer *Peer, const ParsedOffer &Parsed,
+tc_status_t acceptOffer(CoreContext *Ctx, tc_peer *Peer, const ParsedOffer &Parsed,
                         std::string &Why) {
   const Offer &O = Parsed.Header;
   if (Peer->Path == PathRma) {

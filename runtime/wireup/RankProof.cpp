@@ -33,24 +33,24 @@ static std::vector<uint8_t> rankProofText(const char *Label, size_t LabelSize, u
   return T;
 }
 
-bool twochains::rt::proveRank(const WireupContext *Ctx, const char *Label, size_t LabelSize,
+bool twochains::rt::proveRank(const CoreContext *Ctx, const char *Label, size_t LabelSize,
                               const tc_peer *Peer, uint32_t For, Offer &O) {
   O.ProofFor = For;
   std::vector<uint8_t> T = rankProofText(Label, LabelSize, O.Job, O.JobRank, For, Peer);
-  return Ctx->Job.RankKey.sign(T.data(), T.size(), O.RankProof);
+  return Ctx->Wireup->Job.RankKey.sign(T.data(), T.size(), O.RankProof);
 }
 
-bool twochains::rt::rankProved(const WireupContext *Ctx, const char *Label, size_t LabelSize,
+bool twochains::rt::rankProved(const CoreContext *Ctx, const char *Label, size_t LabelSize,
                                const tc_peer *Peer, const Offer &O, uint32_t For,
                                std::string &Why) {
-  if (O.JobRank >= Ctx->Job.RankKeys.size()) {
+  if (O.JobRank >= Ctx->Wireup->Job.RankKeys.size()) {
     Why = "claims rank " + std::to_string(O.JobRank) + " of a job of " +
-          std::to_string(Ctx->Job.RankKeys.size());
+          std::to_string(Ctx->Wireup->Job.RankKeys.size());
     return false;
   }
   std::vector<uint8_t> T = rankProofText(Label, LabelSize, O.Job, O.JobRank, For, Peer);
-  if (!twochains::format::verifyEd25519(Ctx->Job.RankKeys[O.JobRank].data(), T.data(), T.size(),
-                                        O.RankProof)) {
+  if (!twochains::format::verifyEd25519(Ctx->Wireup->Job.RankKeys[O.JobRank].data(), T.data(),
+                                        T.size(), O.RankProof)) {
     Why = "claims rank " + std::to_string(O.JobRank) +
           " and does not prove it (no signature of this handshake by that rank's key)";
     return false;

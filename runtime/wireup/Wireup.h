@@ -2,7 +2,7 @@
 #ifndef TWOCHAINS_RUNTIME_WIREUP_WIREUP_H
 #define TWOCHAINS_RUNTIME_WIREUP_WIREUP_H
 
-#include "wireup/Context.h"
+#include "wireup/WireupContext.h"
 #include "wireup/PeerWireup.h"
 
 #include <netinet/in.h>
@@ -12,28 +12,28 @@ namespace twochains::rt {
 
 /// Registers the handshake's handlers and the housekeeping of wire-up
 /// (answering handshakes, reaping peers).
-ucs_status_t setupWireup(WireupContext *Ctx);
+ucs_status_t setupWireup(CoreContext *Ctx);
 
 /// Registers the handshake's handlers and its housekeeping (Handshake.cpp).
-ucs_status_t setupHandshake(WireupContext *Ctx);
+ucs_status_t setupHandshake(CoreContext *Ctx);
 /// Sender: authenticates and exchanges offers on Peer->Ep, until Deadline,
 /// answering other peers' handshakes meanwhile.
-tc_status_t clientHandshake(WireupContext *Ctx, tc_peer *Peer, uint64_t DeadlineNs);
+tc_status_t clientHandshake(CoreContext *Ctx, tc_peer *Peer, uint64_t DeadlineNs);
 /// Sender, in the background: sends AUTH; the rest of the handshake is
 /// taken as the receiver's messages arrive (housekeeping). TC_OK if it
 /// started (else it has ended: ConnectResult).
-tc_status_t startClientHandshake(WireupContext *Ctx, tc_peer *Peer, uint64_t DeadlineNs);
+tc_status_t startClientHandshake(CoreContext *Ctx, tc_peer *Peer, uint64_t DeadlineNs);
 /// Ends a handshake whose endpoint failed or whose deadline passed (Now 0:
 /// the clock was not read). True once it has ended (ConnectResult).
-bool checkClientHandshake(WireupContext *Ctx, tc_peer *Peer, uint64_t Now);
+bool checkClientHandshake(CoreContext *Ctx, tc_peer *Peer, uint64_t Now);
 /// A connect in the background to SA (Where names it in messages): the
 /// peer, in Connecting until its handshake ends, when ConnectEnded is
 /// called and the job layer takes it; null if not even that could start.
-tc_peer *startConnect(WireupContext *Ctx, const sockaddr_in &SA, const std::string &Where,
+tc_peer *startConnect(CoreContext *Ctx, const sockaddr_in &SA, const std::string &Where,
                       uint32_t ExpectJobRank, uint64_t DeadlineNs);
 /// A peer whose handshake has ended well: counted, its path's way of
 /// sending set up, ready for frames.
-void welcomePeer(WireupContext *Ctx, tc_peer *Peer);
+void welcomePeer(CoreContext *Ctx, tc_peer *Peer);
 
 /// A connection still authenticating: it holds one of the startup places,
 /// none of the peers'.
@@ -48,16 +48,16 @@ void onEndpointError(void *Arg, ucp_ep_h Ep, ucs_status_t Status);
 bool resolve(const char *Address, uint16_t Port, sockaddr_in &Out);
 /// Whether this context may listen on Address (a key, or loopback, or
 /// TC_CONTEXT_INSECURE); logs why not.
-bool listenAllowed(WireupContext *Ctx, const char *Address);
+bool listenAllowed(CoreContext *Ctx, const char *Address);
 /// tc_connect's loop, trying again (if Retry) while nothing answers, until
 /// RetryUntil (0: Deadline); a handshake that has begun has until Deadline.
-tc_status_t connectUntil(WireupContext *Ctx, const sockaddr_in &SA, const std::string &Where,
-                         uint64_t Deadline, bool LogUnreachable, tc_peer **Out,
-                         bool Retry = true, uint64_t RetryUntil = 0);
+tc_status_t connectUntil(CoreContext *Ctx, const sockaddr_in &SA, const std::string &Where,
+                         uint64_t Deadline, bool LogUnreachable, tc_peer **Out, bool Retry = true,
+                         uint64_t RetryUntil = 0);
 /// Releases everything a peer holds, in both directions.
-void releasePeer(WireupContext *Ctx, tc_peer *Peer);
+void releasePeer(CoreContext *Ctx, tc_peer *Peer);
 /// tc_peer_close's work: a connected peer released and deleted.
-void closePeer(WireupContext *Ctx, tc_peer *Peer);
+void closePeer(CoreContext *Ctx, tc_peer *Peer);
 
 } // namespace twochains::rt
 

@@ -142,14 +142,14 @@ static ucs_status_t rawSend(RawPeer &R, unsigned Id, const void *H, size_t HS, c
 }
 
 /// Waits for message Id; false on failure or after 2 s.
-static bool rawAwait(RawPeer &R, unsigned Id, tc_context::PendingMessage &Out) {
+static bool rawAwait(RawPeer &R, unsigned Id, WireupContext::PendingMessage &Out) {
   uint64_t Deadline = nowNs() + 2'000'000'000ull;
   while (nowNs() < Deadline && !R.Peer->Failed) {
     ucp_worker_progress(R.Ctx->Worker);
-    for (size_t I = 0; I < R.Ctx->Handshakes.size(); ++I)
-      if (R.Ctx->Handshakes[I].Id == Id && R.Ctx->Handshakes[I].Ep == R.Peer->Ep) {
-        Out = std::move(R.Ctx->Handshakes[I]);
-        R.Ctx->Handshakes.erase(R.Ctx->Handshakes.begin() + I);
+    for (size_t I = 0; I < R.Ctx->Wireup->Handshakes.size(); ++I)
+      if (R.Ctx->Wireup->Handshakes[I].Id == Id && R.Ctx->Wireup->Handshakes[I].Ep == R.Peer->Ep) {
+        Out = std::move(R.Ctx->Wireup->Handshakes[I]);
+        R.Ctx->Wireup->Handshakes.erase(R.Ctx->Wireup->Handshakes.begin() + I);
         return true;
       }
   }
@@ -189,7 +189,7 @@ static bool rawAuthenticate(RawPeer &R) {
   AuthRequest A = {AuthMagic, HandshakeVersion, {}};
   randomNonce(R.Peer->Wireup->ClientNonce);
   std::memcpy(A.ClientNonce, R.Peer->Wireup->ClientNonce, NonceSize);
-  tc_context::PendingMessage M;
+  WireupContext::PendingMessage M;
   if (rawSend(R, AmAuth, &A, sizeof A, nullptr, 0) != UCS_OK || !rawAwait(R, AmChallenge, M) ||
       M.Header.size() != sizeof(AuthChallenge))
     return false;
@@ -220,7 +220,7 @@ static bool rawHello(RawPeer &R, Offer O, const std::vector<uint8_t> &Body, bool
   Answer = "refused (no answer)";
   while (nowNs() < Deadline && Answer == "refused (no answer)") {
     ucp_worker_progress(R.Ctx->Worker);
-    for (auto &H : R.Ctx->Handshakes)
+    for (auto &H : R.Ctx->Wireup->Handshakes)
       if (H.Ep == R.Peer->Ep && H.Id == AmWelcome)
         Answer = "ACCEPTED";
       else if (H.Ep == R.Peer->Ep && H.Id == AmRefused && H.Header.size() == sizeof(Refusal)) {
@@ -411,7 +411,7 @@ static int aimCanary(char **Argv) {
   P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   P.flags = UCP_EP_CLOSE_FLAG_FORCE;
   waitRequestUntil(Ctx->Worker, ucp_ep_close_nbx(First.Peer->Ep, &P), nowNs() + NsPerS);
-  Ctx->Handshakes.clear(); // its WELCOME: a new endpoint may have its address
+  Ctx->Wireup->Handshakes.clear(); // its WELCOME: a new endpoint may have its address
   Ctx->Connecting.clear();
   for (uint64_t End = nowNs() + 5 * NsPerS;
        nowNs() < End && !mappingsOfInode(Pid, Inode).empty();)
@@ -453,7 +453,7 @@ static int ried(char **Argv) {
   tc_status_t Answer = TC_ERR_INCOMPLETE;
   while (nowNs() < Deadline && Answer == TC_ERR_INCOMPLETE) {
     ucp_worker_progress(Ctx->Worker);
-    for (auto &A : Ctx->RiedAcks)
+    for (auto &A : Ctx->Package->RiedAcks)
       if (A.From == Peer->Ep)
         Answer = A.Status;
   }
@@ -612,15 +612,16 @@ static ucs_status_t within(ucp_worker_h Worker, ucs_status_ptr_t R, uint64_t Ms)
 static std::string WelcomeKind;
 static void hostileWelcome(CoreContext *Core) {
   auto *Ctx = static_cast<tc_context *>(Core);
-  for (size_t I = 0; I < Ctx->Handshakes.size();) {
-    tc_peer *Peer =
-        Ctx->Handshakes[I].Id == AmHello ? peerOfEndpoint(Ctx, Ctx->Handshakes[I].Ep) : nullptr;
+  for (size_t I = 0; I < Ctx->Wireup->Handshakes.size();) {
+    tc_peer *Peer = Ctx->Wireup->Handshakes[I].Id == AmHello
+                        ? peerOfEndpoint(Ctx, Ctx->Wireup->Handshakes[I].Ep)
+                        : nullptr;
     if (!Peer || Peer->Wireup->AuthState != PeerWireup::Auth::Challenged) {
       ++I;
       continue;
     }
-    tc_context::PendingMessage M = std::move(Ctx->Handshakes[I]);
-    Ctx->Handshakes.erase(Ctx->Handshakes.begin() + I);
+    WireupContext::PendingMessage M = std::move(Ctx->Wireup->Handshakes[I]);
+    Ctx->Wireup->Handshakes.erase(Ctx->Wireup->Handshakes.begin() + I);
     Peer->Wireup->AuthState = PeerWireup::Auth::Authenticated;
     ParsedOffer Hello;
     std::string Why;

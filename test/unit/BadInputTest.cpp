@@ -142,12 +142,12 @@ void offerCode(tc_peer *Peer, const tc_package *Pkg, uint32_t Element, std::vect
                                                      Bytes.size(), &P)),
             UCS_OK);
   auto Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (Ctx->CodeAcks.empty()) {
+  while (Ctx->Code->CodeAcks.empty()) {
     ASSERT_LT(std::chrono::steady_clock::now(), Deadline) << "no answer to the shipped code";
     ucp_worker_progress(Ctx->Worker);
   }
-  Answer = Ctx->CodeAcks.front().Status;
-  Ctx->CodeAcks.clear();
+  Answer = Ctx->Code->CodeAcks.front().Status;
+  Ctx->Code->CodeAcks.clear();
   Peer->Tx.Shipping.end();
 }
 
@@ -279,7 +279,7 @@ TEST_F(TwoContexts, CodeShippedAheadFalselyIsRefusedAndAnswered) {
   From.reply_ep = Peer->Ep;
   for (int K = 0; K < 32; ++K)
     onCodeAck(Ctx, &Forged, sizeof Forged, nullptr, 0, &From);
-  EXPECT_EQ(Ctx->CodeAcks.size(), 0u) << "forged answers kept";
+  EXPECT_EQ(Ctx->Code->CodeAcks.size(), 0u) << "forged answers kept";
 
   ASSERT_NO_FATAL_FAILURE(offerCode(Peer, Pkg, Sum, Image, Same, Answer));
   EXPECT_EQ(Answer, TC_OK) << "the true image";

@@ -23,7 +23,7 @@
 #include "TwoContexts.h"
 
 #include "context/Context.h"
-#include "job/Context.h"
+#include "job/JobContext.h"
 #include "receive/Quarantine.h"
 
 #include <arpa/inet.h>
@@ -57,7 +57,7 @@ tc_status_t connectOnce(tc_context_t *From, uint16_t Port, int TimeoutMs) {
 
 /// Whether the receiver holds a welcomed connection taken for Rank.
 bool holdsRank(tc_context_t *Api, uint32_t Rank) {
-  auto *Ctx = partOf<JobContext>(Api);
+  auto *Ctx = coreOf(Api);
   std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
   for (auto &P : Ctx->Accepted)
     if (P->Welcomed && !P->Failed && P->JobRank == Rank)
@@ -138,11 +138,11 @@ TEST_F(TwoContexts, TheRealRankIsTakenAfterAnImpostorsClaim) {
   ASSERT_EQ(tc_job_peer(Rank2->Ctx, 1, &Handle), TC_OK);
   EXPECT_EQ(tc_flush(Handle, WaitMs), TC_OK)
       << "the real rank 2 did not reach rank 1\n" << describe();
-  auto *Ctx1 = partOf<JobContext>(Receiver.Ctx);
+  auto *Ctx1 = coreOf(Receiver.Ctx);
   EXPECT_TRUE(progressUntil(
       [&] {
         std::lock_guard<std::recursive_mutex> G(Ctx1->Lock);
-        RouteTarget &T = Ctx1->Ranks[2];
+        RouteTarget &T = Ctx1->Job->Ranks[2];
         return T.Handle && T.Handle->Bound && !T.Handle->Bound->Failed &&
                T.Handle->Bound->JobRank == 2;
       },
@@ -201,9 +201,9 @@ TEST_F(TwoContexts, AQuarantinedRankDoesNotLockOutTheOtherRanksOfItsNode) {
                             "the receiver took rank 0's connection"));
   {
     // One abandoned frame of rank 0's past a budget of one charge.
-    auto *Ctx = partOf<ReceiveContext>(Receiver.Ctx);
+    auto *Ctx = coreOf(Receiver.Ctx);
     std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
-    Ctx->Jams.Addresses.setBudget(AddressQuarantine::MinChargeNs, 60'000'000'000ull);
+    Ctx->Containment->Addresses.setBudget(AddressQuarantine::MinChargeNs, 60'000'000'000ull);
     tc_peer *From = nullptr;
     for (auto &P : Ctx->Accepted)
       if (P->Welcomed && !P->Failed && P->JobRank == 0)
@@ -234,13 +234,13 @@ TEST_F(TwoContexts, AQuiesceReportOnAConnectionNotKeptIsRefused) {
   makeRank(Receiver.Ctx, 0, Keys);
   makeRank(Sender.Ctx, 1, Keys);
   {
-    auto *Ctx = partOf<JobContext>(Receiver.Ctx);
+    auto *Ctx = coreOf(Receiver.Ctx);
     std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
     // As tc_job_join sizes them.
-    Ctx->Quiesce.ReportWave.assign(2, -1);
-    Ctx->Quiesce.Sent.assign(2, 0);
-    Ctx->Quiesce.Done.assign(2, 0);
-    Ctx->Quiesce.Unchanged.assign(2, 0);
+    Ctx->Job->Quiesce.ReportWave.assign(2, -1);
+    Ctx->Job->Quiesce.Sent.assign(2, 0);
+    Ctx->Job->Quiesce.Done.assign(2, 0);
+    Ctx->Job->Quiesce.Unchanged.assign(2, 0);
   }
   tc_peer_t *P = nullptr;
   ASSERT_EQ(tc_connect(Sender.Ctx, "127.0.0.1", Port, ConnectTimeoutMs, &P), TC_OK)
@@ -259,9 +259,9 @@ TEST_F(TwoContexts, AQuiesceReportOnAConnectionNotKeptIsRefused) {
       << describe();
   EXPECT_TRUE(logged("not the one kept with rank 1")) << describe();
   {
-    auto *Ctx = partOf<JobContext>(Receiver.Ctx);
+    auto *Ctx = coreOf(Receiver.Ctx);
     std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
-    EXPECT_EQ(Ctx->Quiesce.ReportWave[1], -1) << "the report was counted in the wave";
+    EXPECT_EQ(Ctx->Job->Quiesce.ReportWave[1], -1) << "the report was counted in the wave";
   }
   tc_peer_close(P);
 }

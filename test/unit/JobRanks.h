@@ -9,7 +9,7 @@
 #define TWOCHAINS_TEST_UNIT_JOBRANKS_H
 
 #include "context/Context.h"
-#include "job/Context.h"
+#include "job/JobContext.h"
 
 #include <arpa/inet.h>
 #include <initializer_list>
@@ -23,7 +23,9 @@ inline constexpr uint64_t TestJob = 0x7e57'10b5'0000'0001ull;
 using RankKey = std::array<uint8_t, RankKeySize>;
 
 /// The public rank key a context publishes with its address.
-inline RankKey publishedKey(tc_context_t *Api) { return partOf<JobContext>(Api)->Job.RankKey.publicKey(); }
+inline RankKey publishedKey(tc_context_t *Api) {
+  return coreOf(Api)->Wireup->Job.RankKey.publicKey();
+}
 
 /// The keys the contexts publish, rank by rank in the order given.
 inline std::vector<RankKey> keysOf(std::initializer_list<tc_context_t *> Ranks) {
@@ -37,19 +39,19 @@ inline std::vector<RankKey> keysOf(std::initializer_list<tc_context_t *> Ranks) 
 /// sets from their blobs); rank R listens on 127.0.0.1:Ports[R], if given.
 inline void makeRank(tc_context_t *Api, uint32_t Rank, const std::vector<RankKey> &Keys,
               const std::vector<uint16_t> &Ports = {}) {
-  auto *Ctx = partOf<JobContext>(Api);
+  auto *Ctx = coreOf(Api);
   std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
-  Ctx->Job.Id = TestJob;
-  Ctx->Job.Rank = Rank;
-  Ctx->JobSize = uint32_t(Keys.size());
-  Ctx->Joined = true;
-  Ctx->Job.RankKeys = Keys;
-  Ctx->Ranks.resize(Keys.size());
+  Ctx->Wireup->Job.Id = TestJob;
+  Ctx->Wireup->Job.Rank = Rank;
+  Ctx->Job->JobSize = uint32_t(Keys.size());
+  Ctx->Job->Joined = true;
+  Ctx->Wireup->Job.RankKeys = Keys;
+  Ctx->Job->Ranks.resize(Keys.size());
   for (uint32_t R = 0; R < Keys.size(); ++R) {
-    Ctx->Ranks[R].Rank = R;
+    Ctx->Job->Ranks[R].Rank = R;
     if (R < Ports.size() && Ports[R]) {
-      Ctx->Ranks[R].Addresses = {htonl(INADDR_LOOPBACK)};
-      Ctx->Ranks[R].Port = Ports[R];
+      Ctx->Job->Ranks[R].Addresses = {htonl(INADDR_LOOPBACK)};
+      Ctx->Job->Ranks[R].Port = Ports[R];
     }
   }
 }

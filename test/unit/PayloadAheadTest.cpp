@@ -141,7 +141,7 @@ TEST_F(TwoContexts, PayloadsAPeerMayNotSendAreRefused) {
   ASSERT_NO_FATAL_FAILURE(forgePayload(Peer, Next + 8, 8192, 8192));    // larger than any
   ASSERT_TRUE(progressUntil([&] { return stats(Receiver).payloads_ahead_refused == 5; },
                             "the receiver refused five payloads"));
-  ASSERT_TRUE(progressUntil([&] { return R->PayloadAheadHeld == 3000; },
+  ASSERT_TRUE(progressUntil([&] { return R->Receive->PayloadAheadHeld == 3000; },
                             "the receiver held the one that fits, alone"));
   EXPECT_TRUE(logged("this side takes at most 4096"));
   EXPECT_TRUE(logged("which is not a frame it may send now"));
@@ -158,12 +158,12 @@ TEST_F(TwoContexts, APeerHoldingPayloadsWithoutTheirFramesIsCutOff) {
   Receiver.Params.payload_ahead_bytes = 4096;
   ASSERT_NO_FATAL_FAILURE(start());
   auto *R = reinterpret_cast<tc_context *>(Receiver.Ctx);
-  R->BodyTimeoutNs = 300'000'000;
+  R->Control->BodyTimeoutNs = 300'000'000;
   uint64_t Next = Peer->Tx.Send->next();
   ASSERT_NO_FATAL_FAILURE(forgePayload(Peer, Next + 1, 3000, 3000)); // its frame never comes
-  ASSERT_TRUE(progressUntil([&] { return R->PayloadAheadHeld == 3000; },
+  ASSERT_TRUE(progressUntil([&] { return R->Receive->PayloadAheadHeld == 3000; },
                             "the receiver held the payload"));
-  ASSERT_TRUE(progressUntil([&] { return R->PayloadAheadHeld == 0; },
+  ASSERT_TRUE(progressUntil([&] { return R->Receive->PayloadAheadHeld == 0; },
                             "the receiver gave the held bytes back"))
       << describe();
   EXPECT_EQ(stats(Receiver).rendezvous_cancelled, 1u) << "the holder was cut off";
@@ -199,7 +199,7 @@ TEST_F(TwoContexts, AFrameWhosePayloadNeverComesIsRefused) {
   if (!Peer->Tx.RingDirect)
     GTEST_SKIP() << "the ring is not mapped into this process: no frame can be forged into it";
   auto *R = reinterpret_cast<tc_context *>(Receiver.Ctx);
-  R->BodyTimeoutNs = 200'000'000;
+  R->Control->BodyTimeoutNs = 200'000'000;
   auto *Total = receiverSymbol<int64_t>("tc_stdlib_total");
   ASSERT_NE(Total, nullptr);
   uint32_t Sum = element(Sender.Stdlib, "server_side_sum");

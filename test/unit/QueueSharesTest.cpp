@@ -17,14 +17,14 @@
 #include "RawMessage.h"
 #include "TwoContexts.h"
 
-#include "calls/Context.h"
+#include "calls/CallsContext.h"
 #include "context/Context.h"
-#include "code/Context.h"
-#include "control/Context.h"
-#include "core/Context.h"
+#include "code/CodeContext.h"
+#include "control/ControlContext.h"
+#include "core/CoreContext.h"
 #include "core/Events.h"
 #include "core/Peer.h"
-#include "package/Context.h"
+#include "package/PackageContext.h"
 #include "package/Package.h"
 #include "wire/Deploy.h"
 #include "wire/Wire.h"
@@ -66,9 +66,9 @@ void offerCode(tc_peer_t *From, const tc_package_t *Pkg, uint32_t Element, bool 
 
 /// Sets a context's rendezvous timeout (ControlContext::BodyTimeoutNs).
 void setRendezvousTimeout(tc_context_t *Ctx, uint64_t Ns) {
-  auto *Control = partOf<ControlContext>(Ctx);
+  auto *Control = coreOf(Ctx);
   std::lock_guard<std::recursive_mutex> G(Control->Lock);
-  Control->BodyTimeoutNs = Ns;
+  Control->Control->BodyTimeoutNs = Ns;
 }
 
 constexpr uint64_t Hour = 3600 * NsPerS;
@@ -566,8 +566,8 @@ TEST_F(TwoContexts, AnswersNobodyAskedForAreNotQueued) {
     }
   ASSERT_TRUE(progressUntil([&] { return stats(Sender).messages_refused == 2 * Each; },
                             "the sender refused every answer"));
-  EXPECT_TRUE(partOf<PackageContext>(Sender.Ctx)->RiedAcks.empty());
-  EXPECT_TRUE(partOf<CodeContext>(Sender.Ctx)->CodeAcks.empty());
+  EXPECT_TRUE(coreOf(Sender.Ctx)->Package->RiedAcks.empty());
+  EXPECT_TRUE(coreOf(Sender.Ctx)->Code->CodeAcks.empty());
 }
 
 } // namespace
@@ -611,10 +611,10 @@ TEST_F(TwoContexts, ADeployerWhoseBytesNeverComeHoldsOnePlace) {
     ASSERT_NO_FATAL_FAILURE(sendByRendezvous(Close.Peers[I], AmDeploy, &H, sizeof H,
                                              Manifest.data(), Manifest.size()));
   }
-  auto *Code = partOf<CodeContext>(Receiver.Ctx);
+  auto *Code = coreOf(Receiver.Ctx);
   auto Holding = [&] {
     std::lock_guard<std::recursive_mutex> G(Code->Lock);
-    return Code->Deployments.size();
+    return Code->Code->Deployments.size();
   };
   ASSERT_TRUE(progressUntil(
       [&] { return Holding() + stats(Receiver).shares_full == MaxDeploymentsArriving; },

@@ -2,7 +2,7 @@
 #ifndef TWOCHAINS_TEST_UNIT_RAWMESSAGE_H
 #define TWOCHAINS_TEST_UNIT_RAWMESSAGE_H
 
-#include "core/Context.h"
+#include "core/CoreContext.h"
 #include "core/Peer.h"
 
 #include <gtest/gtest.h>

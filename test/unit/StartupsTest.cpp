@@ -18,7 +18,7 @@
 #include "context/Context.h"
 #include "wire/Auth.h"
 #include "wire/Wire.h"
-#include "wireup/Context.h"
+#include "wireup/WireupContext.h"
 #include "wireup/PeerWireup.h"
 
 #include <arpa/inet.h>
@@ -57,7 +57,7 @@ protected:
   Seen seen() {
     Seen S;
     S.Closed = size_t(stats(Receiver).connections_refused - RefusedBefore);
-    auto *Ctx = partOf<WireupContext>(Receiver.Ctx);
+    auto *Ctx = coreOf(Receiver.Ctx);
     std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
     for (auto &P : Ctx->Accepted)
       if (!P->Failed && P->Wireup->AuthState != PeerWireup::Auth::Refused && !P->Welcomed) {
@@ -145,9 +145,9 @@ TEST_F(Startups, AStartupProvesTheKeyOnlyWithAFreshMacUnderIt) {
         [&] {
           Client.progress();
           tc_progress(Receiver.Ctx, nullptr);
-          auto *Ctx = partOf<WireupContext>(Receiver.Ctx);
+          auto *Ctx = coreOf(Receiver.Ctx);
           std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
-          return Ctx->Handshakes.empty() &&
+          return Ctx->Wireup->Handshakes.empty() &&
                  std::all_of(Ctx->Accepted.begin(), Ctx->Accepted.end(), [](auto &P) {
                    return P->Failed || P->Wireup->AuthState != PeerWireup::Auth::None;
                  });
@@ -210,7 +210,7 @@ TEST_F(Startups, WrongMacsOfAClientThatStopsReadingAreRefusedWithoutWaiting) {
 
   // Refused, each, and let go while the client, which never reads, still
   // holds its ends.
-  auto *Ctx = partOf<WireupContext>(Receiver.Ctx);
+  auto *Ctx = coreOf(Receiver.Ctx);
   ASSERT_TRUE(progressUntil(
       [&] {
         if (stats(Receiver).auth_failures - AuthBefore < Count)

@@ -38,7 +38,7 @@ TEST(ContextParams, HandshakeTimeoutDefaultGrowsWithMaxPeers) {
     tc_context_t *Ctx = nullptr;
     if (tc_context_create(&P, &Ctx) != TC_OK)
       return 0;
-    uint64_t Ms = reinterpret_cast<tc_context *>(Ctx)->HandshakeTimeoutNs / 1'000'000;
+    uint64_t Ms = reinterpret_cast<tc_context *>(Ctx)->Wireup->HandshakeTimeoutNs / 1'000'000;
     tc_context_destroy(Ctx);
     return Ms;
   };
@@ -215,18 +215,18 @@ TEST_F(TwoContexts, ReleasingAPeerDropsItsQueuedHandshakeMessages) {
   ucp_ep_h Ep = Peer->Ep;
   ASSERT_NE(Ep, nullptr);
   ucp_ep_h Other = reinterpret_cast<ucp_ep_h>(uintptr_t(Ep) ^ 0x40);
-  S->Handshakes.push_back({twochains::rt::AmChallenge, Ep, {}, {}});
-  S->Handshakes.push_back({twochains::rt::AmChallenge, Other, {}, {}});
+  S->Wireup->Handshakes.push_back({twochains::rt::AmChallenge, Ep, {}, {}});
+  S->Wireup->Handshakes.push_back({twochains::rt::AmChallenge, Other, {}, {}});
   tc_peer_close(Peer);
   Peer = nullptr;
   size_t Stale = 0, Kept = 0;
-  for (const auto &M : S->Handshakes) {
+  for (const auto &M : S->Wireup->Handshakes) {
     Stale += M.Ep == Ep;
     Kept += M.Ep == Other;
   }
   EXPECT_EQ(Stale, 0u) << "a released connection's message stayed queued";
   EXPECT_EQ(Kept, 1u);
-  S->Handshakes.clear();
+  S->Wireup->Handshakes.clear();
 }
 
 /// Authenticated peers have max_peers places, which connections still

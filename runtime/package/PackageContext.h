@@ -1,8 +1,8 @@
-//===- Context.h - The package layer's part of a context ------------------===//
-#ifndef TWOCHAINS_RUNTIME_PACKAGE_CONTEXT_H
-#define TWOCHAINS_RUNTIME_PACKAGE_CONTEXT_H
+//===- PackageContext.h - The package layer's part of a context -----------===//
+#ifndef TWOCHAINS_RUNTIME_PACKAGE_PACKAGECONTEXT_H
+#define TWOCHAINS_RUNTIME_PACKAGE_PACKAGECONTEXT_H
 
-#include "control/Context.h"
+#include "control/ControlContext.h"
 #include "package/Package.h"
 #include "Signature.h"
 
@@ -14,7 +14,7 @@
 
 namespace twochains::rt {
 
-struct PackageContext : ControlContext {
+struct PackageContext {
   /// Who may put code here (tc_code_trust_t, never DEFAULT once created).
   tc_code_trust_t CodeTrust = TC_CODE_TRUST_PACKAGE;
   /// TC_CODE_TRUST_SIGNED: the keys whose signed packages may be deployed,
@@ -59,8 +59,8 @@ struct PackageContext : ControlContext {
 
 /// Ried pushes: registers their handlers and housekeeping; joins what is
 /// still loading (at the context's end).
-ucs_status_t setupRiedPush(PackageContext *Ctx);
-void finishRiedLoads(PackageContext *Ctx);
+ucs_status_t setupRiedPush(CoreContext *Ctx);
+void finishRiedLoads(CoreContext *Ctx);
 
 } // namespace twochains::rt
 

@@ -1,27 +1,35 @@
-//===- Context.h - The core of a context: UCX, peers, the lock ------------===//
+//===- CoreContext.h - The core of a context: UCX, peers, the lock --------===//
 //
-// A tc_context is assembled from one part per concern, each defined in the
-// folder that owns it and extending the part below (context/Context.h):
+// A tc_context is composed of one part per concern, each declared in the
+// folder that owns it, as a UCX worker is of its am, tm and keepalive
+// members. The core (here) is the hub every layer is handed; it holds a
+// pointer to each other part, which a layer can follow only where it
+// sees the part's type, that is, for its own part and those below it
+// (the layer check keeps includes downward). The whole, tc_context
+// (context/Context.h), holds the parts and sets the pointers:
 //
-//   CoreContext      UCX contexts and workers, ring shape, the key, peers,
-//                    the lock, statistics, events, housekeeping (here)
-//   ControlContext   refusals of control messages        (control/)
-//   PackageContext   loaded packages, pushed rieds         (package/)
-//   CodeContext      code cache, scratch code, shipped code (code/)
-//   PathContext      what the send side keeps              (send/)
-//   ReceiveContext   private frame copy, containment       (receive/)
-//   WireupContext    listener, handshakes in flight        (wireup/)
-//   CallsContext     answers, routes of jams               (calls/)
-//   tc_context       the executor thread and progress      (context/)
+//   CoreContext         UCX contexts and workers, ring shape, the key,
+//                       peers, the lock, statistics, events (here)
+//   ImageContext        the W^X code cache and scratch arena  (image/)
+//   ControlContext      control messages: handlers, bodies, cut-offs
+//                                                              (control/)
+//   ContainmentContext  the watchdog, quarantine budgets      (containment/)
+//   PackageContext      loaded packages, pushed rieds, trust  (package/)
+//   CodeContext         shipped code, deployments             (code/)
+//   PathContext         what happens to frames on their way   (path/)
+//   ReceiveContext      private frame copy, payloads ahead    (receive/)
+//   WireupContext       listener, handshakes, the job's identity (wireup/)
+//   JobContext          ranks, routes, quiescence             (job/)
+//   CallsContext        answers, replies in flight            (calls/)
+//   tc_context          the executor thread and progress      (context/)
 //
-// A layer's functions take the part of their own layer: they see it and the
-// parts below, never the parts above. A layer that needs something done
-// above it is called back through what the upper layer registered here
-// (housekeeping) or in its own part (hooks).
+// A layer that needs something done above it is called back through what
+// the upper layer registered here (housekeeping) or in a lower part
+// (subscribers, core/Subscribers.h).
 //
 //===----------------------------------------------------------------------===//
-#ifndef TWOCHAINS_RUNTIME_CORE_CONTEXT_H
-#define TWOCHAINS_RUNTIME_CORE_CONTEXT_H
+#ifndef TWOCHAINS_RUNTIME_CORE_CORECONTEXT_H
+#define TWOCHAINS_RUNTIME_CORE_CORECONTEXT_H
 
 #include "core/Peer.h"
 #include "core/Subscribers.h"
@@ -38,6 +46,16 @@
 namespace twochains::rt {
 
 struct CoreContext;
+struct ImageContext;
+struct ControlContext;
+struct ContainmentContext;
+struct PackageContext;
+struct CodeContext;
+struct PathContext;
+struct ReceiveContext;
+struct WireupContext;
+struct JobContext;
+struct CallsContext;
 /// Work a feature does on the control turn (as UCX features register
 /// progress callbacks): answering handshakes, loading pushed code, reaping
 /// peers. Runs with the context's lock held and no jam running.
@@ -50,6 +68,20 @@ using DueTimeFn = uint64_t (*)(CoreContext *Ctx);
 constexpr uint64_t NoDueTime = ~0ull;
 
 struct CoreContext {
+  /// The parts of the layers above, each declared in its own folder and
+  /// seen only by the layers that include its header (at or above it):
+  /// the whole context (context/Context.h) holds them and sets these.
+  ImageContext *Image = nullptr;
+  ControlContext *Control = nullptr;
+  ContainmentContext *Containment = nullptr;
+  PackageContext *Package = nullptr;
+  CodeContext *Code = nullptr;
+  PathContext *Path = nullptr;
+  ReceiveContext *Receive = nullptr;
+  WireupContext *Wireup = nullptr;
+  JobContext *Job = nullptr;
+  CallsContext *Calls = nullptr;
+
   /// Two UCX contexts, so that no rkey is ever usable where UCX emulates
   /// RMA in software (docs/security.md): Ucp has active messages only, on
   /// every transport (TCP too), and carries connections, handshakes, rieds
@@ -185,18 +217,12 @@ inline void controlTurnedByWait(CoreContext *Ctx) {
   Ctx->ControlTook.store(true, std::memory_order_relaxed);
 }
 
-/// The context part of layer Part that Peer belongs to: every context is a
-/// tc_context, which extends every part.
-template <class Part> inline Part *contextOf(const tc_peer *Peer) {
-  return static_cast<Part *>(Peer->Ctx);
-}
-
-/// The part Part of a context the API was handed: a tc_context extends
-/// every part by single inheritance, so each lies at its start (checked
-/// where tc_context is defined, context/Context.h).
-template <class Part> inline Part *partOf(tc_context *Ctx) { return reinterpret_cast<Part *>(Ctx); }
-template <class Part> inline const Part *partOf(const tc_context *Ctx) {
-  return reinterpret_cast<const Part *>(Ctx);
+/// The core of a context the API was handed: the whole (tc_context,
+/// context/Context.h) is defined above every layer, and its core lies at
+/// its start (checked where it is made).
+inline CoreContext *coreOf(tc_context *Ctx) { return reinterpret_cast<CoreContext *>(Ctx); }
+inline const CoreContext *coreOf(const tc_context *Ctx) {
+  return reinterpret_cast<const CoreContext *>(Ctx);
 }
 
 /// Registers work for the control turn.

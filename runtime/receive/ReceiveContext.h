@@ -1,10 +1,10 @@
-//===- Context.h - The receive layer's part of a context ------------------===//
-#ifndef TWOCHAINS_RUNTIME_RECEIVE_CONTEXT_H
-#define TWOCHAINS_RUNTIME_RECEIVE_CONTEXT_H
+//===- ReceiveContext.h - The receive layer's part of a context -----------===//
+#ifndef TWOCHAINS_RUNTIME_RECEIVE_RECEIVECONTEXT_H
+#define TWOCHAINS_RUNTIME_RECEIVE_RECEIVECONTEXT_H
 
 #include "base/Log.h"
-#include "containment/Containment.h"
-#include "path/Context.h"
+#include "containment/ContainmentContext.h"
+#include "path/PathContext.h"
 
 #include <cstdlib>
 #include <list>
@@ -12,14 +12,13 @@
 
 namespace twochains::rt {
 
-struct ReceiveContext : PathContext {
+struct ReceiveContext {
   /// The frame being run, copied out of the ring: the jam reads this,
   /// which no peer can write (docs/security.md). Under TC_CODE_TRUST_JOB
   /// only its header (and an injected frame's image): the jam reads its
   /// payload in the ring.
   std::unique_ptr<uint8_t[], void (*)(void *)> Private{nullptr, free};
   bool RunningJam = false; // tc_progress is not re-entered from a jam
-  Containment Jams;
   /// Addresses quarantined (receive/Quarantine.cpp): one line each, but an
   /// attacker may have many addresses.
   LogLimit QuarantineLog;
@@ -28,7 +27,7 @@ struct ReceiveContext : PathContext {
   /// peer (null: released while its bytes were fetched), and the bytes all
   /// of them hold.
   struct ArrivingPayload {
-    ReceiveContext *Ctx;
+    CoreContext *Ctx;
     tc_peer *Peer;
     uint64_t Sequence;
     uint32_t Size;

@@ -1,11 +1,11 @@
-//===- Context.h - The wire-up layer's part of a context ------------------===//
-#ifndef TWOCHAINS_RUNTIME_WIREUP_CONTEXT_H
-#define TWOCHAINS_RUNTIME_WIREUP_CONTEXT_H
+//===- WireupContext.h - The wire-up layer's part of a context ------------===//
+#ifndef TWOCHAINS_RUNTIME_WIREUP_WIREUPCONTEXT_H
+#define TWOCHAINS_RUNTIME_WIREUP_WIREUPCONTEXT_H
 
 #include "base/Log.h"
 #include "base/Timeouts.h"
 #include "core/JobIdentity.h"
-#include "receive/Context.h"
+#include "receive/ReceiveContext.h"
 
 #include "Signature.h"
 
@@ -15,7 +15,7 @@
 
 namespace twochains::rt {
 
-struct WireupContext : ReceiveContext {
+struct WireupContext {
   ucp_listener_h Listener = nullptr;
   uint16_t ListenPort = 0;    // the port it got (tc_listen with port 0: any)
   uint32_t ListenAddress = 0; // network order; INADDR_ANY for every interface
@@ -46,7 +46,7 @@ struct WireupContext : ReceiveContext {
   /// A peer is being released, before its endpoints close: the job layer
   /// lets the handles bound to it come loose, the calls layer ends the
   /// calls made to it and forgets its answers.
-  Subscribers<WireupContext *, tc_peer *> PeerReleased;
+  Subscribers<CoreContext *, tc_peer *> PeerReleased;
   /// Who this context is in a job (core/JobIdentity.h): filled in by the
   /// job layer, carried by every offer.
   JobIdentity Job;
@@ -55,12 +55,12 @@ struct WireupContext : ReceiveContext {
   /// RefusalCrossed to refuse it quietly (a connection the other way is
   /// kept), or a negative status to refuse it, Why saying why. One
   /// decides; none: every rank's HELLO is taken.
-  int (*DecideRankHello)(WireupContext *Ctx, tc_peer *Peer, std::string &Why) = nullptr;
+  int (*DecideRankHello)(CoreContext *Ctx, tc_peer *Peer, std::string &Why) = nullptr;
   /// A connection welcomed, in either role.
-  Subscribers<WireupContext *, tc_peer *> PeerWelcomed;
+  Subscribers<CoreContext *, tc_peer *> PeerWelcomed;
   /// A connect in the background ended (ConnectResult; Crossed), welcomed
   /// or not: whoever started it owns it from then on.
-  Subscribers<WireupContext *, tc_peer *> ConnectEnded;
+  Subscribers<CoreContext *, tc_peer *> ConnectEnded;
 };
 
 } // namespace twochains::rt

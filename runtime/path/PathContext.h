@@ -1,17 +1,17 @@
-//===- Context.h - The frame path's part of a context ---------------------===//
+//===- PathContext.h - The frame path's part of a context -----------------===//
 //
 // What happens to a frame on its way, told to whoever keeps a call by it:
 // send/ and receive/ raise these, the calls layer subscribes.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TWOCHAINS_RUNTIME_PATH_CONTEXT_H
-#define TWOCHAINS_RUNTIME_PATH_CONTEXT_H
+#ifndef TWOCHAINS_RUNTIME_PATH_PATHCONTEXT_H
+#define TWOCHAINS_RUNTIME_PATH_PATHCONTEXT_H
 
-#include "code/Context.h"
+#include "code/CodeContext.h"
 
 namespace twochains::rt {
 
-struct PathContext : CodeContext {
+struct PathContext {
   /// A call's queued frame, kept by Key (QueuedCallKey), was sent with
   /// Sequence (send/Queue.cpp): the call is kept by it from now on. (A
   /// queued frame dropped ends its call through FrameAbandoned, by Key.)

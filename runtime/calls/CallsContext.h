@@ -1,8 +1,8 @@
-//===- Context.h - The calls layer's part of a context --------------------===//
-#ifndef TWOCHAINS_RUNTIME_CALLS_CONTEXT_H
-#define TWOCHAINS_RUNTIME_CALLS_CONTEXT_H
+//===- CallsContext.h - The calls layer's part of a context ---------------===//
+#ifndef TWOCHAINS_RUNTIME_CALLS_CALLSCONTEXT_H
+#define TWOCHAINS_RUNTIME_CALLS_CALLSCONTEXT_H
 
-#include "job/Context.h"
+#include "job/JobContext.h"
 
 #include <atomic>
 #include <list>
@@ -22,7 +22,7 @@ constexpr size_t MaxArrivedAnswersPerPeer = MaxArrivedAnswers / 4;
 constexpr size_t MaxArrivedAnswerBytesPerPeer = MaxArrivedAnswerBytes / 4;
 static_assert(MaxArrivedAnswerBytesPerPeer >= TC_CALL_MAX_REPLY, "a share holds any answer");
 
-struct CallsContext : JobContext {
+struct CallsContext {
   /// Calls started and not yet ended: while there are any, every
   /// tc_progress turns the control worker, where their answers arrive.
   std::atomic<size_t> CallsOutstanding{0};

@@ -1,10 +1,10 @@
-//===- Context.h - The control layer's part of a context ------------------===//
-#ifndef TWOCHAINS_RUNTIME_CONTROL_CONTEXT_H
-#define TWOCHAINS_RUNTIME_CONTROL_CONTEXT_H
+//===- ControlContext.h - The control layer's part of a context -----------===//
+#ifndef TWOCHAINS_RUNTIME_CONTROL_CONTROLCONTEXT_H
+#define TWOCHAINS_RUNTIME_CONTROL_CONTROLCONTEXT_H
 
 #include "base/Log.h"
 #include "base/Timeouts.h"
-#include "core/Context.h"
+#include "core/CoreContext.h"
 
 #include <list>
 #include <string>
@@ -12,7 +12,7 @@
 
 namespace twochains::rt {
 
-struct ControlContext : CoreContext {
+struct ControlContext {
   /// Bodies UCX fetches by rendezvous (receiveBody) until they arrive: one
   /// that has not within BodyTimeoutNs is cancelled and its peer cut off.
   struct BodyInFlight {
@@ -26,7 +26,7 @@ struct ControlContext : CoreContext {
   /// A peer broke the protocol (cutOffPeer): told to end it at once
   /// (wireup subscribes: failed, its control endpoint closed, so that UCX
   /// ends what it still does for it).
-  Subscribers<ControlContext *, tc_peer *> CutOff;
+  Subscribers<CoreContext *, tc_peer *> CutOff;
   /// Peers cut off: a peer can reconnect and be cut off again.
   LogLimit CutOffLog;
   /// Refusals of messages from endpoints no peer has: the first is logged.

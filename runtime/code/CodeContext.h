@@ -1,9 +1,9 @@
-//===- Context.h - The code layer's part of a context ---------------------===//
-#ifndef TWOCHAINS_RUNTIME_CODE_CONTEXT_H
-#define TWOCHAINS_RUNTIME_CODE_CONTEXT_H
+//===- CodeContext.h - The code layer's part of a context -----------------===//
+#ifndef TWOCHAINS_RUNTIME_CODE_CODECONTEXT_H
+#define TWOCHAINS_RUNTIME_CODE_CODECONTEXT_H
 
-#include "image/CodeCache.h"
-#include "package/Context.h"
+#include "image/ImageContext.h"
+#include "package/PackageContext.h"
 #include "wire/Deploy.h"
 
 #include <atomic>
@@ -31,14 +31,8 @@ struct LoadWaker {
   CoreContext *Ctx = nullptr;
 };
 
-struct CodeContext : PackageContext {
+struct CodeContext {
   tc_mailbox_mode_t Mode = TC_MAILBOX_DEFAULT;
-  uint32_t CodeCacheSize = 1u << 20;
-  /// Code-cache mode: injected images installed once, by content hash.
-  std::unique_ptr<CodeCache> Cache;
-  /// Where injected code that is not cached runs (no-cache mode, or an
-  /// image larger than the cache): one slot's worth of W^X memory.
-  std::unique_ptr<CodeArena> Scratch;
   /// Images shipped to us ahead of their frames (CodeTransfer.cpp), to
   /// check, install and answer on the control turn.
   struct PushedCode {

@@ -1,8 +1,8 @@
-//===- Context.h - The job layer's part of a context ----------------------===//
-#ifndef TWOCHAINS_RUNTIME_JOB_CONTEXT_H
-#define TWOCHAINS_RUNTIME_JOB_CONTEXT_H
+//===- JobContext.h - The job layer's part of a context -------------------===//
+#ifndef TWOCHAINS_RUNTIME_JOB_JOBCONTEXT_H
+#define TWOCHAINS_RUNTIME_JOB_JOBCONTEXT_H
 
-#include "wireup/Context.h"
+#include "wireup/WireupContext.h"
 
 #include <map>
 #include <memory>
@@ -33,7 +33,7 @@ struct RouteTarget {
   bool Started = false;
 };
 
-struct JobContext : WireupContext {
+struct JobContext {
   /// tc_job_join: the job's size (its identity and rank are wireup's Job, which
   /// every offer carries); one target per rank.
   bool Joined = false;

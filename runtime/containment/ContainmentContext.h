@@ -1,6 +1,6 @@
-//===- Containment.h - What a context keeps to contain jams ---------------===//
-#ifndef TWOCHAINS_RUNTIME_CONTAINMENT_CONTAINMENT_H
-#define TWOCHAINS_RUNTIME_CONTAINMENT_CONTAINMENT_H
+//===- ContainmentContext.h - The containment layer's part of a context ===//
+#ifndef TWOCHAINS_RUNTIME_CONTAINMENT_CONTAINMENTCONTEXT_H
+#define TWOCHAINS_RUNTIME_CONTAINMENT_CONTAINMENTCONTEXT_H
 
 #include "containment/AddressQuarantine.h"
 #include "containment/Watchdog.h"
@@ -14,7 +14,7 @@ namespace twochains::rt {
 /// Watchdog.h); an element abandoned QuarantineFaults times for one sender
 /// is refused from it; an address whose abandoned frames took more than
 /// its budget is refused, frames and connections (AddressQuarantine.h).
-struct Containment {
+struct ContainmentContext {
   std::unique_ptr<Watchdog> Dog; // null: no time limit
   uint32_t QuarantineFaults = 3;
   AddressQuarantine Addresses;
