@@ -9,21 +9,12 @@
 //       key), sends FRAMES server_side_sum frames, prints the status
 //   tc-security offer PREFIX PORT KIND        authenticates, then sends a
 //       HELLO whose offer is broken as KIND says (good: not broken)
-//   tc-security aim-canary PREFIX PORT PID CANARY
-//       aims an offer's credit line at the receiver's own memory (its
-//       canary): connects once with a good RMA offer, finds where process
-//       PID maps this side's segment (/proc/PID/maps, as any process of
-//       the same user can), leaves, and offers again with the credit line
-//       placed so that the same mapping would put it on the canary
 //   tc-security ried PREFIX PORT              pushes a ried claiming 64 GiB
 //   tc-security tamper SECPREFIX PORT         sends one reread frame, then
 //       keeps rewriting its slot (sealed, checksum right) while it runs
 //   tc-security batch PREFIX PORT             over messages (UCX_TLS=tcp):
 //       sends batches of frames broken in five ways, then four good frames
 //       corked (tc_peer_cork), which leave as one batch
-//   tc-security welcome PREFIX PORT KIND      a hostile receiver: listens,
-//       answers a HELLO with a WELCOME whose ring or credit line is aimed
-//       outside the memory its key maps, as KIND says; 20 s
 //   tc-security sockets MODE [ARG]            a context that listens on
 //       ARG (MODE listen), connects to port ARG on 127.0.0.1 (connect) or
 //       neither (none), then prints the TCP sockets it listens on
@@ -353,82 +344,6 @@ static int offer(char **Argv) {
   std::_Exit(0); // the raw peer is not the runtime's to release
 }
 
-/// The inode of the mapping of this process that holds Address.
-static uint64_t inodeOfMapping(uint64_t Address) {
-  std::FILE *M = std::fopen("/proc/self/maps", "re");
-  char Line[512];
-  uint64_t Found = 0;
-  while (M && !Found && std::fgets(Line, sizeof Line, M)) {
-    unsigned long long B, E, Inode;
-    if (std::sscanf(Line, "%llx-%llx %*s %*s %*s %llu", &B, &E, &Inode) == 3 && Address >= B &&
-        Address < E)
-      Found = Inode;
-  }
-  if (M)
-    std::fclose(M);
-  return Found;
-}
-
-/// Where process Pid maps the file of inode Inode.
-static std::vector<uint64_t> mappingsOfInode(int Pid, uint64_t Inode) {
-  std::vector<uint64_t> Out;
-  std::FILE *M = std::fopen(("/proc/" + std::to_string(Pid) + "/maps").c_str(), "re");
-  char Line[512];
-  while (M && std::fgets(Line, sizeof Line, M)) {
-    unsigned long long B, E, I;
-    if (std::sscanf(Line, "%llx-%llx %*s %*s %*s %llu", &B, &E, &I) == 3 && I == Inode)
-      Out.push_back(B);
-  }
-  if (M)
-    std::fclose(M);
-  return Out;
-}
-
-static int aimCanary(char **Argv) {
-  uint16_t Port = uint16_t(std::atoi(Argv[3]));
-  int Pid = std::atoi(Argv[4]);
-  uint64_t Canary = std::strtoull(Argv[5], nullptr, 0);
-  tc_context *Ctx = context(nullptr);
-  Offer O = smallOffer();
-  std::vector<uint8_t> Body;
-  uint64_t Base = 0;
-  size_t Region = 0;
-  if (!Ctx || !rmaOffer(Ctx, O, Body, Base, Region))
-    return fail("no RMA context to make keys with");
-
-  // A first, good connection: where does the receiver map this segment?
-  RawPeer First;
-  std::string Answer;
-  if (!rawConnect(Ctx, Port, First) || !rawAuthenticate(First) ||
-      !rawHello(First, O, Body, false, Answer) || Answer != "ACCEPTED")
-    return fail("the first, good offer: " + Answer);
-  uint64_t Inode = inodeOfMapping(Base);
-  std::vector<uint64_t> Places = mappingsOfInode(Pid, Inode);
-  std::printf("aim-canary: the receiver maps this segment at %zu places\n", Places.size());
-  // Gone: the receiver unmaps it, and maps the next connection's keys in
-  // the same places.
-  ucp_request_param_t P = {};
-  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-  P.flags = UCP_EP_CLOSE_FLAG_FORCE;
-  waitRequestUntil(Ctx->Worker, ucp_ep_close_nbx(First.Peer->Ep, &P), nowNs() + NsPerS);
-  Ctx->Wireup->Handshakes.clear(); // its WELCOME: a new endpoint may have its address
-  Ctx->Connecting.clear();
-  for (uint64_t End = nowNs() + 5 * NsPerS;
-       nowNs() < End && !mappingsOfInode(Pid, Inode).empty();)
-    ucp_worker_progress(Ctx->Worker);
-  // The credit line aimed at the canary through each place.
-  for (uint64_t Place : Places) {
-    RawPeer Aimed;
-    O.CreditAddress = Base + (Canary - Place);
-    if (!rawConnect(Ctx, Port, Aimed) || !rawAuthenticate(Aimed) ||
-        !rawHello(Aimed, O, Body, false, Answer))
-      return fail("cannot offer again");
-    std::printf("aim-canary: %s\n", Answer.c_str());
-  }
-  std::fflush(stdout);
-  std::_Exit(0);
-}
-
 static int ried(char **Argv) {
   tc_package_t *Pkg = load(Argv[2], "stdlib", TC_PACKAGE_SENDER);
   tc_context_t *Ctx = Pkg ? context(Pkg) : nullptr;
@@ -606,73 +521,6 @@ static ucs_status_t within(ucp_worker_h Worker, ucs_status_ptr_t R, uint64_t Ms)
 }
 
 /// A UCX client that knows nothing of Two-Chains: it asks UCX's RMA over
-/// The hostile receiver's WELCOME: its real ring and credit line, aimed
-/// elsewhere. Runs before the handshake's own housekeeping, taking the
-/// HELLOs; AUTH is answered by the runtime as always.
-static std::string WelcomeKind;
-static void hostileWelcome(CoreContext *Core) {
-  auto *Ctx = static_cast<tc_context *>(Core);
-  for (size_t I = 0; I < Ctx->Wireup->Handshakes.size();) {
-    tc_peer *Peer = Ctx->Wireup->Handshakes[I].Id == AmHello
-                        ? peerOfEndpoint(Ctx, Ctx->Wireup->Handshakes[I].Ep)
-                        : nullptr;
-    if (!Peer || Peer->Wireup->AuthState != PeerWireup::Auth::Challenged) {
-      ++I;
-      continue;
-    }
-    WireupContext::PendingMessage M = std::move(Ctx->Wireup->Handshakes[I]);
-    Ctx->Wireup->Handshakes.erase(Ctx->Wireup->Handshakes.begin() + I);
-    Peer->Wireup->AuthState = PeerWireup::Auth::Authenticated;
-    ParsedOffer Hello;
-    std::string Why;
-    Offer W;
-    std::vector<uint8_t> Body;
-    if (parseOffer(M.Header.data(), M.Header.size(), M.Body.data(), M.Body.size(), Hello, Why) !=
-        TC_OK)
-      continue;
-    Peer->Path = rmaReaches(Ctx, Peer, Hello) ? PathRma : PathAm;
-    if (setupLocalSide(Ctx, Peer) != TC_OK || acceptOffer(Ctx, Peer, Hello, Why) != TC_OK ||
-        makeOffer(Ctx, Peer, W, Body) != TC_OK || W.Path != PathRma) {
-      std::printf("welcome: cannot make an RMA welcome %s\n", Why.c_str());
-      continue;
-    }
-    if (WelcomeKind == "ring-far")
-      W.RingAddress += 1ull << 40;
-    else if (WelcomeKind == "credit-far")
-      W.CreditAddress += 1ull << 40;
-    else if (WelcomeKind == "ring-past-end") // past the page UCX rounds the segment to
-      W.RingAddress += 4096;
-    else if (WelcomeKind == "credit-past-end")
-      W.CreditAddress += 4096;
-    static const char Label[] = "tc-auth-v1 welcome";
-    hmacSha256(Ctx->Key,
-               {{Label, sizeof Label},
-                {Peer->Wireup->ClientNonce, NonceSize},
-                {Peer->Wireup->ServerNonce, NonceSize},
-                {reinterpret_cast<const uint8_t *>(&W) + MacSize, sizeof W - MacSize},
-                {Body.data(), Body.size()}},
-               W.Mac);
-    ucs_status_t St = sendMessage(Ctx, Peer, AmWelcome, &W, sizeof W, Body.data(), Body.size());
-    std::printf("welcome %s: sent: %s\n", WelcomeKind.c_str(), ucs_status_string(St));
-    std::fflush(stdout);
-  }
-}
-
-static int welcome(char **Argv) {
-  WelcomeKind = Argv[4];
-  tc_package_t *Pkg = load(Argv[2], "stdlib", TC_PACKAGE_RECEIVER);
-  tc_context_t *Ctx = Pkg ? context(Pkg) : nullptr;
-  if (!Ctx || tc_listen(Ctx, "127.0.0.1", uint16_t(std::atoi(Argv[3]))) != TC_OK)
-    return fail("cannot listen");
-  Ctx->Housekeeping.insert(Ctx->Housekeeping.begin(), hostileWelcome);
-  std::printf("receiver: listening\n");
-  std::fflush(stdout);
-  uint64_t End = nowNs() + 20'000'000'000ull;
-  while (nowNs() < End)
-    tc_progress(Ctx, nullptr);
-  std::_Exit(0);
-}
-
 /// TCP for memory at Address in the receiver.
 static int attack(char **Argv) {
   ucp_config_t *Config;
@@ -812,10 +660,6 @@ int main(int Argc, char **Argv) {
     return offer(Argv);
   if (Verb == "sockets" && Argc >= 3)
     return sockets(Argc, Argv);
-  if (Verb == "aim-canary" && Argc == 6)
-    return aimCanary(Argv);
-  if (Verb == "welcome" && Argc == 5)
-    return welcome(Argv);
   if (Verb == "ried" && Argc == 4)
     return ried(Argv);
   if (Verb == "tamper" && Argc == 4)

@@ -167,13 +167,15 @@ public:
   /// peer), owned here, created with its packages like the two and
   /// destroyed at teardown before them. Its UCX configuration may differ:
   /// Environment's variables are set while it is created (UCX reads its
-  /// configuration then) and restored after. Call under
-  /// ASSERT_NO_FATAL_FAILURE; null if it failed.
+  /// configuration then) and restored after. Key: the job's key it holds
+  /// (none if empty). Call under ASSERT_NO_FATAL_FAILURE; null if it failed.
   Side *createExtraSide(
       const char *Name,
-      const std::vector<std::pair<const char *, const char *>> &Environment = {}) {
+      const std::vector<std::pair<const char *, const char *>> &Environment = {},
+      const std::string &Key = "") {
     ExtraSides.emplace_back(Name);
     Side &S = ExtraSides.back();
+    S.Key = Key;
     std::vector<std::pair<const char *, std::optional<std::string>>> Saved;
     for (auto &[Variable, Value] : Environment) {
       const char *Old = std::getenv(Variable);
