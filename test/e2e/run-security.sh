@@ -9,25 +9,21 @@
 #   sockets   UCX's TCP transport listens only on the interfaces a process
 #             listens on or connects through: nowhere in one that does
 #             neither, on loopback only for loopback
-#   rieds     a push claiming 64 GiB is refused from its header
 #   memory    a raw UCX client over TCP cannot read or write the receiver's
 #             memory through UCX's emulated RMA
-#   payload   a peer rewriting its slot while the jam runs changes nothing
-#             the jam reads
-#   payload-job
-#             under TC_CODE_TRUST=job the jam reads its payload in the ring:
-#             the same rewrite shows (docs/security.md, "Code trust")
 #   gone-key  a peer whose memory key names a segment already gone (a sender
 #             dying mid-handshake) is refused by a receiver linking
 #             libtwochains (one built on the runtime's objects: the unit
 #             test HostileOffers.OffersOutOfBounds...)
 # Offers out of bounds or aimed outside their memory, hostile WELCOMEs and
 # messages of the other role need the handshake's wire formats: the unit
-# tests HostileOffers.* (test/unit/HostileOffersTest.cpp).
-#   run-security.sh <tc-security> <stdlib prefix> <security package prefix> [tc-e2e]
+# tests HostileOffers.* (test/unit/HostileOffersTest.cpp). A ried push
+# claiming 64 GiB, broken batches of frames and a slot rewritten while its
+# jam runs need the send path's: HostileSender.* (HostileSenderTest.cpp).
+#   run-security.sh <tc-security> <stdlib prefix> [tc-e2e]
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-SEC=$1 STDLIB=$2 SECPKG=$3 E2E=${4:-}
+SEC=$1 STDLIB=$2 E2E=${3:-}
 OUT=$(mktemp -d)
 RPID=
 # Ports of earlier tests may still be in TIME_WAIT: let listeners take them.
@@ -145,41 +141,6 @@ fi
 unset TC_SECURITY_STDLIB
 
 fi
-if want rieds; then
-echo "== rieds"
-for accept in "" 1; do
-  start 4 stdlib "$STDLIB" TC_KEY=$KEY ${accept:+TC_TEST_ACCEPT_RIEDS=1}
-  TC_KEY=$KEY "$SEC" ried "$STDLIB" $PORT > "$OUT/ried" 2>&1
-  TC_KEY=$KEY "$SEC" connect "$STDLIB" $PORT 4 > "$OUT/good" 2>&1
-  finish
-  if [ -z "$accept" ]; then
-    # Refused, and the pusher is told so (TC_ERR_REFUSED).
-    expect "$OUT/ried" "ried: answer refused by the peer" "a 64 GiB ried push"
-    expect "$OUT/receiver" "does not accept rieds" "refused: pushes are off"
-  else
-    expect "$OUT/ried" "ried: answer invalid parameter" "a 64 GiB ried push"
-    expect "$OUT/receiver" "(at most 67108864 and 256)" "refused: over the size limit"
-  fi
-  expect "$OUT/receiver" "ran 4 frames" "the receiver kept serving"
-done
-
-fi
-if want batches; then
-echo "== batches"
-start 4 stdlib "$STDLIB" TC_KEY=$KEY UCX_TLS=tcp
-STATUS=0
-UCX_TLS=tcp TC_KEY=$KEY timeout 30 "$SEC" batch "$STDLIB" $PORT > "$OUT/batch" 2>&1 || STATUS=$?
-finish
-cat "$OUT/batch"
-[ $STATUS -eq 0 ] || { echo "FAILED: batch"; exit 1; }
-expect "$OUT/batch" "batch: sent 5 broken batches: Success" "the broken batches went"
-expect "$OUT/batch" "batch: 4 corked frames, 0 coalesced before the flush" "corked frames waited"
-expect "$OUT/batch" "batch: flushed: success, 4 coalesced" "and left as one batch"
-expect "$OUT/receiver" "refused a message from .*: a batch of 2 frames in" "a broken batch refused, logged once"
-expect "$OUT/receiver" "refused: auth 0, offers 0, messages 5;" "each broken batch refused"
-expect "$OUT/receiver" "ran 4 frames" "the corked frames ran, once each"
-expect "$OUT/receiver" "canary intact" "receiver memory unchanged"
-fi
 if want memory; then
 echo "== memory"
 start 4 stdlib "$STDLIB" TC_KEY=$KEY
@@ -195,36 +156,5 @@ fi
 expect "$OUT/receiver" "canary intact" "receiver memory unchanged"
 expect "$OUT/receiver" "ran 4 frames" "the receiver kept serving"
 
-fi
-if want payload; then
-echo "== payload"
-start 1 security "$SECPKG" TC_KEY=$KEY
-STATUS=0
-TC_KEY=$KEY timeout 30 "$SEC" tamper "$SECPKG" $PORT > "$OUT/tamper" 2>&1 || STATUS=$?
-finish
-cat "$OUT/tamper"
-if [ $STATUS -eq 77 ]; then
-  echo "payload: skipped (no RMA path on this machine)"
-else
-  [ $STATUS -eq 0 ] || { echo "FAILED: tamper"; exit 1; }
-  expect "$OUT/receiver" "probe runs 1, changed 0" "the jam saw its payload change"
-fi
-fi
-if want payload-job; then
-echo "== payload-job"
-# The same peer against a receiver under the job policy: its jams read
-# their payload in the ring (no copy), so the rewrite shows.
-start 1 security "$SECPKG" TC_KEY=$KEY TC_CODE_TRUST=job
-STATUS=0
-TC_KEY=$KEY timeout 30 "$SEC" tamper "$SECPKG" $PORT > "$OUT/tamper" 2>&1 || STATUS=$?
-finish
-cat "$OUT/tamper"
-if [ $STATUS -eq 77 ]; then
-  echo "payload-job: skipped (no RMA path on this machine)"
-else
-  [ $STATUS -eq 0 ] || { echo "FAILED: tamper (job)"; exit 1; }
-  expect "$OUT/receiver" "probe runs 1, changed 1" \
-    "under the job policy the jam read a copy, not its payload in the ring"
-fi
 fi
 echo "security: OK"

@@ -9,12 +9,6 @@
 //       key), sends FRAMES server_side_sum frames, prints the status
 //   tc-security offer PREFIX PORT KIND        authenticates, then sends a
 //       HELLO whose offer is broken as KIND says (good: not broken)
-//   tc-security ried PREFIX PORT              pushes a ried claiming 64 GiB
-//   tc-security tamper SECPREFIX PORT         sends one reread frame, then
-//       keeps rewriting its slot (sealed, checksum right) while it runs
-//   tc-security batch PREFIX PORT             over messages (UCX_TLS=tcp):
-//       sends batches of frames broken in five ways, then four good frames
-//       corked (tc_peer_cork), which leave as one batch
 //   tc-security sockets MODE [ARG]            a context that listens on
 //       ARG (MODE listen), connects to port ARG on 127.0.0.1 (connect) or
 //       neither (none), then prints the TCP sockets it listens on
@@ -50,7 +44,6 @@
 #include <unistd.h>
 #include <algorithm>
 #include <string>
-#include <sys/mman.h>
 #include <twochains/packages/stdlib.h>
 #include <vector>
 
@@ -344,170 +337,6 @@ static int offer(char **Argv) {
   std::_Exit(0); // the raw peer is not the runtime's to release
 }
 
-static int ried(char **Argv) {
-  tc_package_t *Pkg = load(Argv[2], "stdlib", TC_PACKAGE_SENDER);
-  tc_context_t *Ctx = Pkg ? context(Pkg) : nullptr;
-  tc_peer_t *Peer = nullptr;
-  if (!Ctx || tc_connect(Ctx, "127.0.0.1", uint16_t(std::atoi(Argv[3])), 5000, &Peer) != TC_OK)
-    return fail("cannot connect");
-  // 64 GiB of address space that is never touched: the receiver must
-  // refuse from the header alone.
-  const uint64_t Claim = 64ull << 30;
-  void *Huge = mmap(nullptr, Claim, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (Huge == MAP_FAILED)
-    return fail("cannot reserve 64 GiB of address space");
-  RiedHeader H = {RiedMagic, 8, Claim - 8};
-  // A push in flight, as tc_ried_push marks it: only then is its answer
-  // taken.
-  Peer->Tx.PushingRied = true;
-  ucp_request_param_t P = {};
-  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-  P.flags = UCP_AM_SEND_FLAG_REPLY;
-  ucs_status_ptr_t Request = ucp_am_send_nbx(Peer->Ep, AmRied, &H, sizeof H, Huge, Claim, &P);
-  uint64_t Deadline = nowNs() + 5'000'000'000ull;
-  tc_status_t Answer = TC_ERR_INCOMPLETE;
-  while (nowNs() < Deadline && Answer == TC_ERR_INCOMPLETE) {
-    ucp_worker_progress(Ctx->Worker);
-    for (auto &A : Ctx->Package->RiedAcks)
-      if (A.From == Peer->Ep)
-        Answer = A.Status;
-  }
-  std::printf("ried: answer %s\n", Answer == TC_ERR_INCOMPLETE ? "none" : tc_status_string(Answer));
-  if (UCS_PTR_IS_PTR(Request))
-    ucp_request_cancel(Ctx->Worker, Request);
-  std::fflush(stdout);
-  std::_Exit(0);
-}
-
-/// A sender of package Name (installed under Argv[2]) connected to the
-/// receiver on port Argv[3], or null.
-static tc_peer_t *connectSender(char **Argv, const char *Name, tc_package_t *&Pkg,
-                                tc_context_t *&Ctx) {
-  Pkg = load(Argv[2], Name, TC_PACKAGE_SENDER);
-  Ctx = Pkg ? context(Pkg) : nullptr;
-  tc_peer_t *Peer = nullptr;
-  if (!Ctx || tc_connect(Ctx, "127.0.0.1", uint16_t(std::atoi(Argv[3])), 5000, &Peer) != TC_OK)
-    return nullptr;
-  return Peer;
-}
-
-static int tamper(char **Argv) {
-  tc_package_t *Pkg;
-  tc_context_t *Ctx;
-  tc_peer_t *Peer = connectSender(Argv, "security", Pkg, Ctx);
-  if (!Peer)
-    return fail("cannot connect");
-  if (Peer->Path != PathRma) {
-    std::printf("tamper: skipped: no RMA path to rewrite a slot through\n");
-    return 77;
-  }
-  uint32_t Reread;
-  if (tc_package_find(Pkg, "reread", &Reread) != TC_OK)
-    return fail("no reread element");
-  uint64_t Seq;
-  uint32_t Slot;
-  Peer->Tx.Send->reserve(&Seq, &Slot);
-  auto Put = [&](uint64_t Word) {
-    FrameSpec S;
-    S.Kind = FrameLocal;
-    S.Package = Pkg->Tag;
-    S.Element = Reread;
-    uint64_t Payload[4] = {Word, 0, 0, 0}; // two lines: payload off the header
-    S.Payload = Payload;
-    S.PayloadSize = sizeof Payload;
-    S.Sequence = Seq;
-    size_t Size;
-    encodeFrame(Peer->Tx.Staging.data(), Peer->Tx.SlotSize, S, &Size);
-    return deliverFrame(Peer, Peer->Tx.Staging.data(), Size, Seq, Slot);
-  };
-  Put(0x1111);
-  // Rewritten, sealed each time, until the receiver credits the frame: the
-  // jam has run by then, however late the receiver came to it (a fixed
-  // span once ended before a loaded receiver ran the jam).
-  const volatile uint64_t *Finished = &Peer->Tx.CreditWord[CreditWordFinished];
-  uint64_t End = nowNs() + 30'000'000'000ull;
-  for (unsigned I = 0; *Finished <= Seq; ++I) {
-    if (nowNs() > End)
-      return fail("the receiver never credited the frame");
-    if (Put(I % 2 ? 0x1111 : 0x2222) != TC_OK)
-      return fail("put failed");
-    if (I % 256 == 0)
-      tc_progress(Ctx, nullptr);
-  }
-  std::printf("tamper: rewrote the slot while the jam ran\n");
-  tc_flush(Peer, 5000);
-  tc_peer_close(Peer);
-  tc_context_destroy(Ctx);
-  return 0;
-}
-
-/// Batches of frames (FrameBatchMessage) a corked sender would never send:
-/// each must be refused whole, and the receiver go on serving.
-static int batch(char **Argv) {
-  tc_package_t *Pkg;
-  tc_context_t *Ctx;
-  tc_peer_t *Peer = connectSender(Argv, "stdlib", Pkg, Ctx);
-  if (!Peer)
-    return fail("cannot connect");
-  if (Peer->Path != PathAm) {
-    std::printf("batch: skipped: frames travel by RMA here (UCX_TLS=tcp for messages)\n");
-    return 77;
-  }
-  int32_t Sum[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-  auto Frames = [&](uint64_t First, unsigned Count) {
-    std::vector<uint8_t> Bytes;
-    for (unsigned I = 0; I < Count; ++I) {
-      std::vector<uint8_t> F(Peer->Tx.SlotSize);
-      FrameSpec S;
-      S.Kind = FrameLocal;
-      S.Package = Pkg->Tag;
-      S.Element = STDLIB_SERVER_SIDE_SUM;
-      S.Payload = Sum;
-      S.PayloadSize = sizeof Sum;
-      S.Sequence = First + I;
-      size_t Size;
-      encodeFrame(F.data(), F.size(), S, &Size);
-      Bytes.insert(Bytes.end(), F.begin(), F.begin() + Size);
-    }
-    return Bytes;
-  };
-  auto Send = [&](FrameBatchMessage M, const std::vector<uint8_t> &Bytes) {
-    ucp_request_param_t P = {};
-    P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-    P.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
-    return waitRequest(Ctx->Worker, ucp_am_send_nbx(Peer->Ep, AmFrame, &M, sizeof M, Bytes.data(),
-                                                    Bytes.size(), &P));
-  };
-  uint32_t Slots = Peer->Tx.Slots;
-  std::vector<uint8_t> Three = Frames(0, 3), Stretched = Frames(0, 2);
-  uint16_t Lines = uint16_t(Peer->Tx.SlotSize / FrameLine + 1); // more than a slot
-  std::memcpy(Stretched.data() + offsetof(FrameHeader, Lines), &Lines, sizeof Lines);
-  ucs_status_t St = UCS_OK;
-  for (ucs_status_t S : {Send({0, 2, 0}, Three),                 // fewer frames than bytes
-                         Send({0, Slots + 1, 0}, Frames(0, 3)),  // more than the window
-                         Send({0, 2, 0}, Stretched),             // a frame longer than a slot
-                         Send({Slots - 1, 2, 0}, Frames(Slots - 1, 2)), // past the window
-                         Send({0, 2, 7}, Frames(0, 2))})         // reserved bits
-    if (S != UCS_OK)
-      St = S;
-  std::printf("batch: sent 5 broken batches: %s\n", ucs_status_string(St));
-  tc_status_t T = tc_peer_cork(Peer, 1);
-  for (unsigned I = 0; I < 4 && T == TC_OK; ++I)
-    T = tc_send(Peer, Pkg, STDLIB_SERVER_SIDE_SUM, TC_SEND_LOCAL, Sum, sizeof Sum);
-  tc_stats_t Stats;
-  tc_context_stats(Ctx, &Stats);
-  std::printf("batch: 4 corked frames, %llu coalesced before the flush\n",
-              (unsigned long long)Stats.frames_coalesced);
-  if (T == TC_OK)
-    T = tc_flush(Peer, 10000);
-  tc_context_stats(Ctx, &Stats);
-  std::printf("batch: flushed: %s, %llu coalesced\n", tc_status_string(T),
-              (unsigned long long)Stats.frames_coalesced);
-  tc_peer_close(Peer);
-  tc_context_destroy(Ctx);
-  return T == TC_OK ? 0 : 1;
-}
-
 /// Progresses until the request completes or the time is up; a request
 /// still pending is left behind (the process exits right after).
 static ucs_status_t within(ucp_worker_h Worker, ucs_status_ptr_t R, uint64_t Ms) {
@@ -660,12 +489,6 @@ int main(int Argc, char **Argv) {
     return offer(Argv);
   if (Verb == "sockets" && Argc >= 3)
     return sockets(Argc, Argv);
-  if (Verb == "ried" && Argc == 4)
-    return ried(Argv);
-  if (Verb == "tamper" && Argc == 4)
-    return tamper(Argv);
-  if (Verb == "batch" && Argc == 4)
-    return batch(Argv);
   if (Verb == "attack" && Argc == 5)
     return attack(Argv);
   std::fprintf(stderr, "usage: see the comment at the top of tc_security.cpp\n");
