@@ -82,7 +82,7 @@ protected:
   tc_stats_t Before = {};
 };
 
-/// tc-security offer's KINDs: what each breaks in an offer (on the
+/// The kinds tc-security's offer verb had: what each breaks in an offer (on the
 /// message path unless it says RMA).
 struct Kind {
   const char *Name;
