@@ -175,6 +175,10 @@ struct CoreContext {
   /// sleep until it may store past the old limit, is woken (the frame
   /// path subscribes).
   Subscribers<tc_peer *> RingOpened;
+  /// Looks before a sleep that raised the sleep flags, whether the sleep
+  /// followed or the look found work first (the flags then stay until a
+  /// peer takes them): each lets a peer wake this side (path/, onWake).
+  std::atomic<uint64_t> SleepLooks{0};
   /// A sleep ended: the next pass of a wait takes the control turn.
   std::atomic<bool> ControlDue{false};
   /// The control worker took something outside a sleep's own look

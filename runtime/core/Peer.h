@@ -217,10 +217,11 @@ struct PeerReceiveHalf {
   /// The expected sequence + 1 when the last sleep found its frame there
   /// (core/Sleep.cpp): found again, it is stalled, not new.
   uint64_t SleepFound = 0;
-  /// Wakes it sent (path/FramePath.cpp, onWake), this context's sleeps
-  /// when the first came, and the times this side closed its cold ring
-  /// (context/Polling.cpp): a peer wakes this side at most once a sleep
-  /// and once a closing, and one that wakes it more is cut off.
+  /// Wakes it sent (path/FramePath.cpp, onWake), this context's looks
+  /// before a sleep (CoreContext::SleepLooks) when the first came, and the
+  /// times this side closed its cold ring (context/Polling.cpp): a peer
+  /// wakes this side at most once a look and once a closing, and one that
+  /// wakes it more is cut off.
   uint64_t WakesTaken = 0, SleepsAtFirstWake = 0, RingClosings = 0;
   /// The sender stores its frames straight into the ring (its offer says
   /// so, OfferStoresDirect): only then may the ring go cold.

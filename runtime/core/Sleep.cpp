@@ -162,6 +162,7 @@ static Look prepare(CoreContext *Ctx) {
     Flagged = true;
   }
   if (Flagged) {
+    Ctx->SleepLooks.fetch_add(1, std::memory_order_relaxed);
     if (SleepFenceAsymmetric &&
         syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) == 0) {
     } else {

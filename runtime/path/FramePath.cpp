@@ -404,11 +404,14 @@ static ucs_status_t onWake(void *Arg, const void *, size_t HeaderLength, void *,
   if (!Peer || !Peer->Welcomed || HeaderLength || Length)
     return refuseMessage(Ctx, Peer, "a wake from a peer not welcomed, or with bytes", Param),
            UCS_OK;
-  // One wake a sleep of this side (the flag it takes is set once a sleep,
-  // in its line and in the doorbell) and one a closing of its ring: a
-  // peer that sends more floods this side's fd, and is cut off.
+  // One wake a look before a sleep of this side (the flag it takes is
+  // raised once a look, in its line and in the doorbell; a look that finds
+  // work does not sleep, and its flags stay raised) and one a closing of
+  // its ring: a peer that sends more floods this side's fd, and is cut off.
+  // Counted by looks, not sleeps: under load most looks find work, and a
+  // good peer that took the flags they left was cut off (security-quarantine-e2e).
   PeerReceiveHalf &Rx = Peer->Rx;
-  uint64_t Sleeps = __atomic_load_n(&Ctx->Stats.sleeps, __ATOMIC_RELAXED);
+  uint64_t Sleeps = Ctx->SleepLooks.load(std::memory_order_relaxed);
   if (!Rx.WakesTaken++)
     Rx.SleepsAtFirstWake = Sleeps;
   uint64_t Allowed = 2 * (Sleeps - Rx.SleepsAtFirstWake) + Rx.RingClosings + WakeSlack;
@@ -418,7 +421,7 @@ static ucs_status_t onWake(void *Arg, const void *, size_t HeaderLength, void *,
     if (!Peer->Failed)
       logLimited(Peer->RefusedMessageLog, TC_LOG_ERROR,
                  "ended " + Peer->Name + ": it sent " + std::to_string(Rx.WakesTaken) +
-                     " wakes; this side slept " +
+                     " wakes; this side slept (or looked to) " +
                      std::to_string(Sleeps - Rx.SleepsAtFirstWake) + " times since the first");
     Peer->Failed = true;
     countHeld(Ctx, &tc_stats_t::messages_refused);

@@ -415,6 +415,38 @@ TEST_F(Sleeping, AWakeFloodEndsThePeer) {
   EXPECT_TRUE(logged("wakes; this side slept"));
 }
 
+/// A look before a sleep raises the flags whether or not the sleep
+/// follows (work found first): a good peer that takes each flag and wakes
+/// this side once for it is no flood. Counted by sleeps, 300 such looks
+/// (past the slack of 256) cut the good peer off.
+TEST_F(Sleeping, WakesForLooksThatFoundWorkAreNoFlood) {
+  ASSERT_NO_FATAL_FAILURE(startDirect());
+  constexpr unsigned Looks = 300;
+  auto *R = coreOf(Receiver.Ctx);
+  uint64_t SleptBefore = statsOf(Receiver.Ctx).sleeps;
+  for (unsigned I = 0, Tries = 0; stats(Sender).wakes_sent < Looks; ++I) {
+    ASSERT_LT(++Tries, 4 * Looks) << "looks raised no flag for the sender to take\n" << describe();
+    uint64_t MaxSleepNs = 0;
+    armSleep(R, MaxSleepNs); // the flags raised, unless it found work first; no sleep follows
+    uint64_t Sent = stats(Sender).wakes_sent, Woken = stats(Receiver).wakes_received;
+    auto Payload = putPayload(SleepRegion, "look " + std::to_string(I));
+    ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Put, TC_SEND_LOCAL, Payload.data(), Payload.size()),
+              TC_OK);
+    if (stats(Sender).wakes_sent == Sent)
+      continue; // that look found work before raising the flags
+    ASSERT_TRUE(
+        progressUntil([&] { return stats(Receiver).wakes_received > Woken || Peer->Failed; },
+                      "the receiver took the wake"));
+    ASSERT_FALSE(Peer->Failed) << "the good peer was cut off after " << stats(Sender).wakes_sent
+                               << " wakes\n"
+                               << describe();
+  }
+  EXPECT_EQ(statsOf(Receiver.Ctx).sleeps, SleptBefore) << "a look slept";
+  EXPECT_EQ(stats(Receiver).messages_refused, 0u);
+  EXPECT_FALSE(logged("wakes; this side slept"));
+  ASSERT_EQ(flush(), TC_OK);
+}
+
 namespace {
 /// The sender's turn, wrapped: the first turn after the flush has slept
 /// connects the handle (as a background connect's housekeeping binds a
