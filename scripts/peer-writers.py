@@ -76,7 +76,9 @@ def main():
             ("Wireup (PeerWireup)", ("wireup", "PeerWireup.h"), "PeerWireup",
              r"(Wireup->|wireupOf\([^()]*\)\.)"),
             ("Calls (PeerCalls)", ("calls", "PeerCalls.h"), "PeerCalls",
-             r"(\bOf\.|callsOf\([^()]*\)\.|Calls->)")):
+             r"(\bOf\.|callsOf\([^()]*\)\.|Calls->)"),
+            ("Receiving (PeerReceive)", ("receive", "PeerReceive.h"), "PeerReceive",
+             r"(Receiving->|\bReceiving\.)")):
         path = os.path.join(ROOT, *header)
         if os.path.exists(path):
             parts[label] = (members(open(path).read(), struct), prefix)

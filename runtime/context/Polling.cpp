@@ -49,15 +49,16 @@ static constexpr unsigned SweepPerTurn = 64;
 static bool mayGoCold(tc_context *Ctx, tc_peer *P) {
   const PeerSendHalf &Tx = P->Tx;
   const PeerReceiveHalf &Rx = P->Rx;
+  const PeerReceive &Receiving = *P->Receiving;
   if (!P->Welcomed || P->Failed || P->Channelled || P->Path != PathRma || !Rx.SenderStores ||
       !Rx.CreditDirect || !Tx.RingDirect || P->DoorbellPlace == NoDoorbell || !Rx.Ring ||
       !Rx.Receive || !Tx.Send || !Tx.CreditWord)
     return false;
   uint64_t Expected = Rx.Receive->expected();
   return Tx.CreditWord[CreditWordFinished] >= Tx.Send->next() && !sendsDue(P, true) &&
-         !callsAwaited(P) && !Tx.Shipping.active() && !Tx.Deploying.active() && !Tx.PushingRied && !Tx.Corked &&
-         !Rx.Receive->creditPending() && !Rx.RefusalPending && !Rx.CodeWait.awaiting(Expected) &&
-         !Rx.StalledSinceNs &&
+         !callsAwaited(P) && !Tx.Shipping.active() && !Tx.Deploying.active() && !Tx.PushingRied &&
+         !Tx.Corked && !Rx.Receive->creditPending() && !Receiving.RefusalPending &&
+         !Receiving.CodeWait.awaiting(Expected) && !Receiving.StalledSinceNs &&
          !frameBegun(ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot()), Expected);
 }
 

@@ -39,6 +39,7 @@ struct CoreContext;
 struct JamRun;
 struct PeerWireup;
 struct PeerCalls;
+struct PeerReceive;
 } // namespace twochains::rt
 
 namespace twochains::rt {
@@ -185,35 +186,7 @@ struct PeerReceiveHalf {
   /// The buffers credit reports read while in flight, and their requests.
   uint64_t CreditSource[3] = {};
   twochains::rt::CreditMessage CreditMsg = {};
-  ucs_status_ptr_t CreditRequest[3] = {};   // finished, miss, fault
-  /// Frames of each element abandoned (faults, overruns), for quarantine.
-  std::map<uint32_t, uint32_t> Abandoned;
-  uint64_t AbandonedCount = 0;
-  /// The fault word of the last frame of this peer's refused (kind
-  /// TC_JAM_REFUSED), not yet told: its report waits for the one in
-  /// flight, never for the peer (receive/Receive.cpp, tellRefusal).
-  uint64_t RefusalPending = 0;
-  /// Until when the peer's address is quarantined (0: it is not), set for
-  /// every peer of the address when it is (containment/AddressQuarantine.h):
-  /// its frames are refused; the sender is told once.
-  uint64_t AddressRefusedUntilNs = 0;
-  bool AddressRefusalTold = false;
-  /// The package this peer's last frame named, and how many packages the
-  /// context had then (receive/Receive.cpp, receiverPackage).
-  tc_package *RunPackage = nullptr;
-  size_t RunPackagesSeen = 0;
-  /// When the expected frame was first seen incomplete while the next one
-  /// was already complete (0: not stalled). Past a deadline, it was cut
-  /// short: dropped.
-  uint64_t StalledSinceNs = 0;
-  /// Since when the expected frame waits for its payload, sent ahead of it
-  /// (receive/PayloadAhead.h; 0: it does not).
-  uint64_t PayloadWaitSinceNs = 0;
-  unsigned IdlePolls = 0;             // empty polls since a frame last ran
-  unsigned IncompletePolls = 0;       // polls that found the expected frame incomplete
-  /// A cached frame naming code not held, asked for (CodeMiss.h): a
-  /// sender that never sends it again cannot stall the ring for ever.
-  twochains::rt::MissWait CodeWait;
+  ucs_status_ptr_t CreditRequest[3] = {}; // finished, miss, fault
   /// The expected sequence + 1 when the last sleep found its frame there
   /// (core/Sleep.cpp): found again, it is stalled, not new.
   uint64_t SleepFound = 0;
@@ -318,6 +291,10 @@ struct tc_peer {
   /// Calls made to it and answers its jams sent: the calls layer's part
   /// (calls/PeerCalls.h), made on its first call.
   twochains::rt::PeerPart<twochains::rt::PeerCalls> Calls;
+  /// What running its frames leaves behind (polls, waits, abandoned
+  /// frames, refusals to tell): the receive layer's part
+  /// (receive/PeerReceive.h).
+  twochains::rt::PeerPart<twochains::rt::PeerReceive> Receiving;
   /// Control messages UCX still sends on Ep, with the copies it reads
   /// (control/ControlMessage.h): each freed once its request completes,
   /// the rest when the endpoint closes.

@@ -1,5 +1,6 @@
 //===- PayloadAhead.cpp - Receiving payloads sent ahead of their frames ---===//
 #include "receive/PayloadAhead.h"
+#include "receive/PeerReceive.h"
 
 #include "base/Clock.h"
 #include "base/Log.h"
@@ -119,8 +120,8 @@ ucs_status_t onPayload(void *Arg, const void *Header, size_t HeaderLength, void 
 }
 
 void stopWaiting(CoreContext *Ctx, tc_peer *Peer) {
-  if (Peer->Rx.PayloadWaitSinceNs) {
-    Peer->Rx.PayloadWaitSinceNs = 0;
+  if (Peer->Receiving->PayloadWaitSinceNs) {
+    Peer->Receiving->PayloadWaitSinceNs = 0;
     --Ctx->PayloadsAheadActive;
   }
 }
@@ -196,10 +197,10 @@ tc_status_t twochains::rt::takePayloadAhead(CoreContext *Ctx, tc_peer *Peer, Fra
     // Its bytes travel on another path than the frame: they may come
     // later, and the control worker turns every pass meanwhile.
     uint64_t Now = nowNs();
-    if (!Peer->Rx.PayloadWaitSinceNs) {
-      Peer->Rx.PayloadWaitSinceNs = Now;
+    if (!Peer->Receiving->PayloadWaitSinceNs) {
+      Peer->Receiving->PayloadWaitSinceNs = Now;
       ++Ctx->PayloadsAheadActive;
-    } else if (Now - Peer->Rx.PayloadWaitSinceNs > Ctx->Control->BodyTimeoutNs) {
+    } else if (Now - Peer->Receiving->PayloadWaitSinceNs > Ctx->Control->BodyTimeoutNs) {
       stopWaiting(Ctx, Peer);
       countHeld(Ctx, &tc_stats_t::payloads_ahead_refused);
       return TC_ERR_TIMED_OUT;

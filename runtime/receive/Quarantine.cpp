@@ -18,8 +18,9 @@ static unsigned markPeers(CoreContext *Ctx, const PeerIdentity &Refused, uint64_
   auto Mark = [&](tc_peer *P) {
     if (!P->Identity.within(Refused))
       return;
-    P->Rx.AddressRefusedUntilNs = Ctx->Containment->Addresses.refusedUntil(P->Identity, NowNs);
-    P->Rx.AddressRefusalTold = false;
+    P->Receiving->AddressRefusedUntilNs = Ctx->Containment->Addresses.refusedUntil(P->Identity,
+                                                                                   NowNs);
+    P->Receiving->AddressRefusalTold = false;
     Marked += P->Welcomed && !P->Failed;
   };
   for (auto &P : Ctx->Accepted)
@@ -63,9 +64,9 @@ void twochains::rt::chargeAbandoned(CoreContext *Ctx, tc_peer *Peer, const JamRu
 }
 
 bool twochains::rt::addressStillRefused(tc_peer *Peer) {
-  if (nowNs() < Peer->Rx.AddressRefusedUntilNs)
+  if (nowNs() < Peer->Receiving->AddressRefusedUntilNs)
     return true;
-  Peer->Rx.AddressRefusedUntilNs = 0;
+  Peer->Receiving->AddressRefusedUntilNs = 0;
   return false;
 }
 

@@ -10,6 +10,7 @@
 #define TWOCHAINS_RUNTIME_RECEIVE_QUARANTINE_H
 
 #include "containment/JamGuard.h"
+#include "receive/PeerReceive.h"
 #include "receive/ReceiveContext.h"
 
 namespace twochains::rt {
@@ -25,7 +26,8 @@ void chargeAbandoned(CoreContext *Ctx, tc_peer *Peer, const JamRun &Run);
 bool addressStillRefused(tc_peer *Peer);
 /// The frame path's check: one load while the peer's address is not refused.
 inline bool addressRefused(tc_peer *Peer) {
-  return __builtin_expect(Peer->Rx.AddressRefusedUntilNs != 0, 0) && addressStillRefused(Peer);
+  return __builtin_expect(Peer->Receiving->AddressRefusedUntilNs != 0, 0) &&
+         addressStillRefused(Peer);
 }
 
 /// Until when a peer of identity Who is refused (0: it is not).

@@ -52,31 +52,31 @@ static bool truncated(CoreContext *Ctx, tc_peer *Peer, uint64_t Seq) {
   uint32_t NextSlot = uint32_t((Seq + 1) % Ctx->Slots);
   if (!frameTrailerShows(ringSlot(Peer->Rx.Ring, Ctx->SlotSize, NextSlot), Ctx->SlotSize,
                          Seq + 1)) {
-    Peer->Rx.StalledSinceNs = 0;
+    Peer->Receiving->StalledSinceNs = 0;
     return false;
   }
   uint64_t Now = nowNs();
-  if (!Peer->Rx.StalledSinceNs) {
-    Peer->Rx.StalledSinceNs = Now;
+  if (!Peer->Receiving->StalledSinceNs) {
+    Peer->Receiving->StalledSinceNs = Now;
     return false;
   }
-  return Now - Peer->Rx.StalledSinceNs > TruncationDeadlineNs;
+  return Now - Peer->Receiving->StalledSinceNs > TruncationDeadlineNs;
 }
 
 /// The receiver package a frame names: the last one the peer's frames
 /// named, while no package was added since, else a search (packages are
 /// only ever added, and the last added of a tag is the one that runs).
-static tc_package *receiverPackage(CoreContext *Ctx, PeerReceiveHalf &Rx, uint64_t Tag) {
-  if (Rx.RunPackage && Rx.RunPackage->Tag == Tag &&
-      Rx.RunPackagesSeen == Ctx->Package->Packages.size())
-    return Rx.RunPackage;
+static tc_package *receiverPackage(CoreContext *Ctx, PeerReceive &Receiving, uint64_t Tag) {
+  if (Receiving.RunPackage && Receiving.RunPackage->Tag == Tag &&
+      Receiving.RunPackagesSeen == Ctx->Package->Packages.size())
+    return Receiving.RunPackage;
   tc_package *Pkg = nullptr;
   for (tc_package *P : Ctx->Package->Packages)
     if ((P->Roles & TC_PACKAGE_RECEIVER) && P->Tag == Tag)
       Pkg = P;
   if (Pkg) {
-    Rx.RunPackage = Pkg;
-    Rx.RunPackagesSeen = Ctx->Package->Packages.size();
+    Receiving.RunPackage = Pkg;
+    Receiving.RunPackagesSeen = Ctx->Package->Packages.size();
   }
   return Pkg;
 }
@@ -85,7 +85,7 @@ static tc_status_t runFrame(CoreContext *Ctx, tc_peer *Peer, const FrameView &V,
   if (addressRefused(Peer))
     return TC_ERR_QUARANTINED;
   const FrameHeader &H = V.Header;
-  tc_package *Pkg = receiverPackage(Ctx, Peer->Rx, H.Package);
+  tc_package *Pkg = receiverPackage(Ctx, *Peer->Receiving, H.Package);
   if (!Pkg)
     return TC_ERR_UNKNOWN_PACKAGE;
   if (H.Element >= Pkg->Elements.size())
@@ -93,9 +93,10 @@ static tc_status_t runFrame(CoreContext *Ctx, tc_peer *Peer, const FrameView &V,
   const PackageElement &E = Pkg->Elements[H.Element];
   if (!E.Present || !E.IsJam)
     return TC_ERR_UNKNOWN_ELEMENT;
-  if (Peer->Rx.AbandonedCount && Ctx->Containment->QuarantineFaults != TC_NEVER_QUARANTINE) {
-    auto Abandoned = Peer->Rx.Abandoned.find(H.Element);
-    if (Abandoned != Peer->Rx.Abandoned.end() &&
+  if (Peer->Receiving->AbandonedCount &&
+      Ctx->Containment->QuarantineFaults != TC_NEVER_QUARANTINE) {
+    auto Abandoned = Peer->Receiving->Abandoned.find(H.Element);
+    if (Abandoned != Peer->Receiving->Abandoned.end() &&
         Abandoned->second >= Ctx->Containment->QuarantineFaults)
       return TC_ERR_QUARANTINED;
   }
@@ -157,8 +158,8 @@ __attribute__((noinline)) static tc_status_t abandonFrame(CoreContext *Ctx, tc_p
             Timeout ? TC_ERR_JAM_TIMEOUT : TC_ERR_JAM_FAULT, H.Element, H.Sequence,
             Timeout ? 0 : Run.Signal);
   chargeAbandoned(Ctx, Peer, Run);
-  uint32_t Count = ++Peer->Rx.Abandoned[H.Element];
-  ++Peer->Rx.AbandonedCount;
+  uint32_t Count = ++Peer->Receiving->Abandoned[H.Element];
+  ++Peer->Receiving->AbandonedCount;
   std::string Element = std::to_string(H.Element), Package = "?";
   for (tc_package *P : Ctx->Package->Packages)
     if (P->Tag == H.Package) {
@@ -203,7 +204,7 @@ __attribute__((noinline)) static tc_status_t abandonFrame(CoreContext *Ctx, tc_p
 /// (one put into its credit line) and wait; it sends the frame again, with
 /// code, into the same slot. False if the sender cannot be told.
 static bool askForCode(CoreContext *Ctx, tc_peer *Peer, uint64_t Seq) {
-  Peer->Rx.CodeWait.reported(Seq, nowNs());
+  Peer->Receiving->CodeWait.reported(Seq, nowNs());
   countHeld(Ctx, &tc_stats_t::cache_misses);
   return reportCreditWord(Peer, CreditWordMiss, Seq + 1, /*Wait=*/true) == CreditReport::Sent;
 }
@@ -280,8 +281,9 @@ static inline tc_status_t dispatchFrame(CoreContext *Ctx, tc_peer *Peer, const F
 /// turn. A sender of nothing but refused frames costs one report a frame
 /// (each took a slot of its window), never a wait.
 static void tellRefusal(tc_peer *Peer) {
-  if (reportCreditWord(Peer, CreditWordFault, Peer->Rx.RefusalPending) != CreditReport::Busy)
-    Peer->Rx.RefusalPending = 0;
+  if (reportCreditWord(Peer, CreditWordFault, Peer->Receiving->RefusalPending) !=
+      CreditReport::Busy)
+    Peer->Receiving->RefusalPending = 0;
 }
 
 /// A frame that did not run: counted; a quarantined element or address
@@ -297,11 +299,11 @@ __attribute__((noinline)) static void refuseFrame(CoreContext *Ctx, tc_peer *Pee
     postEvent(Ctx, TC_EVENT_FRAME_REJECTED, Peer->Number, St, V.Header.Element, Seq);
     // Its address (checked first), else the element.
     bool Tell;
-    if (Peer->Rx.AddressRefusedUntilNs) {
-      Tell = !Peer->Rx.AddressRefusalTold;
-      Peer->Rx.AddressRefusalTold = true;
+    if (Peer->Receiving->AddressRefusedUntilNs) {
+      Tell = !Peer->Receiving->AddressRefusalTold;
+      Peer->Receiving->AddressRefusalTold = true;
     } else {
-      uint32_t &Told = Peer->Rx.Abandoned[V.Header.Element];
+      uint32_t &Told = Peer->Receiving->Abandoned[V.Header.Element];
       Tell = Told == Ctx->Containment->QuarantineFaults;
       Told += Tell;
     }
@@ -319,7 +321,7 @@ __attribute__((noinline)) static void refuseFrame(CoreContext *Ctx, tc_peer *Pee
     postEvent(Ctx, TC_EVENT_FRAME_REJECTED, Peer->Number, St, V.Header.Element, Seq);
     // The status, negated, in the signal's field. A frame that never
     // captured (malformed, cut short) has no element to name: V is empty.
-    Peer->Rx.RefusalPending = faultWord(Seq, V.Header.Element, -int(St), TC_JAM_REFUSED);
+    Peer->Receiving->RefusalPending = faultWord(Seq, V.Header.Element, -int(St), TC_JAM_REFUSED);
     tellRefusal(Peer);
   }
 }
@@ -330,22 +332,23 @@ __attribute__((noinline)) static void refuseFrame(CoreContext *Ctx, tc_peer *Pee
 /// (InRing) reads a slot no sender may write yet.
 template <bool InRing> static unsigned serveRingWith(CoreContext *Ctx, tc_peer *Peer, JamRun &Run) {
   PeerReceiveHalf &Rx = Peer->Rx;
+  PeerReceive &Receiving = *Peer->Receiving;
   unsigned Count = 0;
   for (unsigned Budget = RingBudget; Budget; --Budget) {
     uint64_t Seq = Rx.Receive->expected();
     uint8_t *Slot = ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot());
-    bool Awaiting = Rx.CodeWait.awaiting(Seq);
+    bool Awaiting = Receiving.CodeWait.awaiting(Seq);
     // Idle, one load: the first line's last word. Whether a frame that
     // stays incomplete was cut short is looked at now and then: the
     // deadline is 100 ms, and every empty poll comes here.
     bool Idle = !Awaiting && !frameMayHaveArrived(Slot, Seq);
-    if (Idle && (++Rx.IncompletePolls & (TruncationCheckEvery - 1)))
+    if (Idle && (++Receiving.IncompletePolls & (TruncationCheckEvery - 1)))
       break;
     FrameView V;
     tc_status_t St = captureSlot<InRing>(Ctx, Slot, Seq, Idle, Awaiting, V);
     MissWait::Step Step = MissWait::Step::Run;
     if (Awaiting)
-      Step = Rx.CodeWait.step(Seq, St == TC_OK && V.Header.Kind == FrameInjected, nowNs());
+      Step = Receiving.CodeWait.step(Seq, St == TC_OK && V.Header.Kind == FrameInjected, nowNs());
     if (Step != MissWait::Step::Run) {
       // The code was asked for: the slot is being rewritten with the
       // frame and its code, and reads as anything until that lands whole.
@@ -354,10 +357,10 @@ template <bool InRing> static unsigned serveRingWith(CoreContext *Ctx, tc_peer *
       St = TC_ERR_NOT_CACHED; // the sender never sent it: give up
     } else {
       if (St == TC_ERR_INCOMPLETE &&
-          ((!Idle && (++Rx.IncompletePolls & (TruncationCheckEvery - 1))) ||
+          ((!Idle && (++Receiving.IncompletePolls & (TruncationCheckEvery - 1))) ||
            !truncated(Ctx, Peer, Seq)))
         break;
-      Rx.StalledSinceNs = 0;
+      Receiving.StalledSinceNs = 0;
       // A payload sent ahead travels apart from its frame: the frame waits
       // for it in its slot (receive/PayloadAhead.h).
       if (St == TC_OK && __builtin_expect(V.Header.Inline[0] & FramePayloadAhead, 0) &&
@@ -374,7 +377,7 @@ template <bool InRing> static unsigned serveRingWith(CoreContext *Ctx, tc_peer *
     if (St != TC_OK)
       refuseFrame(Ctx, Peer, St, V, Seq);
     ++Count;
-    Rx.IdlePolls = 0;
+    Receiving.IdlePolls = 0;
     if (Rx.Receive->finish())
       reportCredits(Ctx, Peer);
   }
@@ -382,9 +385,9 @@ template <bool InRing> static unsigned serveRingWith(CoreContext *Ctx, tc_peer *
   // empty poll — in a ping-pong that would be one more put and one more
   // cache line crossing cores per message; the batch reports keep a
   // streaming sender going, this one only unblocks a sender that waits.
-  if (Rx.Receive->creditPending() && ++Rx.IdlePolls >= IdleReportPolls)
+  if (Rx.Receive->creditPending() && ++Receiving.IdlePolls >= IdleReportPolls)
     reportCredits(Ctx, Peer);
-  if (Rx.RefusalPending)
+  if (Receiving.RefusalPending)
     tellRefusal(Peer);
   return Count;
 }

@@ -3,6 +3,7 @@
 #define TWOCHAINS_RUNTIME_RECEIVE_RECEIVE_H
 
 #include "containment/JamGuard.h"
+#include "receive/PeerReceive.h"
 #include "receive/ReceiveContext.h"
 #include "wire/Frame.h"
 
@@ -24,7 +25,7 @@ void reportCredits(CoreContext *Ctx, tc_peer *Peer);
 /// its peer welcomed, and no frame of it waits for code.
 inline bool ringReady(const tc_peer *Peer) {
   const PeerReceiveHalf &Rx = Peer->Rx;
-  return Rx.Ring && Peer->Welcomed && !Rx.CodeWait.awaiting(Rx.Receive->expected());
+  return Rx.Ring && Peer->Welcomed && !Peer->Receiving->CodeWait.awaiting(Rx.Receive->expected());
 }
 
 /// A ready ring's turn. An idle ring costs one load: the first line's last
@@ -33,11 +34,12 @@ inline bool ringReady(const tc_peer *Peer) {
 /// was skipped by its sender. Returns the frames it finished.
 inline unsigned pollRing(CoreContext *Ctx, tc_peer *Peer, JamRun &Run) {
   PeerReceiveHalf &Rx = Peer->Rx;
+  PeerReceive &Receiving = *Peer->Receiving;
   if (!frameMayHaveArrived(ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot()),
                            Rx.Receive->expected()) &&
-      ((Rx.IncompletePolls + 1) & (TruncationCheckEvery - 1))) {
-    ++Rx.IncompletePolls;
-    if (Rx.Receive->creditPending() && ++Rx.IdlePolls >= IdleReportPolls)
+      ((Receiving.IncompletePolls + 1) & (TruncationCheckEvery - 1))) {
+    ++Receiving.IncompletePolls;
+    if (Rx.Receive->creditPending() && ++Receiving.IdlePolls >= IdleReportPolls)
       reportCredits(Ctx, Peer);
     return 0;
   }
