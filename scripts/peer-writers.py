@@ -78,7 +78,10 @@ def main():
             ("Calls (PeerCalls)", ("calls", "PeerCalls.h"), "PeerCalls",
              r"(\bOf\.|callsOf\([^()]*\)\.|Calls->)"),
             ("Receiving (PeerReceive)", ("receive", "PeerReceive.h"), "PeerReceive",
-             r"(Receiving->|\bReceiving\.)")):
+             r"(Receiving->|\bReceiving\.)"),
+            ("Code (PeerCode)", ("code", "PeerCode.h"), "PeerCode", r"(\bCode->)"),
+            ("Package (PeerPackage)", ("package", "PeerPackage.h"), "PeerPackage",
+             r"(\bPackage->)")):
         path = os.path.join(ROOT, *header)
         if os.path.exists(path):
             parts[label] = (members(open(path).read(), struct), prefix)

@@ -26,6 +26,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "code/CodeTransfer.h"
+#include "code/PeerCode.h"
 
 #include "base/Log.h"
 #include "base/Timeouts.h"
@@ -136,7 +137,7 @@ ucs_status_t twochains::rt::onCodeAck(void *Arg, const void *Header, size_t Head
   if (!acceptAnswer(Ctx, Header, HeaderLength, Param, Ctx->Code->CodeAcks, A,
                     [&](const tc_peer *Peer, const CodeAck &A) {
                       return A.Magic == CodeAckMagic &&
-                             Peer->Tx.Shipping.answeredBy(A.Package, A.Element) &&
+                             Peer->Code->Shipping.answeredBy(A.Package, A.Element) &&
                              Ctx->Code->CodeAcks.size() < MaxPendingCode;
                     }))
     return UCS_OK;
@@ -185,8 +186,8 @@ void processPushedCode(CoreContext *Ctx) {
 static uint64_t shipmentsDue(CoreContext *Ctx) {
   uint64_t Due = NoDueTime;
   forEachSendingPeer(Ctx, [&](const tc_peer *Peer) {
-    if (Peer->Tx.Shipping.active())
-      Due = std::min(Due, Peer->Tx.Shipping.dueNs());
+    if (Peer->Code->Shipping.active())
+      Due = std::min(Due, Peer->Code->Shipping.dueNs());
   });
   return Due;
 }
@@ -217,8 +218,8 @@ struct ContextForShipment {
 /// keeps until UCX has sent them (once per element and peer). A send that
 /// fails later shows as no answer.
 tc_status_t sendOffer(tc_peer *Peer) {
-  const tc_package *Pkg = Peer->Tx.Shipping.package();
-  uint32_t Element = Peer->Tx.Shipping.element();
+  const tc_package *Pkg = Peer->Code->Shipping.package();
+  uint32_t Element = Peer->Code->Shipping.element();
   const PackageElement *E = elementFor(Pkg, Element, Peer->Tx.RemoteIsa);
   if (!E)
     return TC_ERR_NO_ISA_IMAGE;
@@ -237,7 +238,7 @@ tc_status_t sendOffer(tc_peer *Peer) {
 
 /// The shipment's end, whatever it was: the peer may ship another.
 void endShipment(CoreContext *Ctx, tc_peer *Peer) {
-  Peer->Tx.Shipping.end();
+  Peer->Code->Shipping.end();
   // An answer not taken would keep the peer's one place in the queue.
   auto &Acks = Ctx->Code->CodeAcks;
   Acks.erase(std::remove_if(Acks.begin(), Acks.end(),
@@ -250,13 +251,13 @@ void endShipment(CoreContext *Ctx, tc_peer *Peer) {
 tc_status_t twochains::rt::startShipment(tc_peer *Peer, const tc_package *Pkg, uint32_t Element) {
   auto *Ctx = Peer->Ctx;
   ContextForShipment Context(Peer);
-  if (Peer->Tx.Shipping.active())
+  if (Peer->Code->Shipping.active())
     return TC_ERR_INVALID_PARAM; // one at a time per connection
   if (Peer->Failed || !Peer->Ep)
     return TC_ERR_IO;
   if (!elementFor(Pkg, Element, Peer->Tx.RemoteIsa))
     return TC_ERR_NO_ISA_IMAGE;
-  Peer->Tx.Shipping.start(Pkg, Pkg->Tag, Element, nowNs() + CodeTransferTimeoutNs);
+  Peer->Code->Shipping.start(Pkg, Pkg->Tag, Element, nowNs() + CodeTransferTimeoutNs);
   tc_status_t St = sendOffer(Peer);
   if (St != TC_OK)
     endShipment(Ctx, Peer);
@@ -266,10 +267,10 @@ tc_status_t twochains::rt::startShipment(tc_peer *Peer, const tc_package *Pkg, u
 tc_status_t twochains::rt::shipmentAnswer(tc_peer *Peer) {
   auto *Ctx = Peer->Ctx;
   ContextForShipment Context(Peer);
-  if (!Peer->Tx.Shipping.active())
+  if (!Peer->Code->Shipping.active())
     return TC_ERR_INVALID_PARAM;
-  const tc_package *Pkg = Peer->Tx.Shipping.package();
-  uint32_t Element = Peer->Tx.Shipping.element();
+  const tc_package *Pkg = Peer->Code->Shipping.package();
+  uint32_t Element = Peer->Code->Shipping.element();
   const PackageElement *E = elementFor(Pkg, Element, Peer->Tx.RemoteIsa);
   size_t Bytes = E ? E->Image.Bytes.size() : 0;
   std::string What = std::to_string(Bytes) + "-byte image of jam '" +
@@ -294,8 +295,8 @@ tc_status_t twochains::rt::shipmentAnswer(tc_peer *Peer) {
   // Places full on the receiver (its share, or all 16, held by images
   // still arriving): asked again, until the time limit, as a sender told
   // TC_ERR_NO_CREDIT tries again; the frames stay queued meanwhile.
-  if (Answer == TC_ERR_NO_CREDIT && !Peer->Tx.Shipping.overdue(Now)) {
-    Peer->Tx.Shipping.refusedForNow(TC_ERR_NO_CREDIT, Now + ShipmentRetryNs);
+  if (Answer == TC_ERR_NO_CREDIT && !Peer->Code->Shipping.overdue(Now)) {
+    Peer->Code->Shipping.refusedForNow(TC_ERR_NO_CREDIT, Now + ShipmentRetryNs);
     return TC_ERR_INCOMPLETE;
   }
   if (Answer != TC_ERR_INCOMPLETE) {
@@ -307,8 +308,8 @@ tc_status_t twochains::rt::shipmentAnswer(tc_peer *Peer) {
     endShipment(Ctx, Peer);
     return TC_ERR_IO;
   }
-  if (Peer->Tx.Shipping.overdue(Now)) {
-    tc_status_t Refusal = Peer->Tx.Shipping.refusal();
+  if (Peer->Code->Shipping.overdue(Now)) {
+    tc_status_t Refusal = Peer->Code->Shipping.refusal();
     endShipment(Ctx, Peer);
     if (Refusal != TC_OK) {
       logError(Peer->Name + " had no place for the " + What + " in " +
@@ -319,7 +320,7 @@ tc_status_t twochains::rt::shipmentAnswer(tc_peer *Peer) {
              std::to_string(CodeTransferTimeoutNs / NsPerS) + " s");
     return ShipmentTimedOut;
   }
-  if (Peer->Tx.Shipping.takeRetry(Now)) {
+  if (Peer->Code->Shipping.takeRetry(Now)) {
     if (tc_status_t St = sendOffer(Peer); St != TC_OK) {
       endShipment(Ctx, Peer);
       return St;

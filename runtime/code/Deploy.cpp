@@ -255,7 +255,7 @@ ucs_status_t onDeployAck(void *Arg, const void *Header, size_t HeaderLength, voi
   // Only an answer to the deployment in flight to that peer, once.
   if (!acceptAnswer(Ctx, Header, HeaderLength, Param, Ctx->Code->DeployReplies, A,
                     [&](const tc_peer *Peer, const DeployAnswer &A) {
-                      return Peer->Tx.Deploying.answers(A.Id) &&
+                      return Peer->Code->Deploying.answers(A.Id) &&
                              (A.Magic == DeployNeedMagic || A.Magic == DeployDoneMagic) &&
                              !(Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV);
                     }))
@@ -388,12 +388,12 @@ tc_status_t sendKept(tc_peer *Peer, const DeployHeader &H, std::vector<uint8_t> 
 
 /// The deployment's end, kept for whoever waits on it (tc_deploy).
 tc_status_t ended(tc_peer *Peer, const tc_package *Pkg, tc_status_t St) {
-  Peer->Tx.Deploying.ended(Pkg->Tag, St);
+  Peer->Code->Deploying.ended(Pkg->Tag, St);
   return St;
 }
 
 void endDeployment(CoreContext *Ctx, tc_peer *Peer) {
-  Peer->Tx.Deploying.end();
+  Peer->Code->Deploying.end();
   auto &Replies = Ctx->Code->DeployReplies;
   Replies.erase(std::remove_if(Replies.begin(), Replies.end(),
                                [&](const auto &R) { return R.From == Peer->Ep; }),
@@ -402,7 +402,7 @@ void endDeployment(CoreContext *Ctx, tc_peer *Peer) {
 
 /// The files the receiver asked for (bit I of Bitmap: file I), back to back.
 tc_status_t sendFiles(tc_peer *Peer, const std::vector<uint8_t> &Bitmap, uint32_t Count) {
-  const tc_package *Pkg = Peer->Tx.Deploying.package();
+  const tc_package *Pkg = Peer->Code->Deploying.package();
   if (Count != Pkg->Files.size())
     return TC_ERR_BAD_OFFER;
   std::vector<uint8_t> Body;
@@ -420,7 +420,7 @@ tc_status_t sendFiles(tc_peer *Peer, const std::vector<uint8_t> &Bitmap, uint32_
     Body.insert(Body.end(), Bytes.begin(), Bytes.end());
     ++Sent;
   }
-  DeployHeader H = {DeployFilesMagic, Sent, Peer->Tx.Deploying.offerId(), 0, 0, Body.size()};
+  DeployHeader H = {DeployFilesMagic, Sent, Peer->Code->Deploying.offerId(), 0, 0, Body.size()};
   count(Peer->Ctx, &tc_stats_t::deploy_bytes_sent, Body.size());
   return sendKept(Peer, H, std::move(Body));
 }
@@ -438,8 +438,8 @@ static uint64_t deploymentsDue(CoreContext *Ctx) {
     if (D.At == Stage::FilesAsked)
       Due = std::min(Due, D.AskedNs + Ctx->Control->BodyTimeoutNs + 1);
   forEachSendingPeer(Ctx, [&](const tc_peer *Peer) {
-    if (Peer->Tx.Deploying.active())
-      Due = std::min(Due, Peer->Tx.Deploying.dueNs());
+    if (Peer->Code->Deploying.active())
+      Due = std::min(Due, Peer->Code->Deploying.dueNs());
   });
   return Due;
 }
@@ -468,14 +468,22 @@ void removeDeployments(CoreContext *Ctx) {
   removeDeployFolder(Ctx);
 }
 
+void takeOfferedPackages(tc_peer *Peer, std::vector<uint64_t> Tags) {
+  Peer->Code->RemotePackages = std::move(Tags);
+}
+
+void takeOfferedCodeTrust(tc_peer *Peer, uint32_t CodeTrust) {
+  Peer->Code->DeployCheck = CodeTrust != TC_CODE_TRUST_PACKAGE;
+}
+
 tc_status_t deployRefusal(const tc_peer *Peer, const tc_package *Pkg) {
-  return Peer->Tx.Deploying.refusal(Pkg->Tag);
+  return Peer->Code->Deploying.refusal(Pkg->Tag);
 }
 
 /// The offer of the deployment in flight (again, after a busy answer),
 /// under a new number: an answer to an earlier one is then ignored.
 static tc_status_t sendOffer(CoreContext *Ctx, tc_peer *Peer) {
-  const tc_package *Pkg = Peer->Tx.Deploying.package();
+  const tc_package *Pkg = Peer->Code->Deploying.package();
   std::vector<DeployFile> Files;
   for (const tc_package::File &F : Pkg->Files) {
     struct stat St;
@@ -487,10 +495,10 @@ static tc_status_t sendOffer(CoreContext *Ctx, tc_peer *Peer) {
     Files.push_back({F.Path, F.Hash, uint64_t(St.st_size)});
   }
   std::vector<uint8_t> Body = encodeDeployOffer(Pkg->ManifestText, Pkg->SignatureText, Files);
-  Peer->Tx.Deploying.offered(++Ctx->Code->NextDeployId);
+  Peer->Code->Deploying.offered(++Ctx->Code->NextDeployId);
   DeployHeader H = {DeployOfferMagic,
                     uint32_t(Files.size()),
-                    Peer->Tx.Deploying.offerId(),
+                    Peer->Code->Deploying.offerId(),
                     uint32_t(Pkg->ManifestText.size()),
                     uint32_t(Pkg->SignatureText.size()),
                     Body.size()};
@@ -500,7 +508,7 @@ static tc_status_t sendOffer(CoreContext *Ctx, tc_peer *Peer) {
 tc_status_t startDeployment(tc_peer *Peer, const tc_package *Pkg) {
   auto *Ctx = Peer->Ctx;
   ContextForDeploy Context(Peer);
-  if (Peer->Tx.Deploying.active())
+  if (Peer->Code->Deploying.active())
     return TC_ERR_INVALID_PARAM;
   if (Peer->Failed || !Peer->Ep)
     return TC_ERR_IO;
@@ -508,7 +516,7 @@ tc_status_t startDeployment(tc_peer *Peer, const tc_package *Pkg) {
     logError("package '" + Pkg->Name + "' cannot be deployed: it was not loaded from a folder");
     return TC_ERR_INVALID_PARAM;
   }
-  Peer->Tx.Deploying.start(Pkg, nowNs() + DeployTimeoutNs);
+  Peer->Code->Deploying.start(Pkg, nowNs() + DeployTimeoutNs);
   tc_status_t St = sendOffer(Ctx, Peer);
   if (St != TC_OK)
     endDeployment(Ctx, Peer);
@@ -518,7 +526,7 @@ tc_status_t startDeployment(tc_peer *Peer, const tc_package *Pkg) {
 tc_status_t advanceDeployment(tc_peer *Peer) {
   auto *Ctx = Peer->Ctx;
   ContextForDeploy Context(Peer);
-  const tc_package *Pkg = Peer->Tx.Deploying.package();
+  const tc_package *Pkg = Peer->Code->Deploying.package();
   if (!Pkg)
     return TC_ERR_INVALID_PARAM;
   for (size_t I = 0; I < Ctx->Code->DeployReplies.size(); ++I) {
@@ -527,7 +535,7 @@ tc_status_t advanceDeployment(tc_peer *Peer) {
       continue;
     Ctx->Code->DeployReplies.erase(Ctx->Code->DeployReplies.begin() + I);
     if (R.Header.Magic == DeployNeedMagic) {
-      if (!Peer->Tx.Deploying.takeFilesAsk())
+      if (!Peer->Code->Deploying.takeFilesAsk())
         break; // asked twice: the answer decides
       if (tc_status_t St = sendFiles(Peer, R.Body, R.Header.FileCount); St != TC_OK) {
         endDeployment(Ctx, Peer);
@@ -551,15 +559,14 @@ tc_status_t advanceDeployment(tc_peer *Peer) {
       // Busy: every place there holds a deployment now, as when every
       // rank of a job deploys at once. Offered again after a while,
       // within the deployment's time; nothing is dropped meanwhile.
-      uint64_t Backoff =
-          Peer->Tx.Deploying.busy(nowNs(), DeployRetryFirstNs, DeployRetryMaxNs);
+      uint64_t Backoff = Peer->Code->Deploying.busy(nowNs(), DeployRetryFirstNs, DeployRetryMaxNs);
       logDebug(Peer->Name + " has no place for package '" + Pkg->Name +
                "' now: offered again in " + std::to_string(Backoff / 1000) + " us");
       break;
     }
     endDeployment(Ctx, Peer);
     if (St == TC_OK) {
-      Peer->RemotePackages.push_back(Pkg->Tag);
+      Peer->Code->RemotePackages.push_back(Pkg->Tag);
       count(Ctx, &tc_stats_t::deployments_sent);
       return ended(Peer, Pkg, TC_OK);
     }
@@ -567,7 +574,7 @@ tc_status_t advanceDeployment(tc_peer *Peer) {
     logError(Peer->Name + " refused package '" + Pkg->Name + "' (" + Pkg->Identity.substr(0, 16) +
              "...): " + (Reason.empty() ? "" : Reason + " ") + "(" + statusString(St) + ")");
     if (St != TC_ERR_NO_CREDIT)
-      Peer->Tx.Deploying.refusedForGood(Pkg->Tag, St);
+      Peer->Code->Deploying.refusedForGood(Pkg->Tag, St);
     postEvent(Ctx, TC_EVENT_DEPLOY_REFUSED, Peer->Number, St);
     return ended(Peer, Pkg, St);
   }
@@ -576,13 +583,13 @@ tc_status_t advanceDeployment(tc_peer *Peer) {
     return ended(Peer, Pkg, TC_ERR_IO);
   }
   uint64_t Now = nowNs();
-  if (Peer->Tx.Deploying.retryDue(Now)) {
+  if (Peer->Code->Deploying.retryDue(Now)) {
     if (tc_status_t St = sendOffer(Ctx, Peer); St != TC_OK) {
       endDeployment(Ctx, Peer);
       return ended(Peer, Pkg, St);
     }
   }
-  if (Peer->Tx.Deploying.overdue(Now)) {
+  if (Peer->Code->Deploying.overdue(Now)) {
     endDeployment(Ctx, Peer);
     logError(Peer->Name + " did not take package '" + Pkg->Name + "' in " +
              std::to_string(DeployTimeoutNs / NsPerS) + " s");

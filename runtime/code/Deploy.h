@@ -3,6 +3,9 @@
 #define TWOCHAINS_RUNTIME_CODE_DEPLOY_H
 
 #include "code/CodeContext.h"
+#include "code/PeerCode.h"
+
+#include <vector>
 
 namespace twochains::rt {
 
@@ -11,15 +14,23 @@ namespace twochains::rt {
 ucs_status_t setupDeploy(CoreContext *Ctx);
 void removeDeployments(CoreContext *Ctx);
 
+/// What the other side's authenticated offer says of its code (wireup, as
+/// it takes the offer): the package builds it holds (identity tags), and
+/// its code-trust policy. A receiver that takes deployments gets the
+/// packages it lacks deployed before their frames; one that takes none
+/// gets the frames, and refuses them.
+void takeOfferedPackages(tc_peer *Peer, std::vector<uint64_t> Tags);
+void takeOfferedCodeTrust(tc_peer *Peer, uint32_t CodeTrust);
+
 /// Whether the peer holds this build of the package: it said so in its
 /// offer, or took its deployment. Inline: sends to receivers that take
 /// deployments ask (one compare, mostly).
 inline bool peerHolds(tc_peer *Peer, const tc_package *Pkg) {
-  if (Pkg->Tag == Peer->Tx.HeldTag)
+  if (Pkg->Tag == Peer->Code->HeldTag)
     return true;
-  for (uint64_t Tag : Peer->RemotePackages)
+  for (uint64_t Tag : Peer->Code->RemotePackages)
     if (Tag == Pkg->Tag) {
-      Peer->Tx.HeldTag = Tag;
+      Peer->Code->HeldTag = Tag;
       return true;
     }
   return false;

@@ -21,6 +21,8 @@
 #include "context/Context.h"
 
 #include "calls/PeerCalls.h"
+#include "code/PeerCode.h"
+#include "package/PeerPackage.h"
 
 #include "core/Polled.h"
 #include "core/Sleep.h"
@@ -56,9 +58,10 @@ static bool mayGoCold(tc_context *Ctx, tc_peer *P) {
     return false;
   uint64_t Expected = Rx.Receive->expected();
   return Tx.CreditWord[CreditWordFinished] >= Tx.Send->next() && !sendsDue(P, true) &&
-         !callsAwaited(P) && !Tx.Shipping.active() && !Tx.Deploying.active() && !Tx.PushingRied &&
-         !Tx.Corked && !Rx.Receive->creditPending() && !Receiving.RefusalPending &&
-         !Receiving.CodeWait.awaiting(Expected) && !Receiving.StalledSinceNs &&
+         !callsAwaited(P) && !P->Code->Shipping.active() && !P->Code->Deploying.active() &&
+         !P->Package->PushingRied && !Tx.Corked && !Rx.Receive->creditPending() &&
+         !Receiving.RefusalPending && !Receiving.CodeWait.awaiting(Expected) &&
+         !Receiving.StalledSinceNs &&
          !frameBegun(ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot()), Expected);
 }
 

@@ -13,9 +13,7 @@
 #include "base/Log.h"
 #include "core/PeerIdentity.h"
 #include "core/PeerPart.h"
-#include "core/Deployment.h"
 #include "core/SendQueue.h"
-#include "core/Shipment.h"
 #include "wire/CodeMiss.h"
 #include "wire/Frame.h"
 #include "wire/Ring.h"
@@ -40,6 +38,8 @@ struct JamRun;
 struct PeerWireup;
 struct PeerCalls;
 struct PeerReceive;
+struct PeerCode;
+struct PeerPackage;
 } // namespace twochains::rt
 
 namespace twochains::rt {
@@ -97,28 +97,12 @@ struct PeerSendHalf {
     tc_status_t Refused = TC_OK;
     bool TooLargeLogged = false;
   };
-  /// The image shipped to this peer and not yet answered (CodeTransfer.cpp,
-  /// startShipment): only its answer is taken.
-  twochains::rt::Shipment Shipping;
   /// Frames dropped from the queue since the last tc_flush (their code was
   /// refused, or not answered for, Send.cpp): the flush's status, once.
   tc_status_t DroppedUnflushed = TC_OK;
   /// Queued calls are kept (Calls) by a key of their own until their frame
   /// is sent: QueuedCallKey, counting up.
   uint64_t NextQueuedCall = 0;
-  /// tc_ried_push: a push to this peer awaits its answer (only then is one
-  /// taken).
-  bool PushingRied = false;
-  /// Deployments (code/Deploy.cpp). DeployCheck: the receiver takes them,
-  /// so a frame of a package build it does not hold waits for its
-  /// deployment; HeldTag: the last package found held (the hot path's one
-  /// compare). The deployment in flight: its package, number, deadline,
-  /// and whether its files went; one at a time per peer.
-  bool DeployCheck = false;
-  uint64_t HeldTag = 0;
-  /// The deployment to this peer (code/Deploy.cpp), how the last one
-  /// ended, and the packages it refused for good.
-  twochains::rt::Deployment Deploying;
   std::vector<std::pair<const tc_package *, std::vector<ElementSend>>> Sends;
   /// Cached frames are built in their slot's copy here, so a frame the
   /// receiver reports missing can be sent again, with code, from it. The
@@ -268,9 +252,6 @@ struct tc_peer {
   /// Jobs (job/Job.h): the rank in this side's job of the process at the
   /// other end, as its authenticated offer says (NoJobRank: outside it).
   uint32_t JobRank = twochains::rt::NoJobRank;
-  /// The package builds (identity tags) the other side holds: its offer's,
-  /// then each one deployed to it (code/Deploy.cpp).
-  std::vector<uint64_t> RemotePackages;
   /// A name for a connection rather than one: a job rank's handle
   /// (tc_job_peer) or a jam's onward route (tc_jam_forward), connected on
   /// demand and in the background. Bound is the connection once it is made
@@ -295,6 +276,13 @@ struct tc_peer {
   /// frames, refusals to tell): the receive layer's part
   /// (receive/PeerReceive.h).
   twochains::rt::PeerPart<twochains::rt::PeerReceive> Receiving;
+  /// The code it holds and the code on its way to it (package builds,
+  /// deployments, images shipped ahead): the code layer's part
+  /// (code/PeerCode.h).
+  twochains::rt::PeerPart<twochains::rt::PeerCode> Code;
+  /// A ried push to it awaiting its answer: the package layer's part
+  /// (package/PeerPackage.h).
+  twochains::rt::PeerPart<twochains::rt::PeerPackage> Package;
   /// Control messages UCX still sends on Ep, with the copies it reads
   /// (control/ControlMessage.h): each freed once its request completes,
   /// the rest when the endpoint closes.

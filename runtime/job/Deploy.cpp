@@ -30,15 +30,15 @@ tc_status_t step(tc_peer *Handle, const tc_package *Pkg, bool &Started) {
   if (!Peer->Welcomed || Peer->Failed)
     return TC_ERR_IO;
   // The deployment in flight, and the frames queued behind it, moved on.
-  if (Peer->Tx.Deploying.active())
+  if (Peer->Code->Deploying.active())
     sendQueued(Peer);
   if (peerHolds(Peer, Pkg))
     return TC_OK;
   if (tc_status_t Refused = deployRefusal(Peer, Pkg); Refused != TC_OK)
     return Refused;
-  if (Peer->Tx.Deploying.active())
+  if (Peer->Code->Deploying.active())
     return TC_ERR_INCOMPLETE; // this one, or another before it
-  if (tc_status_t Ended; Started && Peer->Tx.Deploying.endedFor(Pkg->Tag, &Ended))
+  if (tc_status_t Ended; Started && Peer->Code->Deploying.endedFor(Pkg->Tag, &Ended))
     return Ended; // ended without a refusal for good
   tc_status_t St = startDeployment(Peer, Pkg);
   Started = St == TC_OK;

@@ -18,6 +18,7 @@
 #include "core/Peers.h"
 #include "core/Stats.h"
 #include "package/PackageContext.h"
+#include "package/PeerPackage.h"
 #include "ucx/Request.h"
 
 #include <algorithm>
@@ -153,7 +154,7 @@ ucs_status_t onRiedAck(void *Arg, const void *Header, size_t HeaderLength, void 
   // would sit in the queue for ever.
   if (!acceptAnswer(Ctx, Header, HeaderLength, Param, Ctx->Package->RiedAcks, A,
                     [](const tc_peer *Peer, const RiedAck &A) {
-                      return A.Magic == RiedAckMagic && Peer->Tx.PushingRied;
+                      return A.Magic == RiedAckMagic && Peer->Package->PushingRied;
                     }))
     return UCS_OK;
   // The reason, bounded before it is taken; one out of bounds (or by
@@ -255,14 +256,14 @@ extern "C" tc_status_t tc_ried_push(tc_peer_t *Peer, const char *Path, int Timeo
     tc_peer *P;
     ucp_ep_h Ep;
     ~Pushing() {
-      P->Tx.PushingRied = false;
+      P->Package->PushingRied = false;
       auto &Acks = Ctx->Package->RiedAcks;
       Acks.erase(
           std::remove_if(Acks.begin(), Acks.end(), [&](const auto &A) { return A.From == Ep; }),
           Acks.end());
     }
   } Pending{Ctx, Peer, Peer->Ep};
-  Peer->Tx.PushingRied = true;
+  Peer->Package->PushingRied = true;
   ucp_request_param_t P = {};
   P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   P.flags = UCP_AM_SEND_FLAG_REPLY;

@@ -108,7 +108,7 @@ tc_status_t queueOnHandle(tc_peer *Handle, const tc_package *Pkg, uint32_t Eleme
 } // namespace twochains::rt
 
 bool twochains::rt::needsDeployment(tc_peer *Peer, const tc_package *Pkg) {
-  return Peer->Tx.DeployCheck && !peerHolds(Peer, Pkg);
+  return Peer->Code->DeployCheck && !peerHolds(Peer, Pkg);
 }
 
 /// Drops the queued frames Waiting says wait for code that will not come
@@ -142,7 +142,7 @@ static void deploymentFailed(tc_peer *Peer, const tc_package *Pkg, tc_status_t S
 /// The deployment in flight moved on; at its end, frames of a refused
 /// package are dropped.
 static void takeDeploymentAnswer(tc_peer *Peer) {
-  const tc_package *Pkg = Peer->Tx.Deploying.package();
+  const tc_package *Pkg = Peer->Code->Deploying.package();
   tc_status_t St = advanceDeployment(Peer);
   if (St != TC_OK && St != TC_ERR_INCOMPLETE && St != TC_ERR_INVALID_PARAM)
     deploymentFailed(Peer, Pkg, St);
@@ -151,7 +151,7 @@ static void takeDeploymentAnswer(tc_peer *Peer) {
 /// Starts deploying the package unless a deployment to the peer is in
 /// flight (the next starts when the queue reaches its frames).
 static void startDeploymentOf(tc_peer *Peer, const tc_package *Pkg) {
-  if (Peer->Tx.Deploying.active())
+  if (Peer->Code->Deploying.active())
     return;
   if (tc_status_t Refused = deployRefusal(Peer, Pkg); Refused != TC_OK)
     return deploymentFailed(Peer, Pkg, Refused);
@@ -187,8 +187,8 @@ static void shipmentFailed(tc_peer *Peer, const tc_package *Pkg, uint32_t Elemen
 /// The answer to the peer's shipment, if it has come: the element is
 /// shipped, or its frames are dropped.
 static void takeShipmentAnswer(tc_peer *Peer) {
-  const tc_package *Pkg = Peer->Tx.Shipping.package();
-  uint32_t Element = Peer->Tx.Shipping.element();
+  const tc_package *Pkg = Peer->Code->Shipping.package();
+  uint32_t Element = Peer->Code->Shipping.element();
   tc_status_t St = shipmentAnswer(Peer);
   if (St == TC_ERR_INCOMPLETE || St == TC_ERR_INVALID_PARAM)
     return;
@@ -201,16 +201,16 @@ static void takeShipmentAnswer(tc_peer *Peer) {
 /// Starts shipping the element's image unless a shipment to the peer is
 /// unanswered (the next starts when the queue reaches its frames).
 static void startShipmentOf(tc_peer *Peer, const tc_package *Pkg, uint32_t Element) {
-  if (Peer->Tx.Shipping.active())
+  if (Peer->Code->Shipping.active())
     return;
   if (tc_status_t St = startShipment(Peer, Pkg, Element); St != TC_OK)
     shipmentFailed(Peer, Pkg, Element, St);
 }
 
 void twochains::rt::takeCodeAnswers(tc_peer *Peer) {
-  if (Peer->Tx.Deploying.active())
+  if (Peer->Code->Deploying.active())
     takeDeploymentAnswer(Peer);
-  if (Peer->Tx.Shipping.active())
+  if (Peer->Code->Shipping.active())
     takeShipmentAnswer(Peer);
 }
 
@@ -220,14 +220,14 @@ PeerSendHalf::QueuedFrame *twochains::rt::frontReadyToLeave(tc_peer *Peer) {
     if (F.Package && needsDeployment(Peer, F.Package)) {
       // Its package first; frames behind it wait, in order.
       startDeploymentOf(Peer, F.Package);
-      if (Peer->Tx.Deploying.active())
+      if (Peer->Code->Deploying.active())
         return nullptr;
       continue; // refused at once: its frames were dropped
     }
     if (F.Package && needsShipment(Peer, F.Package, F.Element, F.Mode, F.Payload.size())) {
       // Its code first; frames behind it wait, in order.
       startShipmentOf(Peer, F.Package, F.Element);
-      if (Peer->Tx.Shipping.active())
+      if (Peer->Code->Shipping.active())
         return nullptr;
       continue; // the shipment failed at once: its frames were dropped
     }

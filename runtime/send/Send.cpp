@@ -177,7 +177,7 @@ static inline bool sendDirect(tc_peer *Peer, const tc_package *Pkg, uint32_t Ele
     return false;
   // A receiver that takes deployments, of a build it may not hold: the
   // general way decides.
-  if (__builtin_expect(Tx.DeployCheck, 0) && !peerHolds(Peer, Pkg))
+  if (__builtin_expect(Peer->Code->DeployCheck, 0) && !peerHolds(Peer, Pkg))
     return false;
   FrameKind Kind;
   uint64_t Code = 0;
@@ -344,7 +344,7 @@ static __attribute__((noinline)) tc_status_t sendBehind(tc_peer *Peer, const tc_
                                                         const void *Payload, size_t PayloadSize,
                                                         uint64_t *Sequence, bool FromJam,
                                                         tc_peer *Origin) {
-  if (!Peer->Tx.Queued.empty() || Peer->Tx.Shipping.active() || Peer->Tx.Deploying.active())
+  if (!Peer->Tx.Queued.empty() || Peer->Code->Shipping.active() || Peer->Code->Deploying.active())
     sendQueued(Peer);
   SendAttempt A = Peer->Tx.Queued.empty()
                       ? sendAny(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence)
@@ -364,12 +364,12 @@ static __attribute__((noinline)) tc_status_t sendBehind(tc_peer *Peer, const tc_
   // queue's turn). One that cannot start is this send's status: the frame
   // leaves the queue, untold to anyone else.
   if (needsDeployment(Peer, Pkg)) {
-    if (!Peer->Tx.Deploying.active())
+    if (!Peer->Code->Deploying.active())
       if (tc_status_t Deploy = startDeployment(Peer, Pkg); Deploy != TC_OK) {
         Peer->Tx.Queued.erase(std::prev(Peer->Tx.Queued.end()));
         return Deploy;
       }
-  } else if (needsShipment(Peer, Pkg, Element, Mode, PayloadSize) && !Peer->Tx.Shipping.active())
+  } else if (needsShipment(Peer, Pkg, Element, Mode, PayloadSize) && !Peer->Code->Shipping.active())
     if (tc_status_t Ship = startShipment(Peer, Pkg, Element); Ship != TC_OK) {
       Peer->Tx.Queued.erase(std::prev(Peer->Tx.Queued.end()));
       return Ship;
@@ -622,7 +622,7 @@ void serviceSends(tc_peer *Peer, bool ReportTurn) {
   }
   if (Peer->Tx.BatchFrames)
     flushFrameBatch(Peer); // a failure marks the peer failed
-  if (!Peer->Tx.Queued.empty() || Peer->Tx.Deploying.active())
+  if (!Peer->Tx.Queued.empty() || Peer->Code->Deploying.active())
     sendQueued(Peer);
 }
 

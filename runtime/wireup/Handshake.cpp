@@ -21,6 +21,7 @@
 #include "wireup/Wireup.h"
 
 #include "base/Log.h"
+#include "code/Deploy.h"
 #include "base/Timeouts.h"
 #include "base/StatusString.h"
 #include "control/ControlMessage.h"
@@ -254,10 +255,11 @@ static void answerHello(CoreContext *Ctx, tc_peer *Peer, const WireupContext::Pe
                               "may be deployed, not one that changes rieds)",
                           TC_ERR_PACKAGE_MISMATCH, Name + " " + P->Identity);
   }
-  Peer->RemotePackages.clear();
+  std::vector<uint64_t> Held;
   for (size_t I = 0; I < Hello.Packages.size(); ++I)
     if (Hello.Receives[I])
-      Peer->RemotePackages.push_back(identityTag(Hello.Packages[I].second));
+      Held.push_back(identityTag(Hello.Packages[I].second));
+  takeOfferedPackages(Peer, std::move(Held));
   // A rank of this side's job proves it is that rank (its proof meant for
   // this rank, or for whoever it reached); then the job layer says whether
   // this connection is the one the pair keeps.
@@ -515,10 +517,11 @@ static tc_status_t takeWelcome(CoreContext *Ctx, tc_peer *Peer,
     Peer->Tx.CreditWord = Peer->Tx.CreditLine.get();
   }
   Peer->Path = FramePath(Welcome.Header.Path);
-  Peer->RemotePackages.clear();
+  std::vector<uint64_t> Held;
   for (size_t I = 0; I < Welcome.Packages.size(); ++I)
     if (Welcome.Receives[I])
-      Peer->RemotePackages.push_back(identityTag(Welcome.Packages[I].second));
+      Held.push_back(identityTag(Welcome.Packages[I].second));
+  takeOfferedPackages(Peer, std::move(Held));
   if (tc_status_t S = acceptOffer(Ctx, Peer, Welcome, Why); S != TC_OK)
     return connectFailed(Peer, S, Why);
   return TC_OK;

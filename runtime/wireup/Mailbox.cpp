@@ -10,6 +10,7 @@
 #include "wireup/Mailbox.h"
 
 #include "base/Log.h"
+#include "code/Deploy.h"
 #include "base/Mappings.h"
 #include "containment/PeerMappings.h"
 #include "core/Polled.h"
@@ -459,9 +460,7 @@ tc_status_t acceptOffer(CoreContext *Ctx, tc_peer *Peer, const ParsedOffer &Pars
   Peer->Tx.Send = std::make_unique<SenderRing>(O.Slots);
   Peer->Tx.Staging.assign(O.SlotSize, 0);
   Peer->Tx.RemoteMode = tc_mailbox_mode_t(O.MailboxMode);
-  // A receiver that takes deployments gets the packages it lacks deployed
-  // before their frames; one that takes none gets the frames, and refuses them.
-  Peer->Tx.DeployCheck = O.CodeTrust != TC_CODE_TRUST_PACKAGE;
+  takeOfferedCodeTrust(Peer, O.CodeTrust);
   Peer->Tx.RemoteIsa = O.Isa;
   Peer->Tx.PayloadAheadBytes = O.PayloadAheadBytes;
   // Frames stored straight into the ring stay there until credited: a

@@ -10,6 +10,8 @@
 #define TWOCHAINS_RUNTIME_WIREUP_PEERWIREUP_H
 
 #include "core/Peer.h"
+#include "code/PeerCode.h"
+#include "package/PeerPackage.h"
 #include "receive/PeerReceive.h"
 
 #include <memory>
@@ -59,13 +61,15 @@ struct PeerWireup {
   uint8_t ServerNonce[NonceSize] = {};
 };
 
-/// A peer of Ctx with the parts every peer has (wireup's, receive's):
+/// A peer of Ctx with the parts every peer has (wireup's, receive's, code's, package's):
 /// every peer, connection or handle, is made here.
 inline std::unique_ptr<tc_peer> newPeer(CoreContext *Ctx) {
   auto Peer = std::make_unique<tc_peer>();
   Peer->Ctx = Ctx;
   Peer->Wireup.reset(new PeerWireup, [](PeerWireup *Part) { delete Part; });
   makePeerReceive(Peer.get());
+  makePeerCode(Peer.get());
+  makePeerPackage(Peer.get());
   return Peer;
 }
 

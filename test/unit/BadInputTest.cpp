@@ -17,6 +17,7 @@
 #include "TwoContexts.h"
 
 #include "code/CodeTransfer.h"
+#include "code/PeerCode.h"
 #include "context/Context.h"
 #include "control/ControlMessage.h"
 #include "package/Package.h"
@@ -134,7 +135,7 @@ void offerCode(tc_peer *Peer, const tc_package *Pkg, uint32_t Element, std::vect
   CodeHeader H = {CodeMagic, Element, Pkg->Tag, E.CodeKey, uint32_t(Bytes.size()), 0};
   Change(H);
   // As shipCode does: the answer to this shipment is the one taken.
-  Peer->Tx.Shipping.start(Pkg, H.Package, H.Element, ~0ull);
+  Peer->Code->Shipping.start(Pkg, H.Package, H.Element, ~0ull);
   ucp_request_param_t P = {};
   P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   P.flags = UCP_AM_SEND_FLAG_REPLY;
@@ -148,7 +149,7 @@ void offerCode(tc_peer *Peer, const tc_package *Pkg, uint32_t Element, std::vect
   }
   Answer = Ctx->Code->CodeAcks.front().Status;
   Ctx->Code->CodeAcks.clear();
-  Peer->Tx.Shipping.end();
+  Peer->Code->Shipping.end();
 }
 
 /// Eleven bad frames, then three good ones (local, injected, cached):

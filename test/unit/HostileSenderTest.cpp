@@ -17,6 +17,7 @@
 #include "core/Peer.h"
 #include "package/Package.h"
 #include "package/PackageContext.h"
+#include "package/PeerPackage.h"
 #include "path/FramePath.h"
 #include "send/Send.h"
 #include "ucx/Request.h"
@@ -104,7 +105,7 @@ protected:
     RiedHeader H = {RiedMagic, 8, Claim - 8};
     // A push in flight, as tc_ried_push marks it: only then is its answer
     // taken.
-    Peer->Tx.PushingRied = true;
+    Peer->Package->PushingRied = true;
     ucp_request_param_t P = {};
     P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     P.flags = UCP_AM_SEND_FLAG_REPLY;
@@ -120,7 +121,7 @@ protected:
           break;
         }
     }
-    Peer->Tx.PushingRied = false;
+    Peer->Package->PushingRied = false;
     if (UCS_PTR_IS_PTR(Request)) {
       ucp_request_cancel(Ctx->Worker, Request);
       waitRequestUntil(Ctx->Worker, Request, nowNs() + NsPerS);

@@ -8,8 +8,8 @@
 // refused for good.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TWOCHAINS_RUNTIME_CORE_DEPLOYMENT_H
-#define TWOCHAINS_RUNTIME_CORE_DEPLOYMENT_H
+#ifndef TWOCHAINS_RUNTIME_CODE_DEPLOYMENT_H
+#define TWOCHAINS_RUNTIME_CODE_DEPLOYMENT_H
 
 #include "twochains/status.h"
 

@@ -6,8 +6,8 @@
 // it is offered again after the receiver had no place for it.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TWOCHAINS_RUNTIME_CORE_SHIPMENT_H
-#define TWOCHAINS_RUNTIME_CORE_SHIPMENT_H
+#ifndef TWOCHAINS_RUNTIME_CODE_SHIPMENT_H
+#define TWOCHAINS_RUNTIME_CODE_SHIPMENT_H
 
 #include "twochains/status.h"
 

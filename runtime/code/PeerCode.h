@@ -1,0 +1,45 @@
+//===- PeerCode.h - The code layer's part of a peer -----------------------===//
+//
+// The package builds a peer holds and the code on its way to it: the
+// builds its offer named and those deployed to it since, whether it takes
+// deployments, the deployment and the image shipment in flight. Written by
+// code/ alone (wireup hands it the offer's part, takeOfferedCode); send/,
+// job/ and context/ read it. Every peer has one (wireup's newPeer).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TWOCHAINS_RUNTIME_CODE_PEERCODE_H
+#define TWOCHAINS_RUNTIME_CODE_PEERCODE_H
+
+#include "code/Deployment.h"
+#include "code/Shipment.h"
+#include "core/Peer.h"
+
+#include <vector>
+
+namespace twochains::rt {
+
+struct PeerCode {
+  /// The receiver takes deployments, so a frame of a package build it does
+  /// not hold waits for its deployment; HeldTag: the last package found
+  /// held (the hot path's one compare, Deploy.h peerHolds).
+  bool DeployCheck = false;
+  uint64_t HeldTag = 0;
+  /// The package builds (identity tags) the other side holds: its offer's,
+  /// then each one deployed to it (Deploy.cpp).
+  std::vector<uint64_t> RemotePackages;
+  /// The deployment to this peer (Deploy.cpp), how the last one ended, and
+  /// the packages it refused for good; one at a time per peer.
+  Deployment Deploying;
+  /// The image shipped to this peer and not yet answered (CodeTransfer.cpp,
+  /// startShipment): only its answer is taken.
+  Shipment Shipping;
+};
+
+/// Makes the code layer's part of a new peer.
+inline void makePeerCode(tc_peer *Peer) {
+  Peer->Code.reset(new PeerCode, [](PeerCode *Part) { delete Part; });
+}
+
+} // namespace twochains::rt
+
+#endif
