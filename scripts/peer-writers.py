@@ -79,6 +79,8 @@ def main():
              r"(\bOf\.|callsOf\([^()]*\)\.|Calls->)"),
             ("Receiving (PeerReceive)", ("receive", "PeerReceive.h"), "PeerReceive",
              r"(Receiving->|\bReceiving\.)"),
+            ("Sending (PeerSend)", ("send", "PeerSend.h"), "PeerSend",
+             r"(Sending->|\bS\.)"),
             ("Code (PeerCode)", ("code", "PeerCode.h"), "PeerCode", r"(\bCode->)"),
             ("Package (PeerPackage)", ("package", "PeerPackage.h"), "PeerPackage",
              r"(\bPackage->)")):

@@ -363,8 +363,9 @@ extern "C" int tc_jam_return(tc_jam_ctx_t *Ctx, const void *Reply, size_t ReplyS
   if (Peer->Tx.Send && frameSize(FrameAnswer, 0, uint32_t(std::min<size_t>(ReplySize, UINT32_MAX))) <=
                         Peer->Tx.SlotSize) {
     sendQueued(Peer); // after what is queued already: frames stay in order
-    tc_status_t St = Peer->Tx.Queued.empty() ? sendAnswer(Peer, Ctx->Sequence, Reply, ReplySize)
-                                          : TC_ERR_NO_CREDIT;
+    tc_status_t St = Peer->Sending->Queued.empty()
+                         ? sendAnswer(Peer, Ctx->Sequence, Reply, ReplySize)
+                         : TC_ERR_NO_CREDIT;
     if (St == TC_ERR_NO_CREDIT) {
       auto *B = static_cast<const uint8_t *>(Reply);
       St = queueFrame(Peer, {nullptr, 0, std::vector<uint8_t>(B, B + ReplySize), Ctx->Sequence});

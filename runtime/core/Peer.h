@@ -40,6 +40,7 @@ struct PeerCalls;
 struct PeerReceive;
 struct PeerCode;
 struct PeerPackage;
+struct PeerSend;
 } // namespace twochains::rt
 
 namespace twochains::rt {
@@ -67,60 +68,16 @@ struct PeerSendHalf {
   ucp_mem_h CreditMem = nullptr;       // RMA path; else CreditLine is ours
   volatile uint64_t *CreditWord = nullptr;
   std::unique_ptr<uint64_t[]> CreditLine; // AM path: written by onCredit
-  std::vector<uint8_t> Staging;
   /// How the receiver runs injected code (from its offer).
   tc_mailbox_mode_t RemoteMode = TC_MAILBOX_CODE_CACHE;
   /// The instruction set it runs injected code as (enum Isa, its offer):
   /// injected frames carry, and name, the images built for it.
   uint32_t RemoteIsa = 0;
-  /// Payloads larger than a slot (send/PayloadAhead.h): the bytes the
-  /// receiver takes from this side at once (its offer; 0: none), and those
-  /// sent ahead of frames it has not credited yet, by sequence.
-  uint32_t PayloadAheadBytes = 0;
-  uint64_t PayloadAheadInFlight = 0;
-  std::deque<std::pair<uint64_t, uint32_t>> PayloadsAhead;
-  /// Its sends UCX has not completed yet (shared with them: they may end
-  /// after the peer; a channel's thread reads it without the context).
-  std::shared_ptr<std::atomic<unsigned>> PayloadSending;
-  /// Per package, per element: the injected-frame template (header line and
-  /// image, so a send writes only the payload, the sequence and the
-  /// trailer), and whether the receiver's code cache is believed to hold
-  /// the image (set when the code is shipped; a miss report clears it).
-  struct ElementSend {
-    std::vector<uint8_t> Template;
-    bool Held = false;
-    /// The image is larger than a slot and was shipped ahead of its frames
-    /// (CodeTransfer.cpp): its frames are cached frames in every mode.
-    bool Shipped = false;
-    /// Why its shipment failed for good (refused, or no answer in time):
-    /// its frames that need one fail with this at once. TC_OK: none did.
-    tc_status_t Refused = TC_OK;
-    bool TooLargeLogged = false;
-  };
-  /// Frames dropped from the queue since the last tc_flush (their code was
-  /// refused, or not answered for, Send.cpp): the flush's status, once.
-  tc_status_t DroppedUnflushed = TC_OK;
-  /// Queued calls are kept (Calls) by a key of their own until their frame
-  /// is sent: QueuedCallKey, counting up.
-  uint64_t NextQueuedCall = 0;
-  std::vector<std::pair<const tc_package *, std::vector<ElementSend>>> Sends;
-  /// Cached frames are built in their slot's copy here, so a frame the
-  /// receiver reports missing can be sent again, with code, from it. The
-  /// copies are a line further apart than slots: slot sizes are multiples
-  /// of 4 KiB, and first lines 4 KiB apart would all fall into the same
-  /// few L1 sets and evict each other.
-  std::vector<uint8_t> SlotFrames;
   /// RMA puts (no direct mapping): frames are built in their slot's copy
   /// and put without waiting; each slot's put is completed before the slot
   /// is written again (by then credited, so landed), at a flush, or at
   /// close (Send.cpp).
   std::vector<ucs_status_ptr_t> Puts;
-  size_t slotFrameStride() const { return size_t(SlotSize) + twochains::rt::FrameLine; }
-  uint8_t *slotFrame(uint32_t Slot) { return SlotFrames.data() + Slot * slotFrameStride(); }
-  twochains::rt::MissReports Misses;  // the receiver's requests for code (CodeMiss.h)
-  /// Frames waiting to leave, in order, with their counts (SendQueue.h).
-  using QueuedFrame = SendQueue::Frame;
-  SendQueue Queued;
   /// tc_peer_cork: on the message path, frames wait here, consecutive from
   /// BatchFirst, and leave as one message (FramePath.cpp, flushFrameBatch).
   bool Corked = false;
@@ -132,11 +89,6 @@ struct PeerSendHalf {
   std::vector<uint8_t> Batch;
   uint32_t BatchFrames = 0;
   uint64_t BatchFirst = 0;
-  uint64_t FaultSeen = 0;             // the last fault report taken
-  /// What the next tc_flush returns, once, for the reports taken since the
-  /// last: TC_ERR_JAM_FAULT for an abandoned frame, a refusal's status.
-  tc_status_t FaultUnflushed = TC_OK;
-  tc_jam_fault_t LastFault = {};
   /// The receiver's doorbell as UCX maps it here (shared memory), or null,
   /// the word that holds this side's place in it and the place's bit:
   /// while the receiver says this side's ring is cold (CreditWordCold),
@@ -283,6 +235,10 @@ struct tc_peer {
   /// A ried push to it awaiting its answer: the package layer's part
   /// (package/PeerPackage.h).
   twochains::rt::PeerPart<twochains::rt::PeerPackage> Package;
+  /// Frames waiting to leave, the frame templates and copies, payloads
+  /// sent ahead, and the fault reports and drops the next tc_flush tells:
+  /// the send layer's part (send/PeerSend.h).
+  twochains::rt::PeerPart<twochains::rt::PeerSend> Sending;
   /// Control messages UCX still sends on Ep, with the copies it reads
   /// (control/ControlMessage.h): each freed once its request completes,
   /// the rest when the endpoint closes.

@@ -43,6 +43,7 @@
 #include "core/Sleep.h"
 #include "core/Stats.h"
 #include "path/FramePath.h"
+#include "send/PeerSend.h"
 
 #include <cstring>
 #include <algorithm>
@@ -214,7 +215,7 @@ void twochains::rt::jobFrameCounts(CoreContext *Ctx, uint64_t &Sent, uint64_t &D
 }
 
 bool twochains::rt::jobSendsIdle(CoreContext *Ctx) {
-  auto Idle = [](const tc_peer *P) { return P->Tx.Queued.empty() && !P->Tx.BatchFrames; };
+  auto Idle = [](const tc_peer *P) { return P->Sending->Queued.empty() && !P->Tx.BatchFrames; };
   for (const RouteTarget &T : Ctx->Job->Ranks)
     if (T.Handle && !Idle(T.Handle.get()))
       return false;

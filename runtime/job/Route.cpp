@@ -93,8 +93,7 @@ static RouteTarget *targetOf(CoreContext *Ctx, const tc_peer *Handle) {
 
 /// Frames waiting on a handle that will never be connected: dropped, told.
 static void dropQueued(tc_peer *Handle, tc_status_t Why) {
-  size_t Dropped = Handle->Tx.Queued.size();
-  Handle->Tx.Queued.clear();
+  size_t Dropped = dropQueuedFrames(Handle);
   if (Dropped)
     logError(Handle->Name + ": " + std::to_string(Dropped) +
              " frames sent to it were dropped: " + statusString(Why));
@@ -149,7 +148,7 @@ static void startAttempt(CoreContext *Ctx, RouteTarget &T) {
 static void bindHandle(tc_peer *Handle, tc_peer *Connection) {
   Connection->HandedOut = true;
   Connection->Tx.Corked = Connection->Tx.Corked || Handle->Tx.Corked;
-  Handle->Tx.Queued.moveTo(Connection->Tx.Queued);
+  moveQueuedFrames(Handle, Connection);
   Handle->ProxyGone = false;
   __atomic_store_n(&Handle->Bound, Connection, __ATOMIC_RELEASE);
 }
@@ -379,10 +378,12 @@ void twochains::rt::endJob(CoreContext *Ctx) {
   uint64_t Deadline = nowNs() + 2'000'000'000ull;
   auto Waiting = [&] {
     for (RouteTarget &T : Ctx->Job->Ranks)
-      if (T.Handle && !T.Handle->ProxyGone && !T.Handle->Bound && !T.Handle->Tx.Queued.empty())
+      if (T.Handle && !T.Handle->ProxyGone && !T.Handle->Bound &&
+          !T.Handle->Sending->Queued.empty())
         return true;
     for (auto &[Key, T] : Ctx->Job->AddressRoutes)
-      if (T.Handle && !T.Handle->ProxyGone && !T.Handle->Bound && !T.Handle->Tx.Queued.empty())
+      if (T.Handle && !T.Handle->ProxyGone && !T.Handle->Bound &&
+          !T.Handle->Sending->Queued.empty())
         return true;
     return false;
   };

@@ -25,9 +25,9 @@ void takeFaultReport(tc_peer *Peer) {
   if (!Peer->Tx.CreditWord || !Peer->Tx.Send)
     return;
   uint64_t W = Peer->Tx.CreditWord[CreditWordFault];
-  if (W == Peer->Tx.FaultSeen || !(W >> 63))
+  if (W == Peer->Sending->FaultSeen || !(W >> 63))
     return;
-  Peer->Tx.FaultSeen = W;
+  Peer->Sending->FaultSeen = W;
   // The frame was sent, so its sequence is the last one below next() with
   // these low 32 bits.
   uint64_t Next = Peer->Tx.Send->next();
@@ -47,7 +47,7 @@ void takeFaultReport(tc_peer *Peer) {
                 ": ignored (further false reports are counted, not logged)");
     return;
   }
-  tc_jam_fault_t &F = Peer->Tx.LastFault;
+  tc_jam_fault_t &F = Peer->Sending->LastFault;
   uint32_t Count = F.count + 1;
   uint32_t Kind = uint32_t(W >> 56 & 0xf);
   int32_t Signal = int32_t(W >> 48 & 0xff);
@@ -61,7 +61,7 @@ void takeFaultReport(tc_peer *Peer) {
     Signal = 0;
   }
   F = {Seq, uint32_t(W >> 32 & 0xffff), Signal, Kind, Count, Ended};
-  Peer->Tx.FaultUnflushed = Kind == TC_JAM_REFUSED ? Ended : TC_ERR_JAM_FAULT;
+  Peer->Sending->FaultUnflushed = Kind == TC_JAM_REFUSED ? Ended : TC_ERR_JAM_FAULT;
   count(Peer->Ctx, &tc_stats_t::faults_reported);
   count(Peer, &tc_peer_stats_t::faults_reported);
   postEvent(Peer->Ctx, TC_EVENT_FAULT_REPORTED, Peer->Number, Ended, F.element, F.sequence,
@@ -92,10 +92,10 @@ extern "C" tc_status_t tc_peer_last_fault_sized(tc_peer_t *Peer, tc_jam_fault_t 
   if (!Peer->Welcomed)
     return TC_ERR_IO; // gone: released, its credit line with it
   takeFaultReport(Peer);
-  if (!Peer->Tx.LastFault.count)
+  if (!Peer->Sending->LastFault.count)
     return TC_ERR_INVALID_PARAM;
   // Whole fields only, and none past what the caller's struct has.
-  tc_jam_fault_t F = Peer->Tx.LastFault;
+  tc_jam_fault_t F = Peer->Sending->LastFault;
   std::memcpy(Out, &F, Size < sizeof F ? offsetof(tc_jam_fault_t, status) : sizeof F);
   return TC_OK;
 }

@@ -26,12 +26,12 @@ extern "C" tc_status_t tc_peer_frames(tc_peer_t *Peer, tc_peer_frames_t *Out) {
   tc_peer_frames_t F = {};
   if (Peer->Proxy) {
     PeerGuard Guard(Peer); // a handle is never channelled: the context
-    F.queued = Peer->Tx.Queued.size();
+    F.queued = Peer->Sending->Queued.size();
     Peer = connectionOf(Peer);
   }
   if (Peer) {
     PeerGuard Guard(Peer);
-    F.queued += Peer->Tx.Queued.size();
+    F.queued += Peer->Sending->Queued.size();
     if (Peer->Tx.Send) {
       if (Peer->Tx.CreditWord)
         Peer->Tx.Send->credit(Peer->Tx.CreditWord[CreditWordFinished]);
@@ -82,16 +82,16 @@ tc_status_t twochains::rt::flushPeer(tc_peer *Peer, int TimeoutMs) {
     takeFaultReport(Peer);
     Peer->Tx.Send->credit(Peer->Tx.CreditWord[CreditWordFinished]);
     sendQueued(Peer);
-    if (Peer->Tx.Send->available() == Peer->Tx.Slots && Peer->Tx.Queued.empty()) {
+    if (Peer->Tx.Send->available() == Peer->Tx.Slots && Peer->Sending->Queued.empty()) {
       for (uint32_t Slot = 0; Slot < Peer->Tx.Puts.size(); ++Slot)
         if (completePut(Peer, Slot) != TC_OK)
           return TC_ERR_IO;
-      if (tc_status_t Dropped = Peer->Tx.DroppedUnflushed; Dropped != TC_OK) {
-        Peer->Tx.DroppedUnflushed = TC_OK;
+      if (tc_status_t Dropped = Peer->Sending->DroppedUnflushed; Dropped != TC_OK) {
+        Peer->Sending->DroppedUnflushed = TC_OK;
         return Dropped; // frames dropped: their code was refused, or not answered for
       }
-      if (tc_status_t Reported = Peer->Tx.FaultUnflushed; Reported != TC_OK) {
-        Peer->Tx.FaultUnflushed = TC_OK;
+      if (tc_status_t Reported = Peer->Sending->FaultUnflushed; Reported != TC_OK) {
+        Peer->Sending->FaultUnflushed = TC_OK;
         return Reported; // tc_peer_last_fault says which
       }
       return TC_OK;

@@ -39,10 +39,10 @@ void onPayloadSent(void *Request, ucs_status_t, void *User) {
 /// Forgets the payloads of frames the receiver has credited: it freed them
 /// before it ran the frame's successors.
 void takeCredits(tc_peer *Peer) {
-  auto &Ahead = Peer->Tx.PayloadsAhead;
+  auto &Ahead = Peer->Sending->PayloadsAhead;
   uint64_t Finished = Peer->Tx.Send->finished();
   while (!Ahead.empty() && Ahead.front().first < Finished) {
-    Peer->Tx.PayloadAheadInFlight -= Ahead.front().second;
+    Peer->Sending->PayloadAheadInFlight -= Ahead.front().second;
     Ahead.pop_front();
   }
 }
@@ -53,15 +53,15 @@ bool twochains::rt::payloadAheadFits(tc_peer *Peer, size_t Size) {
   // One rendezvous at a time per peer: several at once over one endpoint
   // moved a twentieth of the bytes (1 MiB payloads: 132 a second with four
   // in flight, 2,852 with one; docs/scaling.md).
-  if (Peer->Tx.PayloadSending && *Peer->Tx.PayloadSending)
+  if (Peer->Sending->PayloadSending && *Peer->Sending->PayloadSending)
     return false;
   takeCredits(Peer);
-  if (Peer->Tx.PayloadAheadInFlight + Size <= Peer->Tx.PayloadAheadBytes)
+  if (Peer->Sending->PayloadAheadInFlight + Size <= Peer->Sending->PayloadAheadBytes)
     return true;
   if (Peer->Tx.CreditWord)
     Peer->Tx.Send->credit(Peer->Tx.CreditWord[CreditWordFinished]);
   takeCredits(Peer);
-  return Peer->Tx.PayloadAheadInFlight + Size <= Peer->Tx.PayloadAheadBytes;
+  return Peer->Sending->PayloadAheadInFlight + Size <= Peer->Sending->PayloadAheadBytes;
 }
 
 tc_status_t twochains::rt::sendPayloadAhead(tc_peer *Peer, uint64_t Sequence, const void *Payload,
@@ -77,9 +77,9 @@ tc_status_t twochains::rt::sendPayloadAhead(tc_peer *Peer, uint64_t Sequence, co
   }
   if (Peer->Failed || !Peer->Ep)
     return TC_ERR_IO;
-  if (!Peer->Tx.PayloadSending)
-    Peer->Tx.PayloadSending = std::make_shared<std::atomic<unsigned>>(0);
-  auto *Copy = new (std::nothrow) PayloadInFlight{Ctx, Peer->Tx.PayloadSending, {}, nullptr};
+  if (!Peer->Sending->PayloadSending)
+    Peer->Sending->PayloadSending = std::make_shared<std::atomic<unsigned>>(0);
+  auto *Copy = new (std::nothrow) PayloadInFlight{Ctx, Peer->Sending->PayloadSending, {}, nullptr};
   if (!Copy || !(Copy->Bytes = std::unique_ptr<uint8_t[]>(new (std::nothrow) uint8_t[Size]))) {
     delete Copy;
     return TC_ERR_NO_MEMORY;
@@ -109,8 +109,8 @@ tc_status_t twochains::rt::sendPayloadAhead(tc_peer *Peer, uint64_t Sequence, co
   } else {
     delete Copy; // sent already (eager: copied by UCX)
   }
-  Peer->Tx.PayloadsAhead.emplace_back(Sequence, uint32_t(Size));
-  Peer->Tx.PayloadAheadInFlight += Size;
+  Peer->Sending->PayloadsAhead.emplace_back(Sequence, uint32_t(Size));
+  Peer->Sending->PayloadAheadInFlight += Size;
   count(Ctx, &tc_stats_t::payloads_ahead_sent);
   count(Ctx, &tc_stats_t::payload_ahead_bytes_sent, Size);
   *Named = {PayloadAheadMagic, uint32_t(Size), Sequence, {0, 0}};

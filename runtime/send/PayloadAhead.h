@@ -13,6 +13,7 @@
 #define TWOCHAINS_RUNTIME_SEND_PAYLOADAHEAD_H
 
 #include "path/PathContext.h"
+#include "send/PeerSend.h"
 #include "wire/Frame.h"
 
 namespace twochains::rt {
@@ -29,7 +30,7 @@ inline uint32_t slotPayloadSize(const tc_peer *Peer, size_t PayloadSize) {
 }
 /// Whether the peer takes payloads of this size ahead at all.
 inline bool payloadAheadAllowed(const tc_peer *Peer, size_t PayloadSize) {
-  return PayloadSize <= Peer->Tx.PayloadAheadBytes;
+  return PayloadSize <= Peer->Sending->PayloadAheadBytes;
 }
 /// Whether Size more bytes fit the peer's share now (credits the receiver
 /// reported are taken first): else the send waits, as for a slot.

@@ -31,11 +31,10 @@
 
 using namespace twochains::rt;
 
-PeerSendHalf::ElementSend &twochains::rt::addElementSends(tc_peer *Peer, const tc_package *Pkg,
-                                                          uint32_t Element) {
-  Peer->Tx.Sends.emplace_back(Pkg,
-                              std::vector<PeerSendHalf::ElementSend>(Pkg->Elements.size()));
-  return Peer->Tx.Sends.back().second[Element];
+ElementSend &twochains::rt::addElementSends(tc_peer *Peer, const tc_package *Pkg,
+                                            uint32_t Element) {
+  Peer->Sending->Sends.emplace_back(Pkg, std::vector<ElementSend>(Pkg->Elements.size()));
+  return Peer->Sending->Sends.back().second[Element];
 }
 
 namespace twochains::rt {
@@ -49,15 +48,15 @@ static constexpr size_t MaxQueuedBytes = 4u << 20;
 static constexpr size_t MaxQueuedFramesPerOrigin = MaxQueuedFrames / 4;
 static constexpr size_t MaxQueuedBytesPerOrigin = MaxQueuedBytes / 4;
 
-tc_status_t queueFrame(tc_peer *Peer, PeerSendHalf::QueuedFrame F, tc_peer *Origin) {
+tc_status_t queueFrame(tc_peer *Peer, QueuedFrame F, tc_peer *Origin) {
   if (Peer->Cold)
     startPolling(Peer->Ctx, Peer); // its queue leaves on its turns
-  if (Peer->Tx.Queued.size() >= MaxQueuedFrames ||
-      Peer->Tx.Queued.bytes() + F.Payload.size() > MaxQueuedBytes)
+  if (Peer->Sending->Queued.size() >= MaxQueuedFrames ||
+      Peer->Sending->Queued.bytes() + F.Payload.size() > MaxQueuedBytes)
     return TC_ERR_NO_CREDIT;
   F.Origin = Origin && Origin != Peer ? Origin->Number : 0;
   if (F.Origin) {
-    auto [Frames, Bytes] = Peer->Tx.Queued.heldBy(F.Origin);
+    auto [Frames, Bytes] = Peer->Sending->Queued.heldBy(F.Origin);
     if (Frames >= MaxQueuedFramesPerOrigin || Bytes + F.Payload.size() > MaxQueuedBytesPerOrigin) {
       // Flow control, not a fault: the jam hears TC_ERR_NO_CREDIT and may
       // try again; counted (shares_full), said only when debugging.
@@ -69,7 +68,7 @@ tc_status_t queueFrame(tc_peer *Peer, PeerSendHalf::QueuedFrame F, tc_peer *Orig
       return TC_ERR_NO_CREDIT;
     }
   }
-  Peer->Tx.Queued.push(std::move(F));
+  Peer->Sending->Queued.push(std::move(F));
   return TC_OK;
 }
 
@@ -100,7 +99,7 @@ tc_status_t queueOnHandle(tc_peer *Handle, const tc_package *Pkg, uint32_t Eleme
       return TC_ERR_TOO_LARGE;
   }
   auto *P = static_cast<const uint8_t *>(Payload);
-  PeerSendHalf::QueuedFrame F{Pkg, Element, std::vector<uint8_t>(P, P + PayloadSize)};
+  QueuedFrame F{Pkg, Element, std::vector<uint8_t>(P, P + PayloadSize)};
   F.Mode = Mode;
   return queueFrame(Handle, std::move(F), Origin);
 }
@@ -117,26 +116,26 @@ template <class Predicate>
 static void dropWaiting(tc_peer *Peer, tc_status_t St, Predicate Waiting) {
   auto *Ctx = Peer->Ctx;
   uint64_t Dropped = 0;
-  for (auto It = Peer->Tx.Queued.begin(); It != Peer->Tx.Queued.end();) {
+  for (auto It = Peer->Sending->Queued.begin(); It != Peer->Sending->Queued.end();) {
     if (!Waiting(*It)) {
       ++It;
       continue;
     }
     if (It->CallKey)
       Ctx->Path->FrameAbandoned.notify(Peer, It->CallKey, St);
-    It = Peer->Tx.Queued.erase(It);
+    It = Peer->Sending->Queued.erase(It);
     ++Dropped;
   }
   count(Ctx, &tc_stats_t::faults_reported, Dropped);
   count(Peer, &tc_peer_stats_t::faults_reported, Dropped);
-  Peer->Tx.DroppedUnflushed = St;
+  Peer->Sending->DroppedUnflushed = St;
 }
 
 /// The package's deployment failed (St): its queued frames are dropped;
 /// the application hears of it by an event (posted by the deployment)
 /// and its next tc_flush.
 static void deploymentFailed(tc_peer *Peer, const tc_package *Pkg, tc_status_t St) {
-  dropWaiting(Peer, St, [&](const PeerSendHalf::QueuedFrame &F) { return F.Package == Pkg; });
+  dropWaiting(Peer, St, [&](const QueuedFrame &F) { return F.Package == Pkg; });
 }
 
 /// The deployment in flight moved on; at its end, frames of a refused
@@ -177,7 +176,7 @@ bool twochains::rt::needsShipment(tc_peer *Peer, const tc_package *Pkg, uint32_t
 static void shipmentFailed(tc_peer *Peer, const tc_package *Pkg, uint32_t Element, tc_status_t St) {
   if (St != TC_ERR_NO_CREDIT)
     elementSend(Peer, Pkg, Element).Refused = St;
-  dropWaiting(Peer, St, [&](const PeerSendHalf::QueuedFrame &F) {
+  dropWaiting(Peer, St, [&](const QueuedFrame &F) {
     return F.Package == Pkg && F.Element == Element &&
            needsShipment(Peer, Pkg, Element, F.Mode, F.Payload.size());
   });
@@ -214,9 +213,9 @@ void twochains::rt::takeCodeAnswers(tc_peer *Peer) {
     takeShipmentAnswer(Peer);
 }
 
-PeerSendHalf::QueuedFrame *twochains::rt::frontReadyToLeave(tc_peer *Peer) {
-  while (!Peer->Tx.Queued.empty()) {
-    PeerSendHalf::QueuedFrame &F = Peer->Tx.Queued.front();
+QueuedFrame *twochains::rt::frontReadyToLeave(tc_peer *Peer) {
+  while (!Peer->Sending->Queued.empty()) {
+    QueuedFrame &F = Peer->Sending->Queued.front();
     if (F.Package && needsDeployment(Peer, F.Package)) {
       // Its package first; frames behind it wait, in order.
       startDeploymentOf(Peer, F.Package);

@@ -9,16 +9,16 @@
 #define TWOCHAINS_RUNTIME_SEND_QUEUE_H
 
 #include "path/PathContext.h"
+#include "send/PeerSend.h"
 
 namespace twochains::rt {
 
 /// The peer's send state of a package's elements, made at the package's
 /// first send to it. Out of line: once per package and peer.
-__attribute__((noinline)) PeerSendHalf::ElementSend &
-addElementSends(tc_peer *Peer, const tc_package *Pkg, uint32_t Element);
-inline PeerSendHalf::ElementSend &elementSend(tc_peer *Peer, const tc_package *Pkg,
-                                              uint32_t Element) {
-  for (auto &[P, Elements] : Peer->Tx.Sends)
+__attribute__((noinline)) ElementSend &addElementSends(tc_peer *Peer, const tc_package *Pkg,
+                                                       uint32_t Element);
+inline ElementSend &elementSend(tc_peer *Peer, const tc_package *Pkg, uint32_t Element) {
+  for (auto &[P, Elements] : Peer->Sending->Sends)
     if (P == Pkg)
       return Elements[Element];
   return addElementSends(Peer, Pkg, Element);
@@ -37,7 +37,7 @@ void takeCodeAnswers(tc_peer *Peer);
 /// The queue's first frame if it may leave now; else null, with the code
 /// it needs asked for (frames behind it wait, in order). Frames whose code
 /// failed at once are dropped on the way, their calls ended.
-PeerSendHalf::QueuedFrame *frontReadyToLeave(tc_peer *Peer);
+QueuedFrame *frontReadyToLeave(tc_peer *Peer);
 
 } // namespace twochains::rt
 

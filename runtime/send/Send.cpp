@@ -49,8 +49,7 @@ using namespace twochains::rt;
 /// there, so a send writes only the payload, the sequence and the trailer.
 /// GOTP travels as zero: the receiver sets it in its own copy, and no peer
 /// learns where the receiver's import tables are.
-static uint8_t *injectedTemplate(tc_peer *Peer, const PackageElement &E,
-                                 twochains::rt::PeerSendHalf::ElementSend &S) {
+static uint8_t *injectedTemplate(tc_peer *Peer, const PackageElement &E, ElementSend &S) {
   if (S.Template.empty()) {
     const JamImageData &Image = E.Image;
     S.Template.assign(Peer->Tx.SlotSize, 0);
@@ -86,7 +85,7 @@ static tc_status_t putFrame(tc_peer *Peer, uint8_t *Frame, FrameSpec &Spec, uint
     // Built in the slot's own copy, which its put reads until it completes:
     // the slot's previous put is completed first (credited, so landed).
     Spec.Ordered = false;
-    uint8_t *Copy = Peer->Tx.slotFrame(Slot);
+    uint8_t *Copy = Peer->Sending->slotFrame(Slot);
     if ((St = completePut(Peer, Slot)) == TC_OK &&
         (St = encodeFrame(Copy, Peer->Tx.SlotSize, Spec, &Size)) == TC_OK)
       St = deliverFrame(Peer, Copy, Size, Spec.Sequence, Slot, /*Pipelined=*/true);
@@ -123,7 +122,7 @@ static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
   Spec.PayloadSize = uint32_t(PayloadSize);
   Spec.Sequence = Seq;
   if (Mode == TC_SEND_LOCAL)
-    return putFrame(Peer, Peer->Tx.Staging.data(), Spec, Slot);
+    return putFrame(Peer, Peer->Sending->Staging.data(), Spec, Slot);
   // The image built for the receiver's instruction set (tc_send checked
   // that there is one).
   const PackageElement *For = elementFor(Pkg, Element, Peer->Tx.RemoteIsa);
@@ -131,7 +130,7 @@ static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
     return TC_ERR_NO_ISA_IMAGE;
   const PackageElement &E = *For;
   Spec.Code = E.CodeKey;
-  twochains::rt::PeerSendHalf::ElementSend &S = elementSend(Peer, Pkg, Element);
+  ElementSend &S = elementSend(Peer, Pkg, Element);
   // Shipped ahead already: every frame names it, and nothing more is sized.
   // A frame whose image must be shipped first never comes here before
   // (checkSend queues it): it was sent fitting, with its image.
@@ -141,7 +140,9 @@ static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
   if (S.Shipped) {
     // A receiver with no cache never asks for a resend: no copy is kept.
     Spec.Kind = FrameCached;
-    return putFrame(Peer, Peer->Tx.SlotFrames.empty() ? Peer->Tx.Staging.data() : Peer->Tx.slotFrame(Slot),
+    return putFrame(Peer,
+                    Peer->Sending->SlotFrames.empty() ? Peer->Sending->Staging.data()
+                                                      : Peer->Sending->slotFrame(Slot),
                     Spec, Slot);
   }
   bool Cache = Peer->Tx.RemoteMode == TC_MAILBOX_CODE_CACHE;
@@ -149,7 +150,8 @@ static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
     // Kept until credited, in case the receiver has evicted the code and
     // asks for it: in the ring itself, or built in the slot's own copy.
     Spec.Kind = FrameCached;
-    return putFrame(Peer, Peer->Tx.RingDirect ? nullptr : Peer->Tx.slotFrame(Slot), Spec, Slot);
+    return putFrame(Peer, Peer->Tx.RingDirect ? nullptr : Peer->Sending->slotFrame(Slot), Spec,
+                    Slot);
   }
   Spec.Kind = FrameInjected;
   Spec.ImageSize = uint32_t(E.Image.Bytes.size());
@@ -190,7 +192,7 @@ static inline bool sendDirect(tc_peer *Peer, const tc_package *Pkg, uint32_t Ele
     const PackageElement *E = elementFor(Pkg, Element, Tx.RemoteIsa);
     if (!E)
       return false;
-    PeerSendHalf::ElementSend &S = elementSend(Peer, Pkg, Element);
+    ElementSend &S = elementSend(Peer, Pkg, Element);
     if (!S.Held && !S.Shipped)
       return false; // its first frame carries the code
     Kind = FrameCached;
@@ -268,7 +270,7 @@ static SendAttempt checkSend(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
   // set: a package built without it cannot send them there.
   const PackageElement *For = &Pkg->Elements[Element];
   if (Mode != TC_SEND_LOCAL && !(For = elementFor(Pkg, Element, Peer->Tx.RemoteIsa))) {
-    twochains::rt::PeerSendHalf::ElementSend &S = elementSend(Peer, Pkg, Element);
+    ElementSend &S = elementSend(Peer, Pkg, Element);
     const char *Isa = isaName(Peer->Tx.RemoteIsa);
     logOnce(S.TooLargeLogged, TC_LOG_ERROR,
             Peer->Name + ": package '" + Pkg->Name + "' has no " + (Isa ? Isa : "?") +
@@ -288,22 +290,21 @@ static SendAttempt checkSend(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
   // A payload that does not fit a slot goes ahead of its frame, if the
   // receiver takes one that large (send/PayloadAhead.h).
   if (payloadGoesAhead(Peer, PayloadSize) && !payloadAheadAllowed(Peer, PayloadSize)) {
-    twochains::rt::PeerSendHalf::ElementSend &S = elementSend(Peer, Pkg, Element);
+    ElementSend &S = elementSend(Peer, Pkg, Element);
     logOnce(S.TooLargeLogged, TC_LOG_ERROR,
-            Peer->Name + ": a frame of jam '" + E.Name + "' with a " +
-                std::to_string(PayloadSize) + "-byte payload needs " +
-                std::to_string(smallestFrameSize(PayloadSize)) +
+            Peer->Name + ": a frame of jam '" + E.Name + "' with a " + std::to_string(PayloadSize) +
+                "-byte payload needs " + std::to_string(smallestFrameSize(PayloadSize)) +
                 " bytes; the receiver's slots hold " + std::to_string(Peer->Tx.SlotSize) +
-                (Peer->Tx.PayloadAheadBytes
+                (Peer->Sending->PayloadAheadBytes
                      ? ", and it takes payloads of at most " +
-                           std::to_string(Peer->Tx.PayloadAheadBytes) +
+                           std::to_string(Peer->Sending->PayloadAheadBytes) +
                            " bytes ahead of their frames (its payload_ahead_bytes)"
                      : " (it takes no payloads ahead of their frames)"));
     return TC_ERR_TOO_LARGE;
   }
   if (size_t Size = frameSize(Kind, ImageSize, slotPayloadSize(Peer, PayloadSize));
       Size > Peer->Tx.SlotSize) {
-    twochains::rt::PeerSendHalf::ElementSend &S = elementSend(Peer, Pkg, Element);
+    ElementSend &S = elementSend(Peer, Pkg, Element);
     logOnce(S.TooLargeLogged, TC_LOG_ERROR,
             Peer->Name + ": a frame of jam '" + E.Name + "' with a " +
                std::to_string(PayloadSize) + "-byte payload" +
@@ -344,18 +345,19 @@ static __attribute__((noinline)) tc_status_t sendBehind(tc_peer *Peer, const tc_
                                                         const void *Payload, size_t PayloadSize,
                                                         uint64_t *Sequence, bool FromJam,
                                                         tc_peer *Origin) {
-  if (!Peer->Tx.Queued.empty() || Peer->Code->Shipping.active() || Peer->Code->Deploying.active())
+  if (!Peer->Sending->Queued.empty() || Peer->Code->Shipping.active() ||
+      Peer->Code->Deploying.active())
     sendQueued(Peer);
-  SendAttempt A = Peer->Tx.Queued.empty()
+  SendAttempt A = Peer->Sending->Queued.empty()
                       ? sendAny(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence)
                       : checkSend(Peer, Pkg, Element, Mode, PayloadSize);
   tc_status_t St = A.Status;
   if (!A.WaitsForCode && !(St == TC_ERR_NO_CREDIT && FromJam) &&
-      !(St == TC_OK && !Peer->Tx.Queued.empty()))
+      !(St == TC_OK && !Peer->Sending->Queued.empty()))
     return St; // sent, or never will be
-  uint64_t Key = Sequence ? QueuedCallKey | ++Peer->Tx.NextQueuedCall : 0;
+  uint64_t Key = Sequence ? QueuedCallKey | ++Peer->Sending->NextQueuedCall : 0;
   auto *P = static_cast<const uint8_t *>(Payload);
-  PeerSendHalf::QueuedFrame F{Pkg, Element, std::vector<uint8_t>(P, P + PayloadSize)};
+  QueuedFrame F{Pkg, Element, std::vector<uint8_t>(P, P + PayloadSize)};
   F.Mode = Mode;
   F.CallKey = Key;
   if ((St = queueFrame(Peer, std::move(F), Origin)) != TC_OK)
@@ -366,12 +368,12 @@ static __attribute__((noinline)) tc_status_t sendBehind(tc_peer *Peer, const tc_
   if (needsDeployment(Peer, Pkg)) {
     if (!Peer->Code->Deploying.active())
       if (tc_status_t Deploy = startDeployment(Peer, Pkg); Deploy != TC_OK) {
-        Peer->Tx.Queued.erase(std::prev(Peer->Tx.Queued.end()));
+        Peer->Sending->Queued.erase(std::prev(Peer->Sending->Queued.end()));
         return Deploy;
       }
   } else if (needsShipment(Peer, Pkg, Element, Mode, PayloadSize) && !Peer->Code->Shipping.active())
     if (tc_status_t Ship = startShipment(Peer, Pkg, Element); Ship != TC_OK) {
-      Peer->Tx.Queued.erase(std::prev(Peer->Tx.Queued.end()));
+      Peer->Sending->Queued.erase(std::prev(Peer->Sending->Queued.end()));
       return Ship;
     }
   if (Sequence)
@@ -382,7 +384,7 @@ static __attribute__((noinline)) tc_status_t sendBehind(tc_peer *Peer, const tc_
 tc_status_t twochains::rt::sendLocked(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
                                       tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
                                       uint64_t *Sequence) {
-  if (__builtin_expect(Peer->Tx.Queued.empty(), 1)) {
+  if (__builtin_expect(Peer->Sending->Queued.empty(), 1)) {
     SendAttempt A = sendAny(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence);
     if (__builtin_expect(!A.WaitsForCode, 1))
       return A.Status;
@@ -463,7 +465,7 @@ tc_status_t twochains::rt::sendAnswer(tc_peer *Peer, uint64_t CallSequence, cons
   Spec.PayloadSize = uint32_t(Size);
   Spec.Sequence = Seq;
   Spec.Ordered = true;
-  return putFrame(Peer, Peer->Tx.Staging.data(), Spec, Slot);
+  return putFrame(Peer, Peer->Sending->Staging.data(), Spec, Slot);
 }
 
 /// tc_send to a handle (core/Peer.h, Proxy): through its connection, behind
@@ -589,8 +591,8 @@ namespace twochains::rt {
 void sendQueued(tc_peer *Peer) {
   takeCodeAnswers(Peer);
   auto *Ctx = Peer->Ctx;
-  while (PeerSendHalf::QueuedFrame *Front = frontReadyToLeave(Peer)) {
-    PeerSendHalf::QueuedFrame &F = *Front;
+  while (QueuedFrame *Front = frontReadyToLeave(Peer)) {
+    QueuedFrame &F = *Front;
     uint64_t Seq = 0;
     tc_status_t St = F.Package
                          ? sendAny(Peer, F.Package, F.Element, F.Mode, F.Payload.data(),
@@ -609,7 +611,7 @@ void sendQueued(tc_peer *Peer) {
       logLimited(Peer->AnswerLog, TC_LOG_ERROR,
                  "a queued answer to call " + std::to_string(F.CallSequence) + " of " +
                      Peer->Name + " was dropped: " + statusString(St));
-    Peer->Tx.Queued.erase(Peer->Tx.Queued.begin()); // sent, or failed for good
+    Peer->Sending->Queued.erase(Peer->Sending->Queued.begin()); // sent, or failed for good
   }
 }
 
@@ -622,16 +624,16 @@ void serviceSends(tc_peer *Peer, bool ReportTurn) {
   }
   if (Peer->Tx.BatchFrames)
     flushFrameBatch(Peer); // a failure marks the peer failed
-  if (!Peer->Tx.Queued.empty() || Peer->Code->Deploying.active())
+  if (!Peer->Sending->Queued.empty() || Peer->Code->Deploying.active())
     sendQueued(Peer);
 }
 
 void resendMissing(tc_peer *Peer) {
-  if ((Peer->Tx.SlotFrames.empty() && !Peer->Tx.RingDirect) || !Peer->Tx.CreditWord)
+  if ((Peer->Sending->SlotFrames.empty() && !Peer->Tx.RingDirect) || !Peer->Tx.CreditWord)
     return;
   uint64_t Seq;
-  if (!Peer->Tx.Misses.take(Peer->Tx.CreditWord[CreditWordMiss], Peer->Tx.Send->next(),
-                            Peer->Tx.Slots, Seq))
+  if (!Peer->Sending->Misses.take(Peer->Tx.CreditWord[CreditWordMiss], Peer->Tx.Send->next(),
+                                  Peer->Tx.Slots, Seq))
     return;
   // Only a frame sent as cached is sent again. One stored directly lies in
   // the ring until credited (the receiver, which asks for it, has not).
@@ -640,11 +642,11 @@ void resendMissing(tc_peer *Peer) {
   if (Peer->Tx.RingDirect) {
     // The frame alone, copied out and checked in the copy: the ring is the
     // receiver's memory.
-    if (captureFrame(ringSlot(Peer->Tx.RingDirect, Peer->Tx.SlotSize, Slot), Peer->Tx.SlotSize,
-                     Seq, Peer->Tx.Staging.data(), &V, Completion::Ordered) != TC_OK ||
+    if (captureFrame(ringSlot(Peer->Tx.RingDirect, Peer->Tx.SlotSize, Slot), Peer->Tx.SlotSize, Seq,
+                     Peer->Sending->Staging.data(), &V, Completion::Ordered) != TC_OK ||
         V.Header.Kind != FrameCached)
       return;
-  } else if (checkFrame(Peer->Tx.slotFrame(Slot), Peer->Tx.SlotSize, Seq, &V) != TC_OK ||
+  } else if (checkFrame(Peer->Sending->slotFrame(Slot), Peer->Tx.SlotSize, Seq, &V) != TC_OK ||
              V.Header.Kind != FrameCached) {
     return;
   }
@@ -655,7 +657,7 @@ void resendMissing(tc_peer *Peer) {
       Pkg = P;
   if (!Pkg || H.Element >= Pkg->Elements.size())
     return;
-  twochains::rt::PeerSendHalf::ElementSend &S = elementSend(Peer, Pkg, H.Element);
+  ElementSend &S = elementSend(Peer, Pkg, H.Element);
   // Code shipped ahead is resident on the receiver, never evicted: a miss
   // report for it is false (the frame did not carry it, nor could it).
   if (S.Shipped)

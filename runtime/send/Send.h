@@ -3,6 +3,7 @@
 #define TWOCHAINS_RUNTIME_SEND_SEND_H
 
 #include "path/PathContext.h"
+#include "send/PeerSend.h"
 
 namespace twochains::rt {
 
@@ -35,7 +36,7 @@ tc_status_t sendAnswer(tc_peer *Peer, uint64_t CallSequence, const void *Bytes, 
 /// in order as credits come back and code shipped ahead is installed. Origin: the peer whose frame's jam
 /// forwards this one to Peer (tc_jam_forward), which may fill only its
 /// share of the queue; null for Peer's own (tc_jam_reply, answers).
-tc_status_t queueFrame(tc_peer *Peer, PeerSendHalf::QueuedFrame F, tc_peer *Origin = nullptr);
+tc_status_t queueFrame(tc_peer *Peer, QueuedFrame F, tc_peer *Origin = nullptr);
 void sendQueued(tc_peer *Peer);
 /// A frame for a handle (core/Peer.h, Proxy) whose connection is still
 /// being made: checked as far as it can be without the receiver, then
@@ -56,11 +57,12 @@ void takeFaultReport(tc_peer *Peer);
 inline bool reportsWaiting(const tc_peer *Peer) {
   const volatile uint64_t *W = Peer->Tx.CreditWord;
   return W && Peer->Tx.Send &&
-         (Peer->Tx.Misses.mayTake(W[CreditWordMiss]) || W[CreditWordFault] != Peer->Tx.FaultSeen);
+         (Peer->Sending->Misses.mayTake(W[CreditWordMiss]) ||
+          W[CreditWordFault] != Peer->Sending->FaultSeen);
 }
 /// Whether the peer's send side has work for the executor's turn.
 inline bool sendsDue(const tc_peer *Peer, bool ReportTurn) {
-  return (ReportTurn && reportsWaiting(Peer)) || !Peer->Tx.Queued.empty() ||
+  return (ReportTurn && reportsWaiting(Peer)) || !Peer->Sending->Queued.empty() ||
          Peer->Tx.BatchFrames;
 }
 /// The send side's part of a peer's turn: on a report turn its miss and

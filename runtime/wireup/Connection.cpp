@@ -231,11 +231,8 @@ static void failShrunkPeer(tc_peer *P) {
 /// What a released peer keeps of its buffers: nothing a call on a gone
 /// peer reads (each returns TC_ERR_IO first).
 static void shedBuffers(tc_peer *P) {
-  std::vector<uint8_t>().swap(P->Tx.SlotFrames);
-  std::vector<uint8_t>().swap(P->Tx.Staging);
+  shedSendSide(P);
   std::vector<uint8_t>().swap(P->Tx.Batch);
-  P->Tx.Sends.clear();
-  P->Tx.Queued.clear();
   P->Rx.Receive.reset();
 }
 

@@ -10,11 +10,12 @@
 #include "wireup/Mailbox.h"
 
 #include "base/Log.h"
-#include "code/Deploy.h"
 #include "base/Mappings.h"
+#include "code/Deploy.h"
 #include "containment/PeerMappings.h"
 #include "core/Polled.h"
 #include "core/Stats.h"
+#include "send/PeerSend.h"
 #include "ucx/Request.h"
 #include "ucx/UcxMappings.h"
 
@@ -458,16 +459,16 @@ tc_status_t acceptOffer(CoreContext *Ctx, tc_peer *Peer, const ParsedOffer &Pars
   Peer->Tx.Slots = O.Slots;
   Peer->Tx.SlotSize = O.SlotSize;
   Peer->Tx.Send = std::make_unique<SenderRing>(O.Slots);
-  Peer->Tx.Staging.assign(O.SlotSize, 0);
   Peer->Tx.RemoteMode = tc_mailbox_mode_t(O.MailboxMode);
   takeOfferedCodeTrust(Peer, O.CodeTrust);
   Peer->Tx.RemoteIsa = O.Isa;
-  Peer->Tx.PayloadAheadBytes = O.PayloadAheadBytes;
   // Frames stored straight into the ring stay there until credited: a
   // resend reads them from it.
   bool Puts = Peer->Path == PathRma && !Peer->Tx.RingDirect;
-  if ((Peer->Tx.RemoteMode == TC_MAILBOX_CODE_CACHE && !Peer->Tx.RingDirect) || Puts)
-    Peer->Tx.SlotFrames.assign(size_t(O.Slots) * Peer->Tx.slotFrameStride(), 0);
+  takeOfferedSendSide(Peer, O.Slots, O.SlotSize,
+                      (Peer->Tx.RemoteMode == TC_MAILBOX_CODE_CACHE && !Peer->Tx.RingDirect) ||
+                          Puts,
+                      O.PayloadAheadBytes);
   if (Puts)
     Peer->Tx.Puts.assign(O.Slots, nullptr);
   return TC_OK;

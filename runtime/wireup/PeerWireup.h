@@ -13,6 +13,7 @@
 #include "code/PeerCode.h"
 #include "package/PeerPackage.h"
 #include "receive/PeerReceive.h"
+#include "send/PeerSend.h"
 
 #include <memory>
 
@@ -61,7 +62,7 @@ struct PeerWireup {
   uint8_t ServerNonce[NonceSize] = {};
 };
 
-/// A peer of Ctx with the parts every peer has (wireup's, receive's, code's, package's):
+/// A peer of Ctx with the parts every peer has (wireup's, receive's, send's, code's, package's):
 /// every peer, connection or handle, is made here.
 inline std::unique_ptr<tc_peer> newPeer(CoreContext *Ctx) {
   auto Peer = std::make_unique<tc_peer>();
@@ -70,6 +71,7 @@ inline std::unique_ptr<tc_peer> newPeer(CoreContext *Ctx) {
   makePeerReceive(Peer.get());
   makePeerCode(Peer.get());
   makePeerPackage(Peer.get());
+  makePeerSend(Peer.get());
   return Peer;
 }
 

@@ -88,9 +88,10 @@ void putFrame(tc_peer *Peer, const Shaping &Shape, const Damaging &Damage,
   Spec.Sequence = Seq;
   Shape(Spec);
   size_t Size = 0;
-  ASSERT_EQ(encodeFrame(Peer->Tx.Staging.data(), Peer->Tx.SlotSize, Spec, &Size), TC_OK);
-  Damage(Peer->Tx.Staging.data(), Size, Seq);
-  ASSERT_EQ(deliverFrame(Peer, Peer->Tx.Staging.data(), std::min(Size, Keep), Seq, Slot), TC_OK);
+  ASSERT_EQ(encodeFrame(Peer->Sending->Staging.data(), Peer->Tx.SlotSize, Spec, &Size), TC_OK);
+  Damage(Peer->Sending->Staging.data(), Size, Seq);
+  ASSERT_EQ(deliverFrame(Peer, Peer->Sending->Staging.data(), std::min(Size, Keep), Seq, Slot),
+            TC_OK);
 }
 
 /// The frames of the standard package's server_side_sum of 1..8 (36 added

@@ -170,8 +170,8 @@ protected:
       S.PayloadSize = sizeof Payload;
       S.Sequence = Seq;
       size_t Size = 0;
-      encodeFrame(Peer->Tx.Staging.data(), Peer->Tx.SlotSize, S, &Size);
-      return deliverFrame(Peer, Peer->Tx.Staging.data(), Size, Seq, Slot);
+      encodeFrame(Peer->Sending->Staging.data(), Peer->Tx.SlotSize, S, &Size);
+      return deliverFrame(Peer, Peer->Sending->Staging.data(), Size, Seq, Slot);
     };
     ASSERT_EQ(Put(0x1111), TC_OK);
     ASSERT_TRUE(progressUntil([&] { return Load(Waiting) > WaitingBefore; },
