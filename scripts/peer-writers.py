@@ -21,6 +21,7 @@ import sys
 ARGS = [a for a in sys.argv[1:] if not a.startswith("-")]
 ROOT = ARGS[0] if ARGS else "runtime"
 PEER_H = os.path.join(ROOT, "core", "Peer.h")
+PATH_H = os.path.join(ROOT, "path", "PeerPath.h")
 MUTATORS = ("push_back|emplace_back|emplace|push_front|pop_front|pop_back|erase|clear|insert|"
             "reset|swap|assign|resize|start|end|refusedForNow|takeRetry|push|moveTo|take|"
             "credit|reserve|unreserve|finish|reported|step|store|fetch_add|exchange")
@@ -66,10 +67,12 @@ def writes(source, prefix, name):
 
 def main():
     text = open(PEER_H).read()
+    # The frame path's halves: in path/ once they moved there, in core before.
+    halves = open(PATH_H).read() if os.path.exists(PATH_H) else text
     parts = {
         "tc_peer": (members(text, "tc_peer"), r"(->|\bPeer\.|\bP\.)"),
-        "Tx (PeerSendHalf)": (members(text, "PeerSendHalf"), r"\bTx\."),
-        "Rx (PeerReceiveHalf)": (members(text, "PeerReceiveHalf"), r"\bRx\."),
+        "Tx (PeerSendHalf)": (members(halves, "PeerSendHalf"), r"(\bTx\.|Tx->)"),
+        "Rx (PeerReceiveHalf)": (members(halves, "PeerReceiveHalf"), r"(\bRx\.|Rx->)"),
     }
     parts["tc_peer"][0][:] = [m for m in parts["tc_peer"][0] if m not in ("Tx", "Rx")]
     for label, header, struct, prefix in (

@@ -157,7 +157,7 @@ static ucs_status_t onReply(void *Arg, const void *Header, size_t HeaderLength, 
     refuseMessage(Ctx, Peer, "a malformed answer to a call");
     return UCS_OK;
   }
-  if (!Peer->Tx.Send || H.Sequence >= Peer->Tx.Send->next()) {
+  if (!Peer->Tx->Send || H.Sequence >= Peer->Tx->Send->next()) {
     refuseMessage(Ctx, Peer, "an answer to frame " + std::to_string(H.Sequence) +
                                  ", which was never sent");
     return UCS_OK;
@@ -360,8 +360,9 @@ extern "C" int tc_jam_return(tc_jam_ctx_t *Ctx, const void *Reply, size_t ReplyS
   // An answer that fits a slot is a frame, like any other put into the
   // caller's ring: one put over shared memory or RDMA, queued (bounded)
   // while the ring is full.
-  if (Peer->Tx.Send && frameSize(FrameAnswer, 0, uint32_t(std::min<size_t>(ReplySize, UINT32_MAX))) <=
-                        Peer->Tx.SlotSize) {
+  if (Peer->Tx->Send &&
+      frameSize(FrameAnswer, 0, uint32_t(std::min<size_t>(ReplySize, UINT32_MAX))) <=
+          Peer->Tx->SlotSize) {
     sendQueued(Peer); // after what is queued already: frames stay in order
     tc_status_t St = Peer->Sending->Queued.empty()
                          ? sendAnswer(Peer, Ctx->Sequence, Reply, ReplySize)

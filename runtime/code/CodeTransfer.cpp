@@ -220,7 +220,7 @@ struct ContextForShipment {
 tc_status_t sendOffer(tc_peer *Peer) {
   const tc_package *Pkg = Peer->Code->Shipping.package();
   uint32_t Element = Peer->Code->Shipping.element();
-  const PackageElement *E = elementFor(Pkg, Element, Peer->Tx.RemoteIsa);
+  const PackageElement *E = elementFor(Pkg, Element, Peer->Code->RemoteIsa);
   if (!E)
     return TC_ERR_NO_ISA_IMAGE;
   const std::vector<uint8_t> &Image = E->Image.Bytes;
@@ -255,7 +255,7 @@ tc_status_t twochains::rt::startShipment(tc_peer *Peer, const tc_package *Pkg, u
     return TC_ERR_INVALID_PARAM; // one at a time per connection
   if (Peer->Failed || !Peer->Ep)
     return TC_ERR_IO;
-  if (!elementFor(Pkg, Element, Peer->Tx.RemoteIsa))
+  if (!elementFor(Pkg, Element, Peer->Code->RemoteIsa))
     return TC_ERR_NO_ISA_IMAGE;
   Peer->Code->Shipping.start(Pkg, Pkg->Tag, Element, nowNs() + CodeTransferTimeoutNs);
   tc_status_t St = sendOffer(Peer);
@@ -271,7 +271,7 @@ tc_status_t twochains::rt::shipmentAnswer(tc_peer *Peer) {
     return TC_ERR_INVALID_PARAM;
   const tc_package *Pkg = Peer->Code->Shipping.package();
   uint32_t Element = Peer->Code->Shipping.element();
-  const PackageElement *E = elementFor(Pkg, Element, Peer->Tx.RemoteIsa);
+  const PackageElement *E = elementFor(Pkg, Element, Peer->Code->RemoteIsa);
   size_t Bytes = E ? E->Image.Bytes.size() : 0;
   std::string What = std::to_string(Bytes) + "-byte image of jam '" +
                      (E ? E->Name : std::to_string(Element)) + "'";

@@ -472,8 +472,10 @@ void takeOfferedPackages(tc_peer *Peer, std::vector<uint64_t> Tags) {
   Peer->Code->RemotePackages = std::move(Tags);
 }
 
-void takeOfferedCodeTrust(tc_peer *Peer, uint32_t CodeTrust) {
+void takeOfferedCode(tc_peer *Peer, uint32_t CodeTrust, tc_mailbox_mode_t Mode, uint32_t Isa) {
   Peer->Code->DeployCheck = CodeTrust != TC_CODE_TRUST_PACKAGE;
+  Peer->Code->RemoteMode = Mode;
+  Peer->Code->RemoteIsa = Isa;
 }
 
 tc_status_t deployRefusal(const tc_peer *Peer, const tc_package *Pkg) {

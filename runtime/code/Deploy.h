@@ -15,12 +15,13 @@ ucs_status_t setupDeploy(CoreContext *Ctx);
 void removeDeployments(CoreContext *Ctx);
 
 /// What the other side's authenticated offer says of its code (wireup, as
-/// it takes the offer): the package builds it holds (identity tags), and
-/// its code-trust policy. A receiver that takes deployments gets the
-/// packages it lacks deployed before their frames; one that takes none
-/// gets the frames, and refuses them.
+/// it takes the offer): the package builds it holds (identity tags); its
+/// code-trust policy (a receiver that takes deployments gets the packages
+/// it lacks deployed before their frames; one that takes none gets the
+/// frames, and refuses them), how it runs injected code and as which
+/// instruction set.
 void takeOfferedPackages(tc_peer *Peer, std::vector<uint64_t> Tags);
-void takeOfferedCodeTrust(tc_peer *Peer, uint32_t CodeTrust);
+void takeOfferedCode(tc_peer *Peer, uint32_t CodeTrust, tc_mailbox_mode_t Mode, uint32_t Isa);
 
 /// Whether the peer holds this build of the package: it said so in its
 /// offer, or took its deployment. Inline: sends to receivers that take

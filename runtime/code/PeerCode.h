@@ -2,8 +2,8 @@
 //
 // The package builds a peer holds and the code on its way to it: the
 // builds its offer named and those deployed to it since, whether it takes
-// deployments, the deployment and the image shipment in flight. Written by
-// code/ alone (wireup hands it the offer's part, takeOfferedCode); send/,
+// deployments, how it runs injected code and as which instruction set, the deployment and the image shipment in flight. Written by
+// code/ alone (wireup hands it the offer's part, takeOffered*); send/,
 // job/ and context/ read it. Every peer has one (wireup's newPeer).
 //
 //===----------------------------------------------------------------------===//
@@ -27,6 +27,11 @@ struct PeerCode {
   /// The package builds (identity tags) the other side holds: its offer's,
   /// then each one deployed to it (Deploy.cpp).
   std::vector<uint64_t> RemotePackages;
+  /// How the receiver runs injected code, and the instruction set it runs
+  /// it as (enum Isa): injected frames carry, and name, the images built
+  /// for it.
+  tc_mailbox_mode_t RemoteMode = TC_MAILBOX_CODE_CACHE;
+  uint32_t RemoteIsa = 0;
   /// The deployment to this peer (Deploy.cpp), how the last one ended, and
   /// the packages it refused for good; one at a time per peer.
   Deployment Deploying;

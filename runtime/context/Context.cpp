@@ -618,11 +618,11 @@ static void ringMemory(const tc_context *Ctx, tc_stats_t &Out) {
   size_t Page = size_t(sysconf(_SC_PAGESIZE));
   std::vector<unsigned char> In;
   auto Add = [&](const tc_peer *P) {
-    if (!P->Rx.Ring)
+    if (!P->Rx->Ring)
       return;
-    Out.ring_bytes += P->Rx.RingBytes;
-    uintptr_t First = uintptr_t(P->Rx.Ring) & ~(Page - 1);
-    size_t Pages = (uintptr_t(P->Rx.Ring) + P->Rx.RingBytes - First + Page - 1) / Page;
+    Out.ring_bytes += P->Rx->RingBytes;
+    uintptr_t First = uintptr_t(P->Rx->Ring) & ~(Page - 1);
+    size_t Pages = (uintptr_t(P->Rx->Ring) + P->Rx->RingBytes - First + Page - 1) / Page;
     In.assign(Pages, 0);
     if (mincore(reinterpret_cast<void *>(First), Pages * Page, In.data()) != 0)
       return;

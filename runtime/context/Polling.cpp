@@ -49,8 +49,8 @@ static constexpr unsigned SweepPerTurn = 64;
 /// doorbell place), and
 /// nothing is owed or awaited either way.
 static bool mayGoCold(tc_context *Ctx, tc_peer *P) {
-  const PeerSendHalf &Tx = P->Tx;
-  const PeerReceiveHalf &Rx = P->Rx;
+  const PeerSendHalf &Tx = *P->Tx;
+  const PeerReceiveHalf &Rx = *P->Rx;
   const PeerReceive &Receiving = *P->Receiving;
   if (!P->Welcomed || P->Failed || P->Channelled || P->Path != PathRma || !Rx.SenderStores ||
       !Rx.CreditDirect || !Tx.RingDirect || P->DoorbellPlace == NoDoorbell || !Rx.Ring ||
@@ -79,7 +79,7 @@ static void coolQuietPeers(tc_context *Ctx) {
       P->QuietTurns = 0;
       continue;
     }
-    uint64_t Received = P->Rx.Receive->expected(), Sent = P->Tx.Send->next();
+    uint64_t Received = P->Rx->Receive->expected(), Sent = P->Tx->Send->next();
     if (Received != P->QuietReceived || Sent != P->QuietSent) {
       P->QuietReceived = Received;
       P->QuietSent = Sent;
@@ -95,20 +95,21 @@ static void coolQuietPeers(tc_context *Ctx) {
   // pages given back unless that frame has begun (its sender may then be
   // storing on without having seen the limit).
   for (tc_peer *P : Cooled) {
-    __atomic_store_n(&P->Rx.CreditDirect[CreditWordCold], 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&P->Rx.CreditDirect[CreditWordLimit], P->Rx.Receive->expected() + 1,
+    __atomic_store_n(&P->Rx->CreditDirect[CreditWordCold], 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&P->Rx->CreditDirect[CreditWordLimit], P->Rx->Receive->expected() + 1,
                      __ATOMIC_RELAXED);
     stopPolling(Ctx, P);
     P->Cold = true;
-    ++P->Rx.RingClosings;
+    ++P->Rx->RingClosings;
     ++Ctx->ColdPeers;
     countHeld(Ctx, &tc_stats_t::rings_cooled);
   }
   fenceAfterFlags();
   for (tc_peer *P : Cooled) {
-    uint64_t Expected = P->Rx.Receive->expected();
+    uint64_t Expected = P->Rx->Receive->expected();
     // A frame stored before its sender saw the flag: polled again.
-    if (frameBegun(ringSlot(P->Rx.Ring, Ctx->SlotSize, P->Rx.Receive->expectedSlot()), Expected)) {
+    if (frameBegun(ringSlot(P->Rx->Ring, Ctx->SlotSize, P->Rx->Receive->expectedSlot()),
+                   Expected)) {
       startPolling(Ctx, P);
       continue;
     }
@@ -125,9 +126,9 @@ static void sweepColdRings(tc_context *Ctx) {
     size_t At = Ctx->SweepAt++ % Peers;
     tc_peer *P = At < Ctx->Accepted.size() ? Ctx->Accepted[At].get()
                                            : Ctx->Connected[At - Ctx->Accepted.size()];
-    if (P->Cold && P->Rx.Ring && P->Rx.Receive &&
-        frameBegun(ringSlot(P->Rx.Ring, Ctx->SlotSize, P->Rx.Receive->expectedSlot()),
-                   P->Rx.Receive->expected()))
+    if (P->Cold && P->Rx->Ring && P->Rx->Receive &&
+        frameBegun(ringSlot(P->Rx->Ring, Ctx->SlotSize, P->Rx->Receive->expectedSlot()),
+                   P->Rx->Receive->expected()))
       startPolling(Ctx, P);
   }
 }

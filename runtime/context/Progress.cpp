@@ -272,7 +272,7 @@ static void reportBeforeSleep(CoreContext *Core) {
   for (size_t I = 0; I < Ctx->Polled.size(); ++I) {
     tc_peer *Peer = Ctx->Polled[I];
     std::unique_lock<std::recursive_mutex> Channel(Peer->Channel, std::defer_lock);
-    if (!Peer->Rx.Receive || !Peer->Welcomed || !Peer->Rx.Receive->creditPending() ||
+    if (!Peer->Rx->Receive || !Peer->Welcomed || !Peer->Rx->Receive->creditPending() ||
         (Peer->Channelled && !Channel.try_lock()))
       continue;
     reportCredits(Ctx, Peer);

@@ -171,10 +171,21 @@ struct CoreContext {
   /// credits it has not reported yet, which a flushing peer waits for
   /// (context/Progress.cpp subscribes). Told holding the context.
   Subscribers<CoreContext *> BeforeSleep;
-  /// A cold ring was opened again (core/Polled.cpp): its sender, which may
-  /// sleep until it may store past the old limit, is woken (the frame
-  /// path subscribes).
+  /// A cold ring was opened again (core/Polled.cpp): the frame path lifts
+  /// its limit in the sender's credit line and wakes the sender, which may
+  /// sleep until it may store past the old limit (path/ subscribes).
   Subscribers<tc_peer *> RingOpened;
+  /// A sleep's look at each polled peer, in two steps (path/ sets both,
+  /// core/Sleep.cpp calls them): FlagPeerForSleep asks the peer to wake
+  /// this side when it stores next; LookAtPeerForSleep, after the fence,
+  /// says what its ring and credit line show since the last look.
+  struct PeerLook {
+    bool Found = false;   // something to do: do not sleep
+    bool Bounded = false; // the peer cannot wake this side: nap
+    bool Flagged = false; // its sleep flag was raised
+  };
+  void (*FlagPeerForSleep)(tc_peer *Peer, PeerLook &L) = nullptr;
+  void (*LookAtPeerForSleep)(CoreContext *Ctx, tc_peer *Peer, PeerLook &L) = nullptr;
   /// Looks before a sleep that raised the sleep flags, whether the sleep
   /// followed or the look found work first (the flags then stay until a
   /// peer takes them): each lets a peer wake this side (path/, onWake).

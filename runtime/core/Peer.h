@@ -1,10 +1,10 @@
-//===- Peer.h - One connection: its send half and its receive half -------===//
+//===- Peer.h - One connection, and the parts the layers keep of it -------===//
 //
-// Every connection is symmetric: each side puts frames into a ring the
-// other side owns and reads the credit line the other side writes back
-// (the send half), and owns a ring the other side puts into and reports
-// credits for it (the receive half). Replies and answers to calls are
-// frames on the receive half of the side that sent.
+// A peer is what core knows of a connection (its endpoint, name, identity,
+// polling and statistics) and a short list of parts, each declared and
+// written by the layer that owns it (core/PeerPart.h): the frame path's
+// halves (path/PeerPath.h), send's, receive's, code's, package's,
+// wireup's and calls' parts. runtime/README.md has the table.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TWOCHAINS_RUNTIME_PEER_H
@@ -41,6 +41,8 @@ struct PeerReceive;
 struct PeerCode;
 struct PeerPackage;
 struct PeerSend;
+struct PeerSendHalf;
+struct PeerReceiveHalf;
 } // namespace twochains::rt
 
 namespace twochains::rt {
@@ -50,91 +52,6 @@ namespace twochains::rt {
 struct KeptSend {
   void *Request = nullptr;
   std::vector<uint8_t> Header, Body;
-};
-
-/// The other side's ring, which this side puts frames into, and the credit
-/// line the other side writes (Send.cpp, CodeTransfer.cpp, Calls.cpp).
-struct PeerSendHalf {
-  uint64_t RingAddress = 0;
-  uint32_t Slots = 0, SlotSize = 0;
-  ucp_rkey_h RingKey = nullptr;
-  /// The ring as UCX maps it into this process (shared memory), or null:
-  /// frames are then stored into it directly, trailer last (Send.cpp).
-  uint8_t *RingDirect = nullptr;
-  /// The mapping the ring lies in, registered against shrinking
-  /// (containment/PeerMappings.h), or -1.
-  int RingGuard = -1;
-  std::unique_ptr<twochains::rt::SenderRing> Send;
-  ucp_mem_h CreditMem = nullptr;       // RMA path; else CreditLine is ours
-  volatile uint64_t *CreditWord = nullptr;
-  std::unique_ptr<uint64_t[]> CreditLine; // AM path: written by onCredit
-  /// How the receiver runs injected code (from its offer).
-  tc_mailbox_mode_t RemoteMode = TC_MAILBOX_CODE_CACHE;
-  /// The instruction set it runs injected code as (enum Isa, its offer):
-  /// injected frames carry, and name, the images built for it.
-  uint32_t RemoteIsa = 0;
-  /// RMA puts (no direct mapping): frames are built in their slot's copy
-  /// and put without waiting; each slot's put is completed before the slot
-  /// is written again (by then credited, so landed), at a flush, or at
-  /// close (Send.cpp).
-  std::vector<ucs_status_ptr_t> Puts;
-  /// tc_peer_cork: on the message path, frames wait here, consecutive from
-  /// BatchFirst, and leave as one message (FramePath.cpp, flushFrameBatch).
-  bool Corked = false;
-  /// The header of the frame message in flight (FramePath.cpp).
-  union {
-    twochains::rt::FrameMessage One;
-    twochains::rt::FrameBatchMessage Many;
-  } MessageHeader = {};
-  std::vector<uint8_t> Batch;
-  uint32_t BatchFrames = 0;
-  uint64_t BatchFirst = 0;
-  /// The receiver's doorbell as UCX maps it here (shared memory), or null,
-  /// the word that holds this side's place in it and the place's bit:
-  /// while the receiver says this side's ring is cold (CreditWordCold),
-  /// each frame stored is followed by ringing it (FramePath.h).
-  uint64_t *Doorbell = nullptr, *DoorbellWord = nullptr;
-  /// The receiver closed its cold ring from this sequence on, as the load
-  /// after the last frame stored found it (0: open; FramePath.h).
-  uint64_t ClosedAt = 0;
-  uint64_t DoorbellBit = 0;
-  ucp_rkey_h DoorbellKey = nullptr;
-  int DoorbellGuard = -1;
-  /// The credit line's words as the last sleep looked at them
-  /// (core/Sleep.cpp): one that changed since is something to do.
-  uint64_t SleepCredit[CreditWordsWatched] = {};
-};
-
-/// This side's ring, which the other side puts frames into, and where its
-/// credits are reported (receive/, wireup/Mailbox.cpp, path/FramePath.cpp).
-struct PeerReceiveHalf {
-  ucp_mem_h RingMem = nullptr;        // RMA path; else RingAlloc
-  uint8_t *Ring = nullptr;
-  size_t RingBytes = 0;
-  std::unique_ptr<twochains::rt::ReceiverRing> Receive;
-  uint64_t CreditAddress = 0;
-  ucp_rkey_h CreditKey = nullptr;
-  /// The sender's credit line as UCX maps it here (shared memory), or null:
-  /// reports are then one release store each (FramePath.cpp).
-  uint64_t *CreditDirect = nullptr;
-  /// The mapping the credit line lies in, registered against shrinking, or -1.
-  int CreditGuard = -1;
-  /// The buffers credit reports read while in flight, and their requests.
-  uint64_t CreditSource[3] = {};
-  twochains::rt::CreditMessage CreditMsg = {};
-  ucs_status_ptr_t CreditRequest[3] = {}; // finished, miss, fault
-  /// The expected sequence + 1 when the last sleep found its frame there
-  /// (core/Sleep.cpp): found again, it is stalled, not new.
-  uint64_t SleepFound = 0;
-  /// Wakes it sent (path/FramePath.cpp, onWake), this context's looks
-  /// before a sleep (CoreContext::SleepLooks) when the first came, and the
-  /// times this side closed its cold ring (context/Polling.cpp): a peer
-  /// wakes this side at most once a look and once a closing, and one that
-  /// wakes it more is cut off.
-  uint64_t WakesTaken = 0, SleepsAtFirstWake = 0, RingClosings = 0;
-  /// The sender stores its frames straight into the ring (its offer says
-  /// so, OfferStoresDirect): only then may the ring go cold.
-  bool SenderStores = false;
 };
 
 } // namespace twochains::rt
@@ -244,8 +161,10 @@ struct tc_peer {
   /// the rest when the endpoint closes.
   std::deque<twochains::rt::KeptSend> Sent;
   tc_peer_stats_t Stats = {};  // tc_peer_stats
-  twochains::rt::PeerSendHalf Tx;
-  twochains::rt::PeerReceiveHalf Rx;
+  /// The frame path both ways: the other side's ring and credit line, this
+  /// side's ring and its credit reports (path/PeerPath.h).
+  twochains::rt::PeerPart<twochains::rt::PeerSendHalf> Tx;
+  twochains::rt::PeerPart<twochains::rt::PeerReceiveHalf> Rx;
 };
 
 /// The connection a handle names (itself if it is one): null while a

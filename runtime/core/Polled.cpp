@@ -15,13 +15,7 @@ void startPolling(CoreContext *Ctx, tc_peer *Peer) {
   if (Peer->PolledAt >= 0)
     return;
   if (Peer->Cold) {
-    // Its sender rings no more, and stores from any sequence: stores that
-    // come after these see them.
-    if (Peer->Rx.CreditDirect) {
-      __atomic_store_n(&Peer->Rx.CreditDirect[CreditWordLimit], 0, __ATOMIC_RELEASE);
-      __atomic_store_n(&Peer->Rx.CreditDirect[CreditWordCold], 0, __ATOMIC_RELEASE);
-      Ctx->RingOpened.notify(Peer);
-    }
+    Ctx->RingOpened.notify(Peer);
     Peer->Cold = false;
     --Ctx->ColdPeers;
     countHeld(Ctx, &tc_stats_t::rings_warmed);

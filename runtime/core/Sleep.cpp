@@ -140,28 +140,20 @@ static Look prepare(CoreContext *Ctx) {
     if (St != UCS_OK)
       L.Bounded = true;
   }
-  bool Flagged = false;
-  auto Flag = [&](tc_peer *Peer) {
-    // Frames and credits by message make events; an unwelcomed peer's
-    // handshake is messages too.
-    if (!Peer->Welcomed || Peer->Failed || Peer->Path != PathRma)
-      return;
-    if (Peer->Rx.CreditDirect && Peer->Tx.RingDirect) {
-      __atomic_store_n(&Peer->Rx.CreditDirect[CreditWordSleep], 1, __ATOMIC_RELAXED);
-      Flagged = true;
-    } else {
-      L.Bounded = true; // its puts land unseen
-    }
-  };
-  // Cold rings are not looked at: their senders ring the doorbell, and
-  // wake this side if its doorbell says it sleeps (core/Polled.h).
-  for (size_t I = 0; I < Ctx->Polled.size(); ++I)
-    Flag(Ctx->Polled[I]);
+  CoreContext::PeerLook Peers;
+  // Frames and credits by message make events; an unwelcomed peer's
+  // handshake is messages too. Cold rings are not looked at: their
+  // senders ring the doorbell, and wake this side if its doorbell says it
+  // sleeps (core/Polled.h).
+  if (Ctx->FlagPeerForSleep)
+    for (size_t I = 0; I < Ctx->Polled.size(); ++I)
+      if (tc_peer *Peer = Ctx->Polled[I]; Peer->Welcomed && !Peer->Failed && Peer->Path == PathRma)
+        Ctx->FlagPeerForSleep(Peer, Peers);
   if (Ctx->Doorbell && Ctx->ColdPeers) {
     __atomic_store_n(&Ctx->Doorbell[DoorbellSleeping], 1, __ATOMIC_RELAXED);
-    Flagged = true;
+    Peers.Flagged = true;
   }
-  if (Flagged) {
+  if (Peers.Flagged) {
     Ctx->SleepLooks.fetch_add(1, std::memory_order_relaxed);
     if (SleepFenceAsymmetric &&
         syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) == 0) {
@@ -172,35 +164,11 @@ static Look prepare(CoreContext *Ctx) {
         L.Bounded = true;
     }
   }
-  auto Check = [&](tc_peer *Peer) {
-    PeerReceiveHalf &Rx = Peer->Rx;
-    if (Rx.Ring && Rx.Receive && Peer->Welcomed) {
-      uint64_t E = Rx.Receive->expected();
-      if (frameBegun(ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot()), E)) {
-        // There at the last look too and not taken since: incomplete,
-        // awaiting code, or a frame this wait does not run (tc_flush).
-        if (Rx.SleepFound == E + 1)
-          L.Bounded = true;
-        else
-          L.Found = true;
-        Rx.SleepFound = E + 1;
-      }
-    }
-    PeerSendHalf &Tx = Peer->Tx;
-    if (Tx.CreditWord)
-      for (unsigned W = 0; W < CreditWordsWatched; ++W)
-        if (uint64_t V = Tx.CreditWord[W]; V != Tx.SleepCredit[W]) {
-          Tx.SleepCredit[W] = V;
-          L.Found = true;
-        }
-    // A closed ring opened again: a send that waited for it may go.
-    if (Tx.CreditWord && Tx.ClosedAt && Tx.CreditWord[CreditWordLimit] != Tx.ClosedAt) {
-      Tx.ClosedAt = Tx.CreditWord[CreditWordLimit];
-      L.Found = true;
-    }
-  };
-  for (size_t I = 0; I < Ctx->Polled.size(); ++I)
-    Check(Ctx->Polled[I]);
+  if (Ctx->LookAtPeerForSleep)
+    for (size_t I = 0; I < Ctx->Polled.size(); ++I)
+      Ctx->LookAtPeerForSleep(Ctx, Ctx->Polled[I], Peers);
+  L.Found |= Peers.Found;
+  L.Bounded |= Peers.Bounded;
   if (Ctx->Doorbell && __atomic_load_n(&Ctx->Doorbell[DoorbellSummary], __ATOMIC_RELAXED))
     L.Found = true;
   // Work on the clock (a retry, a time limit) wakes the sleep when due:

@@ -61,7 +61,7 @@ void decide(CoreContext *Ctx);
 
 /// Whether quiescence goes by words of the credit line on this connection
 /// (this side stores into the other's; wire/Wire.h), or by messages.
-bool byWords(const tc_peer *B) { return B->Rx.CreditDirect && B->Tx.CreditWord; }
+bool byWords(const tc_peer *B) { return B->Rx->CreditDirect && B->Tx->CreditWord; }
 
 constexpr uint64_t QuiesceNumberMask = 0x3fffffff;
 
@@ -72,9 +72,9 @@ uint64_t headWord(uint64_t Epoch, uint32_t Wave, bool Flag) {
 /// The head word in this side's credit line from the peer, if it is of
 /// this quiesce and wave.
 bool headOf(CoreContext *Ctx, const tc_peer *B, uint64_t &Head) {
-  if (!B || !B->Tx.CreditWord)
+  if (!B || !B->Tx->CreditWord)
     return false;
-  Head = __atomic_load_n(&B->Tx.CreditWord[CreditWordQuiesce], __ATOMIC_ACQUIRE);
+  Head = __atomic_load_n(&B->Tx->CreditWord[CreditWordQuiesce], __ATOMIC_ACQUIRE);
   return (Head >> 63) &&
          (Head >> 32 & QuiesceNumberMask) == (Ctx->Job->QuiesceEpoch & QuiesceNumberMask) &&
          uint32_t(Head) == Ctx->Job->Quiesce.Wave;
@@ -203,10 +203,10 @@ void twochains::rt::jobFrameCounts(CoreContext *Ctx, uint64_t &Sent, uint64_t &D
   auto Add = [&](const tc_peer *P) {
     if (P->JobRank == NoJobRank || !P->Welcomed)
       return;
-    if (P->Tx.Send)
-      Sent += P->Tx.Send->next();
-    if (P->Rx.Receive)
-      Done += P->Rx.Receive->expected();
+    if (P->Tx->Send)
+      Sent += P->Tx->Send->next();
+    if (P->Rx->Receive)
+      Done += P->Rx->Receive->expected();
   };
   for (const auto &P : Ctx->Accepted)
     Add(P.get());
@@ -215,7 +215,7 @@ void twochains::rt::jobFrameCounts(CoreContext *Ctx, uint64_t &Sent, uint64_t &D
 }
 
 bool twochains::rt::jobSendsIdle(CoreContext *Ctx) {
-  auto Idle = [](const tc_peer *P) { return P->Sending->Queued.empty() && !P->Tx.BatchFrames; };
+  auto Idle = [](const tc_peer *P) { return P->Sending->Queued.empty() && !P->Tx->BatchFrames; };
   for (const RouteTarget &T : Ctx->Job->Ranks)
     if (T.Handle && !Idle(T.Handle.get()))
       return false;
@@ -256,8 +256,8 @@ static void takeWords(CoreContext *Ctx) {
                         Ctx->Job->QuiesceEpoch,
                         Q.Wave,
                         uint32_t(Head >> 62 & 1),
-                        B->Tx.CreditWord[CreditWordQuiesceSent],
-                        B->Tx.CreditWord[CreditWordQuiesceDone]};
+                        B->Tx->CreditWord[CreditWordQuiesceSent],
+                        B->Tx->CreditWord[CreditWordQuiesceDone]};
     takeReport(Ctx, R, M);
   }
 }

@@ -75,7 +75,7 @@ static void makeHandle(CoreContext *Ctx, RouteTarget &T) {
   H->Name = targetName(T);
   // Its frames are checked against this side's slots until the receiver's
   // are known: a job's ranks share their parameters.
-  H->Tx.SlotSize = Ctx->SlotSize;
+  H->Tx->SlotSize = Ctx->SlotSize;
 }
 
 /// The target of a connect this layer started, or of a handle.
@@ -147,7 +147,7 @@ static void startAttempt(CoreContext *Ctx, RouteTarget &T) {
 /// The handle's frames move to its connection, ahead of any there.
 static void bindHandle(tc_peer *Handle, tc_peer *Connection) {
   Connection->HandedOut = true;
-  Connection->Tx.Corked = Connection->Tx.Corked || Handle->Tx.Corked;
+  Connection->Tx->Corked = Connection->Tx->Corked || Handle->Tx->Corked;
   moveQueuedFrames(Handle, Connection);
   Handle->ProxyGone = false;
   __atomic_store_n(&Handle->Bound, Connection, __ATOMIC_RELEASE);
@@ -299,10 +299,10 @@ static void onConnectEnded(CoreContext *Ctx, tc_peer *Peer) {
 /// stay counted.
 static void onJobPeerReleased(CoreContext *Ctx, tc_peer *Peer) {
   if (Peer->JobRank != NoJobRank && Peer->Welcomed) {
-    if (Peer->Tx.Send)
-      Ctx->Job->ReleasedSent += Peer->Tx.Send->next();
-    if (Peer->Rx.Receive)
-      Ctx->Job->ReleasedDone += Peer->Rx.Receive->expected();
+    if (Peer->Tx->Send)
+      Ctx->Job->ReleasedSent += Peer->Tx->Send->next();
+    if (Peer->Rx->Receive)
+      Ctx->Job->ReleasedDone += Peer->Rx->Receive->expected();
   }
   for (RouteTarget &T : Ctx->Job->Ranks)
     if (T.Welcomed == Peer)
@@ -343,9 +343,9 @@ static void advanceRoutes(CoreContext *Ctx) {
     tc_peer *P = Ctx->Connected[I];
     // Ours (made for a handle) and failed, its frames run: released.
     if (!P->ProxyOf || !P->Failed ||
-        (P->Rx.Receive && P->Rx.Ring &&
-         frameTrailerShows(ringSlot(P->Rx.Ring, Ctx->SlotSize, P->Rx.Receive->expectedSlot()),
-                           Ctx->SlotSize, P->Rx.Receive->expected()))) {
+        (P->Rx->Receive && P->Rx->Ring &&
+         frameTrailerShows(ringSlot(P->Rx->Ring, Ctx->SlotSize, P->Rx->Receive->expectedSlot()),
+                           Ctx->SlotSize, P->Rx->Receive->expected()))) {
       ++I;
       continue;
     }

@@ -34,7 +34,7 @@ ucp_worker_h frameWorker(tc_peer *Peer) {
 }
 
 tc_status_t completePut(tc_peer *Peer, uint32_t Slot) {
-  ucs_status_ptr_t &Request = Peer->Tx.Puts[Slot];
+  ucs_status_ptr_t &Request = Peer->Tx->Puts[Slot];
   if (!Request)
     return TC_OK;
   ucs_status_t St =
@@ -51,16 +51,16 @@ tc_status_t completePut(tc_peer *Peer, uint32_t Slot) {
 /// the peer's this side has finished, reported by it (a reply stream then
 /// needs no report of its own, each a system call over TCP).
 static uint64_t carriedCredit(tc_peer *Peer) {
-  if (!Peer->Rx.Receive)
+  if (!Peer->Rx->Receive)
     return 0;
-  return Peer->Rx.Receive->takeCreditReport();
+  return Peer->Rx->Receive->takeCreditReport();
 }
 
 /// A credit report a frame by message carried: taken as onCredit takes one
 /// (the ring ignores impossible counts: Ring.cpp).
 static void takeCarriedCredit(tc_peer *Peer, uint64_t Finished) {
-  if (Peer->Tx.CreditLine && Finished > Peer->Tx.CreditLine[CreditWordFinished])
-    Peer->Tx.CreditLine[CreditWordFinished] = Finished;
+  if (Peer->Tx->CreditLine && Finished > Peer->Tx->CreditLine[CreditWordFinished])
+    Peer->Tx->CreditLine[CreditWordFinished] = Finished;
 }
 
 /// How long a frame by message may wait to be taken: a peer that has not
@@ -75,7 +75,7 @@ static constexpr uint64_t FrameMessageDeadlineNs = 1'000'000'000;
 /// may still read them until the endpoint closes.
 static tc_status_t sendFrameMessage(tc_peer *Peer, uint64_t First, uint32_t Count,
                                     const uint8_t *Data, size_t Size) {
-  PeerSendHalf &Tx = Peer->Tx;
+  PeerSendHalf &Tx = *Peer->Tx;
   if (!Peer->Ep) // cut off (control/ControlMessage.h): failed already
     return TC_ERR_IO;
   Tx.MessageHeader.One = {First, carriedCredit(Peer)};
@@ -99,7 +99,7 @@ static tc_status_t sendFrameMessage(tc_peer *Peer, uint64_t First, uint32_t Coun
 }
 
 tc_status_t flushFrameBatch(tc_peer *Peer) {
-  PeerSendHalf &Tx = Peer->Tx;
+  PeerSendHalf &Tx = *Peer->Tx;
   if (!Tx.BatchFrames)
     return TC_OK;
   if (Tx.BatchFrames > 1)
@@ -115,7 +115,7 @@ tc_status_t flushFrameBatch(tc_peer *Peer) {
 /// does not follow on or would overfill it, and at once when it is full.
 static tc_status_t batchFrame(tc_peer *Peer, const uint8_t *Frame, size_t Size,
                               uint64_t Sequence) {
-  PeerSendHalf &Tx = Peer->Tx;
+  PeerSendHalf &Tx = *Peer->Tx;
   if (Tx.BatchFrames && (Sequence != Tx.BatchFirst + Tx.BatchFrames ||
                          Tx.Batch.size() + Size > MaxFrameBatchBytes))
     if (tc_status_t St = flushFrameBatch(Peer); St != TC_OK)
@@ -133,25 +133,25 @@ tc_status_t deliverFrame(tc_peer *Peer, const uint8_t *Frame, size_t Size, uint6
                          uint32_t Slot, bool Pipelined) {
   ucp_request_param_t P = {};
   ucs_status_t St;
-  if (Peer->Path != PathRma && Peer->Tx.Corked)
+  if (Peer->Path != PathRma && Peer->Tx->Corked)
     return batchFrame(Peer, Frame, Size, Sequence);
   if (Peer->Path == PathRma && Pipelined) {
     ucs_status_ptr_t R = ucp_put_nbx(Peer->DataEp, Frame, Size,
-                                     ringSlot(Peer->Tx.RingAddress, Peer->Tx.SlotSize, Slot),
-                                     Peer->Tx.RingKey, &P);
+                                     ringSlot(Peer->Tx->RingAddress, Peer->Tx->SlotSize, Slot),
+                                     Peer->Tx->RingKey, &P);
     if (UCS_PTR_IS_ERR(R)) {
       Peer->Failed = true;
       return TC_ERR_IO;
     }
-    Peer->Tx.Puts[Slot] = R; // null: complete already (shared memory, short puts)
+    Peer->Tx->Puts[Slot] = R; // null: complete already (shared memory, short puts)
     return TC_OK;
   }
   if (Peer->Path != PathRma)
     return sendFrameMessage(Peer, Sequence, 1, Frame, Size);
   St = waitRequest(Peer->Ctx->DataWorker,
                    ucp_put_nbx(Peer->DataEp, Frame, Size,
-                               ringSlot(Peer->Tx.RingAddress, Peer->Tx.SlotSize, Slot),
-                               Peer->Tx.RingKey, &P));
+                               ringSlot(Peer->Tx->RingAddress, Peer->Tx->SlotSize, Slot),
+                               Peer->Tx->RingKey, &P));
   if (St != UCS_OK) {
     Peer->Failed = true;
     return TC_ERR_IO;
@@ -164,15 +164,15 @@ CreditReport reportCreditWord(tc_peer *Peer, unsigned Word, uint64_t Value, bool
     return CreditReport::Failed;
   // The sender reads the word and then reuses slots: everything this side
   // read from them comes before the store.
-  if (uint64_t *Line = Peer->Rx.CreditDirect) {
+  if (uint64_t *Line = Peer->Rx->CreditDirect) {
     __atomic_store_n(&Line[Word], Value, __ATOMIC_RELEASE);
-    if (Peer->Tx.CreditWord)
+    if (Peer->Tx->CreditWord)
       wakeIfSleeping(Peer); // a flush may sleep for this report
     return CreditReport::Sent;
   }
   // One report in flight per word (RMA) or per line (messages): the buffer
   // it reads must stay as it was until it completes.
-  ucs_status_ptr_t &Request = Peer->Rx.CreditRequest[Peer->Path == PathRma ? Word : 0];
+  ucs_status_ptr_t &Request = Peer->Rx->CreditRequest[Peer->Path == PathRma ? Word : 0];
   if (Request) {
     if (ucp_request_check_status(Request) == UCS_INPROGRESS) {
       if (!Wait)
@@ -191,17 +191,17 @@ CreditReport reportCreditWord(tc_peer *Peer, unsigned Word, uint64_t Value, bool
   ucp_request_param_t P = {};
   ucs_status_ptr_t R;
   if (Peer->Path == PathRma) {
-    Peer->Rx.CreditSource[Word] = Value;
-    R = ucp_put_nbx(Peer->DataEp, &Peer->Rx.CreditSource[Word], sizeof(uint64_t),
-                    Peer->Rx.CreditAddress + Word * sizeof(uint64_t), Peer->Rx.CreditKey, &P);
+    Peer->Rx->CreditSource[Word] = Value;
+    R = ucp_put_nbx(Peer->DataEp, &Peer->Rx->CreditSource[Word], sizeof(uint64_t),
+                    Peer->Rx->CreditAddress + Word * sizeof(uint64_t), Peer->Rx->CreditKey, &P);
   } else {
-    (Word == CreditWordFinished ? Peer->Rx.CreditMsg.Finished
-     : Word == CreditWordMiss   ? Peer->Rx.CreditMsg.Miss
-                                : Peer->Rx.CreditMsg.Fault) = Value;
+    (Word == CreditWordFinished ? Peer->Rx->CreditMsg.Finished
+     : Word == CreditWordMiss   ? Peer->Rx->CreditMsg.Miss
+                                : Peer->Rx->CreditMsg.Fault) = Value;
     P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     P.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
-    R = ucp_am_send_nbx(Peer->Ep, AmCredit, &Peer->Rx.CreditMsg, sizeof Peer->Rx.CreditMsg, nullptr,
-                        0, &P);
+    R = ucp_am_send_nbx(Peer->Ep, AmCredit, &Peer->Rx->CreditMsg, sizeof Peer->Rx->CreditMsg,
+                        nullptr, 0, &P);
   }
   if (UCS_PTR_IS_ERR(R)) {
     Peer->Failed = true;
@@ -239,7 +239,7 @@ static void wakePeer(tc_peer *Peer, volatile uint64_t *Flag) {
 /// Marks this side's bit in the peer's doorbell, then its summary; wakes
 /// the peer if it sleeps.
 static void ringDoorbell(tc_peer *Peer) {
-  PeerSendHalf &Tx = Peer->Tx;
+  PeerSendHalf &Tx = *Peer->Tx;
   // The frame's stores come before the bit (release), the bit before the
   // summary: a receiver that sees the summary finds the bit, and the bit's
   // frame.
@@ -252,7 +252,7 @@ static void ringDoorbell(tc_peer *Peer) {
 }
 
 void notifyPeer(tc_peer *Peer) {
-  PeerSendHalf &Tx = Peer->Tx;
+  PeerSendHalf &Tx = *Peer->Tx;
   Tx.ClosedAt = Tx.CreditWord[CreditWordLimit];
   if (Tx.CreditWord[CreditWordCold] && Tx.DoorbellWord)
     ringDoorbell(Peer);
@@ -261,7 +261,7 @@ void notifyPeer(tc_peer *Peer) {
 }
 
 bool openSlot(tc_peer *Peer, uint64_t Seq) {
-  PeerSendHalf &Tx = Peer->Tx;
+  PeerSendHalf &Tx = *Peer->Tx;
   // Opened since (the ring was warmed)?
   Tx.ClosedAt = Tx.CreditWord[CreditWordLimit];
   if (!Tx.ClosedAt || Seq < Tx.ClosedAt)
@@ -272,7 +272,7 @@ bool openSlot(tc_peer *Peer, uint64_t Seq) {
 }
 
 void askToOpen(tc_peer *Peer) {
-  if (Peer->Tx.DoorbellWord) {
+  if (Peer->Tx->DoorbellWord) {
     ringDoorbell(Peer);
     return;
   }
@@ -311,7 +311,7 @@ static ucs_status_t takeFrameBatch(CoreContext *Ctx, tc_peer *Peer, const void *
                                    const ucp_am_recv_param_t *Param) {
   FrameBatchMessage M;
   std::memcpy(&M, Header, sizeof M);
-  uint64_t Expected = Peer->Rx.Receive->expected();
+  uint64_t Expected = Peer->Rx->Receive->expected();
   uint32_t Lengths[MaxFrameBatchBytes / FrameLine];
   if ((Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) || M.Reserved || M.Count < 2 ||
       M.Count > Ctx->Slots || M.Count > MaxFrameBatchBytes / FrameLine ||
@@ -333,7 +333,7 @@ static ucs_status_t takeFrameBatch(CoreContext *Ctx, tc_peer *Peer, const void *
            UCS_OK;
   takeCarriedCredit(Peer, M.Finished);
   for (uint32_t I = 0; I < M.Count; Data += Lengths[I], ++I)
-    placeFrame(ringSlot(Peer->Rx.Ring, Ctx->SlotSize, (M.First + I) % Ctx->Slots), Data,
+    placeFrame(ringSlot(Peer->Rx->Ring, Ctx->SlotSize, (M.First + I) % Ctx->Slots), Data,
                Lengths[I]);
   return UCS_OK;
 }
@@ -342,7 +342,7 @@ static ucs_status_t onFrame(void *Arg, const void *Header, size_t HeaderLength, 
                             size_t Length, const ucp_am_recv_param_t *Param) {
   auto *Ctx = static_cast<CoreContext *>(Arg);
   tc_peer *Peer = sender(Ctx, Param);
-  if (!Peer || !Peer->Rx.Ring || !Peer->Rx.Receive)
+  if (!Peer || !Peer->Rx->Ring || !Peer->Rx->Receive)
     return refuseMessage(Ctx, Peer, "a frame from a peer not connected by messages", Param),
            UCS_OK;
   if (HeaderLength == sizeof(FrameBatchMessage))
@@ -357,14 +357,14 @@ static ucs_status_t onFrame(void *Arg, const void *Header, size_t HeaderLength, 
   std::memcpy(&M, Header, sizeof M);
   // Only slots of this sender's own window: never another's. (A frame
   // running from the expected slot reads the executor's private copy.)
-  uint64_t Expected = Peer->Rx.Receive->expected();
+  uint64_t Expected = Peer->Rx->Receive->expected();
   if (M.Sequence < Expected || M.Sequence - Expected >= Ctx->Slots)
     return refuseMessage(Ctx, Peer, "frame " + std::to_string(M.Sequence) +
                                  " outside its window (expected " + std::to_string(Expected) +
                                  ", " + std::to_string(Ctx->Slots) + " slots)"),
            UCS_OK;
   takeCarriedCredit(Peer, M.Finished);
-  placeFrame(ringSlot(Peer->Rx.Ring, Ctx->SlotSize, M.Sequence % Ctx->Slots),
+  placeFrame(ringSlot(Peer->Rx->Ring, Ctx->SlotSize, M.Sequence % Ctx->Slots),
              static_cast<const uint8_t *>(Data), Length);
   return UCS_OK;
 }
@@ -373,18 +373,18 @@ static ucs_status_t onCredit(void *Arg, const void *Header, size_t HeaderLength,
                              size_t Length, const ucp_am_recv_param_t *Param) {
   auto *Ctx = static_cast<CoreContext *>(Arg);
   tc_peer *Peer = sender(Ctx, Param);
-  if (!Peer || !Peer->Tx.CreditLine || HeaderLength != sizeof(CreditMessage) || Length)
+  if (!Peer || !Peer->Tx->CreditLine || HeaderLength != sizeof(CreditMessage) || Length)
     return refuseMessage(Ctx, Peer, "a credit report out of place", Param), UCS_OK;
   CreditMessage M;
   std::memcpy(&M, Header, sizeof M);
   // The sender's ring ignores impossible counts (Ring.cpp), and a miss
   // report names a frame only while it is in flight (Send.cpp).
-  if (M.Finished > Peer->Tx.CreditLine[CreditWordFinished])
-    Peer->Tx.CreditLine[CreditWordFinished] = M.Finished;
+  if (M.Finished > Peer->Tx->CreditLine[CreditWordFinished])
+    Peer->Tx->CreditLine[CreditWordFinished] = M.Finished;
   if (M.Miss)
-    Peer->Tx.CreditLine[CreditWordMiss] = M.Miss;
+    Peer->Tx->CreditLine[CreditWordMiss] = M.Miss;
   if (M.Fault)
-    Peer->Tx.CreditLine[CreditWordFault] = M.Fault;
+    Peer->Tx->CreditLine[CreditWordFault] = M.Fault;
   return UCS_OK;
 }
 
@@ -410,7 +410,7 @@ static ucs_status_t onWake(void *Arg, const void *, size_t HeaderLength, void *,
   // its ring: a peer that sends more floods this side's fd, and is cut off.
   // Counted by looks, not sleeps: under load most looks find work, and a
   // good peer that took the flags they left was cut off (security-quarantine-e2e).
-  PeerReceiveHalf &Rx = Peer->Rx;
+  PeerReceiveHalf &Rx = *Peer->Rx;
   uint64_t Sleeps = Ctx->SleepLooks.load(std::memory_order_relaxed);
   if (!Rx.WakesTaken++)
     Rx.SleepsAtFirstWake = Sleeps;
@@ -438,12 +438,18 @@ namespace twochains::rt {
 
 ucs_status_t setupFramePath(CoreContext *Ctx) {
   // A sender that stored up to a closed ring's limit waits (it may sleep)
-  // for it to open: the reopening stores into its line, then looks at its
-  // sleep flag, as a credit report does.
+  // for it to open: the reopening stores into its line (its sender rings
+  // no more, and stores from any sequence: stores that come after these
+  // see them), then looks at its sleep flag, as a credit report does.
   Ctx->RingOpened.subscribe([](tc_peer *Peer) {
-    if (Peer->Tx.CreditWord)
+    if (!Peer->Rx->CreditDirect)
+      return;
+    __atomic_store_n(&Peer->Rx->CreditDirect[CreditWordLimit], 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&Peer->Rx->CreditDirect[CreditWordCold], 0, __ATOMIC_RELEASE);
+    if (Peer->Tx->CreditWord)
       wakeIfSleeping(Peer);
   });
+  setupSleepLook(Ctx);
   return setControlHandlers(Ctx, {{AmFrame, &onFrame}, {AmCredit, &onCredit}, {AmWake, &onWake}});
 }
 

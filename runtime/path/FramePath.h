@@ -10,7 +10,7 @@ namespace twochains::rt {
 /// Puts Size bytes of a frame into the peer's slot, or sends them for the
 /// peer to write there. TC_ERR_IO marks the peer failed. With Pipelined
 /// (RMA only), the put is not waited for: its request is kept in
-/// Peer->Tx.Puts[Slot], and Frame must stay as it is until
+/// Peer->Tx->Puts[Slot], and Frame must stay as it is until
 /// completePut(Peer, Slot).
 tc_status_t deliverFrame(tc_peer *Peer, const uint8_t *Frame, size_t Size, uint64_t Sequence,
                          uint32_t Slot, bool Pipelined = false);
@@ -36,7 +36,7 @@ void notifyPeer(tc_peer *Peer);
 /// only the peer writes, and seldom.
 inline void wakeIfSleeping(tc_peer *Peer) {
   fenceBeforeSleepFlag();
-  const volatile uint64_t *Line = Peer->Tx.CreditWord;
+  const volatile uint64_t *Line = Peer->Tx->CreditWord;
   if (__builtin_expect((Line[CreditWordSleep] | Line[CreditWordCold] | Line[CreditWordLimit]) != 0,
                        0))
     notifyPeer(Peer);
@@ -51,12 +51,15 @@ void askToOpen(tc_peer *Peer);
 /// is undone and the receiver asked to open it.
 bool openSlot(tc_peer *Peer, uint64_t Seq);
 inline bool claimSlot(tc_peer *Peer, uint64_t Seq) {
-  return __builtin_expect(!Peer->Tx.ClosedAt, 1) || openSlot(Peer, Seq);
+  return __builtin_expect(!Peer->Tx->ClosedAt, 1) || openSlot(Peer, Seq);
 }
 /// The worker whose progress moves this peer's frames and credits.
 ucp_worker_h frameWorker(tc_peer *Peer);
-/// Registers the handlers of frames and credits by message.
+/// Registers the handlers of frames and credits by message, and the frame
+/// path's parts of a sleep's look and of a cold ring's opening.
 ucs_status_t setupFramePath(CoreContext *Ctx);
+/// Gives core's sleep the frame path's look at a peer (SleepLook.cpp).
+void setupSleepLook(CoreContext *Ctx);
 
 } // namespace twochains::rt
 

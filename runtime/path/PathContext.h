@@ -8,6 +8,7 @@
 #define TWOCHAINS_RUNTIME_PATH_PATHCONTEXT_H
 
 #include "code/CodeContext.h"
+#include "path/PeerPath.h"
 
 namespace twochains::rt {
 

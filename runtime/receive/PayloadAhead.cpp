@@ -62,13 +62,13 @@ ucs_status_t onPayload(void *Arg, const void *Header, size_t HeaderLength, void 
                        size_t Length, const ucp_am_recv_param_t *Param) {
   auto *Ctx = static_cast<CoreContext *>(Arg);
   tc_peer *Peer = senderOf(Ctx, Param);
-  if (!Peer || !Peer->Welcomed || !Peer->Rx.Receive) {
+  if (!Peer || !Peer->Welcomed || !Peer->Rx->Receive) {
     refuseMessage(Ctx, nullptr, "a payload from an endpoint that is no welcomed peer", Param);
     return UCS_OK;
   }
   PayloadHeader H;
   std::string Why;
-  tc_status_t St = parsePayloadHeader(Header, HeaderLength, Length, Peer->Rx.Receive->expected(),
+  tc_status_t St = parsePayloadHeader(Header, HeaderLength, Length, Peer->Rx->Receive->expected(),
                                       Ctx->Slots, Ctx->PayloadAheadBytes, H, Why);
   if (St == TC_ERR_TOO_LARGE)
     std::memcpy(&H, Header, sizeof H); // a frame it may send: it hears why
@@ -111,7 +111,7 @@ ucs_status_t onPayload(void *Arg, const void *Header, size_t HeaderLength, void 
     return Refuse(TC_ERR_NO_MEMORY, "no memory for " + std::to_string(H.Size) + " bytes");
   Ctx->Receive->PayloadsArriving.push_back({Ctx, Peer, H.Sequence, H.Size, false, TC_OK,
                                             std::move(Bytes), nowNs(),
-                                            Peer->Rx.Receive->expected()});
+                                            Peer->Rx->Receive->expected()});
   Arriving &A = Ctx->Receive->PayloadsArriving.back();
   Ctx->Receive->PayloadAheadHeld += H.Size;
   ++Ctx->PayloadsAheadActive; // onPayloadBody takes it back
@@ -129,7 +129,7 @@ void stopWaiting(CoreContext *Ctx, tc_peer *Peer) {
 /// Whether the peer has a frame in its ring that this side has not run
 /// yet: a payload waiting for a later frame waits for this side then.
 bool frameWaiting(CoreContext *Ctx, const tc_peer *Peer) {
-  const PeerReceiveHalf &Rx = Peer->Rx;
+  const PeerReceiveHalf &Rx = *Peer->Rx;
   return Rx.Ring && Rx.Receive &&
          frameBegun(ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot()),
                     Rx.Receive->expected());
@@ -145,9 +145,9 @@ void cutOffStalledHolders(CoreContext *Ctx) {
   uint64_t Now = nowNs();
   std::vector<tc_peer *> Stalled;
   for (Arriving &A : Ctx->Receive->PayloadsArriving) {
-    if (!A.Peer || !A.Received || !A.Bytes || !A.Peer->Rx.Receive || A.Peer->Failed)
+    if (!A.Peer || !A.Received || !A.Bytes || !A.Peer->Rx->Receive || A.Peer->Failed)
       continue;
-    uint64_t Expected = A.Peer->Rx.Receive->expected();
+    uint64_t Expected = A.Peer->Rx->Receive->expected();
     if (Expected != A.ExpectedAt || frameWaiting(Ctx, A.Peer)) {
       A.ExpectedAt = Expected;
       A.StalledSinceNs = Now;

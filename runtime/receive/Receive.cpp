@@ -34,9 +34,9 @@
 using namespace twochains::rt;
 
 void twochains::rt::reportCredits(CoreContext *Ctx, tc_peer *Peer) {
-  if (reportCreditWord(Peer, CreditWordFinished, Peer->Rx.Receive->expected()) ==
+  if (reportCreditWord(Peer, CreditWordFinished, Peer->Rx->Receive->expected()) ==
       CreditReport::Sent) {
-    Peer->Rx.Receive->takeCreditReport();
+    Peer->Rx->Receive->takeCreditReport();
     countHeld(Ctx, &tc_stats_t::credit_reports);
   }
 }
@@ -50,7 +50,7 @@ static constexpr uint64_t TruncationDeadlineNs = 100'000'000;
 
 static bool truncated(CoreContext *Ctx, tc_peer *Peer, uint64_t Seq) {
   uint32_t NextSlot = uint32_t((Seq + 1) % Ctx->Slots);
-  if (!frameTrailerShows(ringSlot(Peer->Rx.Ring, Ctx->SlotSize, NextSlot), Ctx->SlotSize,
+  if (!frameTrailerShows(ringSlot(Peer->Rx->Ring, Ctx->SlotSize, NextSlot), Ctx->SlotSize,
                          Seq + 1)) {
     Peer->Receiving->StalledSinceNs = 0;
     return false;
@@ -212,8 +212,8 @@ static bool askForCode(CoreContext *Ctx, tc_peer *Peer, uint64_t Seq) {
 const volatile void *twochains::rt::watchedWord(CoreContext *Ctx) {
   static const volatile uint64_t Nothing = 0;
   for (tc_peer *P : Ctx->Polled)
-    if (P->Rx.Ring && P->Rx.Receive)
-      return ringSlot(P->Rx.Ring, Ctx->SlotSize, P->Rx.Receive->expectedSlot());
+    if (P->Rx->Ring && P->Rx->Receive)
+      return ringSlot(P->Rx->Ring, Ctx->SlotSize, P->Rx->Receive->expectedSlot());
   // Only cold rings: their senders ring the doorbell.
   if (Ctx->Doorbell && Ctx->ColdPeers)
     return &Ctx->Doorbell[DoorbellSummary];
@@ -331,7 +331,7 @@ __attribute__((noinline)) static void refuseFrame(CoreContext *Ctx, tc_peer *Pee
 /// its frame was dispatched: a jam reading its payload in the ring
 /// (InRing) reads a slot no sender may write yet.
 template <bool InRing> static unsigned serveRingWith(CoreContext *Ctx, tc_peer *Peer, JamRun &Run) {
-  PeerReceiveHalf &Rx = Peer->Rx;
+  PeerReceiveHalf &Rx = *Peer->Rx;
   PeerReceive &Receiving = *Peer->Receiving;
   unsigned Count = 0;
   for (unsigned Budget = RingBudget; Budget; --Budget) {

@@ -24,7 +24,7 @@ void reportCredits(CoreContext *Ctx, tc_peer *Peer);
 /// Whether the peer's ring takes the short way (pollRing): it is there,
 /// its peer welcomed, and no frame of it waits for code.
 inline bool ringReady(const tc_peer *Peer) {
-  const PeerReceiveHalf &Rx = Peer->Rx;
+  const PeerReceiveHalf &Rx = *Peer->Rx;
   return Rx.Ring && Peer->Welcomed && !Peer->Receiving->CodeWait.awaiting(Rx.Receive->expected());
 }
 
@@ -33,7 +33,7 @@ inline bool ringReady(const tc_peer *Peer) {
 /// the full turn anyway, to see whether a frame that never began to arrive
 /// was skipped by its sender. Returns the frames it finished.
 inline unsigned pollRing(CoreContext *Ctx, tc_peer *Peer, JamRun &Run) {
-  PeerReceiveHalf &Rx = Peer->Rx;
+  PeerReceiveHalf &Rx = *Peer->Rx;
   PeerReceive &Receiving = *Peer->Receiving;
   if (!frameMayHaveArrived(ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot()),
                            Rx.Receive->expected()) &&
@@ -51,7 +51,7 @@ inline unsigned pollRing(CoreContext *Ctx, tc_peer *Peer, JamRun &Run) {
 inline unsigned receiveFrom(CoreContext *Ctx, tc_peer *Peer, JamRun &Run) {
   // A peer that went away may have left complete frames behind: they
   // still run (nothing sent is lost); only credits stop.
-  if (!Peer->Rx.Ring || !Peer->Welcomed)
+  if (!Peer->Rx->Ring || !Peer->Welcomed)
     return 0;
   return serveRing(Ctx, Peer, Run);
 }

@@ -22,15 +22,15 @@ using namespace twochains::rt;
 namespace twochains::rt {
 
 void takeFaultReport(tc_peer *Peer) {
-  if (!Peer->Tx.CreditWord || !Peer->Tx.Send)
+  if (!Peer->Tx->CreditWord || !Peer->Tx->Send)
     return;
-  uint64_t W = Peer->Tx.CreditWord[CreditWordFault];
+  uint64_t W = Peer->Tx->CreditWord[CreditWordFault];
   if (W == Peer->Sending->FaultSeen || !(W >> 63))
     return;
   Peer->Sending->FaultSeen = W;
   // The frame was sent, so its sequence is the last one below next() with
   // these low 32 bits.
-  uint64_t Next = Peer->Tx.Send->next();
+  uint64_t Next = Peer->Tx->Send->next();
   uint64_t Seq = (Next & ~0xffffffffull) | uint32_t(W);
   if (Seq >= Next && Seq >= (1ull << 32))
     Seq -= 1ull << 32;
@@ -38,8 +38,8 @@ void takeFaultReport(tc_peer *Peer) {
   // is false, and so is one of a frame credited more than a ring ago (the
   // word is read before every credit is taken, so a true report is at
   // most one ring of credits old). Taken for nothing: counted, logged once.
-  uint64_t Finished = Peer->Tx.Send->finished();
-  if (Seq >= Next || Seq + Peer->Tx.Slots < Finished) {
+  uint64_t Finished = Peer->Tx->Send->finished();
+  if (Seq >= Next || Seq + Peer->Tx->Slots < Finished) {
     count(Peer->Ctx, &tc_stats_t::messages_refused);
     logOnce(Peer->FalseFaultLogged, TC_LOG_ERROR,
             Peer->Name + " reported frame " + std::to_string(Seq) + " abandoned, which " +

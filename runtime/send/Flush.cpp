@@ -32,11 +32,11 @@ extern "C" tc_status_t tc_peer_frames(tc_peer_t *Peer, tc_peer_frames_t *Out) {
   if (Peer) {
     PeerGuard Guard(Peer);
     F.queued += Peer->Sending->Queued.size();
-    if (Peer->Tx.Send) {
-      if (Peer->Tx.CreditWord)
-        Peer->Tx.Send->credit(Peer->Tx.CreditWord[CreditWordFinished]);
-      F.sent = Peer->Tx.Send->next();
-      F.finished = Peer->Tx.Send->finished();
+    if (Peer->Tx->Send) {
+      if (Peer->Tx->CreditWord)
+        Peer->Tx->Send->credit(Peer->Tx->CreditWord[CreditWordFinished]);
+      F.sent = Peer->Tx->Send->next();
+      F.finished = Peer->Tx->Send->finished();
     }
   }
   *Out = F;
@@ -48,14 +48,14 @@ extern "C" tc_status_t tc_peer_cork(tc_peer_t *Peer, int Corked) {
     return TC_ERR_INVALID_PARAM;
   if (Peer->Proxy) {
     PeerGuard Guard(Peer);
-    Peer->Tx.Corked = Corked != 0; // taken by its connection when made
+    Peer->Tx->Corked = Corked != 0; // taken by its connection when made
     if (!(Peer = connectionOf(Peer)))
       return TC_OK;
   }
   PeerGuard Guard(Peer);
   if (!Peer->Welcomed || Peer->Failed)
     return TC_ERR_IO;
-  Peer->Tx.Corked = Corked != 0;
+  Peer->Tx->Corked = Corked != 0;
   if (!Corked && flushFrameBatch(Peer) != TC_OK)
     return TC_ERR_IO;
   return TC_OK;
@@ -80,10 +80,10 @@ tc_status_t twochains::rt::flushPeer(tc_peer *Peer, int TimeoutMs) {
       return TC_ERR_IO;
     resendMissing(Peer);
     takeFaultReport(Peer);
-    Peer->Tx.Send->credit(Peer->Tx.CreditWord[CreditWordFinished]);
+    Peer->Tx->Send->credit(Peer->Tx->CreditWord[CreditWordFinished]);
     sendQueued(Peer);
-    if (Peer->Tx.Send->available() == Peer->Tx.Slots && Peer->Sending->Queued.empty()) {
-      for (uint32_t Slot = 0; Slot < Peer->Tx.Puts.size(); ++Slot)
+    if (Peer->Tx->Send->available() == Peer->Tx->Slots && Peer->Sending->Queued.empty()) {
+      for (uint32_t Slot = 0; Slot < Peer->Tx->Puts.size(); ++Slot)
         if (completePut(Peer, Slot) != TC_OK)
           return TC_ERR_IO;
       if (tc_status_t Dropped = Peer->Sending->DroppedUnflushed; Dropped != TC_OK) {

@@ -40,7 +40,7 @@ void onPayloadSent(void *Request, ucs_status_t, void *User) {
 /// before it ran the frame's successors.
 void takeCredits(tc_peer *Peer) {
   auto &Ahead = Peer->Sending->PayloadsAhead;
-  uint64_t Finished = Peer->Tx.Send->finished();
+  uint64_t Finished = Peer->Tx->Send->finished();
   while (!Ahead.empty() && Ahead.front().first < Finished) {
     Peer->Sending->PayloadAheadInFlight -= Ahead.front().second;
     Ahead.pop_front();
@@ -58,8 +58,8 @@ bool twochains::rt::payloadAheadFits(tc_peer *Peer, size_t Size) {
   takeCredits(Peer);
   if (Peer->Sending->PayloadAheadInFlight + Size <= Peer->Sending->PayloadAheadBytes)
     return true;
-  if (Peer->Tx.CreditWord)
-    Peer->Tx.Send->credit(Peer->Tx.CreditWord[CreditWordFinished]);
+  if (Peer->Tx->CreditWord)
+    Peer->Tx->Send->credit(Peer->Tx->CreditWord[CreditWordFinished]);
   takeCredits(Peer);
   return Peer->Sending->PayloadAheadInFlight + Size <= Peer->Sending->PayloadAheadBytes;
 }

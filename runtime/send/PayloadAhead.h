@@ -21,7 +21,7 @@ namespace twochains::rt {
 /// Whether a payload of this size goes ahead of its frame to the peer: a
 /// frame of it alone does not fit the peer's slots.
 inline bool payloadGoesAhead(const tc_peer *Peer, size_t PayloadSize) {
-  return smallestFrameSize(PayloadSize) > Peer->Tx.SlotSize;
+  return smallestFrameSize(PayloadSize) > Peer->Tx->SlotSize;
 }
 /// The payload bytes a frame with this payload carries in its slot.
 inline uint32_t slotPayloadSize(const tc_peer *Peer, size_t PayloadSize) {

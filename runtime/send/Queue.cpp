@@ -84,18 +84,18 @@ tc_status_t queueOnHandle(tc_peer *Handle, const tc_package *Pkg, uint32_t Eleme
   // this side's (a frame past the receiver's own fails when it leaves).
   // A payload too large for a slot goes ahead, named by a record that
   // must fit one itself (not in slots of one line).
-  if (smallestFrameSize(PayloadSize) > Handle->Tx.SlotSize &&
+  if (smallestFrameSize(PayloadSize) > Handle->Tx->SlotSize &&
       (PayloadSize > Handle->Ctx->PayloadAheadBytes ||
-       smallestFrameSize(sizeof(PayloadAhead)) > Handle->Tx.SlotSize))
+       smallestFrameSize(sizeof(PayloadAhead)) > Handle->Tx->SlotSize))
     return TC_ERR_TOO_LARGE;
   // TC_SEND_INJECTED_FULL carries its image in the slot, beside a payload
   // that fits one: as this side's own image would (a rank of another
   // instruction set is checked again when the frame leaves).
   if (Mode == TC_SEND_INJECTED_FULL) {
     const PackageElement &E = Pkg->Elements[Element];
-    if (smallestFrameSize(PayloadSize) > Handle->Tx.SlotSize ||
+    if (smallestFrameSize(PayloadSize) > Handle->Tx->SlotSize ||
         frameSize(FrameInjected, uint32_t(E.Image.Bytes.size()), uint32_t(PayloadSize)) >
-            Handle->Tx.SlotSize)
+            Handle->Tx->SlotSize)
       return TC_ERR_TOO_LARGE;
   }
   auto *P = static_cast<const uint8_t *>(Payload);
@@ -162,10 +162,10 @@ bool twochains::rt::needsShipment(tc_peer *Peer, const tc_package *Pkg, uint32_t
                                   tc_send_mode_t Mode, size_t PayloadSize) {
   if (Mode != TC_SEND_INJECTED)
     return false;
-  const PackageElement *E = elementFor(Pkg, Element, Peer->Tx.RemoteIsa);
+  const PackageElement *E = elementFor(Pkg, Element, Peer->Code->RemoteIsa);
   return E && !elementSend(Peer, Pkg, Element).Shipped &&
          frameSize(FrameInjected, uint32_t(E->Image.Bytes.size()),
-                   slotPayloadSize(Peer, PayloadSize)) > Peer->Tx.SlotSize;
+                   slotPayloadSize(Peer, PayloadSize)) > Peer->Tx->SlotSize;
 }
 
 /// The element's shipment failed for good (St): its queued frames that

@@ -52,7 +52,7 @@ using namespace twochains::rt;
 static uint8_t *injectedTemplate(tc_peer *Peer, const PackageElement &E, ElementSend &S) {
   if (S.Template.empty()) {
     const JamImageData &Image = E.Image;
-    S.Template.assign(Peer->Tx.SlotSize, 0);
+    S.Template.assign(Peer->Tx->SlotSize, 0);
     std::memcpy(S.Template.data() + FrameImageOffset, Image.Bytes.data(), Image.Bytes.size());
   }
   return S.Template.data();
@@ -77,17 +77,17 @@ static inline void countSent(tc_peer *Peer, uint8_t Kind, uint32_t ImageSize) {
 static tc_status_t putFrame(tc_peer *Peer, uint8_t *Frame, FrameSpec &Spec, uint32_t Slot) {
   size_t Size = 0;
   tc_status_t St;
-  if (uint8_t *Ring = Peer->Tx.RingDirect) {
-    St = encodeFrame(ringSlot(Ring, Peer->Tx.SlotSize, Slot), Peer->Tx.SlotSize, Spec, &Size);
+  if (uint8_t *Ring = Peer->Tx->RingDirect) {
+    St = encodeFrame(ringSlot(Ring, Peer->Tx->SlotSize, Slot), Peer->Tx->SlotSize, Spec, &Size);
     if (St == TC_OK)
       wakeIfSleeping(Peer);
-  } else if (!Peer->Tx.Puts.empty()) {
+  } else if (!Peer->Tx->Puts.empty()) {
     // Built in the slot's own copy, which its put reads until it completes:
     // the slot's previous put is completed first (credited, so landed).
     Spec.Ordered = false;
     uint8_t *Copy = Peer->Sending->slotFrame(Slot);
     if ((St = completePut(Peer, Slot)) == TC_OK &&
-        (St = encodeFrame(Copy, Peer->Tx.SlotSize, Spec, &Size)) == TC_OK)
+        (St = encodeFrame(Copy, Peer->Tx->SlotSize, Spec, &Size)) == TC_OK)
       St = deliverFrame(Peer, Copy, Size, Spec.Sequence, Slot, /*Pipelined=*/true);
   } else {
     // A frame by message is written into its slot by the receiver's
@@ -95,7 +95,7 @@ static tc_status_t putFrame(tc_peer *Peer, uint8_t *Frame, FrameSpec &Spec, uint
     // store (FramePath.cpp, placeFrame): the mark proves it whole, and
     // neither side computes a checksum. A resend still carries one.
     Spec.Ordered = Spec.Ordered && Peer->Path == PathAm;
-    St = encodeFrame(Frame, Peer->Tx.SlotSize, Spec, &Size);
+    St = encodeFrame(Frame, Peer->Tx->SlotSize, Spec, &Size);
     if (St == TC_OK)
       St = deliverFrame(Peer, Frame, Size, Spec.Sequence, Slot);
   }
@@ -125,7 +125,7 @@ static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
     return putFrame(Peer, Peer->Sending->Staging.data(), Spec, Slot);
   // The image built for the receiver's instruction set (tc_send checked
   // that there is one).
-  const PackageElement *For = elementFor(Pkg, Element, Peer->Tx.RemoteIsa);
+  const PackageElement *For = elementFor(Pkg, Element, Peer->Code->RemoteIsa);
   if (!For)
     return TC_ERR_NO_ISA_IMAGE;
   const PackageElement &E = *For;
@@ -135,7 +135,7 @@ static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
   // A frame whose image must be shipped first never comes here before
   // (checkSend queues it): it was sent fitting, with its image.
   if (!S.Shipped && frameSize(FrameInjected, uint32_t(E.Image.Bytes.size()), Spec.PayloadSize) >
-                        Peer->Tx.SlotSize)
+                        Peer->Tx->SlotSize)
     return TC_ERR_TOO_LARGE;
   if (S.Shipped) {
     // A receiver with no cache never asks for a resend: no copy is kept.
@@ -145,12 +145,12 @@ static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
                                                       : Peer->Sending->slotFrame(Slot),
                     Spec, Slot);
   }
-  bool Cache = Peer->Tx.RemoteMode == TC_MAILBOX_CODE_CACHE;
+  bool Cache = Peer->Code->RemoteMode == TC_MAILBOX_CODE_CACHE;
   if (Cache && Mode == TC_SEND_INJECTED && S.Held) {
     // Kept until credited, in case the receiver has evicted the code and
     // asks for it: in the ring itself, or built in the slot's own copy.
     Spec.Kind = FrameCached;
-    return putFrame(Peer, Peer->Tx.RingDirect ? nullptr : Peer->Sending->slotFrame(Slot), Spec,
+    return putFrame(Peer, Peer->Tx->RingDirect ? nullptr : Peer->Sending->slotFrame(Slot), Spec,
                     Slot);
   }
   Spec.Kind = FrameInjected;
@@ -173,7 +173,7 @@ static tc_status_t sendFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
 static inline bool sendDirect(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
                               tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
                               uint64_t *Sequence) {
-  PeerSendHalf &Tx = Peer->Tx;
+  PeerSendHalf &Tx = *Peer->Tx;
   if (!Tx.RingDirect || PayloadSize > Tx.SlotSize || !Peer->Welcomed || Peer->Failed ||
       Element >= Pkg->Elements.size())
     return false;
@@ -188,8 +188,8 @@ static inline bool sendDirect(tc_peer *Peer, const tc_package *Pkg, uint32_t Ele
     if (!E.Present || !E.IsJam)
       return false;
     Kind = FrameLocal;
-  } else if (Mode == TC_SEND_INJECTED && Tx.RemoteMode == TC_MAILBOX_CODE_CACHE) {
-    const PackageElement *E = elementFor(Pkg, Element, Tx.RemoteIsa);
+  } else if (Mode == TC_SEND_INJECTED && Peer->Code->RemoteMode == TC_MAILBOX_CODE_CACHE) {
+    const PackageElement *E = elementFor(Pkg, Element, Peer->Code->RemoteIsa);
     if (!E)
       return false;
     ElementSend &S = elementSend(Peer, Pkg, Element);
@@ -269,9 +269,9 @@ static SendAttempt checkSend(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
   // Injected frames carry the image built for the receiver's instruction
   // set: a package built without it cannot send them there.
   const PackageElement *For = &Pkg->Elements[Element];
-  if (Mode != TC_SEND_LOCAL && !(For = elementFor(Pkg, Element, Peer->Tx.RemoteIsa))) {
+  if (Mode != TC_SEND_LOCAL && !(For = elementFor(Pkg, Element, Peer->Code->RemoteIsa))) {
     ElementSend &S = elementSend(Peer, Pkg, Element);
-    const char *Isa = isaName(Peer->Tx.RemoteIsa);
+    const char *Isa = isaName(Peer->Code->RemoteIsa);
     logOnce(S.TooLargeLogged, TC_LOG_ERROR,
             Peer->Name + ": package '" + Pkg->Name + "' has no " + (Isa ? Isa : "?") +
                 " image of jam '" + Pkg->Elements[Element].Name + "' for this " +
@@ -294,7 +294,7 @@ static SendAttempt checkSend(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
     logOnce(S.TooLargeLogged, TC_LOG_ERROR,
             Peer->Name + ": a frame of jam '" + E.Name + "' with a " + std::to_string(PayloadSize) +
                 "-byte payload needs " + std::to_string(smallestFrameSize(PayloadSize)) +
-                " bytes; the receiver's slots hold " + std::to_string(Peer->Tx.SlotSize) +
+                " bytes; the receiver's slots hold " + std::to_string(Peer->Tx->SlotSize) +
                 (Peer->Sending->PayloadAheadBytes
                      ? ", and it takes payloads of at most " +
                            std::to_string(Peer->Sending->PayloadAheadBytes) +
@@ -303,16 +303,15 @@ static SendAttempt checkSend(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
     return TC_ERR_TOO_LARGE;
   }
   if (size_t Size = frameSize(Kind, ImageSize, slotPayloadSize(Peer, PayloadSize));
-      Size > Peer->Tx.SlotSize) {
+      Size > Peer->Tx->SlotSize) {
     ElementSend &S = elementSend(Peer, Pkg, Element);
     logOnce(S.TooLargeLogged, TC_LOG_ERROR,
-            Peer->Name + ": a frame of jam '" + E.Name + "' with a " +
-               std::to_string(PayloadSize) + "-byte payload" +
-               (ImageSize ? " and its " + std::to_string(ImageSize) + "-byte image" : "") +
-               " needs " + std::to_string(Size) + " bytes; the receiver's slots hold " +
-               std::to_string(Peer->Tx.SlotSize) +
-               (ImageSize ? " (TC_SEND_INJECTED ships a larger image ahead of its frames)"
-                          : ""));
+            Peer->Name + ": a frame of jam '" + E.Name + "' with a " + std::to_string(PayloadSize) +
+                "-byte payload" +
+                (ImageSize ? " and its " + std::to_string(ImageSize) + "-byte image" : "") +
+                " needs " + std::to_string(Size) + " bytes; the receiver's slots hold " +
+                std::to_string(Peer->Tx->SlotSize) +
+                (ImageSize ? " (TC_SEND_INJECTED ships a larger image ahead of its frames)" : ""));
     return TC_ERR_TOO_LARGE;
   }
   if (Peer->Failed)
@@ -409,16 +408,16 @@ static SendAttempt sendGeneral(tc_peer *Peer, const tc_package *Pkg, uint32_t El
   // The credit line is written by the receiver: reading it costs a cache
   // line crossing cores, so it is read only when the credits seen so far
   // are used up (a miss report waits until then, or the next tc_progress).
-  if (Peer->Tx.Send->available() == 0) {
+  if (Peer->Tx->Send->available() == 0) {
     resendMissing(Peer);
     takeFaultReport(Peer);
-    Peer->Tx.Send->credit(Peer->Tx.CreditWord[CreditWordFinished]);
+    Peer->Tx->Send->credit(Peer->Tx->CreditWord[CreditWordFinished]);
   }
   bool Ahead = payloadGoesAhead(Peer, PayloadSize);
   uint64_t Seq;
   uint32_t Slot;
   if ((Ahead && !payloadAheadFits(Peer, PayloadSize)) ||
-      Peer->Tx.Send->reserve(&Seq, &Slot) != TC_OK || !claimSlot(Peer, Seq)) {
+      Peer->Tx->Send->reserve(&Seq, &Slot) != TC_OK || !claimSlot(Peer, Seq)) {
     // What a corked peer holds is what the receiver must see to credit.
     if (flushFrameBatch(Peer) != TC_OK)
       return TC_ERR_IO;
@@ -431,7 +430,7 @@ static SendAttempt sendGeneral(tc_peer *Peer, const tc_package *Pkg, uint32_t El
   PayloadAhead Named;
   if (Ahead) {
     if (tc_status_t St = sendPayloadAhead(Peer, Seq, Payload, PayloadSize, &Named); St != TC_OK) {
-      Peer->Tx.Send->unreserve(Seq);
+      Peer->Tx->Send->unreserve(Seq);
       return St;
     }
     Payload = &Named;
@@ -446,17 +445,17 @@ static SendAttempt sendGeneral(tc_peer *Peer, const tc_package *Pkg, uint32_t El
 
 tc_status_t twochains::rt::sendAnswer(tc_peer *Peer, uint64_t CallSequence, const void *Bytes,
                                       size_t Size) {
-  if (!Peer->Welcomed || Peer->Failed || !Peer->Tx.Send)
+  if (!Peer->Welcomed || Peer->Failed || !Peer->Tx->Send)
     return TC_ERR_IO;
-  if (frameSize(FrameAnswer, 0, uint32_t(Size)) > Peer->Tx.SlotSize)
+  if (frameSize(FrameAnswer, 0, uint32_t(Size)) > Peer->Tx->SlotSize)
     return TC_ERR_TOO_LARGE;
-  if (Peer->Tx.Send->available() == 0) {
+  if (Peer->Tx->Send->available() == 0) {
     takeFaultReport(Peer);
-    Peer->Tx.Send->credit(Peer->Tx.CreditWord[CreditWordFinished]);
+    Peer->Tx->Send->credit(Peer->Tx->CreditWord[CreditWordFinished]);
   }
   uint64_t Seq;
   uint32_t Slot;
-  if (Peer->Tx.Send->reserve(&Seq, &Slot) != TC_OK || !claimSlot(Peer, Seq))
+  if (Peer->Tx->Send->reserve(&Seq, &Slot) != TC_OK || !claimSlot(Peer, Seq))
     return TC_ERR_NO_CREDIT;
   FrameSpec Spec;
   Spec.Kind = FrameAnswer;
@@ -559,7 +558,7 @@ tc_status_t twochains::rt::payloadFromArgs(const tc_peer *Peer, const tc_package
   using SizeFn = size_t (*)(const void *);
   using InitFn = size_t (*)(const void *, void *);
   size_t Capacity = reinterpret_cast<SizeFn>(E.PayloadSize)(Args);
-  if (Capacity > Peer->Tx.SlotSize)
+  if (Capacity > Peer->Tx->SlotSize)
     return TC_ERR_TOO_LARGE;
   // The payload is built in this thread's scratch buffer, which only ever
   // grows (at most to a slot): no allocation per call once warm, and no
@@ -622,31 +621,31 @@ void serviceSends(tc_peer *Peer, bool ReportTurn) {
     resendMissing(Peer);
     takeFaultReport(Peer);
   }
-  if (Peer->Tx.BatchFrames)
+  if (Peer->Tx->BatchFrames)
     flushFrameBatch(Peer); // a failure marks the peer failed
   if (!Peer->Sending->Queued.empty() || Peer->Code->Deploying.active())
     sendQueued(Peer);
 }
 
 void resendMissing(tc_peer *Peer) {
-  if ((Peer->Sending->SlotFrames.empty() && !Peer->Tx.RingDirect) || !Peer->Tx.CreditWord)
+  if ((Peer->Sending->SlotFrames.empty() && !Peer->Tx->RingDirect) || !Peer->Tx->CreditWord)
     return;
   uint64_t Seq;
-  if (!Peer->Sending->Misses.take(Peer->Tx.CreditWord[CreditWordMiss], Peer->Tx.Send->next(),
-                                  Peer->Tx.Slots, Seq))
+  if (!Peer->Sending->Misses.take(Peer->Tx->CreditWord[CreditWordMiss], Peer->Tx->Send->next(),
+                                  Peer->Tx->Slots, Seq))
     return;
   // Only a frame sent as cached is sent again. One stored directly lies in
   // the ring until credited (the receiver, which asks for it, has not).
-  uint32_t Slot = uint32_t(Seq % Peer->Tx.Slots);
+  uint32_t Slot = uint32_t(Seq % Peer->Tx->Slots);
   FrameView V;
-  if (Peer->Tx.RingDirect) {
+  if (Peer->Tx->RingDirect) {
     // The frame alone, copied out and checked in the copy: the ring is the
     // receiver's memory.
-    if (captureFrame(ringSlot(Peer->Tx.RingDirect, Peer->Tx.SlotSize, Slot), Peer->Tx.SlotSize, Seq,
-                     Peer->Sending->Staging.data(), &V, Completion::Ordered) != TC_OK ||
+    if (captureFrame(ringSlot(Peer->Tx->RingDirect, Peer->Tx->SlotSize, Slot), Peer->Tx->SlotSize,
+                     Seq, Peer->Sending->Staging.data(), &V, Completion::Ordered) != TC_OK ||
         V.Header.Kind != FrameCached)
       return;
-  } else if (checkFrame(Peer->Sending->slotFrame(Slot), Peer->Tx.SlotSize, Seq, &V) != TC_OK ||
+  } else if (checkFrame(Peer->Sending->slotFrame(Slot), Peer->Tx->SlotSize, Seq, &V) != TC_OK ||
              V.Header.Kind != FrameCached) {
     return;
   }

@@ -55,15 +55,15 @@ void takeFaultReport(tc_peer *Peer);
 /// Whether the receiver has written a miss or fault report this side has
 /// not taken: two loads, where taking them is a few hundred instructions.
 inline bool reportsWaiting(const tc_peer *Peer) {
-  const volatile uint64_t *W = Peer->Tx.CreditWord;
-  return W && Peer->Tx.Send &&
+  const volatile uint64_t *W = Peer->Tx->CreditWord;
+  return W && Peer->Tx->Send &&
          (Peer->Sending->Misses.mayTake(W[CreditWordMiss]) ||
           W[CreditWordFault] != Peer->Sending->FaultSeen);
 }
 /// Whether the peer's send side has work for the executor's turn.
 inline bool sendsDue(const tc_peer *Peer, bool ReportTurn) {
   return (ReportTurn && reportsWaiting(Peer)) || !Peer->Sending->Queued.empty() ||
-         Peer->Tx.BatchFrames;
+         Peer->Tx->BatchFrames;
 }
 /// The send side's part of a peer's turn: on a report turn its miss and
 /// fault reports, then a corked batch and what jams queued. The caller

@@ -52,10 +52,10 @@ static void sayLastWords(tc_peer *Peer) {
     return;
   if (Peer->Ep)
     flushFrameBatch(Peer);
-  if (Peer->Rx.Receive && Peer->Rx.Receive->creditPending() &&
-      reportCreditWord(Peer, CreditWordFinished, Peer->Rx.Receive->expected(), /*Wait=*/true) ==
+  if (Peer->Rx->Receive && Peer->Rx->Receive->creditPending() &&
+      reportCreditWord(Peer, CreditWordFinished, Peer->Rx->Receive->expected(), /*Wait=*/true) ==
           CreditReport::Sent)
-    Peer->Rx.Receive->takeCreditReport();
+    Peer->Rx->Receive->takeCreditReport();
 }
 
 /// Puts and credit reports still in flight: a live peer's are let land
@@ -63,18 +63,18 @@ static void sayLastWords(tc_peer *Peer) {
 /// ends them. True if any was given up on.
 static bool endRequestsInFlight(tc_peer *Peer) {
   bool GaveUp = false;
-  for (uint32_t Slot = 0; Slot < Peer->Tx.Puts.size(); ++Slot) {
-    if (!Peer->Tx.Puts[Slot])
+  for (uint32_t Slot = 0; Slot < Peer->Tx->Puts.size(); ++Slot) {
+    if (!Peer->Tx->Puts[Slot])
       continue;
     if (!Peer->Failed) {
       completePut(Peer, Slot);
     } else {
-      ucp_request_free(Peer->Tx.Puts[Slot]); // released by UCX when its endpoint closes it
+      ucp_request_free(Peer->Tx->Puts[Slot]); // released by UCX when its endpoint closes it
       GaveUp = true;
     }
-    Peer->Tx.Puts[Slot] = nullptr;
+    Peer->Tx->Puts[Slot] = nullptr;
   }
-  for (ucs_status_ptr_t &R : Peer->Rx.CreditRequest) {
+  for (ucs_status_ptr_t &R : Peer->Rx->CreditRequest) {
     if (R && !Peer->Failed) {
       waitRequestUntil(frameWorker(Peer), R, nowNs() + PutCompleteTimeoutNs);
     } else if (R) {
@@ -90,21 +90,21 @@ static bool endRequestsInFlight(tc_peer *Peer) {
 static void dropRemoteKeys(CoreContext *Ctx, tc_peer *Peer) {
   if (Peer->Welcomed && Peer->Path == PathRma && putsTo(Peer) && Ctx->PutPeers)
     --Ctx->PutPeers;
-  Peer->Tx.RingDirect = nullptr;
-  Peer->Rx.CreditDirect = nullptr;
-  Peer->Tx.Doorbell = Peer->Tx.DoorbellWord = nullptr;
-  releasePeerMapping(Peer->Tx.RingGuard);
-  releasePeerMapping(Peer->Rx.CreditGuard);
-  releasePeerMapping(Peer->Tx.DoorbellGuard);
-  Peer->Tx.RingGuard = Peer->Rx.CreditGuard = Peer->Tx.DoorbellGuard = -1;
-  if (Peer->Tx.DoorbellKey)
-    ucp_rkey_destroy(Peer->Tx.DoorbellKey);
-  Peer->Tx.DoorbellKey = nullptr;
-  if (Peer->Rx.CreditKey)
-    ucp_rkey_destroy(Peer->Rx.CreditKey);
-  if (Peer->Tx.RingKey)
-    ucp_rkey_destroy(Peer->Tx.RingKey);
-  Peer->Rx.CreditKey = Peer->Tx.RingKey = nullptr;
+  Peer->Tx->RingDirect = nullptr;
+  Peer->Rx->CreditDirect = nullptr;
+  Peer->Tx->Doorbell = Peer->Tx->DoorbellWord = nullptr;
+  releasePeerMapping(Peer->Tx->RingGuard);
+  releasePeerMapping(Peer->Rx->CreditGuard);
+  releasePeerMapping(Peer->Tx->DoorbellGuard);
+  Peer->Tx->RingGuard = Peer->Rx->CreditGuard = Peer->Tx->DoorbellGuard = -1;
+  if (Peer->Tx->DoorbellKey)
+    ucp_rkey_destroy(Peer->Tx->DoorbellKey);
+  Peer->Tx->DoorbellKey = nullptr;
+  if (Peer->Rx->CreditKey)
+    ucp_rkey_destroy(Peer->Rx->CreditKey);
+  if (Peer->Tx->RingKey)
+    ucp_rkey_destroy(Peer->Tx->RingKey);
+  Peer->Rx->CreditKey = Peer->Tx->RingKey = nullptr;
 }
 
 /// The data endpoint. Puts complete locally before they land: they are
@@ -150,17 +150,17 @@ static void closeControlEndpoint(CoreContext *Ctx, tc_peer *Peer) {
 static void releaseLocalSide(CoreContext *Ctx, tc_peer *Peer) {
   stopPolling(Ctx, Peer);
   giveBackDoorbellPlace(Ctx, Peer);
-  if (Peer->Rx.RingMem)
-    ucp_mem_unmap(Ctx->RmaUcp, Peer->Rx.RingMem);
-  else if (Peer->Rx.Ring)
-    munmap(Peer->Rx.Ring, Peer->Rx.RingBytes);
-  Peer->Rx.Ring = nullptr;
-  Peer->Rx.RingMem = nullptr;
-  if (Peer->Tx.CreditMem)
-    ucp_mem_unmap(Ctx->RmaUcp, Peer->Tx.CreditMem);
-  Peer->Tx.CreditMem = nullptr;
+  if (Peer->Rx->RingMem)
+    ucp_mem_unmap(Ctx->RmaUcp, Peer->Rx->RingMem);
+  else if (Peer->Rx->Ring)
+    munmap(Peer->Rx->Ring, Peer->Rx->RingBytes);
+  Peer->Rx->Ring = nullptr;
+  Peer->Rx->RingMem = nullptr;
+  if (Peer->Tx->CreditMem)
+    ucp_mem_unmap(Ctx->RmaUcp, Peer->Tx->CreditMem);
+  Peer->Tx->CreditMem = nullptr;
   // It pointed into that mapping (RMA), or the line this peer keeps.
-  Peer->Tx.CreditWord = nullptr;
+  Peer->Tx->CreditWord = nullptr;
 }
 
 /// The peer's endpoint is no longer the peer's: messages that come on it
@@ -222,7 +222,7 @@ namespace twochains::rt {
 /// A peer that shrank its segment under this side's accesses (now private
 /// pages here, containment/PeerMappings.h) has failed.
 static void failShrunkPeer(tc_peer *P) {
-  if (P->Failed || (!peerMappingBroken(P->Tx.RingGuard) && !peerMappingBroken(P->Rx.CreditGuard)))
+  if (P->Failed || (!peerMappingBroken(P->Tx->RingGuard) && !peerMappingBroken(P->Rx->CreditGuard)))
     return;
   P->Failed = true;
   logError(P->Name + " shrank its shared memory under this side's stores: it is ended");
@@ -232,8 +232,8 @@ static void failShrunkPeer(tc_peer *P) {
 /// peer reads (each returns TC_ERR_IO first).
 static void shedBuffers(tc_peer *P) {
   shedSendSide(P);
-  std::vector<uint8_t>().swap(P->Tx.Batch);
-  P->Rx.Receive.reset();
+  std::vector<uint8_t>().swap(P->Tx->Batch);
+  P->Rx->Receive.reset();
 }
 
 /// Accepted[I], released, leaves the list: freed, or kept in Gone if the
@@ -285,9 +285,10 @@ static void reapPeers(CoreContext *Ctx) {
     }
     // A peer that went away may have left complete frames behind: they run
     // first (nothing sent is lost), then the peer is released.
-    bool Drained = !P->Rx.Ring || !P->Rx.Receive || !P->Welcomed ||
-                   !frameTrailerShows(ringSlot(P->Rx.Ring, Ctx->SlotSize, P->Rx.Receive->expectedSlot()),
-                                      Ctx->SlotSize, P->Rx.Receive->expected());
+    bool Drained = !P->Rx->Ring || !P->Rx->Receive || !P->Welcomed ||
+                   !frameTrailerShows(
+                       ringSlot(P->Rx->Ring, Ctx->SlotSize, P->Rx->Receive->expectedSlot()),
+                       Ctx->SlotSize, P->Rx->Receive->expected());
     // One whose last frame never completes (it died mid-write) is given
     // up on after a while, its frame with it.
     if (P->Failed && !Drained && !P->Wireup->FailedSeenNs)

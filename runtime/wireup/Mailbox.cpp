@@ -85,31 +85,31 @@ static void *mapForRma(CoreContext *Ctx, size_t Length, ucp_mem_h &Mem) {
 namespace twochains::rt {
 
 tc_status_t setupLocalSide(CoreContext *Ctx, tc_peer *Peer) {
-  Peer->Rx.RingBytes = size_t(Ctx->Slots) * slotStride(Ctx->SlotSize);
+  Peer->Rx->RingBytes = size_t(Ctx->Slots) * slotStride(Ctx->SlotSize);
   if (Peer->Path == PathRma) {
-    Peer->Rx.Ring = static_cast<uint8_t *>(mapForRma(Ctx, Peer->Rx.RingBytes, Peer->Rx.RingMem));
-    Peer->Tx.CreditWord = static_cast<volatile uint64_t *>(
-        mapForRma(Ctx, CreditLineBytes, Peer->Tx.CreditMem));
+    Peer->Rx->Ring = static_cast<uint8_t *>(mapForRma(Ctx, Peer->Rx->RingBytes, Peer->Rx->RingMem));
+    Peer->Tx->CreditWord = static_cast<volatile uint64_t *>(
+        mapForRma(Ctx, CreditLineBytes, Peer->Tx->CreditMem));
   } else {
-    void *Ring = mmap(nullptr, Peer->Rx.RingBytes, PROT_READ | PROT_WRITE,
+    void *Ring = mmap(nullptr, Peer->Rx->RingBytes, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    Peer->Rx.Ring = Ring == MAP_FAILED ? nullptr : static_cast<uint8_t *>(Ring);
-    Peer->Tx.CreditLine.reset(new (std::nothrow) uint64_t[CreditLineBytes / sizeof(uint64_t)]());
-    Peer->Tx.CreditWord = Peer->Tx.CreditLine.get();
+    Peer->Rx->Ring = Ring == MAP_FAILED ? nullptr : static_cast<uint8_t *>(Ring);
+    Peer->Tx->CreditLine.reset(new (std::nothrow) uint64_t[CreditLineBytes / sizeof(uint64_t)]());
+    Peer->Tx->CreditWord = Peer->Tx->CreditLine.get();
   }
-  if (!Peer->Rx.Ring || !Peer->Tx.CreditWord) {
+  if (!Peer->Rx->Ring || !Peer->Tx->CreditWord) {
     logError("cannot allocate a ring and credit line for " + Peer->Name);
     return TC_ERR_NO_MEMORY;
   }
-  Peer->Rx.Receive = std::make_unique<ReceiverRing>(Ctx->Slots, Ctx->Batch);
+  Peer->Rx->Receive = std::make_unique<ReceiverRing>(Ctx->Slots, Ctx->Batch);
   return TC_OK;
 }
 
 void releaseRingPages(CoreContext *Ctx, tc_peer *Peer) {
   size_t Page = size_t(sysconf(_SC_PAGESIZE));
-  uintptr_t Ring = uintptr_t(Peer->Rx.Ring), End = Ring + Peer->Rx.RingBytes;
+  uintptr_t Ring = uintptr_t(Peer->Rx->Ring), End = Ring + Peer->Rx->RingBytes;
   uintptr_t Keep = uintptr_t(
-      ringSlot(Peer->Rx.Ring, Ctx->SlotSize, Peer->Rx.Receive->expectedSlot()));
+      ringSlot(Peer->Rx->Ring, Ctx->SlotSize, Peer->Rx->Receive->expectedSlot()));
   uintptr_t KeepFirst = Keep & ~(Page - 1);
   uintptr_t KeepEnd = (Keep + slotStride(Ctx->SlotSize) + Page - 1) & ~(Page - 1);
   uintptr_t First = (Ring + Page - 1) & ~(Page - 1), Last = End & ~(Page - 1);
@@ -175,9 +175,9 @@ tc_status_t makeOffer(CoreContext *Ctx, tc_peer *Peer, Offer &O, std::vector<uin
     return AddPackages();
   void *CreditKey = nullptr, *RingKey = nullptr;
   size_t CreditKeySize = 0, RingKeySize = 0;
-  if (ucp_rkey_pack(Ctx->RmaUcp, Peer->Tx.CreditMem, &CreditKey, &CreditKeySize) != UCS_OK)
+  if (ucp_rkey_pack(Ctx->RmaUcp, Peer->Tx->CreditMem, &CreditKey, &CreditKeySize) != UCS_OK)
     return TC_ERR_IO;
-  if (ucp_rkey_pack(Ctx->RmaUcp, Peer->Rx.RingMem, &RingKey, &RingKeySize) != UCS_OK) {
+  if (ucp_rkey_pack(Ctx->RmaUcp, Peer->Rx->RingMem, &RingKey, &RingKeySize) != UCS_OK) {
     ucp_rkey_buffer_release(CreditKey);
     return TC_ERR_IO;
   }
@@ -189,8 +189,8 @@ tc_status_t makeOffer(CoreContext *Ctx, tc_peer *Peer, Offer &O, std::vector<uin
     O.DoorbellKeySize = uint32_t(Ctx->DoorbellKey.size());
     O.DoorbellIndex = Place;
   }
-  O.CreditAddress = reinterpret_cast<uint64_t>(Peer->Tx.CreditWord);
-  O.RingAddress = reinterpret_cast<uint64_t>(Peer->Rx.Ring);
+  O.CreditAddress = reinterpret_cast<uint64_t>(Peer->Tx->CreditWord);
+  O.RingAddress = reinterpret_cast<uint64_t>(Peer->Rx->Ring);
   O.CreditKeySize = uint32_t(CreditKeySize);
   O.RingKeySize = uint32_t(RingKeySize);
   O.WorkerAddressSize = uint32_t(Ctx->WorkerAddressSize);
@@ -364,17 +364,17 @@ static bool checkKeyRange(ucp_rkey_h Key, const std::vector<SharedMapping> &Atta
   return true;
 }
 
-bool putsTo(const tc_peer *Peer) { return !Peer->Tx.RingDirect || !Peer->Rx.CreditDirect; }
+bool putsTo(const tc_peer *Peer) { return !Peer->Tx->RingDirect || !Peer->Rx->CreditDirect; }
 
 void countRmaPeer(CoreContext *Ctx, tc_peer *Peer) {
   countHeld(Ctx, &tc_stats_t::peers_rma);
-  if (Peer->Tx.RingDirect)
+  if (Peer->Tx->RingDirect)
     countHeld(Ctx, &tc_stats_t::peers_direct);
   if (putsTo(Peer))
     ++Ctx->PutPeers;
   logInfo(Peer->Name + ": frames by " +
-          (Peer->Tx.RingDirect ? "direct stores into its ring (UCX maps it here)" : "put") +
-          ", credits by " + (Peer->Rx.CreditDirect ? "direct stores" : "put"));
+          (Peer->Tx->RingDirect ? "direct stores into its ring (UCX maps it here)" : "put") +
+          ", credits by " + (Peer->Rx->CreditDirect ? "direct stores" : "put"));
 }
 
 bool rmaReaches(CoreContext *Ctx, tc_peer *Peer, const ParsedOffer &Hello) {
@@ -398,17 +398,17 @@ static void mapDoorbell(tc_peer *Peer, const ParsedOffer &Parsed,
   uint8_t *Doorbell = nullptr;
   size_t Length = doorbellBytes(O.DoorbellIndex + 1);
   if (O.DoorbellAddress % alignof(uint64_t) ||
-      !checkKeyRange(Peer->Tx.DoorbellKey, Mapped, O.DoorbellAddress, Length, "doorbell", Why,
+      !checkKeyRange(Peer->Tx->DoorbellKey, Mapped, O.DoorbellAddress, Length, "doorbell", Why,
                      Doorbell) ||
       !Doorbell ||
-      (Peer->Tx.DoorbellGuard = guardPeerMapping(Mapped[0].Begin, Mapped[0].End)) < 0) {
+      (Peer->Tx->DoorbellGuard = guardPeerMapping(Mapped[0].Begin, Mapped[0].End)) < 0) {
     if (!Why.empty())
       logWarning(Peer->Name + ": its doorbell is not used: " + Why);
     return;
   }
-  Peer->Tx.Doorbell = reinterpret_cast<uint64_t *>(Doorbell);
-  Peer->Tx.DoorbellWord = Peer->Tx.Doorbell + DoorbellBits + O.DoorbellIndex / 64;
-  Peer->Tx.DoorbellBit = 1ull << (O.DoorbellIndex % 64);
+  Peer->Tx->Doorbell = reinterpret_cast<uint64_t *>(Doorbell);
+  Peer->Tx->DoorbellWord = Peer->Tx->Doorbell + DoorbellBits + O.DoorbellIndex / 64;
+  Peer->Tx->DoorbellBit = 1ull << (O.DoorbellIndex % 64);
 }
 
 tc_status_t acceptOffer(CoreContext *Ctx, tc_peer *Peer, const ParsedOffer &Parsed,
@@ -420,57 +420,55 @@ tc_status_t acceptOffer(CoreContext *Ctx, tc_peer *Peer, const ParsedOffer &Pars
       return TC_ERR_IO;
     }
     std::vector<PeerKey> Keys = {
-        {Parsed.CreditKey, O.CreditKeySize, &Peer->Rx.CreditKey, O.CreditAddress, {}},
-        {Parsed.RingKey, O.RingKeySize, &Peer->Tx.RingKey, O.RingAddress, {}}};
+        {Parsed.CreditKey, O.CreditKeySize, &Peer->Rx->CreditKey, O.CreditAddress, {}},
+        {Parsed.RingKey, O.RingKeySize, &Peer->Tx->RingKey, O.RingAddress, {}}};
     // The doorbell is rung only by a side that stores into the ring.
     if (O.DoorbellKeySize && directStores())
       Keys.push_back(
-          {Parsed.DoorbellKey, O.DoorbellKeySize, &Peer->Tx.DoorbellKey, O.DoorbellAddress, {}});
+          {Parsed.DoorbellKey, O.DoorbellKeySize, &Peer->Tx->DoorbellKey, O.DoorbellAddress, {}});
     if (!unpackKeys(Peer->DataEp, Keys, Why))
       return TC_ERR_BAD_OFFER;
     const std::vector<SharedMapping> &CreditMapped = Keys[0].Attached,
                                      &RingMapped = Keys[1].Attached;
     // Slots and SlotSize were bounded by parseOffer.
     uint8_t *Ring = nullptr, *Credits = nullptr;
-    if (!checkKeyRange(Peer->Tx.RingKey, RingMapped, O.RingAddress,
+    if (!checkKeyRange(Peer->Tx->RingKey, RingMapped, O.RingAddress,
                        size_t(O.Slots) * slotStride(O.SlotSize), "ring", Why, Ring) ||
-        !checkKeyRange(Peer->Rx.CreditKey, CreditMapped, O.CreditAddress, CreditLineBytes,
+        !checkKeyRange(Peer->Rx->CreditKey, CreditMapped, O.CreditAddress, CreditLineBytes,
                        "credit line", Why, Credits))
       return TC_ERR_BAD_OFFER;
     // Mapped here: guarded against the peer shrinking them under us.
-    if ((Ring && (Peer->Tx.RingGuard = guardPeerMapping(RingMapped[0].Begin,
-                                                        RingMapped[0].End)) < 0) ||
-        (Credits && (Peer->Rx.CreditGuard = guardPeerMapping(CreditMapped[0].Begin,
-                                                             CreditMapped[0].End)) < 0)) {
+    if ((Ring &&
+         (Peer->Tx->RingGuard = guardPeerMapping(RingMapped[0].Begin, RingMapped[0].End)) < 0) ||
+        (Credits && (Peer->Rx->CreditGuard = guardPeerMapping(CreditMapped[0].Begin,
+                                                              CreditMapped[0].End)) < 0)) {
       Why = "this process maps as many peers' segments as it can guard";
       return TC_ERR_TOO_MANY_PEERS;
     }
-    Peer->Rx.CreditAddress = O.CreditAddress;
-    Peer->Tx.RingAddress = O.RingAddress;
+    Peer->Rx->CreditAddress = O.CreditAddress;
+    Peer->Tx->RingAddress = O.RingAddress;
     if (directStores()) {
-      Peer->Tx.RingDirect = Ring;
+      Peer->Tx->RingDirect = Ring;
       if (O.CreditAddress % alignof(uint64_t) == 0)
-        Peer->Rx.CreditDirect = reinterpret_cast<uint64_t *>(Credits);
+        Peer->Rx->CreditDirect = reinterpret_cast<uint64_t *>(Credits);
     }
-    if (Peer->Tx.RingDirect && Keys.size() > 2)
+    if (Peer->Tx->RingDirect && Keys.size() > 2)
       mapDoorbell(Peer, Parsed, Keys[2].Attached);
   }
-  Peer->Rx.SenderStores = O.Path == PathRma && (O.Flags & OfferStoresDirect);
-  Peer->Tx.Slots = O.Slots;
-  Peer->Tx.SlotSize = O.SlotSize;
-  Peer->Tx.Send = std::make_unique<SenderRing>(O.Slots);
-  Peer->Tx.RemoteMode = tc_mailbox_mode_t(O.MailboxMode);
-  takeOfferedCodeTrust(Peer, O.CodeTrust);
-  Peer->Tx.RemoteIsa = O.Isa;
+  Peer->Rx->SenderStores = O.Path == PathRma && (O.Flags & OfferStoresDirect);
+  Peer->Tx->Slots = O.Slots;
+  Peer->Tx->SlotSize = O.SlotSize;
+  Peer->Tx->Send = std::make_unique<SenderRing>(O.Slots);
+  takeOfferedCode(Peer, O.CodeTrust, tc_mailbox_mode_t(O.MailboxMode), O.Isa);
   // Frames stored straight into the ring stay there until credited: a
   // resend reads them from it.
-  bool Puts = Peer->Path == PathRma && !Peer->Tx.RingDirect;
+  bool Puts = Peer->Path == PathRma && !Peer->Tx->RingDirect;
   takeOfferedSendSide(Peer, O.Slots, O.SlotSize,
-                      (Peer->Tx.RemoteMode == TC_MAILBOX_CODE_CACHE && !Peer->Tx.RingDirect) ||
+                      (Peer->Code->RemoteMode == TC_MAILBOX_CODE_CACHE && !Peer->Tx->RingDirect) ||
                           Puts,
                       O.PayloadAheadBytes);
   if (Puts)
-    Peer->Tx.Puts.assign(O.Slots, nullptr);
+    Peer->Tx->Puts.assign(O.Slots, nullptr);
   return TC_OK;
 }
 

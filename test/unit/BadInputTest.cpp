@@ -80,7 +80,8 @@ void putFrame(tc_peer *Peer, const Shaping &Shape, const Damaging &Damage,
   uint64_t Seq;
   uint32_t Slot;
   auto Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (Peer->Tx.Send->credit(*Peer->Tx.CreditWord), Peer->Tx.Send->reserve(&Seq, &Slot) != TC_OK) {
+  while (Peer->Tx->Send->credit(*Peer->Tx->CreditWord),
+         Peer->Tx->Send->reserve(&Seq, &Slot) != TC_OK) {
     ASSERT_LT(std::chrono::steady_clock::now(), Deadline) << "no credit came back for a slot";
     ucp_worker_progress(frameWorker(Peer));
   }
@@ -88,7 +89,7 @@ void putFrame(tc_peer *Peer, const Shaping &Shape, const Damaging &Damage,
   Spec.Sequence = Seq;
   Shape(Spec);
   size_t Size = 0;
-  ASSERT_EQ(encodeFrame(Peer->Sending->Staging.data(), Peer->Tx.SlotSize, Spec, &Size), TC_OK);
+  ASSERT_EQ(encodeFrame(Peer->Sending->Staging.data(), Peer->Tx->SlotSize, Spec, &Size), TC_OK);
   Damage(Peer->Sending->Staging.data(), Size, Seq);
   ASSERT_EQ(deliverFrame(Peer, Peer->Sending->Staging.data(), std::min(Size, Keep), Seq, Slot),
             TC_OK);

@@ -159,7 +159,7 @@ protected:
     const uint32_t Reread = element(Pkg, "reread");
     uint64_t Seq;
     uint32_t Slot;
-    ASSERT_EQ(Peer->Tx.Send->reserve(&Seq, &Slot), TC_OK);
+    ASSERT_EQ(Peer->Tx->Send->reserve(&Seq, &Slot), TC_OK);
     auto Put = [&](uint64_t Word) {
       FrameSpec S;
       S.Kind = FrameLocal;
@@ -170,7 +170,7 @@ protected:
       S.PayloadSize = sizeof Payload;
       S.Sequence = Seq;
       size_t Size = 0;
-      encodeFrame(Peer->Sending->Staging.data(), Peer->Tx.SlotSize, S, &Size);
+      encodeFrame(Peer->Sending->Staging.data(), Peer->Tx->SlotSize, S, &Size);
       return deliverFrame(Peer, Peer->Sending->Staging.data(), Size, Seq, Slot);
     };
     ASSERT_EQ(Put(0x1111), TC_OK);
@@ -182,7 +182,7 @@ protected:
               UCS_OK)
         << "the rewrite did not land";
     __atomic_store_n(Stop, 1, __ATOMIC_SEQ_CST);
-    const volatile uint64_t *Finished = &Peer->Tx.CreditWord[CreditWordFinished];
+    const volatile uint64_t *Finished = &Peer->Tx->CreditWord[CreditWordFinished];
     ASSERT_TRUE(progressUntil([&] { return *Finished > Seq; }, "the receiver credited the frame"));
     ASSERT_EQ(flush(), TC_OK) << describe();
     Runs = Load(ProbeRuns) - RunsBefore;
@@ -229,7 +229,7 @@ TEST_F(HostileSender, BrokenBatchesAreRefusedWholeAndCorkedFramesStillRun) {
   auto Frames = [&](uint64_t First, unsigned Count) {
     std::vector<uint8_t> Bytes;
     for (unsigned I = 0; I < Count; ++I) {
-      std::vector<uint8_t> F(Peer->Tx.SlotSize);
+      std::vector<uint8_t> F(Peer->Tx->SlotSize);
       FrameSpec S;
       S.Kind = FrameLocal;
       S.Package = Sender.Stdlib->Tag;
@@ -251,9 +251,9 @@ TEST_F(HostileSender, BrokenBatchesAreRefusedWholeAndCorkedFramesStillRun) {
                                                     Bytes.data(), Bytes.size(), &P));
   };
   tc_stats_t Before = stats(Receiver);
-  const uint32_t Slots = Peer->Tx.Slots;
+  const uint32_t Slots = Peer->Tx->Slots;
   std::vector<uint8_t> Stretched = Frames(0, 2);
-  uint16_t Lines = uint16_t(Peer->Tx.SlotSize / FrameLine + 1); // more than a slot
+  uint16_t Lines = uint16_t(Peer->Tx->SlotSize / FrameLine + 1); // more than a slot
   std::memcpy(Stretched.data() + offsetof(FrameHeader, Lines), &Lines, sizeof Lines);
   EXPECT_EQ(Send({0, 2, 0}, Frames(0, 3)), UCS_OK) << "fewer frames than bytes";
   EXPECT_EQ(Send({0, Slots + 1, 0}, Frames(0, 3)), UCS_OK) << "more than the window";

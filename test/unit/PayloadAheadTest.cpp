@@ -132,7 +132,7 @@ TEST_F(TwoContexts, PayloadsAPeerMayNotSendAreRefused) {
   Receiver.Params.payload_ahead_bytes = 4096;
   ASSERT_NO_FATAL_FAILURE(start());
   auto *R = reinterpret_cast<tc_context *>(Receiver.Ctx);
-  uint64_t Next = Peer->Tx.Send->next();
+  uint64_t Next = Peer->Tx->Send->next();
   ASSERT_NO_FATAL_FAILURE(forgePayload(Peer, Next + 1000, 1024, 1024)); // outside its window
   ASSERT_NO_FATAL_FAILURE(forgePayload(Peer, Next + 5, 3000, 3000));    // fits: held
   ASSERT_NO_FATAL_FAILURE(forgePayload(Peer, Next + 6, 2000, 2000));    // past its share
@@ -159,7 +159,7 @@ TEST_F(TwoContexts, APeerHoldingPayloadsWithoutTheirFramesIsCutOff) {
   ASSERT_NO_FATAL_FAILURE(start());
   auto *R = reinterpret_cast<tc_context *>(Receiver.Ctx);
   R->Control->BodyTimeoutNs = 300'000'000;
-  uint64_t Next = Peer->Tx.Send->next();
+  uint64_t Next = Peer->Tx->Send->next();
   ASSERT_NO_FATAL_FAILURE(forgePayload(Peer, Next + 1, 3000, 3000)); // its frame never comes
   ASSERT_TRUE(progressUntil([&] { return R->Receive->PayloadAheadHeld == 3000; },
                             "the receiver held the payload"));
@@ -196,7 +196,7 @@ TEST_F(TwoContexts, AFrameWhosePayloadNeverComesIsRefused) {
   Drive = Driver::TestThread;
   Receiver.Params.slot_size = 256;
   ASSERT_NO_FATAL_FAILURE(start());
-  if (!Peer->Tx.RingDirect)
+  if (!Peer->Tx->RingDirect)
     GTEST_SKIP() << "the ring is not mapped into this process: no frame can be forged into it";
   auto *R = reinterpret_cast<tc_context *>(Receiver.Ctx);
   R->Control->BodyTimeoutNs = 200'000'000;
@@ -205,7 +205,7 @@ TEST_F(TwoContexts, AFrameWhosePayloadNeverComesIsRefused) {
   uint32_t Sum = element(Sender.Stdlib, "server_side_sum");
   uint64_t Seq;
   uint32_t Slot;
-  ASSERT_EQ(Peer->Tx.Send->reserve(&Seq, &Slot), TC_OK);
+  ASSERT_EQ(Peer->Tx->Send->reserve(&Seq, &Slot), TC_OK);
   PayloadAhead Named = {PayloadAheadMagic, 4000, Seq, {0, 0}};
   FrameSpec Spec;
   Spec.Kind = FrameLocal;
@@ -217,8 +217,8 @@ TEST_F(TwoContexts, AFrameWhosePayloadNeverComesIsRefused) {
   Spec.Ordered = true;
   Spec.Flags = FramePayloadAhead;
   size_t Size;
-  ASSERT_EQ(encodeFrame(ringSlot(Peer->Tx.RingDirect, Peer->Tx.SlotSize, Slot), Peer->Tx.SlotSize,
-                        Spec, &Size),
+  ASSERT_EQ(encodeFrame(ringSlot(Peer->Tx->RingDirect, Peer->Tx->SlotSize, Slot),
+                        Peer->Tx->SlotSize, Spec, &Size),
             TC_OK);
   wakeIfSleeping(Peer);
   int64_t Before = readTotal(Total);

@@ -263,7 +263,7 @@ TEST_F(Sleeping, APeerThatNeverWakesDelaysOnlyItself) {
   SleepingThread Thread(R, [&] { return statsOf(R).frames_executed_local >= 2; });
   ASSERT_TRUE(asleep(R)) << describe();
   // The liar clears the flag the receiver set in its line, then stores.
-  __atomic_store_n(const_cast<uint64_t *>(&LiarPeer->Tx.CreditWord[CreditWordSleep]), 0,
+  __atomic_store_n(const_cast<uint64_t *>(&LiarPeer->Tx->CreditWord[CreditWordSleep]), 0,
                    __ATOMIC_RELAXED);
   auto Lie = putPayload(SleepRegion + 32, "liar");
   ASSERT_EQ(tc_send(LiarPeer, Liar->Stdlib, Put, TC_SEND_LOCAL, Lie.data(), Lie.size()), TC_OK);

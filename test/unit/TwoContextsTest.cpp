@@ -510,9 +510,9 @@ TEST_F(TwoContexts, FaultReportOfAFrameNeverSentIsIgnored) {
             TC_OK);
   ASSERT_EQ(flush(), TC_OK) << describe();
   // A hostile receiver's report of frame 1000 (only frame 0 was sent).
-  ASSERT_NE(Peer->Tx.CreditWord, nullptr);
-  Peer->Tx.CreditWord[twochains::rt::CreditWordFault] =
-      twochains::rt::faultWord(1000, Put, 11, TC_JAM_FAULTED);
+  ASSERT_NE(Peer->Tx->CreditWord, nullptr);
+  Peer->Tx->CreditWord[twochains::rt::CreditWordFault] = twochains::rt::faultWord(1000, Put, 11,
+                                                                                  TC_JAM_FAULTED);
   tc_jam_fault_t Fault = {};
   EXPECT_EQ(tc_peer_last_fault(Peer, &Fault), TC_ERR_INVALID_PARAM)
       << "reported a fault of frame " << Fault.sequence;
@@ -534,8 +534,8 @@ TEST_F(TwoContexts, FaultReportOfAFrameLongFinishedIsIgnored) {
               TC_OK);
   ASSERT_EQ(flush(), TC_OK) << describe();
   // A hostile receiver's report of frame 2, credited two rings ago.
-  Peer->Tx.CreditWord[twochains::rt::CreditWordFault] =
-      twochains::rt::faultWord(2, Put, 11, TC_JAM_FAULTED);
+  Peer->Tx->CreditWord[twochains::rt::CreditWordFault] = twochains::rt::faultWord(2, Put, 11,
+                                                                                  TC_JAM_FAULTED);
   tc_jam_fault_t Fault = {};
   EXPECT_EQ(tc_peer_last_fault(Peer, &Fault), TC_ERR_INVALID_PARAM)
       << "reported a fault of frame " << Fault.sequence;
@@ -557,8 +557,8 @@ TEST_F(TwoContexts, FaultReportsDoNotFloodTheSendersLog) {
   auto Start = std::chrono::steady_clock::now();
   tc_jam_fault_t Fault = {};
   for (uint64_t Seq = 0; Seq < Frames; ++Seq) {
-    Peer->Tx.CreditWord[twochains::rt::CreditWordFault] =
-        twochains::rt::faultWord(Seq, Put, 11, TC_JAM_FAULTED);
+    Peer->Tx->CreditWord[twochains::rt::CreditWordFault] = twochains::rt::faultWord(Seq, Put, 11,
+                                                                                    TC_JAM_FAULTED);
     ASSERT_EQ(tc_peer_last_fault(Peer, &Fault), TC_OK);
     ASSERT_EQ(Fault.sequence, Seq);
   }
@@ -789,9 +789,9 @@ TEST_F(TwoContexts, APeerThatShrinksItsSegmentIsEndedNotACrash) {
     setenv("UCX_ALLOC_PRIO", Prio.c_str(), 1);
   else
     unsetenv("UCX_ALLOC_PRIO");
-  if (!Peer->Tx.RingDirect)
+  if (!Peer->Tx->RingDirect)
     GTEST_SKIP() << "no direct stores here (the ring is not mapped into this process)";
-  int Fd = segmentDescriptorAt(Peer->Tx.RingDirect);
+  int Fd = segmentDescriptorAt(Peer->Tx->RingDirect);
   if (Fd < 0)
     GTEST_SKIP() << "the ring's segment is not a POSIX file here (SysV segments cannot shrink)";
   struct stat Before;
