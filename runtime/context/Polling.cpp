@@ -29,7 +29,8 @@
 #include "core/Stats.h"
 #include "receive/Receive.h"
 #include "send/Send.h"
-#include "wireup/Mailbox.h"
+#include "path/FramePath.h"
+#include "path/Mailbox.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -95,12 +96,9 @@ static void coolQuietPeers(tc_context *Ctx) {
   // pages given back unless that frame has begun (its sender may then be
   // storing on without having seen the limit).
   for (tc_peer *P : Cooled) {
-    __atomic_store_n(&P->Rx->CreditDirect[CreditWordCold], 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&P->Rx->CreditDirect[CreditWordLimit], P->Rx->Receive->expected() + 1,
-                     __ATOMIC_RELAXED);
+    closeColdRing(P);
     stopPolling(Ctx, P);
     P->Cold = true;
-    ++P->Rx->RingClosings;
     ++Ctx->ColdPeers;
     countHeld(Ctx, &tc_stats_t::rings_cooled);
   }

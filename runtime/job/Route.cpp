@@ -23,6 +23,7 @@
 #include "core/Events.h"
 #include "core/Polled.h"
 #include "core/Stats.h"
+#include "path/FramePath.h"
 #include "send/Send.h"
 #include "wire/Frame.h"
 #include "wireup/Wireup.h"
@@ -75,7 +76,7 @@ static void makeHandle(CoreContext *Ctx, RouteTarget &T) {
   H->Name = targetName(T);
   // Its frames are checked against this side's slots until the receiver's
   // are known: a job's ranks share their parameters.
-  H->Tx->SlotSize = Ctx->SlotSize;
+  assumeSlotSize(H, Ctx->SlotSize);
 }
 
 /// The target of a connect this layer started, or of a handle.
@@ -147,7 +148,7 @@ static void startAttempt(CoreContext *Ctx, RouteTarget &T) {
 /// The handle's frames move to its connection, ahead of any there.
 static void bindHandle(tc_peer *Handle, tc_peer *Connection) {
   Connection->HandedOut = true;
-  Connection->Tx->Corked = Connection->Tx->Corked || Handle->Tx->Corked;
+  takeCork(Handle, Connection);
   moveQueuedFrames(Handle, Connection);
   Handle->ProxyGone = false;
   __atomic_store_n(&Handle->Bound, Connection, __ATOMIC_RELEASE);

@@ -98,6 +98,18 @@ static tc_status_t sendFrameMessage(tc_peer *Peer, uint64_t First, uint32_t Coun
   return TC_OK;
 }
 
+tc_status_t corkFrames(tc_peer *Peer, bool Corked) {
+  Peer->Tx->Corked = Corked;
+  return Corked ? TC_OK : flushFrameBatch(Peer);
+}
+
+void closeColdRing(tc_peer *Peer) {
+  __atomic_store_n(&Peer->Rx->CreditDirect[CreditWordCold], 1, __ATOMIC_RELAXED);
+  __atomic_store_n(&Peer->Rx->CreditDirect[CreditWordLimit], Peer->Rx->Receive->expected() + 1,
+                   __ATOMIC_RELAXED);
+  ++Peer->Rx->RingClosings;
+}
+
 tc_status_t flushFrameBatch(tc_peer *Peer) {
   PeerSendHalf &Tx = *Peer->Tx;
   if (!Tx.BatchFrames)

@@ -17,6 +17,22 @@ tc_status_t deliverFrame(tc_peer *Peer, const uint8_t *Frame, size_t Size, uint6
 /// Sends the frames a corked peer holds (tc_peer_cork), as one message.
 /// TC_ERR_IO marks the peer failed.
 tc_status_t flushFrameBatch(tc_peer *Peer);
+/// tc_peer_cork: while a peer is corked, its frames by message wait and
+/// leave together (flushFrameBatch); uncorking sends what waits (TC_ERR_IO
+/// as flushFrameBatch). A handle keeps the setting for its connection
+/// (keepCork), which takes it when made (takeCork).
+tc_status_t corkFrames(tc_peer *Peer, bool Corked);
+inline void keepCork(tc_peer *Handle, bool Corked) { Handle->Tx->Corked = Corked; }
+inline void takeCork(tc_peer *Handle, tc_peer *Connection) {
+  Connection->Tx->Corked = Connection->Tx->Corked || Handle->Tx->Corked;
+}
+/// A handle's frames are checked against this side's slots until its
+/// connection tells the receiver's (a job's ranks share their parameters).
+inline void assumeSlotSize(tc_peer *Handle, uint32_t SlotSize) { Handle->Tx->SlotSize = SlotSize; }
+/// A quiet ring goes cold (context/Polling.cpp): closed to its sender past
+/// the next frame, which it is told in its credit line; counted, for the
+/// wakes the sender may send (onWake).
+void closeColdRing(tc_peer *Peer);
 /// Completes the put from slot Slot's copy, if one is in flight (bounded:
 /// a put that does not complete within a second marks the peer failed).
 tc_status_t completePut(tc_peer *Peer, uint32_t Slot);

@@ -48,17 +48,14 @@ extern "C" tc_status_t tc_peer_cork(tc_peer_t *Peer, int Corked) {
     return TC_ERR_INVALID_PARAM;
   if (Peer->Proxy) {
     PeerGuard Guard(Peer);
-    Peer->Tx->Corked = Corked != 0; // taken by its connection when made
+    keepCork(Peer, Corked != 0); // taken by its connection when made
     if (!(Peer = connectionOf(Peer)))
       return TC_OK;
   }
   PeerGuard Guard(Peer);
   if (!Peer->Welcomed || Peer->Failed)
     return TC_ERR_IO;
-  Peer->Tx->Corked = Corked != 0;
-  if (!Corked && flushFrameBatch(Peer) != TC_OK)
-    return TC_ERR_IO;
-  return TC_OK;
+  return corkFrames(Peer, Corked != 0) == TC_OK ? TC_OK : TC_ERR_IO;
 }
 
 tc_status_t twochains::rt::flushPeer(tc_peer *Peer, int TimeoutMs) {

@@ -22,7 +22,7 @@
 #include "path/FramePath.h"
 #include "ucx/Request.h"
 #include "ucx/Status.h"
-#include "wireup/Mailbox.h"
+#include "path/Mailbox.h"
 
 #include <algorithm>
 #include <chrono>
@@ -52,59 +52,7 @@ static void sayLastWords(tc_peer *Peer) {
     return;
   if (Peer->Ep)
     flushFrameBatch(Peer);
-  if (Peer->Rx->Receive && Peer->Rx->Receive->creditPending() &&
-      reportCreditWord(Peer, CreditWordFinished, Peer->Rx->Receive->expected(), /*Wait=*/true) ==
-          CreditReport::Sent)
-    Peer->Rx->Receive->takeCreditReport();
-}
-
-/// Puts and credit reports still in flight: a live peer's are let land
-/// (bounded); a failed one's are not waited for, closing its endpoints
-/// ends them. True if any was given up on.
-static bool endRequestsInFlight(tc_peer *Peer) {
-  bool GaveUp = false;
-  for (uint32_t Slot = 0; Slot < Peer->Tx->Puts.size(); ++Slot) {
-    if (!Peer->Tx->Puts[Slot])
-      continue;
-    if (!Peer->Failed) {
-      completePut(Peer, Slot);
-    } else {
-      ucp_request_free(Peer->Tx->Puts[Slot]); // released by UCX when its endpoint closes it
-      GaveUp = true;
-    }
-    Peer->Tx->Puts[Slot] = nullptr;
-  }
-  for (ucs_status_ptr_t &R : Peer->Rx->CreditRequest) {
-    if (R && !Peer->Failed) {
-      waitRequestUntil(frameWorker(Peer), R, nowNs() + PutCompleteTimeoutNs);
-    } else if (R) {
-      ucp_request_free(R); // released by UCX when its endpoint closes it
-      GaveUp = true;
-    }
-    R = nullptr;
-  }
-  return GaveUp;
-}
-
-/// The other side's memory: its keys, and the mappings that go with them.
-static void dropRemoteKeys(CoreContext *Ctx, tc_peer *Peer) {
-  if (Peer->Welcomed && Peer->Path == PathRma && putsTo(Peer) && Ctx->PutPeers)
-    --Ctx->PutPeers;
-  Peer->Tx->RingDirect = nullptr;
-  Peer->Rx->CreditDirect = nullptr;
-  Peer->Tx->Doorbell = Peer->Tx->DoorbellWord = nullptr;
-  releasePeerMapping(Peer->Tx->RingGuard);
-  releasePeerMapping(Peer->Rx->CreditGuard);
-  releasePeerMapping(Peer->Tx->DoorbellGuard);
-  Peer->Tx->RingGuard = Peer->Rx->CreditGuard = Peer->Tx->DoorbellGuard = -1;
-  if (Peer->Tx->DoorbellKey)
-    ucp_rkey_destroy(Peer->Tx->DoorbellKey);
-  Peer->Tx->DoorbellKey = nullptr;
-  if (Peer->Rx->CreditKey)
-    ucp_rkey_destroy(Peer->Rx->CreditKey);
-  if (Peer->Tx->RingKey)
-    ucp_rkey_destroy(Peer->Tx->RingKey);
-  Peer->Rx->CreditKey = Peer->Tx->RingKey = nullptr;
+  reportLastCredits(Peer);
 }
 
 /// The data endpoint. Puts complete locally before they land: they are
@@ -144,23 +92,6 @@ static void closeControlEndpoint(CoreContext *Ctx, tc_peer *Peer) {
   Peer->Ep = nullptr;
   controlTurnedByWait(Ctx);
   releaseKeptSends(Peer); // no send on the endpoint reads them any more
-}
-
-/// This side's ring and credit line for the peer.
-static void releaseLocalSide(CoreContext *Ctx, tc_peer *Peer) {
-  stopPolling(Ctx, Peer);
-  giveBackDoorbellPlace(Ctx, Peer);
-  if (Peer->Rx->RingMem)
-    ucp_mem_unmap(Ctx->RmaUcp, Peer->Rx->RingMem);
-  else if (Peer->Rx->Ring)
-    munmap(Peer->Rx->Ring, Peer->Rx->RingBytes);
-  Peer->Rx->Ring = nullptr;
-  Peer->Rx->RingMem = nullptr;
-  if (Peer->Tx->CreditMem)
-    ucp_mem_unmap(Ctx->RmaUcp, Peer->Tx->CreditMem);
-  Peer->Tx->CreditMem = nullptr;
-  // It pointed into that mapping (RMA), or the line this peer keeps.
-  Peer->Tx->CreditWord = nullptr;
 }
 
 /// The peer's endpoint is no longer the peer's: messages that come on it
@@ -207,7 +138,7 @@ void twochains::rt::releasePeer(CoreContext *Ctx, tc_peer *Peer) {
   forgetPayloadsAhead(Ctx, Peer);
   sayLastWords(Peer);
   bool GaveUp = endRequestsInFlight(Peer);
-  dropRemoteKeys(Ctx, Peer);
+  detachRemoteSide(Ctx, Peer);
   closeDataEndpoint(Ctx, Peer, GaveUp);
   closeControlEndpoint(Ctx, Peer);
   releaseLocalSide(Ctx, Peer);
@@ -232,8 +163,7 @@ static void failShrunkPeer(tc_peer *P) {
 /// peer reads (each returns TC_ERR_IO first).
 static void shedBuffers(tc_peer *P) {
   shedSendSide(P);
-  std::vector<uint8_t>().swap(P->Tx->Batch);
-  P->Rx->Receive.reset();
+  shedPathBuffers(P);
 }
 
 /// Accepted[I], released, leaves the list: freed, or kept in Gone if the

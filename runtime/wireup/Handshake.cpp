@@ -30,7 +30,7 @@
 #include "path/PathContext.h"
 #include "ucx/Request.h"
 #include "wire/Formats.h"
-#include "wireup/Mailbox.h"
+#include "path/Mailbox.h"
 #include "wireup/RankProof.h"
 
 #include <algorithm>
@@ -511,10 +511,8 @@ static tc_status_t takeWelcome(CoreContext *Ctx, tc_peer *Peer,
   // message into the ring already mapped, and credits by message, into a
   // line of this side's own rather than the RMA-mapped one nobody writes.
   if (Peer->Path == PathRma && Welcome.Header.Path == PathAm) {
-    Peer->Tx->CreditLine.reset(new (std::nothrow) uint64_t[CreditLineBytes / sizeof(uint64_t)]());
-    if (!Peer->Tx->CreditLine)
+    if (!useOwnCreditLine(Peer))
       return connectFailed(Peer, TC_ERR_NO_MEMORY, "cannot allocate a credit line");
-    Peer->Tx->CreditWord = Peer->Tx->CreditLine.get();
   }
   Peer->Path = FramePath(Welcome.Header.Path);
   std::vector<uint64_t> Held;

@@ -54,6 +54,11 @@ bool listenAllowed(CoreContext *Ctx, const char *Address);
 tc_status_t connectUntil(CoreContext *Ctx, const sockaddr_in &SA, const std::string &Where,
                          uint64_t Deadline, bool LogUnreachable, tc_peer **Out, bool Retry = true,
                          uint64_t RetryUntil = 0);
+/// The offer describing Peer's side (MAC not set), made from each layer's
+/// part; and the other side's checked offer, taken by each part
+/// (Offer.cpp).
+tc_status_t makeOffer(CoreContext *Ctx, tc_peer *Peer, Offer &Header, std::vector<uint8_t> &Body);
+tc_status_t acceptOffer(CoreContext *Ctx, tc_peer *Peer, const ParsedOffer &O, std::string &Why);
 /// Releases everything a peer holds, in both directions.
 void releasePeer(CoreContext *Ctx, tc_peer *Peer);
 /// tc_peer_close's work: a connected peer released and deleted.

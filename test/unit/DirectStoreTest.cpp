@@ -16,7 +16,7 @@
 #include "path/FramePath.h"
 #include "send/Send.h"
 #include "ucx/Request.h"
-#include "wireup/Mailbox.h"
+#include "path/Mailbox.h"
 #include "wireup/Wireup.h"
 #include "base/Mappings.h"
 

@@ -19,7 +19,7 @@
 
 #include "control/ControlMessage.h"
 #include "core/Peers.h"
-#include "wireup/Mailbox.h"
+#include "path/Mailbox.h"
 
 #include <algorithm>
 #include <atomic>

@@ -7,15 +7,14 @@
 // (FramePath.cpp): no key and no address is handed out.
 //
 //===----------------------------------------------------------------------===//
-#include "wireup/Mailbox.h"
+#include "path/Mailbox.h"
+#include "path/FramePath.h"
 
 #include "base/Log.h"
 #include "base/Mappings.h"
-#include "code/Deploy.h"
 #include "containment/PeerMappings.h"
 #include "core/Polled.h"
 #include "core/Stats.h"
-#include "send/PeerSend.h"
 #include "ucx/Request.h"
 #include "ucx/UcxMappings.h"
 
@@ -121,58 +120,22 @@ void releaseRingPages(CoreContext *Ctx, tc_peer *Peer) {
   Remove(std::max(KeepEnd, First), Last);
 }
 
-/// TC_DIRECT_STORES=0: always puts, never stores into a mapping of the
-/// peer's memory (docs/performance.md, "Direct stores").
-static bool directStores() {
+bool directStores() {
   const char *Env = std::getenv("TC_DIRECT_STORES");
   return !Env || std::strcmp(Env, "0");
 }
 
-tc_status_t makeOffer(CoreContext *Ctx, tc_peer *Peer, Offer &O, std::vector<uint8_t> &Body) {
-  O = {};
-  O.Magic = HandshakeMagic;
-  O.Version = HandshakeVersion;
+tc_status_t offerLocalSide(CoreContext *Ctx, tc_peer *Peer, Offer &O, std::vector<uint8_t> &Body) {
   O.Slots = Ctx->Slots;
   O.SlotSize = Ctx->SlotSize;
-  O.MailboxMode = uint32_t(Ctx->Code->Mode);
-  O.CodeTrust = uint32_t(Ctx->Package->CodeTrust);
   O.Path = Peer->Path;
+  if (Peer->Path != PathRma)
+    return TC_OK;
   // Whether this side will store into the other's ring (where UCX maps
   // it here), which decides whether the other lets this side's ring go
   // cold: a side that puts neither rings nor obeys a limit.
-  if (Peer->Path == PathRma && directStores())
+  if (directStores())
     O.Flags |= OfferStoresDirect;
-  O.Isa = hostIsa();
-  O.PayloadAheadBytes = Ctx->PayloadAheadBytes;
-  O.Job = Ctx->Wireup->Job.Id;
-  O.JobRank = Ctx->Wireup->Job.Id ? Ctx->Wireup->Job.Rank : NoJobRank;
-  O.ProofFor = NoJobRank; // and no proof: the handshake signs (Handshake.cpp)
-  Body.clear();
-  // The packages go last, after what the path needs; both paths carry them.
-  // Each name once: a build deployed beside the one loaded shares its
-  // interface, and a sender that asks to deploy it again is told it is held.
-  std::vector<std::pair<std::string, std::string>> Packages;
-  std::vector<std::string> Interfaces;
-  std::vector<bool> Receives;
-  for (const tc_package *P : Ctx->Package->Packages) {
-    bool Named = false;
-    for (const auto &Listed : Packages)
-      Named |= Listed.first == P->Name;
-    if (!Named && Packages.size() < MaxOfferPackages && P->Name.size() <= MaxPackageNameSize &&
-        P->Identity.size() == PackageIdentitySize) {
-      Packages.emplace_back(P->Name, P->Identity);
-      Interfaces.push_back(P->Interface);
-      Receives.push_back(P->Roles & TC_PACKAGE_RECEIVER);
-    }
-  }
-  auto AddPackages = [&] {
-    size_t Before = Body.size();
-    appendOfferPackages(Body, Packages, Interfaces, Receives);
-    O.PackagesSize = uint32_t(Body.size() - Before);
-    return TC_OK;
-  };
-  if (Peer->Path != PathRma)
-    return AddPackages();
   void *CreditKey = nullptr, *RingKey = nullptr;
   size_t CreditKeySize = 0, RingKeySize = 0;
   if (ucp_rkey_pack(Ctx->RmaUcp, Peer->Tx->CreditMem, &CreditKey, &CreditKeySize) != UCS_OK)
@@ -204,7 +167,7 @@ tc_status_t makeOffer(CoreContext *Ctx, tc_peer *Peer, Offer &O, std::vector<uin
     Append(Ctx->DoorbellKey.data(), Ctx->DoorbellKey.size());
   ucp_rkey_buffer_release(CreditKey);
   ucp_rkey_buffer_release(RingKey);
-  return AddPackages();
+  return TC_OK;
 }
 
 static ucp_ep_h connectToWorker(CoreContext *Ctx, const uint8_t *Address) {
@@ -331,8 +294,8 @@ static bool checkKeyRange(ucp_rkey_h Key, const std::vector<SharedMapping> &Atta
                           uint64_t Address, size_t Length, const char *What, std::string &Why,
                           uint8_t *&Local) {
   Local = nullptr;
-  std::string Named = std::string("its ") + What + " (" + std::to_string(Length) +
-                      " bytes at " + hex(Address) + ")";
+  std::string Named = std::string("its ") + What + " (" + std::to_string(Length) + " bytes at " +
+                      hex(Address) + ")";
   void *First = nullptr, *Last = nullptr;
   if (!Length || Address + Length < Address) {
     Why = Named + " wraps around";
@@ -411,8 +374,8 @@ static void mapDoorbell(tc_peer *Peer, const ParsedOffer &Parsed,
   Peer->Tx->DoorbellBit = 1ull << (O.DoorbellIndex % 64);
 }
 
-tc_status_t acceptOffer(CoreContext *Ctx, tc_peer *Peer, const ParsedOffer &Parsed,
-                        std::string &Why) {
+tc_status_t attachRemoteSide(CoreContext *Ctx, tc_peer *Peer, const ParsedOffer &Parsed,
+                             std::string &Why) {
   const Offer &O = Parsed.Header;
   if (Peer->Path == PathRma) {
     if (!Peer->DataEp && !(Peer->DataEp = connectToWorker(Ctx, Parsed.WorkerAddress))) {
@@ -459,17 +422,88 @@ tc_status_t acceptOffer(CoreContext *Ctx, tc_peer *Peer, const ParsedOffer &Pars
   Peer->Tx->Slots = O.Slots;
   Peer->Tx->SlotSize = O.SlotSize;
   Peer->Tx->Send = std::make_unique<SenderRing>(O.Slots);
-  takeOfferedCode(Peer, O.CodeTrust, tc_mailbox_mode_t(O.MailboxMode), O.Isa);
-  // Frames stored straight into the ring stay there until credited: a
-  // resend reads them from it.
-  bool Puts = Peer->Path == PathRma && !Peer->Tx->RingDirect;
-  takeOfferedSendSide(Peer, O.Slots, O.SlotSize,
-                      (Peer->Code->RemoteMode == TC_MAILBOX_CODE_CACHE && !Peer->Tx->RingDirect) ||
-                          Puts,
-                      O.PayloadAheadBytes);
-  if (Puts)
+  if (Peer->Path == PathRma && !Peer->Tx->RingDirect)
     Peer->Tx->Puts.assign(O.Slots, nullptr);
   return TC_OK;
+}
+
+bool endRequestsInFlight(tc_peer *Peer) {
+  bool GaveUp = false;
+  for (uint32_t Slot = 0; Slot < Peer->Tx->Puts.size(); ++Slot) {
+    if (!Peer->Tx->Puts[Slot])
+      continue;
+    if (!Peer->Failed) {
+      completePut(Peer, Slot);
+    } else {
+      ucp_request_free(Peer->Tx->Puts[Slot]); // released by UCX when its endpoint closes it
+      GaveUp = true;
+    }
+    Peer->Tx->Puts[Slot] = nullptr;
+  }
+  for (ucs_status_ptr_t &R : Peer->Rx->CreditRequest) {
+    if (R && !Peer->Failed) {
+      waitRequestUntil(frameWorker(Peer), R, nowNs() + PutCompleteTimeoutNs);
+    } else if (R) {
+      ucp_request_free(R); // released by UCX when its endpoint closes it
+      GaveUp = true;
+    }
+    R = nullptr;
+  }
+  return GaveUp;
+}
+
+void detachRemoteSide(CoreContext *Ctx, tc_peer *Peer) {
+  if (Peer->Welcomed && Peer->Path == PathRma && putsTo(Peer) && Ctx->PutPeers)
+    --Ctx->PutPeers;
+  Peer->Tx->RingDirect = nullptr;
+  Peer->Rx->CreditDirect = nullptr;
+  Peer->Tx->Doorbell = Peer->Tx->DoorbellWord = nullptr;
+  releasePeerMapping(Peer->Tx->RingGuard);
+  releasePeerMapping(Peer->Rx->CreditGuard);
+  releasePeerMapping(Peer->Tx->DoorbellGuard);
+  Peer->Tx->RingGuard = Peer->Rx->CreditGuard = Peer->Tx->DoorbellGuard = -1;
+  if (Peer->Tx->DoorbellKey)
+    ucp_rkey_destroy(Peer->Tx->DoorbellKey);
+  Peer->Tx->DoorbellKey = nullptr;
+  if (Peer->Rx->CreditKey)
+    ucp_rkey_destroy(Peer->Rx->CreditKey);
+  if (Peer->Tx->RingKey)
+    ucp_rkey_destroy(Peer->Tx->RingKey);
+  Peer->Rx->CreditKey = Peer->Tx->RingKey = nullptr;
+}
+
+void releaseLocalSide(CoreContext *Ctx, tc_peer *Peer) {
+  stopPolling(Ctx, Peer);
+  giveBackDoorbellPlace(Ctx, Peer);
+  if (Peer->Rx->RingMem)
+    ucp_mem_unmap(Ctx->RmaUcp, Peer->Rx->RingMem);
+  else if (Peer->Rx->Ring)
+    munmap(Peer->Rx->Ring, Peer->Rx->RingBytes);
+  Peer->Rx->Ring = nullptr;
+  Peer->Rx->RingMem = nullptr;
+  if (Peer->Tx->CreditMem)
+    ucp_mem_unmap(Ctx->RmaUcp, Peer->Tx->CreditMem);
+  Peer->Tx->CreditMem = nullptr;
+  // It pointed into that mapping (RMA), or the line this peer keeps.
+  Peer->Tx->CreditWord = nullptr;
+}
+
+void reportLastCredits(tc_peer *Peer) {
+  if (Peer->Rx->Receive && Peer->Rx->Receive->creditPending() &&
+      reportCreditWord(Peer, CreditWordFinished, Peer->Rx->Receive->expected(), /*Wait=*/true) ==
+          CreditReport::Sent)
+    Peer->Rx->Receive->takeCreditReport();
+}
+
+void shedPathBuffers(tc_peer *Peer) {
+  std::vector<uint8_t>().swap(Peer->Tx->Batch);
+  Peer->Rx->Receive.reset();
+}
+
+bool useOwnCreditLine(tc_peer *Peer) {
+  Peer->Tx->CreditLine.reset(new (std::nothrow) uint64_t[CreditLineBytes / sizeof(uint64_t)]());
+  Peer->Tx->CreditWord = Peer->Tx->CreditLine.get();
+  return Peer->Tx->CreditLine != nullptr;
 }
 
 } // namespace twochains::rt

@@ -1,0 +1,61 @@
+//===- Mailbox.h - A peer's ring and credit line, and their offer ---------===//
+#ifndef TWOCHAINS_RUNTIME_PATH_MAILBOX_H
+#define TWOCHAINS_RUNTIME_PATH_MAILBOX_H
+
+#include "path/PathContext.h"
+#include "wire/Wire.h"
+
+#include <string>
+#include <vector>
+
+namespace twochains::rt {
+
+/// Allocates the peer's ring (frames from it) and credit line (its
+/// reports), for the path its frames take.
+tc_status_t setupLocalSide(CoreContext *Ctx, tc_peer *Peer);
+/// A cold ring's pages, but those of the slot it expects next, given back
+/// to the system (they read as zeros when next touched). Only once its
+/// sender cannot store into them: context/Polling.cpp closes it first.
+void releaseRingPages(CoreContext *Ctx, tc_peer *Peer);
+/// The frame path's part of an offer (wireup/Offer.cpp makes the rest):
+/// the ring's shape and path, and on the RMA path the keys and addresses
+/// of Peer's ring, credit line and doorbell place, appended to Body.
+tc_status_t offerLocalSide(CoreContext *Ctx, tc_peer *Peer, Offer &Header,
+                           std::vector<uint8_t> &Body);
+/// Takes the frame path's part of the other side's checked offer: its ring
+/// and credit line (mapped here where UCX maps them, checked and guarded),
+/// its doorbell, and an RMA endpoint where the path is RMA.
+tc_status_t attachRemoteSide(CoreContext *Ctx, tc_peer *Peer, const ParsedOffer &O,
+                             std::string &Why);
+/// A peer's frame path as it is released: a live peer's last credits
+/// reported, so that the sender's tc_flush ends rather than seeing the
+/// peer close first (reportLastCredits); its puts and credit reports in
+/// flight let land, bounded, or, a failed peer's, given up on, which
+/// endRequestsInFlight says (closing its endpoints then ends them); the
+/// other side's memory let go, its keys and mappings (detachRemoteSide);
+/// this side's ring and credit line (releaseLocalSide); and what a gone
+/// peer's handle keeps no longer needs (shedPathBuffers).
+void reportLastCredits(tc_peer *Peer);
+bool endRequestsInFlight(tc_peer *Peer);
+void detachRemoteSide(CoreContext *Ctx, tc_peer *Peer);
+void releaseLocalSide(CoreContext *Ctx, tc_peer *Peer);
+void shedPathBuffers(tc_peer *Peer);
+/// The sender's side when the receiver declined RMA: credits come by
+/// message into a line of this side's own, not the RMA-mapped one nobody
+/// writes. False if it cannot be allocated.
+bool useOwnCreditLine(tc_peer *Peer);
+/// TC_DIRECT_STORES=0: always puts, never stores into a mapping of the
+/// peer's memory (docs/performance.md, "Direct stores").
+bool directStores();
+/// Receiver: whether frames from this sender can travel by RMA: the
+/// sender can, and this side's RMA worker reaches its RMA worker.
+bool rmaReaches(CoreContext *Ctx, tc_peer *Peer, const ParsedOffer &Hello);
+/// True if this side puts to Peer (frames or credits), rather than storing
+/// into memory UCX maps here.
+bool putsTo(const tc_peer *Peer);
+/// A peer welcomed on the RMA path: counted, and its way of storing said.
+void countRmaPeer(CoreContext *Ctx, tc_peer *Peer);
+
+} // namespace twochains::rt
+
+#endif
