@@ -3,15 +3,16 @@
 
   scripts/peer-writers.py [-v] [runtime dir]
 
-Reads the members of tc_peer and of its send and receive halves
-(runtime/core/Peer.h), and of the parts upper layers declare in their own
-folders (wireup/PeerWireup.h, calls/PeerCalls.h), and, in every runtime
-source, the places that
-change one: an assignment (=, +=, ++, ...) or a call that changes a
-container or a part (push_back, erase, clear, start, end, ...) on
-`Tx.Member`, `Rx.Member`, `Peer->Member`, `Peer->Wireup->Member` or
-`callsOf(Peer).Member`-like uses. Prints, per part,
-the folders that write it and, per member, its writers. A static
+Reads the members of tc_peer (runtime/core/Peer.h), of the frame path's
+send and receive halves (runtime/path/PeerPath.h; core/Peer.h before they
+moved), and of the parts upper layers declare in their own folders
+(send/PeerSend.h, receive/PeerReceive.h, code/PeerCode.h,
+package/PeerPackage.h, wireup/PeerWireup.h, calls/PeerCalls.h), and, in
+every runtime source, the places that change one: an assignment (=, +=,
+++, ...) or a call that changes a container or a part (push_back, erase,
+clear, start, end, ...) on `Tx.Member`, `Rx->Member`, `Peer->Member`,
+`Peer->Sending->Member`, `callsOf(Peer).Member`-like uses. Prints, per
+part, the folders that write it and, per member, its writers. A static
 approximation: writes through references taken elsewhere are not seen.
 """
 import os

@@ -13,10 +13,7 @@
 #include "base/Log.h"
 #include "core/PeerIdentity.h"
 #include "core/PeerPart.h"
-#include "core/SendQueue.h"
-#include "wire/CodeMiss.h"
 #include "wire/Frame.h"
-#include "wire/Ring.h"
 #include "wire/Wire.h"
 #include "twochains/twochains.h"
 

@@ -11,6 +11,7 @@
 #define TWOCHAINS_RUNTIME_RECEIVE_PEERRECEIVE_H
 
 #include "core/Peer.h"
+#include "wire/CodeMiss.h"
 
 #include <map>
 

@@ -13,7 +13,7 @@
 #define TWOCHAINS_RUNTIME_SEND_PEERSEND_H
 
 #include "core/Peer.h"
-#include "core/SendQueue.h"
+#include "send/SendQueue.h"
 #include "wire/CodeMiss.h"
 
 #include <atomic>

@@ -6,7 +6,7 @@
 // leaves keeps them right.
 //
 //===----------------------------------------------------------------------===//
-#include "core/SendQueue.h"
+#include "send/SendQueue.h"
 
 #include <gtest/gtest.h>
 

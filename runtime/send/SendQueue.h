@@ -8,8 +8,8 @@
 // them by hand: every change goes through push, erase, clear or moveTo.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TWOCHAINS_RUNTIME_CORE_SENDQUEUE_H
-#define TWOCHAINS_RUNTIME_CORE_SENDQUEUE_H
+#ifndef TWOCHAINS_RUNTIME_SEND_SENDQUEUE_H
+#define TWOCHAINS_RUNTIME_SEND_SENDQUEUE_H
 
 #include "twochains/twochains.h"
 
