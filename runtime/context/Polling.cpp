@@ -1,12 +1,13 @@
 //===- Polling.cpp - Rings that go cold, and the sweep -------------------===//
 //
-// On the control turn: a peer quiet for QuietTurnsBeforeCold turns, with
-// nothing owed either way, is made cold: its sender is told by the cold
-// flag in its credit line, and its ring leaves the list every pass polls
-// (core/Polled.h). The flag is stored before the ring is looked at once
-// more, and the sender loads it after each frame it stores (the same
-// order as the sleep flag's, and the same fence: core/Sleep.cpp), so a
-// frame stored meanwhile is either seen here or followed by the doorbell.
+// On the control turn: a peer quiet for QuietTurnsBeforeCold turns and
+// QuietBeforeColdNs (Context.h), with nothing owed either way, is made
+// cold: its sender is told by the cold flag in its credit line, and its
+// ring leaves the list every pass polls (core/Polled.h). The flag is
+// stored before the ring is looked at once more, and the sender loads it
+// after each frame it stores (the same order as the sleep flag's, and the
+// same fence: core/Sleep.cpp), so a frame stored meanwhile is either seen
+// here or followed by the doorbell.
 // A sender that cannot ring (it could not map the doorbell) is found by
 // the sweep, which looks at a few cold rings each turn.
 //
@@ -40,8 +41,6 @@
 
 using namespace twochains::rt;
 
-/// Control turns come every 1 ms while idle, 10 ms while frames run.
-static constexpr unsigned QuietTurnsBeforeCold = 8;
 /// Cold rings the sweep looks at per control turn.
 static constexpr unsigned SweepPerTurn = 64;
 
@@ -74,6 +73,7 @@ static void fenceAfterFlags() {
 
 static void coolQuietPeers(tc_context *Ctx) {
   std::vector<tc_peer *> Cooled;
+  uint64_t Now = nowNs();
   for (size_t I = 0; I < Ctx->Polled.size(); ++I) {
     tc_peer *P = Ctx->Polled[I];
     if (!mayGoCold(Ctx, P)) {
@@ -87,7 +87,9 @@ static void coolQuietPeers(tc_context *Ctx) {
       P->QuietTurns = 0;
       continue;
     }
-    if (++P->QuietTurns >= QuietTurnsBeforeCold)
+    if (P->QuietTurns++ == 0)
+      P->QuietSinceNs = Now;
+    if (P->QuietTurns >= QuietTurnsBeforeCold && Now - P->QuietSinceNs >= QuietBeforeColdNs)
       Cooled.push_back(P);
   }
   if (Cooled.empty())

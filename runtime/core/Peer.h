@@ -110,9 +110,10 @@ struct tc_peer {
   bool Cold = false;
   /// Its place in this side's doorbell (NoDoorbell: none).
   uint32_t DoorbellPlace = twochains::rt::NoDoorbell;
-  /// Control turns it has been quiet for, and what it had done then
-  /// (frames received, frames sent): context/Polling.cpp.
+  /// Control turns it has been quiet for, since when, and what it had done
+  /// then (frames received, frames sent): context/Polling.cpp.
   unsigned QuietTurns = 0;
+  uint64_t QuietSinceNs = 0;
   uint64_t QuietReceived = 0, QuietSent = 0;
 
   /// Jobs (job/Job.h): the rank in this side's job of the process at the

@@ -27,6 +27,13 @@
 #include "wire/Frame.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
 #include <functional>
 #include <ucp/api/ucp.h>
 
@@ -350,6 +357,68 @@ TEST_F(TwoContexts, ASenderDyingMidWriteDoesNotStopTheReceiver) {
   tc_stats_t S = stats(Receiver);
   EXPECT_EQ(S.frames_executed_local + S.frames_executed_injected, 5 + Good) << describe();
   EXPECT_EQ(readTotal(Total) - Before, int64_t(5 + Good) * sumOf(Payload));
+}
+
+/// A rogue in a process of its own (this binary again, told the port by
+/// TC_TEST_ROGUE_PORT): connects, stores one good frame and cuts a second
+/// short, then dies (_exit: the kernel closes its sockets and maps, as a
+/// crash does). Only run by ASenderThatDiesMidWriteIsReleased.
+TEST_F(TwoContexts, RogueThatDiesMidWrite) {
+  const char *Port = std::getenv("TC_TEST_ROGUE_PORT");
+  if (!Port)
+    GTEST_SKIP() << "the rogue process of ASenderThatDiesMidWriteIsReleased";
+  Side *Rogue = nullptr;
+  ASSERT_NO_FATAL_FAILURE(Rogue = createExtraSide("rogue"));
+  ASSERT_NE(Rogue, nullptr);
+  tc_peer_t *Dying = nullptr;
+  ASSERT_EQ(
+      tc_connect(Rogue->Ctx, "127.0.0.1", uint16_t(std::atoi(Port)), ConnectTimeoutMs, &Dying),
+      TC_OK);
+  SumFrames F{Rogue->Stdlib, element(Rogue->Stdlib, "server_side_sum")};
+  ASSERT_NO_FATAL_FAILURE(putFrame(Dying, F.local(), None));
+  ASSERT_NO_FATAL_FAILURE(putFrame(Dying, F.local(), None, 64)); // the trailer never lands
+  std::fflush(nullptr);
+  _exit(42);
+}
+
+/// A sender whose process dies mid-write (the receiver hears of it as its
+/// connection breaks) keeps nothing of the receiver's: its complete frame
+/// runs, then it is released (its ring, its endpoints, its place among
+/// the accepted), and another sender is served meanwhile and after.
+TEST_F(TwoContexts, ASenderThatDiesMidWriteIsReleased) {
+  Drive = Driver::TestThread;
+  DirectStoresOff Off; // read by the rogue too: its environment is this one's
+  ASSERT_NO_FATAL_FAILURE(start());
+  CoreContext *Core = coreOf(Receiver.Ctx);
+  ASSERT_EQ(Core->Accepted.size(), 1u) << describe();
+  // The receiver answers the rogue's handshake meanwhile.
+  std::atomic<bool> Stop{false};
+  std::thread Serve([&] {
+    while (!Stop.load(std::memory_order_relaxed))
+      tc_progress(Receiver.Ctx, nullptr);
+  });
+  pid_t Child = fork();
+  if (Child == 0) {
+    std::string PortText = std::to_string(Port);
+    setenv("TC_TEST_ROGUE_PORT", PortText.c_str(), 1);
+    execl("/proc/self/exe", "rogue", "--gtest_filter=TwoContexts.RogueThatDiesMidWrite",
+          static_cast<char *>(nullptr));
+    _exit(127);
+  }
+  int Status = 0;
+  pid_t Waited = Child > 0 ? waitpid(Child, &Status, 0) : -1;
+  Stop = true;
+  Serve.join();
+  ASSERT_EQ(Waited, Child) << "no rogue process";
+  ASSERT_TRUE(WIFEXITED(Status) && WEXITSTATUS(Status) == 42)
+      << "the rogue did not die as planned (status " << Status << ")";
+  ASSERT_TRUE(progressUntil([&] { return stats(Receiver).frames_executed_local >= 1; },
+                            "the receiver ran the rogue's frame that landed"));
+  ASSERT_NO_FATAL_FAILURE(sendGoodFrames(4));
+  ASSERT_TRUE(progressUntil([&] { return Core->Accepted.size() == 1; },
+                            "the receiver released the sender that died mid-write"))
+      << describe();
+  ASSERT_NO_FATAL_FAILURE(sendGoodFrames(4));
 }
 
 } // namespace

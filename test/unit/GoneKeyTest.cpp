@@ -18,6 +18,7 @@
 #include "twochains/twochains.h"
 #include "wire/Frame.h"
 #include "wire/Wire.h"
+#include "LoopbackEndpoint.h"
 
 #include <gtest/gtest.h>
 
@@ -151,19 +152,10 @@ protected:
                                                                       : &take<AmWelcome>;
       ASSERT_EQ(ucp_worker_set_am_recv_handler(Worker, &H), UCS_OK);
     }
-    sockaddr_in SA = {};
-    SA.sin_family = AF_INET;
-    SA.sin_port = htons(Port);
-    SA.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ucp_ep_params_t E = {};
-    E.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR |
-                   UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
-    E.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
-    E.err_handler.cb = [](void *, ucp_ep_h, ucs_status_t) {}; // closed by the receiver
-    E.sockaddr.addr = reinterpret_cast<sockaddr *>(&SA);
-    E.sockaddr.addrlen = sizeof SA;
-    E.err_mode = UCP_ERR_HANDLING_MODE_PEER;
-    ASSERT_EQ(ucp_ep_create(Worker, &E, &Ep), UCS_OK);
+    ASSERT_EQ(connectLoopback(
+                  Worker, Port, [](void *, ucp_ep_h, ucs_status_t) {}, // closed by the receiver
+                  nullptr, &Ep),
+              UCS_OK);
   }
 
   template <unsigned Id>

@@ -65,13 +65,7 @@ protected:
   void goodPeerRuns(unsigned Frames) {
     tc_stats_t S0 = stats(Receiver);
     ASSERT_EQ(connect(), TC_OK) << describe();
-    uint32_t Sum = element(Sender.Stdlib, "server_side_sum");
-    std::vector<int32_t> Payload = sumPayload(8, 1);
-    for (unsigned I = 0; I < Frames; ++I)
-      ASSERT_EQ(sendRetrying(Sender.Stdlib, Sum, I % 2 ? TC_SEND_INJECTED : TC_SEND_LOCAL,
-                             Payload.data(), Payload.size() * sizeof(int32_t)),
-                TC_OK);
-    ASSERT_EQ(flush(), TC_OK) << describe();
+    ASSERT_NO_FATAL_FAILURE(sendGoodFrames(Frames));
     tc_stats_t S = stats(Receiver);
     EXPECT_EQ(S.frames_executed_local + S.frames_executed_injected -
                   S0.frames_executed_local - S0.frames_executed_injected,

@@ -82,13 +82,7 @@ protected:
   /// A good peer's frames after the attack: the receiver kept serving.
   void goodFramesRun(unsigned Frames) {
     tc_stats_t Before = stats(Receiver);
-    uint32_t Sum = element(Sender.Stdlib, "server_side_sum");
-    std::vector<int32_t> Payload = sumPayload(8, 1);
-    for (unsigned I = 0; I < Frames; ++I)
-      ASSERT_EQ(sendRetrying(Sender.Stdlib, Sum, I % 2 ? TC_SEND_INJECTED : TC_SEND_LOCAL,
-                             Payload.data(), Payload.size() * sizeof(int32_t)),
-                TC_OK);
-    ASSERT_EQ(flush(), TC_OK) << describe();
+    ASSERT_NO_FATAL_FAILURE(sendGoodFrames(Frames));
     ASSERT_NO_FATAL_FAILURE(receiverRan(Before, Frames));
   }
 

@@ -18,6 +18,7 @@
 #include "core/CoreContext.h"
 #include "control/ControlWorker.h"
 #include "ucx/Request.h"
+#include "LoopbackEndpoint.h"
 #include "wire/Auth.h"
 #include "wire/Frame.h"
 #include "wire/Wire.h"
@@ -59,23 +60,13 @@ public:
   void connect(uint16_t Port) {
     Peer = newPeer(Ctx);
     Peer->Name = "receiver";
-    sockaddr_in SA = {};
-    SA.sin_family = AF_INET;
-    SA.sin_port = htons(Port);
-    SA.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ucp_ep_params_t P = {};
-    P.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR |
-                   UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
-    P.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
-    P.sockaddr.addr = reinterpret_cast<sockaddr *>(&SA);
-    P.sockaddr.addrlen = sizeof SA;
-    P.err_mode = UCP_ERR_HANDLING_MODE_PEER;
-    P.err_handler.cb = [](void *Arg, ucp_ep_h, ucs_status_t) {
-      static_cast<tc_peer *>(Arg)->Failed = true;
-    };
-    P.err_handler.arg = Peer.get();
     ASSERT_EQ(useTcpInterface(Ctx, "lo", "a raw connect"), TC_OK);
-    ASSERT_EQ(ucp_ep_create(Ctx->Worker, &P, &Peer->Ep), UCS_OK);
+    ASSERT_EQ(
+        connectLoopback(
+            Ctx->Worker, Port,
+            [](void *Arg, ucp_ep_h, ucs_status_t) { static_cast<tc_peer *>(Arg)->Failed = true; },
+            Peer.get(), &Peer->Ep),
+        UCS_OK);
     // Where the context's handlers look for the peer an answer is for.
     Ctx->Connecting.push_back(Peer.get());
   }

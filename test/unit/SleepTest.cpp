@@ -206,6 +206,30 @@ TEST_F(Sleeping, AReceiverReportsItsCreditsBeforeItSleeps) {
   EXPECT_STREQ(reinterpret_cast<const char *>(Memory + SleepRegion), "reported");
 }
 
+/// A connection just made and quiet stays warm for QuietBeforeColdNs,
+/// however many control turns pass meanwhile: the sender's first frames,
+/// sent as its tc_connect returns, do not meet a closed ring. (With eight
+/// turns alone, 8 ms, a loaded host's sender found the ring closed after
+/// its first frame.) Once that time has passed it goes cold, as the test
+/// below shows.
+TEST_F(Sleeping, AQuietRingStaysWarmForItsFirstTenthOfASecond) {
+  ASSERT_NO_FATAL_FAILURE(startDirect());
+  tc_context_t *R = Receiver.Ctx;
+  CoreContext *Core = coreOf(R);
+  ASSERT_EQ(Core->Accepted.size(), 1u);
+  tc_peer *Quiet = Core->Accepted[0].get();
+  // Twice the turns that once made it cold; a cold ring counts no more.
+  ASSERT_TRUE(progressUntil([&] { return Quiet->QuietTurns >= 2 * QuietTurnsBeforeCold; },
+                            "the receiver's turns while the ring is quiet"))
+      << "rings cooled: " << statsOf(R).rings_cooled;
+  uint64_t QuietNs = nowNs() - Quiet->QuietSinceNs;
+  if (QuietNs >= QuietBeforeColdNs)
+    GTEST_SKIP() << "the host held the test " << QuietNs / 1'000'000
+                 << " ms: the ring may go cold by now";
+  EXPECT_EQ(statsOf(R).rings_cooled, 0u);
+  EXPECT_FALSE(Quiet->Cold);
+}
+
 /// A sender asleep in tc_send_wait because the receiver closed its cold
 /// ring is woken when the receiver opens it again: the opening stores into
 /// the sender's credit line, which must look at its sleep flag as a credit

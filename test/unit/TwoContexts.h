@@ -53,6 +53,14 @@
 #include <type_traits>
 #include <vector>
 
+/// The standard package's server_side_sum: adds the int32s to tc_stdlib_total.
+inline std::vector<int32_t> sumPayload(size_t Count, int32_t First) {
+  std::vector<int32_t> V(Count);
+  for (size_t I = 0; I < Count; ++I)
+    V[I] = First + int32_t(I);
+  return V;
+}
+
 class TwoContexts : public ::testing::Test {
 public:
   enum class Driver { Executor, TestThread };
@@ -318,6 +326,20 @@ public:
     }
   }
 
+  /// A good peer's Frames frames of server_side_sum, Local and Injected in
+  /// turn, each sent as sendRetrying does, then flushed: each must be
+  /// taken, and the flush end with TC_OK. Call under
+  /// ASSERT_NO_FATAL_FAILURE.
+  void sendGoodFrames(unsigned Frames) {
+    uint32_t Sum = element(Sender.Stdlib, "server_side_sum");
+    std::vector<int32_t> Payload = sumPayload(8, 1);
+    for (unsigned I = 0; I < Frames; ++I)
+      ASSERT_EQ(sendRetrying(Sender.Stdlib, Sum, I % 2 ? TC_SEND_INJECTED : TC_SEND_LOCAL,
+                             Payload.data(), Payload.size() * sizeof(int32_t)),
+                TC_OK);
+    ASSERT_EQ(flush(), TC_OK) << describe();
+  }
+
   /// The events a side has queued, oldest first (taken).
   std::vector<tc_event_t> takeEvents(const Side &S) {
     std::vector<tc_event_t> Out;
@@ -499,14 +521,6 @@ private:
     ASSERT_EQ(tc_context_add_package(S.Ctx, S.Calls), TC_OK);
   }
 };
-
-/// The standard package's server_side_sum: adds the int32s to tc_stdlib_total.
-inline std::vector<int32_t> sumPayload(size_t Count, int32_t First) {
-  std::vector<int32_t> V(Count);
-  for (size_t I = 0; I < Count; ++I)
-    V[I] = First + int32_t(I);
-  return V;
-}
 
 inline int64_t sumOf(const std::vector<int32_t> &V) {
   int64_t S = 0;
