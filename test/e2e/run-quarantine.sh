@@ -41,7 +41,7 @@ num() { sed -n "s/$1/\1/p" "$2" | head -1; }
 # attack (about 1.5 s) stays well inside however loaded the machine is.
 WINDOW_MS=10000
 TC_JAM_TIME_LIMIT_MS=250 TC_QUARANTINE_BUDGET_MS=1000 TC_QUARANTINE_WINDOW_MS=$WINDOW_MS \
-  TC_TEST_STOP_FILE="$OUT/stop" timeout 120 \
+  TC_TEST_STOP_FILE="$OUT/stop-receiver" timeout 120 \
   "$TOOL" receiver "$PKG" containment $PORT 1000000000 0.0.0.0 > "$OUT/receiver" 2>&1 &
 RPID=$!
 wait_for_listening "$OUT/receiver" || { echo "FAILED: the receiver did not listen"; exit 1; }
@@ -51,10 +51,13 @@ for _ in $(seq 100); do grep -q connected "$OUT/caller" && break; sleep 0.1; don
 # After its four connections the attacker waits out the window and comes
 # back with one well-behaved frame.
 timeout 90 "$TOOL" loopers "$PKG" "$FAR" $PORT 4 3 $(( WINDOW_MS + 1000 )) > "$OUT/loopers" 2>&1
+# The caller stops first: a receiver that stopped under its last call
+# failed that call (TC_ERR_IO), the good peer's only failure in a run.
 touch "$OUT/stop"
 STATUS=0
 wait $CPID || STATUS=$?
 CPID=
+touch "$OUT/stop-receiver"
 wait $RPID
 RPID=
 grep -v "UCX  WARN" "$OUT/loopers" "$OUT/caller"
