@@ -7,7 +7,7 @@ Reads the members of tc_peer (runtime/core/Peer.h), of the frame path's
 send and receive halves (runtime/path/PeerPath.h; core/Peer.h before they
 moved), and of the parts upper layers declare in their own folders
 (send/PeerSend.h, receive/PeerReceive.h, code/PeerCode.h,
-package/PeerPackage.h, wireup/PeerWireup.h, calls/PeerCalls.h), and, in
+package/PeerPackage.h, job/PeerJob.h, wireup/PeerWireup.h, calls/PeerCalls.h), and, in
 every runtime source, the places that change one: an assignment (=, +=,
 ++, ...) or a call that changes a container or a part (push_back, erase,
 clear, start, end, ...) on `Tx.Member`, `Rx->Member`, `Peer->Member`,
@@ -85,6 +85,7 @@ def main():
              r"(Receiving->|\bReceiving\.)"),
             ("Sending (PeerSend)", ("send", "PeerSend.h"), "PeerSend",
              r"(Sending->|\bS\.)"),
+            ("Job (PeerJob)", ("job", "PeerJob.h"), "PeerJob", r"(Connection->Job->)"),
             ("Code (PeerCode)", ("code", "PeerCode.h"), "PeerCode", r"(\bCode->)"),
             ("Package (PeerPackage)", ("package", "PeerPackage.h"), "PeerPackage",
              r"(\bPackage->)")):

@@ -38,6 +38,7 @@ struct PeerReceive;
 struct PeerCode;
 struct PeerPackage;
 struct PeerSend;
+struct PeerJob;
 struct PeerSendHalf;
 struct PeerReceiveHalf;
 } // namespace twochains::rt
@@ -127,9 +128,6 @@ struct tc_peer {
   bool Proxy = false;
   bool ProxyGone = false;
   tc_peer *Bound = nullptr;
-  /// A connection: the handle it was made for (a connect in the
-  /// background). A handle bound to it marks it HandedOut.
-  tc_peer *ProxyOf = nullptr;
   /// The handshake is over: both offers taken, the rings and credit lines
   /// set up (wireup/).
   bool Welcomed = false;
@@ -154,6 +152,8 @@ struct tc_peer {
   /// sent ahead, and the fault reports and drops the next tc_flush tells:
   /// the send layer's part (send/PeerSend.h).
   twochains::rt::PeerPart<twochains::rt::PeerSend> Sending;
+  /// A connection the job layer made for a handle: the handle (job/PeerJob.h).
+  twochains::rt::PeerPart<twochains::rt::PeerJob> Job;
   /// Control messages UCX still sends on Ep, with the copies it reads
   /// (control/ControlMessage.h): each freed once its request completes,
   /// the rest when the endpoint closes.

@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "job/Job.h"
+#include "job/PeerJob.h"
 
 #include "base/Clock.h"
 #include "base/Log.h"
@@ -139,7 +140,7 @@ static void startAttempt(CoreContext *Ctx, RouteTarget &T) {
   tc_peer *P = startConnect(Ctx, SA, Where, T.Rank, std::min(T.GiveUpNs, Now + AttemptTimeoutNs));
   if (!P)
     return failTarget(Ctx, T, TC_ERR_IO, "no connection could be started (logged above)");
-  P->ProxyOf = H;
+  makeFor(P, H);
   T.Attempt = P;
   ++Ctx->Job->AttemptsInFlight;
   Ctx->Job->Owned.emplace_back(P);
@@ -224,9 +225,9 @@ static int decideJobHello(CoreContext *Ctx, tc_peer *Peer, std::string &Why) {
 /// the handle it was made for; one a rank made binds that rank's handle.
 static void onPeerWelcomed(CoreContext *Ctx, tc_peer *Peer) {
   // A rank connected to itself has two ends here; one is counted.
-  if (Peer->JobRank != NoJobRank && (Peer->JobRank != Ctx->Wireup->Job.Rank || Peer->ProxyOf))
+  if (Peer->JobRank != NoJobRank && (Peer->JobRank != Ctx->Wireup->Job.Rank || proxyOf(Peer)))
     countHeld(Ctx, &tc_stats_t::job_connections);
-  if (tc_peer *Handle = Peer->ProxyOf) {
+  if (tc_peer *Handle = proxyOf(Peer)) {
     if (!Handle->Bound || Handle->Bound->Failed)
       bindHandle(Handle, Peer);
     return;
@@ -264,7 +265,7 @@ static ucs_status_t onReady(void *Arg, const void *Header, size_t HeaderLength, 
 /// already; crossed, the other side's connection is awaited; unanswered,
 /// it is tried again; refused, the handle has failed.
 static void onConnectEnded(CoreContext *Ctx, tc_peer *Peer) {
-  RouteTarget *T = targetOf(Ctx, Peer->ProxyOf);
+  RouteTarget *T = targetOf(Ctx, proxyOf(Peer));
   if (T && T->Attempt == Peer) {
     T->Attempt = nullptr;
     --Ctx->Job->AttemptsInFlight;
@@ -343,7 +344,7 @@ static void advanceRoutes(CoreContext *Ctx) {
   for (size_t I = 0; I < Ctx->Connected.size();) {
     tc_peer *P = Ctx->Connected[I];
     // Ours (made for a handle) and failed, its frames run: released.
-    if (!P->ProxyOf || !P->Failed ||
+    if (!proxyOf(P) || !P->Failed ||
         (P->Rx->Receive && P->Rx->Ring &&
          frameTrailerShows(ringSlot(P->Rx->Ring, Ctx->SlotSize, P->Rx->Receive->expectedSlot()),
                            Ctx->SlotSize, P->Rx->Receive->expected()))) {
