@@ -3,7 +3,7 @@
 // A peer's memory key makes UCX map the peer's shared-memory segment into
 // this process, and the peer names the addresses inside it. What the key
 // really mapped, and how much of it the segment really holds, come from
-// the kernel, never from the peer (wireup/Mailbox.cpp).
+// the kernel, never from the peer (path/Mailbox.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TWOCHAINS_RUNTIME_BASE_MAPPINGS_H

@@ -124,7 +124,7 @@ struct tc_peer {
   /// (tc_job_peer) or a jam's onward route (tc_jam_forward), connected on
   /// demand and in the background. Bound is the connection once it is made
   /// (null before; null again, with ProxyGone, once it has gone); frames
-  /// sent to it meanwhile wait in Tx.Queued, bounded (job/Route.h).
+  /// sent to it meanwhile wait in its send part's queue, bounded (job/Route.h).
   bool Proxy = false;
   bool ProxyGone = false;
   tc_peer *Bound = nullptr;

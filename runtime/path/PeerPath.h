@@ -25,7 +25,8 @@
 namespace twochains::rt {
 
 /// The other side's ring, which this side puts frames into, and the credit
-/// line the other side writes (Send.cpp, CodeTransfer.cpp, Calls.cpp).
+/// line the other side writes (FramePath.cpp, Mailbox.cpp; send/ advances
+/// the sender ring).
 struct PeerSendHalf {
   uint64_t RingAddress = 0;
   uint32_t Slots = 0, SlotSize = 0;
@@ -68,12 +69,13 @@ struct PeerSendHalf {
   ucp_rkey_h DoorbellKey = nullptr;
   int DoorbellGuard = -1;
   /// The credit line's words as the last sleep looked at them
-  /// (core/Sleep.cpp): one that changed since is something to do.
+  /// (SleepLook.cpp): one that changed since is something to do.
   uint64_t SleepCredit[CreditWordsWatched] = {};
 };
 
 /// This side's ring, which the other side puts frames into, and where its
-/// credits are reported (receive/, wireup/Mailbox.cpp, path/FramePath.cpp).
+/// credits are reported (Mailbox.cpp, FramePath.cpp; receive/ advances the
+/// receiver ring).
 struct PeerReceiveHalf {
   ucp_mem_h RingMem = nullptr; // RMA path; else RingAlloc
   uint8_t *Ring = nullptr;
@@ -91,7 +93,7 @@ struct PeerReceiveHalf {
   twochains::rt::CreditMessage CreditMsg = {};
   ucs_status_ptr_t CreditRequest[3] = {}; // finished, miss, fault
   /// The expected sequence + 1 when the last sleep found its frame there
-  /// (core/Sleep.cpp): found again, it is stalled, not new.
+  /// (SleepLook.cpp): found again, it is stalled, not new.
   uint64_t SleepFound = 0;
   /// Wakes it sent (path/FramePath.cpp, onWake), this context's looks
   /// before a sleep (CoreContext::SleepLooks) when the first came, and the

@@ -7,7 +7,7 @@
 // what mmap returned to that thread's ucs_mmap is listed; other threads and
 // other times pass straight through. A domain that maps otherwise (sysv:
 // shmat; xpmem) or that this file does not know makes the list unusable:
-// the caller then lists the process's mappings instead (wireup/Mailbox.cpp).
+// the caller then lists the process's mappings instead (path/Mailbox.cpp).
 // A process that did not put this library first reaches libucs's ucs_mmap
 // directly: nothing is listed, the kernel's count disagrees, and the caller
 // falls back the same way.

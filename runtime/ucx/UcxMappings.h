@@ -1,7 +1,7 @@
 //===- UcxMappings.h - The segments UCX maps while a peer's key unpacks ---===//
 //
 // Unpacking a peer's memory key makes UCX map the peer's shared-memory
-// segment here (wireup/Mailbox.cpp checks what it mapped). libtwochains-ucx
+// segment here (path/Mailbox.cpp checks what it mapped). libtwochains-ucx
 // (UcxMappings.cpp) watches one thread's unpacks: the mappings libuct made
 // through ucs_mmap, as mmap returned them, and whether every memory domain
 // that unpacked is one known to map only so, or nothing. What it says is
