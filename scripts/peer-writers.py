@@ -7,7 +7,8 @@ Reads the members of tc_peer (runtime/core/Peer.h), of the frame path's
 send and receive halves (runtime/path/PeerPath.h; core/Peer.h before they
 moved), and of the parts upper layers declare in their own folders
 (send/PeerSend.h, receive/PeerReceive.h, code/PeerCode.h,
-package/PeerPackage.h, job/PeerJob.h, wireup/PeerWireup.h, calls/PeerCalls.h), and, in
+package/PeerPackage.h, job/PeerJob.h, wireup/PeerWireup.h, calls/PeerCalls.h,
+control/PeerControl.h), and, in
 every runtime source, the places that change one: an assignment (=, +=,
 ++, ...) or a call that changes a container or a part (push_back, erase,
 clear, start, end, ...) on `Tx.Member`, `Rx->Member`, `Peer->Member`,
@@ -61,9 +62,28 @@ def members(text, struct):
 def writes(source, prefix, name):
     member = r"%s\b%s\b" % (prefix, name)
     assign = r"%s(\[[^\]]*\])?\s*(=(?!=)|\+=|-=|\|=|&=|\+\+|--)" % member
-    bumped = r"(\+\+|--)\s*[\w>.\-]*%s" % member
+    bumped = r"(\+\+|--)\s*[\w>.\-]*%s(?!\s*->)" % member
     mutate = r"%s(\[[^\]]*\])?\s*(\.|->)\s*(%s)\s*\(" % (member, MUTATORS)
     return re.search(assign, source) or re.search(bumped, source) or re.search(mutate, source)
+
+
+def peer_names(sources):
+    """The names runtime sources give peers (tc_peer pointers, owners,
+    references), so that `X->Name = ...` counts only where X is a peer,
+    not a package or a waker with a member of the same name."""
+    names = set()
+    for src in sources.values():
+        names.update(re.findall(r"tc_peer(?:_t)?\s*\*(?:\s*const)?\s*&?\s*(\w+)", src))
+        names.update(re.findall(r"unique_ptr<tc_peer>\s*&?\s*(\w+)", src))
+        names.update(re.findall(r"auto\s*\*?\s*(\w+)\s*=\s*newPeer\(", src))
+        names.update(re.findall(r"for\s*\(\s*(?:const\s+)?auto\s*&?\*?\s*(\w+)\s*:\s*Ctx->(?:Accepted|Connected|Connecting|Gone|Polled)\b", src))
+    return names
+
+
+def peer_prefix(src):
+    """The ways a source names a peer: its own peer variables."""
+    peers = "|".join(sorted(peer_names({"": src}))) or "Peer"
+    return r"(\b(?:%s)(?:\.get\(\))?->|\bHandle->|\bT\.Handle->)" % peers
 
 
 def main():
@@ -71,7 +91,7 @@ def main():
     # The frame path's halves: in path/ once they moved there, in core before.
     halves = open(PATH_H).read() if os.path.exists(PATH_H) else text
     parts = {
-        "tc_peer": (members(text, "tc_peer"), r"(->|\bPeer\.|\bP\.)"),
+        "tc_peer": (members(text, "tc_peer"), None),
         "Tx (PeerSendHalf)": (members(halves, "PeerSendHalf"), r"(\bTx\.|Tx->)"),
         "Rx (PeerReceiveHalf)": (members(halves, "PeerReceiveHalf"), r"(\bRx\.|Rx->)"),
     }
@@ -88,7 +108,9 @@ def main():
             ("Job (PeerJob)", ("job", "PeerJob.h"), "PeerJob", r"(Connection->Job->)"),
             ("Code (PeerCode)", ("code", "PeerCode.h"), "PeerCode", r"(\bCode->)"),
             ("Package (PeerPackage)", ("package", "PeerPackage.h"), "PeerPackage",
-             r"(\bPackage->)")):
+             r"(\bPackage->)"),
+            ("Control (PeerControl)", ("control", "PeerControl.h"), "PeerControl",
+             r"(\bControl->)")):
         path = os.path.join(ROOT, *header)
         if os.path.exists(path):
             parts[label] = (members(open(path).read(), struct), prefix)
@@ -103,7 +125,8 @@ def main():
     for part, (names, prefix) in parts.items():
         folders, lines = set(), []
         for name in names:
-            by = sorted({f.split("/")[0] for f, src in sources.items() if writes(src, prefix, name)})
+            by = sorted({f.split("/")[0] for f, src in sources.items()
+                         if writes(src, prefix or peer_prefix(src), name)})
             folders.update(by)
             lines.append("    %-28s %s" % (name, ", ".join(by) or "-"))
         print("%s: %d members, written from %d folders: %s" %

@@ -574,9 +574,7 @@ static void destroyContext(tc_context *Ctx) {
   for (auto &Peer : Ctx->Accepted)
     releasePeer(Ctx, Peer.get());
   Ctx->Accepted.clear();
-  for (tc_peer *P : Ctx->Polled)
-    P->PolledAt = -1;
-  Ctx->Polled.clear();
+  stopPollingAll(Ctx);
   releaseDoorbell(Ctx);
   releaseUcx(Ctx);
   // Deployed packages are the context's: their rieds stay loaded, as

@@ -67,15 +67,8 @@ inline bool coreAtStart(tc_context *Ctx) {
 tc_status_t progressContext(tc_context *Ctx, unsigned *Executed);
 /// Lets the layers below progress the context (CoreContext::Progress).
 void setupProgress(tc_context *Ctx);
-/// Makes quiet peers' rings cold, and sweeps the cold ones (Polling.cpp).
-/// A peer goes cold after both QuietTurnsBeforeCold quiet control turns
-/// (1 ms apart while idle, 10 ms while frames run) and QuietBeforeColdNs
-/// quiet: turns alone were 8 ms, less than a sender takes from the
-/// receiver's welcome to its first frames on a loaded host, whose second
-/// frame then met a closed ring (TC_ERR_NO_CREDIT) on a connection just
-/// made.
-constexpr unsigned QuietTurnsBeforeCold = 8;
-constexpr uint64_t QuietBeforeColdNs = 100'000'000;
+/// Makes quiet peers' rings cold (core/Polled.h says when), and sweeps
+/// the cold ones (Polling.cpp).
 void setupPolling(tc_context *Ctx);
 /// tc_executor_stop's work.
 void stopExecutor(tc_context *Ctx);

@@ -1,7 +1,7 @@
 //===- Polling.cpp - Rings that go cold, and the sweep -------------------===//
 //
 // On the control turn: a peer quiet for QuietTurnsBeforeCold turns and
-// QuietBeforeColdNs (Context.h), with nothing owed either way, is made
+// QuietBeforeColdNs (core/Polled.h), with nothing owed either way, is made
 // cold: its sender is told by the cold flag in its credit line, and its
 // ring leaves the list every pass polls (core/Polled.h). The flag is
 // stored before the ring is looked at once more, and the sender loads it
@@ -76,20 +76,9 @@ static void coolQuietPeers(tc_context *Ctx) {
   uint64_t Now = nowNs();
   for (size_t I = 0; I < Ctx->Polled.size(); ++I) {
     tc_peer *P = Ctx->Polled[I];
-    if (!mayGoCold(Ctx, P)) {
-      P->QuietTurns = 0;
-      continue;
-    }
-    uint64_t Received = P->Rx->Receive->expected(), Sent = P->Tx->Send->next();
-    if (Received != P->QuietReceived || Sent != P->QuietSent) {
-      P->QuietReceived = Received;
-      P->QuietSent = Sent;
-      P->QuietTurns = 0;
-      continue;
-    }
-    if (P->QuietTurns++ == 0)
-      P->QuietSinceNs = Now;
-    if (P->QuietTurns >= QuietTurnsBeforeCold && Now - P->QuietSinceNs >= QuietBeforeColdNs)
+    if (!mayGoCold(Ctx, P))
+      notQuiet(P);
+    else if (quietLongEnough(P, P->Rx->Receive->expected(), P->Tx->Send->next(), Now))
       Cooled.push_back(P);
   }
   if (Cooled.empty())
@@ -99,9 +88,7 @@ static void coolQuietPeers(tc_context *Ctx) {
   // storing on without having seen the limit).
   for (tc_peer *P : Cooled) {
     closeColdRing(P);
-    stopPolling(Ctx, P);
-    P->Cold = true;
-    ++Ctx->ColdPeers;
+    makeCold(Ctx, P);
     countHeld(Ctx, &tc_stats_t::rings_cooled);
   }
   fenceAfterFlags();

@@ -3,6 +3,7 @@
 
 #include "base/Log.h"
 #include "control/ControlWorker.h"
+#include "control/PeerControl.h"
 #include "core/Peers.h"
 #include "core/Stats.h"
 #include "ucx/Request.h"
@@ -33,7 +34,7 @@ tc_peer *senderOf(CoreContext *Ctx, const ucp_am_recv_param_t *Param) {
 
 /// Frees what UCX has finished sending; the oldest first, as they complete.
 static void sweepKeptSends(tc_peer *Peer) {
-  auto &Sent = Peer->Sent;
+  auto &Sent = Peer->Control->Sent;
   for (auto It = Sent.begin(); It != Sent.end();) {
     if (It->Request && ucp_request_check_status(It->Request) == UCS_INPROGRESS) {
       ++It;
@@ -46,10 +47,10 @@ static void sweepKeptSends(tc_peer *Peer) {
 }
 
 void releaseKeptSends(tc_peer *Peer) {
-  for (KeptSend &K : Peer->Sent)
+  for (KeptSend &K : Peer->Control->Sent)
     if (K.Request)
       ucp_request_free(K.Request);
-  Peer->Sent.clear();
+  Peer->Control->Sent.clear();
 }
 
 ucs_status_t sendKeptMessage(tc_peer *Peer, unsigned Id, std::vector<uint8_t> Header,
@@ -59,8 +60,8 @@ ucs_status_t sendKeptMessage(tc_peer *Peer, unsigned Id, std::vector<uint8_t> He
   sweepKeptSends(Peer);
   // UCX reads the bytes until the request completes: they move into the
   // peer's list, freed by a later sweep once it has, never kept longer.
-  Peer->Sent.push_back({nullptr, std::move(Header), std::move(Body)});
-  KeptSend &K = Peer->Sent.back();
+  Peer->Control->Sent.push_back({nullptr, std::move(Header), std::move(Body)});
+  KeptSend &K = Peer->Control->Sent.back();
   ucp_request_param_t P = {};
   P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   P.flags = Flags;
@@ -70,7 +71,7 @@ ucs_status_t sendKeptMessage(tc_peer *Peer, unsigned Id, std::vector<uint8_t> He
     K.Request = R;
     return UCS_OK;
   }
-  Peer->Sent.pop_back();
+  Peer->Control->Sent.pop_back();
   return UCS_PTR_IS_ERR(R) ? UCS_PTR_STATUS(R) : UCS_OK;
 }
 
@@ -166,7 +167,7 @@ void cutOffPeer(CoreContext *Ctx, tc_peer *Peer, const std::string &Why) {
   countHeld(Ctx, &tc_stats_t::rendezvous_cancelled);
   logLimited(Ctx->Control->CutOffLog, TC_LOG_ERROR, "cut off " + Peer->Name + ": " + Why);
   if (Ctx->Control->CutOff.empty())
-    Peer->Failed = true;
+    failPeer(Peer);
   else
     Ctx->Control->CutOff.notify(Ctx, Peer);
 }

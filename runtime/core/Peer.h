@@ -33,6 +33,7 @@ namespace twochains::rt {
 struct CoreContext;
 struct JamRun;
 struct PeerWireup;
+struct PeerControl;
 struct PeerCalls;
 struct PeerReceive;
 struct PeerCode;
@@ -41,17 +42,6 @@ struct PeerSend;
 struct PeerJob;
 struct PeerSendHalf;
 struct PeerReceiveHalf;
-} // namespace twochains::rt
-
-namespace twochains::rt {
-
-/// A control message UCX has not finished sending: its request (null once
-/// sent) and the bytes it reads until then.
-struct KeptSend {
-  void *Request = nullptr;
-  std::vector<uint8_t> Header, Body;
-};
-
 } // namespace twochains::rt
 
 /// What a running jam receives as its tc_jam_ctx_t.
@@ -95,13 +85,12 @@ struct tc_peer {
   bool Channelled = false;
   std::recursive_mutex Channel;
   bool RefusalLogged = false; // a refused message from it was logged (once)
-  bool FalseFaultLogged = false; // a fault report of a frame never sent was logged (once)
-  /// What it can make this side log again and again: its frames refused,
-  /// its frames abandoned, its messages refused (code offers, answers,
-  /// rieds, forwards: out of bounds, or past its share of a queue), its
-  /// answers and fault reports as a receiver (base/Log.h, logLimited).
-  twochains::rt::LogLimit RefusedFrameLog, AbandonedFrameLog, RefusedMessageLog, AnswerLog,
-      FaultReportLog;
+  /// What it can make every layer log again and again: its messages
+  /// refused (code offers, answers, rieds, forwards: out of bounds, or past
+  /// its share of a queue), its answers as a receiver (base/Log.h,
+  /// logLimited). Its frames refused and abandoned are receive's to log,
+  /// its fault reports send's (their parts).
+  twochains::rt::LogLimit RefusedMessageLog, AnswerLog;
 
   /// Which rings each pass polls (core/Polled.h): its index in
   /// CoreContext::Polled, or -1 while its ring is cold (found by its
@@ -154,10 +143,9 @@ struct tc_peer {
   twochains::rt::PeerPart<twochains::rt::PeerSend> Sending;
   /// A connection the job layer made for a handle: the handle (job/PeerJob.h).
   twochains::rt::PeerPart<twochains::rt::PeerJob> Job;
-  /// Control messages UCX still sends on Ep, with the copies it reads
-  /// (control/ControlMessage.h): each freed once its request completes,
-  /// the rest when the endpoint closes.
-  std::deque<twochains::rt::KeptSend> Sent;
+  /// Control messages UCX still sends on Ep, with the copies it reads: the
+  /// control layer's part (control/PeerControl.h).
+  twochains::rt::PeerPart<twochains::rt::PeerControl> Control;
   tc_peer_stats_t Stats = {};  // tc_peer_stats
   /// The frame path both ways: the other side's ring and credit line, this
   /// side's ring and its credit reports (path/PeerPath.h).

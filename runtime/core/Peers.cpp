@@ -1,4 +1,4 @@
-//===- Peers.cpp - Finding a peer -----------------------------------------===//
+//===- Peers.cpp - Finding a peer, and core's changes to one --------------===//
 #include "core/Peers.h"
 
 namespace twochains::rt {
@@ -17,5 +17,17 @@ tc_peer *peerOfEndpoint(CoreContext *Ctx, ucp_ep_h Ep) {
       return P;
   return nullptr;
 }
+
+unsigned numberPeer(CoreContext *Ctx, tc_peer *Peer) { return Peer->Number = ++Ctx->PeersSeen; }
+
+void renamePeer(tc_peer *Peer, std::string Name) { Peer->Name = std::move(Name); }
+
+void identifyPeer(tc_peer *Peer, const PeerIdentity &Identity) { Peer->Identity = Identity; }
+
+void setJobRank(tc_peer *Peer, uint32_t JobRank) { Peer->JobRank = JobRank; }
+
+void handOutPeer(tc_peer *Peer) { Peer->HandedOut = true; }
+
+void failPeer(tc_peer *Peer) { Peer->Failed = true; }
 
 } // namespace twochains::rt

@@ -1,14 +1,35 @@
-//===- Peers.h - Finding a peer -------------------------------------------===//
+//===- Peers.h - Finding a peer, and core's changes to one ----------------===//
 #ifndef TWOCHAINS_RUNTIME_CORE_PEERS_H
 #define TWOCHAINS_RUNTIME_CORE_PEERS_H
 
 #include "core/CoreContext.h"
+#include "core/Peer.h"
+
+#include <string>
 
 namespace twochains::rt {
 
 /// The peer (accepted, connected or connecting) whose control endpoint is
 /// Ep, or null.
 tc_peer *peerOfEndpoint(CoreContext *Ctx, ucp_ep_h Ep);
+
+/// Core's own state of a peer (core/Peer.h) changes only through these:
+/// the layers that make, name, prove, hand out and cut off connections
+/// call them.
+/// Peer is the context's next one: numbered in connection order (the
+/// number is returned).
+unsigned numberPeer(CoreContext *Ctx, tc_peer *Peer);
+/// What messages call Peer.
+void renamePeer(tc_peer *Peer, std::string Name);
+/// Who Peer is beyond this connection: what quarantine is kept by.
+void identifyPeer(tc_peer *Peer, const PeerIdentity &Identity);
+/// The rank of this side's job at the other end (NoJobRank: outside it).
+void setJobRank(tc_peer *Peer, uint32_t JobRank);
+/// The application was given Peer: it outlives its connection
+/// (CoreContext::Gone).
+void handOutPeer(tc_peer *Peer);
+/// Peer has failed: nothing more is sent to it. Any thread may call this.
+void failPeer(tc_peer *Peer);
 
 /// Calls Fn on every connection that sends: those this side made
 /// (Connected) and those it accepted, which send replies.

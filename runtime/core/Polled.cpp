@@ -37,6 +37,32 @@ void stopPolling(CoreContext *Ctx, tc_peer *Peer) {
   Peer->PolledAt = -1;
 }
 
+void makeCold(CoreContext *Ctx, tc_peer *Peer) {
+  stopPolling(Ctx, Peer);
+  Peer->Cold = true;
+  ++Ctx->ColdPeers;
+}
+
+void stopPollingAll(CoreContext *Ctx) {
+  for (tc_peer *P : Ctx->Polled)
+    P->PolledAt = -1;
+  Ctx->Polled.clear();
+}
+
+bool quietLongEnough(tc_peer *Peer, uint64_t Received, uint64_t Sent, uint64_t Now) {
+  if (Received != Peer->QuietReceived || Sent != Peer->QuietSent) {
+    Peer->QuietReceived = Received;
+    Peer->QuietSent = Sent;
+    Peer->QuietTurns = 0;
+    return false;
+  }
+  if (Peer->QuietTurns++ == 0)
+    Peer->QuietSinceNs = Now;
+  return Peer->QuietTurns >= QuietTurnsBeforeCold && Now - Peer->QuietSinceNs >= QuietBeforeColdNs;
+}
+
+void notQuiet(tc_peer *Peer) { Peer->QuietTurns = 0; }
+
 /// The doorbell's places: one per peer this side may have at once, each
 /// way (max_peers accepted, as many connected), at least a line's worth.
 static uint32_t doorbellPlaces(const CoreContext *Ctx) {

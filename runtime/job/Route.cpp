@@ -22,6 +22,7 @@
 #include "base/StatusString.h"
 #include "control/ControlMessage.h"
 #include "core/Events.h"
+#include "core/Peers.h"
 #include "core/Polled.h"
 #include "core/Stats.h"
 #include "path/FramePath.h"
@@ -72,9 +73,9 @@ static void makeHandle(CoreContext *Ctx, RouteTarget &T) {
   T.Handle = newPeer(Ctx);
   tc_peer *H = T.Handle.get();
   H->Proxy = true;
-  H->Number = ++Ctx->PeersSeen;
-  H->JobRank = T.Rank;
-  H->Name = targetName(T);
+  numberPeer(Ctx, H);
+  setJobRank(H, T.Rank);
+  renamePeer(H, targetName(T));
   // Its frames are checked against this side's slots until the receiver's
   // are known: a job's ranks share their parameters.
   assumeSlotSize(H, Ctx->SlotSize);
@@ -148,7 +149,7 @@ static void startAttempt(CoreContext *Ctx, RouteTarget &T) {
 
 /// The handle's frames move to its connection, ahead of any there.
 static void bindHandle(tc_peer *Handle, tc_peer *Connection) {
-  Connection->HandedOut = true;
+  handOutPeer(Connection);
   takeCork(Handle, Connection);
   moveQueuedFrames(Handle, Connection);
   Handle->ProxyGone = false;
@@ -171,7 +172,7 @@ tc_peer *addressRoute(CoreContext *Ctx, const std::string &Key, const sockaddr_i
     T.Addresses = {SA.sin_addr.s_addr};
     T.Port = ntohs(SA.sin_port);
     makeHandle(Ctx, T);
-    T.Handle->Name = Key;
+    renamePeer(T.Handle.get(), Key);
   }
   if (!T.Started)
     startAttempt(Ctx, T);

@@ -18,6 +18,7 @@
 #include "base/Timeouts.h"
 #include "control/ControlMessage.h"
 #include "core/Lock.h"
+#include "core/Peers.h"
 #include "core/Polled.h"
 #include "core/Stats.h"
 #include "ucx/Request.h"
@@ -41,7 +42,7 @@ tc_status_t completePut(tc_peer *Peer, uint32_t Slot) {
       waitRequestUntil(Peer->Ctx->DataWorker, Request, nowNs() + PutCompleteTimeoutNs);
   Request = nullptr;
   if (St != UCS_OK) {
-    Peer->Failed = true;
+    failPeer(Peer);
     return TC_ERR_IO;
   }
   return TC_OK;
@@ -92,7 +93,7 @@ static tc_status_t sendFrameMessage(tc_peer *Peer, uint64_t First, uint32_t Coun
       FrameMessageDeadlineNs);
   controlTurnedByWait(Peer->Ctx);
   if (St != UCS_OK) {
-    Peer->Failed = true;
+    failPeer(Peer);
     return TC_ERR_IO;
   }
   return TC_OK;
@@ -152,7 +153,7 @@ tc_status_t deliverFrame(tc_peer *Peer, const uint8_t *Frame, size_t Size, uint6
                                      ringSlot(Peer->Tx->RingAddress, Peer->Tx->SlotSize, Slot),
                                      Peer->Tx->RingKey, &P);
     if (UCS_PTR_IS_ERR(R)) {
-      Peer->Failed = true;
+      failPeer(Peer);
       return TC_ERR_IO;
     }
     Peer->Tx->Puts[Slot] = R; // null: complete already (shared memory, short puts)
@@ -165,7 +166,7 @@ tc_status_t deliverFrame(tc_peer *Peer, const uint8_t *Frame, size_t Size, uint6
                                ringSlot(Peer->Tx->RingAddress, Peer->Tx->SlotSize, Slot),
                                Peer->Tx->RingKey, &P));
   if (St != UCS_OK) {
-    Peer->Failed = true;
+    failPeer(Peer);
     return TC_ERR_IO;
   }
   return TC_OK;
@@ -192,7 +193,7 @@ CreditReport reportCreditWord(tc_peer *Peer, unsigned Word, uint64_t Value, bool
       ucs_status_t St = waitRequestUntil(frameWorker(Peer), Request, nowNs() + CreditReportWaitNs);
       Request = nullptr;
       if (St != UCS_OK) {
-        Peer->Failed = true;
+        failPeer(Peer);
         return CreditReport::Failed;
       }
     } else {
@@ -216,7 +217,7 @@ CreditReport reportCreditWord(tc_peer *Peer, unsigned Word, uint64_t Value, bool
                         nullptr, 0, &P);
   }
   if (UCS_PTR_IS_ERR(R)) {
-    Peer->Failed = true;
+    failPeer(Peer);
     return CreditReport::Failed;
   }
   Request = R;
@@ -435,7 +436,7 @@ static ucs_status_t onWake(void *Arg, const void *, size_t HeaderLength, void *,
                  "ended " + Peer->Name + ": it sent " + std::to_string(Rx.WakesTaken) +
                      " wakes; this side slept (or looked to) " +
                      std::to_string(Sleeps - Rx.SleepsAtFirstWake) + " times since the first");
-    Peer->Failed = true;
+    failPeer(Peer);
     countHeld(Ctx, &tc_stats_t::messages_refused);
     return UCS_OK;
   }

@@ -12,6 +12,7 @@
 
 #include "base/Log.h"
 #include "base/Mappings.h"
+#include "base/Timeouts.h"
 #include "containment/PeerMappings.h"
 #include "core/Polled.h"
 #include "core/Stats.h"
@@ -470,6 +471,22 @@ void detachRemoteSide(CoreContext *Ctx, tc_peer *Peer) {
   if (Peer->Tx->RingKey)
     ucp_rkey_destroy(Peer->Tx->RingKey);
   Peer->Rx->CreditKey = Peer->Tx->RingKey = nullptr;
+}
+
+void closeDataEndpoint(CoreContext *Ctx, tc_peer *Peer, bool GaveUp) {
+  if (Peer->DataEp) {
+    ucp_request_param_t P = {};
+    uint64_t Deadline = nowNs() +
+                        (Peer->Failed ? ReleaseFailedFlushTimeoutNs : ReleaseFlushTimeoutNs);
+    bool Flushed = !GaveUp && waitRequestUntil(Ctx->DataWorker, ucp_ep_flush_nbx(Peer->DataEp, &P),
+                                               Deadline) == UCS_OK;
+    if (Flushed)
+      waitRequestUntil(Ctx->DataWorker, ucp_ep_close_nbx(Peer->DataEp, &P),
+                       nowNs() + EndpointCloseTimeoutNs);
+    else
+      closeEndpointByForce(Ctx->DataWorker, Peer->DataEp);
+  }
+  Peer->DataEp = nullptr;
 }
 
 void releaseLocalSide(CoreContext *Ctx, tc_peer *Peer) {

@@ -33,11 +33,22 @@ tc_status_t attachRemoteSide(CoreContext *Ctx, tc_peer *Peer, const ParsedOffer 
 /// flight let land, bounded, or, a failed peer's, given up on, which
 /// endRequestsInFlight says (closing its endpoints then ends them); the
 /// other side's memory let go, its keys and mappings (detachRemoteSide);
-/// this side's ring and credit line (releaseLocalSide); and what a gone
-/// peer's handle keeps no longer needs (shedPathBuffers).
+/// its RMA endpoint closed (closeDataEndpoint); this side's ring and
+/// credit line (releaseLocalSide); and what a gone peer's handle keeps no
+/// longer needs (shedPathBuffers).
 void reportLastCredits(tc_peer *Peer);
 bool endRequestsInFlight(tc_peer *Peer);
 void detachRemoteSide(CoreContext *Ctx, tc_peer *Peer);
+/// Puts complete locally before they land: they are made to land before
+/// closing (a failed peer's, briefly: nothing of it is expected to land).
+/// Then closed by flushing, which has nothing left to flush: a forced
+/// close of this endpoint (UCX 1.13) left its shared-memory transport
+/// endpoints behind, each with the other side's segment attached, two
+/// mappings and 17 kB per closed peer on each side for the life of the
+/// context (containment-e2e 'cycles'). Forced only if something is still
+/// in flight (GaveUp, endRequestsInFlight's answer): that cancels it, and
+/// its buffers go with the peer.
+void closeDataEndpoint(CoreContext *Ctx, tc_peer *Peer, bool GaveUp);
 void releaseLocalSide(CoreContext *Ctx, tc_peer *Peer);
 void shedPathBuffers(tc_peer *Peer);
 /// The sender's side when the receiver declined RMA: credits come by

@@ -47,6 +47,9 @@ struct PeerReceive {
   /// its frames are refused; the sender is told once.
   uint64_t AddressRefusedUntilNs = 0;
   bool AddressRefusalTold = false;
+  /// What its frames can make this side log again and again: refusals,
+  /// abandonments (base/Log.h, logLimited).
+  LogLimit RefusedFrameLog, AbandonedFrameLog;
 };
 
 /// Makes the receive layer's part of a new peer.

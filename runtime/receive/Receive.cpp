@@ -181,7 +181,7 @@ __attribute__((noinline)) static tc_status_t abandonFrame(CoreContext *Ctx, tc_p
                   (unsigned long long)Run.FaultAddress);
     Fault += Address;
   }
-  logLimited(Peer->AbandonedFrameLog, TC_LOG_ERROR,
+  logLimited(Peer->Receiving->AbandonedFrameLog, TC_LOG_ERROR,
              "abandoned frame " + std::to_string(H.Sequence) + " from " + Peer->Name + ": jam '" +
                  Element + "' of package '" + Package + "' " +
                  (Timeout
@@ -315,7 +315,7 @@ __attribute__((noinline)) static void refuseFrame(CoreContext *Ctx, tc_peer *Pee
   } else {
     countHeld(Ctx, &tc_stats_t::frames_rejected);
     count(Peer, &tc_peer_stats_t::frames_rejected);
-    logLimited(Peer->RefusedFrameLog, TC_LOG_ERROR,
+    logLimited(Peer->Receiving->RefusedFrameLog, TC_LOG_ERROR,
                "dropped frame " + std::to_string(Seq) + " from " + Peer->Name + ": " +
                    statusString(St));
     postEvent(Ctx, TC_EVENT_FRAME_REJECTED, Peer->Number, St, V.Header.Element, Seq);

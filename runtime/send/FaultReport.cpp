@@ -41,7 +41,7 @@ void takeFaultReport(tc_peer *Peer) {
   uint64_t Finished = Peer->Tx->Send->finished();
   if (Seq >= Next || Seq + Peer->Tx->Slots < Finished) {
     count(Peer->Ctx, &tc_stats_t::messages_refused);
-    logOnce(Peer->FalseFaultLogged, TC_LOG_ERROR,
+    logOnce(Peer->Sending->FalseFaultLogged, TC_LOG_ERROR,
             Peer->Name + " reported frame " + std::to_string(Seq) + " abandoned, which " +
                 (Seq >= Next ? "this side never sent" : "finished a ring of frames ago") +
                 ": ignored (further false reports are counted, not logged)");
@@ -68,7 +68,7 @@ void takeFaultReport(tc_peer *Peer) {
             F.signal);
   Peer->Ctx->Path->FrameAbandoned.notify(Peer, Seq, Ended);
   if (Kind == TC_JAM_REFUSED) {
-    logLimited(Peer->FaultReportLog, TC_LOG_ERROR,
+    logLimited(Peer->Sending->FaultReportLog, TC_LOG_ERROR,
                Peer->Name + " refused frame " + std::to_string(Seq) + " (element " +
                    std::to_string(F.element) + "): " + statusString(Ended));
     return;
@@ -76,7 +76,7 @@ void takeFaultReport(tc_peer *Peer) {
   const char *How = Kind == TC_JAM_TIMED_OUT     ? "ran past its time limit"
                     : Kind == TC_JAM_QUARANTINED ? "is quarantined for this sender"
                                                  : "faulted";
-  logLimited(Peer->FaultReportLog, TC_LOG_ERROR,
+  logLimited(Peer->Sending->FaultReportLog, TC_LOG_ERROR,
              Peer->Name + " abandoned frame " + std::to_string(Seq) + ": element " +
                  std::to_string(F.element) + " " + How +
                  (Kind == TC_JAM_FAULTED ? " (" + std::string(signalName(F.signal)) + ")" : ""));

@@ -77,6 +77,10 @@ struct PeerSend {
   /// last: TC_ERR_JAM_FAULT for an abandoned frame, a refusal's status.
   tc_status_t FaultUnflushed = TC_OK;
   tc_jam_fault_t LastFault = {};
+  /// Its fault reports, logged: one of a frame never sent once, the rest
+  /// limited (base/Log.h).
+  bool FalseFaultLogged = false;
+  LogLimit FaultReportLog;
 };
 
 /// Makes the send layer's part of a new peer.

@@ -38,4 +38,13 @@ ucs_status_t waitRequestUntil(ucp_worker_h Worker, ucs_status_ptr_t Request,
   return St;
 }
 
+void closeEndpointByForce(ucp_worker_h Worker, ucp_ep_h Ep) {
+  if (!Ep)
+    return;
+  ucp_request_param_t P = {};
+  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  P.flags = UCP_EP_CLOSE_FLAG_FORCE;
+  waitRequest(Worker, ucp_ep_close_nbx(Ep, &P));
+}
+
 } // namespace twochains::rt

@@ -25,6 +25,10 @@ inline ucs_status_t waitRequestFor(ucp_worker_h Worker, ucs_status_ptr_t Request
   return waitRequestUntil(Worker, Request, nowNs() + TimeoutNs);
 }
 
+/// Closes Ep by force (UCP_EP_CLOSE_FLAG_FORCE), which ends what UCX still
+/// does on it; null is nothing to close.
+void closeEndpointByForce(ucp_worker_h Worker, ucp_ep_h Ep);
+
 } // namespace twochains::rt
 
 #endif

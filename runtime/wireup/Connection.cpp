@@ -16,6 +16,7 @@
 #include "control/ControlWorker.h"
 #include "core/Events.h"
 #include "core/Lock.h"
+#include "core/Peers.h"
 #include "core/Polled.h"
 #include "core/Stats.h"
 #include "receive/PayloadAhead.h"
@@ -34,15 +35,6 @@
 
 using namespace twochains::rt;
 
-static void closeEndpoint(ucp_worker_h Worker, ucp_ep_h Ep) {
-  if (!Ep)
-    return;
-  ucp_request_param_t P = {};
-  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-  P.flags = UCP_EP_CLOSE_FLAG_FORCE;
-  waitRequest(Worker, ucp_ep_close_nbx(Ep, &P));
-}
-
 /// A live peer's last words: a corked peer's waiting frames leave (nothing
 /// sent is lost on close), and frames finished since the last report are
 /// reported, so that the sender's tc_flush ends rather than seeing the peer
@@ -55,31 +47,6 @@ static void sayLastWords(tc_peer *Peer) {
   reportLastCredits(Peer);
 }
 
-/// The data endpoint. Puts complete locally before they land: they are
-/// made to land before closing (a failed peer's, briefly: nothing of it
-/// is expected to land). Then closed by flushing, which has nothing left to
-/// flush: a forced close of this endpoint (UCX 1.13) left its shared-memory
-/// transport endpoints behind, each with the other side's segment attached,
-/// two mappings and 17 kB per closed peer on each side for the life of the
-/// context (containment-e2e 'cycles'). Forced only if something is still in
-/// flight (GaveUp): that cancels it, and its buffers go with the peer.
-static void closeDataEndpoint(CoreContext *Ctx, tc_peer *Peer, bool GaveUp) {
-  if (Peer->DataEp) {
-    ucp_request_param_t P = {};
-    uint64_t Deadline =
-        nowNs() + (Peer->Failed ? ReleaseFailedFlushTimeoutNs : ReleaseFlushTimeoutNs);
-    bool Flushed = !GaveUp && waitRequestUntil(Ctx->DataWorker,
-                                               ucp_ep_flush_nbx(Peer->DataEp, &P),
-                                               Deadline) == UCS_OK;
-    if (Flushed)
-      waitRequestUntil(Ctx->DataWorker, ucp_ep_close_nbx(Peer->DataEp, &P),
-                       nowNs() + EndpointCloseTimeoutNs);
-    else
-      closeEndpoint(Ctx->DataWorker, Peer->DataEp);
-  }
-  Peer->DataEp = nullptr;
-}
-
 /// The control endpoint, its last messages (credits, answers by message)
 /// flushed first: a forced close drops what UCX still holds for the socket.
 static void closeControlEndpoint(CoreContext *Ctx, tc_peer *Peer) {
@@ -88,7 +55,7 @@ static void closeControlEndpoint(CoreContext *Ctx, tc_peer *Peer) {
     waitRequestUntil(Ctx->Worker, ucp_ep_flush_nbx(Peer->Ep, &P),
                      nowNs() + ReleaseFlushTimeoutNs);
   }
-  closeEndpoint(Ctx->Worker, Peer->Ep);
+  closeEndpointByForce(Ctx->Worker, Peer->Ep);
   Peer->Ep = nullptr;
   controlTurnedByWait(Ctx);
   releaseKeptSends(Peer); // no send on the endpoint reads them any more
@@ -119,9 +86,9 @@ static void forgetPeerEndpoint(CoreContext *Ctx, tc_peer *Peer) {
 static void cutOff(CoreContext *Ctx, tc_peer *Peer) {
   if (!Peer->Failed && Peer->Welcomed)
     postEvent(Ctx, TC_EVENT_PEER_GONE, Peer->Number, TC_ERR_IO);
-  Peer->Failed = true;
+  failPeer(Peer);
   forgetPeerEndpoint(Ctx, Peer);
-  closeEndpoint(Ctx->Worker, Peer->Ep);
+  closeEndpointByForce(Ctx->Worker, Peer->Ep);
   Peer->Ep = nullptr;
   releaseKeptSends(Peer); // no send on the endpoint reads them any more
 }
@@ -155,7 +122,7 @@ namespace twochains::rt {
 static void failShrunkPeer(tc_peer *P) {
   if (P->Failed || (!peerMappingBroken(P->Tx->RingGuard) && !peerMappingBroken(P->Rx->CreditGuard)))
     return;
-  P->Failed = true;
+  failPeer(P);
   logError(P->Name + " shrank its shared memory under this side's stores: it is ended");
 }
 
@@ -205,7 +172,7 @@ static void reapPeers(CoreContext *Ctx) {
     }
     if (isStartup(P) && Now - P->Wireup->AcceptedNs > Ctx->Wireup->HandshakeTimeoutNs) {
       // Failed: closed by force, nothing of it waited for.
-      P->Failed = true;
+      failPeer(P);
       P->Wireup->AuthState = PeerWireup::Auth::Refused;
       countHeld(Ctx, &tc_stats_t::handshakes_timed_out);
       logLimited(Ctx->Wireup->RefusedConnectionLog, TC_LOG_ERROR,
@@ -245,9 +212,9 @@ static std::unique_ptr<tc_peer> openClient(CoreContext *Ctx, const sockaddr_in &
                                            const std::string &Where, bool Retry,
                                            tc_status_t &Result) {
   auto Peer = newPeer(Ctx);
-  Peer->Number = ++Ctx->PeersSeen;
-  Peer->Name = "receiver " + Where;
-  Peer->Identity = PeerIdentity::of(SA);
+  numberPeer(Ctx, Peer.get());
+  renamePeer(Peer.get(), "receiver " + Where);
+  identifyPeer(Peer.get(), PeerIdentity::of(SA));
   Peer->Wireup->RetryIfUnreachable = Retry;
   ucp_ep_params_t P = {};
   P.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR |
@@ -424,9 +391,9 @@ void twochains::rt::closePeer(CoreContext *Ctx, tc_peer *Peer) {
   // it at the next control turn.
   for (size_t I = 0; I < Ctx->Accepted.size(); ++I)
     if (Ctx->Accepted[I].get() == Peer) {
-      Peer->HandedOut = true;
+      handOutPeer(Peer);
       if (ThreadRunningJamOf == Ctx) {
-        Peer->Failed = true;
+        failPeer(Peer);
         return;
       }
       releasePeer(Ctx, Peer);
@@ -456,7 +423,7 @@ extern "C" tc_status_t tc_context_peer(tc_context_t *Api, unsigned Number, tc_pe
   std::lock_guard<std::recursive_mutex> Guard(Ctx->Lock);
   for (auto &P : Ctx->Accepted)
     if (P->Number == Number && P->Welcomed && !P->Failed) {
-      P->HandedOut = true; // the handle outlives the connection (Gone)
+      handOutPeer(P.get());
       *Out = P.get();
       return TC_OK;
     }

@@ -25,6 +25,7 @@
 #include "base/Timeouts.h"
 #include "base/StatusString.h"
 #include "control/ControlMessage.h"
+#include "core/Peers.h"
 #include "core/Stats.h"
 #include "receive/Quarantine.h"
 #include "path/PathContext.h"
@@ -120,7 +121,7 @@ static void serverProof(const CoreContext *Ctx, const tc_peer *Peer, uint8_t Out
 static void refusePeer(CoreContext *Ctx, tc_peer *Peer, const std::string &Why,
                        int32_t Status = TC_ERR_BAD_OFFER, const std::string &Detail = "") {
   Peer->Wireup->AuthState = PeerWireup::Auth::Refused;
-  Peer->Failed = true;
+  failPeer(Peer);
   // A crossing is no failure: nothing to log.
   if (Status != RefusalCrossed)
     logLimited(Ctx->Wireup->RefusedConnectionLog, TC_LOG_ERROR,
@@ -263,9 +264,9 @@ static void answerHello(CoreContext *Ctx, tc_peer *Peer, const WireupContext::Pe
   // A rank of this side's job proves it is that rank (its proof meant for
   // this rank, or for whoever it reached); then the job layer says whether
   // this connection is the one the pair keeps.
-  Peer->JobRank = Ctx->Wireup->Job.Id && Hello.Header.Job == Ctx->Wireup->Job.Id
-                      ? Hello.Header.JobRank
-                      : NoJobRank;
+  setJobRank(Peer, Ctx->Wireup->Job.Id && Hello.Header.Job == Ctx->Wireup->Job.Id
+                       ? Hello.Header.JobRank
+                       : NoJobRank);
   if (Peer->JobRank != NoJobRank) {
     std::string ProofWhy;
     uint32_t For = Hello.Header.ProofFor;
@@ -284,7 +285,7 @@ static void answerHello(CoreContext *Ctx, tc_peer *Peer, const WireupContext::Pe
     }
     // Charged and refused as its rank from now on, not as its address,
     // which the job's other ranks on its node share.
-    Peer->Identity = PeerIdentity::ofRank(Peer->JobRank);
+    identifyPeer(Peer, PeerIdentity::ofRank(Peer->JobRank));
   }
   // A reconnect does not reset its quarantine (its address's, or its
   // rank's).
@@ -495,8 +496,8 @@ static tc_status_t takeWelcome(CoreContext *Ctx, tc_peer *Peer,
             (Welcome.Header.Job != Ctx->Wireup->Job.Id ? std::string("another job")
                                                        : "rank " + std::to_string(Rank)) +
             ")");
-  Peer->JobRank = Ctx->Wireup->Job.Id && Welcome.Header.Job == Ctx->Wireup->Job.Id ? Rank
-                                                                                   : NoJobRank;
+  setJobRank(Peer,
+             Ctx->Wireup->Job.Id && Welcome.Header.Job == Ctx->Wireup->Job.Id ? Rank : NoJobRank);
   // ... and proves it, to this rank.
   if (std::string ProofWhy; Peer->JobRank != NoJobRank &&
                             !rankProved(Ctx, WelcomeProofLabel, sizeof WelcomeProofLabel, Peer,
@@ -505,7 +506,7 @@ static tc_status_t takeWelcome(CoreContext *Ctx, tc_peer *Peer,
     return connectFailed(Peer, TC_ERR_AUTH, "the receiver " + ProofWhy);
   }
   if (Peer->JobRank != NoJobRank)
-    Peer->Identity = PeerIdentity::ofRank(Peer->JobRank);
+    identifyPeer(Peer, PeerIdentity::ofRank(Peer->JobRank));
   // The receiver may decline the RMA this side offered (its worker cannot
   // reach this one: another host without RDMA): frames then come by
   // message into the ring already mapped, and credits by message, into a

@@ -16,6 +16,7 @@
 #include "control/ControlWorker.h"
 #include "core/Events.h"
 #include "core/Lock.h"
+#include "core/Peers.h"
 #include "core/Polled.h"
 #include "core/Stats.h"
 #include "ucx/Status.h"
@@ -57,7 +58,7 @@ void twochains::rt::onEndpointError(void *Arg, ucp_ep_h, ucs_status_t) {
   // an event (tc_connect says how it ended).
   if (!Peer->Failed && Peer->Welcomed)
     postEvent(Peer->Ctx, TC_EVENT_PEER_GONE, Peer->Number, TC_ERR_IO);
-  Peer->Failed = true;
+  failPeer(Peer);
 }
 
 /// The host part of a client's address (IPv4 or IPv6), and its port.
@@ -120,7 +121,7 @@ static StartupCount countStartups(CoreContext *Ctx, const std::string &Address) 
 /// refused, logged within the budget); reaping releases it at the next
 /// control turn.
 static void evictStartup(CoreContext *Ctx, tc_peer *Oldest, const std::string &Why) {
-  Oldest->Failed = true;
+  failPeer(Oldest);
   Oldest->Wireup->AuthState = PeerWireup::Auth::Refused;
   countHeld(Ctx, &tc_stats_t::connections_refused);
   logLimited(Ctx->Wireup->RefusedConnectionLog, TC_LOG_ERROR,
@@ -175,14 +176,14 @@ static void onConnectionRequest(ucp_conn_request_h Request, void *Arg) {
   auto Peer = newPeer(Ctx);
   Peer->Address = Address;
   if (Known)
-    Peer->Identity = PeerIdentity::of(A.client_address);
+    identifyPeer(Peer.get(), PeerIdentity::of(A.client_address));
   Peer->Wireup->AcceptedNs = nowNs();
   if (Refusal.empty()) {
-    Peer->Number = ++Ctx->PeersSeen;
-    Peer->Name = "peer " + std::to_string(Peer->Number) + " (" + From + ")";
+    renamePeer(Peer.get(),
+               "peer " + std::to_string(numberPeer(Ctx, Peer.get())) + " (" + From + ")");
   } else {
-    Peer->Name = "the connection from " + From;
-    Peer->Failed = true;
+    renamePeer(Peer.get(), "the connection from " + From);
+    failPeer(Peer.get());
     Peer->Wireup->AuthState = PeerWireup::Auth::Refused;
   }
   ucp_ep_params_t P = {};

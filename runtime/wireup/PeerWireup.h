@@ -11,6 +11,7 @@
 
 #include "core/Peer.h"
 #include "code/PeerCode.h"
+#include "control/PeerControl.h"
 #include "package/PeerPackage.h"
 #include "path/PeerPath.h"
 #include "receive/PeerReceive.h"
@@ -63,13 +64,14 @@ struct PeerWireup {
   uint8_t ServerNonce[NonceSize] = {};
 };
 
-/// A peer of Ctx with the parts every peer has (wireup's, the frame path's, send's, receive's, code's,
-/// package's):
-/// every peer, connection or handle, is made here.
+/// A peer of Ctx with the parts every peer has (wireup's, control's, the
+/// frame path's, send's, receive's, code's, package's): every peer,
+/// connection or handle, is made here.
 inline std::unique_ptr<tc_peer> newPeer(CoreContext *Ctx) {
   auto Peer = std::make_unique<tc_peer>();
   Peer->Ctx = Ctx;
   Peer->Wireup.reset(new PeerWireup, [](PeerWireup *Part) { delete Part; });
+  makePeerControl(Peer.get());
   makePeerPath(Peer.get());
   makePeerReceive(Peer.get());
   makePeerCode(Peer.get());

@@ -21,6 +21,7 @@
 #include "context/Context.h"
 #include "code/CodeContext.h"
 #include "control/ControlContext.h"
+#include "control/PeerControl.h"
 #include "core/CoreContext.h"
 #include "core/Events.h"
 #include "core/Peer.h"
@@ -704,7 +705,7 @@ TEST_P(AnswerFlood, KeepsNoCopiesOfTheAnswers) {
     std::lock_guard<std::recursive_mutex> G(R->Lock);
     size_t Most = 0;
     for (auto &P : R->Accepted)
-      Most = std::max(Most, P->Sent.size());
+      Most = std::max(Most, P->Control->Sent.size());
     return Most;
   };
   size_t Most = 0;

@@ -15,6 +15,7 @@
 #include "base/Clock.h"
 #include "context/Context.h"
 #include "core/Peer.h"
+#include "core/Polled.h"
 #include "core/Sleep.h"
 #include "wire/Wire.h"
 
