@@ -131,6 +131,13 @@ def main():
             lines.append("    %-28s %s" % (name, ", ".join(by) or "-"))
         print("%s: %d members, written from %d folders: %s" %
               (part, len(names), len(folders), ", ".join(sorted(folders))))
+        if part == "tc_peer":
+            held = set(re.findall(r"PeerPart<[^;]*>\s+(\w+);", text)) | {"Tx", "Rx"}
+            own = [n for n in names if n not in held]
+            by = sorted({f.split("/")[0] for f, src in sources.items() for n in own
+                         if writes(src, prefix or peer_prefix(src), n)})
+            print("  core's own (not parts): %d members, written from %d folders: %s" %
+                  (len(own), len(by), ", ".join(by)))
         if "-v" in sys.argv:
             print("\n".join(lines))
 

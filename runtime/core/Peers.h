@@ -5,6 +5,7 @@
 #include "core/CoreContext.h"
 #include "core/Peer.h"
 
+#include <memory>
 #include <string>
 
 namespace twochains::rt {
@@ -16,6 +17,9 @@ tc_peer *peerOfEndpoint(CoreContext *Ctx, ucp_ep_h Ep);
 /// Core's own state of a peer (core/Peer.h) changes only through these:
 /// the layers that make, name, prove, hand out and cut off connections
 /// call them.
+/// A peer of Ctx, without the parts upper layers give it
+/// (wireup/PeerWireup.h, newPeer, makes every peer).
+std::unique_ptr<tc_peer> makePeer(CoreContext *Ctx);
 /// Peer is the context's next one: numbered in connection order (the
 /// number is returned).
 unsigned numberPeer(CoreContext *Ctx, tc_peer *Peer);
@@ -30,6 +34,23 @@ void setJobRank(tc_peer *Peer, uint32_t JobRank);
 void handOutPeer(tc_peer *Peer);
 /// Peer has failed: nothing more is sent to it. Any thread may call this.
 void failPeer(tc_peer *Peer);
+/// The address Peer connected from, without the port (receiver).
+void setPeerAddress(tc_peer *Peer, std::string Address);
+/// Its control endpoint (null: closed, or cut off) and its RMA endpoint.
+void setControlEndpoint(tc_peer *Peer, ucp_ep_h Ep);
+void setDataEndpoint(tc_peer *Peer, ucp_ep_h Ep);
+/// How frames and credits travel to and from Peer.
+void setFramePath(tc_peer *Peer, FramePath Path);
+/// The handshake is over (Channelled: calls on it hold its channel alone),
+/// or the connection is released.
+void markWelcomed(tc_peer *Peer, bool Channelled);
+void markReleased(tc_peer *Peer);
+/// Peer is a handle, not a connection: bound to Connection once it is
+/// made (frames sent meanwhile wait in its queue), lost once it will not
+/// be (again).
+void makeProxy(tc_peer *Handle);
+void bindProxy(tc_peer *Handle, tc_peer *Connection);
+void loseProxy(tc_peer *Handle);
 
 /// Calls Fn on every connection that sends: those this side made
 /// (Connected) and those it accepted, which send replies.

@@ -72,7 +72,7 @@ static void makeHandle(CoreContext *Ctx, RouteTarget &T) {
     return;
   T.Handle = newPeer(Ctx);
   tc_peer *H = T.Handle.get();
-  H->Proxy = true;
+  makeProxy(H);
   numberPeer(Ctx, H);
   setJobRank(H, T.Rank);
   renamePeer(H, targetName(T));
@@ -108,7 +108,7 @@ static void failTarget(CoreContext *Ctx, RouteTarget &T, tc_status_t Why, const 
   tc_peer *H = T.Handle.get();
   if (H->ProxyGone)
     return;
-  H->ProxyGone = true;
+  loseProxy(H);
   logError("cannot connect to " + H->Name + ": " + How);
   postEvent(Ctx, TC_EVENT_PEER_GONE, H->Number, Why);
   dropQueued(H, Why);
@@ -152,8 +152,7 @@ static void bindHandle(tc_peer *Handle, tc_peer *Connection) {
   handOutPeer(Connection);
   takeCork(Handle, Connection);
   moveQueuedFrames(Handle, Connection);
-  Handle->ProxyGone = false;
-  __atomic_store_n(&Handle->Bound, Connection, __ATOMIC_RELEASE);
+  bindProxy(Handle, Connection);
 }
 
 namespace twochains::rt {
@@ -312,7 +311,7 @@ static void onJobPeerReleased(CoreContext *Ctx, tc_peer *Peer) {
       T.Welcomed = nullptr;
   auto Gone = [&](RouteTarget &T) {
     if (T.Handle && T.Handle->Bound == Peer && !T.Handle->ProxyGone) {
-      T.Handle->ProxyGone = true;
+      loseProxy(T.Handle.get());
       dropQueued(T.Handle.get(), TC_ERR_IO);
     }
   };

@@ -14,6 +14,7 @@
 #include "base/Mappings.h"
 #include "base/Timeouts.h"
 #include "containment/PeerMappings.h"
+#include "core/Peers.h"
 #include "core/Polled.h"
 #include "core/Stats.h"
 #include "ucx/Request.h"
@@ -346,7 +347,7 @@ bool rmaReaches(CoreContext *Ctx, tc_peer *Peer, const ParsedOffer &Hello) {
   // a sender on another host without RDMA hardware gets the message path.
   if (!Ctx->DataWorker || Hello.Header.Path != PathRma)
     return false;
-  Peer->DataEp = connectToWorker(Ctx, Hello.WorkerAddress);
+  setDataEndpoint(Peer, connectToWorker(Ctx, Hello.WorkerAddress));
   return Peer->DataEp != nullptr;
 }
 
@@ -379,7 +380,9 @@ tc_status_t attachRemoteSide(CoreContext *Ctx, tc_peer *Peer, const ParsedOffer 
                              std::string &Why) {
   const Offer &O = Parsed.Header;
   if (Peer->Path == PathRma) {
-    if (!Peer->DataEp && !(Peer->DataEp = connectToWorker(Ctx, Parsed.WorkerAddress))) {
+    if (!Peer->DataEp)
+      setDataEndpoint(Peer, connectToWorker(Ctx, Parsed.WorkerAddress));
+    if (!Peer->DataEp) {
       Why = "its RMA worker cannot be reached";
       return TC_ERR_IO;
     }
@@ -486,7 +489,7 @@ void closeDataEndpoint(CoreContext *Ctx, tc_peer *Peer, bool GaveUp) {
     else
       closeEndpointByForce(Ctx->DataWorker, Peer->DataEp);
   }
-  Peer->DataEp = nullptr;
+  setDataEndpoint(Peer, nullptr);
 }
 
 void releaseLocalSide(CoreContext *Ctx, tc_peer *Peer) {

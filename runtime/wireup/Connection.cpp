@@ -56,7 +56,7 @@ static void closeControlEndpoint(CoreContext *Ctx, tc_peer *Peer) {
                      nowNs() + ReleaseFlushTimeoutNs);
   }
   closeEndpointByForce(Ctx->Worker, Peer->Ep);
-  Peer->Ep = nullptr;
+  setControlEndpoint(Peer, nullptr);
   controlTurnedByWait(Ctx);
   releaseKeptSends(Peer); // no send on the endpoint reads them any more
 }
@@ -89,7 +89,7 @@ static void cutOff(CoreContext *Ctx, tc_peer *Peer) {
   failPeer(Peer);
   forgetPeerEndpoint(Ctx, Peer);
   closeEndpointByForce(Ctx->Worker, Peer->Ep);
-  Peer->Ep = nullptr;
+  setControlEndpoint(Peer, nullptr);
   releaseKeptSends(Peer); // no send on the endpoint reads them any more
 }
 
@@ -111,7 +111,7 @@ void twochains::rt::releasePeer(CoreContext *Ctx, tc_peer *Peer) {
   releaseLocalSide(Ctx, Peer);
   if (Peer->Welcomed && Peer->Path == PathAm && Ctx->AmPeers)
     --Ctx->AmPeers;
-  Peer->Welcomed = false;
+  markReleased(Peer);
 }
 
 namespace twochains::rt {
@@ -233,7 +233,9 @@ static std::unique_ptr<tc_peer> openClient(CoreContext *Ctx, const sockaddr_in &
     Result = U;
     return nullptr;
   }
-  ucs_status_t St = ucp_ep_create(Ctx->Worker, &P, &Peer->Ep);
+  ucp_ep_h Ep = nullptr;
+  ucs_status_t St = ucp_ep_create(Ctx->Worker, &P, &Ep);
+  setControlEndpoint(Peer.get(), Ep);
   if (St != UCS_OK) {
     logError("cannot connect to " + Where + ": " + ucs_status_string(St));
     Result = TC_ERR_IO;

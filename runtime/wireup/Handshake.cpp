@@ -304,7 +304,7 @@ static void answerHello(CoreContext *Ctx, tc_peer *Peer, const WireupContext::Pe
     if (int Verdict = Ctx->Wireup->DecideRankHello(Ctx, Peer, JobWhy); Verdict != 0)
       return refusePeer(Ctx, Peer, JobWhy, Verdict);
   }
-  Peer->Path = rmaReaches(Ctx, Peer, Hello) ? PathRma : PathAm;
+  setFramePath(Peer, rmaReaches(Ctx, Peer, Hello) ? PathRma : PathAm);
   Offer W;
   std::vector<uint8_t> Body;
   // A sender already gone has unmapped what its keys name, and UCX 1.13
@@ -374,7 +374,7 @@ static tc_status_t sendHello(CoreContext *Ctx, tc_peer *Peer, bool Proved) {
   Offer O = {};
   std::vector<uint8_t> Body;
   if (Proved) {
-    Peer->Path = Ctx->DataWorker ? PathRma : PathAm; // what this side can do
+    setFramePath(Peer, Ctx->DataWorker ? PathRma : PathAm); // what this side can do
     if (setupLocalSide(Ctx, Peer) != TC_OK || makeOffer(Ctx, Peer, O, Body) != TC_OK)
       return connectFailed(Peer, TC_ERR_NO_MEMORY, "cannot set up this side's ring");
     // A rank's HELLO proves its rank, for the rank whose address this is
@@ -515,7 +515,7 @@ static tc_status_t takeWelcome(CoreContext *Ctx, tc_peer *Peer,
     if (!useOwnCreditLine(Peer))
       return connectFailed(Peer, TC_ERR_NO_MEMORY, "cannot allocate a credit line");
   }
-  Peer->Path = FramePath(Welcome.Header.Path);
+  setFramePath(Peer, FramePath(Welcome.Header.Path));
   std::vector<uint64_t> Held;
   for (size_t I = 0; I < Welcome.Packages.size(); ++I)
     if (Welcome.Receives[I])
@@ -633,8 +633,7 @@ tc_status_t twochains::rt::clientHandshake(CoreContext *Ctx, tc_peer *Peer, uint
 }
 
 void twochains::rt::welcomePeer(CoreContext *Ctx, tc_peer *Peer) {
-  Peer->Channelled = Ctx->Channels && Peer->Path == PathRma;
-  Peer->Welcomed = true;
+  markWelcomed(Peer, Ctx->Channels && Peer->Path == PathRma);
   if (Peer->Path == PathAm) {
     countHeld(Ctx, &tc_stats_t::peers_am);
     ++Ctx->AmPeers;

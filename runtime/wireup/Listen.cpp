@@ -174,7 +174,7 @@ static void onConnectionRequest(ucp_conn_request_h Request, void *Arg) {
   std::string From = Known ? Address + ":" + std::to_string(Port) : Address;
   std::string Refusal = startupRefusal(Ctx, Address);
   auto Peer = newPeer(Ctx);
-  Peer->Address = Address;
+  setPeerAddress(Peer.get(), Address);
   if (Known)
     identifyPeer(Peer.get(), PeerIdentity::of(A.client_address));
   Peer->Wireup->AcceptedNs = nowNs();
@@ -193,7 +193,10 @@ static void onConnectionRequest(ucp_conn_request_h Request, void *Arg) {
   P.err_mode = UCP_ERR_HANDLING_MODE_PEER;
   P.err_handler.cb = onEndpointError;
   P.err_handler.arg = Peer.get();
-  if (ucp_ep_create(Ctx->Worker, &P, &Peer->Ep) != UCS_OK) {
+  ucp_ep_h Ep = nullptr;
+  ucs_status_t St = ucp_ep_create(Ctx->Worker, &P, &Ep);
+  setControlEndpoint(Peer.get(), Ep);
+  if (St != UCS_OK) {
     logLimited(Ctx->Wireup->RefusedConnectionLog, TC_LOG_ERROR,
                "cannot accept a connection from " + From);
     return;

@@ -10,6 +10,7 @@
 #define TWOCHAINS_RUNTIME_WIREUP_PEERWIREUP_H
 
 #include "core/Peer.h"
+#include "core/Peers.h"
 #include "code/PeerCode.h"
 #include "control/PeerControl.h"
 #include "package/PeerPackage.h"
@@ -68,8 +69,7 @@ struct PeerWireup {
 /// frame path's, send's, receive's, code's, package's): every peer,
 /// connection or handle, is made here.
 inline std::unique_ptr<tc_peer> newPeer(CoreContext *Ctx) {
-  auto Peer = std::make_unique<tc_peer>();
-  Peer->Ctx = Ctx;
+  auto Peer = makePeer(Ctx);
   Peer->Wireup.reset(new PeerWireup, [](PeerWireup *Part) { delete Part; });
   makePeerControl(Peer.get());
   makePeerPath(Peer.get());
