@@ -32,6 +32,7 @@
 #include "send/Send.h"
 #include "ucx/Setup.h"
 #include "ucx/Status.h"
+#include "ucx/UcxAsyncGuard.h"
 #include "job/Job.h"
 #include "job/Pmix.h"
 #include "wireup/Wireup.h"
@@ -552,6 +553,7 @@ static void releaseUcx(tc_context *Ctx) {
     }
   } else if (Ctx->Worker) {
     forgetSleepWorker(Ctx);
+    twochains_ucx_disown(Ctx->Worker);
     ucp_worker_destroy(Ctx->Worker);
   }
   if (Ctx->Ucp)

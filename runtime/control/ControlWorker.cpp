@@ -5,6 +5,7 @@
 #include "core/Sleep.h"
 #include "ucx/Setup.h"
 #include "ucx/Status.h"
+#include "ucx/UcxAsyncGuard.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -73,6 +74,7 @@ static tc_status_t reopen(CoreContext *Ctx) {
   }
   if (Ctx->Worker) {
     forgetSleepWorker(Ctx);
+    twochains_ucx_disown(Ctx->Worker);
     ucp_worker_destroy(Ctx->Worker);
   }
   if (Ctx->Ucp)

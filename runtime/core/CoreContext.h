@@ -33,6 +33,7 @@
 
 #include "core/Peer.h"
 #include "core/Subscribers.h"
+#include "ucx/Request.h"
 #include "wire/Auth.h"
 
 #include <atomic>
@@ -220,7 +221,7 @@ struct CoreContext {
 /// by a turn between a wait's look and its sleep would otherwise wait for
 /// the next event, as long as the wait's whole time limit.
 inline unsigned progressControl(CoreContext *Ctx) {
-  unsigned N = ucp_worker_progress(Ctx->Worker);
+  unsigned N = turnWorker(Ctx->Worker);
   if (N)
     Ctx->ControlTook.store(true, std::memory_order_relaxed);
   return N;

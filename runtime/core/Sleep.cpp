@@ -126,7 +126,7 @@ static Look prepare(CoreContext *Ctx) {
     // So is what a turn before this look took (progressControl): the
     // event that woke the fd for it is spent.
     bool Took = Ctx->ControlTook.exchange(false, std::memory_order_relaxed);
-    for (unsigned I = 0; I < 64 && ucp_worker_progress(Ctx->Worker); ++I)
+    for (unsigned I = 0; I < 64 && turnWorker(Ctx->Worker); ++I)
       Took = true;
     if (Took) {
       L.Found = true;

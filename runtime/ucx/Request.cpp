@@ -10,7 +10,7 @@ ucs_status_t waitRequest(ucp_worker_h Worker, ucs_status_ptr_t Request) {
     return UCS_PTR_STATUS(Request);
   ucs_status_t St;
   while ((St = ucp_request_check_status(Request)) == UCS_INPROGRESS)
-    ucp_worker_progress(Worker);
+    turnWorker(Worker);
   ucp_request_free(Request);
   return St;
 }
@@ -24,7 +24,7 @@ ucs_status_t waitRequestUntil(ucp_worker_h Worker, ucs_status_ptr_t Request,
   ucs_status_t St;
   unsigned Polls = 0;
   while ((St = ucp_request_check_status(Request)) == UCS_INPROGRESS) {
-    ucp_worker_progress(Worker);
+    turnWorker(Worker);
     if ((++Polls & 63) == 0 && nowNs() > DeadlineNs) {
       // Not waited for any longer: UCX releases the request when it ends
       // (the endpoint's close ends it at the latest). The buffers it reads

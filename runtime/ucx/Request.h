@@ -3,10 +3,21 @@
 #define TWOCHAINS_RUNTIME_UCX_REQUEST_H
 
 #include "base/Clock.h"
+#include "ucx/UcxAsyncGuard.h"
 
 #include <ucp/api/ucp.h>
 
 namespace twochains::rt {
+
+/// One turn of a worker, outside the frame path's polls: what it did (a
+/// connection request accepted, a connect's reply taken) may give a
+/// parked descriptor of the connection manager something to do
+/// (UcxAsyncGuard.h).
+inline unsigned turnWorker(ucp_worker_h Worker) {
+  unsigned N = ucp_worker_progress(Worker);
+  twochains_ucx_rearm_parked(Worker);
+  return N;
+}
 
 /// Waits for a UCX request (or an immediate completion) by progressing the
 /// worker; returns its status.

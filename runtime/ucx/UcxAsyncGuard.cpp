@@ -21,13 +21,25 @@
 // the process's lookup order (see UcxRkeyGuard.cpp); the real functions are
 // the next definitions (RTLD_NEXT).
 //
+// The trampoline also parks a descriptor that asks for write events and
+// takes them without doing anything (UcxAsyncGuard.h): the TCP connection
+// manager asks for them while its endpoint waits for the worker's owner
+// (a connection request not yet accepted, a reply not yet taken), and a
+// socket is always writable, so UCX's async thread spun on it until the
+// owner's next progress. In a job of 64 ranks on 2 cores, 40 % of all CPU
+// time in the first all-to-all round.
+//
 //===----------------------------------------------------------------------===//
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <dlfcn.h>
 #include <mutex>
 #include <ucs/async/async_fwd.h>
 #include <unordered_map>
+#include <vector>
+
+#include "ucx/UcxAsyncGuard.h"
 
 namespace {
 
@@ -36,11 +48,25 @@ using SetFn = ucs_status_t (*)(ucs_async_mode_t, int, ucs_event_set_types_t, ucs
 using ModifyFn = ucs_status_t (*)(int, ucs_event_set_types_t);
 using RemoveFn = ucs_status_t (*)(int, int);
 
+/// Write events a handler may take in a row, asking for nothing else and
+/// changing nothing, before its descriptor is parked.
+constexpr unsigned IdleWritesBeforeParking = 16;
+
 /// A handler as libuct set it, and the events it asks for now.
 struct Handler {
   ucs_async_event_cb_t Callback;
   void *Arg;
   std::atomic<int> Events;
+  int Fd;
+  /// Bumped by every change of its events (under Guard::Lock).
+  std::atomic<unsigned> Changes{0};
+  /// Write events it took in a row without a change (the async thread's).
+  std::atomic<unsigned> IdleWrites{0};
+  /// Under Guard::Lock: parked (in Guard::Parked), removed.
+  bool Parked = false, Removed = false;
+  /// The worker it serves, if Two-Chains claimed it (twochains_ucx_claim):
+  /// only those are parked, and rearmed when that worker turns.
+  void *Owner = nullptr;
 };
 
 struct Guard {
@@ -50,6 +76,13 @@ struct Guard {
   /// kept a while before they are freed; libuct's TCP parts always wait.
   std::array<Handler *, 1024> Retired = {};
   size_t NextRetired = 0;
+  /// Parked handlers: their descriptors ask the kernel for no write event
+  /// until the next twochains_ucx_rearm_parked.
+  std::vector<Handler *> Parked;
+  /// The async contexts of claimed workers, and their workers.
+  std::unordered_map<ucs_async_context_t *, void *> Owners;
+  std::atomic<size_t> ParkedCount{0};
+  std::atomic<uint64_t> IdleWritesTaken{0}, Parkings{0};
   SetFn Set = reinterpret_cast<SetFn>(dlsym(RTLD_NEXT, "ucs_async_set_event_handler"));
   ModifyFn Modify = reinterpret_cast<ModifyFn>(dlsym(RTLD_NEXT, "ucs_async_modify_handler"));
   RemoveFn Remove = reinterpret_cast<RemoveFn>(dlsym(RTLD_NEXT, "ucs_async_remove_handler"));
@@ -60,14 +93,58 @@ Guard &guard() {
   return *G;
 }
 
+/// The worker whose handlers this thread's UCX calls set now.
+thread_local void *Claiming = nullptr;
+
+/// The handler this thread is calling: removed from inside its own call,
+/// it is retired rather than freed (the trampoline reads it after).
+thread_local Handler *Calling = nullptr;
+
+void unlistParked(Guard &G, Handler *H) {
+  if (!H->Parked)
+    return;
+  H->Parked = false;
+  G.Parked.erase(std::remove(G.Parked.begin(), G.Parked.end(), H), G.Parked.end());
+  G.ParkedCount.store(G.Parked.size(), std::memory_order_release);
+}
+
+/// After a write event that changed nothing: one more in a row, and past
+/// IdleWritesBeforeParking its descriptor stops asking for them, unless it
+/// changed meanwhile (Before: its changes when the event came).
+void noteIdleWrite(Handler *H, int Asked, unsigned Before) {
+  Guard &G = guard();
+  G.IdleWritesTaken.fetch_add(1, std::memory_order_relaxed);
+  if (H->IdleWrites.fetch_add(1, std::memory_order_relaxed) + 1 < IdleWritesBeforeParking)
+    return;
+  std::lock_guard<std::mutex> L(G.Lock);
+  if (!H->Owner || H->Removed || H->Parked || H->Changes.load(std::memory_order_acquire) != Before)
+    return;
+  if (G.Modify(H->Fd, ucs_event_set_types_t(Asked & ~UCS_EVENT_SET_EVWRITE)) != UCS_OK)
+    return;
+  H->Parked = true;
+  G.Parked.push_back(H);
+  G.ParkedCount.store(G.Parked.size(), std::memory_order_release);
+  G.Parkings.fetch_add(1, std::memory_order_relaxed);
+}
+
 /// What UCX calls: a missed event the handler no longer asks for (its
 /// descriptor's earlier owner's, or from before it changed its events)
 /// ends here.
 void trampoline(int Id, ucs_event_set_types_t Events, void *Arg) {
   auto *H = static_cast<Handler *>(Arg);
-  int Wanted = Events & H->Events.load(std::memory_order_acquire);
-  if (Wanted)
-    H->Callback(Id, ucs_event_set_types_t(Wanted), H->Arg);
+  int Asked = H->Events.load(std::memory_order_acquire);
+  int Wanted = Events & Asked;
+  if (!Wanted)
+    return;
+  unsigned Before = H->Changes.load(std::memory_order_acquire);
+  Handler *Outer = Calling;
+  Calling = H;
+  H->Callback(Id, ucs_event_set_types_t(Wanted), H->Arg);
+  Calling = Outer;
+  if (Wanted != UCS_EVENT_SET_EVWRITE || H->Changes.load(std::memory_order_acquire) != Before)
+    H->IdleWrites.store(0, std::memory_order_relaxed);
+  else
+    noteIdleWrite(H, Asked, Before);
 }
 
 } // namespace
@@ -78,7 +155,17 @@ ucs_async_set_event_handler(ucs_async_mode_t Mode, int Fd, ucs_event_set_types_t
   Guard &G = guard();
   if (!G.Set)
     return UCS_ERR_UNSUPPORTED;
-  auto *H = new Handler{Callback, Arg, {int(Events)}};
+  auto *H = new Handler{Callback, Arg, {int(Events)}, Fd};
+  if (Async) {
+    // A handler set in a claimed call makes its async context the
+    // worker's; those UCX's async thread sets later for it (a connection
+    // accepted on a claimed listener) are the worker's too.
+    std::lock_guard<std::mutex> L(G.Lock);
+    if (Claiming)
+      G.Owners[Async] = Claiming;
+    if (auto It = G.Owners.find(Async); It != G.Owners.end())
+      H->Owner = It->second;
+  }
   ucs_status_t St = G.Set(Mode, Fd, Events, trampoline, H, Async);
   if (St != UCS_OK) {
     delete H;
@@ -96,8 +183,13 @@ ucs_async_modify_handler(int Fd, ucs_event_set_types_t Events) {
     // Before UCX's own change: an event it is told to stop asking for is
     // not passed on from now.
     std::lock_guard<std::mutex> L(G.Lock);
-    if (auto It = G.ByDescriptor.find(Fd); It != G.ByDescriptor.end())
-      It->second->Events.store(int(Events), std::memory_order_release);
+    if (auto It = G.ByDescriptor.find(Fd); It != G.ByDescriptor.end()) {
+      Handler *H = It->second;
+      H->Events.store(int(Events), std::memory_order_release);
+      H->Changes.fetch_add(1, std::memory_order_acq_rel);
+      H->IdleWrites.store(0, std::memory_order_relaxed);
+      unlistParked(G, H); // what it asks for now is what UCX sets below
+    }
   }
   return G.Modify ? G.Modify(Fd, Events) : UCS_ERR_UNSUPPORTED;
 }
@@ -116,7 +208,9 @@ ucs_async_remove_handler(int Id, int Sync) {
     return St;
   Handler *H = It->second;
   G.ByDescriptor.erase(It);
-  if (Sync) {
+  unlistParked(G, H);
+  H->Removed = true;
+  if (Sync && H != Calling) {
     delete H; // UCX waited for any call of it in flight
   } else {
     Handler *&Slot = G.Retired[G.NextRetired++ % G.Retired.size()];
@@ -124,4 +218,47 @@ ucs_async_remove_handler(int Id, int Sync) {
     Slot = H;
   }
   return St;
+}
+
+extern "C" __attribute__((visibility("default"))) void twochains_ucx_claim(void *Owner) {
+  Claiming = Owner;
+}
+
+extern "C" __attribute__((visibility("default"))) void twochains_ucx_disown(void *Owner) {
+  Guard &G = guard();
+  std::lock_guard<std::mutex> L(G.Lock);
+  for (auto It = G.Owners.begin(); It != G.Owners.end();)
+    It = It->second == Owner ? G.Owners.erase(It) : std::next(It);
+  for (auto &[Fd, H] : G.ByDescriptor)
+    if (H->Owner == Owner) {
+      unlistParked(G, H);
+      H->Owner = nullptr;
+    }
+}
+
+extern "C" __attribute__((visibility("default"))) void twochains_ucx_rearm_parked(void *Owner) {
+  Guard &G = guard();
+  if (G.ParkedCount.load(std::memory_order_acquire) == 0)
+    return;
+  std::lock_guard<std::mutex> L(G.Lock);
+  for (size_t I = 0; I < G.Parked.size();) {
+    Handler *H = G.Parked[I];
+    if (H->Owner != Owner) {
+      ++I;
+      continue;
+    }
+    H->Parked = false;
+    H->IdleWrites.store(0, std::memory_order_relaxed);
+    G.Modify(H->Fd, ucs_event_set_types_t(H->Events.load(std::memory_order_acquire)));
+    G.Parked[I] = G.Parked.back();
+    G.Parked.pop_back();
+  }
+  G.ParkedCount.store(G.Parked.size(), std::memory_order_release);
+}
+
+extern "C" __attribute__((visibility("default"))) void twochains_ucx_idle_writes(
+    uint64_t *Taken, uint64_t *Parkings) {
+  Guard &G = guard();
+  *Taken = G.IdleWritesTaken.load(std::memory_order_relaxed);
+  *Parkings = G.Parkings.load(std::memory_order_relaxed);
 }

@@ -23,6 +23,7 @@
 #include "path/FramePath.h"
 #include "ucx/Request.h"
 #include "ucx/Status.h"
+#include "ucx/UcxAsyncGuard.h"
 #include "path/Mailbox.h"
 
 #include <algorithm>
@@ -234,7 +235,11 @@ static std::unique_ptr<tc_peer> openClient(CoreContext *Ctx, const sockaddr_in &
     return nullptr;
   }
   ucp_ep_h Ep = nullptr;
-  ucs_status_t St = ucp_ep_create(Ctx->Worker, &P, &Ep);
+  ucs_status_t St;
+  {
+    ClaimedHandlers Claim(Ctx->EmbeddedWorker ? nullptr : Ctx->Worker);
+    St = ucp_ep_create(Ctx->Worker, &P, &Ep);
+  }
   setControlEndpoint(Peer.get(), Ep);
   if (St != UCS_OK) {
     logError("cannot connect to " + Where + ": " + ucs_status_string(St));

@@ -20,6 +20,7 @@
 #include "core/Polled.h"
 #include "core/Stats.h"
 #include "ucx/Status.h"
+#include "ucx/UcxAsyncGuard.h"
 
 #include <arpa/inet.h>
 #include <cstring>
@@ -251,7 +252,11 @@ extern "C" tc_status_t tc_listen(tc_context_t *Api, const char *Address, uint16_
   L.sockaddr.addrlen = sizeof SA;
   L.conn_handler.cb = onConnectionRequest;
   L.conn_handler.arg = Ctx;
-  ucs_status_t St = ucp_listener_create(Ctx->Worker, &L, &Ctx->Wireup->Listener);
+  ucs_status_t St;
+  {
+    ClaimedHandlers Claim(Ctx->EmbeddedWorker ? nullptr : Ctx->Worker);
+    St = ucp_listener_create(Ctx->Worker, &L, &Ctx->Wireup->Listener);
+  }
   if (St != UCS_OK) {
     logError(std::string("cannot listen on ") + (Address ? Address : "*") + ":" +
              std::to_string(Port) + ": " + ucs_status_string(St));

@@ -15,12 +15,13 @@ missing=$(comm -23 <(echo "$declared") <(echo "$exported"))
 [ -z "$missing" ] || { echo "FAIL: declared but not exported:"; echo "$missing"; exit 1; }
 echo "exports: $(echo "$exported" | wc -l) symbols, all of them the C API"
 # libtwochains-ucx (runtime/ucx/UcxRkeyGuard.cpp, UcxAsyncGuard.cpp,
-# UcxMappings.cpp) exports the UCX calls it interposes and the two that
-# watch a key's unpack, and nothing else, and libtwochains needs it
+# UcxMappings.cpp) exports the UCX calls it interposes, the two that
+# watch a key's unpack and the four that claim, disown, rearm and count
+# the descriptors it parks, and nothing else, and libtwochains needs it
 # before libucp: first in the lookup order, ahead of libuct and libucs.
 UCXLIB=$(dirname "$LIB")/libtwochains-ucx.so.0
 ucx_exported=$(nm -D --defined-only "$UCXLIB" | awk '$2 ~ /[TDBRW]/ {print $3}' | sed 's/@.*//' | sort -u | tr '\n' ' ')
-[ "$ucx_exported" = "twochains_ucx_watch_begin twochains_ucx_watch_end ucs_async_modify_handler ucs_async_remove_handler ucs_async_set_event_handler ucs_mmap uct_rkey_release uct_rkey_unpack " ] ||
+[ "$ucx_exported" = "twochains_ucx_claim twochains_ucx_disown twochains_ucx_idle_writes twochains_ucx_rearm_parked twochains_ucx_watch_begin twochains_ucx_watch_end ucs_async_modify_handler ucs_async_remove_handler ucs_async_set_event_handler ucs_mmap uct_rkey_release uct_rkey_unpack " ] ||
   { echo "FAIL: libtwochains-ucx exports: $ucx_exported"; exit 1; }
 needed=$(readelf -d "$LIB" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
 case "$needed" in

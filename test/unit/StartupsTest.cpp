@@ -20,7 +20,10 @@
 #include "wire/Wire.h"
 #include "wireup/WireupContext.h"
 #include "wireup/PeerWireup.h"
+#include "wireup/Wireup.h"
+#include "ucx/UcxAsyncGuard.h"
 
+#include <algorithm>
 #include <arpa/inet.h>
 #include <deque>
 #include <ucp/api/ucp.h>
@@ -221,6 +224,51 @@ TEST_F(Startups, WrongMacsOfAClientThatStopsReadingAreRefusedWithoutWaiting) {
       },
       "the receiver refused every wrong MAC and kept none of those connections"));
   EXPECT_EQ(stats(Receiver).auth_failures - AuthBefore, Count) << describe();
+}
+
+/// A connect whose reply has come costs its process nothing until the
+/// process turns its worker again. UCX's TCP connection manager asks for
+/// write events on its socket until its owner takes the reply, and a
+/// socket is always writable: UCX's async thread took them as fast as it
+/// could, doing nothing, until the owner's next progress (40 % of all CPU
+/// time in the first round of a 64-rank job on 2 cores, each rank waiting
+/// for its turn of a core). Now the descriptor is parked after a few, and
+/// the owner's next turn rearms it: the connection is then made, and its
+/// first message taken, as before.
+TEST_F(Startups, AConnectWaitingForItsOwnerIsParked) {
+  ASSERT_NO_FATAL_FAILURE(startBare());
+  uint64_t TakenBefore = 0, ParkingsBefore = 0;
+  twochains_ucx_idle_writes(&TakenBefore, &ParkingsBefore);
+  auto *Ctx = coreOf(Sender.Ctx);
+  sockaddr_in SA = {};
+  ASSERT_TRUE(resolve("127.0.0.1", Port, SA));
+  tc_peer *Connect = nullptr;
+  {
+    std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
+    Connect = startConnect(Ctx, SA, "the receiver", NoJobRank, nowNs() + 20'000'000'000ull);
+  }
+  ASSERT_NE(Connect, nullptr);
+  // Only the receiver turns: it accepts, and its reply reaches the
+  // sender's connection manager, which then waits for the sender.
+  uint64_t Until = nowNs() + 300'000'000;
+  while (nowNs() < Until)
+    tc_progress(Receiver.Ctx, nullptr);
+  uint64_t Taken = 0, Parkings = 0;
+  twochains_ucx_idle_writes(&Taken, &Parkings);
+  EXPECT_GE(Parkings - ParkingsBefore, 1u) << "the waiting connect's socket was never parked";
+  EXPECT_LE(Taken - TakenBefore, 32u)
+      << "write events taken for nothing while the connect waited (16 before each parking)";
+  ASSERT_TRUE(progressUntil(
+      [&] {
+        tc_progress(Sender.Ctx, nullptr);
+        tc_progress(Receiver.Ctx, nullptr);
+        std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
+        return std::find(Ctx->Connected.begin(), Ctx->Connected.end(), Connect) !=
+               Ctx->Connected.end();
+      },
+      "the sender's connect, parked, was welcomed"))
+      << describe();
+  tc_peer_close(Connect); // the application's, as tc_connect's would be
 }
 
 } // namespace
