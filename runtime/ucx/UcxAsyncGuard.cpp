@@ -62,8 +62,10 @@ struct Handler {
   std::atomic<unsigned> Changes{0};
   /// Write events it took in a row without a change (the async thread's).
   std::atomic<unsigned> IdleWrites{0};
-  /// Under Guard::Lock: parked (in Guard::Parked), removed.
-  bool Parked = false, Removed = false;
+  /// Changed under Guard::Lock: parked (in Guard::Parked; read by the
+  /// trampoline without it), removed.
+  std::atomic<bool> Parked{false};
+  bool Removed = false;
   /// The worker it serves, if Two-Chains claimed it (twochains_ucx_claim):
   /// only those are parked, and rearmed when that worker turns.
   void *Owner = nullptr;
@@ -82,7 +84,7 @@ struct Guard {
   /// The async contexts of claimed workers, and their workers.
   std::unordered_map<ucs_async_context_t *, void *> Owners;
   std::atomic<size_t> ParkedCount{0};
-  std::atomic<uint64_t> IdleWritesTaken{0}, Parkings{0};
+  std::atomic<uint64_t> IdleWritesTaken{0}, Parkings{0}, ParkedEvents{0};
   SetFn Set = reinterpret_cast<SetFn>(dlsym(RTLD_NEXT, "ucs_async_set_event_handler"));
   ModifyFn Modify = reinterpret_cast<ModifyFn>(dlsym(RTLD_NEXT, "ucs_async_modify_handler"));
   RemoveFn Remove = reinterpret_cast<RemoveFn>(dlsym(RTLD_NEXT, "ucs_async_remove_handler"));
@@ -114,12 +116,16 @@ void unlistParked(Guard &G, Handler *H) {
 void noteIdleWrite(Handler *H, int Asked, unsigned Before) {
   Guard &G = guard();
   G.IdleWritesTaken.fetch_add(1, std::memory_order_relaxed);
-  if (H->IdleWrites.fetch_add(1, std::memory_order_relaxed) + 1 < IdleWritesBeforeParking)
+  // Only a descriptor that asks for write events alone: parked, it asks
+  // for nothing, edge-triggered, so that an error or hang-up, which the
+  // kernel reports whatever is asked, comes once rather than on every wait.
+  if (Asked != UCS_EVENT_SET_EVWRITE ||
+      H->IdleWrites.fetch_add(1, std::memory_order_relaxed) + 1 < IdleWritesBeforeParking)
     return;
   std::lock_guard<std::mutex> L(G.Lock);
   if (!H->Owner || H->Removed || H->Parked || H->Changes.load(std::memory_order_acquire) != Before)
     return;
-  if (G.Modify(H->Fd, ucs_event_set_types_t(Asked & ~UCS_EVENT_SET_EVWRITE)) != UCS_OK)
+  if (G.Modify(H->Fd, UCS_EVENT_SET_EDGE_TRIGGERED) != UCS_OK)
     return;
   H->Parked = true;
   G.Parked.push_back(H);
@@ -134,6 +140,11 @@ void trampoline(int Id, ucs_event_set_types_t Events, void *Arg) {
   auto *H = static_cast<Handler *>(Arg);
   int Asked = H->Events.load(std::memory_order_acquire);
   int Wanted = Events & Asked;
+  // An error or a hang-up on a parked socket, which the kernel reports
+  // whatever is asked: once (parked edge-triggered), and the handler finds
+  // it with its next write event, once rearmed.
+  if (H->Parked.load(std::memory_order_acquire))
+    guard().ParkedEvents.fetch_add(1, std::memory_order_relaxed);
   if (!Wanted)
     return;
   unsigned Before = H->Changes.load(std::memory_order_acquire);
@@ -257,8 +268,9 @@ extern "C" __attribute__((visibility("default"))) void twochains_ucx_rearm_parke
 }
 
 extern "C" __attribute__((visibility("default"))) void twochains_ucx_idle_writes(
-    uint64_t *Taken, uint64_t *Parkings) {
+    uint64_t *Taken, uint64_t *Parkings, uint64_t *ParkedEvents) {
   Guard &G = guard();
   *Taken = G.IdleWritesTaken.load(std::memory_order_relaxed);
   *Parkings = G.Parkings.load(std::memory_order_relaxed);
+  *ParkedEvents = G.ParkedEvents.load(std::memory_order_relaxed);
 }

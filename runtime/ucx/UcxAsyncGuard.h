@@ -7,7 +7,9 @@
 // owner's next progress (a core's worth, each time). libtwochains-ucx
 // (UcxAsyncGuard.cpp) parks such a descriptor of a worker Two-Chains
 // claimed: after 16 write events in a row that changed nothing, it asks the
-// kernel for none until that worker's next turn (twochains_ucx_rearm_parked);
+// kernel for none (edge-triggered, so that an error or hang-up, reported
+// whatever is asked, comes once) until that worker's next turn
+// (twochains_ucx_rearm_parked);
 // any change of its events by UCX rearms it at once. Other workers of the
 // process (the application's own) are left as UCX made them.
 //
@@ -30,9 +32,11 @@ void twochains_ucx_disown(void *Owner);
 /// turn of its worker, whose owner may have given them something to do.
 /// Cheap when none is parked.
 void twochains_ucx_rearm_parked(void *Owner);
-/// Write events taken that changed nothing, and parkings, since the
-/// process began (for tests and diagnostics).
-void twochains_ucx_idle_writes(uint64_t *Taken, uint64_t *Parkings);
+/// Since the process began (for tests and diagnostics): write events taken
+/// that changed nothing, parkings, and events that came for a parked
+/// descriptor (an error, a hang-up: the kernel reports those whatever is
+/// asked, once while it is parked).
+void twochains_ucx_idle_writes(uint64_t *Taken, uint64_t *Parkings, uint64_t *ParkedEvents);
 
 } // extern "C"
 

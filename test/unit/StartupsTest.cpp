@@ -26,6 +26,9 @@
 #include <algorithm>
 #include <arpa/inet.h>
 #include <deque>
+#include <sys/socket.h>
+#include <thread>
+#include <chrono>
 #include <ucp/api/ucp.h>
 
 namespace {
@@ -237,8 +240,8 @@ TEST_F(Startups, WrongMacsOfAClientThatStopsReadingAreRefusedWithoutWaiting) {
 /// first message taken, as before.
 TEST_F(Startups, AConnectWaitingForItsOwnerIsParked) {
   ASSERT_NO_FATAL_FAILURE(startBare());
-  uint64_t TakenBefore = 0, ParkingsBefore = 0;
-  twochains_ucx_idle_writes(&TakenBefore, &ParkingsBefore);
+  uint64_t TakenBefore = 0, ParkingsBefore = 0, ParkedEventsBefore = 0;
+  twochains_ucx_idle_writes(&TakenBefore, &ParkingsBefore, &ParkedEventsBefore);
   auto *Ctx = coreOf(Sender.Ctx);
   sockaddr_in SA = {};
   ASSERT_TRUE(resolve("127.0.0.1", Port, SA));
@@ -253,8 +256,8 @@ TEST_F(Startups, AConnectWaitingForItsOwnerIsParked) {
   uint64_t Until = nowNs() + 300'000'000;
   while (nowNs() < Until)
     tc_progress(Receiver.Ctx, nullptr);
-  uint64_t Taken = 0, Parkings = 0;
-  twochains_ucx_idle_writes(&Taken, &Parkings);
+  uint64_t Taken = 0, Parkings = 0, ParkedEvents = 0;
+  twochains_ucx_idle_writes(&Taken, &Parkings, &ParkedEvents);
   EXPECT_GE(Parkings - ParkingsBefore, 1u) << "the waiting connect's socket was never parked";
   EXPECT_LE(Taken - TakenBefore, 32u)
       << "write events taken for nothing while the connect waited (16 before each parking)";
@@ -269,6 +272,70 @@ TEST_F(Startups, AConnectWaitingForItsOwnerIsParked) {
       "the sender's connect, parked, was welcomed"))
       << describe();
   tc_peer_close(Connect); // the application's, as tc_connect's would be
+}
+
+/// The sockets of this process connected to 127.0.0.1:Port.
+std::vector<int> socketsTo(uint16_t Port) {
+  std::vector<int> Found;
+  for (int Fd = 3; Fd < 4096; ++Fd) {
+    sockaddr_in Peer = {};
+    socklen_t Size = sizeof Peer;
+    if (getpeername(Fd, reinterpret_cast<sockaddr *>(&Peer), &Size) == 0 &&
+        Peer.sin_family == AF_INET && ntohs(Peer.sin_port) == Port)
+      Found.push_back(Fd);
+  }
+  return Found;
+}
+
+/// A parked connect whose socket then breaks costs its process nothing
+/// either: the hang-up the kernel reports on it, whatever is asked, comes
+/// once (parked edge-triggered), and the connect fails when its owner
+/// turns. Parked level-triggered, the async thread took it again and
+/// again until then (127,089 times in 300 ms).
+TEST_F(Startups, AParkedConnectWhoseSocketBreaksCostsNothing) {
+  ASSERT_NO_FATAL_FAILURE(startBare());
+  auto *Ctx = coreOf(Sender.Ctx);
+  sockaddr_in SA = {};
+  ASSERT_TRUE(resolve("127.0.0.1", Port, SA));
+  tc_peer *Connect = nullptr;
+  {
+    std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
+    Connect = startConnect(Ctx, SA, "the receiver", NoJobRank, nowNs() + 20'000'000'000ull);
+  }
+  ASSERT_NE(Connect, nullptr);
+  uint64_t Taken0 = 0, Parkings0 = 0, Events0 = 0;
+  twochains_ucx_idle_writes(&Taken0, &Parkings0, &Events0);
+  uint64_t Until = nowNs() + 300'000'000;
+  while (nowNs() < Until)
+    tc_progress(Receiver.Ctx, nullptr);
+  uint64_t Taken1 = 0, Parkings1 = 0, Events1 = 0;
+  twochains_ucx_idle_writes(&Taken1, &Parkings1, &Events1);
+  ASSERT_GE(Parkings1 - Parkings0, 1u) << "the waiting connect's socket was never parked";
+  // The connection manager's socket breaks (the sender's end of it: the
+  // receiver's accepted one has the listener's port as its own).
+  std::vector<int> Sockets = socketsTo(Port);
+  ASSERT_FALSE(Sockets.empty());
+  for (int Fd : Sockets)
+    shutdown(Fd, SHUT_RDWR);
+  Until = nowNs() + 300'000'000;
+  while (nowNs() < Until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  uint64_t Taken2 = 0, Parkings2 = 0, Events2 = 0;
+  twochains_ucx_idle_writes(&Taken2, &Parkings2, &Events2);
+  EXPECT_LE(Events2 - Events1, 64u) << "events taken for a parked socket, over and over";
+  // The sender learns its connect failed when it turns.
+  ASSERT_TRUE(progressUntil(
+      [&] {
+        tc_progress(Sender.Ctx, nullptr);
+        std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
+        return std::find(Ctx->Connecting.begin(), Ctx->Connecting.end(), Connect) ==
+               Ctx->Connecting.end();
+      },
+      "the sender's connect ended"))
+      << describe();
+  std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
+  EXPECT_EQ(std::find(Ctx->Connected.begin(), Ctx->Connected.end(), Connect), Ctx->Connected.end())
+      << "a connect whose socket broke was welcomed";
 }
 
 } // namespace
