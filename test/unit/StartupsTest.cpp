@@ -90,6 +90,25 @@ protected:
   }
   uint64_t RefusedBefore = 0;
 
+  /// The sender's connect to the receiver, started in the background.
+  /// Call under ASSERT_NO_FATAL_FAILURE.
+  void connectInBackground(tc_peer *&Connect) {
+    auto *Ctx = coreOf(Sender.Ctx);
+    sockaddr_in SA = {};
+    ASSERT_TRUE(resolve("127.0.0.1", Port, SA));
+    std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
+    Connect = startConnect(Ctx, SA, "the receiver", NoJobRank, nowNs() + 20'000'000'000ull);
+    ASSERT_NE(Connect, nullptr);
+  }
+  /// Only the receiver turns, for 300 ms: it accepts, and its reply
+  /// reaches the sender's connection manager, which then waits for the
+  /// sender.
+  void turnOnlyTheReceiver() {
+    uint64_t Until = nowNs() + 300'000'000;
+    while (nowNs() < Until)
+      tc_progress(Receiver.Ctx, nullptr);
+  }
+
   void SetUp() override {
     setKey(TestKey);
     Receiver.Params.max_startups_per_address = 1;
@@ -243,19 +262,9 @@ TEST_F(Startups, AConnectWaitingForItsOwnerIsParked) {
   uint64_t TakenBefore = 0, ParkingsBefore = 0, ParkedEventsBefore = 0;
   twochains_ucx_idle_writes(&TakenBefore, &ParkingsBefore, &ParkedEventsBefore);
   auto *Ctx = coreOf(Sender.Ctx);
-  sockaddr_in SA = {};
-  ASSERT_TRUE(resolve("127.0.0.1", Port, SA));
   tc_peer *Connect = nullptr;
-  {
-    std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
-    Connect = startConnect(Ctx, SA, "the receiver", NoJobRank, nowNs() + 20'000'000'000ull);
-  }
-  ASSERT_NE(Connect, nullptr);
-  // Only the receiver turns: it accepts, and its reply reaches the
-  // sender's connection manager, which then waits for the sender.
-  uint64_t Until = nowNs() + 300'000'000;
-  while (nowNs() < Until)
-    tc_progress(Receiver.Ctx, nullptr);
+  ASSERT_NO_FATAL_FAILURE(connectInBackground(Connect));
+  turnOnlyTheReceiver();
   uint64_t Taken = 0, Parkings = 0, ParkedEvents = 0;
   twochains_ucx_idle_writes(&Taken, &Parkings, &ParkedEvents);
   EXPECT_GE(Parkings - ParkingsBefore, 1u) << "the waiting connect's socket was never parked";
@@ -295,19 +304,11 @@ std::vector<int> socketsTo(uint16_t Port) {
 TEST_F(Startups, AParkedConnectWhoseSocketBreaksCostsNothing) {
   ASSERT_NO_FATAL_FAILURE(startBare());
   auto *Ctx = coreOf(Sender.Ctx);
-  sockaddr_in SA = {};
-  ASSERT_TRUE(resolve("127.0.0.1", Port, SA));
   tc_peer *Connect = nullptr;
-  {
-    std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
-    Connect = startConnect(Ctx, SA, "the receiver", NoJobRank, nowNs() + 20'000'000'000ull);
-  }
-  ASSERT_NE(Connect, nullptr);
+  ASSERT_NO_FATAL_FAILURE(connectInBackground(Connect));
   uint64_t Taken0 = 0, Parkings0 = 0, Events0 = 0;
   twochains_ucx_idle_writes(&Taken0, &Parkings0, &Events0);
-  uint64_t Until = nowNs() + 300'000'000;
-  while (nowNs() < Until)
-    tc_progress(Receiver.Ctx, nullptr);
+  turnOnlyTheReceiver();
   uint64_t Taken1 = 0, Parkings1 = 0, Events1 = 0;
   twochains_ucx_idle_writes(&Taken1, &Parkings1, &Events1);
   ASSERT_GE(Parkings1 - Parkings0, 1u) << "the waiting connect's socket was never parked";
@@ -317,7 +318,7 @@ TEST_F(Startups, AParkedConnectWhoseSocketBreaksCostsNothing) {
   ASSERT_FALSE(Sockets.empty());
   for (int Fd : Sockets)
     shutdown(Fd, SHUT_RDWR);
-  Until = nowNs() + 300'000'000;
+  uint64_t Until = nowNs() + 300'000'000;
   while (nowNs() < Until)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   uint64_t Taken2 = 0, Parkings2 = 0, Events2 = 0;
