@@ -148,7 +148,7 @@ typedef struct tc_context_params {
    * own UCX worker (ucp_worker_h), created on a context (ucp_context_h) with
    * UCP_FEATURE_AM, to carry the control traffic: the listener, connections,
    * handshakes and frames by message. Two-Chains registers its active
-   * messages 0x7c01-0x7c12 on it (TC_AM_ID_FIRST..TC_AM_ID_LAST; the
+   * messages 0x7c01-0x7c13 on it (TC_AM_ID_FIRST..TC_AM_ID_LAST; the
    * application keeps the others) and never destroys it. NULL: a context
    * and worker of its own. RMA frames always use a context of Two-Chains'
    * own, with every transport but TCP. */
@@ -191,7 +191,7 @@ typedef struct tc_context_params {
 } tc_context_params_t;
 
 #define TC_AM_ID_FIRST 0x7c01u
-#define TC_AM_ID_LAST 0x7c12u
+#define TC_AM_ID_LAST 0x7c13u
 
 #define TC_JAM_NO_TIME_LIMIT 0xffffffffu
 #define TC_NEVER_QUARANTINE 0xffffffffu

@@ -55,7 +55,7 @@ tc_status_t parseBlobs(CoreContext *Ctx, uint32_t Rank,
     std::string Why;
     std::vector<uint8_t> Key;
     if (tc_status_t St = parseAddressBlob(Blobs[R].data(), Blobs[R].size(), Ranks[R].Port,
-                                          Ranks[R].Addresses, Key, Why);
+                                          Ranks[R].Addresses, Key, Ranks[R].WorkerAddress, Why);
         St != TC_OK) {
       logError("tc_job_join: the address of rank " + std::to_string(R) + ": " + Why +
                (St == TC_ERR_BAD_VERSION ? " (every rank of a job runs the same build)" : ""));
@@ -292,6 +292,8 @@ extern "C" tc_status_t tc_job_peer(tc_context_t *Api, unsigned Rank, tc_peer_t *
 }
 
 ucs_status_t twochains::rt::setupJob(CoreContext *Ctx) {
+  if (ucs_status_t St = setupRankEndpoints(Ctx); St != UCS_OK)
+    return St;
   if (ucs_status_t St = setupRoutes(Ctx); St != UCS_OK)
     return St;
   return setupQuiesce(Ctx);

@@ -41,6 +41,17 @@ bool jobSendsIdle(CoreContext *Ctx);
 /// handler (Quiesce.cpp).
 ucs_status_t setupRoutes(CoreContext *Ctx);
 ucs_status_t setupQuiesce(CoreContext *Ctx);
+/// Connections from worker addresses (RankEndpoints.cpp): whether T's
+/// next connection is made so; this (higher) rank asks T's to connect
+/// (false if no endpoint could be made); this (lower) rank connects to T
+/// (null if no endpoint could be made); the endpoints no peer owns close
+/// at the context's end.
+ucs_status_t setupRankEndpoints(CoreContext *Ctx);
+bool connectsFromWorkerAddress(const CoreContext *Ctx, const RouteTarget &T);
+bool askRankToConnect(CoreContext *Ctx, RouteTarget &T);
+tc_peer *startRankConnect(CoreContext *Ctx, RouteTarget &T, const sockaddr_in &SA,
+                          const std::string &Where, uint64_t DeadlineNs);
+void closeRankEndpoints(CoreContext *Ctx);
 /// The context ends: every rank connected to this one hears how many
 /// quiesces it finished, before the connections close.
 void announceLeaving(CoreContext *Ctx);

@@ -2,6 +2,8 @@
 #ifndef TWOCHAINS_RUNTIME_JOB_JOBCONTEXT_H
 #define TWOCHAINS_RUNTIME_JOB_JOBCONTEXT_H
 
+#include "base/Log.h"
+#include "wire/Wire.h"
 #include "wireup/WireupContext.h"
 
 #include <map>
@@ -10,6 +12,21 @@
 #include <vector>
 
 namespace twochains::rt {
+
+/// This side's one endpoint to a rank, made from the rank's worker address
+/// (job/RankEndpoints.cpp): None (not yet), Made (no peer owns it yet),
+/// Owned (a peer's control endpoint, closed with it), Broken (failed
+/// before that: closed at the next control turn), Spent (the rank is
+/// reached by sockaddr from now on).
+struct RankEndpoint {
+  enum class State : uint8_t { None, Made, Owned, Broken, Spent };
+  State At = State::None;
+  ucp_ep_h Ep = nullptr;
+  tc_peer *Owner = nullptr;
+  /// The KNOCK last sent on it, and UCX's request while it is in flight.
+  RankKnock Said = {};
+  void *Knock = nullptr;
+};
 
 /// Where a proxy's connection is made to, and how the attempts go
 /// (job/Route.cpp).
@@ -31,6 +48,12 @@ struct RouteTarget {
   uint64_t GiveUpNs = 0;           // the first attempt's start + the connect timeout
   unsigned Attempts = 0;
   bool Started = false;
+  /// The rank's control worker address (empty: connections go by sockaddr)
+  /// and this side's endpoint made from it.
+  std::vector<uint8_t> WorkerAddress;
+  RankEndpoint Pair;
+  /// A higher rank knocked: this side connects to it.
+  bool Knocked = false;
 };
 
 struct JobContext {
@@ -68,6 +91,8 @@ struct JobContext {
     std::vector<uint8_t> Unchanged;  // per rank: nothing sent or run since the last quiet
     uint64_t LastSent = ~0ull, LastDone = ~0ull;
   } Quiesce;
+  /// KNOCKs refused (job/RankEndpoints.cpp).
+  LogLimit KnockLog;
   /// Counters of frames to and from ranks of connections released.
   uint64_t ReleasedSent = 0, ReleasedDone = 0;
 };

@@ -42,6 +42,9 @@ using namespace twochains::rt;
 static constexpr uint64_t CrossedWaitNs = 500'000'000;
 /// Tries again after nothing answered: from this, doubling, up to the max.
 static constexpr uint64_t RetryFirstNs = 10'000'000, RetryMaxNs = 500'000'000;
+/// A higher rank that asked a lower one to connect asks again after this
+/// long without a connection (until the connect timeout).
+static constexpr uint64_t KnockAgainNs = 1'000'000'000;
 /// One attempt's handshake, at most.
 static constexpr uint64_t AttemptTimeoutNs = 10'000'000'000ull;
 /// Connects a side has in flight at once; the others wait their turn, in
@@ -123,6 +126,18 @@ static void startAttempt(CoreContext *Ctx, RouteTarget &T) {
     T.Started = true;
     T.GiveUpNs = Now + Ctx->Job->ConnectTimeoutNs;
   }
+  // From worker addresses, the lower rank of a pair connects: this side
+  // asks it to, and again after a while if no connection has come
+  // (job/RankEndpoints.cpp).
+  bool Higher = T.Rank != NoJobRank && T.Rank < Ctx->Wireup->Job.Rank;
+  bool Coming = T.Pair.At == RankEndpoint::State::Owned && T.Pair.Owner && !T.Pair.Owner->Failed;
+  bool FromWorkerAddress = connectsFromWorkerAddress(Ctx, T);
+  if (Higher && (Coming || FromWorkerAddress)) {
+    if (!Coming && !askRankToConnect(Ctx, T))
+      return startAttempt(Ctx, T); // by sockaddr
+    T.RetryAtNs = Now + KnockAgainNs;
+    return;
+  }
   if (Ctx->Job->AttemptsInFlight >= MaxAttemptsAtOnce) {
     // Its turn comes on a control turn (advanceRoutes), the timeout
     // counting from when it was first wanted.
@@ -138,7 +153,9 @@ static void startAttempt(CoreContext *Ctx, RouteTarget &T) {
     Where += " (rank " + std::to_string(T.Rank) + ")";
   T.RetryAtNs = 0;
   ++T.Attempts;
-  tc_peer *P = startConnect(Ctx, SA, Where, T.Rank, std::min(T.GiveUpNs, Now + AttemptTimeoutNs));
+  uint64_t Deadline = std::min(T.GiveUpNs, Now + AttemptTimeoutNs);
+  tc_peer *P = FromWorkerAddress ? startRankConnect(Ctx, T, SA, Where, Deadline)
+                                 : startConnect(Ctx, SA, Where, T.Rank, Deadline);
   if (!P)
     return failTarget(Ctx, T, TC_ERR_IO, "no connection could be started (logged above)");
   makeFor(P, H);
@@ -324,6 +341,15 @@ static void onJobPeerReleased(CoreContext *Ctx, tc_peer *Peer) {
 /// Housekeeping: attempts due again start; handles out of time fail; this
 /// layer's connections that failed are released once their frames ran.
 static void advanceRoutes(CoreContext *Ctx) {
+  // Ranks that knocked (job/RankEndpoints.cpp): connected to now, or as
+  // soon as an attempt's turn comes, whatever a backoff said.
+  for (RouteTarget &T : Ctx->Job->Ranks)
+    if (T.Knocked) {
+      T.Knocked = false;
+      tc_peer *H = rankHandle(Ctx, T.Rank);
+      if (!T.Attempt && !H->Bound && !H->ProxyGone && T.RetryAtNs > 1)
+        T.RetryAtNs = 1;
+    }
   uint64_t Now = nowNs();
   auto Advance = [&](RouteTarget &T) {
     if (!T.Handle || T.Handle->Bound || T.Handle->ProxyGone || T.Attempt || !T.RetryAtNs ||
@@ -368,8 +394,11 @@ static uint64_t routesDue(CoreContext *Ctx) {
       return;
     Due = std::min(Due, T.RetryAtNs);
   };
-  for (const RouteTarget &T : Ctx->Job->Ranks)
+  for (const RouteTarget &T : Ctx->Job->Ranks) {
+    if (T.Knocked)
+      return 0;
     Look(T);
+  }
   for (const auto &[Key, T] : Ctx->Job->AddressRoutes)
     Look(T);
   return Due;
@@ -400,6 +429,7 @@ void twochains::rt::endJob(CoreContext *Ctx) {
                             Ctx->Connecting.end());
       releasePeer(Ctx, P);
     }
+  closeRankEndpoints(Ctx);
   for (auto &P : Ctx->Job->Owned) {
     Ctx->Connected.erase(std::remove(Ctx->Connected.begin(), Ctx->Connected.end(), P.get()),
                          Ctx->Connected.end());

@@ -190,9 +190,10 @@ void appendOfferPackages(std::vector<uint8_t> &Body,
 
 namespace {
 constexpr uint8_t BlobMagic[4] = {'T', 'C', 'A', 'B'};
-/// 2: a rank key after the addresses; 1 had none.
-constexpr uint16_t BlobVersion = 2;
-constexpr size_t BlobHeader = 12;
+/// 3: the control worker's UCX address after the rank key; 2 had none,
+/// 1 no key either.
+constexpr uint16_t BlobVersion = 3;
+constexpr size_t BlobHeader = 14;
 void put16(uint8_t *P, uint16_t V) {
   P[0] = uint8_t(V);
   P[1] = uint8_t(V >> 8);
@@ -201,25 +202,31 @@ uint16_t get16(const uint8_t *P) { return uint16_t(P[0] | P[1] << 8); }
 } // namespace
 
 std::vector<uint8_t> packAddressBlob(uint16_t Port, const std::vector<uint32_t> &Addresses,
-                                     const uint8_t *Key) {
+                                     const uint8_t *Key, const std::vector<uint8_t> &Worker) {
   size_t KeySize = Key ? RankKeySize : 0;
-  std::vector<uint8_t> B(BlobHeader + 4 * Addresses.size() + KeySize);
+  size_t WorkerSize = Worker.size() <= MaxBlobWorkerAddress ? Worker.size() : 0;
+  std::vector<uint8_t> B(BlobHeader + 4 * Addresses.size() + KeySize + WorkerSize);
   std::memcpy(B.data(), BlobMagic, 4);
   put16(&B[4], BlobVersion);
   put16(&B[6], Port);
   put16(&B[8], uint16_t(Addresses.size()));
   put16(&B[10], uint16_t(KeySize));
-  for (size_t I = 0; I < Addresses.size(); ++I)
-    std::memcpy(&B[BlobHeader + 4 * I], &Addresses[I], 4);
+  put16(&B[12], uint16_t(WorkerSize));
+  size_t At = BlobHeader;
+  for (size_t I = 0; I < Addresses.size(); ++I, At += 4)
+    std::memcpy(&B[At], &Addresses[I], 4);
   if (Key)
-    std::memcpy(&B[BlobHeader + 4 * Addresses.size()], Key, KeySize);
+    std::memcpy(&B[At], Key, KeySize);
+  At += KeySize;
+  if (WorkerSize)
+    std::memcpy(&B[At], Worker.data(), WorkerSize);
   return B;
 }
 
 tc_status_t parseAddressBlob(const uint8_t *B, size_t Size, uint16_t &Port,
                              std::vector<uint32_t> &Addresses, std::vector<uint8_t> &Key,
-                             std::string &Why) {
-  if (!B || Size < BlobHeader || std::memcmp(B, BlobMagic, 4)) {
+                             std::vector<uint8_t> &Worker, std::string &Why) {
+  if (!B || Size < 6 || std::memcmp(B, BlobMagic, 4)) {
     Why = "not a Two-Chains address (" + std::to_string(Size) + " bytes)";
     return TC_ERR_BAD_MAGIC;
   }
@@ -229,12 +236,18 @@ tc_status_t parseAddressBlob(const uint8_t *B, size_t Size, uint16_t &Port,
           (Version < BlobVersion ? ": made by an older build of Two-Chains" : "");
     return TC_ERR_BAD_VERSION;
   }
-  uint16_t P = get16(B + 6), Count = get16(B + 8), KeySize = get16(B + 10);
+  if (Size < BlobHeader) {
+    Why = "an address of " + std::to_string(Size) + " bytes, shorter than its header";
+    return TC_ERR_BAD_LENGTH;
+  }
+  uint16_t P = get16(B + 6), Count = get16(B + 8), KeySize = get16(B + 10),
+           WorkerSize = get16(B + 12);
   if (P == 0 || Count == 0 || Count > MaxBlobAddresses || (KeySize && KeySize != RankKeySize) ||
-      Size != BlobHeader + 4 * size_t(Count) + KeySize) {
+      WorkerSize > MaxBlobWorkerAddress ||
+      Size != BlobHeader + 4 * size_t(Count) + KeySize + WorkerSize) {
     Why = "an address of " + std::to_string(Size) + " bytes naming " + std::to_string(Count) +
-          " addresses, port " + std::to_string(P) + " and a key of " + std::to_string(KeySize) +
-          " bytes";
+          " addresses, port " + std::to_string(P) + ", a key of " + std::to_string(KeySize) +
+          " bytes and a worker address of " + std::to_string(WorkerSize);
     return TC_ERR_BAD_LENGTH;
   }
   std::vector<uint32_t> Out(Count);
@@ -244,6 +257,7 @@ tc_status_t parseAddressBlob(const uint8_t *B, size_t Size, uint16_t &Port,
   Port = P;
   Addresses = std::move(Out);
   Key.assign(K, K + KeySize);
+  Worker.assign(K + KeySize, K + KeySize + WorkerSize);
   return TC_OK;
 }
 

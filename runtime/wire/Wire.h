@@ -97,20 +97,21 @@ enum : unsigned {
   AmRiedAck = 0x7c04,
   AmAuth = 0x7c05,
   AmChallenge = 0x7c06,
-  AmFrame = 0x7c07,   // a frame, where RMA would be emulated
-  AmCredit = 0x7c08,  // a credit line report, likewise
-  AmRefused = 0x7c09, // receiver to sender: the handshake was refused, and why
-  AmCode = 0x7c0a,    // an image too large for a slot, sent once ahead of its frames
-  AmCodeAck = 0x7c0b, // receiver to sender: installed, or why not
-  AmReply = 0x7c0c,   // receiver to caller: a jam's answer to a call (Calls.cpp)
-  AmWake = 0x7c0d,    // a sleeping side's peer stored into its ring or credit line
-  AmQuiesce = 0x7c0e, // ranks of a job: quiescence's waves (job/Quiesce.cpp)
-  AmReady = 0x7c0f,   // sender to receiver, a job's connection: the welcome is taken
-  AmDeploy = 0x7c10,  // a package deployed: its offer, then the files asked for (wire/Deploy.h)
+  AmFrame = 0x7c07,     // a frame, where RMA would be emulated
+  AmCredit = 0x7c08,    // a credit line report, likewise
+  AmRefused = 0x7c09,   // receiver to sender: the handshake was refused, and why
+  AmCode = 0x7c0a,      // an image too large for a slot, sent once ahead of its frames
+  AmCodeAck = 0x7c0b,   // receiver to sender: installed, or why not
+  AmReply = 0x7c0c,     // receiver to caller: a jam's answer to a call (Calls.cpp)
+  AmWake = 0x7c0d,      // a sleeping side's peer stored into its ring or credit line
+  AmQuiesce = 0x7c0e,   // ranks of a job: quiescence's waves (job/Quiesce.cpp)
+  AmReady = 0x7c0f,     // sender to receiver, a job's connection: the welcome is taken
+  AmDeploy = 0x7c10,    // a package deployed: its offer, then the files asked for (wire/Deploy.h)
   AmDeployAck = 0x7c11, // receiver to sender: the files it lacks, or the deployment's end
-  AmPayload = 0x7c12, // a payload larger than a slot, ahead of its frame (PayloadHeader)
+  AmPayload = 0x7c12,   // a payload larger than a slot, ahead of its frame (PayloadHeader)
+  AmKnock = 0x7c13,     // a rank to a lower rank of its job: connect to me (RankKnock)
 };
-static_assert(AmHello == TC_AM_ID_FIRST && AmPayload == TC_AM_ID_LAST,
+static_assert(AmHello == TC_AM_ID_FIRST && AmKnock == TC_AM_ID_LAST,
               "the range reserved on an application's worker (twochains.h)");
 /// Each control message opens with a magic of its own, so that a message
 /// of one type never parses as another's (a four-letter tag, little-endian).
@@ -129,6 +130,14 @@ constexpr uint32_t CodeAckMagic = controlMagic('T', 'C', 'C', 'A');   // CODE_AC
 constexpr uint32_t ReplyMagic = controlMagic('T', 'C', 'R', 'P');     // REPLY
 constexpr uint32_t QuiesceMagic = controlMagic('T', 'C', 'Q', 'U');   // QUIESCE
 constexpr uint32_t ReadyMagic = controlMagic('T', 'C', 'R', 'Y');     // READY
+constexpr uint32_t KnockMagic = controlMagic('T', 'C', 'K', 'N');     // KNOCK
+/// KNOCK (job/RankEndpoints.cpp): sent first on a rank's endpoint made
+/// from a worker address, it names the job and the rank it comes from.
+struct RankKnock {
+  uint32_t Magic;
+  uint32_t Rank;
+  uint64_t Job;
+};
 constexpr uint32_t PayloadMagic = controlMagic('T', 'C', 'P', 'L');   // PAYLOAD
 static_assert(HandshakeMagic == 0x54434853, "offers keep the magic they always had");
 constexpr uint32_t HandshakeVersion =
@@ -280,24 +289,32 @@ tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *B
                        size_t BodyLength, ParsedOffer &Out, std::string &Why);
 
 /// A context's address blob (tc_context_address): "TCAB", version u16
-/// (2), port u16, count u16, key size u16 (0 or 32; integers
-/// little-endian), then count IPv4 addresses in network order, then the
-/// context's public rank key (the Ed25519 key whose signature proves its
-/// rank in a job's handshakes). It comes from elsewhere (MPI, a file), so
-/// every field is checked.
+/// (3), port u16, count u16, key size u16 (0 or 32), worker address size
+/// u16 (integers little-endian), then count IPv4 addresses in network
+/// order, the context's public rank key (the Ed25519 key whose signature
+/// proves its rank in a job's handshakes), and its control worker's UCX
+/// address (a job's ranks connect from it; opaque here, as UCX packed it).
+/// It comes from elsewhere (MPI, a file), so every field is checked.
 constexpr uint16_t MaxBlobAddresses = 64;
 constexpr size_t RankKeySize = 32;
+/// A control worker address larger than this is left out of the blob
+/// (ranks then connect to its port).
+constexpr size_t MaxBlobWorkerAddress = 2048;
 /// The largest blob: what a job's allgather gives each rank room for.
-constexpr size_t MaxAddressBlobSize = 12 + 4 * size_t(MaxBlobAddresses) + RankKeySize;
+constexpr size_t MaxAddressBlobSize = 14 + 4 * size_t(MaxBlobAddresses) + RankKeySize +
+                                      MaxBlobWorkerAddress;
 /// Key: RankKeySize bytes, or null for none (a context whose libcrypto
-/// could not make a key).
+/// could not make a key); Worker: left out if larger than
+/// MaxBlobWorkerAddress.
 std::vector<uint8_t> packAddressBlob(uint16_t Port, const std::vector<uint32_t> &Addresses,
-                                     const uint8_t *Key = nullptr);
+                                     const uint8_t *Key = nullptr,
+                                     const std::vector<uint8_t> &Worker = {});
 /// TC_ERR_BAD_MAGIC, _BAD_VERSION or _BAD_LENGTH with Why; Port,
-/// Addresses and Key (empty, or RankKeySize bytes) are set only on TC_OK.
+/// Addresses, Key (empty, or RankKeySize bytes) and Worker (the control
+/// worker's address, possibly empty) are set only on TC_OK.
 tc_status_t parseAddressBlob(const uint8_t *Blob, size_t Size, uint16_t &Port,
                              std::vector<uint32_t> &Addresses, std::vector<uint8_t> &Key,
-                             std::string &Why);
+                             std::vector<uint8_t> &Worker, std::string &Why);
 
 /// Whether a UCX 1.13 packed rkey of Size bytes is well-formed: every
 /// length inside the buffer. ucp_ep_rkey_unpack takes no length and trusts

@@ -5,10 +5,14 @@
 // addresses it can be reached at, for an application to exchange with
 // MPI_Allgather, PMIx or a file; tc_connect_address tries them in turn.
 //
-//   blob:  "TCAB" | version u16 (2) | port u16 | count u16 | key size u16 |
-//          count x IPv4 address (network order) | the context's public
-//          rank key (32 bytes, or none); integers little-endian
+//   blob:  "TCAB" | version u16 (3) | port u16 | count u16 | key size u16 |
+//          worker size u16 | count x IPv4 address (network order) | the
+//          context's public rank key (32 bytes, or none) | its control
+//          worker's UCX address (or none); integers little-endian
 //          (packAddressBlob and parseAddressBlob in Wire.cpp, fuzzed)
+//
+// A job's ranks connect to each other from the worker addresses
+// (job/RankEndpoints.cpp); the port is for everyone else.
 //
 //===----------------------------------------------------------------------===//
 #include "wireup/Wireup.h"
@@ -48,6 +52,18 @@ std::vector<uint32_t> hostAddresses() {
   return Out;
 }
 
+/// The control worker's UCX address (empty if UCX gives none).
+std::vector<uint8_t> controlWorkerAddress(const CoreContext *Ctx) {
+  ucp_address_t *Address = nullptr;
+  size_t Size = 0;
+  if (ucp_worker_get_address(Ctx->Worker, &Address, &Size) != UCS_OK)
+    return {};
+  auto *Bytes = reinterpret_cast<const uint8_t *>(Address);
+  std::vector<uint8_t> Out(Bytes, Bytes + Size);
+  ucp_worker_release_address(Ctx->Worker, Address);
+  return Out;
+}
+
 } // namespace
 
 extern "C" tc_status_t tc_listen_port(const tc_context_t *Api, uint16_t *Port) {
@@ -72,7 +88,8 @@ extern "C" tc_status_t tc_context_address(const tc_context_t *Api, void *Blob, s
   // rank only with its signature.
   std::vector<uint8_t> Packed = packAddressBlob(
       Ctx->Wireup->ListenPort, Addresses,
-      Ctx->Wireup->Job.RankKey.present() ? Ctx->Wireup->Job.RankKey.publicKey().data() : nullptr);
+      Ctx->Wireup->Job.RankKey.present() ? Ctx->Wireup->Job.RankKey.publicKey().data() : nullptr,
+      controlWorkerAddress(Ctx));
   if (!Blob || *Size < Packed.size()) {
     *Size = Packed.size();
     return Blob ? TC_ERR_TOO_LARGE : TC_OK;
@@ -90,10 +107,11 @@ extern "C" tc_status_t tc_connect_address(tc_context_t *Api, const void *Blob, s
   // The blob came from elsewhere: every field is checked before use.
   uint16_t Port = 0;
   std::vector<uint32_t> Addresses;
-  std::vector<uint8_t> Key; // a job's business (job/Job.cpp), not a connect's
+  // The key and the worker address are a job's business (job/Job.cpp).
+  std::vector<uint8_t> Key, Worker;
   std::string Why;
-  if (tc_status_t St = parseAddressBlob(static_cast<const uint8_t *>(Blob), Size, Port,
-                                        Addresses, Key, Why);
+  if (tc_status_t St = parseAddressBlob(static_cast<const uint8_t *>(Blob), Size, Port, Addresses,
+                                        Key, Worker, Why);
       St != TC_OK) {
     logError("tc_connect_address: " + Why);
     return St;

@@ -207,16 +207,23 @@ static void reapPeers(CoreContext *Ctx) {
 
 } // namespace twochains::rt
 
-/// A sender's end of a connection to SA: its endpoint, TCP on the
-/// interface the route leaves by. Null (Result says why, logged) if none.
-static std::unique_ptr<tc_peer> openClient(CoreContext *Ctx, const sockaddr_in &SA,
-                                           const std::string &Where, bool Retry,
-                                           tc_status_t &Result) {
+/// A sender's end of a connection to SA, before its endpoint.
+static std::unique_ptr<tc_peer> newClient(CoreContext *Ctx, const sockaddr_in &SA,
+                                          const std::string &Where, bool Retry) {
   auto Peer = newPeer(Ctx);
   numberPeer(Ctx, Peer.get());
   renamePeer(Peer.get(), "receiver " + Where);
   identifyPeer(Peer.get(), PeerIdentity::of(SA));
   Peer->Wireup->RetryIfUnreachable = Retry;
+  return Peer;
+}
+
+/// A sender's end of a connection to SA: its endpoint, TCP on the
+/// interface the route leaves by. Null (Result says why, logged) if none.
+static std::unique_ptr<tc_peer> openClient(CoreContext *Ctx, const sockaddr_in &SA,
+                                           const std::string &Where, bool Retry,
+                                           tc_status_t &Result) {
+  auto Peer = newClient(Ctx, SA, Where, Retry);
   ucp_ep_params_t P = {};
   P.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR |
                  UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
@@ -249,6 +256,29 @@ static std::unique_ptr<tc_peer> openClient(CoreContext *Ctx, const sockaddr_in &
   return Peer;
 }
 
+ucp_ep_h twochains::rt::connectToControlWorker(CoreContext *Ctx,
+                                               const std::vector<uint8_t> &Address,
+                                               ucp_err_handler_cb_t OnError, void *Arg) {
+  ucp_ep_params_t P = {};
+  P.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLER |
+                 UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+  P.address = reinterpret_cast<const ucp_address_t *>(Address.data());
+  P.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+  P.err_handler.cb = OnError;
+  P.err_handler.arg = Arg;
+  ucp_ep_h Ep = nullptr;
+  ucs_status_t St;
+  {
+    ClaimedHandlers Claim(Ctx->EmbeddedWorker ? nullptr : Ctx->Worker);
+    St = ucp_ep_create(Ctx->Worker, &P, &Ep);
+  }
+  if (St != UCS_OK) {
+    logError(std::string("cannot connect to a control worker's address: ") + ucs_status_string(St));
+    return nullptr;
+  }
+  return Ep;
+}
+
 /// One attempt: an endpoint and the handshake. Null if it failed; Unreachable
 /// then says whether nothing answered (worth trying again).
 static tc_peer *connectOnce(CoreContext *Ctx, const sockaddr_in &SA, const std::string &Where,
@@ -271,13 +301,9 @@ static tc_peer *connectOnce(CoreContext *Ctx, const sockaddr_in &SA, const std::
   return Peer.release();
 }
 
-tc_peer *twochains::rt::startConnect(CoreContext *Ctx, const sockaddr_in &SA,
-                                     const std::string &Where, uint32_t ExpectJobRank,
-                                     uint64_t DeadlineNs) {
-  tc_status_t Result = TC_ERR_IO;
-  std::unique_ptr<tc_peer> Peer = openClient(Ctx, SA, Where, /*Retry=*/true, Result);
-  if (!Peer)
-    return nullptr;
+/// A connect in the background of Peer (its endpoint set), as startConnect.
+static tc_peer *startBackground(CoreContext *Ctx, std::unique_ptr<tc_peer> Peer,
+                                uint32_t ExpectJobRank, uint64_t DeadlineNs) {
   Peer->Wireup->Background = true;
   Peer->Wireup->ExpectJobRank = ExpectJobRank;
   Ctx->Connecting.push_back(Peer.get());
@@ -285,6 +311,24 @@ tc_peer *twochains::rt::startConnect(CoreContext *Ctx, const sockaddr_in &SA,
   // housekeeping below, like any other.
   startClientHandshake(Ctx, Peer.get(), DeadlineNs);
   return Peer.release();
+}
+
+tc_peer *twochains::rt::startConnect(CoreContext *Ctx, const sockaddr_in &SA,
+                                     const std::string &Where, uint32_t ExpectJobRank,
+                                     uint64_t DeadlineNs) {
+  tc_status_t Result = TC_ERR_IO;
+  std::unique_ptr<tc_peer> Peer = openClient(Ctx, SA, Where, /*Retry=*/true, Result);
+  if (!Peer)
+    return nullptr;
+  return startBackground(Ctx, std::move(Peer), ExpectJobRank, DeadlineNs);
+}
+
+tc_peer *twochains::rt::startConnectOn(CoreContext *Ctx, ucp_ep_h Ep, const sockaddr_in &SA,
+                                       const std::string &Where, uint32_t ExpectJobRank,
+                                       uint64_t DeadlineNs) {
+  std::unique_ptr<tc_peer> Peer = newClient(Ctx, SA, Where, /*Retry=*/true);
+  setControlEndpoint(Peer.get(), Ep);
+  return startBackground(Ctx, std::move(Peer), ExpectJobRank, DeadlineNs);
 }
 
 /// Housekeeping: connects in the background whose handshake has ended (or

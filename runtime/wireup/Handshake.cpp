@@ -140,6 +140,11 @@ static ucs_status_t onHandshake(CoreContext *Ctx, unsigned Id, const void *Heade
                                 size_t HeaderLength, void *Data, size_t Length,
                                 const ucp_am_recv_param_t *Param) {
   tc_peer *Peer = senderOf(Ctx, Param);
+  // A rank's connection made from worker addresses has no connection
+  // request: its AUTH, on this side's endpoint to that rank, is its start.
+  if (!Peer && Id == AmAuth && Ctx->Wireup->AcceptOnEndpoint &&
+      (Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
+    Peer = Ctx->Wireup->AcceptOnEndpoint(Ctx, Param->reply_ep);
   if (Peer && Peer->Wireup->AuthState == PeerWireup::Auth::Refused) {
     // Refused and logged already: what it says until its endpoint closes
     // is counted, not logged again.

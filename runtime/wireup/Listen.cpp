@@ -159,6 +159,38 @@ static std::string startupRefusal(CoreContext *Ctx, const std::string &Address) 
          " connections are still authenticating, the context's limit (max_startups)";
 }
 
+/// A connection from Address (From names it with its port): a peer, failed
+/// from the start if no startup place is free (Refusal says why).
+static std::unique_ptr<tc_peer> admitConnection(CoreContext *Ctx, const std::string &Address,
+                                                const std::string &From, std::string &Refusal) {
+  Refusal = startupRefusal(Ctx, Address);
+  auto Peer = newPeer(Ctx);
+  setPeerAddress(Peer.get(), Address);
+  Peer->Wireup->AcceptedNs = nowNs();
+  if (Refusal.empty()) {
+    renamePeer(Peer.get(),
+               "peer " + std::to_string(numberPeer(Ctx, Peer.get())) + " (" + From + ")");
+  } else {
+    renamePeer(Peer.get(), "the connection from " + From);
+    failPeer(Peer.get());
+    Peer->Wireup->AuthState = PeerWireup::Auth::Refused;
+  }
+  return Peer;
+}
+
+/// The admitted peer, its endpoint set, joins the accepted ones.
+static tc_peer *takeConnection(CoreContext *Ctx, std::unique_ptr<tc_peer> Peer,
+                               const std::string &From, const std::string &Refusal) {
+  if (!Refusal.empty()) {
+    countHeld(Ctx, &tc_stats_t::connections_refused);
+    logLimited(Ctx->Wireup->RefusedConnectionLog, TC_LOG_ERROR,
+               "refused a connection from " + From + ": " + Refusal);
+  }
+  startPolling(Ctx, Peer.get());
+  Ctx->Accepted.push_back(std::move(Peer));
+  return Ctx->Accepted.back().get();
+}
+
 /// A connection is always accepted, even one refused at once: UCX 1.13
 /// aborts in its TCP connection manager when a connection it rejected
 /// (ucp_listener_reject) is opened again and again (tcp_sockcm_ep.c:416,
@@ -173,20 +205,10 @@ static void onConnectionRequest(ucp_conn_request_h Request, void *Arg) {
   bool Known = ucp_conn_request_query(Request, &A) == UCS_OK;
   std::string Address = Known ? hostOf(A.client_address, Port) : "an unknown address";
   std::string From = Known ? Address + ":" + std::to_string(Port) : Address;
-  std::string Refusal = startupRefusal(Ctx, Address);
-  auto Peer = newPeer(Ctx);
-  setPeerAddress(Peer.get(), Address);
+  std::string Refusal;
+  auto Peer = admitConnection(Ctx, Address, From, Refusal);
   if (Known)
     identifyPeer(Peer.get(), PeerIdentity::of(A.client_address));
-  Peer->Wireup->AcceptedNs = nowNs();
-  if (Refusal.empty()) {
-    renamePeer(Peer.get(),
-               "peer " + std::to_string(numberPeer(Ctx, Peer.get())) + " (" + From + ")");
-  } else {
-    renamePeer(Peer.get(), "the connection from " + From);
-    failPeer(Peer.get());
-    Peer->Wireup->AuthState = PeerWireup::Auth::Refused;
-  }
   ucp_ep_params_t P = {};
   P.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST | UCP_EP_PARAM_FIELD_ERR_HANDLER |
                  UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
@@ -202,13 +224,18 @@ static void onConnectionRequest(ucp_conn_request_h Request, void *Arg) {
                "cannot accept a connection from " + From);
     return;
   }
-  if (!Refusal.empty()) {
-    countHeld(Ctx, &tc_stats_t::connections_refused);
-    logLimited(Ctx->Wireup->RefusedConnectionLog, TC_LOG_ERROR,
-               "refused a connection from " + From + ": " + Refusal);
-  }
-  startPolling(Ctx, Peer.get());
-  Ctx->Accepted.push_back(std::move(Peer));
+  takeConnection(Ctx, std::move(Peer), From, Refusal);
+}
+
+tc_peer *twochains::rt::acceptOnEndpoint(CoreContext *Ctx, ucp_ep_h Ep, const sockaddr_in &SA,
+                                         const std::string &From) {
+  char Text[INET_ADDRSTRLEN] = "?";
+  inet_ntop(AF_INET, &SA.sin_addr, Text, sizeof Text);
+  std::string Refusal;
+  auto Peer = admitConnection(Ctx, Text, From, Refusal);
+  identifyPeer(Peer.get(), PeerIdentity::of(SA));
+  setControlEndpoint(Peer.get(), Ep);
+  return takeConnection(Ctx, std::move(Peer), From, Refusal);
 }
 
 bool twochains::rt::resolve(const char *Address, uint16_t Port, sockaddr_in &Out) {

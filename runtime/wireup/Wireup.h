@@ -7,6 +7,7 @@
 
 #include <netinet/in.h>
 #include <string>
+#include <vector>
 
 namespace twochains::rt {
 
@@ -31,6 +32,23 @@ bool checkClientHandshake(CoreContext *Ctx, tc_peer *Peer, uint64_t Now);
 /// called and the job layer takes it; null if not even that could start.
 tc_peer *startConnect(CoreContext *Ctx, const sockaddr_in &SA, const std::string &Where,
                       uint32_t ExpectJobRank, uint64_t DeadlineNs);
+/// The same on an endpoint made already (connectToControlWorker): the
+/// peer owns it from now on, closing it when released; SA and Where name
+/// the receiver.
+tc_peer *startConnectOn(CoreContext *Ctx, ucp_ep_h Ep, const sockaddr_in &SA,
+                        const std::string &Where, uint32_t ExpectJobRank, uint64_t DeadlineNs);
+/// An endpoint to a control worker from its UCX address, failures to
+/// OnError(Arg); null if UCX made none (logged). A job's ranks connect so
+/// (job/RankEndpoints.cpp): no connection manager, one connection a pair.
+ucp_ep_h connectToControlWorker(CoreContext *Ctx, const std::vector<uint8_t> &Address,
+                                ucp_err_handler_cb_t OnError, void *Arg);
+/// Receiver: a connection whose first message came on Ep, an endpoint of
+/// this side's (made by connectToControlWorker): a peer in Accepted, its
+/// handshake to come, as for a connection request from SA (its startup
+/// counted against the same limits: failed at once, and logged, if none
+/// is free).
+tc_peer *acceptOnEndpoint(CoreContext *Ctx, ucp_ep_h Ep, const sockaddr_in &SA,
+                          const std::string &From);
 /// A peer whose handshake has ended well: counted, its path's way of
 /// sending set up, ready for frames.
 void welcomePeer(CoreContext *Ctx, tc_peer *Peer);

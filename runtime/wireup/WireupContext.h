@@ -56,6 +56,11 @@ struct WireupContext {
   /// kept), or a negative status to refuse it, Why saying why. One
   /// decides; none: every rank's HELLO is taken.
   int (*DecideRankHello)(CoreContext *Ctx, tc_peer *Peer, std::string &Why) = nullptr;
+  /// Who takes an AUTH on an endpoint no peer has (the job layer,
+  /// job/RankEndpoints.cpp: its endpoint to a rank, made from the rank's
+  /// worker address): the accepted peer (acceptOnEndpoint), or null to
+  /// refuse the message.
+  tc_peer *(*AcceptOnEndpoint)(CoreContext *Ctx, ucp_ep_h Ep) = nullptr;
   /// A connection welcomed, in either role.
   Subscribers<CoreContext *, tc_peer *> PeerWelcomed;
   /// A connect in the background ended (ConnectResult; Crossed), welcomed

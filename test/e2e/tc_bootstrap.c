@@ -133,7 +133,7 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(mode, "bad")) {
     unsigned char junk[64] = "not an address blob at all";
-    unsigned char good_head[12] = {'T', 'C', 'A', 'B', 2, 0, 0x39, 0x30, 2, 0, 0, 0};
+    unsigned char good_head[14] = {'T', 'C', 'A', 'B', 3, 0, 0x39, 0x30, 2, 0, 0, 0, 0, 0};
     unsigned char v9[12] = {'T', 'C', 'A', 'B', 9, 0, 0x39, 0x30, 1, 0, 0, 0};
     printf("junk: %s\n", tc_status_string(tc_connect_address(ctx, junk, sizeof junk, 100, &peer)));
     printf("version: %s\n", tc_status_string(tc_connect_address(ctx, v9, sizeof v9, 100, &peer)));

@@ -10,10 +10,12 @@
 
 #include "context/Context.h"
 #include "job/JobContext.h"
+#include "wire/Wire.h"
 
 #include <arpa/inet.h>
 #include <initializer_list>
 #include <mutex>
+#include <string>
 #include <vector>
 
 namespace twochains::rt::test {
@@ -35,10 +37,28 @@ inline std::vector<RankKey> keysOf(std::initializer_list<tc_context_t *> Ranks) 
   return Keys;
 }
 
+/// The control worker address a listening context publishes in its blob
+/// (empty if it has none, or does not listen).
+inline std::vector<uint8_t> publishedWorker(tc_context_t *Api) {
+  size_t Size = 0;
+  if (tc_context_address(Api, nullptr, &Size) != TC_OK)
+    return {};
+  std::vector<uint8_t> Blob(Size), Key, Worker;
+  std::vector<uint32_t> Addresses;
+  uint16_t Port = 0;
+  std::string Why;
+  if (tc_context_address(Api, Blob.data(), &Size) != TC_OK ||
+      parseAddressBlob(Blob.data(), Size, Port, Addresses, Key, Worker, Why) != TC_OK)
+    return {};
+  return Worker;
+}
+
 /// Ctx as rank Rank of a job whose ranks published Keys (what tc_job_join
-/// sets from their blobs); rank R listens on 127.0.0.1:Ports[R], if given.
+/// sets from their blobs); rank R listens on 127.0.0.1:Ports[R], if given,
+/// and its control worker is at Workers[R], if given.
 inline void makeRank(tc_context_t *Api, uint32_t Rank, const std::vector<RankKey> &Keys,
-              const std::vector<uint16_t> &Ports = {}) {
+                     const std::vector<uint16_t> &Ports = {},
+                     const std::vector<std::vector<uint8_t>> &Workers = {}) {
   auto *Ctx = coreOf(Api);
   std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
   Ctx->Wireup->Job.Id = TestJob;
@@ -53,6 +73,8 @@ inline void makeRank(tc_context_t *Api, uint32_t Rank, const std::vector<RankKey
       Ctx->Job->Ranks[R].Addresses = {htonl(INADDR_LOOPBACK)};
       Ctx->Job->Ranks[R].Port = Ports[R];
     }
+    if (R < Workers.size())
+      Ctx->Job->Ranks[R].WorkerAddress = Workers[R];
   }
 }
 
