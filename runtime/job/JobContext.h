@@ -6,6 +6,7 @@
 #include "wire/Wire.h"
 #include "wireup/WireupContext.h"
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -62,6 +63,9 @@ struct JobContext {
   bool Joined = false;
   uint32_t JobSize = 0;
   std::vector<RouteTarget> Ranks;
+  /// Per rank, its handle once rankHandle has started its connection (null
+  /// before): what tc_job_peer reads without the context's lock.
+  std::unique_ptr<std::atomic<tc_peer *>[]> Handles;
   /// tc_jam_forward's routes outside the job, by "host:port", and where
   /// they may go (forward_allow).
   std::map<std::string, RouteTarget> AddressRoutes;

@@ -179,6 +179,8 @@ tc_peer *rankHandle(CoreContext *Ctx, uint32_t Rank) {
   makeHandle(Ctx, T);
   if (!T.Started)
     startAttempt(Ctx, T);
+  if (Ctx->Job->Handles)
+    Ctx->Job->Handles[Rank].store(T.Handle.get(), std::memory_order_release);
   return T.Handle.get();
 }
 
