@@ -317,7 +317,9 @@ tc_status_t tc_connect(tc_context_t *context, const char *address, uint16_t port
 
 /* Bootstrap. tc_listen with port 0 takes any free port; tc_listen_port
  * reads it back. tc_context_address packs where this listening context can
- * be reached (its port and IPv4 addresses) into a blob to exchange with
+ * be reached (its port and IPv4 addresses, with its public rank key and
+ * its control worker's UCX address for a job's ranks: at most 2350 bytes,
+ * docs/runtime.md) into a blob to exchange with
  * MPI_Allgather, PMIx or a file: with blob NULL it sets *size to the size
  * needed; TC_ERR_TOO_LARGE if *size is too small (*size then says how
  * much). tc_connect_address connects from such a blob, trying its
