@@ -154,8 +154,11 @@ static void startAttempt(CoreContext *Ctx, RouteTarget &T) {
   T.RetryAtNs = 0;
   ++T.Attempts;
   uint64_t Deadline = std::min(T.GiveUpNs, Now + AttemptTimeoutNs);
-  tc_peer *P = FromWorkerAddress ? startRankConnect(Ctx, T, SA, Where, Deadline)
-                                 : startConnect(Ctx, SA, Where, T.Rank, Deadline);
+  // A worker address UCX cannot reach (its endpoint not even made): the
+  // rank's port instead.
+  tc_peer *P = FromWorkerAddress ? startRankConnect(Ctx, T, SA, Where, Deadline) : nullptr;
+  if (!P)
+    P = startConnect(Ctx, SA, Where, T.Rank, Deadline);
   if (!P)
     return failTarget(Ctx, T, TC_ERR_IO, "no connection could be started (logged above)");
   makeFor(P, H);

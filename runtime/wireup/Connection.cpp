@@ -273,7 +273,7 @@ ucp_ep_h twochains::rt::connectToControlWorker(CoreContext *Ctx,
     St = ucp_ep_create(Ctx->Worker, &P, &Ep);
   }
   if (St != UCS_OK) {
-    logError(std::string("cannot connect to a control worker's address: ") + ucs_status_string(St));
+    logInfo(std::string("cannot connect to a control worker's address: ") + ucs_status_string(St));
     return nullptr;
   }
   return Ep;

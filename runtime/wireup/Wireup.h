@@ -38,7 +38,8 @@ tc_peer *startConnect(CoreContext *Ctx, const sockaddr_in &SA, const std::string
 tc_peer *startConnectOn(CoreContext *Ctx, ucp_ep_h Ep, const sockaddr_in &SA,
                         const std::string &Where, uint32_t ExpectJobRank, uint64_t DeadlineNs);
 /// An endpoint to a control worker from its UCX address, failures to
-/// OnError(Arg); null if UCX made none (logged). A job's ranks connect so
+/// OnError(Arg); null if UCX made none (logged as information: the caller
+/// has another way, the port). A job's ranks connect so
 /// (job/RankEndpoints.cpp): no connection manager, one connection a pair.
 ucp_ep_h connectToControlWorker(CoreContext *Ctx, const std::vector<uint8_t> &Address,
                                 ucp_err_handler_cb_t OnError, void *Arg);

@@ -152,3 +152,35 @@ TEST_F(TwoContexts, AKnockFromAnotherRanksWorkerIsRefused) {
 }
 
 } // namespace
+
+namespace {
+
+/// Rank 1's worker address, as rank 0 was told it, is a worker that is
+/// gone: rank 0's connect from it fails, and its handle is connected by
+/// port instead (rank 1's listener), not left failed.
+TEST_F(TwoContexts, ARankWhoseWorkerAddressFailsIsConnectedByPort) {
+  ASSERT_NO_FATAL_FAILURE(startTwoRanks(*this));
+  Side *Gone = nullptr;
+  ASSERT_NO_FATAL_FAILURE(Gone = createExtraSide("a worker that goes"));
+  ASSERT_NE(Gone, nullptr);
+  ASSERT_EQ(tc_listen(Gone->Ctx, "127.0.0.1", 0), TC_OK);
+  std::vector<uint8_t> Dead = publishedWorker(Gone->Ctx);
+  ASSERT_FALSE(Dead.empty());
+  tc_context_destroy(Gone->Ctx);
+  Gone->Ctx = nullptr;
+  auto *Ctx0 = coreOf(Receiver.Ctx);
+  {
+    std::lock_guard<std::recursive_mutex> G(Ctx0->Lock);
+    Ctx0->Job->Ranks[1].WorkerAddress = Dead;
+  }
+  tc_peer_t *Handle = nullptr;
+  ASSERT_EQ(tc_job_peer(Receiver.Ctx, 1, &Handle), TC_OK);
+  EXPECT_TRUE(senderProgressUntil(*this, [&] {
+    std::lock_guard<std::recursive_mutex> G(Ctx0->Lock);
+    RouteTarget &T = Ctx0->Job->Ranks[1];
+    tc_peer *B = T.Handle ? T.Handle->Bound : nullptr;
+    return B && B->Welcomed && !B->Failed && T.Pair.At == RankEndpoint::State::Spent;
+  })) << describe();
+}
+
+} // namespace
