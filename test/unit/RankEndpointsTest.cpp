@@ -59,16 +59,30 @@ bool boundByWorkerAddress(tc_context_t *Api, uint32_t Rank) {
          T.Pair.At == RankEndpoint::State::Owned && B->Ep == T.Pair.Ep;
 }
 
-/// Progresses the sender (the receiver's executor runs) until Done, for
-/// WaitMs at most.
-template <class Fn> bool senderProgressUntil(TwoContexts &T, Fn Done) {
+/// Progresses Api (the receiver's executor runs) until Done, for WaitMs at
+/// most.
+template <class Fn> bool progressUntilDone(TwoContexts &T, tc_context_t *Api, Fn Done) {
   auto Deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(T.WaitMs);
   while (!Done()) {
     if (std::chrono::steady_clock::now() > Deadline)
       return false;
-    tc_progress(T.Sender.Ctx, nullptr);
+    tc_progress(Api, nullptr);
+    std::this_thread::yield();
   }
   return true;
+}
+
+template <class Fn> bool senderProgressUntil(TwoContexts &T, Fn Done) {
+  return progressUntilDone(T, T.Sender.Ctx, Done);
+}
+
+/// A third context, listening on loopback (its control worker then has an
+/// address a rank's could be); null on failure.
+TwoContexts::Side *listeningThirdContext(TwoContexts &T, const char *Name) {
+  TwoContexts::Side *S = T.createExtraSide(Name);
+  if (!S || tc_listen(S->Ctx, "127.0.0.1", 0) != TC_OK)
+    return nullptr;
+  return S;
 }
 
 /// The higher rank wants the lower: it knocks, the lower connects from its
@@ -114,9 +128,8 @@ TEST_F(TwoContexts, ALowerRankConnectsFromTheHigherRanksWorkerAddress) {
 TEST_F(TwoContexts, AKnockFromAnotherRanksWorkerIsRefused) {
   ASSERT_NO_FATAL_FAILURE(startTwoRanks(*this));
   Side *Impostor = nullptr;
-  ASSERT_NO_FATAL_FAILURE(Impostor = createExtraSide("impostor"));
+  ASSERT_NO_FATAL_FAILURE(Impostor = listeningThirdContext(*this, "impostor"));
   ASSERT_NE(Impostor, nullptr);
-  ASSERT_EQ(tc_listen(Impostor->Ctx, "127.0.0.1", 0), TC_OK);
   auto *Ictx = coreOf(Impostor->Ctx);
   uint64_t Refused = stats(Receiver).messages_refused;
   ucp_ep_h Ep = nullptr;
@@ -130,12 +143,8 @@ TEST_F(TwoContexts, AKnockFromAnotherRanksWorkerIsRefused) {
   P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   P.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
   ucs_status_ptr_t R = ucp_am_send_nbx(Ep, AmKnock, &K, sizeof K, nullptr, 0, &P);
-  auto Deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(WaitMs);
-  while (stats(Receiver).messages_refused == Refused &&
-         std::chrono::steady_clock::now() < Deadline) {
-    tc_progress(Impostor->Ctx, nullptr);
-    std::this_thread::yield();
-  }
+  progressUntilDone(*this, Impostor->Ctx,
+                    [&] { return stats(Receiver).messages_refused != Refused; });
   EXPECT_GT(stats(Receiver).messages_refused, Refused) << describe();
   EXPECT_TRUE(logged("refused a KNOCK claiming rank 1: it did not come from that rank's worker"))
       << describe();
@@ -151,19 +160,14 @@ TEST_F(TwoContexts, AKnockFromAnotherRanksWorkerIsRefused) {
   closeEndpointByForce(Ictx->Worker, Ep);
 }
 
-} // namespace
-
-namespace {
-
 /// Rank 1's worker address, as rank 0 was told it, is a worker that is
 /// gone: rank 0's connect from it fails, and its handle is connected by
 /// port instead (rank 1's listener), not left failed.
 TEST_F(TwoContexts, ARankWhoseWorkerAddressFailsIsConnectedByPort) {
   ASSERT_NO_FATAL_FAILURE(startTwoRanks(*this));
   Side *Gone = nullptr;
-  ASSERT_NO_FATAL_FAILURE(Gone = createExtraSide("a worker that goes"));
+  ASSERT_NO_FATAL_FAILURE(Gone = listeningThirdContext(*this, "a worker that goes"));
   ASSERT_NE(Gone, nullptr);
-  ASSERT_EQ(tc_listen(Gone->Ctx, "127.0.0.1", 0), TC_OK);
   std::vector<uint8_t> Dead = publishedWorker(Gone->Ctx);
   ASSERT_FALSE(Dead.empty());
   tc_context_destroy(Gone->Ctx);
