@@ -369,6 +369,23 @@ tc_status_t tc_send(tc_peer_t *peer, const tc_package_t *package, uint32_t eleme
  * RDMA) leave at once, corked or not. Uncorking sends what waits. */
 tc_status_t tc_peer_cork(tc_peer_t *peer, int corked);
 
+/* Aggregation (docs/jobs.md, "Aggregation"): a Local frame of at most 256
+ * payload bytes sent by tc_send or tc_send_wait while the peer is behind
+ * (frames it has not reported finished fill a quarter of its ring or
+ * more) waits in a bundle with others to that peer, and they leave
+ * together as one frame of one slot: when the bundle is full, before any
+ * other frame to the peer, and at this context's next tc_progress,
+ * tc_wait, tc_flush, tc_call or tc_job_quiesce (or the executor's turn).
+ * The peer runs them in order, each checked and run as if sent alone.
+ * Calls, and sends to a peer that keeps up, leave at once. On by default
+ * for peers whose ring this side stores into (shared memory);
+ * tc_peer_aggregate(peer, 0) turns it off for one peer (what waits leaves
+ * first; TC_ERR_NO_CREDIT if it cannot yet: nothing changed), and
+ * TC_AGGREGATE=0 in the environment for every peer. On a job's handle the
+ * setting is kept for its connection. TC_OK, TC_ERR_IO (the peer is
+ * gone), TC_ERR_INVALID_PARAM. */
+tc_status_t tc_peer_aggregate(tc_peer_t *peer, int on);
+
 /* tc_send that waits for credit, as tc_call does: progresses the context
  * (answering others meanwhile), polls a while, then sleeps until a credit
  * report or a message comes; TC_ERR_TIMED_OUT if the ring or queue is

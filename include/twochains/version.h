@@ -10,7 +10,7 @@
 #define TWOCHAINS_VERSION_H
 
 #define TC_VERSION_MAJOR 0
-#define TC_VERSION_MINOR 5
+#define TC_VERSION_MINOR 6
 #define TC_VERSION_PATCH 0
 /* One number that orders versions: 0x00MMmmpp. */
 #define TC_VERSION_NUMBER(major, minor, patch) (((major) << 16) | ((minor) << 8) | (patch))

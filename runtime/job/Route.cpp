@@ -26,6 +26,7 @@
 #include "core/Polled.h"
 #include "core/Stats.h"
 #include "path/FramePath.h"
+#include "send/Bundle.h"
 #include "send/Send.h"
 #include "wire/Frame.h"
 #include "wireup/Wireup.h"
@@ -171,6 +172,7 @@ static void startAttempt(CoreContext *Ctx, RouteTarget &T) {
 static void bindHandle(tc_peer *Handle, tc_peer *Connection) {
   handOutPeer(Connection);
   takeCork(Handle, Connection);
+  takeAggregation(Handle, Connection);
   moveQueuedFrames(Handle, Connection);
   bindProxy(Handle, Connection);
 }

@@ -26,6 +26,7 @@
 #include "receive/PayloadAhead.h"
 #include "receive/Quarantine.h"
 #include "path/FramePath.h"
+#include "wire/Bundle.h"
 #include "wire/Formats.h"
 
 #include <cstdio>
@@ -258,14 +259,12 @@ static inline tc_status_t captureSlot(CoreContext *Ctx, uint8_t *Slot, uint64_t 
     return captureFrame(Slot, Ctx->SlotSize, Seq, Ctx->Receive->Private.get(), &V, How);
 }
 
-/// A captured frame handed on: an answer to the calls layer, anything
-/// else run inside the recovery point.
-static inline tc_status_t dispatchFrame(CoreContext *Ctx, tc_peer *Peer, const FrameView &V,
-                                        JamRun &Run) {
-  if (V.Header.Kind == FrameAnswer) {
-    Ctx->Path->AnswerFrame.notify(Peer, V.Header.Package, V.Payload, V.Header.PayloadSize);
-    return TC_OK;
-  }
+static void refuseFrame(CoreContext *Ctx, tc_peer *Peer, tc_status_t St, const FrameView &V,
+                        uint64_t Seq);
+
+/// A frame's jam, run inside the recovery point.
+static inline tc_status_t runJamOf(CoreContext *Ctx, tc_peer *Peer, const FrameView &V,
+                                   JamRun &Run) {
   Ctx->Receive->RunningJam = true;
   ThreadRunningJamOf = Ctx;
   tc_status_t St = runContained(Ctx, Peer, V, Run);
@@ -273,6 +272,45 @@ static inline tc_status_t dispatchFrame(CoreContext *Ctx, tc_peer *Peer, const F
   Ctx->Receive->RunningJam = false;
   count(Peer, &tc_peer_stats_t::frames_executed, St == TC_OK);
   return St;
+}
+
+/// A bundle's frames (wire/Bundle.h), in order, each run as the Local frame
+/// it stands for, with that frame's checks (runFrame); one that does not
+/// run is refused alone. A run header that does not fit what is left
+/// refuses the rest: the bundle's status.
+static __attribute__((noinline)) tc_status_t runBundle(CoreContext *Ctx, tc_peer *Peer,
+                                                       const FrameView &V, JamRun &Run) {
+  BundleReader Reader(V.Payload, V.Header.PayloadSize);
+  FrameView One = V;
+  One.Header.Kind = FrameLocal;
+  One.Image = nullptr;
+  for (;;) {
+    BundleRecord R;
+    switch (Reader.next(R)) {
+    case BundleReader::Next::End: return TC_OK;
+    case BundleReader::Next::Malformed: return TC_ERR_BAD_LENGTH;
+    case BundleReader::Next::Record: break;
+    }
+    One.Header.Package = R.Package;
+    One.Header.Element = R.Element;
+    One.Header.PayloadSize = R.Size;
+    One.Payload = R.Payload;
+    if (tc_status_t St = runJamOf(Ctx, Peer, One, Run); St != TC_OK)
+      refuseFrame(Ctx, Peer, St, One, V.Header.Sequence);
+  }
+}
+
+/// A captured frame handed on: an answer to the calls layer, a bundle's
+/// frames one by one, anything else run inside the recovery point.
+static inline tc_status_t dispatchFrame(CoreContext *Ctx, tc_peer *Peer, const FrameView &V,
+                                        JamRun &Run) {
+  if (V.Header.Kind == FrameAnswer) {
+    Ctx->Path->AnswerFrame.notify(Peer, V.Header.Package, V.Payload, V.Header.PayloadSize);
+    return TC_OK;
+  }
+  if (__builtin_expect(V.Header.Kind == FrameBundle, 0))
+    return runBundle(Ctx, Peer, V, Run);
+  return runJamOf(Ctx, Peer, V, Run);
 }
 
 /// Tells the sender of the last frame of its refused, without waiting: the
@@ -366,8 +404,12 @@ template <bool InRing> static unsigned serveRingWith(CoreContext *Ctx, tc_peer *
       if (St == TC_OK && __builtin_expect(V.Header.Inline[0] & FramePayloadAhead, 0) &&
           (St = takePayloadAhead(Ctx, Peer, V)) == TC_ERR_INCOMPLETE)
         break;
-      if (St == TC_OK)
+      if (St == TC_OK) {
+        // A bundle is many frames' work: it takes the rest of the turn.
+        if (V.Header.Kind == FrameBundle)
+          Budget = 1;
         St = dispatchFrame(Ctx, Peer, V, Run);
+      }
       if (St == TC_ERR_NOT_CACHED && V.Header.Kind == FrameCached &&
           Ctx->Code->Mode == TC_MAILBOX_CODE_CACHE && askForCode(Ctx, Peer, Seq))
         break; // its code is on the way

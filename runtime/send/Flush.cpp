@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "send/Send.h"
+#include "send/Bundle.h"
 
 #include "base/Clock.h"
 #include "base/Log.h"
@@ -31,12 +32,12 @@ extern "C" tc_status_t tc_peer_frames(tc_peer_t *Peer, tc_peer_frames_t *Out) {
   }
   if (Peer) {
     PeerGuard Guard(Peer);
-    F.queued += Peer->Sending->Queued.size();
+    F.queued += Peer->Sending->Queued.size() + Peer->Sending->Bundle.frames();
     if (Peer->Tx->Send) {
       if (Peer->Tx->CreditWord)
         Peer->Tx->Send->credit(Peer->Tx->CreditWord[CreditWordFinished]);
-      F.sent = Peer->Tx->Send->next();
-      F.finished = Peer->Tx->Send->finished();
+      F.sent = Peer->Tx->Send->framesSent();
+      F.finished = Peer->Tx->Send->framesFinished();
     }
   }
   *Out = F;
@@ -58,6 +59,25 @@ extern "C" tc_status_t tc_peer_cork(tc_peer_t *Peer, int Corked) {
   return corkFrames(Peer, Corked != 0) == TC_OK ? TC_OK : TC_ERR_IO;
 }
 
+extern "C" tc_status_t tc_peer_aggregate(tc_peer_t *Peer, int On) {
+  if (!Peer)
+    return TC_ERR_INVALID_PARAM;
+  if (Peer->Proxy) {
+    PeerGuard Guard(Peer);
+    Peer->Sending->Aggregate = On != 0; // taken by its connection when made
+    if (!(Peer = connectionOf(Peer)))
+      return TC_OK;
+  }
+  PeerGuard Guard(Peer);
+  if (!Peer->Welcomed || Peer->Failed)
+    return TC_ERR_IO;
+  if (!On)
+    if (tc_status_t St = flushBundle(Peer); St != TC_OK)
+      return St;
+  Peer->Sending->Aggregate = On != 0;
+  return TC_OK;
+}
+
 tc_status_t twochains::rt::flushPeer(tc_peer *Peer, int TimeoutMs) {
   uint64_t Deadline = nowNs() + msToNs(TimeoutMs > 0 ? TimeoutMs : 0);
   CoreContext *Ctx = Peer->Ctx;
@@ -75,11 +95,14 @@ tc_status_t twochains::rt::flushPeer(tc_peer *Peer, int TimeoutMs) {
     }
     if (flushFrameBatch(Peer) != TC_OK)
       return TC_ERR_IO;
+    if (flushBundle(Peer) == TC_ERR_IO)
+      return TC_ERR_IO;
     resendMissing(Peer);
     takeFaultReport(Peer);
     Peer->Tx->Send->credit(Peer->Tx->CreditWord[CreditWordFinished]);
     sendQueued(Peer);
-    if (Peer->Tx->Send->available() == Peer->Tx->Slots && Peer->Sending->Queued.empty()) {
+    if (Peer->Tx->Send->available() == Peer->Tx->Slots && Peer->Sending->Queued.empty() &&
+        Peer->Sending->Bundle.empty()) {
       for (uint32_t Slot = 0; Slot < Peer->Tx->Puts.size(); ++Slot)
         if (completePut(Peer, Slot) != TC_OK)
           return TC_ERR_IO;

@@ -14,6 +14,7 @@
 
 #include "core/Peer.h"
 #include "send/SendQueue.h"
+#include "wire/Bundle.h"
 #include "wire/CodeMiss.h"
 
 #include <atomic>
@@ -81,6 +82,12 @@ struct PeerSend {
   /// limited (base/Log.h).
   bool FalseFaultLogged = false;
   LogLimit FaultReportLog;
+  /// Small Local frames gathered while the receiver is behind, to leave
+  /// together as one bundle frame (send/Bundle.cpp), in BundleBytes; off
+  /// for this peer by tc_peer_aggregate or TC_AGGREGATE=0.
+  std::vector<uint8_t> BundleBytes;
+  BundleBuilder Bundle;
+  bool Aggregate = true;
 };
 
 /// Makes the send layer's part of a new peer.

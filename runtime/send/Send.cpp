@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "send/Send.h"
+#include "send/Bundle.h"
 #include "send/Queue.h"
 
 #include "base/Clock.h"
@@ -249,6 +250,16 @@ static inline SendAttempt sendAny(tc_peer *Peer, const tc_package *Pkg, uint32_t
   // Its answers and credit reports come into rings polled every pass.
   if (__builtin_expect(Peer->Cold, 0))
     startPolling(Peer->Ctx, Peer);
+  // A small frame to a receiver that is behind joins a bundle; any other
+  // frame leaves after the open bundle (send/Bundle.h).
+  if (mayBundle(Peer, Mode, PayloadSize, Sequence)) {
+    tc_status_t St;
+    if (bundleFrame(Peer, Pkg, Element, Payload, PayloadSize, St))
+      return St;
+  } else if (__builtin_expect(bundleOpen(Peer), 0)) {
+    if (tc_status_t St = flushBundle(Peer); St != TC_OK)
+      return St;
+  }
   if (sendDirect(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence))
     return TC_OK;
   return sendGeneral(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence);
@@ -449,6 +460,8 @@ tc_status_t twochains::rt::sendAnswer(tc_peer *Peer, uint64_t CallSequence, cons
     return TC_ERR_IO;
   if (frameSize(FrameAnswer, 0, uint32_t(Size)) > Peer->Tx->SlotSize)
     return TC_ERR_TOO_LARGE;
+  if (tc_status_t St = flushBundle(Peer); St != TC_OK)
+    return St; // frames to one peer leave in the order sent
   if (Peer->Tx->Send->available() == 0) {
     takeFaultReport(Peer);
     Peer->Tx->Send->credit(Peer->Tx->CreditWord[CreditWordFinished]);
@@ -628,6 +641,8 @@ void serviceSends(tc_peer *Peer, bool ReportTurn) {
   }
   if (Peer->Tx->BatchFrames)
     flushFrameBatch(Peer); // a failure marks the peer failed
+  if (bundleOpen(Peer))
+    flushBundle(Peer); // without credit, at a later turn
   if (!Peer->Sending->Queued.empty() || Peer->Code->Deploying.active())
     sendQueued(Peer);
 }

@@ -40,7 +40,16 @@ constexpr size_t FrameImageOffset = FrameLine;
 /// Answer: no code runs; the payload is a jam's answer (tc_jam_return) to
 /// the call whose frame had the sequence in the Package field (Calls.cpp),
 /// laid out as a Local frame otherwise.
-enum FrameKind : uint8_t { FrameLocal = 1, FrameInjected = 2, FrameCached = 3, FrameAnswer = 4 };
+/// Bundle: no code runs for the frame itself; its payload is small Local
+/// frames gathered by the sender (wire/Bundle.h), run in order. Never one
+/// line; package, element and code are zero.
+enum FrameKind : uint8_t {
+  FrameLocal = 1,
+  FrameInjected = 2,
+  FrameCached = 3,
+  FrameAnswer = 4,
+  FrameBundle = 5
+};
 
 struct FrameHeader {
   uint32_t Magic;

@@ -15,22 +15,27 @@
 
 #include "twochains/status.h"
 #include <cstdint>
+#include <memory>
 
 namespace twochains::rt {
 
 class SenderRing {
 public:
-  explicit SenderRing(uint32_t Slots) : Slots(Slots) {}
+  explicit SenderRing(uint32_t Slots)
+      : Slots(Slots), FramesBefore(new uint64_t[Slots ? Slots : 1]()) {}
 
   /// Takes the next sequence and its slot, or TC_ERR_NO_CREDIT. Outputs are
-  /// set only on success.
-  tc_status_t reserve(uint64_t *Sequence, uint32_t *Slot) {
+  /// set only on success. Frames: how many frames the slot carries (a
+  /// bundle's, wire/Bundle.h; else one).
+  tc_status_t reserve(uint64_t *Sequence, uint32_t *Slot, uint32_t Frames = 1) {
     if (!Sequence || !Slot)
       return TC_ERR_INVALID_PARAM;
     if (Next >= Finished + Slots)
       return TC_ERR_NO_CREDIT;
     *Sequence = Next;
     *Slot = NextSlot;
+    FramesBefore[NextSlot] = FramesSent;
+    FramesSent += Frames;
     ++Next;
     if (++NextSlot == Slots)
       NextSlot = 0;
@@ -42,6 +47,13 @@ public:
       return;
     --Next;
     NextSlot = NextSlot ? NextSlot - 1 : Slots - 1;
+    FramesSent = FramesBefore[NextSlot];
+  }
+  /// Frames sent, and frames the receiver finished as far as credited:
+  /// counted in frames, where a slot may carry many (a bundle).
+  uint64_t framesSent() const { return FramesSent; }
+  uint64_t framesFinished() const {
+    return Finished == Next ? FramesSent : FramesBefore[Finished % Slots];
   }
   /// The receiver reported Finished frames done (monotonic; stale or
   /// impossible reports are ignored).
@@ -57,6 +69,10 @@ private:
   uint64_t Next = 0;
   uint32_t NextSlot = 0;   // Next % Slots, kept: a division per send is tens of cycles
   uint64_t Finished = 0;
+  /// Frames sent before the frame in each slot not yet credited (a slot
+  /// is written again only once credited, so each entry stays until then).
+  std::unique_ptr<uint64_t[]> FramesBefore;
+  uint64_t FramesSent = 0;
 };
 
 class ReceiverRing {

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "wireup/Wireup.h"
+#include "send/Bundle.h"
 
 #include "base/Interfaces.h"
 #include "base/Log.h"
@@ -45,6 +46,11 @@ static void sayLastWords(tc_peer *Peer) {
     return;
   if (Peer->Ep)
     flushFrameBatch(Peer);
+  uint32_t Bundled = Peer->Sending->Bundle.frames();
+  if (flushBundle(Peer) == TC_ERR_NO_CREDIT)
+    logWarning(Peer->Name + ": " + std::to_string(Bundled) +
+               " frames waiting in a bundle were dropped at close: its ring had no room "
+               "(tc_flush before closing sends them)");
   reportLastCredits(Peer);
 }
 

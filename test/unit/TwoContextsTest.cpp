@@ -527,6 +527,8 @@ TEST_F(TwoContexts, FaultReportOfAFrameNeverSentIsIgnored) {
 TEST_F(TwoContexts, FaultReportOfAFrameLongFinishedIsIgnored) {
   setSlots(4);
   ASSERT_NO_FATAL_FAILURE(start());
+  // Fault words name frames by sequence: one frame a slot (no bundles).
+  ASSERT_EQ(tc_peer_aggregate(Peer, 0), TC_OK);
   uint32_t Put = element(Sender.Stdlib, "put");
   auto Payload = putPayload(UnknownRegion, "a frame");
   for (int I = 0; I < 12; ++I)
@@ -547,6 +549,8 @@ TEST_F(TwoContexts, FaultReportOfAFrameLongFinishedIsIgnored) {
 /// lines a second, not one a report: every report is still counted.
 TEST_F(TwoContexts, FaultReportsDoNotFloodTheSendersLog) {
   ASSERT_NO_FATAL_FAILURE(start());
+  // Fault words name frames by sequence: one frame a slot (no bundles).
+  ASSERT_EQ(tc_peer_aggregate(Peer, 0), TC_OK);
   uint32_t Put = element(Sender.Stdlib, "put");
   auto Payload = putPayload(UnknownRegion, "a frame");
   constexpr uint64_t Frames = 60;
