@@ -199,14 +199,25 @@ static void send_frame(uint32_t owner, struct bfs_visit m) {
     fail("tc_send_wait", tc_status_string(st));
 }
 
+/* --phases: where the tc search's time goes, per rank (seconds). */
+static int phases;
+static double phase_expand, phase_quiesce, phase_levels;
+
 static void search_tc(uint32_t root, uint32_t *frontier) {
   uint32_t count;
   reset(root, frontier, &count);
   for (uint32_t level = 0;; level++) {
+    double t0 = phases ? MPI_Wtime() : 0;
     expand(level, frontier, count, send_frame);
+    double t1 = phases ? MPI_Wtime() : 0;
     tc_status_t st = tc_job_quiesce(ctx, 600000);
     if (st != TC_OK)
       fail("tc_job_quiesce", tc_status_string(st));
+    if (phases) {
+      phase_expand += t1 - t0;
+      phase_quiesce += MPI_Wtime() - t1;
+      phase_levels += 1;
+    }
     if (!next_level(frontier, &count))
       return;
   }
@@ -334,13 +345,17 @@ static void *symbol(const char *name) {
 
 static void usage(void) {
   fprintf(stderr, "usage: mpirun -np P tc-bfs [--scale 14] [--edgefactor 16] [--roots 8] "
-                  "[--variants tc,mpi]\n");
+                  "[--variants tc,mpi] [--phases]\n");
 }
 
 int main(int argc, char **argv) {
   const char *variants = "tc,mpi";
   MPI_Init(&argc, &argv);
   for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--phases")) {
+      phases = 1;
+      continue;
+    }
     if (!strcmp(argv[i], "--help")) {
       usage();
       MPI_Finalize();
@@ -460,6 +475,15 @@ int main(int argc, char **argv) {
       printf("bfs: SCALE=%u P=%u tc/mpi %.3f\n", scale, ranks_, teps[0] / teps[1]);
     if (all_errors)
       printf("bfs: %llu visits arrived at the wrong rank\n", (unsigned long long)all_errors);
+  }
+  if (phases && ran[0]) {
+    double mine[2] = {phase_expand, phase_quiesce}, most[2];
+    MPI_Reduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (rank_ == 0)
+      printf("bfs: tc phases over %u roots, %.0f levels, slowest rank: sending %.3f ms, "
+             "tc_job_quiesce %.3f ms (%.1f us a level)\n",
+             roots, phase_levels, most[0] * 1e3, most[1] * 1e3,
+             phase_levels ? most[1] * 1e6 / phase_levels : 0.0);
   }
   tc_context_destroy(ctx);
   tc_package_unload(pkg);

@@ -274,10 +274,91 @@ static inline tc_status_t runJamOf(CoreContext *Ctx, tc_peer *Peer, const FrameV
   return St;
 }
 
+/// What runFrame checks of a Local frame before its jam runs, the same for
+/// every frame of a bundle's run: its package and element (E on TC_OK).
+static tc_status_t checkLocal(CoreContext *Ctx, tc_peer *Peer, const FrameHeader &H,
+                              tc_package *&Pkg, const PackageElement *&E) {
+  if (addressRefused(Peer))
+    return TC_ERR_QUARANTINED;
+  if (!(Pkg = receiverPackage(Ctx, *Peer->Receiving, H.Package)))
+    return TC_ERR_UNKNOWN_PACKAGE;
+  if (H.Element >= Pkg->Elements.size() || !Pkg->Elements[H.Element].Present ||
+      !Pkg->Elements[H.Element].IsJam || !Pkg->Elements[H.Element].LocalEntry)
+    return TC_ERR_UNKNOWN_ELEMENT;
+  if (Peer->Receiving->AbandonedCount &&
+      Ctx->Containment->QuarantineFaults != TC_NEVER_QUARANTINE) {
+    auto Abandoned = Peer->Receiving->Abandoned.find(H.Element);
+    if (Abandoned != Peer->Receiving->Abandoned.end() &&
+        Abandoned->second >= Ctx->Containment->QuarantineFaults)
+      return TC_ERR_QUARANTINED;
+  }
+  E = &Pkg->Elements[H.Element];
+  return TC_OK;
+}
+
+/// The Count frames of one run of a bundle (one element, one payload
+/// size; One's header names them, the first's payload at First, the next
+/// Stride bytes on), in order. Checked once for all, as runFrame checks
+/// each, and run inside one recovery point, each under a time limit of
+/// its own (a serial each): a frame whose jam faults or overruns is
+/// abandoned alone, and the checks and the run start again after it.
+static void runRecords(CoreContext *Ctx, tc_peer *Peer, FrameView &One, const uint8_t *First,
+                       uint32_t Count, size_t Stride, JamRun &Run) {
+  uint64_t Seq = One.Header.Sequence;
+  uint32_t Next = 0;
+  while (Next < Count) {
+    tc_package *Pkg = nullptr;
+    const PackageElement *E = nullptr;
+    if (tc_status_t St = checkLocal(Ctx, Peer, One.Header, Pkg, E); St != TC_OK) {
+      for (; Next < Count; ++Next) {
+        One.Payload = First + Next * Stride;
+        refuseFrame(Ctx, Peer, St, One, Seq);
+      }
+      return;
+    }
+    tc_jam_ctx JamCtx = {Peer, Seq, Pkg, &Run};
+    uint32_t Size = One.Header.PayloadSize;
+    Run.Interrupt.store(false, std::memory_order_relaxed);
+    Run.Force.store(false, std::memory_order_relaxed);
+    Run.CodeBegin = Pkg->LocalCodeBegin;
+    Run.CodeEnd = Pkg->LocalCodeEnd;
+    // Read again after a jump back: kept in memory, not in a register.
+    volatile uint32_t At = Next;
+    Ctx->Receive->RunningJam = true;
+    ThreadRunningJamOf = Ctx;
+    int End = TWOCHAINS_SET_RECOVERY_POINT(Run.Recover);
+    if (End == int(JamEnd::Returned)) {
+      Run.Active.store(true, std::memory_order_release);
+      for (uint32_t I = At; I < Count; At = ++I) {
+        Run.Serial.store(Run.Serial.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        E->LocalEntry(&JamCtx, const_cast<uint8_t *>(First + I * Stride), Size);
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+      }
+      Run.Active.store(false, std::memory_order_release);
+      ThreadRunningJamOf = nullptr;
+      Ctx->Receive->RunningJam = false;
+      countHeld(Ctx, &tc_stats_t::frames_executed_local, Count - Next);
+      count(Peer, &tc_peer_stats_t::frames_executed, Count - Next);
+      return;
+    }
+    // Abandoned: the handler jumped back here, from frame At.
+    ThreadRunningJamOf = nullptr;
+    Ctx->Receive->RunningJam = false;
+    uint32_t Failed = At;
+    countHeld(Ctx, &tc_stats_t::frames_executed_local, Failed - Next);
+    count(Peer, &tc_peer_stats_t::frames_executed, Failed - Next);
+    One.Payload = First + Failed * Stride;
+    refuseFrame(Ctx, Peer, abandonFrame(Ctx, Peer, One, Run, End == int(JamEnd::TimedOut)), One,
+                Seq);
+    Next = Failed + 1;
+  }
+}
+
 /// A bundle's frames (wire/Bundle.h), in order, each run as the Local frame
-/// it stands for, with that frame's checks (runFrame); one that does not
-/// run is refused alone. A run header that does not fit what is left
-/// refuses the rest: the bundle's status.
+/// it stands for, with that frame's checks; one that does not run is
+/// refused alone. A run header that does not fit what is left refuses the
+/// rest: the bundle's status.
 static __attribute__((noinline)) tc_status_t runBundle(CoreContext *Ctx, tc_peer *Peer,
                                                        const FrameView &V, JamRun &Run) {
   BundleReader Reader(V.Payload, V.Header.PayloadSize);
@@ -294,9 +375,7 @@ static __attribute__((noinline)) tc_status_t runBundle(CoreContext *Ctx, tc_peer
     One.Header.Package = R.Package;
     One.Header.Element = R.Element;
     One.Header.PayloadSize = R.Size;
-    One.Payload = R.Payload;
-    if (tc_status_t St = runJamOf(Ctx, Peer, One, Run); St != TC_OK)
-      refuseFrame(Ctx, Peer, St, One, V.Header.Sequence);
+    runRecords(Ctx, Peer, One, R.Payload, 1 + Reader.takeRestOfRun(), Reader.stride(), Run);
   }
 }
 

@@ -520,8 +520,23 @@ static inline tc_status_t backOffIfRefused(tc_status_t St) {
   return St;
 }
 
+/// A stream's send to a receiver that is behind, whole: one more frame of
+/// the open run of the connection's bundle (send/Bundle.h), where no lock
+/// is needed, nothing waits in the queue and the frame is of the run's
+/// element and size. False for anything else, which the usual way takes.
+static inline bool joinOpenRun(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                               tc_send_mode_t Mode, const void *Payload, size_t PayloadSize) {
+  if (Mode != TC_SEND_LOCAL || !Pkg || (PayloadSize && !Payload) || !(Peer = connectionOf(Peer)))
+    return false;
+  PeerSend &S = *Peer->Sending;
+  return !S.Bundle.empty() && !Peer->Failed && !Peer->Channelled && !hotPathLocks(Peer->Ctx) &&
+         S.Queued.empty() && S.Bundle.joinRun(Pkg->Tag, Element, Payload, PayloadSize);
+}
+
 static tc_status_t sendOnce(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
                             tc_send_mode_t Mode, const void *Payload, size_t PayloadSize) {
+  if (Peer && joinOpenRun(Peer, Pkg, Element, Mode, Payload, PayloadSize))
+    return TC_OK;
   if (!Peer || !Pkg || (Mode != TC_SEND_LOCAL && Mode != TC_SEND_INJECTED &&
                         Mode != TC_SEND_INJECTED_FULL) ||
       (PayloadSize && !Payload) || PayloadSize > UINT32_MAX)

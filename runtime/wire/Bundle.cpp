@@ -29,26 +29,15 @@ BundleReader::Next BundleReader::next(BundleRecord &Out) {
 }
 
 bool BundleBuilder::append(uint64_t Package, uint32_t Element, const void *Payload, uint16_t Size) {
+  if (joinRun(Package, Element, Payload, Size))
+    return true;
   size_t Stride = bundleRecordStride(Size);
-  BundleRun Open;
-  bool Joins = false;
-  if (RunAt != SIZE_MAX) {
-    std::memcpy(&Open, Bytes + RunAt, sizeof Open);
-    Joins = Open.Package == Package && Open.Element == Element && Open.RecordSize == Size &&
-            Open.Count < UINT16_MAX;
-  }
-  size_t Needed = Stride + (Joins ? 0 : sizeof(BundleRun));
-  if (Needed > Capacity - Used)
+  if (sizeof(BundleRun) + Stride > Capacity - Used)
     return false;
-  if (Joins) {
-    ++Open.Count;
-    std::memcpy(Bytes + RunAt, &Open, sizeof Open);
-  } else {
-    BundleRun Run = {Package, Element, Size, 1};
-    RunAt = Used;
-    std::memcpy(Bytes + Used, &Run, sizeof Run);
-    Used += sizeof Run;
-  }
+  Run = {Package, Element, Size, 1};
+  RunAt = Used;
+  std::memcpy(Bytes + Used, &Run, sizeof Run);
+  Used += sizeof Run;
   if (Size)
     std::memcpy(Bytes + Used, Payload, Size);
   if (Stride > Size)

@@ -59,6 +59,17 @@ public:
   Next next(BundleRecord &Out);
   /// Records handed out so far.
   uint32_t records() const { return Records; }
+  /// After a record: hands out the rest of its run at once (returns how
+  /// many; the k-th of them lies stride() * k bytes after the record).
+  uint32_t takeRestOfRun() {
+    uint32_t Rest = Left;
+    At += size_t(Rest) * stride();
+    Left = 0;
+    Records += Rest;
+    return Rest;
+  }
+  /// Bytes from one record of the current run to the next.
+  size_t stride() const { return bundleRecordStride(Run.RecordSize); }
 
 private:
   const uint8_t *At, *End;
@@ -85,6 +96,22 @@ public:
   }
   /// Appends a record; false (nothing appended) if it does not fit.
   bool append(uint64_t Package, uint32_t Element, const void *Payload, uint16_t Size);
+  /// append's common case, inline: a record that joins the open run and
+  /// fits. False (nothing appended) for any other (append decides).
+  bool joinRun(uint64_t Package, uint32_t Element, const void *Payload, size_t Size) {
+    size_t Stride = bundleRecordStride(Size);
+    if (RunAt == SIZE_MAX || Package != Run.Package || Element != Run.Element ||
+        Size != Run.RecordSize || Run.Count == UINT16_MAX || Stride > Capacity - Used)
+      return false;
+    std::memcpy(Bytes + Used, Payload, Size);
+    if (Stride > Size)
+      std::memset(Bytes + Used + Size, 0, Stride - Size);
+    Used += Stride;
+    ++Run.Count;
+    std::memcpy(Bytes + RunAt + offsetof(BundleRun, Count), &Run.Count, sizeof Run.Count);
+    ++Frames;
+    return true;
+  }
   /// Whether a record of Size bytes could ever join an empty bundle.
   bool fitsEmpty(size_t Size) const {
     return sizeof(BundleRun) + bundleRecordStride(Size) <= Capacity;
@@ -98,6 +125,7 @@ private:
   uint8_t *Bytes = nullptr;
   size_t Capacity = 0, Used = 0;
   size_t RunAt = SIZE_MAX; // the open run's header, if any
+  BundleRun Run = {};      // and what it says
   uint32_t Frames = 0;
 };
 

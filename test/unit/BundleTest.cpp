@@ -371,3 +371,32 @@ TEST_F(Bundles, AReceiverGoneMidBundleIsAnErrorNotACrash) {
   EXPECT_EQ(St, TC_ERR_IO) << describe();
   EXPECT_EQ(tc_flush(Peer, 100), TC_ERR_IO);
 }
+
+/// A jam that faults in the middle of a bundle's run is abandoned alone:
+/// the frames before and after it in the run run, in order, and the
+/// sender hears of the fault.
+TEST_F(Bundles, AFrameThatFaultsMidRunIsAbandonedAlone) {
+  setSlots(8);
+  ASSERT_NO_FATAL_FAILURE(start());
+  auto *Count = receiverSymbol<volatile uint64_t>("tc_unit_tally_count", Receiver.Calls);
+  auto *Last = receiverSymbol<volatile uint64_t>("tc_unit_tally_last", Receiver.Calls);
+  ASSERT_TRUE(Count && Last);
+  *Count = 0;
+  *Last = 0;
+  uint32_t Tally = element(Sender.Calls, "tally");
+  constexpr uint32_t Frames = 300, Dead = 0xdead;
+  unsigned Faults = 0;
+  for (uint32_t V = 1; V <= Frames; ++V) {
+    ASSERT_EQ(sendRetrying(Sender.Calls, Tally, TC_SEND_LOCAL, &V, sizeof V), TC_OK);
+    if (V % 120 == 0) { // two: a third would quarantine the element
+      ASSERT_EQ(sendRetrying(Sender.Calls, Tally, TC_SEND_LOCAL, &Dead, sizeof Dead), TC_OK);
+      ++Faults;
+    }
+  }
+  EXPECT_EQ(flush(), TC_ERR_JAM_FAULT) << describe();
+  EXPECT_EQ(*Count, Frames) << describe();
+  EXPECT_EQ(*Last, Frames) << "the frames ran in the order sent";
+  EXPECT_EQ(stats(Receiver).jams_faulted, Faults);
+  EXPECT_GT(stats(Sender).frames_coalesced, 0u) << "the faulting frames were bundled";
+  EXPECT_TRUE(logged("abandoned frame"));
+}
