@@ -390,7 +390,10 @@ tc_status_t tc_peer_aggregate(tc_peer_t *peer, int on);
  * (answering others meanwhile), polls a while, then sleeps until a credit
  * report or a message comes; TC_ERR_TIMED_OUT if the ring or queue is
  * still full after timeout_ms (nothing was sent). Otherwise tc_send's
- * statuses. Never from inside a running jam (TC_ERR_INVALID_PARAM). */
+ * statuses. A stream of them takes a turn of the context every 1024 sends
+ * of a thread, as MPI's sends progress (frames that came meanwhile run
+ * then; none where the executor thread runs). Never from inside a running
+ * jam (TC_ERR_INVALID_PARAM). */
 tc_status_t tc_send_wait(tc_peer_t *peer, const tc_package_t *package, uint32_t element,
                          tc_send_mode_t mode, const void *payload, size_t payload_size,
                          int timeout_ms);

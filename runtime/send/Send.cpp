@@ -552,6 +552,10 @@ extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_
   return backOffIfRefused(sendOnce(Peer, Pkg, Element, Mode, Payload, PayloadSize));
 }
 
+/// tc_send_wait's sends between two turns of the context (a power of 2).
+static constexpr unsigned SendsPerTurn = 1024;
+static thread_local unsigned SendsSinceTurn = 0;
+
 extern "C" tc_status_t tc_send_wait(tc_peer_t *Peer, const tc_package_t *Pkg,
                                     uint32_t Element, tc_send_mode_t Mode,
                                     const void *Payload, size_t PayloadSize, int TimeoutMs) {
@@ -561,8 +565,16 @@ extern "C" tc_status_t tc_send_wait(tc_peer_t *Peer, const tc_package_t *Pkg,
   // A send that goes at once reads no clock: where the clock is a system
   // call (this VM's), reading it was a quarter of a BFS's sends.
   tc_status_t St = sendOnce(Peer, Pkg, Element, Mode, Payload, PayloadSize);
-  if (St != TC_ERR_NO_CREDIT)
+  if (St != TC_ERR_NO_CREDIT) {
+    // A stream of waiting sends takes a turn of the context every so
+    // often, as MPI's sends progress: the frames that came meanwhile run,
+    // and their credits go back, while the stream lasts, not after it
+    // (a BFS's every rank sends a level's visits before it receives).
+    if (__builtin_expect((++SendsSinceTurn & (SendsPerTurn - 1)) == 0, 0) &&
+        !Ctx->ExecutorRunning.load(std::memory_order_acquire))
+      Ctx->Progress(Ctx);
     return St;
+  }
   uint64_t Deadline = nowNs() + msToNs(uint64_t(TimeoutMs));
   IdleWait Idle;
   for (;;) {

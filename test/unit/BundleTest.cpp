@@ -400,3 +400,24 @@ TEST_F(Bundles, AFrameThatFaultsMidRunIsAbandonedAlone) {
   EXPECT_GT(stats(Sender).frames_coalesced, 0u) << "the faulting frames were bundled";
   EXPECT_TRUE(logged("abandoned frame"));
 }
+
+/// A stream of tc_send_wait takes turns of its context while it lasts:
+/// frames that came to the sender meanwhile run, though the application
+/// never progresses and no send waited for credit.
+TEST_F(Bundles, AStreamOfWaitingSendsRunsWhatArrivesMeanwhile) {
+  setSlots(16);
+  ASSERT_NO_FATAL_FAILURE(start());
+  tc_peer_t *Back = nullptr;
+  ASSERT_EQ(tc_context_peer(Receiver.Ctx, 1, &Back), TC_OK);
+  uint32_t Append = element(Receiver.Stdlib, "append");
+  for (uint32_t I = 0; I < 10; ++I)
+    ASSERT_EQ(tc_send(Back, Receiver.Stdlib, Append, TC_SEND_LOCAL, &I, sizeof I), TC_OK);
+  ASSERT_EQ(tc_progress(Receiver.Ctx, nullptr), TC_OK); // what it bundled leaves
+  ASSERT_EQ(stats(Sender).frames_executed_local, 0u);
+  uint32_t Forward = element(Sender.Stdlib, "append");
+  for (uint32_t I = 0; I < 2048; ++I)
+    ASSERT_EQ(tc_send_wait(Peer, Sender.Stdlib, Forward, TC_SEND_LOCAL, &I, sizeof I, WaitMs),
+              TC_OK);
+  EXPECT_EQ(stats(Sender).frames_executed_local, 10u) << describe();
+  EXPECT_EQ(flush(), TC_OK) << describe();
+}
