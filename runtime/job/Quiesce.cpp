@@ -216,7 +216,7 @@ void twochains::rt::jobFrameCounts(CoreContext *Ctx, uint64_t &Sent, uint64_t &D
 
 bool twochains::rt::jobSendsIdle(CoreContext *Ctx) {
   auto Idle = [](const tc_peer *P) {
-    return P->Sending->Queued.empty() && !P->Tx->BatchFrames && P->Sending->Bundle.empty();
+    return P->Sending->Queued.empty() && !P->Tx->BatchFrames && !P->Sending->Bundle.Slot;
   };
   for (const RouteTarget &T : Ctx->Job->Ranks)
     if (T.Handle && !Idle(T.Handle.get()))

@@ -11,11 +11,21 @@
 #define TWOCHAINS_RUNTIME_RECEIVE_PEERRECEIVE_H
 
 #include "core/Peer.h"
+#include "wire/Bundle.h"
 #include "wire/CodeMiss.h"
 
 #include <map>
 
 namespace twochains::rt {
+
+/// The bundle in the ring's expected slot, as first seen (wire/Bundle.h),
+/// and how many of its frames have run.
+struct OpenBundleView {
+  uint64_t SequencePlusOne = 0; // 0: none
+  BundleHeader Header = {};
+  uint32_t Ran = 0;
+  uint32_t Seen = 0; // its count at the last look
+};
 
 struct PeerReceive {
   // First, on one line: what an idle poll reads (Receive.h, pollRing).
@@ -28,6 +38,8 @@ struct PeerReceive {
   /// context had then (Receive.cpp, receiverPackage).
   tc_package *RunPackage = nullptr;
   size_t RunPackagesSeen = 0;
+  /// A bundle being run (Receive.cpp, serveBundle).
+  OpenBundleView Bundle;
   /// When the expected frame was first seen incomplete while the next one
   /// was already complete (0: not stalled). Past a deadline, it was cut
   /// short: dropped.

@@ -355,41 +355,75 @@ static void runRecords(CoreContext *Ctx, tc_peer *Peer, FrameView &One, const ui
   }
 }
 
-/// A bundle's frames (wire/Bundle.h), in order, each run as the Local frame
-/// it stands for, with that frame's checks; one that does not run is
-/// refused alone. A run header that does not fit what is left refuses the
-/// rest: the bundle's status.
-static __attribute__((noinline)) tc_status_t runBundle(CoreContext *Ctx, tc_peer *Peer,
-                                                       const FrameView &V, JamRun &Run) {
-  BundleReader Reader(V.Payload, V.Header.PayloadSize);
-  FrameView One = V;
-  One.Header.Kind = FrameLocal;
-  One.Image = nullptr;
-  for (;;) {
-    BundleRecord R;
-    switch (Reader.next(R)) {
-    case BundleReader::Next::End: return TC_OK;
-    case BundleReader::Next::Malformed: return TC_ERR_BAD_LENGTH;
-    case BundleReader::Next::Record: break;
-    }
-    One.Header.Package = R.Package;
-    One.Header.Element = R.Element;
-    One.Header.PayloadSize = R.Size;
-    runRecords(Ctx, Peer, One, R.Payload, 1 + Reader.takeRestOfRun(), Reader.stride(), Run);
-  }
-}
-
-/// A captured frame handed on: an answer to the calls layer, a bundle's
-/// frames one by one, anything else run inside the recovery point.
+/// A captured frame handed on: an answer to the calls layer, anything
+/// else run inside the recovery point.
 static inline tc_status_t dispatchFrame(CoreContext *Ctx, tc_peer *Peer, const FrameView &V,
                                         JamRun &Run) {
   if (V.Header.Kind == FrameAnswer) {
     Ctx->Path->AnswerFrame.notify(Peer, V.Header.Package, V.Payload, V.Header.PayloadSize);
     return TC_OK;
   }
-  if (__builtin_expect(V.Header.Kind == FrameBundle, 0))
-    return runBundle(Ctx, Peer, V, Run);
   return runJamOf(Ctx, Peer, V, Run);
+}
+
+/// The bundle in the expected slot (wire/Bundle.h): its header taken once,
+/// at first sight, then at each turn the frames published since run, in
+/// order (from a private copy, or InRing where they lie); Ran counts them.
+/// True once it is sealed and every frame has run, or its header was
+/// refused: the slot is then finished. False while it is open: the ring
+/// waits for more.
+template <bool InRing>
+static __attribute__((noinline)) bool serveBundle(CoreContext *Ctx, tc_peer *Peer,
+                                                  const uint8_t *Slot, uint64_t Seq, JamRun &Run,
+                                                  unsigned &Ran) {
+  OpenBundleView &B = Peer->Receiving->Bundle;
+  if (B.SequencePlusOne != Seq + 1) {
+    BundleHeader H;
+    tc_status_t St = readBundleHeader(Slot, Ctx->SlotSize, Seq, H);
+    if (St == TC_ERR_INCOMPLETE)
+      return false;
+    if (St != TC_OK) {
+      refuseFrame(Ctx, Peer, St, FrameView{}, Seq);
+      ++Ran;
+      return true;
+    }
+    B = {Seq + 1, H, 0, 0};
+  }
+  bool Sealed = bundleSealed(Slot, Ctx->SlotSize, Seq); // the count after it is final
+  uint32_t Count = bundleCount(Slot, B.Header);
+  // While the sender is still writing (the count moved since the last
+  // look), only frames on whole lines before the one it writes are taken:
+  // reading that line would pull it away from the sender's core, once a
+  // frame. A count that stays is taken whole: nothing is left waiting.
+  if (!Sealed && Count != B.Seen) {
+    B.Seen = Count;
+    size_t Lines = (FrameLine + size_t(Count) * B.Header.Stride) / FrameLine;
+    Count = uint32_t((Lines - 1) * FrameLine / B.Header.Stride);
+  }
+  if (Count > B.Ran) {
+    const uint8_t *First = Slot + FrameLine + size_t(B.Ran) * B.Header.Stride;
+    size_t Bytes = size_t(Count - B.Ran) * B.Header.Stride;
+    if constexpr (!InRing) {
+      std::memcpy(Ctx->Receive->Private.get(), First, Bytes);
+      First = Ctx->Receive->Private.get();
+    }
+    FrameView One = {};
+    One.Header.Magic = FrameMagic;
+    One.Header.Version = FrameVersion;
+    One.Header.Kind = FrameLocal;
+    One.Header.Package = B.Header.Package;
+    One.Header.Sequence = Seq;
+    One.Header.Element = B.Header.Element;
+    One.Header.PayloadSize = B.Header.Size;
+    uint32_t From = B.Ran;
+    B.Ran = Count;
+    runRecords(Ctx, Peer, One, First, Count - From, B.Header.Stride, Run);
+    Ran += Count - From;
+  }
+  if (!Sealed)
+    return false;
+  B = {};
+  return true;
 }
 
 /// Tells the sender of the last frame of its refused, without waiting: the
@@ -461,6 +495,20 @@ template <bool InRing> static unsigned serveRingWith(CoreContext *Ctx, tc_peer *
     bool Idle = !Awaiting && !frameMayHaveArrived(Slot, Seq);
     if (Idle && (++Receiving.IncompletePolls & (TruncationCheckEvery - 1)))
       break;
+    if (!Idle && !Awaiting && bundleBegun(Slot, Ctx->SlotSize)) {
+      // Many frames' work: the bundle takes the rest of the turn.
+      unsigned Ran = 0;
+      bool Finished = serveBundle<InRing>(Ctx, Peer, Slot, Seq, Run, Ran);
+      Count += Ran;
+      if (Ran)
+        Receiving.IdlePolls = 0;
+      if (!Finished)
+        break;
+      Budget = 1;
+      if (Rx.Receive->finish())
+        reportCredits(Ctx, Peer);
+      continue;
+    }
     FrameView V;
     tc_status_t St = captureSlot<InRing>(Ctx, Slot, Seq, Idle, Awaiting, V);
     MissWait::Step Step = MissWait::Step::Run;
@@ -483,12 +531,8 @@ template <bool InRing> static unsigned serveRingWith(CoreContext *Ctx, tc_peer *
       if (St == TC_OK && __builtin_expect(V.Header.Inline[0] & FramePayloadAhead, 0) &&
           (St = takePayloadAhead(Ctx, Peer, V)) == TC_ERR_INCOMPLETE)
         break;
-      if (St == TC_OK) {
-        // A bundle is many frames' work: it takes the rest of the turn.
-        if (V.Header.Kind == FrameBundle)
-          Budget = 1;
+      if (St == TC_OK)
         St = dispatchFrame(Ctx, Peer, V, Run);
-      }
       if (St == TC_ERR_NOT_CACHED && V.Header.Kind == FrameCached &&
           Ctx->Code->Mode == TC_MAILBOX_CODE_CACHE && askForCode(Ctx, Peer, Seq))
         break; // its code is on the way

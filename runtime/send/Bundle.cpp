@@ -1,11 +1,11 @@
-//===- Bundle.cpp - Small frames to one receiver, gathered ----------------===//
+//===- Bundle.cpp - Small frames to a receiver that is behind, bundled ----===//
 #include "send/Bundle.h"
 
 #include "code/Deploy.h"
 #include "core/Stats.h"
 #include "path/FramePath.h"
-#include "wire/Frame.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -25,67 +25,74 @@ bool aggregationByDefault() {
 /// to read only when it changed).
 static bool receiverBehind(tc_peer *Peer) {
   SenderRing &Ring = *Peer->Tx->Send;
-  uint64_t Behind = std::max<uint64_t>(2, Peer->Tx->Slots / 4);
+  uint64_t Behind = std::max<uint64_t>(2, Peer->Tx->Slots / 2);
   if (Ring.next() - Ring.finished() < Behind)
     return false;
   Ring.credit(Peer->Tx->CreditWord[CreditWordFinished]);
   return Ring.next() - Ring.finished() >= Behind;
 }
 
-bool bundleFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Element, const void *Payload,
-                 size_t PayloadSize, tc_status_t &St) {
-  BundleBuilder &Bundle = Peer->Sending->Bundle;
-  bool Open = !Bundle.empty();
-  if (!Open && (!Peer->Tx->Send || !receiverBehind(Peer)))
-    return false;
-  // What the usual way would refuse, or decide otherwise about, goes that
-  // way: after the open bundle, whose frames were sent before it.
-  if (!Peer->Welcomed || Peer->Failed || Element >= Pkg->Elements.size() ||
-      !Pkg->Elements[Element].Present || !Pkg->Elements[Element].IsJam ||
-      !Bundle.fitsEmpty(PayloadSize) || (Peer->Code->DeployCheck && !peerHolds(Peer, Pkg))) {
-    if (Open && (St = flushBundle(Peer)) != TC_OK)
-      return true;
-    return false;
-  }
-  if (!Bundle.append(Pkg->Tag, Element, Payload, uint16_t(PayloadSize))) {
-    if ((St = flushBundle(Peer)) != TC_OK)
-      return true;
-    Bundle.append(Pkg->Tag, Element, Payload, uint16_t(PayloadSize)); // fits an empty one
-  }
-  // Full: it leaves now rather than at the next send or turn.
-  if (Bundle.size() + sizeof(BundleRun) + bundleRecordStride(PayloadSize) >
-      Peer->Sending->BundleBytes.size())
-    flushBundle(Peer); // no credit: it leaves at the next turn
-  St = TC_OK;
-  return true;
+static void countSent(tc_peer *Peer) {
+  count(Peer->Ctx, &tc_stats_t::frames_sent);
+  count(Peer, &tc_peer_stats_t::frames_sent);
 }
 
-tc_status_t flushBundle(tc_peer *Peer) {
-  PeerSend &S = *Peer->Sending;
-  PeerSendHalf &Tx = *Peer->Tx;
-  if (S.Bundle.empty())
-    return TC_OK;
-  if (!Peer->Welcomed || Peer->Failed || !Tx.RingDirect || !Tx.Send) {
-    S.Bundle.clear();
-    return TC_ERR_IO;
+void appendFrame(tc_peer *Peer, const void *Payload, size_t Size) {
+  OpenBundle &B = Peer->Sending->Bundle;
+  appendToBundle(B.Slot, B.Stride, B.Count, Payload, uint32_t(Size));
+  ++B.Count;
+  Peer->Tx->Send->addFrames(1);
+  wakeIfSleeping(Peer);
+  countSent(Peer);
+}
+
+void sealOpenBundle(tc_peer *Peer) {
+  OpenBundle &B = Peer->Sending->Bundle;
+  if (!B.Slot)
+    return;
+  if (Peer->Tx->RingDirect && !Peer->Failed) {
+    sealBundle(B.Slot, Peer->Tx->SlotSize, B.Sequence);
+    wakeIfSleeping(Peer);
   }
-  if (Tx.Send->available() == 0)
-    Tx.Send->credit(Tx.CreditWord[CreditWordFinished]);
+  if (B.Count > 1)
+    count(Peer->Ctx, &tc_stats_t::frames_coalesced, B.Count);
+  B = OpenBundle{};
+}
+
+bool bundleFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Element, const void *Payload,
+                 size_t PayloadSize, tc_status_t &St) {
+  if (bundleOpen(Peer)) {
+    if (!Peer->Failed && joinsBundle(Peer, Pkg->Tag, Element, PayloadSize)) {
+      appendFrame(Peer, Payload, PayloadSize);
+      St = TC_OK;
+      return true;
+    }
+    sealOpenBundle(Peer);
+  }
+  PeerSendHalf &Tx = *Peer->Tx;
+  uint32_t Capacity = bundleCapacity(Tx.SlotSize, PayloadSize);
+  // What the usual way would refuse, or decide otherwise about, goes that
+  // way; so does a frame to a receiver that keeps up.
+  if (!Tx.Send || !Peer->Welcomed || Peer->Failed || Capacity < 2 ||
+      Element >= Pkg->Elements.size() || !Pkg->Elements[Element].Present ||
+      !Pkg->Elements[Element].IsJam || (Peer->Code->DeployCheck && !peerHolds(Peer, Pkg)) ||
+      !receiverBehind(Peer))
+    return false;
   uint64_t Seq;
   uint32_t Slot;
-  uint32_t Frames = S.Bundle.frames();
-  if (Tx.Send->reserve(&Seq, &Slot, Frames) != TC_OK || !claimSlot(Peer, Seq))
-    return TC_ERR_NO_CREDIT;
-  storeMarkedFrame(ringSlot(Tx.RingDirect, Tx.SlotSize, Slot), FrameBundle, 0, 0, 0,
-                   S.Bundle.data(), uint32_t(S.Bundle.size()), Seq);
+  if (Tx.Send->reserve(&Seq, &Slot) != TC_OK || !claimSlot(Peer, Seq)) {
+    St = TC_ERR_NO_CREDIT;
+    return true;
+  }
+  uint8_t *At = ringSlot(Tx.RingDirect, Tx.SlotSize, Slot);
+  openBundle(At, Tx.SlotSize, Pkg->Tag, Element, uint32_t(PayloadSize), Seq, Payload);
+  Peer->Sending->Bundle = {
+      At, Seq,     Pkg->Tag, Element, uint32_t(PayloadSize), uint32_t(bundleStride(PayloadSize)),
+      1,  Capacity};
   wakeIfSleeping(Peer);
-  CoreContext *Ctx = Peer->Ctx;
-  count(Ctx, &tc_stats_t::frames_sent, Frames);
-  count(Peer, &tc_peer_stats_t::frames_sent, Frames);
-  if (Frames > 1)
-    count(Ctx, &tc_stats_t::frames_coalesced, Frames);
-  S.Bundle.clear();
-  return TC_OK;
+  countSent(Peer);
+  St = TC_OK;
+  return true;
 }
 
 } // namespace twochains::rt

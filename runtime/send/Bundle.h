@@ -1,15 +1,17 @@
-//===- Bundle.h - Small frames to one receiver, gathered ------------------===//
+//===- Bundle.h - Small frames to a receiver that is behind, bundled ------===//
 //
-// Aggregation (docs/frames.md, "Bundles"; docs/jobs.md): a small Local
-// frame sent while the receiver is behind — the frames it has not yet
-// reported finished are at least a quarter of its ring — joins the
-// peer's open bundle instead of taking a slot of its own. A bundle leaves
-// as one frame when it is full, before any other frame to the peer (the
-// order of frames to one peer is the order sent), and at the next
-// progress, flush, wait, call or quiesce of the context. A lone send, a
-// call, or any send to a receiver that keeps up goes at once, as before.
-// Shared-memory rings that this side stores into (RingDirect) only: the
-// other paths leave each frame at once.
+// Aggregation (docs/frames.md, "Bundles"; docs/jobs.md, "Aggregation"): a
+// small Local frame sent while the receiver is behind — the frames it has
+// not reported finished fill a quarter of its ring or more — opens a
+// bundle in the next slot of its ring, and the frames after it of the
+// same element and payload size join that bundle instead of taking a slot
+// each (wire/Bundle.h). Each is in the receiver's ring, and runs, as soon
+// as it is sent: nothing waits for this side's next call. The bundle is
+// sealed when full, before any other frame to the receiver (frames to one
+// peer run in the order sent), and at this context's next progress,
+// flush or quiesce; sealing needs no credit. A lone send, a call, or any
+// send to a receiver that keeps up takes a slot of its own, as before.
+// Shared-memory rings this side stores into (RingDirect) only.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TWOCHAINS_RUNTIME_SEND_BUNDLE_H
@@ -18,38 +20,44 @@
 #include "core/Peer.h"
 #include "path/PeerPath.h"
 #include "send/PeerSend.h"
+#include "wire/Bundle.h"
 
 #include <twochains/twochains.h>
 
 namespace twochains::rt {
 
-/// The largest payload a bundled frame carries: larger ones gain little
-/// from sharing a slot, and go on their own.
-constexpr size_t MaxBundledPayload = 256;
-
-/// Whether a send of this mode and size may join a bundle to this peer at
-/// all: a Local frame that is not a call's (Sequence: the caller wants the
-/// frame's own sequence), into a ring this side stores into.
+/// Whether a send of this mode and size may go into a bundle to this peer
+/// at all: a Local frame that is not a call's (Sequence: the caller wants
+/// the frame's own sequence), into a ring this side stores into.
 inline bool mayBundle(const tc_peer *Peer, tc_send_mode_t Mode, size_t PayloadSize,
                       const uint64_t *Sequence) {
   return Mode == TC_SEND_LOCAL && !Sequence && PayloadSize <= MaxBundledPayload &&
          Peer->Sending->Aggregate && Peer->Tx->RingDirect;
 }
 
-/// Adds the frame to the peer's bundle if the receiver is behind or a
-/// bundle is open: true, St its status (TC_OK, or TC_ERR_NO_CREDIT when a
-/// full bundle cannot leave yet: nothing was added). False: the frame goes
-/// the usual way (an open bundle left first, or St says why not).
+/// Whether a frame to the peer may join its open bundle: the same package,
+/// element and payload size, and room left.
+inline bool joinsBundle(const tc_peer *Peer, uint64_t Package, uint32_t Element, size_t Size) {
+  const OpenBundle &B = Peer->Sending->Bundle;
+  return B.Slot && B.Package == Package && B.Element == Element && B.Size == Size &&
+         B.Count < B.Capacity;
+}
+
+/// Appends a frame that joinsBundle: in the receiver's ring, at once.
+void appendFrame(tc_peer *Peer, const void *Payload, size_t Size);
+
+/// Puts the frame into a bundle if one it joins is open, or the receiver
+/// is behind (a new bundle): true, St its status (TC_OK, or
+/// TC_ERR_NO_CREDIT when a new bundle has no slot yet: nothing was sent).
+/// False: the frame goes the usual way (an open bundle sealed first).
 bool bundleFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Element, const void *Payload,
                  size_t PayloadSize, tc_status_t &St);
 
-/// Sends the open bundle as one frame: TC_OK (or nothing open),
-/// TC_ERR_NO_CREDIT (it stays open), TC_ERR_IO (the peer is gone: its
-/// frames are dropped, as those of its ring are).
-tc_status_t flushBundle(tc_peer *Peer);
+/// Seals the open bundle, if any: no frame joins it any more.
+void sealOpenBundle(tc_peer *Peer);
 
-/// Whether a frame to the peer waits in an open bundle.
-inline bool bundleOpen(const tc_peer *Peer) { return !Peer->Sending->Bundle.empty(); }
+/// Whether a bundle to the peer is open.
+inline bool bundleOpen(const tc_peer *Peer) { return Peer->Sending->Bundle.Slot != nullptr; }
 
 /// TC_AGGREGATE=0 turns aggregation off for every peer of the process.
 bool aggregationByDefault();

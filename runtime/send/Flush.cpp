@@ -32,7 +32,7 @@ extern "C" tc_status_t tc_peer_frames(tc_peer_t *Peer, tc_peer_frames_t *Out) {
   }
   if (Peer) {
     PeerGuard Guard(Peer);
-    F.queued += Peer->Sending->Queued.size() + Peer->Sending->Bundle.frames();
+    F.queued += Peer->Sending->Queued.size();
     if (Peer->Tx->Send) {
       if (Peer->Tx->CreditWord)
         Peer->Tx->Send->credit(Peer->Tx->CreditWord[CreditWordFinished]);
@@ -72,8 +72,7 @@ extern "C" tc_status_t tc_peer_aggregate(tc_peer_t *Peer, int On) {
   if (!Peer->Welcomed || Peer->Failed)
     return TC_ERR_IO;
   if (!On)
-    if (tc_status_t St = flushBundle(Peer); St != TC_OK)
-      return St;
+    sealOpenBundle(Peer);
   Peer->Sending->Aggregate = On != 0;
   return TC_OK;
 }
@@ -95,14 +94,12 @@ tc_status_t twochains::rt::flushPeer(tc_peer *Peer, int TimeoutMs) {
     }
     if (flushFrameBatch(Peer) != TC_OK)
       return TC_ERR_IO;
-    if (flushBundle(Peer) == TC_ERR_IO)
-      return TC_ERR_IO;
+    sealOpenBundle(Peer);
     resendMissing(Peer);
     takeFaultReport(Peer);
     Peer->Tx->Send->credit(Peer->Tx->CreditWord[CreditWordFinished]);
     sendQueued(Peer);
-    if (Peer->Tx->Send->available() == Peer->Tx->Slots && Peer->Sending->Queued.empty() &&
-        Peer->Sending->Bundle.empty()) {
+    if (Peer->Tx->Send->available() == Peer->Tx->Slots && Peer->Sending->Queued.empty()) {
       for (uint32_t Slot = 0; Slot < Peer->Tx->Puts.size(); ++Slot)
         if (completePut(Peer, Slot) != TC_OK)
           return TC_ERR_IO;

@@ -14,11 +14,6 @@ void takeOfferedSendSide(tc_peer *Peer, uint32_t Slots, uint32_t SlotSize, bool 
   if (SlotCopies)
     S.SlotFrames.assign(size_t(Slots) * S.FrameStride, 0);
   S.PayloadAheadBytes = PayloadAheadBytes;
-  // A bundle is one frame of a slot: its payload, what the header line
-  // and the trailer leave.
-  size_t Overhead = FrameLine + FrameTrailerSize;
-  S.BundleBytes.assign(SlotSize > Overhead ? SlotSize - Overhead : 0, 0);
-  S.Bundle.reset(S.BundleBytes.data(), S.BundleBytes.size());
   S.Aggregate = aggregationByDefault();
 }
 
@@ -26,8 +21,7 @@ void shedSendSide(tc_peer *Peer) {
   PeerSend &S = *Peer->Sending;
   std::vector<uint8_t>().swap(S.SlotFrames);
   std::vector<uint8_t>().swap(S.Staging);
-  S.Bundle.reset(nullptr, 0);
-  std::vector<uint8_t>().swap(S.BundleBytes);
+  S.Bundle = OpenBundle{};
   S.Sends.clear();
   S.Queued.clear();
 }

@@ -14,7 +14,6 @@
 
 #include "core/Peer.h"
 #include "send/SendQueue.h"
-#include "wire/Bundle.h"
 #include "wire/CodeMiss.h"
 
 #include <atomic>
@@ -42,6 +41,15 @@ struct ElementSend {
 };
 
 using QueuedFrame = SendQueue::Frame;
+
+/// A bundle open in a slot of the receiver's ring (send/Bundle.h): where,
+/// its sequence, what its frames are, how many are in it, how many fit.
+struct OpenBundle {
+  uint8_t *Slot = nullptr;
+  uint64_t Sequence = 0;
+  uint64_t Package = 0;
+  uint32_t Element = 0, Size = 0, Stride = 0, Count = 0, Capacity = 0;
+};
 
 struct PeerSend {
   /// A frame is built here when it cannot be built in place.
@@ -82,11 +90,9 @@ struct PeerSend {
   /// limited (base/Log.h).
   bool FalseFaultLogged = false;
   LogLimit FaultReportLog;
-  /// Small Local frames gathered while the receiver is behind, to leave
-  /// together as one bundle frame (send/Bundle.cpp), in BundleBytes; off
-  /// for this peer by tc_peer_aggregate or TC_AGGREGATE=0.
-  std::vector<uint8_t> BundleBytes;
-  BundleBuilder Bundle;
+  /// The bundle open in the receiver's ring (send/Bundle.h), and whether
+  /// frames may be bundled to this peer (tc_peer_aggregate, TC_AGGREGATE).
+  OpenBundle Bundle;
   bool Aggregate = true;
 };
 

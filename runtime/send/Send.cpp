@@ -250,15 +250,14 @@ static inline SendAttempt sendAny(tc_peer *Peer, const tc_package *Pkg, uint32_t
   // Its answers and credit reports come into rings polled every pass.
   if (__builtin_expect(Peer->Cold, 0))
     startPolling(Peer->Ctx, Peer);
-  // A small frame to a receiver that is behind joins a bundle; any other
-  // frame leaves after the open bundle (send/Bundle.h).
+  // A small frame to a receiver that is behind goes into a bundle; any
+  // other frame follows the open bundle, sealed (send/Bundle.h).
   if (mayBundle(Peer, Mode, PayloadSize, Sequence)) {
     tc_status_t St;
     if (bundleFrame(Peer, Pkg, Element, Payload, PayloadSize, St))
       return St;
   } else if (__builtin_expect(bundleOpen(Peer), 0)) {
-    if (tc_status_t St = flushBundle(Peer); St != TC_OK)
-      return St;
+    sealOpenBundle(Peer);
   }
   if (sendDirect(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence))
     return TC_OK;
@@ -460,8 +459,7 @@ tc_status_t twochains::rt::sendAnswer(tc_peer *Peer, uint64_t CallSequence, cons
     return TC_ERR_IO;
   if (frameSize(FrameAnswer, 0, uint32_t(Size)) > Peer->Tx->SlotSize)
     return TC_ERR_TOO_LARGE;
-  if (tc_status_t St = flushBundle(Peer); St != TC_OK)
-    return St; // frames to one peer leave in the order sent
+  sealOpenBundle(Peer); // frames to one peer run in the order sent
   if (Peer->Tx->Send->available() == 0) {
     takeFaultReport(Peer);
     Peer->Tx->Send->credit(Peer->Tx->CreditWord[CreditWordFinished]);
@@ -521,21 +519,23 @@ static inline tc_status_t backOffIfRefused(tc_status_t St) {
 }
 
 /// A stream's send to a receiver that is behind, whole: one more frame of
-/// the open run of the connection's bundle (send/Bundle.h), where no lock
-/// is needed, nothing waits in the queue and the frame is of the run's
-/// element and size. False for anything else, which the usual way takes.
-static inline bool joinOpenRun(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
-                               tc_send_mode_t Mode, const void *Payload, size_t PayloadSize) {
+/// the connection's open bundle (send/Bundle.h), where no lock is needed,
+/// nothing waits in the queue and the frame is of the bundle's element
+/// and size. False for anything else, which the usual way takes.
+static inline bool joinOpenBundle(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                                  tc_send_mode_t Mode, const void *Payload, size_t PayloadSize) {
   if (Mode != TC_SEND_LOCAL || !Pkg || (PayloadSize && !Payload) || !(Peer = connectionOf(Peer)))
     return false;
-  PeerSend &S = *Peer->Sending;
-  return !S.Bundle.empty() && !Peer->Failed && !Peer->Channelled && !hotPathLocks(Peer->Ctx) &&
-         S.Queued.empty() && S.Bundle.joinRun(Pkg->Tag, Element, Payload, PayloadSize);
+  if (!joinsBundle(Peer, Pkg->Tag, Element, PayloadSize) || Peer->Failed || Peer->Channelled ||
+      hotPathLocks(Peer->Ctx) || !Peer->Sending->Queued.empty())
+    return false;
+  appendFrame(Peer, Payload, PayloadSize);
+  return true;
 }
 
 static tc_status_t sendOnce(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
                             tc_send_mode_t Mode, const void *Payload, size_t PayloadSize) {
-  if (Peer && joinOpenRun(Peer, Pkg, Element, Mode, Payload, PayloadSize))
+  if (Peer && joinOpenBundle(Peer, Pkg, Element, Mode, Payload, PayloadSize))
     return TC_OK;
   if (!Peer || !Pkg || (Mode != TC_SEND_LOCAL && Mode != TC_SEND_INJECTED &&
                         Mode != TC_SEND_INJECTED_FULL) ||
@@ -669,7 +669,7 @@ void serviceSends(tc_peer *Peer, bool ReportTurn) {
   if (Peer->Tx->BatchFrames)
     flushFrameBatch(Peer); // a failure marks the peer failed
   if (bundleOpen(Peer))
-    flushBundle(Peer); // without credit, at a later turn
+    sealOpenBundle(Peer); // its slot is finished, and credited, only then
   if (!Peer->Sending->Queued.empty() || Peer->Code->Deploying.active())
     sendQueued(Peer);
 }

@@ -63,7 +63,7 @@ inline bool reportsWaiting(const tc_peer *Peer) {
 /// Whether the peer's send side has work for the executor's turn.
 inline bool sendsDue(const tc_peer *Peer, bool ReportTurn) {
   return (ReportTurn && reportsWaiting(Peer)) || !Peer->Sending->Queued.empty() ||
-         Peer->Tx->BatchFrames || !Peer->Sending->Bundle.empty();
+         Peer->Tx->BatchFrames || Peer->Sending->Bundle.Slot;
 }
 /// The send side's part of a peer's turn: on a report turn its miss and
 /// fault reports, then a corked batch and what jams queued. The caller

@@ -1,22 +1,33 @@
-//===- Bundle.h - Many small frames in one slot ---------------------------===//
+//===- Bundle.h - Small frames streamed into one slot ---------------------===//
 //
-// A bundle frame (FrameBundle) carries small Local frames that one sender
-// gathered for one receiver and lets leave together: one slot, one store
-// of whole lines, one credit and one turn of the receiver's ring for what
-// would otherwise take a slot each (docs/frames.md, "Bundles"). Its
-// payload is a sequence of runs; a run is the frames of one element of
-// one package with payloads of one size, back to back (a vector frame):
+// A bundle (FrameBundle) is many small Local frames of one element, with
+// payloads of one size, that one sender streams into one slot of its ring
+// while the receiver is behind (docs/frames.md, "Bundles"): one slot, one
+// credit and one of the receiver's turns for what would otherwise take a
+// slot each. It takes its whole slot:
 //
-//   run header   { uint64 package; uint32 element; uint16 size; uint16 count }
-//   count records of `size` bytes, each at an 8-byte boundary
+//   line 0      header: kind FrameBundle, Lines = the slot's, Package and
+//               Element of its frames, PayloadSize = each frame's payload,
+//               PayloadOffset = 64; in Code's place the count of frames
+//               written so far; the echo word (the sequence) last
+//   line 1...   the frames' payloads, each at an 8-byte boundary (stride)
+//   last word   the trailer, markedTrailer(sequence), once sealed
 //
-// The receiver runs them in order, each as the Local frame it stands for,
-// with that frame's checks; a run whose header does not fit what is left
-// ends the bundle there (what came before it ran).
+// The sender opens it with its first frame, then appends: a payload, then
+// the count (a release store) — each frame is visible to the receiver at
+// once, whether or not more follow, so nothing waits for the sender's
+// next call. It seals it (the trailer, a release store) when full, before
+// any other frame to the receiver, and when its context progresses,
+// flushes or quiesces. The receiver runs each frame published, as the
+// Local frame it stands for, with that frame's checks, and finishes (and
+// credits) the slot once it is sealed and every frame of it has run.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TWOCHAINS_RUNTIME_WIRE_BUNDLE_H
 #define TWOCHAINS_RUNTIME_WIRE_BUNDLE_H
+
+#include "twochains/status.h"
+#include "wire/Frame.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -24,110 +35,86 @@
 
 namespace twochains::rt {
 
-struct BundleRun {
+/// The largest payload a bundled frame carries: larger ones gain little
+/// from sharing a slot and go on their own; a receiver refuses a bundle
+/// that names more.
+constexpr size_t MaxBundledPayload = 256;
+/// Where the count of frames written lies in the header line.
+constexpr size_t BundleCountOffset = offsetof(FrameHeader, Code);
+
+/// Bytes from one frame's payload to the next: 8-byte aligned, 8 at
+/// least (an empty payload is a frame too).
+constexpr size_t bundleStride(size_t Size) { return Size ? (Size + 7) & ~size_t(7) : 8; }
+/// How many frames of this payload size a bundle in a slot of SlotSize
+/// bytes holds.
+constexpr uint32_t bundleCapacity(size_t SlotSize, size_t Size) {
+  return SlotSize < FrameLine + FrameTrailerSize
+             ? 0
+             : uint32_t((SlotSize - FrameLine - FrameTrailerSize) / bundleStride(Size));
+}
+
+/// The first word of a bundle's slot.
+constexpr uint64_t bundleWord(size_t SlotSize) {
+  return headerWord(FrameBundle, SlotSize / FrameLine);
+}
+
+/// Sender: opens a bundle in Slot (SlotSize bytes, this side's view of the
+/// receiver's ring) with its first frame; the echo word goes last, by a
+/// release store.
+void openBundle(uint8_t *Slot, size_t SlotSize, uint64_t Package, uint32_t Element, uint32_t Size,
+                uint64_t Sequence, const void *First);
+/// Sender: frame Index (counted from 0) of the open bundle; the count,
+/// Index + 1, by a release store after it.
+inline void appendToBundle(uint8_t *Slot, size_t Stride, uint32_t Index, const void *Payload,
+                           uint32_t Size) {
+  uint8_t *To = Slot + FrameLine + size_t(Index) * Stride;
+  if (Size <= LocalInlinePayload)
+    copyInline(To, static_cast<const uint8_t *>(Payload), Size);
+  else
+    std::memcpy(To, Payload, Size);
+  __atomic_store_n(reinterpret_cast<uint64_t *>(Slot + BundleCountOffset), uint64_t(Index) + 1,
+                   __ATOMIC_RELEASE);
+}
+/// Sender: no frame follows; the trailer, by a release store.
+inline void sealBundle(uint8_t *Slot, size_t SlotSize, uint64_t Sequence) {
+  __atomic_store_n(reinterpret_cast<uint64_t *>(Slot + SlotSize - FrameTrailerSize),
+                   markedTrailer(Sequence), __ATOMIC_RELEASE);
+}
+
+/// What the receiver takes from a bundle's header once, when it first
+/// sees the bundle, and keeps: nothing the sender writes later changes it.
+struct BundleHeader {
   uint64_t Package;
   uint32_t Element;
-  uint16_t RecordSize;
-  uint16_t Count;
-};
-static_assert(sizeof(BundleRun) == 16, "wire layout (docs/frames.md)");
-
-/// Where the next record starts: records keep the 8-byte alignment a
-/// frame's payload has, and take 8 bytes at least, so that a bundle holds
-/// no more frames than a slot has words (an empty payload is a frame too).
-constexpr size_t bundleRecordStride(size_t Size) { return Size ? (Size + 7) & ~size_t(7) : 8; }
-
-/// One frame of a bundle, as the receiver runs it.
-struct BundleRecord {
-  uint64_t Package;
-  uint32_t Element;
-  uint32_t Size;
-  const uint8_t *Payload;
+  uint32_t Size; // each frame's payload
+  uint32_t Stride;
+  uint32_t Capacity; // frames the slot holds
 };
 
-/// Reads a bundle's payload, record by record. Each run header is read
-/// once, into this reader, and checked before any record of it is
-/// handed out: the bytes may lie in a ring the sender can still write
-/// (TC_CODE_TRUST_JOB), and nothing read twice may differ.
-class BundleReader {
-public:
-  BundleReader(const uint8_t *Runs, size_t Size) : At(Runs), End(Runs + Size) {}
-
-  enum class Next { Record, End, Malformed };
-  /// The next record (Out set only then), the end of the bundle, or a run
-  /// header that does not fit the bytes left (the rest is not read).
-  Next next(BundleRecord &Out);
-  /// Records handed out so far.
-  uint32_t records() const { return Records; }
-  /// After a record: hands out the rest of its run at once (returns how
-  /// many; the k-th of them lies stride() * k bytes after the record).
-  uint32_t takeRestOfRun() {
-    uint32_t Rest = Left;
-    At += size_t(Rest) * stride();
-    Left = 0;
-    Records += Rest;
-    return Rest;
-  }
-  /// Bytes from one record of the current run to the next.
-  size_t stride() const { return bundleRecordStride(Run.RecordSize); }
-
-private:
-  const uint8_t *At, *End;
-  BundleRun Run = {};
-  uint16_t Left = 0; // records of Run still to hand out
-  uint32_t Records = 0;
-};
-
-/// Gathers records into a bundle payload of at most Capacity bytes: a
-/// record of the same package, element and size as the last joins its
-/// run, anything else starts a run.
-class BundleBuilder {
-public:
-  /// Capacity: the payload a bundle frame of one slot holds.
-  void reset(uint8_t *Buffer, size_t Capacity) {
-    Bytes = Buffer;
-    this->Capacity = Capacity;
-    clear();
-  }
-  void clear() {
-    Used = 0;
-    RunAt = SIZE_MAX;
-    Frames = 0;
-  }
-  /// Appends a record; false (nothing appended) if it does not fit.
-  bool append(uint64_t Package, uint32_t Element, const void *Payload, uint16_t Size);
-  /// append's common case, inline: a record that joins the open run and
-  /// fits. False (nothing appended) for any other (append decides).
-  bool joinRun(uint64_t Package, uint32_t Element, const void *Payload, size_t Size) {
-    size_t Stride = bundleRecordStride(Size);
-    if (RunAt == SIZE_MAX || Package != Run.Package || Element != Run.Element ||
-        Size != Run.RecordSize || Run.Count == UINT16_MAX || Stride > Capacity - Used)
-      return false;
-    std::memcpy(Bytes + Used, Payload, Size);
-    if (Stride > Size)
-      std::memset(Bytes + Used + Size, 0, Stride - Size);
-    Used += Stride;
-    ++Run.Count;
-    std::memcpy(Bytes + RunAt + offsetof(BundleRun, Count), &Run.Count, sizeof Run.Count);
-    ++Frames;
-    return true;
-  }
-  /// Whether a record of Size bytes could ever join an empty bundle.
-  bool fitsEmpty(size_t Size) const {
-    return sizeof(BundleRun) + bundleRecordStride(Size) <= Capacity;
-  }
-  const uint8_t *data() const { return Bytes; }
-  size_t size() const { return Used; }
-  uint32_t frames() const { return Frames; }
-  bool empty() const { return Frames == 0; }
-
-private:
-  uint8_t *Bytes = nullptr;
-  size_t Capacity = 0, Used = 0;
-  size_t RunAt = SIZE_MAX; // the open run's header, if any
-  BundleRun Run = {};      // and what it says
-  uint32_t Frames = 0;
-};
+/// Receiver: whether the slot holds (the start of) a bundle.
+inline bool bundleBegun(const uint8_t *Slot, size_t SlotSize) {
+  return __atomic_load_n(reinterpret_cast<const uint64_t *>(Slot), __ATOMIC_RELAXED) ==
+         bundleWord(SlotSize);
+}
+/// Receiver: checks the header line of the bundle in Slot against the
+/// sequence the ring expects there, reading each word once; Out is set
+/// only on TC_OK. TC_ERR_INCOMPLETE while its echo word does not show the
+/// sequence.
+tc_status_t readBundleHeader(const uint8_t *Slot, size_t SlotSize, uint64_t Expected,
+                             BundleHeader &Out);
+/// Receiver: whether the bundle is sealed; read before bundleCount, whose
+/// value is then final.
+inline bool bundleSealed(const uint8_t *Slot, size_t SlotSize, uint64_t Expected) {
+  return __atomic_load_n(reinterpret_cast<const uint64_t *>(Slot + SlotSize - FrameTrailerSize),
+                         __ATOMIC_ACQUIRE) == markedTrailer(Expected);
+}
+/// Receiver: the frames written so far, as the sender says (at most the
+/// capacity is believed).
+inline uint32_t bundleCount(const uint8_t *Slot, const BundleHeader &H) {
+  uint64_t N = __atomic_load_n(reinterpret_cast<const uint64_t *>(Slot + BundleCountOffset),
+                               __ATOMIC_ACQUIRE);
+  return N < H.Capacity ? uint32_t(N) : H.Capacity;
+}
 
 } // namespace twochains::rt
 

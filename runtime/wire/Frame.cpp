@@ -11,13 +11,9 @@ static size_t roundToLines(size_t N) {
 }
 
 /// Answers are laid out as Local frames.
-static bool localLayout(uint8_t Kind) {
-  return Kind == FrameLocal || Kind == FrameAnswer || Kind == FrameBundle;
-}
+static bool localLayout(uint8_t Kind) { return Kind == FrameLocal || Kind == FrameAnswer; }
 
 static size_t inlineCapacity(FrameKind Kind) {
-  if (Kind == FrameBundle)
-    return 0; // never one line
   return localLayout(Kind) ? LocalInlinePayload : Kind == FrameCached ? CachedInlinePayload : 0;
 }
 
@@ -32,7 +28,7 @@ size_t smallestFrameSize(size_t PayloadSize) {
 }
 
 size_t frameSize(FrameKind Kind, uint32_t ImageSize, uint32_t PayloadSize) {
-  if (Kind != FrameInjected && Kind != FrameBundle && PayloadSize <= inlineCapacity(Kind))
+  if (Kind != FrameInjected && PayloadSize <= inlineCapacity(Kind))
     return FrameLine;
   // Header line, image lines, then payload and trailer in whole lines.
   if (Kind != FrameInjected)
@@ -119,9 +115,8 @@ tc_status_t encodeFrame(void *Slot, size_t SlotSize, const FrameSpec &Spec,
   if (!Slot || !Size || (!localLayout(Spec.Kind) && !Injected && !Cached) ||
       (Injected && (!Spec.Image || Spec.ImageSize == 0 || Spec.ImageSize % FrameLine)) ||
       (!Injected && Spec.ImageSize) || (localLayout(Spec.Kind) && Spec.Code) ||
-      (Spec.Kind == FrameAnswer && Spec.Element) ||
-      (Spec.Kind == FrameBundle && (Spec.Package || Spec.Element || Spec.Flags)) ||
-      (Spec.PayloadSize && !Spec.Payload) || (Spec.Flags & ~FramePayloadAhead) ||
+      (Spec.Kind == FrameAnswer && Spec.Element) || (Spec.PayloadSize && !Spec.Payload) ||
+      (Spec.Flags & ~FramePayloadAhead) ||
       (Spec.Flags && (Spec.Kind == FrameAnswer || Spec.PayloadSize != sizeof(PayloadAhead))))
     return TC_ERR_INVALID_PARAM;
   size_t N = frameSize(Spec.Kind, Spec.ImageSize, Spec.PayloadSize);
@@ -210,9 +205,8 @@ static bool markedFrame(const void *Slot, size_t SlotSize, uint64_t Expected, vo
   uint64_t First = __atomic_load_n(&L[0], __ATOMIC_RELAXED);
   size_t N = size_t(First >> 48) * FrameLine;
   bool Cached = (First & Kinds) == headerWord(FrameCached, 0);
-  bool Bundle = (First & Kinds) == headerWord(FrameBundle, 0);
-  if ((!Cached && !Bundle && (First & Kinds) != headerWord(FrameLocal, 0)) || N <= FrameLine ||
-      N > SlotSize || __atomic_load_n(&L[N / 8 - 1], __ATOMIC_ACQUIRE) != markedTrailer(Expected))
+  if ((!Cached && (First & Kinds) != headerWord(FrameLocal, 0)) || N <= FrameLine || N > SlotSize ||
+      __atomic_load_n(&L[N / 8 - 1], __ATOMIC_ACQUIRE) != markedTrailer(Expected))
     return false;
   uint64_t W[7] = {__atomic_load_n(&L[0], __ATOMIC_RELAXED), __atomic_load_n(&L[1], __ATOMIC_RELAXED),
                    __atomic_load_n(&L[2], __ATOMIC_RELAXED), __atomic_load_n(&L[3], __ATOMIC_RELAXED),
@@ -223,8 +217,7 @@ static bool markedFrame(const void *Slot, size_t SlotSize, uint64_t Expected, vo
   // validateFrame's checks of such a frame (its length is First's).
   if (W[0] != First || W[2] != Expected || ImageSize || PayloadOffset < FrameLine ||
       size_t(PayloadOffset) + PayloadSize > N - FrameTrailerSize || (!Cached && W[4]) ||
-      (W[6] && (W[6] != FramePayloadAhead || PayloadSize != sizeof(PayloadAhead))) ||
-      (Bundle && (W[1] || uint32_t(W[3]) || W[6])))
+      (W[6] && (W[6] != FramePayloadAhead || PayloadSize != sizeof(PayloadAhead))))
     return false;
   const uint8_t *Payload = static_cast<const uint8_t *>(Slot) + PayloadOffset;
   if constexpr (InRing) {
@@ -330,10 +323,8 @@ static tc_status_t validateFrame(const uint8_t *F, size_t N, uint64_t Expected,
   if (H.Sequence != Expected)
     return TC_ERR_SEQUENCE;
   if (H.Kind != FrameLocal && H.Kind != FrameInjected && H.Kind != FrameCached &&
-      H.Kind != FrameAnswer && H.Kind != FrameBundle)
+      H.Kind != FrameAnswer)
     return TC_ERR_BAD_KIND;
-  if (H.Kind == FrameBundle && N == FrameLine)
-    return TC_ERR_BAD_LENGTH; // a bundle's frames follow its header line
   const uint8_t *Payload;
   if (N == FrameLine) {
     // The payload sits inline, over the fields this kind does not need.
@@ -358,8 +349,7 @@ static tc_status_t validateFrame(const uint8_t *F, size_t N, uint64_t Expected,
     std::memcpy(&Flags, H.Inline, sizeof Flags);
     if (Flags & ~uint64_t(FramePayloadAhead))
       return TC_ERR_BAD_KIND;
-    if (Flags &&
-        (H.Kind == FrameAnswer || H.Kind == FrameBundle || H.PayloadSize != sizeof(PayloadAhead)))
+    if (Flags && (H.Kind == FrameAnswer || H.PayloadSize != sizeof(PayloadAhead)))
       return TC_ERR_BAD_LENGTH;
   }
   if (H.Kind == FrameInjected) {
@@ -373,8 +363,6 @@ static tc_status_t validateFrame(const uint8_t *F, size_t N, uint64_t Expected,
     return TC_ERR_BAD_LENGTH;
   if (H.Kind == FrameAnswer && H.Element)
     return TC_ERR_UNKNOWN_ELEMENT; // answers name a call, never an element
-  if (H.Kind == FrameBundle && (H.Package || H.Element || H.Code))
-    return TC_ERR_BAD_KIND; // its frames name theirs
   if (Out) {
     Out->Header = H;
     Out->Image = H.Kind == FrameInjected ? F + FrameImageOffset : nullptr;

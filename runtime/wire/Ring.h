@@ -49,6 +49,8 @@ public:
     NextSlot = NextSlot ? NextSlot - 1 : Slots - 1;
     FramesSent = FramesBefore[NextSlot];
   }
+  /// One more frame in the slot reserved last (a bundle's).
+  void addFrames(uint32_t Frames) { FramesSent += Frames; }
   /// Frames sent, and frames the receiver finished as far as credited:
   /// counted in frames, where a slot may carry many (a bundle).
   uint64_t framesSent() const { return FramesSent; }

@@ -46,11 +46,7 @@ static void sayLastWords(tc_peer *Peer) {
     return;
   if (Peer->Ep)
     flushFrameBatch(Peer);
-  uint32_t Bundled = Peer->Sending->Bundle.frames();
-  if (flushBundle(Peer) == TC_ERR_NO_CREDIT)
-    logWarning(Peer->Name + ": " + std::to_string(Bundled) +
-               " frames waiting in a bundle were dropped at close: its ring had no room "
-               "(tc_flush before closing sends them)");
+  sealOpenBundle(Peer);
   reportLastCredits(Peer);
 }
 

@@ -14,6 +14,7 @@
 // as a batch of frames (splitFrameBatch), which must account for them all.
 //
 //===----------------------------------------------------------------------===//
+#include "wire/Bundle.h"
 #include "wire/Frame.h"
 
 #include <cstdio>
@@ -148,6 +149,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
     check(Slot, SlotSize, Expected, How);
     if (H.Sequence != Expected)
       check(Slot, SlotSize, H.Sequence, How);
+  }
+  // The same slot as a bundle's (wire/Bundle.h), as the receiver reads
+  // one: an accepted header's frames, as many as the count says (bounded
+  // by the capacity), lie inside the slot before its trailer.
+  for (uint64_t Sequence : {Expected, H.Sequence}) {
+    BundleHeader B;
+    if (readBundleHeader(Slot, SlotSize, Sequence, B) != TC_OK)
+      continue;
+    if (B.Stride < 8 || B.Stride % 8 || B.Size > B.Stride || B.Size > MaxBundledPayload ||
+        FrameLine + size_t(B.Capacity) * B.Stride > SlotSize - FrameTrailerSize)
+      broken("bundle's frames reach past its slot");
+    (void)bundleSealed(Slot, SlotSize, Sequence);
+    uint32_t Count = bundleCount(Slot, B);
+    if (Count > B.Capacity)
+      broken("bundle's count is believed past its capacity");
+    for (uint32_t I = 0; I < Count; ++I)
+      touch(Slot + FrameLine + size_t(I) * B.Stride, B.Size);
   }
   std::free(Slot);
 

@@ -14,7 +14,6 @@
 tc_add_fuzzer(fuzz-image-reader SOURCES test/fuzz/ImageReaderFuzzer.cpp format/JamImageFormat.cpp format/ManifestFormat.cpp runtime/package/Package.cpp runtime/image/ImageInstall.cpp)
 tc_add_fuzzer(fuzz-manifest-reader SOURCES test/fuzz/ManifestReaderFuzzer.cpp format/ManifestFormat.cpp format/JamImageFormat.cpp)
 tc_add_fuzzer(fuzz-frame-validator SOURCES test/fuzz/FrameValidatorFuzzer.cpp LINK tc_fuzz_wire)
-tc_add_fuzzer(fuzz-bundle-reader SOURCES test/fuzz/BundleReaderFuzzer.cpp LINK tc_fuzz_wire)
 tc_add_fuzzer(fuzz-jamlink-input SOURCES test/fuzz/JamlinkInputFuzzer.cpp LINK tc_fuzz_jamlink)
 tc_add_fuzzer(fuzz-handshake-offer SOURCES test/fuzz/HandshakeOfferFuzzer.cpp LINK tc_fuzz_wire)
 tc_add_fuzzer(fuzz-payload-header SOURCES test/fuzz/PayloadHeaderFuzzer.cpp LINK tc_fuzz_wire)

@@ -22,145 +22,92 @@ using namespace twochains::rt;
 
 namespace {
 
-std::vector<BundleRecord> readAll(const uint8_t *Runs, size_t Size, BundleReader::Next &Last) {
-  BundleReader R(Runs, Size);
-  std::vector<BundleRecord> Out;
-  BundleRecord Rec;
-  while ((Last = R.next(Rec)) == BundleReader::Next::Record)
-    Out.push_back(Rec);
-  return Out;
-}
+constexpr size_t SlotSize = 4096;
+
+struct alignas(64) Slot {
+  uint8_t Bytes[SlotSize] = {};
+};
 
 } // namespace
 
-TEST(Bundle, RecordsOfOneElementShareARunAndComeBackInOrder) {
-  std::vector<uint8_t> Bytes(512);
-  BundleBuilder B;
-  B.reset(Bytes.data(), Bytes.size());
-  for (uint32_t I = 0; I < 5; ++I)
-    ASSERT_TRUE(B.append(7, 1, &I, sizeof I));
-  uint64_t Wide = 99;
-  ASSERT_TRUE(B.append(7, 2, &Wide, sizeof Wide)); // another element: a run of its own
-  ASSERT_TRUE(B.append(8, 1, nullptr, 0));         // another package, no payload
-  EXPECT_EQ(B.frames(), 7u);
-  // Three runs: 3 headers, five 4-byte records at 8 bytes each, 8, and 8.
-  EXPECT_EQ(B.size(), 3 * sizeof(BundleRun) + 5 * 8 + 8 + 8);
-  BundleReader::Next Last;
-  std::vector<BundleRecord> Got = readAll(B.data(), B.size(), Last);
-  EXPECT_EQ(Last, BundleReader::Next::End);
-  ASSERT_EQ(Got.size(), 7u);
+TEST(Bundle, FramesAppendedAreThereAtOnceAndTheSealEndsThem) {
+  Slot S;
+  uint32_t V = 0;
+  openBundle(S.Bytes, SlotSize, 7, 3, sizeof V, 11, &V);
+  BundleHeader H;
+  ASSERT_EQ(readBundleHeader(S.Bytes, SlotSize, 11, H), TC_OK);
+  EXPECT_EQ(H.Package, 7u);
+  EXPECT_EQ(H.Element, 3u);
+  EXPECT_EQ(H.Size, 4u);
+  EXPECT_EQ(H.Stride, 8u);
+  EXPECT_EQ(H.Capacity, (SlotSize - 72) / 8);
+  EXPECT_TRUE(bundleBegun(S.Bytes, SlotSize));
+  EXPECT_TRUE(frameBegun(S.Bytes, 11)) << "an idle receiver's one load sees it";
+  EXPECT_EQ(bundleCount(S.Bytes, H), 1u);
+  for (V = 1; V < 5; ++V)
+    appendToBundle(S.Bytes, H.Stride, V, &V, sizeof V);
+  EXPECT_EQ(bundleCount(S.Bytes, H), 5u);
+  EXPECT_FALSE(bundleSealed(S.Bytes, SlotSize, 11));
+  sealBundle(S.Bytes, SlotSize, 11);
+  EXPECT_TRUE(bundleSealed(S.Bytes, SlotSize, 11));
+  EXPECT_FALSE(bundleSealed(S.Bytes, SlotSize, 12));
   for (uint32_t I = 0; I < 5; ++I) {
-    uint32_t V;
-    std::memcpy(&V, Got[I].Payload, sizeof V);
-    EXPECT_EQ(V, I);
-    EXPECT_EQ(Got[I].Package, 7u);
-    EXPECT_EQ(Got[I].Element, 1u);
-    EXPECT_EQ(Got[I].Size, 4u);
-    EXPECT_EQ(uintptr_t(Got[I].Payload) % 8, uintptr_t(B.data()) % 8) << "8-byte aligned";
+    uint32_t Got;
+    std::memcpy(&Got, S.Bytes + FrameLine + I * H.Stride, sizeof Got);
+    EXPECT_EQ(Got, I);
   }
-  EXPECT_EQ(Got[5].Element, 2u);
-  EXPECT_EQ(Got[6].Package, 8u);
-  EXPECT_EQ(Got[6].Size, 0u);
+  // Its slot is no frame of any other kind: only the bundle's own path
+  // runs it.
+  FrameView View;
+  EXPECT_NE(checkFrame(S.Bytes, SlotSize, 11, &View), TC_OK);
+  alignas(64) static uint8_t Private[SlotSize];
+  EXPECT_NE(captureFrame(S.Bytes, SlotSize, 11, Private, &View), TC_OK);
+  EXPECT_FALSE(captureMarkedFrame(S.Bytes, SlotSize, 11, Private, &View));
 }
 
-TEST(Bundle, ABuilderNeverWritesPastItsCapacity) {
-  std::vector<uint8_t> Bytes(64 + 8, 0xcc);
-  BundleBuilder B;
-  B.reset(Bytes.data(), 64);
+TEST(Bundle, AHeaderOutOfItsBoundsIsRefused) {
+  struct Case {
+    const char *What;
+    size_t Word;
+    uint64_t Value;
+    tc_status_t Expect;
+  } Cases[] = {
+      {"kind", 0, headerWord(FrameLocal, SlotSize / FrameLine), TC_ERR_BAD_KIND},
+      {"lines other than the slot's", 0, headerWord(FrameBundle, 2), TC_ERR_BAD_KIND},
+      {"sequence", 2, 12, TC_ERR_SEQUENCE},
+      {"payload over the bound", 3, uint64_t(MaxBundledPayload + 1) << 32, TC_ERR_BAD_LENGTH},
+      {"an image", 5, uint64_t(FrameLine) << 32 | 64, TC_ERR_BAD_LENGTH},
+      {"payloads elsewhere", 5, uint64_t(2 * FrameLine) << 32, TC_ERR_BAD_LENGTH},
+      {"flags", 6, 1, TC_ERR_BAD_LENGTH},
+      {"echo of another sequence", 7, echoWord(12), TC_ERR_INCOMPLETE},
+  };
+  for (const Case &C : Cases) {
+    Slot S;
+    uint64_t V = 1;
+    openBundle(S.Bytes, SlotSize, 7, 3, sizeof V, 11, &V);
+    std::memcpy(S.Bytes + 8 * C.Word, &C.Value, 8);
+    BundleHeader H = {};
+    EXPECT_EQ(readBundleHeader(S.Bytes, SlotSize, 11, H), C.Expect) << C.What;
+    EXPECT_EQ(H.Capacity, 0u) << C.What << ": no output unless accepted";
+  }
+}
+
+TEST(Bundle, TheCountIsBelievedUpToTheCapacity) {
+  Slot S;
   uint64_t V = 1;
-  unsigned Taken = 0;
-  while (B.append(1, 1, &V, sizeof V))
-    ++Taken;
-  EXPECT_EQ(Taken, (64 - sizeof(BundleRun)) / 8);
-  EXPECT_LE(B.size(), 64u);
-  for (size_t I = 64; I < Bytes.size(); ++I)
-    EXPECT_EQ(Bytes[I], 0xcc) << "byte " << I << " past the capacity";
-  EXPECT_FALSE(B.fitsEmpty(64));
-  EXPECT_TRUE(B.fitsEmpty(48));
-}
-
-/// A run header that claims more records than the bytes left, or no
-/// records: the records before it are handed out, then Malformed, and
-/// nothing after is read.
-TEST(Bundle, ARunLongerThanTheBundleEndsIt) {
-  std::vector<uint8_t> Bytes(256);
-  BundleBuilder B;
-  B.reset(Bytes.data(), Bytes.size());
-  uint64_t V = 5;
-  ASSERT_TRUE(B.append(1, 1, &V, sizeof V));
-  ASSERT_TRUE(B.append(1, 2, &V, sizeof V));
-  size_t Second = sizeof(BundleRun) + 8;
-  for (uint16_t Count : {uint16_t(2), uint16_t(0), uint16_t(UINT16_MAX)}) {
-    std::vector<uint8_t> Bad(B.data(), B.data() + B.size());
-    BundleRun Run;
-    std::memcpy(&Run, Bad.data() + Second, sizeof Run);
-    Run.Count = Count;
-    std::memcpy(Bad.data() + Second, &Run, sizeof Run);
-    BundleReader::Next Last;
-    std::vector<BundleRecord> Got = readAll(Bad.data(), Bad.size(), Last);
-    EXPECT_EQ(Last, BundleReader::Next::Malformed) << "count " << Count;
-    EXPECT_EQ(Got.size(), 1u) << "count " << Count;
-  }
-  // A header cut short.
-  BundleReader::Next Last;
-  std::vector<BundleRecord> Got = readAll(B.data(), Second + 8, Last);
-  EXPECT_EQ(Last, BundleReader::Next::Malformed);
-  EXPECT_EQ(Got.size(), 1u);
-  // Zero-size records take 8 bytes each: a bundle holds no more frames
-  // than it has words.
-  BundleRun Empty = {1, 1, 0, 10};
-  std::vector<uint8_t> Runs(sizeof Empty + 9 * 8);
-  std::memcpy(Runs.data(), &Empty, sizeof Empty);
-  EXPECT_TRUE(readAll(Runs.data(), Runs.size(), Last).empty());
-  EXPECT_EQ(Last, BundleReader::Next::Malformed);
-}
-
-TEST(Bundle, ABundleFrameIsCheckedLikeAnyOther) {
-  constexpr size_t SlotSize = 4096;
-  alignas(64) static uint8_t Slot[SlotSize], Private[SlotSize];
-  std::vector<uint8_t> Runs(200, 3);
-  FrameSpec Spec;
-  Spec.Kind = FrameBundle;
-  Spec.Payload = Runs.data();
-  Spec.PayloadSize = uint32_t(Runs.size());
-  Spec.Sequence = 9;
-  Spec.Ordered = true;
-  size_t Size = 0;
-  ASSERT_EQ(encodeFrame(Slot, SlotSize, Spec, &Size), TC_OK);
-  EXPECT_EQ(Size, imagelessFrameSize(Runs.size()));
-  FrameView V;
-  ASSERT_EQ(checkFrame(Slot, SlotSize, 9, &V), TC_OK);
-  EXPECT_EQ(V.Header.Kind, FrameBundle);
-  EXPECT_EQ(V.Header.PayloadSize, Runs.size());
-  EXPECT_EQ(std::memcmp(V.Payload, Runs.data(), Runs.size()), 0);
-  // The receiver's fast path takes what storeMarkedFrame stores.
-  std::memset(Slot, 0, SlotSize);
-  storeMarkedFrame(Slot, FrameBundle, 0, 0, 0, Runs.data(), uint32_t(Runs.size()), 9);
-  ASSERT_TRUE(captureMarkedFrame(Slot, SlotSize, 9, Private, &V));
-  EXPECT_EQ(V.Header.Kind, FrameBundle);
-  ASSERT_TRUE(captureMarkedFrameInRing(Slot, SlotSize, 9, &V));
-  // Its own package, element or flags are not a bundle's.
-  for (int Field = 0; Field < 3; ++Field) {
-    std::memset(Slot, 0, SlotSize);
-    storeMarkedFrame(Slot, FrameBundle, 0, 0, 0, Runs.data(), uint32_t(Runs.size()), 9);
-    FrameHeader H;
-    std::memcpy(&H, Slot, sizeof H);
-    if (Field == 0)
-      H.Package = 1;
-    else if (Field == 1)
-      H.Element = 1;
-    else
-      H.Inline[0] = FramePayloadAhead;
-    std::memcpy(Slot, &H, sizeof H);
-    EXPECT_FALSE(captureMarkedFrame(Slot, SlotSize, 9, Private, &V)) << "field " << Field;
-    EXPECT_NE(checkFrame(Slot, SlotSize, 9, &V), TC_OK) << "field " << Field;
-  }
-  // Never one line.
-  std::memset(Slot, 0, SlotSize);
-  storeMarkedLine(Slot, FrameLocal, 0, 9, 0, nullptr, 0, 9);
-  uint64_t First = headerWord(FrameBundle, 1);
-  std::memcpy(Slot, &First, sizeof First);
-  EXPECT_NE(checkFrame(Slot, SlotSize, 9, &V), TC_OK);
+  openBundle(S.Bytes, SlotSize, 7, 3, sizeof V, 11, &V);
+  BundleHeader H;
+  ASSERT_EQ(readBundleHeader(S.Bytes, SlotSize, 11, H), TC_OK);
+  uint64_t Lie = ~0ull;
+  std::memcpy(S.Bytes + BundleCountOffset, &Lie, sizeof Lie);
+  EXPECT_EQ(bundleCount(S.Bytes, H), H.Capacity);
+  EXPECT_LE(FrameLine + size_t(H.Capacity) * H.Stride, SlotSize - FrameTrailerSize);
+  // The largest payload: still inside the slot.
+  std::vector<uint8_t> Big(MaxBundledPayload, 5);
+  openBundle(S.Bytes, SlotSize, 7, 3, uint32_t(Big.size()), 12, Big.data());
+  ASSERT_EQ(readBundleHeader(S.Bytes, SlotSize, 12, H), TC_OK);
+  EXPECT_LE(FrameLine + size_t(H.Capacity) * H.Stride, SlotSize - FrameTrailerSize);
+  EXPECT_EQ(bundleCapacity(64, 8), 0u) << "a slot of one line holds none";
 }
 
 namespace {
@@ -277,10 +224,10 @@ TEST_F(Bundles, AFullRingMidBundleLosesNothing) {
   EXPECT_GT(stats(Sender).frames_coalesced, 0u);
 }
 
-/// A frame of a package the receiver lacks, between good ones in one
-/// bundle: refused alone, told to the sender; the others run, in order.
+/// A frame of a package the receiver lacks, between good ones that go in
+/// bundles: refused alone, told to the sender; the others run, in order.
 TEST_F(Bundles, ABadFrameAmongGoodOnesRefusesOnlyItself) {
-  setSlots(8);
+  setSlots(32); // every frame of the other package seals a bundle and takes a slot
   tc_package_t *Missing = nullptr;
   ASSERT_NO_FATAL_FAILURE(connectWithSenderOnlyPackage(Missing));
   uint64_t From = logBytes();
@@ -301,7 +248,7 @@ TEST_F(Bundles, ABadFrameAmongGoodOnesRefusesOnlyItself) {
     EXPECT_EQ(Log[I], I);
   EXPECT_EQ(stats(Receiver).frames_rejected, 4u) << describe();
   EXPECT_EQ(stats(Receiver).frames_executed_local, 40u);
-  EXPECT_GT(stats(Sender).frames_coalesced, 0u) << "the bad frames shared bundles";
+  EXPECT_GT(stats(Sender).frames_coalesced, 0u) << "the good frames went in bundles";
   EXPECT_TRUE(logged("dropped frame"));
 }
 
@@ -354,9 +301,7 @@ TEST_F(Bundles, AReceiverGoneMidBundleIsAnErrorNotACrash) {
   uint32_t Append = element(Sender.Stdlib, "append");
   for (uint32_t I = 0; I < 30; ++I)
     ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Append, TC_SEND_LOCAL, &I, sizeof I), TC_OK);
-  tc_peer_frames_t F = {};
-  ASSERT_EQ(tc_peer_frames(Peer, &F), TC_OK);
-  ASSERT_GT(F.queued, 0u) << "a bundle is open";
+  ASSERT_TRUE(twochains::rt::bundleOpen(Peer)) << describe();
   tc_context_destroy(Receiver.Ctx);
   Receiver.Ctx = nullptr;
   tc_status_t St = TC_OK;
@@ -420,4 +365,28 @@ TEST_F(Bundles, AStreamOfWaitingSendsRunsWhatArrivesMeanwhile) {
               TC_OK);
   EXPECT_EQ(stats(Sender).frames_executed_local, 10u) << describe();
   EXPECT_EQ(flush(), TC_OK) << describe();
+}
+
+/// Frames that went into a bundle run though the sender never calls the
+/// library again (a program that sends, then waits in MPI): the receiver
+/// alone takes them, and the bundle's slot once the sender seals it.
+TEST_F(Bundles, BundledFramesRunWithoutTheSendersNextCall) {
+  setSlots(16);
+  ASSERT_NO_FATAL_FAILURE(start());
+  uint64_t From = logBytes();
+  uint32_t Append = element(Sender.Stdlib, "append");
+  constexpr uint32_t Count = 300;
+  for (uint32_t I = 0; I < Count; ++I)
+    ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Append, TC_SEND_LOCAL, &I, sizeof I), TC_OK);
+  ASSERT_TRUE(twochains::rt::bundleOpen(Peer)) << describe();
+  // Only the receiver runs from here on.
+  auto Deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(WaitMs);
+  while (logFrom(From).size() < Count && std::chrono::steady_clock::now() < Deadline)
+    tc_progress(Receiver.Ctx, nullptr);
+  std::vector<uint32_t> Log = logFrom(From);
+  ASSERT_EQ(Log.size(), Count) << describe();
+  for (uint32_t I = 0; I < Count; ++I)
+    ASSERT_EQ(Log[I], I);
+  EXPECT_EQ(flush(), TC_OK) << describe();
+  EXPECT_GT(stats(Sender).frames_coalesced, Count / 2);
 }
