@@ -669,7 +669,8 @@ typedef struct tc_stats {
                                        into the peer's ring, which UCX maps here (shared
                                        memory), rather than putting them */
   uint64_t frames_coalesced;        /* sender: frames that left in one message with others
-                                       (tc_peer_cork) */
+                                       (tc_peer_cork), or shared a slot with others in a
+                                       bundle (tc_peer_aggregate) */
   /* quarantine by peer address (docs/containment.md) */
   uint64_t addresses_quarantined;   /* addresses (or hosts) whose abandoned frames passed
                                        their budget */
