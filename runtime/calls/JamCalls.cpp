@@ -129,5 +129,5 @@ extern "C" unsigned tc_jam_sender(const tc_jam_ctx_t *Ctx) {
 }
 
 extern "C" unsigned long long tc_jam_sequence(const tc_jam_ctx_t *Ctx) {
-  return Ctx ? Ctx->Sequence : 0;
+  return Ctx ? Ctx->Frame : 0;
 }

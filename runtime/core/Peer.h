@@ -47,11 +47,16 @@ struct PeerReceiveHalf;
 /// What a running jam receives as its tc_jam_ctx_t.
 struct tc_jam_ctx {
   tc_peer *Peer;
+  /// The sequence of the frame's slot, which answers and fault reports
+  /// name (a bundle's frames share their slot's).
   uint64_t Sequence;
   const tc_package *Package;
   /// The running thread's containment state: callers set the jam's code
   /// range in it before the call.
   twochains::rt::JamRun *Run;
+  /// The frame's number, counted per sender in frames (tc_jam_sequence):
+  /// its slot's sequence, but for the frames of bundles before it.
+  uint64_t Frame = 0;
   /// tc_jam_return answered this frame already.
   bool Returned = false;
 };

@@ -40,6 +40,9 @@ struct PeerReceive {
   size_t RunPackagesSeen = 0;
   /// A bundle being run (Receive.cpp, serveBundle).
   OpenBundleView Bundle;
+  /// Frames in the slots before the expected one: a bundle's count, else
+  /// one a slot (tc_jam_sequence).
+  uint64_t FramesBefore = 0;
   /// When the expected frame was first seen incomplete while the next one
   /// was already complete (0: not stalled). Past a deadline, it was cut
   /// short: dropped.

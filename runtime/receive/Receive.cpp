@@ -82,17 +82,18 @@ static tc_package *receiverPackage(CoreContext *Ctx, PeerReceive &Receiving, uin
   return Pkg;
 }
 
-static tc_status_t runFrame(CoreContext *Ctx, tc_peer *Peer, const FrameView &V, JamRun &Run) {
+/// What every frame that runs a jam is checked for first: its sender's
+/// address not refused, a package this receiver loaded, a jam of it, not
+/// quarantined for this peer. Pkg and E are set on TC_OK.
+static tc_status_t checkJam(CoreContext *Ctx, tc_peer *Peer, const FrameHeader &H, tc_package *&Pkg,
+                            const PackageElement *&E) {
   if (addressRefused(Peer))
     return TC_ERR_QUARANTINED;
-  const FrameHeader &H = V.Header;
-  tc_package *Pkg = receiverPackage(Ctx, *Peer->Receiving, H.Package);
-  if (!Pkg)
+  tc_package *P = receiverPackage(Ctx, *Peer->Receiving, H.Package);
+  if (!P)
     return TC_ERR_UNKNOWN_PACKAGE;
-  if (H.Element >= Pkg->Elements.size())
-    return TC_ERR_UNKNOWN_ELEMENT;
-  const PackageElement &E = Pkg->Elements[H.Element];
-  if (!E.Present || !E.IsJam)
+  if (H.Element >= P->Elements.size() || !P->Elements[H.Element].Present ||
+      !P->Elements[H.Element].IsJam)
     return TC_ERR_UNKNOWN_ELEMENT;
   if (Peer->Receiving->AbandonedCount &&
       Ctx->Containment->QuarantineFaults != TC_NEVER_QUARANTINE) {
@@ -101,7 +102,19 @@ static tc_status_t runFrame(CoreContext *Ctx, tc_peer *Peer, const FrameView &V,
         Abandoned->second >= Ctx->Containment->QuarantineFaults)
       return TC_ERR_QUARANTINED;
   }
-  tc_jam_ctx JamCtx = {Peer, H.Sequence, Pkg, &Run};
+  Pkg = P;
+  E = &P->Elements[H.Element];
+  return TC_OK;
+}
+
+static tc_status_t runFrame(CoreContext *Ctx, tc_peer *Peer, const FrameView &V, JamRun &Run) {
+  const FrameHeader &H = V.Header;
+  tc_package *Pkg = nullptr;
+  const PackageElement *Checked = nullptr;
+  if (tc_status_t St = checkJam(Ctx, Peer, H, Pkg, Checked); St != TC_OK)
+    return St;
+  const PackageElement &E = *Checked;
+  tc_jam_ctx JamCtx = {Peer, H.Sequence, Pkg, &Run, Peer->Receiving->FramesBefore};
   if (H.Kind == FrameLocal) {
     if (!E.LocalEntry)
       return TC_ERR_UNKNOWN_ELEMENT;
@@ -274,28 +287,6 @@ static inline tc_status_t runJamOf(CoreContext *Ctx, tc_peer *Peer, const FrameV
   return St;
 }
 
-/// What runFrame checks of a Local frame before its jam runs, the same for
-/// every frame of a bundle's run: its package and element (E on TC_OK).
-static tc_status_t checkLocal(CoreContext *Ctx, tc_peer *Peer, const FrameHeader &H,
-                              tc_package *&Pkg, const PackageElement *&E) {
-  if (addressRefused(Peer))
-    return TC_ERR_QUARANTINED;
-  if (!(Pkg = receiverPackage(Ctx, *Peer->Receiving, H.Package)))
-    return TC_ERR_UNKNOWN_PACKAGE;
-  if (H.Element >= Pkg->Elements.size() || !Pkg->Elements[H.Element].Present ||
-      !Pkg->Elements[H.Element].IsJam || !Pkg->Elements[H.Element].LocalEntry)
-    return TC_ERR_UNKNOWN_ELEMENT;
-  if (Peer->Receiving->AbandonedCount &&
-      Ctx->Containment->QuarantineFaults != TC_NEVER_QUARANTINE) {
-    auto Abandoned = Peer->Receiving->Abandoned.find(H.Element);
-    if (Abandoned != Peer->Receiving->Abandoned.end() &&
-        Abandoned->second >= Ctx->Containment->QuarantineFaults)
-      return TC_ERR_QUARANTINED;
-  }
-  E = &Pkg->Elements[H.Element];
-  return TC_OK;
-}
-
 /// The Count frames of one run of a bundle (one element, one payload
 /// size; One's header names them, the first's payload at First, the next
 /// Stride bytes on), in order. Checked once for all, as runFrame checks
@@ -303,20 +294,23 @@ static tc_status_t checkLocal(CoreContext *Ctx, tc_peer *Peer, const FrameHeader
 /// its own (a serial each): a frame whose jam faults or overruns is
 /// abandoned alone, and the checks and the run start again after it.
 static void runRecords(CoreContext *Ctx, tc_peer *Peer, FrameView &One, const uint8_t *First,
-                       uint32_t Count, size_t Stride, JamRun &Run) {
+                       uint32_t Count, size_t Stride, uint64_t FirstFrame, JamRun &Run) {
   uint64_t Seq = One.Header.Sequence;
   uint32_t Next = 0;
   while (Next < Count) {
     tc_package *Pkg = nullptr;
     const PackageElement *E = nullptr;
-    if (tc_status_t St = checkLocal(Ctx, Peer, One.Header, Pkg, E); St != TC_OK) {
+    tc_status_t St = checkJam(Ctx, Peer, One.Header, Pkg, E);
+    if (St == TC_OK && !E->LocalEntry)
+      St = TC_ERR_UNKNOWN_ELEMENT;
+    if (St != TC_OK) {
       for (; Next < Count; ++Next) {
         One.Payload = First + Next * Stride;
         refuseFrame(Ctx, Peer, St, One, Seq);
       }
       return;
     }
-    tc_jam_ctx JamCtx = {Peer, Seq, Pkg, &Run};
+    tc_jam_ctx JamCtx = {Peer, Seq, Pkg, &Run, 0};
     uint32_t Size = One.Header.PayloadSize;
     Run.Interrupt.store(false, std::memory_order_relaxed);
     Run.Force.store(false, std::memory_order_relaxed);
@@ -331,6 +325,7 @@ static void runRecords(CoreContext *Ctx, tc_peer *Peer, FrameView &One, const ui
       Run.Active.store(true, std::memory_order_release);
       for (uint32_t I = At; I < Count; At = ++I) {
         Run.Serial.store(Run.Serial.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+        JamCtx.Frame = FirstFrame + I;
         std::atomic_signal_fence(std::memory_order_seq_cst);
         E->LocalEntry(&JamCtx, const_cast<uint8_t *>(First + I * Stride), Size);
         std::atomic_signal_fence(std::memory_order_seq_cst);
@@ -417,11 +412,15 @@ static __attribute__((noinline)) bool serveBundle(CoreContext *Ctx, tc_peer *Pee
     One.Header.PayloadSize = B.Header.Size;
     uint32_t From = B.Ran;
     B.Ran = Count;
-    runRecords(Ctx, Peer, One, First, Count - From, B.Header.Stride, Run);
+    runRecords(Ctx, Peer, One, First, Count - From, B.Header.Stride,
+               Peer->Receiving->FramesBefore + From, Run);
     Ran += Count - From;
   }
   if (!Sealed)
     return false;
+  // Its frames are counted before the next slot's (tc_jam_sequence); the
+  // slot's own one is counted as every slot's.
+  Peer->Receiving->FramesBefore += B.Ran ? B.Ran - 1 : 0;
   B = {};
   return true;
 }
@@ -505,6 +504,7 @@ template <bool InRing> static unsigned serveRingWith(CoreContext *Ctx, tc_peer *
       if (!Finished)
         break;
       Budget = 1;
+      ++Receiving.FramesBefore;
       if (Rx.Receive->finish())
         reportCredits(Ctx, Peer);
       continue;
@@ -543,6 +543,7 @@ template <bool InRing> static unsigned serveRingWith(CoreContext *Ctx, tc_peer *
       refuseFrame(Ctx, Peer, St, V, Seq);
     ++Count;
     Receiving.IdlePolls = 0;
+    ++Receiving.FramesBefore;
     if (Rx.Receive->finish())
       reportCredits(Ctx, Peer);
   }
@@ -563,4 +564,15 @@ unsigned twochains::rt::serveRing(CoreContext *Ctx, tc_peer *Peer, JamRun &Run) 
   if (Ctx->Package->CodeTrust == TC_CODE_TRUST_JOB)
     return serveRingWith<true>(Ctx, Peer, Run);
   return serveRingWith<false>(Ctx, Peer, Run);
+}
+
+void twochains::rt::finishBundleAtClose(CoreContext *Ctx, tc_peer *Peer) {
+  PeerReceiveHalf &Rx = *Peer->Rx;
+  OpenBundleView &B = Peer->Receiving->Bundle;
+  if (!Rx.Receive || !Rx.Ring || B.SequencePlusOne != Rx.Receive->expected() + 1 ||
+      bundleCount(ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot()), B.Header) != B.Ran)
+    return;
+  Peer->Receiving->FramesBefore += B.Ran;
+  B = {};
+  Rx.Receive->finish();
 }

@@ -21,6 +21,12 @@ unsigned serveRing(CoreContext *Ctx, tc_peer *Peer, JamRun &Run);
 /// Reports the frames finished so far to the sender.
 void reportCredits(CoreContext *Ctx, tc_peer *Peer);
 
+/// At close: a bundle open in the peer's ring whose frames published so
+/// far have all run is finished, so that the last credit report covers it
+/// and its sender's tc_flush ends (what its sender appends later is lost
+/// with the connection, as frames sent after a close are).
+void finishBundleAtClose(CoreContext *Ctx, tc_peer *Peer);
+
 /// Whether the peer's ring takes the short way (pollRing): it is there,
 /// its peer welcomed, and no frame of it waits for code.
 inline bool ringReady(const tc_peer *Peer) {

@@ -21,6 +21,7 @@
 #include "core/Polled.h"
 #include "core/Stats.h"
 #include "receive/PayloadAhead.h"
+#include "receive/Receive.h"
 #include "path/FramePath.h"
 #include "ucx/Request.h"
 #include "ucx/Status.h"
@@ -47,6 +48,7 @@ static void sayLastWords(tc_peer *Peer) {
   if (Peer->Ep)
     flushFrameBatch(Peer);
   sealOpenBundle(Peer);
+  finishBundleAtClose(Peer->Ctx, Peer);
   reportLastCredits(Peer);
 }
 

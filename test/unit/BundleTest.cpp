@@ -144,6 +144,14 @@ public:
     }
     return Out;
   }
+  /// The receiver's log from byte From holds the appends 0..Count-1, in
+  /// order. Call under ASSERT_NO_FATAL_FAILURE.
+  void expectAppendsInOrder(uint64_t From, uint32_t Count) {
+    std::vector<uint32_t> Log = logFrom(From);
+    ASSERT_EQ(Log.size(), Count) << describe();
+    for (uint32_t I = 0; I < Count; ++I)
+      ASSERT_EQ(Log[I], I) << "the log's record " << I;
+  }
   uint64_t logBytes() {
     auto Used = reinterpret_cast<uint64_t (*)()>(receiverSymbol<void>("tc_stdlib_log_bytes"));
     return Used ? Used() : 0;
@@ -174,10 +182,7 @@ TEST_F(Bundles, FramesToABusyReceiverLeaveInBundlesAndRunInOrder) {
   constexpr uint32_t Count = 3000;
   ASSERT_NO_FATAL_FAILURE(sendAppends(Count));
   ASSERT_EQ(flush(), TC_OK) << describe();
-  std::vector<uint32_t> Log = logFrom(From);
-  ASSERT_EQ(Log.size(), Count) << describe();
-  for (uint32_t I = 0; I < Count; ++I)
-    ASSERT_EQ(Log[I], I) << "the log's record " << I;
+  ASSERT_NO_FATAL_FAILURE(expectAppendsInOrder(From, Count));
   EXPECT_EQ(stats(Receiver).frames_executed_local, Count);
   EXPECT_EQ(stats(Sender).frames_sent, Count);
   uint64_t Coalesced = stats(Sender).frames_coalesced;
@@ -199,10 +204,7 @@ TEST_F(Bundles, UnderTheJobPolicyBundledFramesRunInTheRing) {
   constexpr uint32_t Count = 2000;
   ASSERT_NO_FATAL_FAILURE(sendAppends(Count));
   ASSERT_EQ(flush(), TC_OK) << describe();
-  std::vector<uint32_t> Log = logFrom(From);
-  ASSERT_EQ(Log.size(), Count) << describe();
-  for (uint32_t I = 0; I < Count; ++I)
-    ASSERT_EQ(Log[I], I) << "the log's record " << I;
+  ASSERT_NO_FATAL_FAILURE(expectAppendsInOrder(From, Count));
   EXPECT_GT(stats(Sender).frames_coalesced, Count / 2) << describe();
 }
 
@@ -217,10 +219,7 @@ TEST_F(Bundles, AFullRingMidBundleLosesNothing) {
   ASSERT_NO_FATAL_FAILURE(sendAppends(Count, &Refused));
   ASSERT_EQ(flush(), TC_OK) << describe();
   EXPECT_GT(Refused, 0u) << "the ring was full at times";
-  std::vector<uint32_t> Log = logFrom(From);
-  ASSERT_EQ(Log.size(), Count) << describe();
-  for (uint32_t I = 0; I < Count; ++I)
-    ASSERT_EQ(Log[I], I) << "the log's record " << I;
+  ASSERT_NO_FATAL_FAILURE(expectAppendsInOrder(From, Count));
   EXPECT_GT(stats(Sender).frames_coalesced, 0u);
 }
 
@@ -383,10 +382,7 @@ TEST_F(Bundles, BundledFramesRunWithoutTheSendersNextCall) {
   auto Deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(WaitMs);
   while (logFrom(From).size() < Count && std::chrono::steady_clock::now() < Deadline)
     tc_progress(Receiver.Ctx, nullptr);
-  std::vector<uint32_t> Log = logFrom(From);
-  ASSERT_EQ(Log.size(), Count) << describe();
-  for (uint32_t I = 0; I < Count; ++I)
-    ASSERT_EQ(Log[I], I);
+  ASSERT_NO_FATAL_FAILURE(expectAppendsInOrder(From, Count));
   EXPECT_EQ(flush(), TC_OK) << describe();
   EXPECT_GT(stats(Sender).frames_coalesced, Count / 2);
 }
