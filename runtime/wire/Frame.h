@@ -40,9 +40,9 @@ constexpr size_t FrameImageOffset = FrameLine;
 /// Answer: no code runs; the payload is a jam's answer (tc_jam_return) to
 /// the call whose frame had the sequence in the Package field (Calls.cpp),
 /// laid out as a Local frame otherwise.
-/// Bundle: no code runs for the frame itself; its payload is small Local
-/// frames gathered by the sender (wire/Bundle.h), run in order. Never one
-/// line; package, element and code are zero.
+/// Bundle: many small Local frames of one element that the sender streams
+/// into one whole slot (wire/Bundle.h, its own layout); checkFrame and the
+/// captures refuse it, the receiver's bundle path alone runs it.
 enum FrameKind : uint8_t {
   FrameLocal = 1,
   FrameInjected = 2,
