@@ -6,7 +6,9 @@
  * frame of server_side_sum to every rank, all at once, each connection
  * made on demand, until a tc_job_quiesce says every frame ran; also the
  * round alone, from the rank's join to its end, as job-connect-ucx
- * measures it below Two-Chains), connected
+ * measures it below Two-Chains, and the CPU time a rank used in it, all
+ * threads, the mean over ranks: on fewer cores than ranks the round takes
+ * about ranks x CPU / cores), connected
  * (tc_flush on every rank's handle after that), and quiet (a second
  * tc_job_quiesce); then the largest and the mean resident memory of a
  * rank (VmRSS) at the end. */
@@ -14,10 +16,17 @@
 #include <string.h>
 #include <time.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include "job_common.h"
 #include <twochains/mpi.h>
 #include <twochains/packages/stdlib.h>
 
+/* The CPU time this process has used, user and system, in seconds. */
+static double cpuSeconds(void) {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
 
 int main(int argc, char **argv) {
   int mpi = argc < 2 || strcmp(argv[1], "pmix");
@@ -36,6 +45,7 @@ int main(int argc, char **argv) {
       tc_job_rank(ctx, &rank, &size) != TC_OK)
     return 1;
   t[0] = now() - t0;
+  double cpu0 = cpuSeconds();
   int32_t one = 1;
   for (unsigned k = 0; k < size; k++) {
     tc_peer_t *peer;
@@ -51,6 +61,7 @@ int main(int argc, char **argv) {
   if (tc_job_quiesce(ctx, 120000) != TC_OK)
     return 1;
   t[1] = now() - t0;
+  double cpu = cpuSeconds() - cpu0, cpu_sum = 0;
   for (unsigned k = 0; k < size; k++) {
     tc_peer_t *peer;
     if (tc_job_peer(ctx, (rank + k) % size, &peer) != TC_OK || tc_flush(peer, 60000) != TC_OK)
@@ -63,6 +74,7 @@ int main(int argc, char **argv) {
   double worst[4], round = t[1] - t[0], round_worst;
   MPI_Reduce(t, worst, 4, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   MPI_Reduce(&round, &round_worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_Reduce(&cpu, &cpu_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   double rss = rssKiB(), rss_max = 0, rss_sum = 0;
   MPI_Reduce(&rss, &rss_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   MPI_Reduce(&rss, &rss_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
@@ -71,11 +83,12 @@ int main(int argc, char **argv) {
   unsigned long long crossings = s.job_crossings, all = 0;
   MPI_Reduce(&crossings, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0)
-    printf("job-connect: P=%u %s joined %.3f s, all-to-all %.3f s (the round alone %.3f s), "
+    printf("job-connect: P=%u %s joined %.3f s, all-to-all %.3f s (the round alone %.3f s, "
+           "CPU %.1f ms per rank), "
            "connected %.3f s, quiet %.3f s, %llu connects crossed, RSS per rank max %.1f MiB "
            "mean %.1f MiB\n",
-           size, mpi ? "mpi " : "pmix", worst[0], worst[1], round_worst, worst[2], worst[3], all,
-           rss_max / 1024, rss_sum / size / 1024);
+           size, mpi ? "mpi " : "pmix", worst[0], worst[1], round_worst, cpu_sum / size * 1e3,
+           worst[2], worst[3], all, rss_max / 1024, rss_sum / size / 1024);
   tc_context_destroy(ctx);
   tc_package_unload(pkg);
   MPI_Finalize();
