@@ -107,10 +107,10 @@ tc_status_t setupLocalSide(CoreContext *Ctx, tc_peer *Peer) {
 }
 
 void releaseRingPages(CoreContext *Ctx, tc_peer *Peer) {
+  PeerReceiveHalf &Rx = *Peer->Rx;
   size_t Page = size_t(sysconf(_SC_PAGESIZE));
-  uintptr_t Ring = uintptr_t(Peer->Rx->Ring), End = Ring + Peer->Rx->RingBytes;
-  uintptr_t Keep = uintptr_t(
-      ringSlot(Peer->Rx->Ring, Ctx->SlotSize, Peer->Rx->Receive->expectedSlot()));
+  uintptr_t Ring = uintptr_t(Rx.Ring), End = Ring + Rx.RingBytes;
+  uintptr_t Keep = uintptr_t(ringSlot(Rx.Ring, Ctx->SlotSize, Rx.Receive->expectedSlot()));
   uintptr_t KeepFirst = Keep & ~(Page - 1);
   uintptr_t KeepEnd = (Keep + slotStride(Ctx->SlotSize) + Page - 1) & ~(Page - 1);
   uintptr_t First = (Ring + Page - 1) & ~(Page - 1), Last = End & ~(Page - 1);
@@ -118,8 +118,32 @@ void releaseRingPages(CoreContext *Ctx, tc_peer *Peer) {
     if (To > From)
       madvise(reinterpret_cast<void *>(From), To - From, MADV_REMOVE);
   };
-  Remove(First, std::min(KeepFirst, Last));
-  Remove(std::max(KeepEnd, First), Last);
+  // Slots [Begin, EndSlot) with the pages they share with their
+  // neighbours, which are zeros or the kept slot's.
+  auto RemoveSlots = [&](uint64_t Begin, uint64_t EndSlot) {
+    uintptr_t From = std::max(uintptr_t(ringSlot(Rx.Ring, Ctx->SlotSize, Begin)) & ~(Page - 1),
+                              First);
+    uintptr_t To = std::min(
+        (uintptr_t(ringSlot(Rx.Ring, Ctx->SlotSize, EndSlot)) + Page - 1) & ~(Page - 1), Last);
+    Remove(From, std::min(KeepFirst, To));
+    Remove(std::max(KeepEnd, From), To);
+  };
+  // Only slots of frames since the last release hold pages: the others'
+  // were given back then (or at the ring's setup) and nothing stored there
+  // since, as frames come in order.
+  uint64_t Expected = Rx.Receive->expected(), Slots = Ctx->Slots;
+  if (Expected - Rx.ReleasedFrom >= Slots) {
+    RemoveSlots(0, Slots);
+  } else if (Expected != Rx.ReleasedFrom) {
+    uint64_t Begin = Rx.ReleasedFrom % Slots, EndSlot = Expected % Slots;
+    if (Begin < EndSlot) {
+      RemoveSlots(Begin, EndSlot);
+    } else {
+      RemoveSlots(Begin, Slots);
+      RemoveSlots(0, EndSlot);
+    }
+  }
+  Rx.ReleasedFrom = Expected;
 }
 
 bool directStores() {

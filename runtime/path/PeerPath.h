@@ -81,6 +81,9 @@ struct PeerReceiveHalf {
   uint8_t *Ring = nullptr;
   size_t RingBytes = 0;
   std::unique_ptr<twochains::rt::ReceiverRing> Receive;
+  /// The sequence of the first frame since the ring's pages were last
+  /// given back (releaseRingPages): only slots from it on hold pages.
+  uint64_t ReleasedFrom = 0;
   uint64_t CreditAddress = 0;
   ucp_rkey_h CreditKey = nullptr;
   /// The sender's credit line as UCX maps it here (shared memory), or null:

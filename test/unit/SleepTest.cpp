@@ -26,6 +26,7 @@
 #include <string>
 #include <thread>
 #include <ucp/api/ucp.h>
+#include <unistd.h>
 #include <vector>
 
 using namespace twochains::rt;
@@ -537,4 +538,42 @@ TEST_F(Sleeping, AHandleConnectedByATurnIsSeenBeforeTheSleep) {
   EXPECT_EQ(statsOf(Sender.Ctx).sleeps, Binding.SleepsAtBind.load())
       << "the flush slept after its turn had connected the handle\n"
       << describe();
+}
+
+/// A ring that goes cold gives back the pages of every slot its frames
+/// used since it last went cold, and keeps only its next slot's: also when
+/// those frames wrapped past the ring's end, and when most of its slots
+/// were given back before (only the slots since are given back again).
+TEST_F(Sleeping, AColdRingKeepsOnlyItsNextSlotAcrossItsWrap) {
+  ASSERT_NO_FATAL_FAILURE(startDirect());
+  tc_context_t *R = Receiver.Ctx;
+  ASSERT_EQ(tc_peer_aggregate(Peer, 0), TC_OK); // a frame a slot
+  uint32_t Slots = coreOf(R)->Slots;
+  uint64_t Page = uint64_t(sysconf(_SC_PAGESIZE));
+  uint64_t Stride = slotStride(coreOf(R)->SlotSize);
+  // The next slot's pages, and the ring's first and last part pages.
+  uint64_t Kept = ((Stride + Page - 1) / Page + 1) * Page + 2 * Page;
+  uint64_t Sent = 0;
+  for (uint64_t Cooled = 1; Cooled <= 3; ++Cooled) {
+    // Three quarters of the ring each time: the second round wraps.
+    for (uint32_t I = 0; I < Slots * 3 / 4; ++I) {
+      auto Payload = putPayload(SleepRegion, "frame");
+      tc_status_t St;
+      ASSERT_TRUE(progressUntil(
+          [&] {
+            St = tc_send(Peer, Sender.Stdlib, Put, TC_SEND_LOCAL, Payload.data(), Payload.size());
+            return St != TC_ERR_NO_CREDIT;
+          },
+          "credit for frame " + std::to_string(I)));
+      ASSERT_EQ(St, TC_OK);
+      ++Sent;
+    }
+    ASSERT_TRUE(progressUntil([&] { return statsOf(R).frames_executed_local == Sent; },
+                              "the receiver ran the frames"));
+    EXPECT_GT(statsOf(R).ring_bytes_resident, Kept) << "the frames touched no pages";
+    ASSERT_TRUE(progressUntil([&] { return statsOf(R).rings_cooled >= Cooled; },
+                              "the receiver made the quiet ring cold"));
+    EXPECT_LE(statsOf(R).ring_bytes_resident, Kept)
+        << "round " << Cooled << ": the cold ring kept pages of slots its frames used";
+  }
 }
