@@ -12,7 +12,7 @@
 //            UCX with up to 16 sends in flight from buffers of their own
 //
 //   payload-ahead [--sizes 8192,65536,1048576] [--iters N]
-//   payload-ahead --check [--sizes ...]
+//   payload-ahead --check [--path rma|control] [--sizes ...]
 //
 // Prints one table row per (size, variant), and the ratios Two-Chains /
 // UCX AM of the same run. --check (CTest: e2e-payload-ahead*) measures
@@ -340,7 +340,8 @@ int64_t sendChecked(tc_context_t *Ctx, tc_peer_t *Peer, tc_package_t *Pkg,
   return Expected;
 }
 
-int drive(int In, pid_t Server, std::vector<size_t> Sizes, unsigned Iters, bool Check) {
+int drive(int In, pid_t Server, std::vector<size_t> Sizes, unsigned Iters, bool Check,
+          const char *Path) {
   uint16_t Port;
   uint64_t AddressSize;
   if (read(In, &Port, sizeof Port) != sizeof Port ||
@@ -365,10 +366,21 @@ int drive(int In, pid_t Server, std::vector<size_t> Sizes, unsigned Iters, bool 
       tc_connect(Ctx, "127.0.0.1", Port, 10000, &Peer) != TC_OK)
     fail("cannot connect to the receiver");
   int64_t StopHeader[2] = {0, 0};
+  bool WrongPath = false;
   if (Check) {
     uint64_t Ahead = 0;
     StopHeader[0] = sendChecked(Ctx, Peer, Pkg, Sizes, Ahead);
     StopHeader[1] = int64_t(Ahead);
+    // --path: which endpoint every payload must have gone on.
+    tc_stats_t St;
+    tc_context_stats(Ctx, &St);
+    uint64_t Want = !Path ? St.payloads_ahead_by_rma : !std::strcmp(Path, "rma") ? Ahead : 0;
+    std::printf("payload-ahead check: %llu of %llu payloads on the RMA endpoint\n",
+                (unsigned long long)St.payloads_ahead_by_rma, (unsigned long long)Ahead);
+    if (St.payloads_ahead_by_rma != Want) {
+      std::fprintf(stderr, "payload-ahead: payloads were to go on the %s endpoint\n", Path);
+      WrongPath = true;
+    }
     Sizes.clear();
   } else
   std::printf("| payload | variant | latency p50 (us) | rate (msg/s) | rate (MiB/s) |\n"
@@ -409,7 +421,7 @@ int drive(int In, pid_t Server, std::vector<size_t> Sizes, unsigned Iters, bool 
   tc_package_unload(Pkg);
   int Status = 0;
   waitpid(Server, &Status, 0);
-  return WIFEXITED(Status) && WEXITSTATUS(Status) == 0 ? 0 : 1;
+  return WIFEXITED(Status) && WEXITSTATUS(Status) == 0 && !WrongPath ? 0 : 1;
 }
 
 } // namespace
@@ -418,9 +430,15 @@ int main(int Argc, char **Argv) {
   std::vector<size_t> Sizes = {8192, 65536, 1048576};
   unsigned Iters = 2000;
   bool Check = false;
+  const char *Path = nullptr;
   for (int I = 1; I < Argc; ++I) {
     if (!std::strcmp(Argv[I], "--check")) {
       Check = true;
+      continue;
+    }
+    if (!std::strcmp(Argv[I], "--path") && I + 1 < Argc &&
+        (!std::strcmp(Argv[I + 1], "rma") || !std::strcmp(Argv[I + 1], "control"))) {
+      Path = Argv[++I];
       continue;
     }
     if (!std::strcmp(Argv[I], "--sizes") && I + 1 < Argc) {
@@ -430,9 +448,12 @@ int main(int Argc, char **Argv) {
     } else if (!std::strcmp(Argv[I], "--iters") && I + 1 < Argc) {
       Iters = unsigned(std::atoi(Argv[++I]));
     } else {
-      std::fprintf(stderr, "usage: payload-ahead [--check] [--sizes B,B,...] [--iters N]\n"
+      std::fprintf(stderr, "usage: payload-ahead [--check [--path rma|control]] [--sizes B,B,...] "
+                           "[--iters N]\n"
                            "  sizes: multiples of 4, 4100 to 1048576 bytes (default "
-                           "8192,65536,1048576)\n");
+                           "8192,65536,1048576)\n"
+                           "  --path: every payload must go on that endpoint (the RMA one:\n"
+                           "  shared memory, CMA, RDMA; the control one: TCP)\n");
       return 2;
     }
   }
@@ -448,5 +469,5 @@ int main(int Argc, char **Argv) {
     return serve(Pipe[1]);
   }
   close(Pipe[1]);
-  return drive(Pipe[0], Child, Sizes, Iters, Check);
+  return drive(Pipe[0], Child, Sizes, Iters, Check, Path);
 }

@@ -719,6 +719,8 @@ typedef struct tc_stats {
   uint64_t payloads_ahead_refused;    /* refused here: past the sender's share or all
                                          senders', out of its window, malformed, or their
                                          frame waited past the time limit */
+  uint64_t payloads_ahead_by_rma;     /* of payloads_ahead_sent: on the RMA endpoint
+                                         (shared memory, CMA, RDMA), not the control one */
 } tc_stats_t;
 
 /* The context's counters. The struct grows at its end as counters are

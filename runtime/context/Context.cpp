@@ -474,6 +474,10 @@ static tc_status_t setupDataWorker(tc_context *Ctx) {
              " bytes, more than peers accept (" + std::to_string(MaxWorkerAddressSize) + ")");
     return TC_ERR_INVALID_PARAM;
   }
+  if ((St = setupPayloadsByRma(Ctx)) != UCS_OK) {
+    logError(std::string("the RMA worker's handler of payloads: ") + ucs_status_string(St));
+    return statusOfUcs(St);
+  }
   return TC_OK;
 }
 

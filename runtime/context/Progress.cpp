@@ -205,7 +205,8 @@ __attribute__((always_inline)) static inline tc_status_t progressTurn(tc_context
   // no thread sends on channels (a multi-threaded worker's progress takes
   // UCX's lock, which every sending thread's put takes too); else every
   // ClockEvery calls, for connections being wired up.
-  if (Ctx->DataWorker && ((Ctx->PutPeers && !Ctx->Channels) || Ctx->ClockPolls == 0))
+  if (Ctx->DataWorker &&
+      ((Ctx->PutPeers && !Ctx->Channels) || Ctx->PayloadsAheadActive || Ctx->ClockPolls == 0))
     ucp_worker_progress(Ctx->DataWorker);
   // The control worker (TCP: an epoll_wait system call per progress, a
   // microsecond or more in a VM) takes a turn at most every ControlPeriodNs,

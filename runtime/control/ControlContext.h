@@ -19,6 +19,7 @@ struct ControlContext {
     void *Request;
     ucp_ep_h From;
     uint64_t StartedNs;
+    ucp_worker_h Worker; // the worker it came on
   };
   std::list<BodyInFlight> BodiesInFlight;
   /// RendezvousTimeoutNs; unit tests shorten it.

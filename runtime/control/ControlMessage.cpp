@@ -138,7 +138,7 @@ void cancelOverdueBodies(CoreContext *Ctx) {
   std::vector<ucp_ep_h> Overdue;
   for (const ControlContext::BodyInFlight &B : Ctx->Control->BodiesInFlight)
     if (Now - B.StartedNs > Ctx->Control->BodyTimeoutNs) {
-      ucp_request_cancel(Ctx->Worker, B.Request);
+      ucp_request_cancel(B.Worker, B.Request);
       if (std::find(Overdue.begin(), Overdue.end(), B.From) == Overdue.end())
         Overdue.push_back(B.From);
     }
@@ -173,7 +173,7 @@ void cutOffPeer(CoreContext *Ctx, tc_peer *Peer, const std::string &Why) {
 }
 
 void receiveBody(CoreContext *Ctx, void *Data, size_t Length, const ucp_am_recv_param_t *Param,
-                 void *Dest, BodyDone Done, void *Arg) {
+                 void *Dest, BodyDone Done, void *Arg, ucp_worker_h Worker) {
   if (!(Param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
     if (Length)
       std::memcpy(Dest, Data, Length);
@@ -182,14 +182,16 @@ void receiveBody(CoreContext *Ctx, void *Data, size_t Length, const ucp_am_recv_
   }
   // Listed before UCX may complete it: the callback takes it off.
   ucp_ep_h From = (Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ? Param->reply_ep : nullptr;
+  if (!Worker)
+    Worker = Ctx->Worker;
   auto InFlight = Ctx->Control->BodiesInFlight.insert(Ctx->Control->BodiesInFlight.end(),
-                                                      {nullptr, From, nowNs()});
+                                                      {nullptr, From, nowNs(), Worker});
   auto *Receipt = new BodyReceipt{Done, Arg, Ctx, InFlight};
   ucp_request_param_t P = {};
   P.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   P.cb.recv_am = onBodyReceived;
   P.user_data = Receipt;
-  ucs_status_ptr_t R = ReceiveData(Ctx->Worker, Data, Dest, Length, &P);
+  ucs_status_ptr_t R = ReceiveData(Worker, Data, Dest, Length, &P);
   if (UCS_PTR_IS_PTR(R)) {
     InFlight->Request = R;
     return; // onBodyReceived tells

@@ -104,8 +104,9 @@ void setupControl(CoreContext *Ctx);
 /// worker: TC_ERR_IO if the body could not be received, or did not arrive
 /// within the context's BodyTimeoutNs (its sender is then cut off).
 using BodyDone = void (*)(void *Arg, tc_status_t Status);
+/// Worker: the one the message came on (null: the control worker).
 void receiveBody(CoreContext *Ctx, void *Data, size_t Length, const ucp_am_recv_param_t *Param,
-                 void *Dest, BodyDone Done, void *Arg);
+                 void *Dest, BodyDone Done, void *Arg, ucp_worker_h Worker = nullptr);
 /// The UCX call receiveBody fetches bodies with (ucp_am_recv_data_nbx; unit
 /// tests put another in its place).
 using ReceiveDataFn = ucs_status_ptr_t (*)(ucp_worker_h, void *, void *, size_t,

@@ -10,8 +10,8 @@
 
 namespace twochains::rt {
 
-/// The peer (accepted, connected or connecting) whose control endpoint is
-/// Ep, or null.
+/// The peer (accepted, connected or connecting) whose control or RMA
+/// endpoint is Ep, or null.
 tc_peer *peerOfEndpoint(CoreContext *Ctx, ucp_ep_h Ep);
 
 /// Core's own state of a peer (core/Peer.h) changes only through these:

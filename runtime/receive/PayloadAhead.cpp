@@ -5,11 +5,13 @@
 #include "base/Clock.h"
 #include "base/Log.h"
 #include "control/ControlMessage.h"
+#include "control/ControlWorker.h"
 #include "core/Stats.h"
 #include "wire/Ring.h"
 #include "wire/Wire.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <vector>
@@ -58,9 +60,10 @@ void onPayloadBody(void *Arg, tc_status_t St) {
     }
 }
 
-ucs_status_t onPayload(void *Arg, const void *Header, size_t HeaderLength, void *Data,
-                       size_t Length, const ucp_am_recv_param_t *Param) {
-  auto *Ctx = static_cast<CoreContext *>(Arg);
+/// A PAYLOAD message that came on Worker (the control or the RMA one).
+ucs_status_t takePayloadMessage(CoreContext *Ctx, ucp_worker_h Worker, const void *Header,
+                                size_t HeaderLength, void *Data, size_t Length,
+                                const ucp_am_recv_param_t *Param) {
   tc_peer *Peer = senderOf(Ctx, Param);
   if (!Peer || !Peer->Welcomed || !Peer->Rx->Receive) {
     refuseMessage(Ctx, nullptr, "a payload from an endpoint that is no welcomed peer", Param);
@@ -115,8 +118,22 @@ ucs_status_t onPayload(void *Arg, const void *Header, size_t HeaderLength, void 
   Arriving &A = Ctx->Receive->PayloadsArriving.back();
   Ctx->Receive->PayloadAheadHeld += H.Size;
   ++Ctx->PayloadsAheadActive; // onPayloadBody takes it back
-  receiveBody(Ctx, Data, Length, Param, A.Bytes.get(), onPayloadBody, &A);
+  receiveBody(Ctx, Data, Length, Param, A.Bytes.get(), onPayloadBody, &A, Worker);
   return UCS_OK;
+}
+
+ucs_status_t onPayload(void *Arg, const void *Header, size_t HeaderLength, void *Data,
+                       size_t Length, const ucp_am_recv_param_t *Param) {
+  auto *Ctx = static_cast<CoreContext *>(Arg);
+  return takePayloadMessage(Ctx, Ctx->Worker, Header, HeaderLength, Data, Length, Param);
+}
+
+/// The same on the RMA worker, from a peer's RMA endpoint (senderOf: an
+/// endpoint that is no peer's is refused, as on the control worker).
+ucs_status_t onPayloadByRma(void *Arg, const void *Header, size_t HeaderLength, void *Data,
+                            size_t Length, const ucp_am_recv_param_t *Param) {
+  auto *Ctx = static_cast<CoreContext *>(Arg);
+  return takePayloadMessage(Ctx, Ctx->DataWorker, Header, HeaderLength, Data, Length, Param);
 }
 
 void stopWaiting(CoreContext *Ctx, tc_peer *Peer) {
@@ -181,6 +198,17 @@ ucs_status_t twochains::rt::setupPayloadAhead(CoreContext *Ctx) {
   addHousekeeping(Ctx, cutOffStalledHolders);
   addDueTime(Ctx, stalledHoldersDue);
   return setControlHandlers(Ctx, {{AmPayload, &onPayload}});
+}
+
+ucs_status_t twochains::rt::setupPayloadsByRma(CoreContext *Ctx) {
+  // TC_PAYLOADS_BY_RMA=0: on the control endpoint, as before (to compare).
+  const char *Env = std::getenv("TC_PAYLOADS_BY_RMA");
+  if (!Ctx->DataWorker || Ctx->Channels || (Env && !std::strcmp(Env, "0")))
+    return UCS_OK;
+  if (ucs_status_t St = setHandler(Ctx->DataWorker, AmPayload, &onPayloadByRma, Ctx); St != UCS_OK)
+    return St;
+  Ctx->Receive->PayloadsByRma = true;
+  return UCS_OK;
 }
 
 tc_status_t twochains::rt::takePayloadAhead(CoreContext *Ctx, tc_peer *Peer, FrameView &V) {

@@ -22,6 +22,9 @@ namespace twochains::rt {
 
 /// Registers the PAYLOAD handler.
 ucs_status_t setupPayloadAhead(CoreContext *Ctx);
+/// Takes PAYLOAD messages on the RMA worker too, once it exists (not where
+/// channels' threads progress it), and offers RMA peers to send them there.
+ucs_status_t setupPayloadsByRma(CoreContext *Ctx);
 /// Frame V of Peer, captured, names a payload sent ahead: points V at its
 /// bytes. TC_ERR_INCOMPLETE while they have yet to come (the frame waits);
 /// else TC_OK, or why the frame is refused.

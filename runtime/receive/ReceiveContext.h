@@ -41,6 +41,9 @@ struct ReceiveContext {
   };
   std::list<ArrivingPayload> PayloadsArriving;
   uint64_t PayloadAheadHeld = 0;
+  /// PAYLOAD messages are taken on the RMA worker too (its handler is set:
+  /// not where threads progress it on channels): offered to RMA peers.
+  bool PayloadsByRma = false;
 };
 
 } // namespace twochains::rt

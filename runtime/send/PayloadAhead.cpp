@@ -1,7 +1,9 @@
 //===- PayloadAhead.cpp - Payloads larger than a slot, sent ahead ---------===//
 #include "send/PayloadAhead.h"
 
+#include "base/Clock.h"
 #include "base/Log.h"
+#include "base/Timeouts.h"
 #include "core/Lock.h"
 #include "core/Stats.h"
 #include "path/FramePath.h"
@@ -31,7 +33,7 @@ struct PayloadInFlight {
 void onPayloadSent(void *Request, ucs_status_t, void *User) {
   auto *P = static_cast<PayloadInFlight *>(User);
   --P->Ctx->PayloadsAheadActive;
-  --*P->Sending;
+  *P->Sending -= P->Header.Size;
   delete P;
   ucp_request_free(Request);
 }
@@ -47,13 +49,21 @@ void takeCredits(tc_peer *Peer) {
   }
 }
 
+/// Payloads in flight together on the RMA endpoint, at most: more than one
+/// rendezvous at once cost shared memory four fifths of its rate (1 MiB
+/// payloads, bench/payload-ahead), small ones do not wait for each other.
+constexpr size_t RmaPayloadsTogetherBytes = 4096;
+
 } // namespace
 
 bool twochains::rt::payloadAheadFits(tc_peer *Peer, size_t Size) {
   // One rendezvous at a time per peer: several at once over one endpoint
-  // moved a twentieth of the bytes (1 MiB payloads: 132 a second with four
-  // in flight, 2,852 with one; docs/scaling.md).
-  if (Peer->Sending->PayloadSending && *Peer->Sending->PayloadSending)
+  // moved a twentieth of the bytes over TCP (1 MiB payloads: 132 a second
+  // with four in flight, 2,852 with one; docs/scaling.md), and a fifth over
+  // shared memory. On the RMA endpoint small ones may go together.
+  if (unsigned InFlight = Peer->Sending->PayloadSending ? Peer->Sending->PayloadSending->load()
+                                                        : 0u;
+      InFlight && (!Peer->Sending->PayloadsByRma || InFlight + Size > RmaPayloadsTogetherBytes))
     return false;
   takeCredits(Peer);
   if (Peer->Sending->PayloadAheadInFlight + Size <= Peer->Sending->PayloadAheadBytes)
@@ -75,7 +85,11 @@ tc_status_t twochains::rt::sendPayloadAhead(tc_peer *Peer, uint64_t Sequence, co
     lockContext(Ctx);
     Held = std::unique_lock<std::recursive_mutex>(Ctx->Lock, std::adopt_lock);
   }
-  if (Peer->Failed || !Peer->Ep)
+  // By the RMA endpoint where the receiver takes them there: shared
+  // memory or CMA on one host, RDMA between hosts; else the control one.
+  bool ByRma = Peer->Sending->PayloadsByRma;
+  ucp_ep_h Ep = ByRma ? Peer->DataEp : Peer->Ep;
+  if (Peer->Failed || !Ep)
     return TC_ERR_IO;
   if (!Peer->Sending->PayloadSending)
     Peer->Sending->PayloadSending = std::make_shared<std::atomic<unsigned>>(0);
@@ -92,7 +106,7 @@ tc_status_t twochains::rt::sendPayloadAhead(tc_peer *Peer, uint64_t Sequence, co
   P.flags = UCP_AM_SEND_FLAG_REPLY;
   P.cb.send = onPayloadSent;
   P.user_data = Copy;
-  ucs_status_ptr_t R = ucp_am_send_nbx(Peer->Ep, AmPayload, &Copy->Header, sizeof Copy->Header,
+  ucs_status_ptr_t R = ucp_am_send_nbx(Ep, AmPayload, &Copy->Header, sizeof Copy->Header,
                                        Copy->Bytes.get(), Size, &P);
   if (UCS_PTR_IS_ERR(R)) {
     delete Copy;
@@ -104,8 +118,11 @@ tc_status_t twochains::rt::sendPayloadAhead(tc_peer *Peer, uint64_t Sequence, co
     // onPayloadSent frees the copy. The rendezvous starts as the worker
     // turns: once now, rather than at the caller's next tc_progress.
     ++Ctx->PayloadsAheadActive;
-    ++*Copy->Sending;
-    progressControl(Ctx);
+    *Copy->Sending += uint32_t(Size);
+    if (ByRma)
+      ucp_worker_progress(Ctx->DataWorker);
+    else
+      progressControl(Ctx);
   } else {
     delete Copy; // sent already (eager: copied by UCX)
   }
@@ -113,6 +130,18 @@ tc_status_t twochains::rt::sendPayloadAhead(tc_peer *Peer, uint64_t Sequence, co
   Peer->Sending->PayloadAheadInFlight += Size;
   count(Ctx, &tc_stats_t::payloads_ahead_sent);
   count(Ctx, &tc_stats_t::payload_ahead_bytes_sent, Size);
+  if (ByRma)
+    count(Ctx, &tc_stats_t::payloads_ahead_by_rma);
   *Named = {PayloadAheadMagic, uint32_t(Size), Sequence, {0, 0}};
   return TC_OK;
+}
+
+void twochains::rt::finishPayloadsAhead(tc_peer *Peer) {
+  CoreContext *Ctx = Peer->Ctx;
+  if (!Peer->Sending->PayloadsByRma || !Peer->Sending->PayloadSending || !Ctx->DataWorker)
+    return;
+  uint64_t Deadline = nowNs() +
+                      (Peer->Failed ? ReleaseFailedFlushTimeoutNs : ReleaseFlushTimeoutNs);
+  while (*Peer->Sending->PayloadSending && nowNs() < Deadline)
+    ucp_worker_progress(Ctx->DataWorker);
 }

@@ -1,8 +1,9 @@
 //===- PayloadAhead.h - Payloads larger than a slot, sent ahead -----------===//
 //
 // A payload that does not fit a slot of the receiver's travels by active
-// message on the control endpoint (PAYLOAD, wire/Wire.h), which UCX moves
-// by rendezvous where it can, ahead of its frame; the frame then carries a
+// message (PAYLOAD, wire/Wire.h) on the RMA endpoint where the receiver
+// offered to take it there (shared memory, CMA, RDMA), else on the control
+// endpoint, which UCX moves by rendezvous where it can, ahead of its frame; the frame then carries a
 // PayloadAhead naming it (wire/Frame.h) and takes its place in the ring's
 // order. The receiver takes at most the bytes its offer names from one
 // sender at once: a sender counts what it sent ahead of frames not yet
@@ -40,6 +41,13 @@ bool payloadAheadFits(tc_peer *Peer, size_t Size);
 /// peer cannot be sent to. Fills *Named with what the frame carries.
 tc_status_t sendPayloadAhead(tc_peer *Peer, uint64_t Sequence, const void *Payload, size_t Size,
                              PayloadAhead *Named);
+/// As the peer is released: its payloads on the RMA endpoint are let end
+/// (the receiver fetches them as it runs their frames), the RMA worker
+/// turning, for at most the release's flush time, before the endpoint
+/// closes. UCX ends a rendezvous cut short by a closing endpoint only on
+/// the control worker's TCP; on the RMA worker its request would outlive
+/// the worker.
+void finishPayloadsAhead(tc_peer *Peer);
 
 } // namespace twochains::rt
 

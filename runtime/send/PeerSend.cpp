@@ -2,18 +2,21 @@
 #include "send/PeerSend.h"
 #include "send/Bundle.h"
 
+#include "core/CoreContext.h"
+#include "core/Peer.h"
 #include "wire/Frame.h"
 
 namespace twochains::rt {
 
 void takeOfferedSendSide(tc_peer *Peer, uint32_t Slots, uint32_t SlotSize, bool SlotCopies,
-                         uint32_t PayloadAheadBytes) {
+                         uint32_t PayloadAheadBytes, bool PayloadsByRma) {
   PeerSend &S = *Peer->Sending;
   S.Staging.assign(SlotSize, 0);
   S.FrameStride = size_t(SlotSize) + FrameLine;
   if (SlotCopies)
     S.SlotFrames.assign(size_t(Slots) * S.FrameStride, 0);
   S.PayloadAheadBytes = PayloadAheadBytes;
+  S.PayloadsByRma = PayloadsByRma && Peer->Path == PathRma && Peer->DataEp && !Peer->Ctx->Channels;
   S.Aggregate = aggregationByDefault();
 }
 

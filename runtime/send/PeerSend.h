@@ -73,10 +73,14 @@ struct PeerSend {
   /// takes from this side at once (its offer; 0: none), and those sent
   /// ahead of frames it has not credited yet, by sequence.
   uint32_t PayloadAheadBytes = 0;
+  /// They go on the RMA endpoint (the receiver offered to take them there,
+  /// and neither side's RMA worker is progressed by channels' threads).
+  bool PayloadsByRma = false;
   uint64_t PayloadAheadInFlight = 0;
   std::deque<std::pair<uint64_t, uint32_t>> PayloadsAhead;
-  /// Its sends UCX has not completed yet (shared with them: they may end
-  /// after the peer; a channel's thread reads it without the context).
+  /// The bytes of its sends UCX has not completed yet (shared with them:
+  /// they may end after the peer; a channel's thread reads it without the
+  /// context).
   std::shared_ptr<std::atomic<unsigned>> PayloadSending;
   /// Frames dropped from the queue since the last tc_flush (their code was
   /// refused, or not answered for, Send.cpp): the flush's status, once.
@@ -103,9 +107,10 @@ inline void makePeerSend(tc_peer *Peer) {
 
 /// Wireup, as it takes the receiver's offer: the buffers its slots need
 /// (a staging slot; slot copies where a frame may have to be sent again
-/// from one: SlotCopies), and the bytes it takes ahead of frames.
+/// from one: SlotCopies), the bytes it takes ahead of frames, and whether
+/// they go on the RMA endpoint.
 void takeOfferedSendSide(tc_peer *Peer, uint32_t Slots, uint32_t SlotSize, bool SlotCopies,
-                         uint32_t PayloadAheadBytes);
+                         uint32_t PayloadAheadBytes, bool PayloadsByRma);
 /// A released peer keeps nothing of its send side that a call on it reads
 /// (each returns TC_ERR_IO first): its buffers and waiting frames go.
 void shedSendSide(tc_peer *Peer);

@@ -70,7 +70,8 @@ tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *B
     return Bad("mailbox mode " + std::to_string(O.MailboxMode));
   if (O.CodeTrust < TC_CODE_TRUST_PACKAGE || O.CodeTrust > TC_CODE_TRUST_SIGNED)
     return Bad("code-trust policy " + std::to_string(O.CodeTrust));
-  if (O.Flags & ~OfferStoresDirect)
+  if (O.Flags & ~(OfferStoresDirect | OfferPayloadsByRma) ||
+      ((O.Flags & OfferPayloadsByRma) && O.Path != PathRma))
     return Bad("offer flags " + std::to_string(O.Flags));
   if (O.PayloadAheadBytes > MaxPayloadAheadBytes)
     return Bad("payloads ahead of " + std::to_string(O.PayloadAheadBytes) +

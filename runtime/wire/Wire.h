@@ -227,7 +227,9 @@ struct Offer {
   /// packages there (code/Deploy.cpp) or sends frames as they are.
   uint32_t CodeTrust;
   /// OfferStoresDirect: the offering side stores its frames straight into
-  /// a ring UCX maps into its process (else it puts them). Other bits 0.
+  /// a ring UCX maps into its process (else it puts them).
+  /// OfferPayloadsByRma: it takes payloads sent ahead on its RMA worker.
+  /// Other bits 0.
   uint32_t Flags;
   /// RMA: the offering side's doorbell, and the place in it that is the
   /// other side's (all three 0: none offered).
@@ -254,6 +256,11 @@ constexpr uint32_t NoJobRank = 0xffffffffu;
 /// pages back, only if the sender stores: one that puts neither rings the
 /// doorbell nor obeys the limit (context/Polling.cpp).
 constexpr uint32_t OfferStoresDirect = 1;
+/// Offer::Flags. The offering side takes PAYLOAD messages on its RMA
+/// worker (RMA path only): a sender then sends its payloads ahead there,
+/// by the RMA endpoint's transports (shared memory, CMA, RDMA), not the
+/// control endpoint's TCP (send/PayloadAhead.cpp).
+constexpr uint32_t OfferPayloadsByRma = 2;
 /// Ranks a job may have.
 constexpr uint32_t MaxJobRanks = 1u << 20;
 static_assert(offsetof(Offer, PackagesSize) == 84 && offsetof(Offer, Isa) == 88,

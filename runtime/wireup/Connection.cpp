@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "wireup/Wireup.h"
 #include "send/Bundle.h"
+#include "send/PayloadAhead.h"
 
 #include "base/Interfaces.h"
 #include "base/Log.h"
@@ -109,6 +110,7 @@ void twochains::rt::releasePeer(CoreContext *Ctx, tc_peer *Peer) {
   Ctx->Wireup->PeerReleased.notify(Ctx, Peer);
   forgetPayloadsAhead(Ctx, Peer);
   sayLastWords(Peer);
+  finishPayloadsAhead(Peer);
   bool GaveUp = endRequestsInFlight(Peer);
   detachRemoteSide(Ctx, Peer);
   closeDataEndpoint(Ctx, Peer, GaveUp);

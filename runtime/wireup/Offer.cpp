@@ -11,7 +11,10 @@
 
 #include "code/Deploy.h"
 #include "path/Mailbox.h"
+#include "receive/ReceiveContext.h"
 #include "send/PeerSend.h"
+
+#include <cstring>
 
 namespace twochains::rt {
 
@@ -29,6 +32,8 @@ tc_status_t makeOffer(CoreContext *Ctx, tc_peer *Peer, Offer &O, std::vector<uin
   Body.clear();
   if (tc_status_t St = offerLocalSide(Ctx, Peer, O, Body); St != TC_OK)
     return St;
+  if (Peer->Path == PathRma && Ctx->Receive->PayloadsByRma)
+    O.Flags |= OfferPayloadsByRma;
   // The packages go last, after what the path needs; both paths carry them.
   // Each name once: a build deployed beside the one loaded shares its
   // interface, and a sender that asks to deploy it again is told it is held.
@@ -62,10 +67,15 @@ tc_status_t acceptOffer(CoreContext *Ctx, tc_peer *Peer, const ParsedOffer &Pars
   // resend reads them from it. Else a cached frame the receiver reports
   // missing is sent again from its slot's copy.
   bool Puts = Peer->Path == PathRma && !Peer->Tx->RingDirect;
+  // Payloads go on the RMA endpoint, as offered, unless the peer is this
+  // context itself: its two endpoints to its own worker are one to UCX,
+  // which would name the sending half as the payload's sender.
+  bool ToSelf = Parsed.WorkerAddress && O.WorkerAddressSize == Ctx->WorkerAddressSize &&
+                !std::memcmp(Parsed.WorkerAddress, Ctx->WorkerAddress, Ctx->WorkerAddressSize);
   takeOfferedSendSide(Peer, O.Slots, O.SlotSize,
                       (Peer->Code->RemoteMode == TC_MAILBOX_CODE_CACHE && !Peer->Tx->RingDirect) ||
                           Puts,
-                      O.PayloadAheadBytes);
+                      O.PayloadAheadBytes, (O.Flags & OfferPayloadsByRma) && !ToSelf);
   return TC_OK;
 }
 

@@ -200,7 +200,9 @@ TEST(Offer, Bounds) {
   O = goodOffer();
   O.Flags = OfferStoresDirect;
   EXPECT_EQ(parse(O), TC_OK);
-  O.Flags = 2; // a flag no side sends
+  O.Flags = OfferPayloadsByRma; // only an RMA offer takes payloads on its RMA worker
+  EXPECT_EQ(parse(O), TC_ERR_BAD_OFFER);
+  O.Flags = 4; // a flag no side sends
   EXPECT_EQ(parse(O), TC_ERR_BAD_OFFER);
   EXPECT_EQ(parse(goodOffer(), std::vector<uint8_t>(8)), TC_ERR_BAD_OFFER); // AM with a body
   O = goodOffer();

@@ -13,6 +13,8 @@
 #include "core/Peer.h"
 #include "package/Package.h"
 #include "path/FramePath.h"
+#include "receive/ReceiveContext.h"
+#include "send/PeerSend.h"
 #include "wire/Frame.h"
 #include "wire/Ring.h"
 #include "wire/Wire.h"
@@ -106,18 +108,24 @@ TEST_F(TwoContexts, SenderWaitsForTheReceiversShare) {
   EXPECT_EQ(stats(Receiver).payloads_ahead_refused, 0u);
 }
 
-/// Sends a PAYLOAD message as a peer could, whatever it says.
-void forgePayload(tc_peer_t *From, uint64_t Sequence, uint32_t Says, size_t Carries) {
+/// Sends a PAYLOAD message as a peer could, whatever it says, on its
+/// control endpoint or its RMA endpoint (ByRma: the receiver's context,
+/// which must turn while the send waits for it to fetch the bytes).
+void forgePayload(tc_peer_t *From, uint64_t Sequence, uint32_t Says, size_t Carries,
+                  tc_context_t *ByRma = nullptr) {
   PayloadHeader H = {PayloadMagic, Says, Sequence};
   std::vector<uint8_t> Bytes(Carries, 0x5a);
   ucp_request_param_t P = {};
   P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   P.flags = UCP_AM_SEND_FLAG_REPLY; // H and Bytes outlive the send: it is waited for
-  ucs_status_ptr_t R = ucp_am_send_nbx(From->Ep, AmPayload, &H, sizeof H, Bytes.data(),
-                                       Bytes.size(), &P);
+  ucs_status_ptr_t R = ucp_am_send_nbx(ByRma ? From->DataEp : From->Ep, AmPayload, &H, sizeof H,
+                                       Bytes.data(), Bytes.size(), &P);
   ASSERT_FALSE(UCS_PTR_IS_ERR(R));
-  while (R && ucp_request_check_status(R) == UCS_INPROGRESS)
-    ucp_worker_progress(From->Ctx->Worker);
+  while (R && ucp_request_check_status(R) == UCS_INPROGRESS) {
+    ucp_worker_progress(ByRma ? From->Ctx->DataWorker : From->Ctx->Worker);
+    if (ByRma)
+      tc_progress(ByRma, nullptr);
+  }
   if (R)
     ucp_request_free(R);
 }
@@ -147,6 +155,111 @@ TEST_F(TwoContexts, PayloadsAPeerMayNotSendAreRefused) {
   EXPECT_TRUE(logged("which is not a frame it may send now"));
   EXPECT_TRUE(logged("its share is 4096"));
   EXPECT_TRUE(logged("it says 2048 bytes, carries 1024"));
+}
+
+/// Over shared memory the payloads go on the RMA endpoints (shared memory
+/// and CMA), not the control endpoint's TCP: sizes from just past a slot
+/// to 1 MiB (UCX's rendezvous), run in order on the right bytes, by a
+/// receiver whose executor sleeps between them.
+TEST_F(TwoContexts, PayloadsGoAheadOnTheRmaEndpoint) {
+  Drive = Driver::Executor;
+  Receiver.Params.slot_size = 512;
+  ASSERT_NO_FATAL_FAILURE(start());
+  if (stats(Sender).peers_rma != 1)
+    GTEST_SKIP() << "no RMA path between the two contexts";
+  auto *Total = receiverSymbol<int64_t>("tc_stdlib_total");
+  ASSERT_NE(Total, nullptr);
+  uint32_t Sum = element(Sender.Stdlib, "server_side_sum");
+  int64_t Before = readTotal(Total), Expected = 0;
+  unsigned Sent = 0;
+  for (size_t Ints : {200u, 1000u, 16384u, 262144u}) {
+    auto Large = sumPayload(Ints, uint32_t(Ints % 97));
+    for (tc_send_mode_t Mode : {TC_SEND_LOCAL, TC_SEND_INJECTED}) {
+      ASSERT_EQ(sendRetrying(Sender.Stdlib, Sum, Mode, Large.data(), Large.size() * 4), TC_OK)
+          << Ints * 4 << " bytes, mode " << Mode;
+      Expected += sumOf(Large);
+      ++Sent;
+    }
+  }
+  ASSERT_EQ(flush(), TC_OK);
+  EXPECT_EQ(readTotal(Total) - Before, Expected) << "each frame summed all of its payload";
+  EXPECT_EQ(stats(Sender).payloads_ahead_sent, Sent);
+  EXPECT_EQ(stats(Sender).payloads_ahead_by_rma, Sent) << "a payload went on the control endpoint";
+  EXPECT_EQ(stats(Receiver).payloads_ahead_received, Sent);
+  EXPECT_EQ(stats(Receiver).payloads_ahead_refused, 0u);
+}
+
+/// What a peer may not send ahead is refused on the RMA worker as on the
+/// control one (the same checks), and a payload there from an endpoint
+/// that is no peer's is refused before any byte is taken.
+TEST_F(TwoContexts, PayloadsAPeerMayNotSendAreRefusedOnTheRmaWorker) {
+  Drive = Driver::TestThread;
+  Receiver.Params.slot_size = 256;
+  Receiver.Params.payload_ahead_bytes = 4096;
+  ASSERT_NO_FATAL_FAILURE(start());
+  if (!Peer->Sending->PayloadsByRma)
+    GTEST_SKIP() << "payloads do not go on the RMA endpoint here";
+  auto *R = reinterpret_cast<tc_context *>(Receiver.Ctx);
+  uint64_t Next = Peer->Tx->Send->next();
+  ASSERT_NO_FATAL_FAILURE(
+      forgePayload(Peer, Next + 1000, 1024, 1024, Receiver.Ctx)); // outside its window
+  ASSERT_NO_FATAL_FAILURE(forgePayload(Peer, Next + 5, 3000, 3000, Receiver.Ctx)); // fits: held
+  ASSERT_NO_FATAL_FAILURE(forgePayload(Peer, Next + 6, 2000, 2000, Receiver.Ctx)); // past its share
+  ASSERT_NO_FATAL_FAILURE(
+      forgePayload(Peer, Next + 5, 1000, 1000, Receiver.Ctx)); // that sequence again
+  ASSERT_TRUE(progressUntil([&] { return stats(Receiver).payloads_ahead_refused == 3; },
+                            "the receiver refused three payloads"));
+  ASSERT_TRUE(progressUntil([&] { return R->Receive->PayloadAheadHeld == 3000; },
+                            "the receiver held the one that fits, alone"));
+  EXPECT_TRUE(logged("which is not a frame it may send now"));
+  EXPECT_TRUE(logged("its share is 4096"));
+
+  // A stranger with the receiver's RMA worker address (no handshake).
+  ucp_params_t UP = {};
+  UP.field_mask = UCP_PARAM_FIELD_FEATURES;
+  UP.features = UCP_FEATURE_AM | UCP_FEATURE_RMA;
+  ucp_context_h Ucp;
+  ASSERT_EQ(ucp_init(&UP, nullptr, &Ucp), UCS_OK);
+  ucp_worker_params_t WP = {};
+  ucp_worker_h Worker;
+  ASSERT_EQ(ucp_worker_create(Ucp, &WP, &Worker), UCS_OK);
+  ucp_ep_params_t EP = {};
+  EP.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+  EP.address = R->WorkerAddress;
+  ucp_ep_h Ep;
+  ASSERT_EQ(ucp_ep_create(Worker, &EP, &Ep), UCS_OK);
+  uint64_t Refused = stats(Receiver).messages_refused;
+  PayloadHeader H = {PayloadMagic, 512, Next + 1};
+  std::vector<uint8_t> Bytes(512, 0x5a);
+  ucp_request_param_t P = {};
+  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  P.flags = UCP_AM_SEND_FLAG_REPLY;
+  ucs_status_ptr_t Sent = ucp_am_send_nbx(Ep, AmPayload, &H, sizeof H, Bytes.data(), Bytes.size(),
+                                          &P);
+  ASSERT_FALSE(UCS_PTR_IS_ERR(Sent));
+  EXPECT_TRUE(progressUntil(
+      [&] {
+        ucp_worker_progress(Worker);
+        return stats(Receiver).messages_refused > Refused;
+      },
+      "the receiver refused the stranger's payload"));
+  EXPECT_EQ(R->Receive->PayloadAheadHeld, 3000u) << "the stranger's bytes were held";
+  EXPECT_TRUE(logged("a payload from an endpoint that is no welcomed peer"));
+  if (Sent && !UCS_PTR_IS_ERR(Sent)) {
+    while (ucp_request_check_status(Sent) == UCS_INPROGRESS)
+      ucp_worker_progress(Worker), tc_progress(Receiver.Ctx, nullptr);
+    ucp_request_free(Sent);
+  }
+  ucp_request_param_t C = {};
+  C.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  C.flags = UCP_EP_CLOSE_FLAG_FORCE;
+  ucs_status_ptr_t Closed = ucp_ep_close_nbx(Ep, &C);
+  while (Closed && !UCS_PTR_IS_ERR(Closed) && ucp_request_check_status(Closed) == UCS_INPROGRESS)
+    ucp_worker_progress(Worker);
+  if (Closed && !UCS_PTR_IS_ERR(Closed))
+    ucp_request_free(Closed);
+  ucp_worker_destroy(Worker);
+  ucp_cleanup(Ucp);
 }
 
 /// A peer that sends payloads ahead and never their frames holds its share
