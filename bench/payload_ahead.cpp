@@ -11,7 +11,7 @@
 //   rate     N messages back to back, until the receiver has done all:
 //            UCX with up to 16 sends in flight from buffers of their own
 //
-//   payload-ahead [--sizes 8192,65536,1048576] [--iters N]
+//   payload-ahead [--sizes 8192,65536,1048576] [--iters N]   (4100 B to 4 MiB)
 //   payload-ahead --check [--path rma|control] [--sizes ...]
 //
 // Prints one table row per (size, variant), and the ratios Two-Chains /
@@ -41,6 +41,8 @@ namespace {
 
 enum : unsigned { AmData = 1, AmStop = 2, AmAck = 3 };
 constexpr size_t Window = 16;
+/// The largest payload: the share a receiver offers by default (4 MiB).
+constexpr size_t MaxPayload = 4u << 20;
 
 double nowUs() {
   return std::chrono::duration<double, std::micro>(
@@ -97,7 +99,7 @@ struct Ucx {
 
 struct Server {
   Ucx U;
-  std::vector<uint8_t> Buffer = std::vector<uint8_t>(1 << 20);
+  std::vector<uint8_t> Buffer = std::vector<uint8_t>(MaxPayload);
   int64_t Total = 0;
   uint64_t Done = 0;
   std::vector<ucp_ep_h> AckTo; // acknowledgements owed, sent from the loop
@@ -450,7 +452,7 @@ int main(int Argc, char **Argv) {
     } else {
       std::fprintf(stderr, "usage: payload-ahead [--check [--path rma|control]] [--sizes B,B,...] "
                            "[--iters N]\n"
-                           "  sizes: multiples of 4, 4100 to 1048576 bytes (default "
+                           "  sizes: multiples of 4, 4100 to 4194304 bytes (default "
                            "8192,65536,1048576)\n"
                            "  --path: every payload must go on that endpoint (the RMA one:\n"
                            "  shared memory, CMA, RDMA; the control one: TCP)\n");
@@ -458,7 +460,7 @@ int main(int Argc, char **Argv) {
     }
   }
   for (size_t S : Sizes)
-    if (S % 4 || S < 4100 || S > (1u << 20) || !Iters)
+    if (S % 4 || S < 4100 || S > MaxPayload || !Iters)
       return std::fprintf(stderr, "payload-ahead: bad size %zu or iterations\n", S), 2;
   int Pipe[2];
   if (pipe(Pipe))
