@@ -7,6 +7,7 @@
 // a frame whose payload never comes is refused rather than run.
 //
 //===----------------------------------------------------------------------===//
+#include "BareClient.h"
 #include "TwoContexts.h"
 
 #include "context/Context.h"
@@ -215,51 +216,22 @@ TEST_F(TwoContexts, PayloadsAPeerMayNotSendAreRefusedOnTheRmaWorker) {
   EXPECT_TRUE(logged("its share is 4096"));
 
   // A stranger with the receiver's RMA worker address (no handshake).
-  ucp_params_t UP = {};
-  UP.field_mask = UCP_PARAM_FIELD_FEATURES;
-  UP.features = UCP_FEATURE_AM | UCP_FEATURE_RMA;
-  ucp_context_h Ucp;
-  ASSERT_EQ(ucp_init(&UP, nullptr, &Ucp), UCS_OK);
-  ucp_worker_params_t WP = {};
-  ucp_worker_h Worker;
-  ASSERT_EQ(ucp_worker_create(Ucp, &WP, &Worker), UCS_OK);
-  ucp_ep_params_t EP = {};
-  EP.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
-  EP.address = R->WorkerAddress;
-  ucp_ep_h Ep;
-  ASSERT_EQ(ucp_ep_create(Worker, &EP, &Ep), UCS_OK);
+  BareClient Stranger;
+  ASSERT_NO_FATAL_FAILURE(Stranger.connectToWorker(R->WorkerAddress));
   uint64_t Refused = stats(Receiver).messages_refused;
   PayloadHeader H = {PayloadMagic, 512, Next + 1};
-  std::vector<uint8_t> Bytes(512, 0x5a);
-  ucp_request_param_t P = {};
-  P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-  P.flags = UCP_AM_SEND_FLAG_REPLY;
-  ucs_status_ptr_t Sent = ucp_am_send_nbx(Ep, AmPayload, &H, sizeof H, Bytes.data(), Bytes.size(),
-                                          &P);
-  ASSERT_FALSE(UCS_PTR_IS_ERR(Sent));
+  ASSERT_NO_FATAL_FAILURE(
+      Stranger.sendWithBody(0, AmPayload, &H, sizeof H, std::vector<uint8_t>(512, 0x5a)));
   EXPECT_TRUE(progressUntil(
       [&] {
-        ucp_worker_progress(Worker);
+        Stranger.progress();
         return stats(Receiver).messages_refused > Refused;
       },
       "the receiver refused the stranger's payload"));
   EXPECT_EQ(R->Receive->PayloadAheadHeld, 3000u) << "the stranger's bytes were held";
   EXPECT_TRUE(logged("a payload from an endpoint that is no welcomed peer"));
-  if (Sent && !UCS_PTR_IS_ERR(Sent)) {
-    while (ucp_request_check_status(Sent) == UCS_INPROGRESS)
-      ucp_worker_progress(Worker), tc_progress(Receiver.Ctx, nullptr);
-    ucp_request_free(Sent);
-  }
-  ucp_request_param_t C = {};
-  C.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-  C.flags = UCP_EP_CLOSE_FLAG_FORCE;
-  ucs_status_ptr_t Closed = ucp_ep_close_nbx(Ep, &C);
-  while (Closed && !UCS_PTR_IS_ERR(Closed) && ucp_request_check_status(Closed) == UCS_INPROGRESS)
-    ucp_worker_progress(Worker);
-  if (Closed && !UCS_PTR_IS_ERR(Closed))
-    ucp_request_free(Closed);
-  ucp_worker_destroy(Worker);
-  ucp_cleanup(Ucp);
+  while (!Stranger.idle())
+    Stranger.progress(), tc_progress(Receiver.Ctx, nullptr);
 }
 
 /// A peer that sends payloads ahead and never their frames holds its share
