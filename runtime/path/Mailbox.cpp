@@ -88,9 +88,15 @@ namespace twochains::rt {
 tc_status_t setupLocalSide(CoreContext *Ctx, tc_peer *Peer) {
   Peer->Rx->RingBytes = size_t(Ctx->Slots) * slotStride(Ctx->SlotSize);
   if (Peer->Path == PathRma) {
-    Peer->Rx->Ring = static_cast<uint8_t *>(mapForRma(Ctx, Peer->Rx->RingBytes, Peer->Rx->RingMem));
-    Peer->Tx->CreditWord = static_cast<volatile uint64_t *>(
-        mapForRma(Ctx, CreditLineBytes, Peer->Tx->CreditMem));
+    // One segment for what the peer writes here, the credit line on its
+    // first page and the ring from the second: a segment costs a file, a
+    // mapping and a key to unpack on each side, a fifth of a 64-rank
+    // job's first round when each had its own.
+    size_t Page = size_t(sysconf(_SC_PAGESIZE));
+    auto *Segment = static_cast<uint8_t *>(
+        mapForRma(Ctx, Page + Peer->Rx->RingBytes, Peer->Rx->MailboxMem));
+    Peer->Tx->CreditWord = reinterpret_cast<volatile uint64_t *>(Segment);
+    Peer->Rx->Ring = Segment ? Segment + Page : nullptr;
   } else {
     void *Ring = mmap(nullptr, Peer->Rx->RingBytes, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -162,14 +168,12 @@ tc_status_t offerLocalSide(CoreContext *Ctx, tc_peer *Peer, Offer &O, std::vecto
   // cold: a side that puts neither rings nor obeys a limit.
   if (directStores())
     O.Flags |= OfferStoresDirect;
-  void *CreditKey = nullptr, *RingKey = nullptr;
-  size_t CreditKeySize = 0, RingKeySize = 0;
-  if (ucp_rkey_pack(Ctx->RmaUcp, Peer->Tx->CreditMem, &CreditKey, &CreditKeySize) != UCS_OK)
+  // The credit line and the ring are one segment (setupLocalSide): its
+  // key goes as both.
+  void *Key = nullptr;
+  size_t KeySize = 0;
+  if (ucp_rkey_pack(Ctx->RmaUcp, Peer->Rx->MailboxMem, &Key, &KeySize) != UCS_OK)
     return TC_ERR_IO;
-  if (ucp_rkey_pack(Ctx->RmaUcp, Peer->Rx->RingMem, &RingKey, &RingKeySize) != UCS_OK) {
-    ucp_rkey_buffer_release(CreditKey);
-    return TC_ERR_IO;
-  }
   // A place in the doorbell, for a peer that may store into the ring: its
   // ring may then go cold (core/Polled.h).
   uint32_t Place = takeDoorbellPlace(Ctx, Peer);
@@ -180,19 +184,17 @@ tc_status_t offerLocalSide(CoreContext *Ctx, tc_peer *Peer, Offer &O, std::vecto
   }
   O.CreditAddress = reinterpret_cast<uint64_t>(Peer->Tx->CreditWord);
   O.RingAddress = reinterpret_cast<uint64_t>(Peer->Rx->Ring);
-  O.CreditKeySize = uint32_t(CreditKeySize);
-  O.RingKeySize = uint32_t(RingKeySize);
+  O.CreditKeySize = O.RingKeySize = uint32_t(KeySize);
   O.WorkerAddressSize = uint32_t(Ctx->WorkerAddressSize);
   auto Append = [&](const void *P, size_t N) {
     Body.insert(Body.end(), static_cast<const uint8_t *>(P), static_cast<const uint8_t *>(P) + N);
   };
-  Append(CreditKey, CreditKeySize);
-  Append(RingKey, RingKeySize);
+  Append(Key, KeySize);
+  Append(Key, KeySize);
   Append(Ctx->WorkerAddress, Ctx->WorkerAddressSize);
   if (Place != NoDoorbell)
     Append(Ctx->DoorbellKey.data(), Ctx->DoorbellKey.size());
-  ucp_rkey_buffer_release(CreditKey);
-  ucp_rkey_buffer_release(RingKey);
+  ucp_rkey_buffer_release(Key);
   return TC_OK;
 }
 
@@ -519,16 +521,13 @@ void closeDataEndpoint(CoreContext *Ctx, tc_peer *Peer, bool GaveUp) {
 void releaseLocalSide(CoreContext *Ctx, tc_peer *Peer) {
   stopPolling(Ctx, Peer);
   giveBackDoorbellPlace(Ctx, Peer);
-  if (Peer->Rx->RingMem)
-    ucp_mem_unmap(Ctx->RmaUcp, Peer->Rx->RingMem);
+  if (Peer->Rx->MailboxMem)
+    ucp_mem_unmap(Ctx->RmaUcp, Peer->Rx->MailboxMem);
   else if (Peer->Rx->Ring)
     munmap(Peer->Rx->Ring, Peer->Rx->RingBytes);
   Peer->Rx->Ring = nullptr;
-  Peer->Rx->RingMem = nullptr;
-  if (Peer->Tx->CreditMem)
-    ucp_mem_unmap(Ctx->RmaUcp, Peer->Tx->CreditMem);
-  Peer->Tx->CreditMem = nullptr;
-  // It pointed into that mapping (RMA), or the line this peer keeps.
+  Peer->Rx->MailboxMem = nullptr;
+  // It pointed into that segment (RMA), or the line this peer keeps.
   Peer->Tx->CreditWord = nullptr;
 }
 

@@ -38,7 +38,8 @@ struct PeerSendHalf {
   /// (containment/PeerMappings.h), or -1.
   int RingGuard = -1;
   std::unique_ptr<twochains::rt::SenderRing> Send;
-  ucp_mem_h CreditMem = nullptr; // RMA path; else CreditLine is ours
+  /// The credit line: on the RMA path the first page of the receive
+  /// half's MailboxMem, else CreditLine.
   volatile uint64_t *CreditWord = nullptr;
   std::unique_ptr<uint64_t[]> CreditLine; // AM path: written by onCredit
   /// RMA puts (no direct mapping): frames are built in their slot's copy
@@ -77,7 +78,10 @@ struct PeerSendHalf {
 /// credits are reported (Mailbox.cpp, FramePath.cpp; receive/ advances the
 /// receiver ring).
 struct PeerReceiveHalf {
-  ucp_mem_h RingMem = nullptr; // RMA path; else RingAlloc
+  /// RMA path: the one segment the peer writes, this side's credit line
+  /// (its first page) and the ring (from its second); else the ring is
+  /// anonymous memory.
+  ucp_mem_h MailboxMem = nullptr;
   uint8_t *Ring = nullptr;
   size_t RingBytes = 0;
   std::unique_ptr<twochains::rt::ReceiverRing> Receive;

@@ -82,6 +82,11 @@ void mac(std::initializer_list<std::pair<const void *, size_t>> Parts, uint8_t O
 class GoneKey : public ::testing::Test {
 protected:
   void SetUp() override {
+    // The crash is UCX's on a removed System V segment: the bare client's
+    // segments are System V (UCX's default allocation), and the receiver
+    // unpacks System V keys only where UCX_TLS names sysv
+    // (docs/runtime.md).
+    setenv("UCX_TLS", "tcp,sysv,posix,cma", 1);
     unsetenv("TC_KEY");
     unsetenv("TC_KEY_FILE");
     tc_set_log_handler(

@@ -373,8 +373,8 @@ void hostileWelcome(CoreContext *Core) {
     case WelcomeAim::RingPastEnd: // past the page UCX rounds the segment to
       W.RingAddress += 4096;
       break;
-    case WelcomeAim::CreditPastEnd:
-      W.CreditAddress += 4096;
+    case WelcomeAim::CreditPastEnd: // the segment ends with the ring
+      W.CreditAddress = W.RingAddress + Peer->Rx->RingBytes;
       break;
     }
     static const char Label[] = "tc-auth-v1 welcome";
