@@ -13,6 +13,9 @@
 //
 //   payload-ahead [--sizes 8192,65536,1048576] [--iters N]   (4100 B to 4 MiB)
 //   payload-ahead --check [--path rma|control] [--sizes ...]
+//   ... --netns RECEIVER,SENDER --address IP   the two processes in the
+//            network namespaces named (ip netns), the receiver listening
+//            on IP: two "hosts" joined by whatever joins the namespaces
 //
 // Prints one table row per (size, variant), and the ratios Two-Chains /
 // UCX AM of the same run. --check (CTest: e2e-payload-ahead*) measures
@@ -31,8 +34,12 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cerrno>
 #include <cstring>
 #include <string>
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -54,6 +61,27 @@ double nowUs() {
   std::fprintf(stderr, "payload-ahead: %s\n", What);
   std::exit(1);
 }
+
+/// --netns: this process moves into the network namespace Name (made by
+/// `ip netns add`) before it opens anything of UCX's, and sees that
+/// namespace's devices in /sys/class/net, where UCX lists them: as `ip
+/// netns exec` does, in a mount namespace of its own with sysfs mounted
+/// again.
+void enterNetns(const std::string &Name) {
+  std::string Path = "/var/run/netns/" + Name;
+  int Fd = open(Path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (Fd < 0 || setns(Fd, CLONE_NEWNET) != 0 || unshare(CLONE_NEWNS) != 0 ||
+      mount("", "/", nullptr, MS_SLAVE | MS_REC, nullptr) != 0 ||
+      umount2("/sys", MNT_DETACH) != 0 || mount(Name.c_str(), "/sys", "sysfs", 0, nullptr) != 0) {
+    std::fprintf(stderr, "payload-ahead: cannot enter network namespace %s: %s\n", Name.c_str(),
+                 std::strerror(errno));
+    std::exit(1);
+  }
+  close(Fd);
+}
+
+/// Where the receiver listens (--address).
+const char *ListenAddress = "127.0.0.1";
 
 struct Ucx {
   ucp_context_h Context = nullptr;
@@ -180,7 +208,7 @@ int serve(int Out) {
   // Two-Chains' defaults: 4 KiB slots, 4 MiB of payloads ahead per sender.
   if (stdlib_package_load(TC_PAYLOAD_AHEAD_PREFIX, TC_PACKAGE_RECEIVER, &Pkg) != TC_OK ||
       tc_context_create(nullptr, &Ctx) != TC_OK || tc_context_add_package(Ctx, Pkg) != TC_OK ||
-      tc_listen(Ctx, "127.0.0.1", 0) != TC_OK)
+      tc_listen(Ctx, ListenAddress, 0) != TC_OK)
     fail("cannot set up the receiver's context");
   uint16_t Port = 0;
   tc_listen_port(Ctx, &Port);
@@ -365,7 +393,7 @@ int drive(int In, pid_t Server, std::vector<size_t> Sizes, unsigned Iters, bool 
   tc_peer_t *Peer;
   if (stdlib_package_load(TC_PAYLOAD_AHEAD_PREFIX, TC_PACKAGE_SENDER, &Pkg) != TC_OK ||
       tc_context_create(nullptr, &Ctx) != TC_OK || tc_context_add_package(Ctx, Pkg) != TC_OK ||
-      tc_connect(Ctx, "127.0.0.1", Port, 10000, &Peer) != TC_OK)
+      tc_connect(Ctx, ListenAddress, Port, 10000, &Peer) != TC_OK)
     fail("cannot connect to the receiver");
   int64_t StopHeader[2] = {0, 0};
   bool WrongPath = false;
@@ -433,6 +461,7 @@ int main(int Argc, char **Argv) {
   unsigned Iters = 2000;
   bool Check = false;
   const char *Path = nullptr;
+  std::string ReceiverNs, SenderNs;
   for (int I = 1; I < Argc; ++I) {
     if (!std::strcmp(Argv[I], "--check")) {
       Check = true;
@@ -441,6 +470,16 @@ int main(int Argc, char **Argv) {
     if (!std::strcmp(Argv[I], "--path") && I + 1 < Argc &&
         (!std::strcmp(Argv[I + 1], "rma") || !std::strcmp(Argv[I + 1], "control"))) {
       Path = Argv[++I];
+      continue;
+    }
+    if (!std::strcmp(Argv[I], "--netns") && I + 1 < Argc && std::strchr(Argv[I + 1], ',')) {
+      std::string Both = Argv[++I];
+      ReceiverNs = Both.substr(0, Both.find(','));
+      SenderNs = Both.substr(Both.find(',') + 1);
+      continue;
+    }
+    if (!std::strcmp(Argv[I], "--address") && I + 1 < Argc) {
+      ListenAddress = Argv[++I];
       continue;
     }
     if (!std::strcmp(Argv[I], "--sizes") && I + 1 < Argc) {
@@ -452,6 +491,7 @@ int main(int Argc, char **Argv) {
     } else {
       std::fprintf(stderr, "usage: payload-ahead [--check [--path rma|control]] [--sizes B,B,...] "
                            "[--iters N]\n"
+                           "       [--netns RECEIVER,SENDER --address IP]\n"
                            "  sizes: multiples of 4, 4100 to 4194304 bytes (default "
                            "8192,65536,1048576)\n"
                            "  --path: every payload must go on that endpoint (the RMA one:\n"
@@ -468,8 +508,12 @@ int main(int Argc, char **Argv) {
   pid_t Child = fork();
   if (Child == 0) {
     close(Pipe[0]);
+    if (!ReceiverNs.empty())
+      enterNetns(ReceiverNs);
     return serve(Pipe[1]);
   }
   close(Pipe[1]);
+  if (!SenderNs.empty())
+    enterNetns(SenderNs);
   return drive(Pipe[0], Child, Sizes, Iters, Check, Path);
 }

@@ -11,22 +11,8 @@ NET=10.213.$(( RANDOM % 250 ))
 cleanup() { ip netns del $A 2>/dev/null; ip netns del $B 2>/dev/null; rm -rf "$OUT"; }
 OUT=$(mktemp -d)
 trap cleanup EXIT
-if ! ip netns add $A 2>/dev/null || ! ip netns add $B 2>/dev/null; then
-  echo "skipped: cannot create network namespaces here (needs root and iproute2)"
-  exit 77
-fi
+make_two_hosts $A $B $NET
 set -e
-ip link add tcva$$ netns $A type veth peer name tcvb$$ netns $B
-ip -n $A addr add $NET.1/24 dev tcva$$
-ip -n $B addr add $NET.2/24 dev tcvb$$
-for ns in $A $B; do ip -n $ns link set lo up; done
-ip -n $A link set tcva$$ up
-ip -n $B link set tcvb$$ up
-# UCX lists the devices that are up when it starts: wait for the carrier.
-for _ in $(seq 50); do
-  ip -n $A link show tcva$$ | grep -q LOWER_UP && ip -n $B link show tcvb$$ | grep -q LOWER_UP && break
-  sleep 0.1
-done
 
 PORT=$(( 20000 + RANDOM % 11000 ))
 # Beyond loopback a receiver needs the job's key (docs/security.md).
