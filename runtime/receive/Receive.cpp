@@ -551,7 +551,7 @@ template <bool InRing> static unsigned serveRingWith(CoreContext *Ctx, tc_peer *
   // empty poll — in a ping-pong that would be one more put and one more
   // cache line crossing cores per message; the batch reports keep a
   // streaming sender going, this one only unblocks a sender that waits.
-  if (Rx.Receive->creditPending() && ++Receiving.IdlePolls >= IdleReportPolls)
+  if (Rx.Receive->creditPending() && idleReportDue(Receiving))
     reportCredits(Ctx, Peer);
   if (Receiving.RefusalPending)
     tellRefusal(Peer);

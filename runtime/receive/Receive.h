@@ -2,6 +2,7 @@
 #ifndef TWOCHAINS_RUNTIME_RECEIVE_RECEIVE_H
 #define TWOCHAINS_RUNTIME_RECEIVE_RECEIVE_H
 
+#include "base/Clock.h"
 #include "containment/JamGuard.h"
 #include "receive/PeerReceive.h"
 #include "receive/ReceiveContext.h"
@@ -12,8 +13,24 @@ namespace twochains::rt {
 /// Whether a frame that stays incomplete was cut short is looked at every
 /// this many polls of its ring (a power of two).
 constexpr unsigned TruncationCheckEvery = 64;
-/// Empty polls of a ring before credits not yet reported are reported.
+/// Empty polls of a ring before credits not yet reported are reported...
 constexpr unsigned IdleReportPolls = 64;
+/// ... or this long since its first empty poll, whichever comes first: a
+/// receiver whose loop does more than poll (its own UCX worker, work of
+/// its own) takes longer for 64 polls; with UCX's TCP progress in its loop
+/// (about 4 µs a turn) a sender's tc_flush waited 258 µs for its credits
+/// against 20 µs for a UCX active message and its answer.
+constexpr uint64_t IdleReportNs = 5'000;
+
+/// An empty poll of a ring with frames unreported: whether it is time to
+/// report them (IdleReportPolls, IdleReportNs).
+inline bool idleReportDue(PeerReceive &Receiving) {
+  if (++Receiving.IdlePolls == 1) {
+    Receiving.IdleSinceNs = nowNs();
+    return false;
+  }
+  return Receiving.IdlePolls >= IdleReportPolls || nowNs() - Receiving.IdleSinceNs >= IdleReportNs;
+}
 
 /// Up to a budget of frames of a peer's ring, in sequence, and its credit
 /// reports. Returns the frames it finished.
@@ -45,7 +62,7 @@ inline unsigned pollRing(CoreContext *Ctx, tc_peer *Peer, JamRun &Run) {
                            Rx.Receive->expected()) &&
       ((Receiving.IncompletePolls + 1) & (TruncationCheckEvery - 1))) {
     ++Receiving.IncompletePolls;
-    if (Rx.Receive->creditPending() && ++Receiving.IdlePolls >= IdleReportPolls)
+    if (Rx.Receive->creditPending() && idleReportDue(Receiving))
       reportCredits(Ctx, Peer);
     return 0;
   }

@@ -359,6 +359,34 @@ TEST_F(TwoContexts, FlushWaitsUntilTheReceiverRanEveryFrame) {
   EXPECT_EQ(readTotal(Total) - Before, Expected);
 }
 
+/// A receiver whose loop does more than poll (here it sleeps 50 µs a turn,
+/// as a loop with work of its own or another worker to progress takes)
+/// reports a frame's credits within a few of its polls, as it does within
+/// a few microseconds in a loop that only polls: not after 64 polls, for
+/// which a sender's tc_flush waited (258 µs where the loop turned UCX's
+/// TCP worker too).
+TEST_F(TwoContexts, ASlowReceiverLoopReportsCreditsWithinAFewPolls) {
+  Drive = Driver::TestThread;
+  ASSERT_NO_FATAL_FAILURE(start());
+  uint32_t Sum = element(Sender.Stdlib, "server_side_sum");
+  auto V = sumPayload(3, 7);
+  ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Sum, TC_SEND_LOCAL, V.data(), V.size() * sizeof V[0]),
+            TC_OK);
+  unsigned Polls = 0;
+  tc_peer_frames_t F = {};
+  for (; Polls < 200; ++Polls) {
+    tc_progress(Receiver.Ctx, nullptr);
+    tc_progress(Sender.Ctx, nullptr);
+    ASSERT_EQ(tc_peer_frames(Peer, &F), TC_OK);
+    if (F.finished == 1)
+      break;
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  EXPECT_EQ(stats(Receiver).frames_executed_local, 1u);
+  EXPECT_EQ(F.finished, 1u) << "no credits after 200 polls\n" << describe();
+  EXPECT_LT(Polls, 16u) << "the credits waited for the receiver's polls, not for time";
+}
+
 /// More frames than the ring has slots, both modes, with the executor: when
 /// tc_flush returns TC_OK every one of them has run.
 TEST_F(TwoContexts, FlushReturnsOnceEveryFrameRan) {
