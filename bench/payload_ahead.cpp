@@ -1,24 +1,29 @@
-//===- payload_ahead.cpp - Payloads larger than a slot against UCX AM -----===//
+//===- payload_ahead.cpp - Payloads from 8 B to 4 MiB against UCX ---------===//
 //
 // Two processes on this host (fork), one run: a receiver with Two-Chains'
-// default slots (4 KiB), so every payload here goes ahead of its frame
-// (docs/scaling.md, "Payloads larger than a slot"), and the same payloads
-// as UCX active messages, whose handler fetches the data (rendezvous) and
-// does the same work: sums the int32s, as the stdlib's server_side_sum.
+// default slots (4 KiB), so payloads larger than about a slot go ahead of
+// their frames (docs/scaling.md, "Payloads larger than a slot") and
+// smaller ones in them; the same payloads as UCX active messages, whose
+// handler fetches the data (rendezvous) and does the same work (sums the
+// int32s, as the stdlib's server_side_sum); and the same payloads put
+// into the receiver's memory with ucp_put (nothing runs there).
 //
-//   latency  one message, then its answer: UCX, an AM and an acknowledging
-//            AM; Two-Chains, tc_send then tc_flush (the receiver ran it)
-//   rate     N messages back to back, until the receiver has done all:
-//            UCX with up to 16 sends in flight from buffers of their own
+//   latency  one message, then its answer: UCX AM, an AM and an
+//            acknowledging AM; ucp_put, a put and a flush (it landed);
+//            Two-Chains, tc_send then tc_flush (the receiver ran it)
+//   rate     N messages back to back, until the receiver has done all
+//            (puts: until a flush says all landed); UCX with up to 16
+//            sends in flight from buffers of their own
 //
-//   payload-ahead [--sizes 8192,65536,1048576] [--iters N]   (4100 B to 4 MiB)
+//   payload-ahead [--sizes 8192,65536,1048576] [--iters N]   (8 B to 4 MiB)
 //   payload-ahead --check [--path rma|control] [--sizes ...]
 //   ... --netns RECEIVER,SENDER --address IP   the two processes in the
 //            network namespaces named (ip netns), the receiver listening
 //            on IP: two "hosts" joined by whatever joins the namespaces
 //
 // Prints one table row per (size, variant), and the ratios Two-Chains /
-// UCX AM of the same run. --check (CTest: e2e-payload-ahead*) measures
+// UCX AM and Two-Chains / ucp_put of the same run. Transports are UCX's
+// choice (UCX_TLS; bench/run-payload-sweep.sh runs shared memory and TCP). --check (CTest: e2e-payload-ahead*) measures
 // nothing: the sender sends each size in every mode, and the receiver
 // checks that its jams summed every int32 of every payload, and that each
 // payload came ahead of its frame; exit status 0 if so.
@@ -50,6 +55,9 @@ enum : unsigned { AmData = 1, AmStop = 2, AmAck = 3 };
 constexpr size_t Window = 16;
 /// The largest payload: the share a receiver offers by default (4 MiB).
 constexpr size_t MaxPayload = 4u << 20;
+/// --check's payloads go ahead of their frames in the default 4 KiB slots:
+/// larger than this.
+constexpr size_t SlotPayload = 4096;
 
 double nowUs() {
   return std::chrono::duration<double, std::micro>(
@@ -89,7 +97,7 @@ struct Ucx {
   void open() {
     ucp_params_t P = {};
     P.field_mask = UCP_PARAM_FIELD_FEATURES;
-    P.features = UCP_FEATURE_AM;
+    P.features = UCP_FEATURE_AM | UCP_FEATURE_RMA;
     ucp_config_t *Config;
     if (ucp_config_read(nullptr, nullptr, &Config) != UCS_OK ||
         ucp_init(&P, Config, &Context) != UCS_OK)
@@ -128,6 +136,9 @@ struct Ucx {
 struct Server {
   Ucx U;
   std::vector<uint8_t> Buffer = std::vector<uint8_t>(MaxPayload);
+  /// Where ucx-put's puts land: MaxPayload bytes mapped for RMA.
+  ucp_mem_h PutMem = nullptr;
+  void *PutTarget = nullptr;
   int64_t Total = 0;
   uint64_t Done = 0;
   std::vector<ucp_ep_h> AckTo; // acknowledgements owed, sent from the loop
@@ -203,6 +214,18 @@ int serve(int Out) {
   size_t AddressSize;
   if (ucp_worker_get_address(S.U.Worker, &Address, &AddressSize) != UCS_OK)
     fail("no worker address");
+  ucp_mem_map_params_t M = {};
+  M.field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
+  M.length = MaxPayload;
+  M.flags = UCP_MEM_MAP_ALLOCATE;
+  ucp_mem_attr_t MA = {};
+  MA.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
+  void *PutKey = nullptr;
+  size_t PutKeySize = 0;
+  if (ucp_mem_map(S.U.Context, &M, &S.PutMem) != UCS_OK || ucp_mem_query(S.PutMem, &MA) != UCS_OK ||
+      ucp_rkey_pack(S.U.Context, S.PutMem, &PutKey, &PutKeySize) != UCS_OK)
+    fail("cannot map the puts' target");
+  S.PutTarget = MA.address;
   tc_package_t *Pkg;
   tc_context_t *Ctx;
   // Two-Chains' defaults: 4 KiB slots, 4 MiB of payloads ahead per sender.
@@ -217,6 +240,12 @@ int serve(int Out) {
       write(Out, &Size, sizeof Size) != sizeof Size ||
       write(Out, Address, AddressSize) != ssize_t(AddressSize))
     fail("cannot tell the sender where to go");
+  uint64_t Target = reinterpret_cast<uint64_t>(S.PutTarget), KeySize = PutKeySize;
+  if (write(Out, &Target, sizeof Target) != sizeof Target ||
+      write(Out, &KeySize, sizeof KeySize) != sizeof KeySize ||
+      write(Out, PutKey, PutKeySize) != ssize_t(PutKeySize))
+    fail("cannot tell the sender where to put");
+  ucp_rkey_buffer_release(PutKey);
   close(Out);
   ucp_worker_release_address(S.U.Worker, Address);
   while (!S.Stop) {
@@ -249,6 +278,7 @@ int serve(int Out) {
   }
   tc_context_destroy(Ctx);
   tc_package_unload(Pkg);
+  ucp_mem_unmap(S.U.Context, S.PutMem);
   return Status;
 }
 
@@ -260,6 +290,8 @@ struct Client {
   Ucx U;
   ucp_ep_h Ep = nullptr;
   uint64_t Acks = 0;
+  uint64_t PutTarget = 0;
+  ucp_rkey_h PutKey = nullptr;
 };
 
 ucs_status_t onAck(void *Arg, const void *, size_t, void *, size_t, const ucp_am_recv_param_t *) {
@@ -304,6 +336,46 @@ double ucxRate(Client &C, std::vector<std::vector<uint8_t>> &Buffers, size_t Siz
     C.U.wait(R);
   while (C.Acks < Want)
     ucp_worker_progress(C.U.Worker);
+  return N / ((nowUs() - T0) / 1e6);
+}
+
+/// ucx-put: the payload put into the receiver's memory and flushed (it has
+/// landed there; nothing on the receiver ran).
+ucs_status_ptr_t put(Client &C, const void *Data, size_t Size) {
+  ucp_request_param_t P = {};
+  return ucp_put_nbx(C.Ep, Data, Size, C.PutTarget, C.PutKey, &P);
+}
+
+ucs_status_ptr_t flush(Client &C) {
+  ucp_request_param_t P = {};
+  return ucp_ep_flush_nbx(C.Ep, &P);
+}
+
+double putLatency(Client &C, const std::vector<uint8_t> &Payload, size_t Size, unsigned Iters) {
+  std::vector<double> T;
+  for (unsigned I = 0; I < Iters; ++I) {
+    double T0 = nowUs();
+    C.U.wait(put(C, Payload.data(), Size));
+    C.U.wait(flush(C));
+    T.push_back(nowUs() - T0);
+  }
+  std::sort(T.begin(), T.end());
+  return T[T.size() / 2];
+}
+
+double putRate(Client &C, std::vector<std::vector<uint8_t>> &Buffers, size_t Size, unsigned N) {
+  std::vector<ucs_status_ptr_t> InFlight(Window, nullptr);
+  double T0 = nowUs();
+  for (unsigned I = 0; I < N; ++I) {
+    size_t W = I % Window;
+    C.U.wait(InFlight[W]);
+    InFlight[W] = put(C, Buffers[W].data(), Size);
+    if (UCS_PTR_IS_ERR(InFlight[W]))
+      fail("ucp_put_nbx failed");
+  }
+  for (ucs_status_ptr_t &R : InFlight)
+    C.U.wait(R);
+  C.U.wait(flush(C));
   return N / ((nowUs() - T0) / 1e6);
 }
 
@@ -380,6 +452,13 @@ int drive(int In, pid_t Server, std::vector<size_t> Sizes, unsigned Iters, bool 
   std::vector<uint8_t> Address(AddressSize);
   if (read(In, Address.data(), AddressSize) != ssize_t(AddressSize))
     fail("the receiver did not start");
+  uint64_t PutTarget = 0, PutKeySize = 0;
+  if (read(In, &PutTarget, sizeof PutTarget) != sizeof PutTarget ||
+      read(In, &PutKeySize, sizeof PutKeySize) != sizeof PutKeySize || PutKeySize > 65536)
+    fail("the receiver did not start");
+  std::vector<uint8_t> PutKey(PutKeySize);
+  if (read(In, PutKey.data(), PutKeySize) != ssize_t(PutKeySize))
+    fail("the receiver did not start");
   Client C;
   C.U.open();
   C.U.handle(AmAck, onAck, &C);
@@ -388,6 +467,9 @@ int drive(int In, pid_t Server, std::vector<size_t> Sizes, unsigned Iters, bool 
   E.address = reinterpret_cast<ucp_address_t *>(Address.data());
   if (ucp_ep_create(C.U.Worker, &E, &C.Ep) != UCS_OK)
     fail("cannot reach the receiver's worker");
+  C.PutTarget = PutTarget;
+  if (ucp_ep_rkey_unpack(C.Ep, PutKey.data(), &C.PutKey) != UCS_OK)
+    fail("cannot unpack the receiver's key");
   tc_package_t *Pkg;
   tc_context_t *Ctx;
   tc_peer_t *Peer;
@@ -421,27 +503,44 @@ int drive(int In, pid_t Server, std::vector<size_t> Sizes, unsigned Iters, bool 
     for (size_t I = 0; I < Size; ++I)
       Payload[I] = uint8_t(I);
     std::vector<std::vector<uint8_t>> Buffers(Window, Payload);
-    unsigned L = std::max(20u, unsigned(Iters * 8192 / Size));
-    unsigned N = std::max(50u, unsigned(Iters * 4 * 8192 / Size));
-    // Warm both paths up (connections, rendezvous lanes), then measure.
+    // As many round trips as 8 KiB's Iters take bytes, and four times
+    // that many messages for the rates; within [20, 4 Iters] and
+    // [50, 20 Iters].
+    unsigned L = unsigned(std::clamp<size_t>(Iters * 8192 / Size, 20, 4 * size_t(Iters)));
+    unsigned N = unsigned(std::clamp<size_t>(Iters * 4 * 8192 / Size, 50, 20 * size_t(Iters)));
+    // Warm every path up (connections, rendezvous lanes), then measure.
     ucxLatency(C, Payload, Size, 10);
+    putLatency(C, Payload, Size, 10);
     tcLatency(Ctx, Peer, Pkg, Payload, Size, 10);
     double UL = ucxLatency(C, Payload, Size, L), UR = ucxRate(C, Buffers, Size, N);
+    double PL = putLatency(C, Payload, Size, L), PR = putRate(C, Buffers, Size, N);
+    tc_stats_t Before, After;
+    tc_context_stats(Ctx, &Before);
     double TL = tcLatency(Ctx, Peer, Pkg, Payload, Size, L);
     double TR = tcRate(Ctx, Peer, Pkg, Payload, Size, N);
+    tc_context_stats(Ctx, &After);
     double MiB = double(Size) / (1 << 20);
-    std::printf("| %zu KiB | ucx-am | %.1f | %.0f | %.0f |\n", Size / 1024, UL, UR, UR * MiB);
-    std::printf("| %zu KiB | tc-local (ahead) | %.1f | %.0f | %.0f |\n", Size / 1024, TL, TR,
-                TR * MiB);
-    char Line[160];
-    std::snprintf(Line, sizeof Line, "%zu KiB: latency %.2fx UCX AM's, rate %.2fx", Size / 1024,
-                  TL / UL, TR / UR);
+    std::string Label = Size < 1024 ? std::to_string(Size) + " B"
+                                    : std::to_string(Size / 1024) + " KiB";
+    const char *Tc = After.payloads_ahead_sent == Before.payloads_ahead_sent
+                         ? "tc-local (in its frame)"
+                     : After.payloads_ahead_by_rma > Before.payloads_ahead_by_rma
+                         ? "tc-local (ahead, RMA endpoint)"
+                         : "tc-local (ahead, control endpoint)";
+    std::printf("| %s | ucx-am | %.1f | %.0f | %.1f |\n", Label.c_str(), UL, UR, UR * MiB);
+    std::printf("| %s | ucx-put | %.1f | %.0f | %.1f |\n", Label.c_str(), PL, PR, PR * MiB);
+    std::printf("| %s | %s | %.1f | %.0f | %.1f |\n", Label.c_str(), Tc, TL, TR, TR * MiB);
+    char Line[200];
+    std::snprintf(Line, sizeof Line, "| %s | %.2f | %.2f | %.2f | %.2f |", Label.c_str(), TL / UL,
+                  TR / UR, TL / PL, TR / PR);
     Ratios.push_back(Line);
   }
   if (!Check) {
-    std::printf("\nTwo-Chains / UCX AM, this run:\n");
+    std::printf("\nTwo-Chains / UCX, this run (latency: lower is better; rate: higher):\n\n"
+                "| payload | latency / ucx-am | rate / ucx-am | latency / ucx-put | "
+                "rate / ucx-put |\n|---|---|---|---|---|\n");
     for (const std::string &R : Ratios)
-      std::printf("  %s\n", R.c_str());
+      std::printf("%s\n", R.c_str());
   }
   ucp_request_param_t P = {};
   C.U.wait(ucp_am_send_nbx(C.Ep, AmStop, StopHeader, Check ? sizeof StopHeader : 8, nullptr, 0,
@@ -489,18 +588,19 @@ int main(int Argc, char **Argv) {
     } else if (!std::strcmp(Argv[I], "--iters") && I + 1 < Argc) {
       Iters = unsigned(std::atoi(Argv[++I]));
     } else {
-      std::fprintf(stderr, "usage: payload-ahead [--check [--path rma|control]] [--sizes B,B,...] "
-                           "[--iters N]\n"
-                           "       [--netns RECEIVER,SENDER --address IP]\n"
-                           "  sizes: multiples of 4, 4100 to 4194304 bytes (default "
-                           "8192,65536,1048576)\n"
-                           "  --path: every payload must go on that endpoint (the RMA one:\n"
-                           "  shared memory, CMA, RDMA; the control one: TCP)\n");
+      std::fprintf(stderr,
+                   "usage: payload-ahead [--check [--path rma|control]] [--sizes B,B,...] "
+                   "[--iters N]\n"
+                   "       [--netns RECEIVER,SENDER --address IP]\n"
+                   "  sizes: multiples of 4, 8 to 4194304 bytes, 4100 up with --check (default "
+                   "8192,65536,1048576)\n"
+                   "  --path: every payload must go on that endpoint (the RMA one:\n"
+                   "  shared memory, CMA, RDMA; the control one: TCP)\n");
       return 2;
     }
   }
   for (size_t S : Sizes)
-    if (S % 4 || S < 4100 || S > MaxPayload || !Iters)
+    if (S % 4 || S < (Check ? SlotPayload + 1 : 8) || S > MaxPayload || !Iters)
       return std::fprintf(stderr, "payload-ahead: bad size %zu or iterations\n", S), 2;
   int Pipe[2];
   if (pipe(Pipe))
