@@ -146,8 +146,13 @@ tc_status_t deliverFrame(tc_peer *Peer, const uint8_t *Frame, size_t Size, uint6
                          uint32_t Slot, bool Pipelined) {
   ucp_request_param_t P = {};
   ucs_status_t St;
-  if (Peer->Path != PathRma && Peer->Tx->Corked)
+  if (Peer->Path != PathRma && (Peer->Tx->Corked || Peer->Tx->Gather))
     return batchFrame(Peer, Frame, Size, Sequence);
+  // A frame that does not join the batch follows it: frames run in the
+  // order sent.
+  if (Peer->Path != PathRma && Peer->Tx->BatchFrames)
+    if (tc_status_t St = flushFrameBatch(Peer); St != TC_OK)
+      return St;
   if (Peer->Path == PathRma && Pipelined) {
     ucs_status_ptr_t R = ucp_put_nbx(Peer->DataEp, Frame, Size,
                                      ringSlot(Peer->Tx->RingAddress, Peer->Tx->SlotSize, Slot),

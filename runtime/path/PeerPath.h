@@ -50,6 +50,10 @@ struct PeerSendHalf {
   /// tc_peer_cork: on the message path, frames wait here, consecutive from
   /// BatchFirst, and leave as one message (FramePath.cpp, flushFrameBatch).
   bool Corked = false;
+  /// The frame being sent joins the batch as a corked peer's would: the
+  /// send side gathers small frames to a receiver that is behind
+  /// (send/Bundle.h, gathersFrames); set around one send.
+  bool Gather = false;
   /// The header of the frame message in flight (FramePath.cpp).
   union {
     twochains::rt::FrameMessage One;

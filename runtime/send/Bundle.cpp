@@ -23,7 +23,7 @@ bool aggregationByDefault() {
 /// are a quarter of its ring or more. The credit line is read again only
 /// when the count seen so far says so (a line the receiver writes, costly
 /// to read only when it changed).
-static bool receiverBehind(tc_peer *Peer) {
+bool receiverBehind(tc_peer *Peer) {
   SenderRing &Ring = *Peer->Tx->Send;
   uint64_t Behind = std::max<uint64_t>(2, Peer->Tx->Slots / 2);
   if (Ring.next() - Ring.finished() < Behind)

@@ -35,6 +35,21 @@ inline bool mayBundle(const tc_peer *Peer, tc_send_mode_t Mode, size_t PayloadSi
          Peer->Sending->Aggregate && Peer->Tx->RingDirect;
 }
 
+/// Whether the receiver is behind: the frames it has not reported
+/// finished are half its ring or more.
+bool receiverBehind(tc_peer *Peer);
+
+/// Frames by message (TCP) are gathered as bundles are where the ring is
+/// stored into: a frame that is not a call's, to a receiver that is behind
+/// (or while frames gathered so far wait), joins the peer's batch, which
+/// leaves as one message when full, before any frame that does not join
+/// it, and at the sender's next tc_progress, tc_wait, tc_flush, tc_call or
+/// tc_job_quiesce (path/FramePath.cpp, the batch of tc_peer_cork).
+inline bool gathersFrames(tc_peer *Peer, const uint64_t *Sequence) {
+  return !Sequence && Peer->Sending->Aggregate && Peer->Path != PathRma &&
+         (Peer->Tx->BatchFrames || receiverBehind(Peer));
+}
+
 /// Whether a frame to the peer may join its open bundle: the same package,
 /// element and payload size, and room left.
 inline bool joinsBundle(const tc_peer *Peer, uint64_t Package, uint32_t Element, size_t Size) {

@@ -259,6 +259,14 @@ static inline SendAttempt sendAny(tc_peer *Peer, const tc_package *Pkg, uint32_t
   } else if (__builtin_expect(bundleOpen(Peer), 0)) {
     sealOpenBundle(Peer);
   }
+  if (__builtin_expect(Peer->Path != PathRma, 0) && gathersFrames(Peer, Sequence)) {
+    Peer->Tx->Gather = true;
+    SendAttempt St = sendDirect(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence)
+                         ? SendAttempt(TC_OK)
+                         : sendGeneral(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence);
+    Peer->Tx->Gather = false;
+    return St;
+  }
   if (sendDirect(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence))
     return TC_OK;
   return sendGeneral(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence);

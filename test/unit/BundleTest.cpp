@@ -5,7 +5,9 @@
 // while the receiver is behind leave in bundles and run in the order sent,
 // a bad frame among good ones refuses only itself, a full ring mid-bundle
 // loses nothing, replies come back from bundled frames, a receiver gone
-// mid-bundle is an error and no crash, and tc_peer_aggregate turns it off.
+// mid-bundle is an error and no crash, and tc_peer_aggregate turns it off;
+// over messages (TCP), frames to a receiver that is behind leave in
+// batches, in order, and tc_peer_aggregate turns that off too.
 //
 //===----------------------------------------------------------------------===//
 #include "TwoContexts.h"
@@ -385,4 +387,69 @@ TEST_F(Bundles, BundledFramesRunWithoutTheSendersNextCall) {
   ASSERT_NO_FATAL_FAILURE(expectAppendsInOrder(From, Count));
   EXPECT_EQ(flush(), TC_OK) << describe();
   EXPECT_GT(stats(Sender).frames_coalesced, Count / 2);
+}
+
+//===----------------------------------------------------------------------===//
+// Over messages (UCX_TLS=tcp): frames gathered into batches
+//===----------------------------------------------------------------------===//
+
+/// Frames by message to a receiver that is behind leave many to a message
+/// (the batch of tc_peer_cork, without corking) and run once each, in the
+/// order sent.
+TEST_F(Bundles, OverMessagesFramesToABusyReceiverLeaveInBatchesAndRunInOrder) {
+  ScopedEnv Tcp("UCX_TLS", "tcp");
+  setSlots(16);
+  ASSERT_NO_FATAL_FAILURE(start());
+  if (Peer->Path != PathAm)
+    GTEST_SKIP() << "frames travel by RMA here, even over TCP";
+  uint64_t From = logBytes();
+  constexpr uint32_t Count = 3000;
+  ASSERT_NO_FATAL_FAILURE(sendAppends(Count));
+  ASSERT_EQ(flush(), TC_OK) << describe();
+  ASSERT_NO_FATAL_FAILURE(expectAppendsInOrder(From, Count));
+  EXPECT_EQ(stats(Receiver).frames_executed_local, Count);
+  // Half the ring goes frame by frame before the receiver is behind, each
+  // time the credits come back: about half the frames are batched.
+  EXPECT_GT(stats(Sender).frames_coalesced, Count / 4) << "frames left in batches\n" << describe();
+  EXPECT_EQ(stats(Receiver).frames_rejected, 0u);
+}
+
+/// A call after gathered frames leaves at once (the batch before it) and
+/// is answered; the frames before it have all run.
+TEST_F(Bundles, OverMessagesACallAfterGatheredFramesIsAnsweredAfterThem) {
+  ScopedEnv Tcp("UCX_TLS", "tcp");
+  setSlots(16);
+  ASSERT_NO_FATAL_FAILURE(start());
+  if (Peer->Path != PathAm)
+    GTEST_SKIP() << "frames travel by RMA here, even over TCP";
+  uint64_t From = logBytes();
+  ASSERT_NO_FATAL_FAILURE(sendAppends(12)); // behind from the 8th: gathered
+  EXPECT_GT(Peer->Tx->BatchFrames, 0u) << "frames wait in the batch";
+  uint32_t Echo = element(Sender.Calls, "echo");
+  const char Question[] = "after the batch";
+  char Reply[64] = {};
+  size_t Size = 0;
+  ASSERT_EQ(whileReceiverRuns([&] {
+              return tc_call(Peer, Sender.Calls, Echo, TC_SEND_LOCAL, Question, sizeof Question,
+                             Reply, sizeof Reply, &Size, WaitMs);
+            }),
+            TC_OK)
+      << describe();
+  EXPECT_EQ(std::string(Reply, Size), std::string(Question, sizeof Question));
+  ASSERT_NO_FATAL_FAILURE(expectAppendsInOrder(From, 12));
+}
+
+/// tc_peer_aggregate(peer, 0) over messages: every frame leaves alone.
+TEST_F(Bundles, OverMessagesTurnedOffForAPeerEveryFrameLeavesAlone) {
+  ScopedEnv Tcp("UCX_TLS", "tcp");
+  setSlots(16);
+  ASSERT_NO_FATAL_FAILURE(start());
+  if (Peer->Path != PathAm)
+    GTEST_SKIP() << "frames travel by RMA here, even over TCP";
+  ASSERT_EQ(tc_peer_aggregate(Peer, 0), TC_OK);
+  uint64_t From = logBytes();
+  ASSERT_NO_FATAL_FAILURE(sendAppends(500));
+  ASSERT_EQ(flush(), TC_OK) << describe();
+  ASSERT_NO_FATAL_FAILURE(expectAppendsInOrder(From, 500));
+  EXPECT_EQ(stats(Sender).frames_coalesced, 0u);
 }

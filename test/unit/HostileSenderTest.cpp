@@ -35,27 +35,6 @@ using namespace twochains::rt;
 
 const char *const TestKey = "the job's key for the hostile sender tests";
 
-/// An environment variable set while it lives (UCX and the runtime read
-/// theirs when a context is made).
-class ScopedEnv {
-public:
-  ScopedEnv(const char *Name, const char *Value) : Name(Name) {
-    if (const char *V = std::getenv(Name))
-      Old = V;
-    setenv(Name, Value, 1);
-  }
-  ~ScopedEnv() {
-    if (Old)
-      setenv(Name, Old->c_str(), 1);
-    else
-      unsetenv(Name);
-  }
-
-private:
-  const char *Name;
-  std::optional<std::string> Old;
-};
-
 class HostileSender : public TwoContexts {
 protected:
   void SetUp() override {

@@ -61,6 +61,27 @@ inline std::vector<int32_t> sumPayload(size_t Count, int32_t First) {
   return V;
 }
 
+/// An environment variable set while it lives (UCX and the runtime read
+/// theirs when a context is made).
+class ScopedEnv {
+public:
+  ScopedEnv(const char *Name, const char *Value) : Name(Name) {
+    if (const char *V = std::getenv(Name))
+      Old = V;
+    setenv(Name, Value, 1);
+  }
+  ~ScopedEnv() {
+    if (Old)
+      setenv(Name, Old->c_str(), 1);
+    else
+      unsetenv(Name);
+  }
+
+private:
+  const char *Name;
+  std::optional<std::string> Old;
+};
+
 class TwoContexts : public ::testing::Test {
 public:
   enum class Driver { Executor, TestThread };
