@@ -236,7 +236,7 @@ __attribute__((always_inline)) static inline tc_status_t progressTurn(tc_context
   bool ReportTurn = Ctx->ControlPolls == 0;
   if (Ctx->Doorbell &&
       __builtin_expect(__atomic_load_n(&Ctx->Doorbell[DoorbellSummary], __ATOMIC_ACQUIRE), 0))
-    answerDoorbell(Ctx);
+    answerDoorbell(Ctx, creditsAsked);
   for (size_t I = 0; I < Ctx->Polled.size(); ++I)
     Count += pollPeer(Ctx, Ctx->Polled[I], ReportTurn, Run);
   Ctx->RanSinceClock += Count;

@@ -124,7 +124,7 @@ void giveBackDoorbellPlace(CoreContext *Ctx, tc_peer *Peer) {
   }
 }
 
-unsigned answerDoorbell(CoreContext *Ctx) {
+unsigned answerDoorbell(CoreContext *Ctx, void (*RangWhilePolled)(tc_peer *)) {
   uint64_t *D = Ctx->Doorbell;
   // Cleared before the bits are read: a sender that rings after the read
   // sets it again, so its frame is seen at a later pass.
@@ -139,12 +139,16 @@ unsigned answerDoorbell(CoreContext *Ctx) {
     while (Bits) {
       size_t Place = W * 64 + size_t(__builtin_ctzll(Bits));
       Bits &= Bits - 1;
-      // A bit of a place given back, or of a peer polled already: nothing.
+      // A bit of a place given back: nothing.
       tc_peer *Peer = Place < Ctx->DoorbellPeers.size() ? Ctx->DoorbellPeers[Place] : nullptr;
-      if (Peer && Peer->PolledAt < 0 && Peer->Welcomed) {
-        startPolling(Ctx, Peer);
-        ++Warmed;
+      if (!Peer || !Peer->Welcomed)
+        continue;
+      if (Peer->PolledAt >= 0) {
+        RangWhilePolled(Peer);
+        continue;
       }
+      startPolling(Ctx, Peer);
+      ++Warmed;
     }
   }
   return Warmed;

@@ -46,8 +46,9 @@ void notQuiet(tc_peer *Peer);
 uint32_t takeDoorbellPlace(CoreContext *Ctx, tc_peer *Peer);
 void giveBackDoorbellPlace(CoreContext *Ctx, tc_peer *Peer);
 /// The doorbell rang (its summary word is set): every peer whose bit is
-/// set is polled again. Returns how many were warmed.
-unsigned answerDoorbell(CoreContext *Ctx);
+/// set is polled again; one polled already asks for its credits
+/// (askForCredits), told to RangWhilePolled. Returns how many were warmed.
+unsigned answerDoorbell(CoreContext *Ctx, void (*RangWhilePolled)(tc_peer *));
 /// The doorbell's memory, at the context's end.
 void releaseDoorbell(CoreContext *Ctx);
 

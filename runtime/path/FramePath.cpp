@@ -289,6 +289,13 @@ bool openSlot(tc_peer *Peer, uint64_t Seq) {
   return false;
 }
 
+bool askForCredits(tc_peer *Peer) {
+  if (!Peer->Tx->DoorbellWord)
+    return false;
+  ringDoorbell(Peer);
+  return true;
+}
+
 void askToOpen(tc_peer *Peer) {
   if (Peer->Tx->DoorbellWord) {
     ringDoorbell(Peer);

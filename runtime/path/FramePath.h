@@ -61,6 +61,11 @@ inline void wakeIfSleeping(tc_peer *Peer) {
 /// its pages back. Asks it to open the ring again: its doorbell, else a
 /// wake message (either warms the ring, which lifts the limit).
 void askToOpen(tc_peer *Peer);
+/// A sender that waits for the peer's credits (tc_flush) rings its
+/// doorbell: a receiver polling this ring reports them at its first idle
+/// poll after the frames ran, rather than after its idle polls or time
+/// (receive/Receive.h). False where there is no doorbell to ring.
+bool askForCredits(tc_peer *Peer);
 /// Whether frame Seq may be stored into the peer's ring: not if the
 /// receiver closed it from there (the limit word of wire/Wire.h, as the
 /// load after the last frame stored found it). Refused: the reservation

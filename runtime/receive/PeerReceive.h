@@ -32,6 +32,7 @@ struct PeerReceive {
   unsigned IdlePolls = 0;       // empty polls since a frame last ran
   unsigned IncompletePolls = 0; // polls that found the expected frame incomplete
   uint64_t IdleSinceNs = 0;     // the first of the IdlePolls (Receive.h, idleReportDue)
+  bool CreditsAsked = false;    // the sender waits for them (Receive.h, creditsAsked)
   /// A cached frame naming code not held, asked for (CodeMiss.h): a
   /// sender that never sends it again cannot stall the ring for ever.
   MissWait CodeWait;

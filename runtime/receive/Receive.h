@@ -25,12 +25,21 @@ constexpr uint64_t IdleReportNs = 5'000;
 /// An empty poll of a ring with frames unreported: whether it is time to
 /// report them (IdleReportPolls, IdleReportNs).
 inline bool idleReportDue(PeerReceive &Receiving) {
+  if (__builtin_expect(Receiving.CreditsAsked, 0)) {
+    Receiving.CreditsAsked = false;
+    return true;
+  }
   if (++Receiving.IdlePolls == 1) {
     Receiving.IdleSinceNs = nowNs();
     return false;
   }
   return Receiving.IdlePolls >= IdleReportPolls || nowNs() - Receiving.IdleSinceNs >= IdleReportNs;
 }
+
+/// The peer waits for its credits (it rang the doorbell, path/FramePath.h
+/// askForCredits): they are reported at the ring's next idle poll that
+/// owes any.
+inline void creditsAsked(tc_peer *Peer) { Peer->Receiving->CreditsAsked = true; }
 
 /// Up to a budget of frames of a peer's ring, in sequence, and its credit
 /// reports. Returns the frames it finished.

@@ -81,6 +81,7 @@ tc_status_t twochains::rt::flushPeer(tc_peer *Peer, int TimeoutMs) {
   uint64_t Deadline = nowNs() + msToNs(TimeoutMs > 0 ? TimeoutMs : 0);
   CoreContext *Ctx = Peer->Ctx;
   IdleWait Idle;
+  bool Asked = false;
   for (;;) {
     // A channel flushes on its own; the context's worker, where a failure
     // shows, is turned only if no other thread has the context.
@@ -115,6 +116,12 @@ tc_status_t twochains::rt::flushPeer(tc_peer *Peer, int TimeoutMs) {
     }
     if (Peer->Failed)
       return TC_ERR_IO;
+    // Credits owed: asked for once, so that they come when the frames
+    // have run, not after the receiver's idle polls.
+    if (!Asked && Peer->Tx->Send->available() != Peer->Tx->Slots) {
+      askForCredits(Peer);
+      Asked = true;
+    }
     uint64_t Now = nowNs();
     if (Now > Deadline)
       return TC_ERR_TIMED_OUT;

@@ -387,6 +387,27 @@ TEST_F(TwoContexts, ASlowReceiverLoopReportsCreditsWithinAFewPolls) {
   EXPECT_LT(Polls, 16u) << "the credits waited for the receiver's polls, not for time";
 }
 
+/// A sender that waits in tc_flush asks for its credits (it rings the
+/// receiver's doorbell): the receiver reports them in the very turn that
+/// runs the frame, not after its idle polls. Here a flush of no time
+/// rings, and one turn of the receiver both runs the frame and reports.
+TEST_F(TwoContexts, AFlushingSenderGetsItsCreditsInTheTurnThatRanItsFrame) {
+  Drive = Driver::TestThread;
+  ASSERT_NO_FATAL_FAILURE(start());
+  if (!Peer->Tx->DoorbellWord)
+    GTEST_SKIP() << "no doorbell to ring here (no shared memory)";
+  uint32_t Sum = element(Sender.Stdlib, "server_side_sum");
+  auto V = sumPayload(3, 7);
+  ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Sum, TC_SEND_LOCAL, V.data(), V.size() * sizeof V[0]),
+            TC_OK);
+  EXPECT_EQ(tc_flush(Peer, 0), TC_ERR_TIMED_OUT) << "the receiver has not run";
+  tc_progress(Receiver.Ctx, nullptr);
+  EXPECT_EQ(stats(Receiver).frames_executed_local, 1u);
+  tc_peer_frames_t F = {};
+  ASSERT_EQ(tc_peer_frames(Peer, &F), TC_OK);
+  EXPECT_EQ(F.finished, 1u) << "the credits waited for idle polls\n" << describe();
+}
+
 /// More frames than the ring has slots, both modes, with the executor: when
 /// tc_flush returns TC_OK every one of them has run.
 TEST_F(TwoContexts, FlushReturnsOnceEveryFrameRan) {
