@@ -77,11 +77,16 @@ extern "C" tc_status_t tc_peer_aggregate(tc_peer_t *Peer, int On) {
   return TC_OK;
 }
 
+/// How long a flush to an RMA peer waits before it turns the control
+/// worker too (flushPeer).
+static constexpr uint64_t ControlQuietInFlushNs = 20'000;
+
 tc_status_t twochains::rt::flushPeer(tc_peer *Peer, int TimeoutMs) {
   uint64_t Deadline = nowNs() + msToNs(TimeoutMs > 0 ? TimeoutMs : 0);
   CoreContext *Ctx = Peer->Ctx;
   IdleWait Idle;
   bool Asked = false;
+  const uint64_t Start = nowNs();
   for (;;) {
     // A channel flushes on its own; the context's worker, where a failure
     // shows, is turned only if no other thread has the context.
@@ -127,8 +132,12 @@ tc_status_t twochains::rt::flushPeer(tc_peer *Peer, int TimeoutMs) {
       return TC_ERR_TIMED_OUT;
     if (Ctx->DataWorker)
       ucp_worker_progress(Ctx->DataWorker);
-    if (Context.owns_lock() || Context.try_lock())
-      progressControl(Ctx); // a peer failure shows here
+    // A peer failure shows on the control worker, and credits by message
+    // come there; an RMA peer's credits do not, and a turn of the control
+    // worker is a system call (TCP): not in the first microseconds.
+    if ((Peer->Path != PathRma || Now - Start >= ControlQuietInFlushNs) &&
+        (Context.owns_lock() || Context.try_lock()))
+      progressControl(Ctx);
     // Polls a while, then sleeps (holding nothing) until a credit report
     // or a message comes.
     if (Channel.owns_lock())
