@@ -218,7 +218,7 @@ __attribute__((always_inline)) static inline tc_status_t progressTurn(tc_context
   // call. Answers to calls come as frames unless larger than a slot: while
   // calls are outstanding it turns every ControlEvery calls, not every call
   // (a system call each over TCP).
-  if (Ctx->AmPeers || Ctx->PayloadsAheadActive ||
+  if (Ctx->AmPeers || Ctx->PayloadsAheadOnControl ||
       (Ctx->Calls->CallsOutstanding && Ctx->ControlPolls == 0))
     progressControl(Ctx);
   if (++Ctx->ControlPolls >= ControlEvery)

@@ -135,11 +135,13 @@ struct CoreContext {
   unsigned AmPeers = 0;                // peers on the active-message path
   /// Payloads larger than a slot (send/PayloadAhead.h, receive/PayloadAhead.h):
   /// the bytes one sender may have on their way here at once (offered to
-  /// each), and the work under way, for which the control worker turns on
+  /// each), and the work under way, for which the RMA worker turns on
   /// every pass: this side's sends not yet complete, bodies being fetched,
-  /// frames waiting for theirs.
+  /// frames waiting for theirs; of it, what moves on the control worker,
+  /// which then turns on every pass too (a system call each over TCP).
   uint32_t PayloadAheadBytes = 0;
   unsigned PayloadsAheadActive = 0;
+  unsigned PayloadsAheadOnControl = 0;
   /// RMA peers that this side puts frames or credits to (no direct
   /// mapping): their requests complete only as the data worker progresses.
   unsigned PutPeers = 0;

@@ -22,6 +22,14 @@ namespace {
 
 using Arriving = ReceiveContext::ArrivingPayload;
 
+/// Whether a peer's payloads come on the RMA worker: where this side
+/// offered it, to RMA peers (a peer connected to itself, which keeps the
+/// control endpoint, is then taken for one: its payload's wait turns the
+/// control worker every ControlPeriodNs only, not every pass).
+bool payloadsComeByRma(const CoreContext *Ctx, const tc_peer *Peer) {
+  return Ctx->Receive->PayloadsByRma && Peer->Path == PathRma;
+}
+
 Arriving *find(CoreContext *Ctx, const tc_peer *Peer, uint64_t Sequence) {
   for (Arriving &A : Ctx->Receive->PayloadsArriving)
     if (A.Peer == Peer && A.Sequence == Sequence)
@@ -39,6 +47,8 @@ void onPayloadBody(void *Arg, tc_status_t St) {
   auto *A = static_cast<Arriving *>(Arg);
   CoreContext *Ctx = A->Ctx;
   --Ctx->PayloadsAheadActive;
+  if (A->OnControl)
+    --Ctx->PayloadsAheadOnControl;
   A->Received = true;
   A->Status = St;
   if (St == TC_OK && A->Peer)
@@ -114,8 +124,10 @@ ucs_status_t takePayloadMessage(CoreContext *Ctx, ucp_worker_h Worker, const voi
     return Refuse(TC_ERR_NO_MEMORY, "no memory for " + std::to_string(H.Size) + " bytes");
   Ctx->Receive->PayloadsArriving.push_back({Ctx, Peer, H.Sequence, H.Size, false, TC_OK,
                                             std::move(Bytes), nowNs(),
-                                            Peer->Rx->Receive->expected()});
+                                            Peer->Rx->Receive->expected(), Worker == Ctx->Worker});
   Arriving &A = Ctx->Receive->PayloadsArriving.back();
+  if (A.OnControl)
+    ++Ctx->PayloadsAheadOnControl;
   Ctx->Receive->PayloadAheadHeld += H.Size;
   ++Ctx->PayloadsAheadActive; // onPayloadBody takes it back
   receiveBody(Ctx, Data, Length, Param, A.Bytes.get(), onPayloadBody, &A, Worker);
@@ -140,6 +152,8 @@ void stopWaiting(CoreContext *Ctx, tc_peer *Peer) {
   if (Peer->Receiving->PayloadWaitSinceNs) {
     Peer->Receiving->PayloadWaitSinceNs = 0;
     --Ctx->PayloadsAheadActive;
+    if (!payloadsComeByRma(Ctx, Peer))
+      --Ctx->PayloadsAheadOnControl;
   }
 }
 
@@ -228,6 +242,8 @@ tc_status_t twochains::rt::takePayloadAhead(CoreContext *Ctx, tc_peer *Peer, Fra
     if (!Peer->Receiving->PayloadWaitSinceNs) {
       Peer->Receiving->PayloadWaitSinceNs = Now;
       ++Ctx->PayloadsAheadActive;
+      if (!payloadsComeByRma(Ctx, Peer))
+        ++Ctx->PayloadsAheadOnControl;
     } else if (Now - Peer->Receiving->PayloadWaitSinceNs > Ctx->Control->BodyTimeoutNs) {
       stopWaiting(Ctx, Peer);
       countHeld(Ctx, &tc_stats_t::payloads_ahead_refused);

@@ -38,6 +38,7 @@ struct ReceiveContext {
     /// of the peer ran (ExpectedAt is where its ring stood), none waits.
     uint64_t StalledSinceNs = 0;
     uint64_t ExpectedAt = 0;
+    bool OnControl = false; // its body comes on the control worker
   };
   std::list<ArrivingPayload> PayloadsArriving;
   uint64_t PayloadAheadHeld = 0;

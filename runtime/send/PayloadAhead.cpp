@@ -28,11 +28,14 @@ struct PayloadInFlight {
   std::shared_ptr<std::atomic<unsigned>> Sending;
   PayloadHeader Header; // UCX reads it until the send completes
   std::unique_ptr<uint8_t[]> Bytes;
+  bool OnControl = false;
 };
 
 void onPayloadSent(void *Request, ucs_status_t, void *User) {
   auto *P = static_cast<PayloadInFlight *>(User);
   --P->Ctx->PayloadsAheadActive;
+  if (P->OnControl)
+    --P->Ctx->PayloadsAheadOnControl;
   *P->Sending -= P->Header.Size;
   delete P;
   ucp_request_free(Request);
@@ -119,10 +122,13 @@ tc_status_t twochains::rt::sendPayloadAhead(tc_peer *Peer, uint64_t Sequence, co
     // turns: once now, rather than at the caller's next tc_progress.
     ++Ctx->PayloadsAheadActive;
     *Copy->Sending += uint32_t(Size);
-    if (ByRma)
+    if (ByRma) {
       ucp_worker_progress(Ctx->DataWorker);
-    else
+    } else {
+      Copy->OnControl = true;
+      ++Ctx->PayloadsAheadOnControl;
       progressControl(Ctx);
+    }
   } else {
     delete Copy; // sent already (eager: copied by UCX)
   }
