@@ -70,6 +70,42 @@ double nowUs() {
   std::exit(1);
 }
 
+/// The median of Iters timings of Once, in microseconds.
+template <typename Fn> double medianUs(unsigned Iters, Fn Once) {
+  std::vector<double> T;
+  for (unsigned I = 0; I < Iters; ++I) {
+    double T0 = nowUs();
+    Once();
+    T.push_back(nowUs() - T0);
+  }
+  std::sort(T.begin(), T.end());
+  return T[T.size() / 2];
+}
+
+/// What the receiver tells the sender through the pipe: a value, then
+/// blobs of at most 64 KiB, each after its length.
+void writeAll(int Out, const void *Data, size_t Size) {
+  if (write(Out, Data, Size) != ssize_t(Size))
+    fail("cannot tell the sender where to go");
+}
+void writeBlob(int Out, const void *Data, uint64_t Size) {
+  writeAll(Out, &Size, sizeof Size);
+  writeAll(Out, Data, Size);
+}
+void readAll(int In, void *Data, size_t Size) {
+  if (read(In, Data, Size) != ssize_t(Size))
+    fail("the receiver did not start");
+}
+std::vector<uint8_t> readBlob(int In) {
+  uint64_t Size = 0;
+  readAll(In, &Size, sizeof Size);
+  if (Size > 65536)
+    fail("the receiver did not start");
+  std::vector<uint8_t> Blob(Size);
+  readAll(In, Blob.data(), Size);
+  return Blob;
+}
+
 /// --netns: this process moves into the network namespace Name (made by
 /// `ip netns add`) before it opens anything of UCX's, and sees that
 /// namespace's devices in /sys/class/net, where UCX lists them: as `ip
@@ -235,16 +271,11 @@ int serve(int Out) {
     fail("cannot set up the receiver's context");
   uint16_t Port = 0;
   tc_listen_port(Ctx, &Port);
-  uint64_t Size = AddressSize;
-  if (write(Out, &Port, sizeof Port) != sizeof Port ||
-      write(Out, &Size, sizeof Size) != sizeof Size ||
-      write(Out, Address, AddressSize) != ssize_t(AddressSize))
-    fail("cannot tell the sender where to go");
-  uint64_t Target = reinterpret_cast<uint64_t>(S.PutTarget), KeySize = PutKeySize;
-  if (write(Out, &Target, sizeof Target) != sizeof Target ||
-      write(Out, &KeySize, sizeof KeySize) != sizeof KeySize ||
-      write(Out, PutKey, PutKeySize) != ssize_t(PutKeySize))
-    fail("cannot tell the sender where to put");
+  uint64_t Target = reinterpret_cast<uint64_t>(S.PutTarget);
+  writeAll(Out, &Port, sizeof Port);
+  writeBlob(Out, Address, AddressSize);
+  writeAll(Out, &Target, sizeof Target);
+  writeBlob(Out, PutKey, PutKeySize);
   ucp_rkey_buffer_release(PutKey);
   close(Out);
   ucp_worker_release_address(S.U.Worker, Address);
@@ -308,32 +339,36 @@ ucs_status_ptr_t sendAm(Client &C, const void *Data, size_t Size, uint32_t Ack) 
 }
 
 double ucxLatency(Client &C, const std::vector<uint8_t> &Payload, size_t Size, unsigned Iters) {
-  std::vector<double> T;
-  for (unsigned I = 0; I < Iters; ++I) {
-    double T0 = nowUs();
+  return medianUs(Iters, [&] {
     uint64_t Want = C.Acks + 1;
     C.U.wait(sendAm(C, Payload.data(), Size, 1));
     while (C.Acks < Want)
       ucp_worker_progress(C.U.Worker);
-    T.push_back(nowUs() - T0);
-  }
-  std::sort(T.begin(), T.end());
-  return T[T.size() / 2];
+  });
 }
 
-double ucxRate(Client &C, std::vector<std::vector<uint8_t>> &Buffers, size_t Size, unsigned N) {
+/// N operations back to back, from Window buffers of their own, each
+/// buffer's previous operation complete before it is used again; Start(I,
+/// Buffer) starts operation I.
+template <typename Fn>
+void windowed(Client &C, std::vector<std::vector<uint8_t>> &Buffers, unsigned N, Fn Start) {
   std::vector<ucs_status_ptr_t> InFlight(Window, nullptr);
-  double T0 = nowUs();
-  uint64_t Want = C.Acks + 1;
   for (unsigned I = 0; I < N; ++I) {
     size_t W = I % Window;
-    C.U.wait(InFlight[W]); // that buffer's previous send is done
-    InFlight[W] = sendAm(C, Buffers[W].data(), Size, I + 1 == N);
+    C.U.wait(InFlight[W]);
+    InFlight[W] = Start(I, Buffers[W].data());
     if (UCS_PTR_IS_ERR(InFlight[W]))
-      fail("ucp_am_send_nbx failed");
+      fail("a UCX send failed");
   }
   for (ucs_status_ptr_t &R : InFlight)
     C.U.wait(R);
+}
+
+double ucxRate(Client &C, std::vector<std::vector<uint8_t>> &Buffers, size_t Size, unsigned N) {
+  double T0 = nowUs();
+  uint64_t Want = C.Acks + 1;
+  windowed(C, Buffers, N,
+           [&](unsigned I, const uint8_t *Data) { return sendAm(C, Data, Size, I + 1 == N); });
   while (C.Acks < Want)
     ucp_worker_progress(C.U.Worker);
   return N / ((nowUs() - T0) / 1e6);
@@ -352,29 +387,15 @@ ucs_status_ptr_t flush(Client &C) {
 }
 
 double putLatency(Client &C, const std::vector<uint8_t> &Payload, size_t Size, unsigned Iters) {
-  std::vector<double> T;
-  for (unsigned I = 0; I < Iters; ++I) {
-    double T0 = nowUs();
+  return medianUs(Iters, [&] {
     C.U.wait(put(C, Payload.data(), Size));
     C.U.wait(flush(C));
-    T.push_back(nowUs() - T0);
-  }
-  std::sort(T.begin(), T.end());
-  return T[T.size() / 2];
+  });
 }
 
 double putRate(Client &C, std::vector<std::vector<uint8_t>> &Buffers, size_t Size, unsigned N) {
-  std::vector<ucs_status_ptr_t> InFlight(Window, nullptr);
   double T0 = nowUs();
-  for (unsigned I = 0; I < N; ++I) {
-    size_t W = I % Window;
-    C.U.wait(InFlight[W]);
-    InFlight[W] = put(C, Buffers[W].data(), Size);
-    if (UCS_PTR_IS_ERR(InFlight[W]))
-      fail("ucp_put_nbx failed");
-  }
-  for (ucs_status_ptr_t &R : InFlight)
-    C.U.wait(R);
+  windowed(C, Buffers, N, [&](unsigned, const uint8_t *Data) { return put(C, Data, Size); });
   C.U.wait(flush(C));
   return N / ((nowUs() - T0) / 1e6);
 }
@@ -390,15 +411,10 @@ tc_status_t sendTc(tc_context_t *Ctx, tc_peer_t *Peer, tc_package_t *Pkg, const 
 
 double tcLatency(tc_context_t *Ctx, tc_peer_t *Peer, tc_package_t *Pkg,
                  const std::vector<uint8_t> &Payload, size_t Size, unsigned Iters) {
-  std::vector<double> T;
-  for (unsigned I = 0; I < Iters; ++I) {
-    double T0 = nowUs();
+  return medianUs(Iters, [&] {
     if (sendTc(Ctx, Peer, Pkg, Payload.data(), Size) != TC_OK || tc_flush(Peer, 10000) != TC_OK)
       fail("a Two-Chains send failed");
-    T.push_back(nowUs() - T0);
-  }
-  std::sort(T.begin(), T.end());
-  return T[T.size() / 2];
+  });
 }
 
 double tcRate(tc_context_t *Ctx, tc_peer_t *Peer, tc_package_t *Pkg,
@@ -444,21 +460,12 @@ int64_t sendChecked(tc_context_t *Ctx, tc_peer_t *Peer, tc_package_t *Pkg,
 
 int drive(int In, pid_t Server, std::vector<size_t> Sizes, unsigned Iters, bool Check,
           const char *Path) {
-  uint16_t Port;
-  uint64_t AddressSize;
-  if (read(In, &Port, sizeof Port) != sizeof Port ||
-      read(In, &AddressSize, sizeof AddressSize) != sizeof AddressSize || AddressSize > 65536)
-    fail("the receiver did not start");
-  std::vector<uint8_t> Address(AddressSize);
-  if (read(In, Address.data(), AddressSize) != ssize_t(AddressSize))
-    fail("the receiver did not start");
-  uint64_t PutTarget = 0, PutKeySize = 0;
-  if (read(In, &PutTarget, sizeof PutTarget) != sizeof PutTarget ||
-      read(In, &PutKeySize, sizeof PutKeySize) != sizeof PutKeySize || PutKeySize > 65536)
-    fail("the receiver did not start");
-  std::vector<uint8_t> PutKey(PutKeySize);
-  if (read(In, PutKey.data(), PutKeySize) != ssize_t(PutKeySize))
-    fail("the receiver did not start");
+  uint16_t Port = 0;
+  uint64_t PutTarget = 0;
+  readAll(In, &Port, sizeof Port);
+  std::vector<uint8_t> Address = readBlob(In);
+  readAll(In, &PutTarget, sizeof PutTarget);
+  std::vector<uint8_t> PutKey = readBlob(In);
   Client C;
   C.U.open();
   C.U.handle(AmAck, onAck, &C);

@@ -159,6 +159,28 @@ public:
     return Used ? Used() : 0;
   }
 
+  /// Count appends sent to a receiver held back, then a flush: each ran
+  /// once, in order. Call under ASSERT_NO_FATAL_FAILURE.
+  void sendAppendsAndExpectThemRunInOrder(uint32_t Count) {
+    uint64_t From = logBytes();
+    uint64_t Before = stats(Receiver).frames_executed_local;
+    ASSERT_NO_FATAL_FAILURE(sendAppends(Count));
+    ASSERT_EQ(flush(), TC_OK) << describe();
+    ASSERT_NO_FATAL_FAILURE(expectAppendsInOrder(From, Count));
+    EXPECT_EQ(stats(Receiver).frames_executed_local - Before, Count);
+  }
+
+  /// start() over TCP alone, with rings of 16 slots: frames by message.
+  /// Skips where frames travel by RMA even so. Call under
+  /// ASSERT_NO_FATAL_FAILURE, then return if IsSkipped().
+  void startOverMessages() {
+    ScopedEnv Tcp("UCX_TLS", "tcp");
+    setSlots(16);
+    ASSERT_NO_FATAL_FAILURE(start());
+    if (Peer->Path != PathAm)
+      GTEST_SKIP() << "frames travel by RMA here, even over TCP";
+  }
+
   /// Sends Count appends of 0..Count-1 without letting the receiver run,
   /// except where the ring is full (sendRetrying).
   void sendAppends(uint32_t Count, unsigned *Refused = nullptr) {
@@ -180,12 +202,8 @@ public:
 TEST_F(Bundles, FramesToABusyReceiverLeaveInBundlesAndRunInOrder) {
   setSlots(16);
   ASSERT_NO_FATAL_FAILURE(start());
-  uint64_t From = logBytes();
   constexpr uint32_t Count = 3000;
-  ASSERT_NO_FATAL_FAILURE(sendAppends(Count));
-  ASSERT_EQ(flush(), TC_OK) << describe();
-  ASSERT_NO_FATAL_FAILURE(expectAppendsInOrder(From, Count));
-  EXPECT_EQ(stats(Receiver).frames_executed_local, Count);
+  ASSERT_NO_FATAL_FAILURE(sendAppendsAndExpectThemRunInOrder(Count));
   EXPECT_EQ(stats(Sender).frames_sent, Count);
   uint64_t Coalesced = stats(Sender).frames_coalesced;
   EXPECT_GT(Coalesced, Count / 2) << "most frames left in bundles\n" << describe();
@@ -397,17 +415,11 @@ TEST_F(Bundles, BundledFramesRunWithoutTheSendersNextCall) {
 /// (the batch of tc_peer_cork, without corking) and run once each, in the
 /// order sent.
 TEST_F(Bundles, OverMessagesFramesToABusyReceiverLeaveInBatchesAndRunInOrder) {
-  ScopedEnv Tcp("UCX_TLS", "tcp");
-  setSlots(16);
-  ASSERT_NO_FATAL_FAILURE(start());
-  if (Peer->Path != PathAm)
-    GTEST_SKIP() << "frames travel by RMA here, even over TCP";
-  uint64_t From = logBytes();
+  ASSERT_NO_FATAL_FAILURE(startOverMessages());
+  if (IsSkipped())
+    return;
   constexpr uint32_t Count = 3000;
-  ASSERT_NO_FATAL_FAILURE(sendAppends(Count));
-  ASSERT_EQ(flush(), TC_OK) << describe();
-  ASSERT_NO_FATAL_FAILURE(expectAppendsInOrder(From, Count));
-  EXPECT_EQ(stats(Receiver).frames_executed_local, Count);
+  ASSERT_NO_FATAL_FAILURE(sendAppendsAndExpectThemRunInOrder(Count));
   // Half the ring goes frame by frame before the receiver is behind, each
   // time the credits come back: about half the frames are batched.
   EXPECT_GT(stats(Sender).frames_coalesced, Count / 4) << "frames left in batches\n" << describe();
@@ -417,11 +429,9 @@ TEST_F(Bundles, OverMessagesFramesToABusyReceiverLeaveInBatchesAndRunInOrder) {
 /// A call after gathered frames leaves at once (the batch before it) and
 /// is answered; the frames before it have all run.
 TEST_F(Bundles, OverMessagesACallAfterGatheredFramesIsAnsweredAfterThem) {
-  ScopedEnv Tcp("UCX_TLS", "tcp");
-  setSlots(16);
-  ASSERT_NO_FATAL_FAILURE(start());
-  if (Peer->Path != PathAm)
-    GTEST_SKIP() << "frames travel by RMA here, even over TCP";
+  ASSERT_NO_FATAL_FAILURE(startOverMessages());
+  if (IsSkipped())
+    return;
   uint64_t From = logBytes();
   ASSERT_NO_FATAL_FAILURE(sendAppends(12)); // behind from the 8th: gathered
   EXPECT_GT(Peer->Tx->BatchFrames, 0u) << "frames wait in the batch";
@@ -441,11 +451,9 @@ TEST_F(Bundles, OverMessagesACallAfterGatheredFramesIsAnsweredAfterThem) {
 
 /// tc_peer_aggregate(peer, 0) over messages: every frame leaves alone.
 TEST_F(Bundles, OverMessagesTurnedOffForAPeerEveryFrameLeavesAlone) {
-  ScopedEnv Tcp("UCX_TLS", "tcp");
-  setSlots(16);
-  ASSERT_NO_FATAL_FAILURE(start());
-  if (Peer->Path != PathAm)
-    GTEST_SKIP() << "frames travel by RMA here, even over TCP";
+  ASSERT_NO_FATAL_FAILURE(startOverMessages());
+  if (IsSkipped())
+    return;
   ASSERT_EQ(tc_peer_aggregate(Peer, 0), TC_OK);
   uint64_t From = logBytes();
   ASSERT_NO_FATAL_FAILURE(sendAppends(500));
