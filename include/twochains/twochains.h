@@ -332,11 +332,23 @@ tc_status_t tc_connect_address(tc_context_t *context, const void *blob, size_t s
                                int timeout_ms, tc_peer_t **peer);
 
 typedef enum tc_send_mode {
-  TC_SEND_LOCAL = 1,        /* the receiver runs its own copy of the element */
-  TC_SEND_INJECTED = 2,     /* the element's code runs on the receiver: it
-                               travels in the frame, or, when the receiver has
-                               a code cache that holds it, is named by hash */
-  TC_SEND_INJECTED_FULL = 3 /* the code travels in every frame, as in the paper */
+  TC_SEND_LOCAL = 1,         /* the receiver runs its own copy of the element */
+  TC_SEND_INJECTED = 2,      /* the element's code runs on the receiver: it
+                                travels in the frame, or, when the receiver has
+                                a code cache that holds it, is named by hash */
+  TC_SEND_INJECTED_FULL = 3, /* the code travels in every frame, as in the paper */
+  /* A flag, or'ed into the mode of tc_send and tc_send_wait (C++: cast the
+   * result to tc_send_mode_t): a payload that travels ahead of its frame
+   * (larger than fits a slot beside it) is sent from the caller's buffer,
+   * not from a copy. The buffer must then stay unchanged and allocated
+   * until the frame is finished: tc_peer_frames counts it finished only
+   * once UCX is done reading the buffer, and tc_flush returns TC_OK only
+   * then. If the peer fails, UCX may read it until the connection is
+   * released (tc_peer_close; a job's handle: tc_context_destroy). Payloads that
+   * fit a slot, and frames that wait in a queue (behind code shipped
+   * ahead, or a handle's connection), are copied as without it. Refused
+   * by every other call (TC_ERR_INVALID_PARAM). */
+  TC_SEND_NO_COPY = 0x100
 } tc_send_mode_t;
 
 /* One frame into the peer's ring: stored straight into it where UCX maps
@@ -353,7 +365,7 @@ typedef enum tc_send_mode {
 tc_status_t tc_send(tc_peer_t *peer, const tc_package_t *package, uint32_t element,
                     tc_send_mode_t mode, const void *payload, size_t payload_size);
 /* tc_send's statuses: TC_OK (sent or queued: the payload was copied, its
- * buffer is free again), TC_ERR_NO_CREDIT (the ring or queue is full:
+ * buffer is free again; with TC_SEND_NO_COPY, see there), TC_ERR_NO_CREDIT (the ring or queue is full:
  * nothing was sent; progress and retry, or use tc_send_wait; after many
  * refusals in a row each one yields the core first, so that a retry loop
  * with more processes than cores lets the receiver it waits for run),
@@ -404,8 +416,10 @@ tc_status_t tc_send_wait(tc_peer_t *peer, const tc_package_t *package, uint32_t 
  * credits, code shipped ahead or the connection), sent (given a slot of
  * the peer's ring, in order: every frame queued leaves before later
  * ones), finished (run or refused by the peer, as its credit reports say
- * so far). A frame sent as the s-th is finished once finished >= s;
- * tc_send copies payloads, so a buffer is free as soon as tc_send returns.
+ * so far, and its payload's buffer no longer read: TC_SEND_NO_COPY). A
+ * frame sent as the s-th is finished once finished >= s; tc_send copies
+ * payloads unless told not to, so a buffer is then free as soon as
+ * tc_send returns.
  * A handle whose connection is not made yet: its queued frames, the rest 0. */
 typedef struct tc_peer_frames {
   uint64_t queued;

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "send/Send.h"
 #include "send/Bundle.h"
+#include "send/PayloadAhead.h"
 
 #include "base/Clock.h"
 #include "base/Log.h"
@@ -37,7 +38,7 @@ extern "C" tc_status_t tc_peer_frames(tc_peer_t *Peer, tc_peer_frames_t *Out) {
       if (Peer->Tx->CreditWord)
         Peer->Tx->Send->credit(Peer->Tx->CreditWord[CreditWordFinished]);
       F.sent = Peer->Tx->Send->framesSent();
-      F.finished = Peer->Tx->Send->framesFinished();
+      F.finished = framesDoneWith(Peer, Peer->Tx->Send->framesFinished());
     }
   }
   *Out = F;
@@ -105,7 +106,10 @@ tc_status_t twochains::rt::flushPeer(tc_peer *Peer, int TimeoutMs) {
     takeFaultReport(Peer);
     Peer->Tx->Send->credit(Peer->Tx->CreditWord[CreditWordFinished]);
     sendQueued(Peer);
-    if (Peer->Tx->Send->available() == Peer->Tx->Slots && Peer->Sending->Queued.empty()) {
+    // Done when every frame has run there and UCX reads no caller's
+    // buffer any more (TC_SEND_NO_COPY).
+    if (Peer->Tx->Send->available() == Peer->Tx->Slots && Peer->Sending->Queued.empty() &&
+        !payloadsBorrowed(Peer)) {
       for (uint32_t Slot = 0; Slot < Peer->Tx->Puts.size(); ++Slot)
         if (completePut(Peer, Slot) != TC_OK)
           return TC_ERR_IO;

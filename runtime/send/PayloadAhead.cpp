@@ -11,6 +11,7 @@
 #include "wire/Ring.h"
 #include "wire/Wire.h"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -20,14 +21,16 @@ using namespace twochains::rt;
 
 namespace {
 
-/// A payload's copy, held until UCX has moved it (the receiver fetched it,
-/// or the endpoint closed).
+/// A payload's send, held until UCX has moved it (the receiver fetched it,
+/// or the endpoint closed): its copy, or (borrowed) the flag its caller's
+/// buffer waits on.
 struct PayloadInFlight {
   CoreContext *Ctx;
   /// The peer's count of its sends in flight, which outlives the peer.
   std::shared_ptr<std::atomic<unsigned>> Sending;
   PayloadHeader Header; // UCX reads it until the send completes
   std::unique_ptr<uint8_t[]> Bytes;
+  std::shared_ptr<std::atomic<bool>> BorrowDone;
   bool OnControl = false;
 };
 
@@ -37,8 +40,17 @@ void onPayloadSent(void *Request, ucs_status_t, void *User) {
   if (P->OnControl)
     --P->Ctx->PayloadsAheadOnControl;
   *P->Sending -= P->Header.Size;
+  if (P->BorrowDone)
+    P->BorrowDone->store(true, std::memory_order_release);
   delete P;
   ucp_request_free(Request);
+}
+
+/// Forgets the borrowed payloads at the front that UCX is done with.
+void dropDoneBorrowed(tc_peer *Peer) {
+  auto &Borrowed = Peer->Sending->Borrowed;
+  while (!Borrowed.empty() && Borrowed.front().Done->load(std::memory_order_acquire))
+    Borrowed.pop_front();
 }
 
 /// Forgets the payloads of frames the receiver has credited: it freed them
@@ -80,7 +92,7 @@ bool twochains::rt::payloadAheadFits(tc_peer *Peer, size_t Size) {
 }
 
 tc_status_t twochains::rt::sendPayloadAhead(tc_peer *Peer, uint64_t Sequence, const void *Payload,
-                                            size_t Size, PayloadAhead *Named) {
+                                            size_t Size, PayloadHold Hold, PayloadAhead *Named) {
   CoreContext *Ctx = Peer->Ctx;
   // The control worker is the context's: a channelled peer's caller takes
   // the context too (channel, then context), unless a jam of this context
@@ -98,12 +110,21 @@ tc_status_t twochains::rt::sendPayloadAhead(tc_peer *Peer, uint64_t Sequence, co
     return TC_ERR_IO;
   if (!Peer->Sending->PayloadSending)
     Peer->Sending->PayloadSending = std::make_shared<std::atomic<unsigned>>(0);
-  auto *Copy = new (std::nothrow) PayloadInFlight{Ctx, Peer->Sending->PayloadSending, {}, nullptr};
-  if (!Copy || !(Copy->Bytes = std::unique_ptr<uint8_t[]>(new (std::nothrow) uint8_t[Size]))) {
+  auto *Copy = new (std::nothrow) PayloadInFlight{Ctx, Peer->Sending->PayloadSending, {}, {}, {}};
+  if (!Copy)
+    return TC_ERR_NO_MEMORY;
+  const void *Bytes = Payload;
+  if (Hold == PayloadHold::Copy) {
+    if (!(Copy->Bytes = std::unique_ptr<uint8_t[]>(new (std::nothrow) uint8_t[Size]))) {
+      delete Copy;
+      return TC_ERR_NO_MEMORY;
+    }
+    std::memcpy(Copy->Bytes.get(), Payload, Size);
+    Bytes = Copy->Bytes.get();
+  } else if (!(Copy->BorrowDone = std::make_shared<std::atomic<bool>>(false))) {
     delete Copy;
     return TC_ERR_NO_MEMORY;
   }
-  std::memcpy(Copy->Bytes.get(), Payload, Size);
   Copy->Header = {PayloadMagic, uint32_t(Size), Sequence};
   ucp_request_param_t P = {};
   P.op_attr_mask =
@@ -111,8 +132,8 @@ tc_status_t twochains::rt::sendPayloadAhead(tc_peer *Peer, uint64_t Sequence, co
   P.flags = UCP_AM_SEND_FLAG_REPLY;
   P.cb.send = onPayloadSent;
   P.user_data = Copy;
-  ucs_status_ptr_t R = ucp_am_send_nbx(Ep, AmPayload, &Copy->Header, sizeof Copy->Header,
-                                       Copy->Bytes.get(), Size, &P);
+  ucs_status_ptr_t R = ucp_am_send_nbx(Ep, AmPayload, &Copy->Header, sizeof Copy->Header, Bytes,
+                                       Size, &P);
   if (UCS_PTR_IS_ERR(R)) {
     delete Copy;
     logError(Peer->Name + ": cannot send a " + std::to_string(Size) +
@@ -124,6 +145,9 @@ tc_status_t twochains::rt::sendPayloadAhead(tc_peer *Peer, uint64_t Sequence, co
     // turns: once now, rather than at the caller's next tc_progress.
     ++Ctx->PayloadsAheadActive;
     *Copy->Sending += uint32_t(Size);
+    // Before the turn below, which may complete it.
+    if (Copy->BorrowDone)
+      Peer->Sending->Borrowed.push_back({Peer->Tx->Send->framesSent() - 1, Copy->BorrowDone});
     if (ByRma) {
       ucp_worker_progress(Ctx->DataWorker);
     } else {
@@ -152,4 +176,16 @@ void twochains::rt::finishPayloadsAhead(tc_peer *Peer) {
                       (Peer->Failed ? ReleaseFailedFlushTimeoutNs : ReleaseFlushTimeoutNs);
   while (*Peer->Sending->PayloadSending && nowNs() < Deadline)
     ucp_worker_progress(Ctx->DataWorker);
+}
+
+uint64_t twochains::rt::framesDoneWith(tc_peer *Peer, uint64_t Finished) {
+  dropDoneBorrowed(Peer);
+  if (Peer->Sending->Borrowed.empty())
+    return Finished;
+  return std::min(Finished, Peer->Sending->Borrowed.front().FramesBefore);
+}
+
+bool twochains::rt::payloadsBorrowed(tc_peer *Peer) {
+  dropDoneBorrowed(Peer);
+  return !Peer->Sending->Borrowed.empty();
 }

@@ -36,11 +36,18 @@ inline bool payloadAheadAllowed(const tc_peer *Peer, size_t PayloadSize) {
 /// Whether Size more bytes fit the peer's share now (credits the receiver
 /// reported are taken first): else the send waits, as for a slot.
 bool payloadAheadFits(tc_peer *Peer, size_t Size);
-/// Sends the payload of frame Sequence ahead of it, from a copy (the
-/// caller's buffer is free on return), without waiting. TC_ERR_IO: the
-/// peer cannot be sent to. Fills *Named with what the frame carries.
+/// Sends the payload of frame Sequence ahead of it, without waiting: from
+/// a copy (Copy: the caller's buffer is free on return), or from the
+/// caller's buffer (Borrow: until payloadsBorrowed says it is done).
+/// TC_ERR_IO: the peer cannot be sent to. Fills *Named with what the
+/// frame carries.
 tc_status_t sendPayloadAhead(tc_peer *Peer, uint64_t Sequence, const void *Payload, size_t Size,
-                             PayloadAhead *Named);
+                             PayloadHold Hold, PayloadAhead *Named);
+/// Of Finished frames the receiver reported done, those whose borrowed
+/// payloads UCX is also done reading: a caller may reuse their buffers.
+uint64_t framesDoneWith(tc_peer *Peer, uint64_t Finished);
+/// Whether UCX still reads some caller's buffer sent to the peer.
+bool payloadsBorrowed(tc_peer *Peer);
 /// As the peer is released: its payloads on the RMA endpoint are let end
 /// (the receiver fetches them as it runs their frames), the RMA worker
 /// turning, for at most the release's flush time, before the endpoint

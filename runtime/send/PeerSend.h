@@ -51,6 +51,19 @@ struct OpenBundle {
   uint32_t Element = 0, Size = 0, Stride = 0, Count = 0, Capacity = 0;
 };
 
+/// Whether a payload sent ahead of its frame leaves from a copy (the
+/// caller's buffer is free on return) or from the caller's buffer itself
+/// (TC_SEND_NO_COPY), which it borrows until UCX is done reading it.
+enum class PayloadHold { Copy, Borrow };
+
+/// A payload sent from the caller's buffer: the frames sent before its
+/// frame, and whether UCX is done reading the buffer (set as its send
+/// completes, which may be after the peer is released).
+struct BorrowedPayload {
+  uint64_t FramesBefore = 0;
+  std::shared_ptr<std::atomic<bool>> Done;
+};
+
 struct PeerSend {
   /// A frame is built here when it cannot be built in place.
   std::vector<uint8_t> Staging;
@@ -82,6 +95,10 @@ struct PeerSend {
   /// they may end after the peer; a channel's thread reads it without the
   /// context).
   std::shared_ptr<std::atomic<unsigned>> PayloadSending;
+  /// Payloads sent from callers' buffers, oldest first, until UCX is done
+  /// with each: a frame is not counted finished before (tc_peer_frames),
+  /// nor is a flush done.
+  std::deque<BorrowedPayload> Borrowed;
   /// Frames dropped from the queue since the last tc_flush (their code was
   /// refused, or not answered for, Send.cpp): the flush's status, once.
   tc_status_t DroppedUnflushed = TC_OK;

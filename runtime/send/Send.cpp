@@ -241,12 +241,12 @@ struct SendAttempt {
 /// sendLocked's way once sendDirect declined.
 static SendAttempt sendGeneral(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
                                tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
-                               uint64_t *Sequence);
+                               uint64_t *Sequence, PayloadHold Hold);
 
 /// The whole send: sendDirect's way, or the general one.
 static inline SendAttempt sendAny(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
                                   tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
-                                  uint64_t *Sequence) {
+                                  uint64_t *Sequence, PayloadHold Hold = PayloadHold::Copy) {
   // Its answers and credit reports come into rings polled every pass.
   if (__builtin_expect(Peer->Cold, 0))
     startPolling(Peer->Ctx, Peer);
@@ -263,13 +263,14 @@ static inline SendAttempt sendAny(tc_peer *Peer, const tc_package *Pkg, uint32_t
     Peer->Tx->Gather = true;
     SendAttempt St = sendDirect(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence)
                          ? SendAttempt(TC_OK)
-                         : sendGeneral(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence);
+                         : sendGeneral(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence,
+                                       Hold);
     Peer->Tx->Gather = false;
     return St;
   }
   if (sendDirect(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence))
     return TC_OK;
-  return sendGeneral(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence);
+  return sendGeneral(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence, Hold);
 }
 
 /// Whether the frame can be sent to the peer: TC_OK; waitForCode when its
@@ -361,12 +362,12 @@ static __attribute__((noinline)) tc_status_t sendBehind(tc_peer *Peer, const tc_
                                                         uint32_t Element, tc_send_mode_t Mode,
                                                         const void *Payload, size_t PayloadSize,
                                                         uint64_t *Sequence, bool FromJam,
-                                                        tc_peer *Origin) {
+                                                        tc_peer *Origin, PayloadHold Hold) {
   if (!Peer->Sending->Queued.empty() || Peer->Code->Shipping.active() ||
       Peer->Code->Deploying.active())
     sendQueued(Peer);
   SendAttempt A = Peer->Sending->Queued.empty()
-                      ? sendAny(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence)
+                      ? sendAny(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence, Hold)
                       : checkSend(Peer, Pkg, Element, Mode, PayloadSize);
   tc_status_t St = A.Status;
   if (!A.WaitsForCode && !(St == TC_ERR_NO_CREDIT && FromJam) &&
@@ -400,26 +401,26 @@ static __attribute__((noinline)) tc_status_t sendBehind(tc_peer *Peer, const tc_
 
 tc_status_t twochains::rt::sendLocked(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
                                       tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
-                                      uint64_t *Sequence) {
+                                      uint64_t *Sequence, PayloadHold Hold) {
   if (__builtin_expect(Peer->Sending->Queued.empty(), 1)) {
-    SendAttempt A = sendAny(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence);
+    SendAttempt A = sendAny(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence, Hold);
     if (__builtin_expect(!A.WaitsForCode, 1))
       return A.Status;
   }
   return sendBehind(Peer, Pkg, Element, Mode, Payload, PayloadSize, Sequence,
-                    /*FromJam=*/false, nullptr);
+                    /*FromJam=*/false, nullptr, Hold);
 }
 
 tc_status_t twochains::rt::sendFromJamLocked(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
                                              tc_send_mode_t Mode, const void *Payload,
                                              size_t PayloadSize, tc_peer *Origin) {
   return sendBehind(Peer, Pkg, Element, Mode, Payload, PayloadSize, nullptr, /*FromJam=*/true,
-                    Origin);
+                    Origin, PayloadHold::Copy);
 }
 
 static SendAttempt sendGeneral(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
                                tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
-                               uint64_t *Sequence) {
+                               uint64_t *Sequence, PayloadHold Hold) {
   if (SendAttempt A = checkSend(Peer, Pkg, Element, Mode, PayloadSize);
       A.Status != TC_OK || A.WaitsForCode)
     return A;
@@ -447,7 +448,8 @@ static SendAttempt sendGeneral(tc_peer *Peer, const tc_package *Pkg, uint32_t El
   }
   PayloadAhead Named;
   if (Ahead) {
-    if (tc_status_t St = sendPayloadAhead(Peer, Seq, Payload, PayloadSize, &Named); St != TC_OK) {
+    if (tc_status_t St = sendPayloadAhead(Peer, Seq, Payload, PayloadSize, Hold, &Named);
+        St != TC_OK) {
       Peer->Tx->Send->unreserve(Seq);
       return St;
     }
@@ -491,7 +493,8 @@ tc_status_t twochains::rt::sendAnswer(tc_peer *Peer, uint64_t CallSequence, cons
 /// made. Out of line: the hot path to a connection pays one test.
 __attribute__((noinline)) static tc_status_t sendToHandle(tc_peer *Handle, const tc_package *Pkg,
                                                           uint32_t Element, tc_send_mode_t Mode,
-                                                          const void *Payload, size_t PayloadSize) {
+                                                          const void *Payload, size_t PayloadSize,
+                                                          PayloadHold Hold) {
   for (;;) {
     if (tc_peer *Bound = connectionOf(Handle)) {
       PeerGuard Guard(Bound);
@@ -500,7 +503,7 @@ __attribute__((noinline)) static tc_status_t sendToHandle(tc_peer *Handle, const
       if (!Bound->Welcomed || Bound->Failed)
         return sendAny(Bound, Pkg, Element, Mode, Payload, PayloadSize, nullptr).Status;
       // As to a connection: behind what waits, its code shipped first.
-      return sendLocked(Bound, Pkg, Element, Mode, Payload, PayloadSize, nullptr);
+      return sendLocked(Bound, Pkg, Element, Mode, Payload, PayloadSize, nullptr, Hold);
     }
     PeerGuard Guard(Handle); // a handle is never channelled: the context
     if (!connectionOf(Handle))
@@ -545,14 +548,19 @@ static tc_status_t sendOnce(tc_peer *Peer, const tc_package *Pkg, uint32_t Eleme
                             tc_send_mode_t Mode, const void *Payload, size_t PayloadSize) {
   if (Peer && joinOpenBundle(Peer, Pkg, Element, Mode, Payload, PayloadSize))
     return TC_OK;
+  PayloadHold Hold = PayloadHold::Copy;
+  if (__builtin_expect(Mode & TC_SEND_NO_COPY, 0)) {
+    Hold = PayloadHold::Borrow;
+    Mode = tc_send_mode_t(Mode & ~TC_SEND_NO_COPY);
+  }
   if (!Peer || !Pkg || (Mode != TC_SEND_LOCAL && Mode != TC_SEND_INJECTED &&
                         Mode != TC_SEND_INJECTED_FULL) ||
       (PayloadSize && !Payload) || PayloadSize > UINT32_MAX)
     return TC_ERR_INVALID_PARAM;
   if (__builtin_expect(Peer->Proxy, 0))
-    return sendToHandle(Peer, Pkg, Element, Mode, Payload, PayloadSize);
+    return sendToHandle(Peer, Pkg, Element, Mode, Payload, PayloadSize, Hold);
   PeerGuard Guard(Peer);
-  return sendLocked(Peer, Pkg, Element, Mode, Payload, PayloadSize, nullptr);
+  return sendLocked(Peer, Pkg, Element, Mode, Payload, PayloadSize, nullptr, Hold);
 }
 
 extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_t Element,

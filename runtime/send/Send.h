@@ -13,9 +13,11 @@ namespace twochains::rt {
 /// peer, is queued (bounded: TC_ERR_NO_CREDIT past it) and TC_OK; its
 /// *Sequence is then a key with QueuedCallKey set, until it is sent
 /// (PathContext::CallSent).
-tc_status_t sendLocked(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
-                       tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
-                       uint64_t *Sequence);
+/// Borrow (TC_SEND_NO_COPY): a payload that goes ahead of its frame is
+/// sent from the caller's buffer (send/PayloadAhead.h).
+tc_status_t sendLocked(tc_peer *Peer, const tc_package *Pkg, uint32_t Element, tc_send_mode_t Mode,
+                       const void *Payload, size_t PayloadSize, uint64_t *Sequence,
+                       PayloadHold Hold = PayloadHold::Copy);
 /// What keys a queued call's frame has: sequences never reach it.
 constexpr uint64_t QueuedCallKey = 1ull << 63;
 /// A running jam's send (tc_jam_reply, tc_jam_forward), which never waits:

@@ -20,6 +20,7 @@
 #include "wire/Ring.h"
 #include "wire/Wire.h"
 
+#include <chrono>
 #include <cstring>
 #include <vector>
 
@@ -188,6 +189,79 @@ TEST_F(TwoContexts, PayloadsGoAheadOnTheRmaEndpoint) {
   EXPECT_EQ(stats(Sender).payloads_ahead_by_rma, Sent) << "a payload went on the control endpoint";
   EXPECT_EQ(stats(Receiver).payloads_ahead_received, Sent);
   EXPECT_EQ(stats(Receiver).payloads_ahead_refused, 0u);
+}
+
+/// TC_SEND_NO_COPY: a payload sent ahead leaves from the caller's buffer,
+/// not a copy. Written over after tc_send returned and before the
+/// receiver fetched it, the frame sums what the buffer holds then.
+TEST_F(TwoContexts, ANoCopyPayloadLeavesFromTheCallersBuffer) {
+  Drive = Driver::TestThread;
+  Receiver.Params.slot_size = 512;
+  ASSERT_NO_FATAL_FAILURE(start());
+  if (stats(Sender).peers_rma != 1)
+    GTEST_SKIP() << "no RMA path between the two contexts";
+  auto *Total = receiverSymbol<int64_t>("tc_stdlib_total");
+  ASSERT_NE(Total, nullptr);
+  uint32_t Sum = element(Sender.Stdlib, "server_side_sum");
+  auto Large = sumPayload(262144, 5); // 1 MiB: UCX's rendezvous
+  int64_t Before = readTotal(Total);
+  ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Sum, tc_send_mode_t(TC_SEND_LOCAL | TC_SEND_NO_COPY),
+                    Large.data(), Large.size() * 4),
+            TC_OK);
+  for (int32_t &V : Large)
+    V += 3;
+  ASSERT_EQ(flush(), TC_OK);
+  EXPECT_EQ(readTotal(Total) - Before, sumOf(Large))
+      << "the frame summed the bytes of a copy made at tc_send";
+  EXPECT_EQ(stats(Sender).payloads_ahead_by_rma, 1u);
+}
+
+/// A frame whose payload left from the caller's buffer is not counted
+/// finished while UCX may still read the buffer: the receiver has run it
+/// and said so in the sender's credit line, but the sender has not taken
+/// UCX's word that the rendezvous ended. Nor is a flush done then.
+TEST_F(TwoContexts, ANoCopyFrameIsFinishedOnlyOnceItsBufferIsFree) {
+  Drive = Driver::TestThread;
+  Receiver.Params.slot_size = 512;
+  ASSERT_NO_FATAL_FAILURE(start());
+  if (stats(Sender).peers_rma != 1)
+    GTEST_SKIP() << "no RMA path between the two contexts";
+  auto *Total = receiverSymbol<int64_t>("tc_stdlib_total");
+  ASSERT_NE(Total, nullptr);
+  uint32_t Sum = element(Sender.Stdlib, "server_side_sum");
+  auto Large = sumPayload(262144, 9);
+  int64_t Before = readTotal(Total);
+  tc_peer_frames_t F = {};
+  ASSERT_EQ(tc_peer_frames(Peer, &F), TC_OK);
+  uint64_t Sent = F.sent;
+  ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Sum, tc_send_mode_t(TC_SEND_LOCAL | TC_SEND_NO_COPY),
+                    Large.data(), Large.size() * 4),
+            TC_OK);
+  // Both sides turn until the receiver has the bytes (its turn that took
+  // the last of them told UCX's sender side so, which has not turned
+  // since); then the receiver alone runs the frame and reports it
+  // finished into the sender's credit line.
+  auto Deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(WaitMs);
+  while (stats(Receiver).payloads_ahead_received == 0 &&
+         std::chrono::steady_clock::now() < Deadline) {
+    tc_progress(Sender.Ctx, nullptr);
+    tc_progress(Receiver.Ctx, nullptr);
+  }
+  ASSERT_EQ(stats(Receiver).payloads_ahead_received, 1u);
+  volatile uint64_t *Credit = Peer->Tx->CreditWord;
+  ASSERT_NE(Credit, nullptr);
+  while (Credit[CreditWordFinished] < Sent + 1 && std::chrono::steady_clock::now() < Deadline)
+    tc_progress(Receiver.Ctx, nullptr);
+  ASSERT_GE(Credit[CreditWordFinished], Sent + 1) << "the receiver never reported the frame";
+  EXPECT_EQ(readTotal(Total) - Before, sumOf(Large));
+  ASSERT_EQ(tc_peer_frames(Peer, &F), TC_OK);
+  EXPECT_EQ(F.sent, Sent + 1);
+  EXPECT_EQ(F.finished, Sent) << "counted finished before UCX ended its reads of the buffer";
+  // The sender's turn takes UCX's completion: now it is.
+  ASSERT_TRUE(
+      progressUntil([&] { return tc_peer_frames(Peer, &F) == TC_OK && F.finished == Sent + 1; },
+                    "the frame is counted finished"));
+  ASSERT_EQ(flush(), TC_OK);
 }
 
 /// What a peer may not send ahead is refused on the RMA worker as on the
