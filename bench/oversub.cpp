@@ -91,9 +91,8 @@ int main(int Argc, char **Argv) {
   auto At = [&](double Q) { return Us[std::min(Us.size() - 1, size_t(Q * double(Us.size())))]; };
   tc_stats_t S = {};
   tc_context_stats(Ctx, &S);
-  std::printf("oversub: calls %ld median %.1f p90 %.1f p99 %.1f mean %.1f us sleeps %llu\n", N,
-              At(0.5), At(0.9), At(0.99), Sum / double(Us.size()),
-              (unsigned long long)S.sleeps);
+  std::printf("oversub: calls %ld median %.2f p90 %.2f p99 %.2f mean %.2f us sleeps %llu\n", N,
+              At(0.5), At(0.9), At(0.99), Sum / double(Us.size()), (unsigned long long)S.sleeps);
   tc_peer_close(Peer);
   tc_context_destroy(Ctx);
   return 0;

@@ -423,7 +423,9 @@ static tc_status_t startCall(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
   // a queued frame's call by a key until the frame is sent.
   tc_call_t *C = new tc_call_t{Ctx, Peer, Seq, Reply, ReplyCapacity, 0, TC_ERR_INCOMPLETE};
   callsOf(Peer).Waiting[Seq] = C;
-  ++Ctx->Calls->CallsOutstanding;
+  if (Ctx->Calls->CallsOutstanding++ == 0)
+    Ctx->Calls->ControlQuietUntilNs.store(nowNs() + ControlQuietInCallNs,
+                                          std::memory_order_relaxed);
   *Out = C;
   return TC_OK;
 }

@@ -217,9 +217,11 @@ __attribute__((always_inline)) static inline tc_status_t progressTurn(tc_context
   // Frames by message arrive on it: with such peers it is progressed every
   // call. Answers to calls come as frames unless larger than a slot: while
   // calls are outstanding it turns every ControlEvery calls, not every call
-  // (a system call each over TCP).
+  // (a system call each over TCP), and not in a call's first microseconds
+  // (CallsContext::ControlQuietUntilNs).
   if (Ctx->AmPeers || Ctx->PayloadsAheadOnControl ||
-      (Ctx->Calls->CallsOutstanding && Ctx->ControlPolls == 0))
+      (Ctx->Calls->CallsOutstanding && Ctx->ControlPolls == 0 &&
+       nowNs() >= Ctx->Calls->ControlQuietUntilNs.load(std::memory_order_relaxed)))
     progressControl(Ctx);
   if (++Ctx->ControlPolls >= ControlEvery)
     Ctx->ControlPolls = 0;
