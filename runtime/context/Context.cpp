@@ -457,8 +457,10 @@ static tc_status_t setupDataWorker(tc_context *Ctx) {
   const char *ChannelsEnv = std::getenv("TC_THREAD_CHANNELS");
   bool Threads =
       (Ctx->Flags & TC_CONTEXT_THREADS) && !(ChannelsEnv && !std::strcmp(ChannelsEnv, "0"));
-  if (Rma.empty() || createUcp(UCP_FEATURE_RMA | UCP_FEATURE_AM, Rma.c_str(), nullptr, &Ctx->RmaUcp,
-                               Threads) != UCS_OK)
+  // WAKEUP: a sleep watches the worker while payloads move on it
+  // (core/Sleep.cpp).
+  if (Rma.empty() || createUcp(UCP_FEATURE_RMA | UCP_FEATURE_AM | UCP_FEATURE_WAKEUP, Rma.c_str(),
+                               nullptr, &Ctx->RmaUcp, Threads) != UCS_OK)
     return TC_OK;
   ucs_status_t St;
   if ((St = createWorker(Ctx->RmaUcp, &Ctx->DataWorker, Threads)) != UCS_OK ||

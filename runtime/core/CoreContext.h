@@ -165,6 +165,7 @@ struct CoreContext {
   int WakeFd = -1;                      // epoll set: the control worker's event fd
   ucp_worker_h WakeWorker = nullptr;    // the worker whose fd is in it
   bool WakeWorkerFd = false;            // it has one (UCP_FEATURE_WAKEUP)
+  bool DataWorkerWatched = false;       // DataWorker's fd is in it too (core/Sleep.cpp)
   /// One thread sleeps on WakeFd; others wait on WakeSeq, which it (and
   /// whatever ends a wait, such as a call's answer) advances.
   std::atomic<bool> FdSleeper{false};

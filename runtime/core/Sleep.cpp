@@ -14,6 +14,7 @@
 #include "base/Log.h"
 #include "core/Lock.h"
 #include "core/Stats.h"
+#include "ucx/Request.h"
 #include "wire/Frame.h"
 
 #include <cerrno>
@@ -97,6 +98,24 @@ static bool watchWorker(CoreContext *Ctx) {
   return Ctx->WakeWorkerFd;
 }
 
+/// The RMA worker's fd in the set (Watch), or out of it: in it only while
+/// payloads move on that worker, when each sleep arms the worker first.
+/// Once signalled the fd stays readable until the worker is armed again,
+/// so an unarmed worker's fd in the set would end every sleep at once.
+/// False if the worker has no fd.
+static bool watchDataWorker(CoreContext *Ctx, bool Watch) {
+  if (Watch == Ctx->DataWorkerWatched)
+    return true;
+  int Fd;
+  epoll_event E = {};
+  E.events = EPOLLIN;
+  if (!Ctx->DataWorker || Ctx->WakeFd < 0 || ucp_worker_get_efd(Ctx->DataWorker, &Fd) != UCS_OK ||
+      epoll_ctl(Ctx->WakeFd, Watch ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, Fd, &E) != 0)
+    return false;
+  Ctx->DataWorkerWatched = Watch;
+  return true;
+}
+
 namespace {
 struct Look {
   bool Found = false;   // something to do: do not sleep
@@ -110,11 +129,30 @@ static Look prepare(CoreContext *Ctx) {
   Look L;
   Ctx->BeforeSleep.notify(Ctx);
   // A payload on its way ahead of its frame (send/PayloadAhead.h) moves
-  // as the control worker turns: its socket's events wake the sleep, and
-  // the sleep is bounded besides. Not a busy wait: a peer whose payload
-  // never comes must not keep this side's core busy.
-  if (Ctx->PayloadsAheadActive)
+  // as its worker turns. On the control worker its socket's events wake
+  // the sleep, and the sleep is bounded besides (not a busy wait: a peer
+  // whose payload never comes must not keep this side's core busy). On
+  // the RMA worker, the worker's own events wake it: a rendezvous's
+  // answer, or its fetch's completion (RDMA), rather than the end of a
+  // 1 ms nap.
+  if (Ctx->PayloadsAheadOnControl)
     L.Bounded = true;
+  bool OnRma = Ctx->PayloadsAheadActive > Ctx->PayloadsAheadOnControl;
+  if (!watchDataWorker(Ctx, OnRma)) {
+    L.Bounded |= OnRma;
+  } else if (OnRma) {
+    for (unsigned I = 0; I < 64 && turnWorker(Ctx->DataWorker); ++I)
+      L.Found = true;
+    if (L.Found)
+      return L;
+    ucs_status_t St = ucp_worker_arm(Ctx->DataWorker);
+    if (St == UCS_ERR_BUSY) {
+      L.Found = true;
+      return L;
+    }
+    if (St != UCS_OK)
+      L.Bounded = true;
+  }
   if (!watchWorker(Ctx)) {
     L.Bounded = true;
   } else {

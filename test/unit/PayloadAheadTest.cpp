@@ -20,8 +20,10 @@
 #include "wire/Ring.h"
 #include "wire/Wire.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -262,6 +264,40 @@ TEST_F(TwoContexts, ANoCopyFrameIsFinishedOnlyOnceItsBufferIsFree) {
       progressUntil([&] { return tc_peer_frames(Peer, &F) == TC_OK && F.finished == Sent + 1; },
                     "the frame is counted finished"));
   ASSERT_EQ(flush(), TC_OK);
+}
+
+/// A sender whose flush waits for its payload's rendezvous on the RMA
+/// worker sleeps until that worker's event wakes it (the rendezvous's
+/// answer), not in naps of 1 ms: the receiver fetches only after 100 ms,
+/// in which a napping flush would sleep a hundred times.
+TEST_F(TwoContexts, AFlushWaitingForAPayloadSleepsUntilTheRmaWorkerWakesIt) {
+  Drive = Driver::TestThread;
+  Receiver.Params.slot_size = 512;
+  ASSERT_NO_FATAL_FAILURE(start());
+  if (stats(Sender).peers_rma != 1)
+    GTEST_SKIP() << "no RMA path between the two contexts";
+  auto *Total = receiverSymbol<int64_t>("tc_stdlib_total");
+  ASSERT_NE(Total, nullptr);
+  uint32_t Sum = element(Sender.Stdlib, "server_side_sum");
+  auto Large = sumPayload(262144, 11);
+  int64_t Before = readTotal(Total);
+  ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Sum, tc_send_mode_t(TC_SEND_LOCAL | TC_SEND_NO_COPY),
+                    Large.data(), Large.size() * 4),
+            TC_OK);
+  uint64_t Sleeps = stats(Sender).sleeps;
+  std::atomic<bool> Stop{false};
+  std::thread Late([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    while (!Stop.load(std::memory_order_relaxed))
+      tc_progress(Receiver.Ctx, nullptr);
+  });
+  tc_status_t St = tc_flush(Peer, WaitMs);
+  Stop = true;
+  Late.join();
+  ASSERT_EQ(St, TC_OK);
+  EXPECT_EQ(readTotal(Total) - Before, sumOf(Large));
+  EXPECT_LT(stats(Sender).sleeps - Sleeps, 20u)
+      << "the flush napped while its payload waited on the RMA worker";
 }
 
 /// What a peer may not send ahead is refused on the RMA worker as on the
