@@ -397,9 +397,11 @@ extern "C" int tc_jam_return(tc_jam_ctx_t *Ctx, const void *Reply, size_t ReplyS
   return St;
 }
 
+/// NowNs: the clock as the caller read it (0: not read).
 static tc_status_t startCall(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
                              tc_send_mode_t Mode, const void *Payload, size_t PayloadSize,
-                             void *Reply, size_t ReplyCapacity, tc_call_t **Out) {
+                             void *Reply, size_t ReplyCapacity, tc_call_t **Out,
+                             uint64_t NowNs = 0) {
   if (!Peer || !Pkg || !Out || (ReplyCapacity && !Reply) ||
       (Mode != TC_SEND_LOCAL && Mode != TC_SEND_INJECTED && Mode != TC_SEND_INJECTED_FULL) ||
       (PayloadSize && !Payload) || PayloadSize > UINT32_MAX)
@@ -424,8 +426,7 @@ static tc_status_t startCall(tc_peer *Peer, const tc_package *Pkg, uint32_t Elem
   tc_call_t *C = new tc_call_t{Ctx, Peer, Seq, Reply, ReplyCapacity, 0, TC_ERR_INCOMPLETE};
   callsOf(Peer).Waiting[Seq] = C;
   if (Ctx->Calls->CallsOutstanding++ == 0)
-    Ctx->Calls->ControlQuietUntilNs.store(nowNs() + ControlQuietInCallNs,
-                                          std::memory_order_relaxed);
+    Ctx->Calls->beginControlQuiet(NowNs ? NowNs : nowNs());
   *Out = C;
   return TC_OK;
 }
@@ -474,26 +475,32 @@ static tc_status_t testCall(tc_call_t *C, size_t *ReplySize, unsigned *Ran = nul
   return callResult(C, ReplySize);
 }
 
-static tc_status_t waitCall(tc_call_t *C, int TimeoutMs, size_t *ReplySize) {
-  if (!C || TimeoutMs < 0 || !mayWait(C->Ctx))
-    return TC_ERR_INVALID_PARAM;
-  uint64_t Deadline = nowNs() + msToNs(uint64_t(TimeoutMs));
+/// A wait's passes between two reads of the clock: in this VM a read
+/// (a vDSO call) costs about what a pass does, and a pass that reads it
+/// sees an answer that much later; at most a microsecond or so between
+/// reads, beside waits that poll 5 us before they yield.
+constexpr unsigned WaitPassesPerClock = 8;
+
+static tc_status_t waitCallUntil(tc_call_t *C, uint64_t Deadline, size_t *ReplySize) {
   IdleWait Idle;
-  for (;;) {
+  for (unsigned Pass = 0;; ++Pass) {
     unsigned Ran = 0;
     tc_status_t St = testCall(C, ReplySize, &Ran);
-    uint64_t Now = nowNs();
     if (St != TC_ERR_INCOMPLETE)
       return St;
-    if (Now >= Deadline)
-      return TC_ERR_TIMED_OUT; // still outstanding
     // Serving others' frames is no idle time: a waiter that sleeps
     // between them (its streak long over) makes every rank that calls it
     // wait for its wakes.
     if (Ran)
       Idle.busy();
-    // Polls a while, then sleeps until something arrives.
-    Idle.idle(C->Ctx, Now, Deadline);
+    if (Pass % WaitPassesPerClock == 0) {
+      uint64_t Now = nowNs();
+      if (Now >= Deadline)
+        return TC_ERR_TIMED_OUT; // still outstanding
+      C->Ctx->Calls->endControlQuiet(Now);
+      // Polls a while, then sleeps until something arrives.
+      Idle.idle(C->Ctx, Now, Deadline);
+    }
     // With the executor running, progress here too whenever it is not
     // (its thread may wait for a CPU a whole scheduler tick); else let it.
     CoreContext *Ctx = C->Ctx;
@@ -506,6 +513,12 @@ static tc_status_t waitCall(tc_call_t *C, int TimeoutMs, size_t *ReplySize) {
       }
     }
   }
+}
+
+static tc_status_t waitCall(tc_call_t *C, int TimeoutMs, size_t *ReplySize) {
+  if (!C || TimeoutMs < 0 || !mayWait(C->Ctx))
+    return TC_ERR_INVALID_PARAM;
+  return waitCallUntil(C, nowNs() + msToNs(uint64_t(TimeoutMs)), ReplySize);
 }
 
 static void releaseCall(tc_call_t *C) {
@@ -536,7 +549,7 @@ static tc_status_t callUntil(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_t 
   tc_status_t St;
   IdleWait Idle;
   for (uint64_t Now; (St = startCall(Peer, Pkg, Element, Mode, Payload, PayloadSize, Reply,
-                                     Capacity, &C)) == TC_ERR_NO_CREDIT &&
+                                     Capacity, &C, Start)) == TC_ERR_NO_CREDIT &&
                      (Now = nowNs()) < Deadline;) {
     if (Peer->Ctx->Progress(Peer->Ctx))
       Idle.busy();
@@ -544,8 +557,7 @@ static tc_status_t callUntil(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_t 
   }
   if (St != TC_OK)
     return St == TC_ERR_NO_CREDIT ? TC_ERR_TIMED_OUT : St;
-  uint64_t Now = nowNs();
-  St = waitCall(C, Now >= Deadline ? 0 : int((Deadline - Now) / NsPerMs), ReplySize);
+  St = mayWait(C->Ctx) ? waitCallUntil(C, Deadline, ReplySize) : TC_ERR_INVALID_PARAM;
   releaseCall(C);
   return St;
 }

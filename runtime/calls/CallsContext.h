@@ -31,12 +31,15 @@ static_assert(MaxArrivedAnswerBytesPerPeer >= TC_CALL_MAX_REPLY, "a share holds 
 struct CallsContext {
   /// Calls started and not yet ended: while there are any, tc_progress
   /// turns the control worker, where answers larger than a slot arrive,
-  /// every few calls, once ControlQuietUntilNs has passed: until then
-  /// (the first ControlQuietInCallNs after a call began with none
-  /// outstanding) it is left alone, as most answers are frames, and each
-  /// of its turns is a system call (TCP).
+  /// every few calls, unless ControlQuiet: for the first
+  /// ControlQuietInCallNs after a call began with none outstanding (until
+  /// ControlQuietUntilNs) it is left alone, as most answers are frames,
+  /// and each of its turns is a system call (TCP). Whoever reads the
+  /// clock anyway ends the quiet (endControlQuiet): a waiting call every
+  /// few passes, tc_progress every ClockEvery calls.
   std::atomic<size_t> CallsOutstanding{0};
   std::atomic<uint64_t> ControlQuietUntilNs{0};
+  std::atomic<bool> ControlQuiet{false};
   /// Answers jams gave by message, until UCX is done with their bytes
   /// (Peer is cleared when the peer is released first).
   struct ReplySend {
@@ -59,6 +62,19 @@ struct CallsContext {
   };
   std::list<ArrivedAnswer> ArrivedAnswers;
   size_t ArrivedAnswerBytes = 0;
+
+  /// A call began with none outstanding, at NowNs: the control worker's
+  /// quiet begins.
+  void beginControlQuiet(uint64_t NowNs) {
+    ControlQuietUntilNs.store(NowNs + ControlQuietInCallNs, std::memory_order_relaxed);
+    ControlQuiet.store(true, std::memory_order_relaxed);
+  }
+  /// The clock, read by whoever read it anyway: the quiet ends once past.
+  void endControlQuiet(uint64_t NowNs) {
+    if (ControlQuiet.load(std::memory_order_relaxed) &&
+        NowNs >= ControlQuietUntilNs.load(std::memory_order_relaxed))
+      ControlQuiet.store(false, std::memory_order_relaxed);
+  }
 };
 
 } // namespace twochains::rt

@@ -158,6 +158,7 @@ static unsigned servePeer(tc_context *Ctx, tc_peer *Peer, JamRun &Run) {
 /// clock says one is due (tc_progress reads it every ClockEvery calls).
 __attribute__((noinline)) static void controlTurn(tc_context *Ctx) {
   uint64_t Now = nowNs();
+  Ctx->Calls->endControlQuiet(Now);
   uint64_t Period = Ctx->RanSinceClock ? ControlBusyPeriodNs : ControlPeriodNs;
   Ctx->RanSinceClock = 0;
   if (Now - Ctx->ControlTurnNs < Period)
@@ -221,7 +222,7 @@ __attribute__((always_inline)) static inline tc_status_t progressTurn(tc_context
   // (CallsContext::ControlQuietUntilNs).
   if (Ctx->AmPeers || Ctx->PayloadsAheadOnControl ||
       (Ctx->Calls->CallsOutstanding && Ctx->ControlPolls == 0 &&
-       nowNs() >= Ctx->Calls->ControlQuietUntilNs.load(std::memory_order_relaxed)))
+       !Ctx->Calls->ControlQuiet.load(std::memory_order_relaxed)))
     progressControl(Ctx);
   if (++Ctx->ControlPolls >= ControlEvery)
     Ctx->ControlPolls = 0;
