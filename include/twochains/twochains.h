@@ -383,12 +383,14 @@ tc_status_t tc_peer_cork(tc_peer_t *peer, int corked);
 
 /* Aggregation (docs/jobs.md, "Aggregation"): a Local frame of at most 256
  * payload bytes sent by tc_send or tc_send_wait while the peer is behind
- * (frames it has not reported finished fill a quarter of its ring or
- * more) waits in a bundle with others to that peer, and they leave
- * together as one frame of one slot: when the bundle is full, before any
- * other frame to the peer, and at this context's next tc_progress,
- * tc_wait, tc_flush, tc_call or tc_job_quiesce (or the executor's turn).
- * The peer runs them in order, each checked and run as if sent alone.
+ * (frames it has not reported finished fill half its ring or more) goes
+ * into a bundle with others to that peer: one slot of its ring holding
+ * many frames, each stored there at once and run as the peer comes to
+ * it. A bundle is sealed when full, before any other frame to the peer,
+ * and at this context's next tc_progress, tc_wait, tc_flush, tc_call or
+ * tc_job_quiesce (or the executor's turn); its slot is credited once
+ * sealed. The peer runs them in order, each checked and run as if sent
+ * alone.
  * Calls, and sends to a peer that keeps up, leave at once. On by default
  * for peers whose ring this side stores into (shared memory);
  * tc_peer_aggregate(peer, 0) turns it off for one peer (what waits leaves

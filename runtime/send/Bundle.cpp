@@ -20,7 +20,7 @@ bool aggregationByDefault() {
 }
 
 /// Whether the receiver is behind: the frames it has not reported finished
-/// are a quarter of its ring or more. The credit line is read again only
+/// are half its ring or more. The credit line is read again only
 /// when the count seen so far says so (a line the receiver writes, costly
 /// to read only when it changed).
 bool receiverBehind(tc_peer *Peer) {

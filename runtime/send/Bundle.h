@@ -2,7 +2,7 @@
 //
 // Aggregation (docs/frames.md, "Bundles"; docs/jobs.md, "Aggregation"): a
 // small Local frame sent while the receiver is behind — the frames it has
-// not reported finished fill a quarter of its ring or more — opens a
+// not reported finished fill half its ring or more — opens a
 // bundle in the next slot of its ring, and the frames after it of the
 // same element and payload size join that bundle instead of taking a slot
 // each (wire/Bundle.h). Each is in the receiver's ring, and runs, as soon
