@@ -117,6 +117,25 @@ static bool watchDataWorker(CoreContext *Ctx, bool Watch) {
 }
 
 namespace {
+/// What a turn of a worker and its arming found before a sleep.
+enum class Armed { Found, Yes, Failed };
+} // namespace
+
+/// Turns Worker until it has nothing more (Took: a turn before this look
+/// took something already), then arms it. UCX wakes an armed worker only
+/// for events that come after it was armed: what arrived before is taken
+/// first (its handlers run now), and is then what the wait looks at,
+/// without sleeping: Found.
+static Armed turnThenArm(ucp_worker_h Worker, bool Took) {
+  for (unsigned I = 0; I < 64 && turnWorker(Worker); ++I)
+    Took = true;
+  if (Took)
+    return Armed::Found;
+  ucs_status_t St = ucp_worker_arm(Worker);
+  return St == UCS_ERR_BUSY ? Armed::Found : St == UCS_OK ? Armed::Yes : Armed::Failed;
+}
+
+namespace {
 struct Look {
   bool Found = false;   // something to do: do not sleep
   bool Bounded = false; // some peer cannot wake this side: nap
@@ -141,42 +160,25 @@ static Look prepare(CoreContext *Ctx) {
   if (!watchDataWorker(Ctx, OnRma)) {
     L.Bounded |= OnRma;
   } else if (OnRma) {
-    for (unsigned I = 0; I < 64 && turnWorker(Ctx->DataWorker); ++I)
-      L.Found = true;
+    Armed A = turnThenArm(Ctx->DataWorker, false);
+    L.Found = A == Armed::Found;
+    L.Bounded |= A == Armed::Failed;
     if (L.Found)
       return L;
-    ucs_status_t St = ucp_worker_arm(Ctx->DataWorker);
-    if (St == UCS_ERR_BUSY) {
-      L.Found = true;
-      return L;
-    }
-    if (St != UCS_OK)
-      L.Bounded = true;
   }
   if (!watchWorker(Ctx)) {
     L.Bounded = true;
   } else {
-    // UCX wakes an armed worker only for events that come after it was
-    // armed: what arrived before is taken first (its handlers run now),
-    // and is then what the wait looks at, without sleeping: a handler only
-    // queues what came (an answer for code shipped ahead, a handshake), so
-    // this look cannot tell whether it is what the waiter waits for.
-    // So is what a turn before this look took (progressControl): the
-    // event that woke the fd for it is spent.
-    bool Took = Ctx->ControlTook.exchange(false, std::memory_order_relaxed);
-    for (unsigned I = 0; I < 64 && turnWorker(Ctx->Worker); ++I)
-      Took = true;
-    if (Took) {
-      L.Found = true;
+    // A handler only queues what came (an answer for code shipped ahead, a
+    // handshake), so this look cannot tell whether it is what the waiter
+    // waits for: it looks rather than sleeps. So with what a turn before
+    // this look took (progressControl): the event that woke the fd for it
+    // is spent.
+    Armed A = turnThenArm(Ctx->Worker, Ctx->ControlTook.exchange(false, std::memory_order_relaxed));
+    L.Found = A == Armed::Found;
+    L.Bounded |= A == Armed::Failed;
+    if (L.Found)
       return L;
-    }
-    ucs_status_t St = ucp_worker_arm(Ctx->Worker);
-    if (St == UCS_ERR_BUSY) {
-      L.Found = true;
-      return L;
-    }
-    if (St != UCS_OK)
-      L.Bounded = true;
   }
   CoreContext::PeerLook Peers;
   // Frames and credits by message make events; an unwelcomed peer's

@@ -193,28 +193,46 @@ TEST_F(TwoContexts, PayloadsGoAheadOnTheRmaEndpoint) {
   EXPECT_EQ(stats(Receiver).payloads_ahead_refused, 0u);
 }
 
+/// Two contexts, driven by the test's thread, whose receiver has 512-byte
+/// slots: a 1 MiB payload of server_side_sum (UCX's rendezvous) goes
+/// ahead of its frame on the RMA endpoint, sent with TC_SEND_NO_COPY.
+class NoCopyPayload : public TwoContexts {
+protected:
+  int64_t *Total = nullptr;
+  int64_t Before = 0;
+  std::vector<int32_t> Large;
+
+  /// Skips the test where the two contexts have no RMA path.
+  void startOnRma(int32_t First) {
+    Drive = Driver::TestThread;
+    Receiver.Params.slot_size = 512;
+    ASSERT_NO_FATAL_FAILURE(start());
+    if (stats(Sender).peers_rma != 1)
+      GTEST_SKIP() << "no RMA path between the two contexts";
+    Total = receiverSymbol<int64_t>("tc_stdlib_total");
+    ASSERT_NE(Total, nullptr);
+    Large = sumPayload(262144, First);
+    Before = readTotal(Total);
+  }
+  tc_status_t sendLarge() {
+    return tc_send(Peer, Sender.Stdlib, element(Sender.Stdlib, "server_side_sum"),
+                   tc_send_mode_t(TC_SEND_LOCAL | TC_SEND_NO_COPY), Large.data(), Large.size() * 4);
+  }
+  int64_t summed() { return readTotal(Total) - Before; }
+};
+
 /// TC_SEND_NO_COPY: a payload sent ahead leaves from the caller's buffer,
 /// not a copy. Written over after tc_send returned and before the
 /// receiver fetched it, the frame sums what the buffer holds then.
-TEST_F(TwoContexts, ANoCopyPayloadLeavesFromTheCallersBuffer) {
-  Drive = Driver::TestThread;
-  Receiver.Params.slot_size = 512;
-  ASSERT_NO_FATAL_FAILURE(start());
-  if (stats(Sender).peers_rma != 1)
-    GTEST_SKIP() << "no RMA path between the two contexts";
-  auto *Total = receiverSymbol<int64_t>("tc_stdlib_total");
-  ASSERT_NE(Total, nullptr);
-  uint32_t Sum = element(Sender.Stdlib, "server_side_sum");
-  auto Large = sumPayload(262144, 5); // 1 MiB: UCX's rendezvous
-  int64_t Before = readTotal(Total);
-  ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Sum, tc_send_mode_t(TC_SEND_LOCAL | TC_SEND_NO_COPY),
-                    Large.data(), Large.size() * 4),
-            TC_OK);
+TEST_F(NoCopyPayload, LeavesFromTheCallersBuffer) {
+  ASSERT_NO_FATAL_FAILURE(startOnRma(5));
+  if (IsSkipped())
+    return;
+  ASSERT_EQ(sendLarge(), TC_OK);
   for (int32_t &V : Large)
     V += 3;
   ASSERT_EQ(flush(), TC_OK);
-  EXPECT_EQ(readTotal(Total) - Before, sumOf(Large))
-      << "the frame summed the bytes of a copy made at tc_send";
+  EXPECT_EQ(summed(), sumOf(Large)) << "the frame summed the bytes of a copy made at tc_send";
   EXPECT_EQ(stats(Sender).payloads_ahead_by_rma, 1u);
 }
 
@@ -222,23 +240,14 @@ TEST_F(TwoContexts, ANoCopyPayloadLeavesFromTheCallersBuffer) {
 /// finished while UCX may still read the buffer: the receiver has run it
 /// and said so in the sender's credit line, but the sender has not taken
 /// UCX's word that the rendezvous ended. Nor is a flush done then.
-TEST_F(TwoContexts, ANoCopyFrameIsFinishedOnlyOnceItsBufferIsFree) {
-  Drive = Driver::TestThread;
-  Receiver.Params.slot_size = 512;
-  ASSERT_NO_FATAL_FAILURE(start());
-  if (stats(Sender).peers_rma != 1)
-    GTEST_SKIP() << "no RMA path between the two contexts";
-  auto *Total = receiverSymbol<int64_t>("tc_stdlib_total");
-  ASSERT_NE(Total, nullptr);
-  uint32_t Sum = element(Sender.Stdlib, "server_side_sum");
-  auto Large = sumPayload(262144, 9);
-  int64_t Before = readTotal(Total);
+TEST_F(NoCopyPayload, IsFinishedOnlyOnceItsBufferIsFree) {
+  ASSERT_NO_FATAL_FAILURE(startOnRma(9));
+  if (IsSkipped())
+    return;
   tc_peer_frames_t F = {};
   ASSERT_EQ(tc_peer_frames(Peer, &F), TC_OK);
   uint64_t Sent = F.sent;
-  ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Sum, tc_send_mode_t(TC_SEND_LOCAL | TC_SEND_NO_COPY),
-                    Large.data(), Large.size() * 4),
-            TC_OK);
+  ASSERT_EQ(sendLarge(), TC_OK);
   // Both sides turn until the receiver has the bytes (its turn that took
   // the last of them told UCX's sender side so, which has not turned
   // since); then the receiver alone runs the frame and reports it
@@ -255,7 +264,7 @@ TEST_F(TwoContexts, ANoCopyFrameIsFinishedOnlyOnceItsBufferIsFree) {
   while (Credit[CreditWordFinished] < Sent + 1 && std::chrono::steady_clock::now() < Deadline)
     tc_progress(Receiver.Ctx, nullptr);
   ASSERT_GE(Credit[CreditWordFinished], Sent + 1) << "the receiver never reported the frame";
-  EXPECT_EQ(readTotal(Total) - Before, sumOf(Large));
+  EXPECT_EQ(summed(), sumOf(Large));
   ASSERT_EQ(tc_peer_frames(Peer, &F), TC_OK);
   EXPECT_EQ(F.sent, Sent + 1);
   EXPECT_EQ(F.finished, Sent) << "counted finished before UCX ended its reads of the buffer";
@@ -270,20 +279,11 @@ TEST_F(TwoContexts, ANoCopyFrameIsFinishedOnlyOnceItsBufferIsFree) {
 /// worker sleeps until that worker's event wakes it (the rendezvous's
 /// answer), not in naps of 1 ms: the receiver fetches only after 100 ms,
 /// in which a napping flush would sleep a hundred times.
-TEST_F(TwoContexts, AFlushWaitingForAPayloadSleepsUntilTheRmaWorkerWakesIt) {
-  Drive = Driver::TestThread;
-  Receiver.Params.slot_size = 512;
-  ASSERT_NO_FATAL_FAILURE(start());
-  if (stats(Sender).peers_rma != 1)
-    GTEST_SKIP() << "no RMA path between the two contexts";
-  auto *Total = receiverSymbol<int64_t>("tc_stdlib_total");
-  ASSERT_NE(Total, nullptr);
-  uint32_t Sum = element(Sender.Stdlib, "server_side_sum");
-  auto Large = sumPayload(262144, 11);
-  int64_t Before = readTotal(Total);
-  ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Sum, tc_send_mode_t(TC_SEND_LOCAL | TC_SEND_NO_COPY),
-                    Large.data(), Large.size() * 4),
-            TC_OK);
+TEST_F(NoCopyPayload, AFlushWaitingForItSleepsUntilTheRmaWorkerWakesIt) {
+  ASSERT_NO_FATAL_FAILURE(startOnRma(11));
+  if (IsSkipped())
+    return;
+  ASSERT_EQ(sendLarge(), TC_OK);
   uint64_t Sleeps = stats(Sender).sleeps;
   std::atomic<bool> Stop{false};
   std::thread Late([&] {
@@ -295,7 +295,7 @@ TEST_F(TwoContexts, AFlushWaitingForAPayloadSleepsUntilTheRmaWorkerWakesIt) {
   Stop = true;
   Late.join();
   ASSERT_EQ(St, TC_OK);
-  EXPECT_EQ(readTotal(Total) - Before, sumOf(Large));
+  EXPECT_EQ(summed(), sumOf(Large));
   EXPECT_LT(stats(Sender).sleeps - Sleeps, 20u)
       << "the flush napped while its payload waited on the RMA worker";
 }
