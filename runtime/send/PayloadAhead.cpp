@@ -64,23 +64,22 @@ void takeCredits(tc_peer *Peer) {
   }
 }
 
-/// Payloads in flight together on the RMA endpoint, at most: more than one
-/// large rendezvous at once cost shared memory four fifths of its rate
-/// (1 MiB payloads, bench/payload-ahead), and with no bound 64 KiB ones
-/// fell to 0.30-0.36x UCX AM's rate; up to 64 KiB together, 32 KiB ones
-/// (two at a time) went at 0.90-0.97x, against 0.71-0.73x one at a time.
-constexpr size_t RmaPayloadsTogetherBytes = 64 * 1024;
+/// Payloads in flight together to one peer, at most (a larger one alone):
+/// several large rendezvous at once over one endpoint moved a twentieth of
+/// the bytes over TCP (1 MiB payloads: 132 a second with four in flight,
+/// 2,852 with one; docs/scaling.md) and a fifth over shared memory, and
+/// with no bound 64 KiB ones fell to 0.30-0.36x UCX AM's rate on shared
+/// memory. Up to 64 KiB together, 32 KiB ones (two at a time) went at
+/// 0.90-0.97x on shared memory, against 0.71-0.73x one at a time, and at
+/// 1.00-1.06x over TCP, against 0.70-0.79x (bench/payload-ahead).
+constexpr size_t PayloadsTogetherBytes = 64 * 1024;
 
 } // namespace
 
 bool twochains::rt::payloadAheadFits(tc_peer *Peer, size_t Size) {
-  // One rendezvous at a time per peer: several at once over one endpoint
-  // moved a twentieth of the bytes over TCP (1 MiB payloads: 132 a second
-  // with four in flight, 2,852 with one; docs/scaling.md), and a fifth over
-  // shared memory. On the RMA endpoint small ones may go together.
   if (unsigned InFlight = Peer->Sending->PayloadSending ? Peer->Sending->PayloadSending->load()
                                                         : 0u;
-      InFlight && (!Peer->Sending->PayloadsByRma || InFlight + Size > RmaPayloadsTogetherBytes))
+      InFlight && InFlight + Size > PayloadsTogetherBytes)
     return false;
   takeCredits(Peer);
   if (Peer->Sending->PayloadAheadInFlight + Size <= Peer->Sending->PayloadAheadBytes)
