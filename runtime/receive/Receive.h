@@ -22,11 +22,6 @@ constexpr unsigned IdleReportPolls = 64;
 /// against 20 µs for a UCX active message and its answer.
 constexpr uint64_t IdleReportNs = 5'000;
 
-/// The clock is read every this many of those empty polls, from the
-/// IdleClockPolls-th: a read costs about what an empty poll does in a VM,
-/// and read at every one it was a sixth of a waiting caller's time.
-constexpr unsigned IdleClockPolls = 4;
-
 /// An empty poll of a ring with frames unreported: whether it is time to
 /// report them (IdleReportPolls, IdleReportNs).
 inline bool idleReportDue(PeerReceive &Receiving) {
@@ -34,13 +29,16 @@ inline bool idleReportDue(PeerReceive &Receiving) {
     Receiving.CreditsAsked = false;
     return true;
   }
+  // The clock is read at the empty polls numbered by powers of two: a read
+  // costs about what an empty poll does in a VM (read at every one, it was
+  // a sixth of a waiting caller's time), and a slow loop's polls are few.
   unsigned Polls = ++Receiving.IdlePolls;
   if (Polls >= IdleReportPolls)
     return true;
-  if (Polls % IdleClockPolls)
+  if (Polls & (Polls - 1))
     return false;
   uint64_t Now = nowNs();
-  if (Polls == IdleClockPolls) {
+  if (Polls == 1) {
     Receiving.IdleSinceNs = Now;
     return false;
   }

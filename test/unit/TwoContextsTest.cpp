@@ -387,6 +387,33 @@ TEST_F(TwoContexts, ASlowReceiverLoopReportsCreditsWithinAFewPolls) {
   EXPECT_LT(Polls, 16u) << "the credits waited for the receiver's polls, not for time";
 }
 
+/// The same loop, counted from the frame's run: the idle report's clock is
+/// read at the first and second empty poll (then the fourth, eighth, ...),
+/// so a loop whose turns outlast the 5 us bound reports at its second;
+/// read at every fourth poll only, a receiver that turned UCX's TCP
+/// worker too (4 us a turn) answered a sender's flush after 32 us, not 8.
+TEST_F(TwoContexts, ASlowReceiverLoopReportsCreditsAtItsSecondEmptyPoll) {
+  Drive = Driver::TestThread;
+  ASSERT_NO_FATAL_FAILURE(start());
+  uint32_t Sum = element(Sender.Stdlib, "server_side_sum");
+  auto V = sumPayload(3, 7);
+  ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Sum, TC_SEND_LOCAL, V.data(), V.size() * sizeof V[0]),
+            TC_OK);
+  ASSERT_TRUE(
+      progressUntil([&] { return stats(Receiver).frames_executed_local == 1; }, "the frame ran"));
+  unsigned EmptyPolls = 0;
+  tc_peer_frames_t F = {};
+  for (; EmptyPolls < 200; ++EmptyPolls) {
+    ASSERT_EQ(tc_peer_frames(Peer, &F), TC_OK);
+    if (F.finished == 1)
+      break;
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+    tc_progress(Receiver.Ctx, nullptr);
+  }
+  EXPECT_EQ(F.finished, 1u) << "no credits after 200 polls\n" << describe();
+  EXPECT_LE(EmptyPolls, 2u) << "the credits waited for polls the clock was not read at";
+}
+
 /// A sender that waits in tc_flush asks for its credits (it rings the
 /// receiver's doorbell): the receiver reports them in the very turn that
 /// runs the frame, not after its idle polls. Here a flush of no time
