@@ -347,6 +347,18 @@ public:
     }
   }
 
+  /// Starts both sides, the test's thread driving them, and sends one Local
+  /// frame of server_side_sum (12 bytes), nothing run yet. Call under
+  /// ASSERT_NO_FATAL_FAILURE.
+  void startWithOneFrame() {
+    Drive = Driver::TestThread;
+    ASSERT_NO_FATAL_FAILURE(start());
+    uint32_t Sum = element(Sender.Stdlib, "server_side_sum");
+    auto V = sumPayload(3, 7);
+    ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Sum, TC_SEND_LOCAL, V.data(), V.size() * sizeof V[0]),
+              TC_OK);
+  }
+
   /// A good peer's Frames frames of server_side_sum, Local and Injected in
   /// turn, each sent as sendRetrying does, then flushed: each must be
   /// taken, and the flush end with TC_OK. Call under

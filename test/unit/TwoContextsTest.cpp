@@ -366,12 +366,7 @@ TEST_F(TwoContexts, FlushWaitsUntilTheReceiverRanEveryFrame) {
 /// which a sender's tc_flush waited (258 µs where the loop turned UCX's
 /// TCP worker too).
 TEST_F(TwoContexts, ASlowReceiverLoopReportsCreditsWithinAFewPolls) {
-  Drive = Driver::TestThread;
-  ASSERT_NO_FATAL_FAILURE(start());
-  uint32_t Sum = element(Sender.Stdlib, "server_side_sum");
-  auto V = sumPayload(3, 7);
-  ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Sum, TC_SEND_LOCAL, V.data(), V.size() * sizeof V[0]),
-            TC_OK);
+  ASSERT_NO_FATAL_FAILURE(startWithOneFrame());
   unsigned Polls = 0;
   tc_peer_frames_t F = {};
   for (; Polls < 200; ++Polls) {
@@ -393,12 +388,7 @@ TEST_F(TwoContexts, ASlowReceiverLoopReportsCreditsWithinAFewPolls) {
 /// read at every fourth poll only, a receiver that turned UCX's TCP
 /// worker too (4 us a turn) answered a sender's flush after 32 us, not 8.
 TEST_F(TwoContexts, ASlowReceiverLoopReportsCreditsAtItsSecondEmptyPoll) {
-  Drive = Driver::TestThread;
-  ASSERT_NO_FATAL_FAILURE(start());
-  uint32_t Sum = element(Sender.Stdlib, "server_side_sum");
-  auto V = sumPayload(3, 7);
-  ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Sum, TC_SEND_LOCAL, V.data(), V.size() * sizeof V[0]),
-            TC_OK);
+  ASSERT_NO_FATAL_FAILURE(startWithOneFrame());
   ASSERT_TRUE(
       progressUntil([&] { return stats(Receiver).frames_executed_local == 1; }, "the frame ran"));
   unsigned EmptyPolls = 0;
