@@ -3,6 +3,7 @@
 #   %jamcc-a64  the same for aarch64 (REQUIRES: aarch64-headers)
 #   %jamopt     opt with the jam passes loaded
 #   %jamlink    the jam linker
+#   %verify     twochains-verify, the sandbox's verifier
 #   %run-jam    test/harness/run-jam.sh: build a jam both ways and run it in
 #               the loader harness (features: harness-aarch64 under qemu)
 #   %clang, %plugin, %pass-plugin, %include
@@ -35,6 +36,7 @@ config.substitutions.append(("%clang", config.clang))
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%jamlink", config.jamlink))
 config.substitutions.append(("%pkg-gen", config.pkg_gen))
+config.substitutions.append(("%verify", config.verify))
 config.substitutions.append(("%run-jam", "bash %s/test/harness/run-jam.sh" % config.twochains_src_root))
 for var, value in [("TC_CLANG", config.clang), ("TC_PLUGIN", config.jam_plugin),
                    ("TC_INCLUDE", config.include_dir), ("TC_JAMLINK", config.jamlink),

@@ -1,0 +1,149 @@
+//===- VerifierFuzzer.cpp - the sandbox's verifier on any code ------------===//
+//
+// The verifier must decide on any bytes without crashing; and what it
+// accepts is checked against a second opinion, LLVM's aarch64 disassembler
+// (every extension on): no accepted instruction may be one the sandbox
+// forbids by name (system, exception, pointer authentication, memory tags,
+// SVE), branch through a register other than x28 (or x30 right after a
+// runtime call's load, or a return through x30), reach memory through a
+// base other than x27, x28 or sp, or name x27 as what it writes. A
+// disagreement aborts with the word and both views of it.
+//
+//===----------------------------------------------------------------------===//
+#include "verify/Verify.h"
+
+#include "llvm/MC/MCAsmInfo.h"
+#include "llvm/MC/MCContext.h"
+#include "llvm/MC/MCDisassembler/MCDisassembler.h"
+#include "llvm/MC/MCInst.h"
+#include "llvm/MC/MCInstPrinter.h"
+#include "llvm/MC/MCInstrInfo.h"
+#include "llvm/MC/MCRegisterInfo.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/MCTargetOptions.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <regex>
+#include <string>
+
+using namespace llvm;
+using namespace twochains::verify;
+
+namespace {
+
+struct Disassembler {
+  std::unique_ptr<MCRegisterInfo> MRI;
+  std::unique_ptr<MCAsmInfo> MAI;
+  std::unique_ptr<MCSubtargetInfo> STI;
+  std::unique_ptr<MCInstrInfo> MII;
+  std::unique_ptr<MCContext> Ctx;
+  std::unique_ptr<MCDisassembler> DisAsm;
+  std::unique_ptr<MCInstPrinter> IP;
+
+  Disassembler() {
+    LLVMInitializeAArch64TargetInfo();
+    LLVMInitializeAArch64TargetMC();
+    LLVMInitializeAArch64Disassembler();
+    std::string Err, Name = "aarch64-linux-gnu";
+    const Target *T = TargetRegistry::lookupTarget(Name, Err);
+    if (!T)
+      std::abort();
+    MRI.reset(T->createMCRegInfo(Name));
+    MCTargetOptions Options;
+    MAI.reset(T->createMCAsmInfo(*MRI, Name, Options));
+    STI.reset(T->createMCSubtargetInfo(Name, "", "+all"));
+    MII.reset(T->createMCInstrInfo());
+    Ctx = std::make_unique<MCContext>(Triple(Name), MAI.get(), MRI.get(), STI.get());
+    DisAsm.reset(T->createMCDisassembler(*STI, *Ctx));
+    IP.reset(T->createMCInstPrinter(Triple(Name), 0, *MAI, *MII, *MRI));
+  }
+
+  /// The instruction as text, or empty where LLVM does not decode it.
+  std::string text(uint32_t W) {
+    uint8_t B[4] = {uint8_t(W), uint8_t(W >> 8), uint8_t(W >> 16), uint8_t(W >> 24)};
+    MCInst Inst;
+    uint64_t Size;
+    if (DisAsm->getInstruction(Inst, Size, ArrayRef<uint8_t>(B, 4), 0, nulls()) !=
+        MCDisassembler::Success)
+      return "";
+    std::string S;
+    raw_string_ostream OS(S);
+    IP->printInst(&Inst, 0, "", *STI, OS);
+    OS.flush();
+    for (char &C : S)
+      if (C == '\t')
+        C = ' ';
+    size_t First = S.find_first_not_of(' ');
+    return First == std::string::npos ? "" : S.substr(First);
+  }
+};
+
+[[noreturn]] void disagree(uint32_t W, const std::string &Text, const char *Why) {
+  std::fprintf(stderr, "fuzz-verifier: accepted %08x `%s`, which %s\n", W, Text.c_str(), Why);
+  std::abort();
+}
+
+bool startsWith(const std::string &S, const char *P) { return S.rfind(P, 0) == 0; }
+
+/// LLVM's view of one accepted word; Previous is the word before it.
+void secondOpinion(Disassembler &D, uint32_t W, uint32_t Previous) {
+  std::string T = D.text(W);
+  if (T.empty())
+    return; // unallocated or undefined encodings trap
+  std::string Mnemonic = T.substr(0, T.find(' '));
+  static const char *const Forbidden[] = {
+      "svc",  "hvc",  "smc",  "brk",   "hlt",   "dcps", "sys",  "dc ",  "ic ",   "at ",   "tlbi",
+      "eret", "pac",  "aut",  "xpac",  "bti",   "ldg",  "stg",  "st2g", "stzg",  "irg",   "gmi",
+      "subp", "ldtr", "sttr", "ld64b", "st64b", "wf",   "braa", "brab", "blraa", "retaa", "retab"};
+  for (const char *F : Forbidden)
+    if (startsWith(T, F))
+      disagree(W, T, "the sandbox forbids");
+  if ((Mnemonic == "mrs" || Mnemonic == "msr") && T.find("FPCR") == std::string::npos &&
+      T.find("FPSR") == std::string::npos && T.find("NZCV") == std::string::npos)
+    disagree(W, T, "touches a system register");
+  if (T.find(" z") != std::string::npos && T.find(" p") != std::string::npos)
+    disagree(W, T, "looks like SVE");
+  if (Mnemonic == "br" || Mnemonic == "blr") {
+    bool RuntimeCall = T == "blr x30" && (Previous & 0xFFC003FFu) == 0xF940037Eu;
+    if (T != Mnemonic + " x28" && !RuntimeCall)
+      disagree(W, T, "branches through a register other than x28");
+  }
+  if (Mnemonic == "ret" && T != "ret")
+    disagree(W, T, "returns through a register other than x30");
+  static const std::regex Base(R"(\[(x[0-9]+|sp|w[0-9]+))");
+  for (std::sregex_iterator I(T.begin(), T.end(), Base), E; I != E; ++I) {
+    std::string R = (*I)[1];
+    if (R != "x27" && R != "x28" && R != "sp")
+      disagree(W, T, "reaches memory through another base");
+  }
+  static const std::regex Writes27(
+      R"(^(mov|add|sub|orr|and|eor|ldr|ldp|ldur|madd|csel|movk|movz|adrp|adr|lsl|lsr|asr|neg|mul|ubfx|sbfx|bfi|bfxil) [xw]27[, ])");
+  if (std::regex_search(T, Writes27))
+    disagree(W, T, "writes x27");
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
+  static Disassembler D;
+  SandboxLayout Layout;
+  Violation V;
+  if (!verifyAArch64(Data, Size, Layout, V)) {
+    if (V.Broken == Rule::None || V.Offset >= Size + 4 || V.Instruction.empty())
+      std::abort();
+    return 0;
+  }
+  uint32_t Previous = 0;
+  for (size_t I = 0; I + 4 <= Size; I += 4) {
+    uint32_t W = uint32_t(Data[I]) | uint32_t(Data[I + 1]) << 8 | uint32_t(Data[I + 2]) << 16 |
+                 uint32_t(Data[I + 3]) << 24;
+    secondOpinion(D, W, Previous);
+    Previous = W;
+  }
+  return 0;
+}
