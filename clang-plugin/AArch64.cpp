@@ -16,6 +16,8 @@
 
 #include "clang/Basic/LangOptions.h"
 #include "clang/Basic/TargetOptions.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendOptions.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace clang;
@@ -52,6 +54,25 @@ public:
           "prologue"));
       LO.setStackProtector(LangOptions::SSPOff);
     }
+    return true;
+  }
+
+  // The sandbox's registers (docs/sandbox.md): x27 holds the region's base,
+  // x28 the confined address, x26 the rewriter's scratch. Reserved, the
+  // backend never allocates them, and the assembler hook
+  // (twochains-sandbox-as) can use them in the sequences it inserts.
+  bool adjustForSandbox(CompilerInstance &CI) const override {
+    DiagnosticsEngine &D = CI.getDiagnostics();
+    if (CI.getFrontendOpts().ProgramAction == frontend::EmitObj) {
+      D.Report(D.getCustomDiagID(
+          DiagnosticsEngine::Error,
+          "a sandboxed jam is assembled by the sandbox's rewriter, not by clang's "
+          "integrated assembler: compile with twochains-jamcc --sandbox"));
+      return false;
+    }
+    std::vector<std::string> &Features = CI.getTargetOpts().Features;
+    for (const char *R : {"+reserve-x26", "+reserve-x27", "+reserve-x28"})
+      Features.push_back(R);
     return true;
   }
 };

@@ -56,6 +56,8 @@ struct JamOptions {
   /// has no entry and is compiled to bitcode for the entry's compilation
   /// to link (`part`).
   bool Part = false;
+  /// -fplugin-arg-twochains-sandbox: code for the sandbox (docs/sandbox.md).
+  bool Sandbox = false;
   /// Bitcode of the jam's other parts, linked into the entry's module
   /// before optimisation (`link=<file.bc>`, repeatable).
   std::vector<std::string> LinkParts;

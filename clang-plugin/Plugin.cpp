@@ -18,6 +18,7 @@
 //                       entry; compile to bitcode (-emit-llvm -c)
 //   link=<file.bc>      link a part into this jam (repeatable)
 //   no-static-warning   do not warn on writable static data
+//   sandbox             code for the verified sandbox (twochains-jamcc --sandbox)
 //   no-rewrite          debugging: skip the GOTP rewrite
 //   help                print this list
 //
@@ -49,6 +50,9 @@ constexpr const char *PluginHelp =
     "  link=<file.bc>     link such a part into this jam (repeatable)\n"
     "  no-static-warning  do not warn on writable static data (it persists\n"
     "                     on the receiver; docs/writing-jams.md)\n"
+    "  sandbox            code for the sandbox of untrusted peers (aarch64;\n"
+    "                     docs/sandbox.md): use twochains-jamcc --sandbox,\n"
+    "                     which also assembles it with the sandbox's rewriter\n"
     "  no-rewrite         debugging: keep outside references as they are\n"
     "  help               print this help\n";
 
@@ -57,7 +61,7 @@ public:
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  StringRef) override {
     auto Opts = std::make_shared<JamOptions>(Parsed);
-    if (configureJamTarget(CI) && !Parsed.Part) {
+    if (configureJamTarget(CI, Parsed.Sandbox) && !Parsed.Part) {
       // The checker fills Opts before code generation; the pass reads it
       // when the pipeline runs. A part is linked into its jam's module and
       // rewritten there, with the rest of the jam.
@@ -108,6 +112,8 @@ public:
         Parsed.Part = true;
       } else if (Key == "link" && !Value.empty()) {
         Parsed.LinkParts.push_back(Value.str());
+      } else if (Arg == "sandbox") {
+        Parsed.Sandbox = true;
       } else if (Arg == "no-rewrite") {
         Parsed.SkipRewrite = true;
       } else if (Arg == "help") {

@@ -8,7 +8,7 @@ using namespace clang;
 
 namespace twochains {
 
-bool configureJamTarget(CompilerInstance &CI) {
+bool configureJamTarget(CompilerInstance &CI, bool Sandbox) {
   DiagnosticsEngine &D = CI.getDiagnostics();
   CodeGenOptions &CG = CI.getCodeGenOpts();
   const llvm::Triple &T = CI.getTarget().getTriple();
@@ -84,7 +84,7 @@ bool configureJamTarget(CompilerInstance &CI) {
                                "-fno-pic is ignored"));
     CG.RelocationModel = llvm::Reloc::PIC_;
   }
-  return Config->adjust(CI);
+  return Config->adjust(CI) && (!Sandbox || Config->adjustForSandbox(CI));
 }
 
 } // namespace twochains

@@ -20,6 +20,9 @@ public:
   /// Adjusts CI's code generation options; reports through CI's diagnostics
   /// and returns false if the user's options cannot produce a valid jam.
   virtual bool adjust(clang::CompilerInstance &CI) const = 0;
+  /// Adjusts code generation for the sandbox (docs/sandbox.md); reports and
+  /// returns false where the ISA has no sandbox.
+  virtual bool adjustForSandbox(clang::CompilerInstance &CI) const = 0;
 };
 
 std::unique_ptr<TargetConfig> createX86_64TargetConfig();
@@ -27,7 +30,8 @@ std::unique_ptr<TargetConfig> createAArch64TargetConfig();
 
 /// Chooses the configuration for CI's target and applies it together with
 /// the settings every ISA shares. Returns false after reporting an error.
-bool configureJamTarget(clang::CompilerInstance &CI);
+/// Sandbox: the jam is built for the verified sandbox.
+bool configureJamTarget(clang::CompilerInstance &CI, bool Sandbox);
 
 } // namespace twochains
 

@@ -15,6 +15,14 @@ namespace {
 
 class X86_64TargetConfig final : public TargetConfig {
 public:
+  bool adjustForSandbox(CompilerInstance &CI) const override {
+    DiagnosticsEngine &D = CI.getDiagnostics();
+    D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
+                               "sandboxed jams are built for aarch64 only so far "
+                               "(docs/sandbox.md); build for --target=aarch64-linux-gnu"));
+    return false;
+  }
+
   bool adjust(CompilerInstance &CI) const override {
     std::string &Model = CI.getCodeGenOpts().CodeModel;
     if (Model == "default" || Model == "small")

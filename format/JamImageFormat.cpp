@@ -26,6 +26,8 @@ std::string jamImageHash(const JamImageData &Image) {
   H.update(std::to_string(Image.Entry) + "/" + std::to_string(Image.GOTP) + "/" +
            Image.ISA + "/" + std::to_string(Image.TextSize) + "/" +
            std::to_string(Image.ZeroFillSize) + "/" + std::to_string(Image.Align));
+  if (Image.Sandbox)
+    H.update("/sandbox=" + std::to_string(Image.Sandbox));
   return H.hex();
 }
 
@@ -269,6 +271,12 @@ static bool checkFacts(std::map<std::string, std::string> &Facts, uint16_t Machi
   Img.EntrySymbol = Facts["entry-symbol"];
   Img.Hash = Facts["hash"];
   Img.Source = Facts["source"];
+  if (Facts.count("sandbox")) {
+    if (Facts["sandbox"] != std::to_string(JamSandboxScheme))
+      return Fail("sandbox scheme '" + Facts["sandbox"] + "' is not supported (expected " +
+                  std::to_string(JamSandboxScheme) + ")");
+    Img.Sandbox = JamSandboxScheme;
+  }
   if (Img.Element.empty())
     return Fail("no element name in .tc.jam");
   uint32_t ImageIsa = isaOf(Img.ISA);
@@ -277,6 +285,10 @@ static bool checkFacts(std::map<std::string, std::string> &Facts, uint16_t Machi
     return Fail("unknown ISA '" + Img.ISA + "' (jams are x86_64 or aarch64)");
   if (ISAMachine != Machine)
     return Fail("ISA " + Img.ISA + " does not match the ELF machine " + std::to_string(Machine));
+  if (Img.Sandbox && ImageIsa != IsaAArch64)
+    return Fail("a sandboxed image for " + Img.ISA + ": the sandbox is aarch64's only");
+  if (Img.Sandbox && Img.ReadOnlySize)
+    return Fail("a sandboxed image with read-only data in its text, where only code may be");
   return true;
 }
 
@@ -484,7 +496,7 @@ uint64_t alignUp(uint64_t V, uint64_t A) { return A ? (V + A - 1) / A * A : V; }
 } // namespace
 
 std::vector<std::pair<std::string, std::string>> jamImageFacts(const JamImageData &Image) {
-  return {
+  std::vector<std::pair<std::string, std::string>> Facts = {
       {"format", std::string(JamImageFormatName)},
       {"version", std::to_string(JamImageVersion)},
       {std::string(JamABIFact), std::to_string(JamABIVersion)},
@@ -505,6 +517,9 @@ std::vector<std::pair<std::string, std::string>> jamImageFacts(const JamImageDat
       {"hash", Image.Hash},
       {"source", Image.Source},
   };
+  if (Image.Sandbox)
+    Facts.push_back({"sandbox", std::to_string(Image.Sandbox)});
+  return Facts;
 }
 
 std::vector<uint8_t> serializeJamImage(const JamImageData &Image) {

@@ -39,6 +39,10 @@ constexpr unsigned JamImageVersion = 2;
 /// The largest container file: the image plus imports, facts and fixups.
 constexpr uint64_t JamImageMaxFileBytes = uint64_t(64) << 20;
 
+/// The sandbox scheme a sandboxed image keeps (docs/sandbox.md), recorded
+/// as the fact sandbox=<scheme>; 0 (no fact): not sandboxed.
+constexpr uint32_t JamSandboxScheme = 1;
+
 struct ImageFixup {
   uint32_t Offset, Kind, Symbol, Reserved;
   int64_t Addend;
@@ -55,6 +59,9 @@ struct JamImageData {
   /// Bytes = TextSize bytes of text, then DataSize of data; ZeroFillSize of
   /// bss follow the data on the receiver. All whole 64-byte lines.
   uint64_t TextSize = 0, DataSize = 0, ZeroFillSize = 0;
+  /// JamSandboxScheme for an image built for the verified sandbox: its
+  /// text is code only (read-only data lies in the data part).
+  uint32_t Sandbox = 0;
   bool hasData() const { return DataSize || ZeroFillSize; }
   std::vector<uint8_t> Bytes;
   std::vector<std::string> Imports;

@@ -32,6 +32,8 @@ uint32_t asADR(uint32_t Insn, int64_t Bytes) {
 
 class AArch64 final : public TargetInfo {
 public:
+  explicit AArch64(bool Sandboxed) : Sandboxed(Sandboxed) {}
+
   llvm::StringRef name() const override {
     return twochains::format::isaName(twochains::format::IsaAArch64);
   }
@@ -205,20 +207,34 @@ public:
   // ldr x16, [x16, #8*i]
   // br  x16
   // x16 (IP0) is the register the AAPCS64 gives veneers and PLT trampolines.
-  unsigned trampolineSize() const override { return 12; }
+  // Sandboxed (docs/sandbox.md), each address is confined first:
+  // ldr x16, GOTP ; add x28, x27, w16, uxtw ; ldr x16, [x28, #8*i]
+  // add x28, x27, w16, uxtw ; br x28
+  unsigned trampolineSize() const override { return Sandboxed ? 20 : 12; }
   void writeTrampoline(uint8_t *Buf, uint64_t TrampolineOffset, uint64_t GOTPOffset,
                  unsigned ImportIndex) const override {
     int64_t Rel = int64_t(GOTPOffset) - int64_t(TrampolineOffset);
     write32le(Buf, withImm19(0x58000010, Rel >> 2));
-    write32le(Buf + 4, 0xf9400210 | ((ImportIndex & 0xfff) << 10));
-    write32le(Buf + 8, 0xd61f0200);
+    if (!Sandboxed) {
+      write32le(Buf + 4, 0xf9400210 | ((ImportIndex & 0xfff) << 10));
+      write32le(Buf + 8, 0xd61f0200);
+      return;
+    }
+    constexpr uint32_t ConfineX16 = 0x8B30437C; // add x28, x27, w16, uxtw
+    write32le(Buf + 4, ConfineX16);
+    write32le(Buf + 8, 0xf9400390 | ((ImportIndex & 0xfff) << 10));
+    write32le(Buf + 12, ConfineX16);
+    write32le(Buf + 16, 0xd61f0380); // br x28
   }
+
+private:
+  bool Sandboxed;
 };
 
 } // namespace
 
-std::unique_ptr<TargetInfo> createAArch64Target() {
-  return std::make_unique<AArch64>();
+std::unique_ptr<TargetInfo> createAArch64Target(bool Sandboxed) {
+  return std::make_unique<AArch64>(Sandboxed);
 }
 
 } // namespace twochains::jamlink

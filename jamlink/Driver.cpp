@@ -4,6 +4,7 @@
 //   jamlink jam_x.o lib_a.o lib_b.o -o x.jam    a jam of several objects
 //   jamlink --shared a.local.o b.local.o -o libpkg_local.so
 //   jamlink --dump x.jam
+//   jamlink --sandbox jam_x.o -o x.jam          for the verified sandbox
 //
 //===----------------------------------------------------------------------===//
 #include "Dump.h"
@@ -59,6 +60,13 @@ static cl::list<std::string> IDs("id",
                                           "(default: input order)"),
                                  cl::value_desc("name=N"), cl::cat(Category));
 
+static cl::opt<bool> Sandbox("sandbox",
+                             cl::desc("Image mode: link for the verified sandbox of untrusted "
+                                      "peers (aarch64, objects of twochains-jamcc --sandbox); "
+                                      "the code is verified as the receiver will "
+                                      "(docs/sandbox.md)"),
+                             cl::cat(Category));
+
 static int fail(const Twine &Msg) {
   std::string Text = Msg.str();
   SmallVector<StringRef, 8> Lines;
@@ -84,7 +92,9 @@ static int linkAll() {
       Errors += toString(Obj.takeError()) + "\n";
       continue;
     }
-    auto Image = linkImage(**Obj, {});
+    LinkOptions Opts;
+    Opts.Sandbox = Sandbox;
+    auto Image = linkImage(**Obj, Opts);
     if (!Image) {
       Errors += toString(Image.takeError()) + "\n";
       continue;
@@ -121,6 +131,8 @@ int main(int Argc, char **Argv) {
       "  jamlink --shared jam_a.local.o jam_b.local.o -o libpkg_local.so\n"
       "  jamlink --dump x.jam\n");
 
+  if (Sandbox && (Shared || Dump))
+    return fail("--sandbox links jam images; it cannot be combined with --shared or --dump");
   if (Shared && Dump)
     return fail("--shared and --dump cannot be combined");
   if (Inputs.empty())
@@ -176,7 +188,9 @@ int main(int Argc, char **Argv) {
   std::vector<InputObject *> Files;
   for (auto &O : Objs)
     Files.push_back(O.get());
-  auto Image = linkImage(Files, {Element, Entry});
+  LinkOptions Opts{Element, Entry};
+  Opts.Sandbox = Sandbox;
+  auto Image = linkImage(Files, Opts);
   if (!Image)
     return fail(toString(Image.takeError()));
   if (Error E = writeJamImage(*Image, Output))

@@ -8,6 +8,7 @@
 //                read-only data, relro data, GOT slots
 //   data, linked at TextSize + JamDataDistance: installed read+write
 //                writable data (its initial bytes travel)
+//                sandboxed images: read-only data and GOT slots
 //                zero-fill (bss): only its size travels
 //
 // The fixed distance lets code reach its data PC-relatively, as in any
@@ -134,13 +135,19 @@ void assignLayout(LinkContext &Ctx) {
   Ctx.Image.CodeSize = Off - CodeStart;
 
   // GOT slots are filled once, on arrival: they belong with what the code
-  // only reads.
+  // only reads. A sandboxed image keeps both in its data part instead
+  // (docs/sandbox.md): everything in its text is verified code, since a
+  // confined jump may land anywhere in it.
+  auto PlaceReadOnly = [&](auto PlaceSection, uint64_t Distance) {
+    Each(SectionKind::ReadOnly, PlaceSection);
+    if (!Ctx.GotSymbols.empty())
+      Grow(alignTo(Off, 8) - Off);
+    Ctx.GotOffset = Off + Distance;
+    Grow(8 * uint64_t(Ctx.GotSymbols.size()));
+  };
   uint64_t ROStart = Off;
-  Each(SectionKind::ReadOnly, [&](InputSection &S) { Place(S, S.Align); });
-  if (!Ctx.GotSymbols.empty())
-    Grow(alignTo(Off, 8) - Off);
-  Ctx.GotOffset = Off;
-  Grow(8 * uint64_t(Ctx.GotSymbols.size()));
+  if (!Ctx.Opts.Sandbox)
+    PlaceReadOnly([&](InputSection &S) { Place(S, S.Align); }, 0);
   Ctx.Image.ReadOnlySize = Off - ROStart;
   Grow(alignTo(Off, format::JamLine) - Off);
   Ctx.Image.TextSize = Off;
@@ -155,6 +162,8 @@ void assignLayout(LinkContext &Ctx) {
     S.ImageOffset += format::JamDataDistance;
   };
   Each(SectionKind::Data, PlaceData);
+  if (Ctx.Opts.Sandbox)
+    PlaceReadOnly(PlaceData, format::JamDataDistance);
   Grow(alignTo(Off, format::JamLine) - Off);
   Ctx.Image.DataSize = Off - DataStart;
 

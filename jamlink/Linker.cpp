@@ -152,7 +152,11 @@ void findEntry(LinkContext &Ctx) {
 Expected<JamImage> linkImage(ArrayRef<InputObject *> Objs, const LinkOptions &Opts) {
   if (Objs.empty())
     return createStringError(inconvertibleErrorCode(), "no jam object to link");
-  std::unique_ptr<TargetInfo> Target = createTarget(Objs[0]->Machine);
+  if (Opts.Sandbox && Objs[0]->Machine != ELF::EM_AARCH64)
+    return createStringError(inconvertibleErrorCode(),
+                             Objs[0]->Path + ": sandboxed jams are aarch64 only so far "
+                                             "(docs/sandbox.md)");
+  std::unique_ptr<TargetInfo> Target = createTarget(Objs[0]->Machine, Opts.Sandbox);
   if (!Target)
     return createStringError(inconvertibleErrorCode(), Objs[0]->Path + ": unsupported machine " +
                                                            std::to_string(Objs[0]->Machine) +
@@ -172,6 +176,8 @@ Expected<JamImage> linkImage(ArrayRef<InputObject *> Objs, const LinkOptions &Op
   if (Ctx.Errors.empty()) {
     applyRelocations(Ctx);
     writeTrampolines(Ctx);
+    if (Opts.Sandbox && Ctx.Errors.empty())
+      verifySandboxed(Ctx);
   }
   if (!Ctx.Errors.empty())
     return createStringError(inconvertibleErrorCode(),
@@ -185,6 +191,7 @@ Expected<JamImage> linkImage(ArrayRef<InputObject *> Objs, const LinkOptions &Op
   Image.Entry = Ctx.symbolOffset(Ctx.Entry);
   Image.GOTP = Ctx.GOTPOffset;
   Image.Imports = Ctx.Imports;
+  Image.Sandbox = Opts.Sandbox ? format::JamSandboxScheme : 0;
   std::vector<std::string> Names;
   for (const InputObject *F : Objs)
     Names.push_back(sys::path::filename(F->Path).str());

@@ -28,6 +28,10 @@ namespace twochains::jamlink {
 struct LinkOptions {
   std::string Element;   // overrides .tc.jam / the file name
   std::string Entry;     // overrides .tc.jam / <element>_main
+  /// Link for the verified sandbox (docs/sandbox.md): read-only data in the
+  /// data part, confined trampolines, and the code verified before the
+  /// image is written.
+  bool Sandbox = false;
 };
 
 class LinkContext {
@@ -95,6 +99,7 @@ void scanRelocations(LinkContext &Ctx);
 void assignLayout(LinkContext &Ctx);
 void applyRelocations(LinkContext &Ctx);
 void writeTrampolines(LinkContext &Ctx);
+void verifySandboxed(LinkContext &Ctx);
 
 /// Links the objects of one jam into an image; on failure the error lists
 /// every problem found. Objects of the plugin are linked alone.

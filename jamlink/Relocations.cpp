@@ -232,6 +232,14 @@ void applyRelocations(LinkContext &Ctx) {
       }
       case ViaGot: {
         uint64_t G = GotOffset(Ref);
+        if (E == RelExpr::GotPagePC && G >= Ctx.DataLinkBase) {
+          // A sandboxed image's GOT lies in the data part: as above.
+          std::string Err = T.relocatePage(Bytes.data() + At, R.Type, page(G) - page(P));
+          if (!Err.empty())
+            Ctx.relocError(Sec, R, "cannot be applied: " + Err);
+          Ctx.Image.Align = std::max<uint64_t>(Ctx.Image.Align, PageAlign);
+          continue;
+        }
         Value = E == RelExpr::GotLo12     ? G
                 : E == RelExpr::GotPagePC ? page(G) - P
                                           : G + A - P;
@@ -258,7 +266,7 @@ void applyRelocations(LinkContext &Ctx) {
   // symbols, with the image's address for the jam's own.
   for (auto [Slot, Ref] : enumerate(Ctx.GotSymbols)) {
     const Symbol &S = *Ref.Sym;
-    uint64_t Off = Ctx.GotOffset + 8 * Slot;
+    uint64_t Off = Ctx.bytePos(Ctx.GotOffset + 8 * Slot);
     if (S.isUndefined()) {
       Ctx.Image.Fixups.push_back(
           {uint32_t(Off), format::FixupImport64, Ctx.ImportIndex.lookup(S.Name), 0, 0});

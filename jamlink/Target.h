@@ -85,9 +85,11 @@ public:
 };
 
 /// Returns the target for an ELF e_machine, or null.
-std::unique_ptr<TargetInfo> createTarget(uint16_t Machine);
+/// Sandboxed: the target writes the sandbox's forms (docs/sandbox.md);
+/// only aarch64 has them (null otherwise).
+std::unique_ptr<TargetInfo> createTarget(uint16_t Machine, bool Sandboxed = false);
 std::unique_ptr<TargetInfo> createX86_64Target();
-std::unique_ptr<TargetInfo> createAArch64Target();
+std::unique_ptr<TargetInfo> createAArch64Target(bool Sandboxed = false);
 
 /// Helpers shared by the targets.
 std::string checkSignedRange(int64_t V, unsigned Bits);

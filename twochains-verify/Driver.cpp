@@ -146,13 +146,21 @@ bool rangesOf(StringRef Path, const MemoryBuffer &Buffer, uint32_t &Isa,
   std::string Error;
   if (format::parseJamImage(All.data(), All.size(), Image, Error) == format::FormatError::None) {
     Isa = format::isaOf(Image.ISA);
-    // The text after the GOTP cell: code, trampolines and the padding to
-    // the last line (docs/sandbox.md: a sandboxed image keeps its read-only
-    // data in the data part, so everything here is code).
-    uint64_t Begin = Image.GOTP + 8;
-    Out.push_back(
-        {"text", Begin, ArrayRef<uint8_t>(Image.Bytes).slice(Begin, Image.TextSize - Begin)});
+    // The whole text, as jamlink --sandbox and the receiver verify it: the
+    // GOTP cell, code, trampolines and the padding to the last line (a
+    // sandboxed image keeps its read-only data in its data part).
+    if (!Image.Sandbox && !Quiet)
+      WithColor::note(errs(), Path) << "not linked with jamlink --sandbox; the receiver's "
+                                       "verified policy would refuse it\n";
+    Out.push_back({"text", 0, ArrayRef<uint8_t>(Image.Bytes).slice(0, Image.TextSize)});
     return true;
+  }
+  StringRef Why(Error);
+  if (!Why.starts_with("not a jam image") && !Why.starts_with("unsupported machine") &&
+      !Why.starts_with("file of")) {
+    // A jam image the reader refuses is not read as an object instead.
+    WithColor::error(errs(), Path) << Error << "\n";
+    return false;
   }
   Expected<std::unique_ptr<object::ObjectFile>> Obj = object::ObjectFile::createObjectFile(
       Buffer.getMemBufferRef());
