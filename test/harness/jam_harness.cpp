@@ -1,7 +1,7 @@
 //===- jam_harness.cpp - Run a jam image the way a receiver would ---------===//
 //
 //   jam-harness --image x.jam --local libpkg_local.so [--lib libried.so]...
-//               [--state SYMBOL:BYTES]... [--repeat N]
+//               [--state SYMBOL:BYTES]... [--repeat N] [--sandbox]
 //               --payload-hex HEX | --payload-file F
 //
 // Installs the image twice with the runtime's own installer
@@ -15,6 +15,10 @@
 // --state region must end up identical in all three runs (state is
 // restored before each run). Prints MATCH or the first difference; exits
 // non-zero on any difference or error.
+//
+// --sandbox: the image is a sandboxed one (jamlink --sandbox); the injected
+// runs install it in a sandbox region each (runtime/sandbox/Region.h),
+// which verifies it as installed, and run it there (aarch64).
 //
 // Depends on libc and libdl only, so it can be built for aarch64 and run
 // under qemu-user.
@@ -30,10 +34,12 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <unistd.h>
+#include <memory>
 #include <vector>
 
 #include "image/CodeCache.h"
 #include "image/ImageInstall.h"
+#include "sandbox/Region.h"
 #include "JamImageFormat.h"
 #include "twochains/local_vector.h"
 
@@ -121,6 +127,7 @@ int main(int Argc, char **Argv) {
   std::vector<std::string> Libs, States;
   std::vector<uint8_t> Payload;
   int Repeat = 1;
+  bool Sandboxed = false;
   for (int I = 1; I < Argc; ++I) {
     std::string A = Argv[I];
     auto Next = [&]() -> std::string {
@@ -135,9 +142,11 @@ int main(int Argc, char **Argv) {
     else if (A == "--payload-hex") Payload = parseHex(Next());
     else if (A == "--payload-file") Payload = readFile(Next());
     else if (A == "--repeat") Repeat = std::max(1, std::atoi(Next().c_str()));
+    else if (A == "--sandbox")
+      Sandboxed = true;
     else die("unknown argument " + A);
   }
-  if (ImagePath.empty() || LocalPath.empty())
+  if (ImagePath.empty() || (LocalPath.empty() && !Sandboxed))
     die("usage: jam-harness --image X.jam --local LIB.so [--lib L.so]... "
         "[--state SYM:BYTES]... --payload-hex HEX");
 
@@ -156,18 +165,20 @@ int main(int Argc, char **Argv) {
   }
 
   JamImageData Img = loadImage(ImagePath);
-  void *Local = dlopen(LocalPath.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!Local)
-    die(std::string("dlopen ") + LocalPath + ": " + dlerror());
-  auto *Vec = static_cast<const tc_local_vector *>(dlsym(Local, TC_LOCAL_VECTOR_SYMBOL));
-  if (!Vec)
-    die(LocalPath + " has no tc_local_vector");
   EntryFn LocalEntry = nullptr;
-  for (uint32_t I = 0; I < Vec->count; ++I)
-    if (Vec->elements[I].name && Img.Element == Vec->elements[I].name)
-      LocalEntry = reinterpret_cast<EntryFn>(Vec->elements[I].entry);
-  if (!LocalEntry)
-    die("element " + Img.Element + " is not in " + LocalPath);
+  if (!LocalPath.empty()) { // optional with --sandbox: the two regions' runs are compared
+    void *Local = dlopen(LocalPath.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!Local)
+      die(std::string("dlopen ") + LocalPath + ": " + dlerror());
+    auto *Vec = static_cast<const tc_local_vector *>(dlsym(Local, TC_LOCAL_VECTOR_SYMBOL));
+    if (!Vec)
+      die(LocalPath + " has no tc_local_vector");
+    for (uint32_t I = 0; I < Vec->count; ++I)
+      if (Vec->elements[I].name && Img.Element == Vec->elements[I].name)
+        LocalEntry = reinterpret_cast<EntryFn>(Vec->elements[I].entry);
+    if (!LocalEntry)
+      die("element " + Img.Element + " is not in " + LocalPath);
+  }
 
   std::vector<std::vector<uint8_t>> Initial;
   for (const StateRegion &R : Regions)
@@ -200,13 +211,35 @@ int main(int Argc, char **Argv) {
   if (Cache.create(2 * (twochains::rt::installedSize(Img) + Img.Align + 4096), CacheError) !=
       TC_OK)
     die(CacheError);
-  for (int K = 0; K < 2; ++K) {
+  std::vector<std::unique_ptr<twochains::rt::SandboxRegion>> Regions2;
+  for (int K = 0; Sandboxed && K < 2; ++K) {
+    Regions2.push_back(std::make_unique<twochains::rt::SandboxRegion>());
+    twochains::rt::SandboxRegion &S = *Regions2.back();
+    std::string Error;
+    const uint8_t *Entry = nullptr;
+    if (S.create(Error) != TC_OK || S.install(Img, Entry, Error) != TC_OK)
+      die(Error);
+    for (size_t I = 0; I < Regions.size(); ++I)
+      std::memcpy(Regions[I].Addr, Initial[I].data(), Regions[I].Size);
+    Outcome O;
+    O.Payload = Payload;
+    std::printf("--- %s\n", K == 0 ? "sandboxed" : "sandboxed, another region");
+    std::fflush(stdout);
+    for (int R = 0; R < Repeat; ++R)
+      if (S.run(Entry, nullptr, O.Payload.data(), O.Payload.size(), Error) != TC_OK)
+        die(Error);
+    for (const StateRegion &R : Regions)
+      O.State.emplace_back(R.Addr, R.Addr + R.Size);
+    Results.push_back(std::move(O));
+  }
+  for (int K = 0; !Sandboxed && K < 2; ++K) {
     Places.push_back(place(Cache, Img, uint64_t(K + 1)));
     Placed &P = Places.back();
     Results.push_back(Run(reinterpret_cast<EntryFn>(const_cast<uint8_t *>(P.Base) + Img.Entry),
                           K == 0 ? "injected" : "injected, elsewhere"));
   }
-  Results.push_back(Run(LocalEntry, "local"));
+  if (LocalEntry)
+    Results.push_back(Run(LocalEntry, "local"));
 
   int Status = 0;
   for (size_t K = 1; K < Results.size(); ++K) {

@@ -42,9 +42,11 @@ config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%jamlink", config.jamlink))
 config.substitutions.append(("%pkg-gen", config.pkg_gen))
 config.substitutions.append(("%verify", config.verify))
+config.substitutions.append(("%harness-a64", os.path.join(config.harness_dir, "aarch64", "jam-harness")))
 config.substitutions.append(("%run-jam", "bash %s/test/harness/run-jam.sh" % config.twochains_src_root))
 for var, value in [("TC_CLANG", config.clang), ("TC_PLUGIN", config.jam_plugin),
                    ("TC_INCLUDE", config.include_dir), ("TC_JAMLINK", config.jamlink),
+                   ("TC_SANDBOX_DIR", config.sandbox_dir),
                    ("TC_HARNESS_DIR", config.harness_dir)]:
     config.environment[var] = value
 if os.path.exists(os.path.join(config.harness_dir, "aarch64", "jam-harness")) and \
