@@ -1,10 +1,13 @@
 //===- Region.cpp - A tenant's sandbox region -----------------------------===//
 #include "sandbox/Region.h"
+#include "sandbox/Services.h"
 
 #include "image/ImageInstall.h"
 #include "verify/Verify.h"
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 #include <mutex>
 #include <sys/mman.h>
 
@@ -14,6 +17,14 @@ namespace {
 
 /// `ldr x30, [x27, #ExitSlot*8]; blr x30`: a runtime call of the exit entry.
 constexpr uint32_t ExitStubCode[] = {0xF940037Eu | (SandboxLayout::ExitSlot << 10), 0xD63F03C0u};
+
+/// Service slot S's stub: `mov x17, x30; ldr x30, [x27, #8*S]; blr x30;
+/// add x30, x27, w17, uxtw; ret` (the services' entries keep x17).
+void writeServiceStub(uint8_t *At, unsigned S) {
+  const uint32_t Code[] = {0xAA1E03F1u, 0xF940037Eu | (S << 10), 0xD63F03C0u,
+                           twochains::verify::aarch64Confine(30, 17), 0xD65F03C0u};
+  std::memcpy(At, Code, sizeof Code);
+}
 
 std::mutex &sandboxLock() {
   static std::mutex Lock;
@@ -58,11 +69,14 @@ tc_status_t SandboxRegion::create(std::string &Error) {
     Error = "cannot map the sandbox region's parts";
     return TC_ERR_NO_MEMORY;
   }
-  reinterpret_cast<const void **>(Base)[L::ExitSlot] = sandboxExitEntry();
+  for (unsigned S = 0; S < sandboxSlots(); ++S)
+    reinterpret_cast<const void **>(Base)[S] = sandboxSlotEntry(S);
   std::memcpy(Base + L::ExitStub, ExitStubCode, sizeof ExitStubCode);
+  for (unsigned S = 1; S < sandboxSlots(); ++S)
+    writeServiceStub(Base + L::ExitStub + L::StubBytes * S, S);
   verify::Violation V;
   if (!verify::verifyAArch64(Base + L::ExitStub, 4096, verify::SandboxLayout(), V)) {
-    Error = "the sandbox's own exit stub does not verify: " + V.Detail;
+    Error = "the sandbox's own stubs do not verify: " + V.Detail;
     return TC_ERR_BAD_IMAGE;
   }
   if (!protect(Base, L::CallTableBytes, PROT_READ) ||
@@ -80,10 +94,19 @@ tc_status_t SandboxRegion::install(const JamImageData &Image, const uint8_t *&En
     Error = "image '" + Image.Element + "' was not linked for the sandbox (jamlink --sandbox)";
     return TC_ERR_BAD_IMAGE;
   }
-  if (!Image.Imports.empty()) {
-    Error = "image '" + Image.Element + "' imports " + Image.Imports[0] +
-            ": the sandbox serves no imports yet";
-    return TC_ERR_MISSING_IMPORT;
+  if (Image.Imports.size() * 8 > L::ImportTableBytes) {
+    Error = "image '" + Image.Element + "' has more imports than the sandbox's import table holds";
+    return TC_ERR_BAD_IMAGE;
+  }
+  std::vector<void *> Table;
+  for (const std::string &Name : Image.Imports) {
+    unsigned S = sandboxServiceSlot(Name);
+    if (!S) {
+      Error = "image '" + Image.Element + "' imports '" + Name +
+              "', which the sandbox does not serve (docs/sandbox.md)";
+      return TC_ERR_MISSING_IMPORT;
+    }
+    Table.push_back(Base + L::ExitStub + L::StubBytes * S);
   }
   if (Installed || installedSize(Image) > format::JamDataDistance) {
     Error = "the region holds an image already, or the image is too large";
@@ -98,10 +121,16 @@ tc_status_t SandboxRegion::install(const JamImageData &Image, const uint8_t *&En
     Error = "cannot map the image's place in the region";
     return TC_ERR_NO_MEMORY;
   }
-  // The GOTP cell points at the (empty) import table right after the call
-  // table: base + 4 KiB decodes as two udf, so the cell is harmless code.
-  void *const *Table = reinterpret_cast<void *const *>(Base + L::CallTableBytes);
-  installImage(Code, Code, Data, Image, Table);
+  // The GOTP cell points at the import table right after the call table:
+  // base + 4 KiB decodes as two udf, so the cell is harmless code.
+  auto *Imports = reinterpret_cast<void **>(Base + L::ImportTable);
+  if (!protect(Base + L::ImportTable, L::ImportTableBytes, PROT_READ | PROT_WRITE)) {
+    Error = "cannot map the region's import table";
+    return TC_ERR_NO_MEMORY;
+  }
+  std::copy(Table.begin(), Table.end(), Imports);
+  protect(Base + L::ImportTable, L::ImportTableBytes, PROT_READ);
+  installImage(Code, Code, Data, Image, Imports);
   verify::Violation V;
   if (!verify::verifyAArch64(Code, Image.TextSize, verify::SandboxLayout(), V)) {
     protect(Code, TextBytes, PROT_NONE);
@@ -117,6 +146,8 @@ tc_status_t SandboxRegion::install(const JamImageData &Image, const uint8_t *&En
   __builtin___clear_cache(reinterpret_cast<char *>(Code),
                           reinterpret_cast<char *>(Code + TextBytes));
   Installed = true;
+  TextSize = Image.TextSize;
+  StaticsSize = Image.DataSize + Image.ZeroFillSize;
   Entry = Code + Image.Entry;
   return TC_OK;
 }
@@ -132,10 +163,26 @@ tc_status_t SandboxRegion::run(const uint8_t *Entry, void *Ctx, uint8_t *Payload
   std::lock_guard<std::mutex> Hold(sandboxLock());
   uint8_t *Inside = Base + L::Payload;
   std::memcpy(Inside, Payload, Size);
+  // What the services may touch: the payload, the stack and the statics
+  // (writable), the code (readable).
+  SandboxAreas &A = sandboxAreas();
+  uintptr_t Code = uintptr_t(Base + L::Code), Statics = Code + format::JamDataDistance + TextSize;
+  A = SandboxAreas();
+  A.Base = uintptr_t(Base);
+  A.Areas[A.Count++] = {uintptr_t(Inside), uintptr_t(Inside) + Size, true};
+  A.Areas[A.Count++] = {uintptr_t(Base + L::Stack), uintptr_t(Base + L::Stack + L::StackBytes),
+                        true};
+  A.Areas[A.Count++] = {Statics, Statics + StaticsSize, true};
+  A.Areas[A.Count++] = {Code, Code + TextSize, false};
+  bool Abandoned = false;
   if (!enterSandbox(Entry, Ctx, Inside, Size, Base, Base + L::Stack + L::StackBytes,
-                    Base + L::ExitStub)) {
+                    Base + L::ExitStub, Abandoned)) {
     Error = "this ISA has no sandbox: sandboxed jams run on aarch64";
     return TC_ERR_REFUSED;
+  }
+  if (Abandoned) {
+    Error = "the jam was abandoned: " + A.Refusal;
+    return TC_ERR_JAM_FAULT;
   }
   std::memcpy(Payload, Inside, Size);
   return TC_OK;

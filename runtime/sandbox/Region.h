@@ -6,8 +6,13 @@
 // and branch of the code inside it; this class lays the region out,
 // installs verified images into it and runs them there.
 //
-//   0           call table (read-only): the runtime's entries
-//   64 KiB      the exit stub (read+execute): `ldr x30, [x27]; blr x30`
+//   0           call table (read-only): the runtime's entries, slot 0 the
+//               exit, slots 1 ... the services (Services.h)
+//   4 KiB       import table (read-only): an image's imports, each the
+//               address of its service's stub
+//   64 KiB      stubs (read+execute): the exit's `ldr x30, [x27]; blr
+//               x30`, then one of 32 bytes per service: `mov x17, x30;
+//               ldr x30, [x27, #8*s]; blr x30; add x30, x27, w17, uxtw; ret`
 //   1 MiB       code (read+execute once verified)
 //   1 GiB+1 MiB the code's data part (read+write)
 //   3 GiB       stack (1 MiB, read+write), then the payload (4 MiB)
@@ -34,11 +39,12 @@ struct SandboxLayout {
   static constexpr uint64_t RegionBytes = uint64_t(4) << 30;
   static constexpr uint64_t GuardBytes = 128 << 10;
   static constexpr uint64_t CallTable = 0, CallTableBytes = 4096;
-  static constexpr uint64_t ExitStub = 64 << 10;
+  static constexpr uint64_t ImportTable = 4096, ImportTableBytes = 60 << 10;
+  static constexpr uint64_t ExitStub = 64 << 10, StubBytes = 32;
   static constexpr uint64_t Code = 1 << 20;
   static constexpr uint64_t Stack = uint64_t(3) << 30, StackBytes = 1 << 20;
   static constexpr uint64_t Payload = Stack + StackBytes, PayloadBytes = 4 << 20;
-  /// Call table slots.
+  /// Call table slots: the exit, then the services.
   static constexpr unsigned ExitSlot = 0;
 };
 
@@ -53,14 +59,15 @@ public:
   tc_status_t create(std::string &Error);
   uint8_t *base() const { return Base; }
 
-  /// Installs a sandboxed image at the region's code place: its text is
-  /// verified as installed (GOTP cell and fixups applied) before it becomes
-  /// executable. Images with imports are refused: the sandbox's call table
-  /// serves none yet (docs/sandbox.md). Entry is set on success.
+  /// Installs a sandboxed image at the region's code place: its imports
+  /// bound to the services' stubs (an import no service serves is
+  /// refused), its text verified as installed (GOTP cell and fixups
+  /// applied) before it becomes executable. Entry is set on success.
   tc_status_t install(const JamImageData &Image, const uint8_t *&Entry, std::string &Error);
 
   /// Runs Entry(Ctx, payload, Size) on the region's stack with the payload
-  /// copied into the region, and copies it back out after.
+  /// copied into the region, and copies it back out after. A service that
+  /// refuses its arguments abandons the jam: TC_ERR_JAM_FAULT, Error why.
   tc_status_t run(const uint8_t *Entry, void *Ctx, uint8_t *Payload, size_t Size,
                   std::string &Error);
 
@@ -69,14 +76,14 @@ private:
   size_t ReservationBytes = 0;
   uint8_t *Base = nullptr;
   bool Installed = false;
+  uint64_t TextSize = 0, StaticsSize = 0;
 };
 
 /// Runs Entry in the region at Base with the sandbox's registers set
 /// (aarch64: SandboxAArch64.cpp); false where the ISA has no sandbox.
+/// Abandoned: a service left the jam.
 bool enterSandbox(const uint8_t *Entry, void *Ctx, void *Payload, size_t Size, uint8_t *Base,
-                  uint8_t *StackTop, const uint8_t *ExitStub);
-/// The runtime entry the exit stub calls, for the call table.
-const void *sandboxExitEntry();
+                  uint8_t *StackTop, const uint8_t *ExitStub, bool &Abandoned);
 
 } // namespace twochains::rt
 

@@ -8,15 +8,26 @@
 // registers and returns from tc_sandbox_enter. The other general registers
 // are cleared on the way in, so the jam learns no address of the runtime.
 //
+// A service (Services.h) is call table slot s >= 1, whose entry is thunk s:
+// it records s and goes to tc_sandbox_service, which saves the jam's sp,
+// x30 and x17 (the stub's copy of the jam's return address), moves to the
+// runtime's stack below tc_sandbox_enter's frame, calls the dispatcher,
+// restores the jam's registers and clears the caller-saved ones it might
+// have left runtime addresses in. tc_sandbox_abort leaves the jam from a
+// service as the exit does, tc_sandbox_enter then returning 1.
+//
 //===----------------------------------------------------------------------===//
 #include "sandbox/Region.h"
+#include "sandbox/Services.h"
 
 extern "C" {
 __attribute__((visibility("hidden"))) uint64_t tc_sandbox_saved_sp;
-__attribute__((visibility("hidden"))) void tc_sandbox_enter(const uint8_t *Entry, void *Ctx,
-                                                            void *Payload, size_t Size,
-                                                            uint8_t *Base, uint8_t *StackTop,
-                                                            const uint8_t *ExitStub);
+__attribute__((visibility("hidden"))) uint64_t tc_sandbox_jam_state[3];
+__attribute__((visibility("hidden"))) extern const uint8_t tc_sandbox_thunks[];
+__attribute__((visibility("hidden"))) int tc_sandbox_enter(const uint8_t *Entry, void *Ctx,
+                                                           void *Payload, size_t Size,
+                                                           uint8_t *Base, uint8_t *StackTop,
+                                                           const uint8_t *ExitStub);
 __attribute__((visibility("hidden"))) void tc_sandbox_exit();
 }
 
@@ -95,18 +106,93 @@ tc_sandbox_exit:
   ldp d12, d13, [sp, #128]
   ldp d14, d15, [sp, #144]
   ldp x29, x30, [sp], #160
+  mov x0, xzr
   ret
   .size tc_sandbox_exit, .-tc_sandbox_exit
+
+  .p2align 2
+  .globl tc_sandbox_abort
+  .hidden tc_sandbox_abort
+  .type tc_sandbox_abort, %function
+tc_sandbox_abort:
+  adrp x9, tc_sandbox_saved_sp
+  add x9, x9, :lo12:tc_sandbox_saved_sp
+  ldr x10, [x9]
+  mov sp, x10
+  ldp x19, x20, [sp, #16]
+  ldp x21, x22, [sp, #32]
+  ldp x23, x24, [sp, #48]
+  ldp x25, x26, [sp, #64]
+  ldp x27, x28, [sp, #80]
+  ldp d8, d9, [sp, #96]
+  ldp d10, d11, [sp, #112]
+  ldp d12, d13, [sp, #128]
+  ldp d14, d15, [sp, #144]
+  ldp x29, x30, [sp], #160
+  mov x0, #1
+  ret
+  .size tc_sandbox_abort, .-tc_sandbox_abort
+
+  .p2align 3
+  .globl tc_sandbox_thunks
+  .hidden tc_sandbox_thunks
+tc_sandbox_thunks:
+  .irp n, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+  mov x16, #\n
+  b tc_sandbox_service
+  .endr
+
+  .p2align 2
+  .type tc_sandbox_service, %function
+tc_sandbox_service:
+  adrp x9, tc_sandbox_jam_state
+  add x9, x9, :lo12:tc_sandbox_jam_state
+  mov x10, sp
+  stp x10, x30, [x9]
+  str x17, [x9, #16]
+  adrp x10, tc_sandbox_saved_sp
+  ldr x10, [x10, :lo12:tc_sandbox_saved_sp]
+  mov sp, x10
+  mov x6, x16
+  bl tc_sandbox_dispatch
+  adrp x9, tc_sandbox_jam_state
+  add x9, x9, :lo12:tc_sandbox_jam_state
+  ldp x10, x30, [x9]
+  ldr x17, [x9, #16]
+  mov sp, x10
+  mov x1, xzr
+  mov x2, xzr
+  mov x3, xzr
+  mov x4, xzr
+  mov x5, xzr
+  mov x6, xzr
+  mov x7, xzr
+  mov x8, xzr
+  mov x9, xzr
+  mov x10, xzr
+  mov x11, xzr
+  mov x12, xzr
+  mov x13, xzr
+  mov x14, xzr
+  mov x15, xzr
+  mov x16, xzr
+  mov x18, xzr
+  ret
+  .size tc_sandbox_service, .-tc_sandbox_service
 )");
 
 namespace twochains::rt {
 
 bool enterSandbox(const uint8_t *Entry, void *Ctx, void *Payload, size_t Size, uint8_t *Base,
-                  uint8_t *StackTop, const uint8_t *ExitStub) {
-  tc_sandbox_enter(Entry, Ctx, Payload, Size, Base, StackTop, ExitStub);
+                  uint8_t *StackTop, const uint8_t *ExitStub, bool &Abandoned) {
+  Abandoned = tc_sandbox_enter(Entry, Ctx, Payload, Size, Base, StackTop, ExitStub) != 0;
   return true;
 }
 
-const void *sandboxExitEntry() { return reinterpret_cast<const void *>(&tc_sandbox_exit); }
+const void *sandboxSlotEntry(unsigned S) {
+  if (S == 0)
+    return reinterpret_cast<const void *>(&tc_sandbox_exit);
+  return S < 16 ? tc_sandbox_thunks + 8 * (S - 1) : nullptr;
+}
 
 } // namespace twochains::rt
