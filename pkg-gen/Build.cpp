@@ -252,6 +252,10 @@ void addJamJobs(const BuildConfig &Config, const Element &E, const std::string &
   std::string LocalOut = Base + "jam_" + E.Name + ".local.o";
   Job Inject = makeJob(E, Args, "compile jam_" + E.Name + ".amc (" + ISA + ", inject)", InjectOut,
                        Base + "jam_" + E.Name + ".d", {"-fplugin=" + Config.Plugin});
+  if (Config.Sandbox)
+    for (std::string A : {std::string("-fplugin-arg-twochains-sandbox"),
+                          std::string("-fno-integrated-as"), "-B" + Config.SandboxDir})
+      Inject.Args.push_back(std::move(A));
   Job Local = makeJob(E, Args, "compile jam_" + E.Name + ".amc (" + ISA + ", local)", LocalOut,
                       Base + "jam_" + E.Name + ".local.d",
                       {"-fPIC", "-fplugin=" + Config.Plugin, "-fplugin-arg-twochains-mode=local",
@@ -370,7 +374,9 @@ Error linkPrebuilt(const BuildConfig &Config, const Element &E, const std::strin
     Files.push_back(Obj->get());
     Objs.push_back(std::move(*Obj));
   }
-  auto Image = jamlink::linkImage(Files, {E.Name, ""});
+  jamlink::LinkOptions Opts{E.Name, ""};
+  Opts.Sandbox = Config.Sandbox;
+  auto Image = jamlink::linkImage(Files, Opts);
   if (!Image)
     return Image.takeError();
   if (Error Err = writeJamImage(*Image, Out.Images.at(E.Name)))
@@ -402,7 +408,9 @@ Error linkPackage(const BuildConfig &Config, const std::vector<Element> &Element
         Errors.push_back(toString(Obj.takeError()));
         continue;
       }
-      auto Image = jamlink::linkImage(**Obj, {});
+      jamlink::LinkOptions Opts;
+      Opts.Sandbox = Config.Sandbox;
+      auto Image = jamlink::linkImage(**Obj, Opts);
       if (!Image) {
         Errors.push_back(toString(Image.takeError()));
         continue;

@@ -27,6 +27,10 @@ struct BuildConfig {
   /// Names the receiving program provides (beyond rieds, the C library and
   /// the jam API): imports of these are not build errors.
   std::vector<std::string> ExternSymbols;
+  /// --sandbox: jams for the verified sandbox (docs/sandbox.md), compiled
+  /// through its assembler (SandboxDir/as) and linked with jamlink --sandbox.
+  bool Sandbox = false;
+  std::string SandboxDir;
 };
 
 /// What the build produced for one ISA, as paths in the build directory.

@@ -53,6 +53,10 @@ static cl::opt<std::string> ISAList("isa",
                                     cl::desc("Target ISAs, comma-separated "
                                              "(x86_64, aarch64; default: this machine's)"),
                                     cl::value_desc("list"), cl::cat(Category));
+static cl::opt<bool> SandboxOpt("sandbox",
+                                cl::desc("Build the jams for the verified sandbox of untrusted "
+                                         "peers (aarch64 only: --isa=aarch64; docs/sandbox.md)"),
+                                cl::cat(Category));
 static cl::opt<std::string> BuildDirOpt("build-dir",
                                         cl::desc("Where intermediate files live between "
                                                  "builds (default: .twochains-build/<package>)"),
@@ -450,6 +454,16 @@ static Expected<Request> readRequest(const char *Argv0) {
   if (!ISAs)
     return ISAs.takeError();
   Config.ISAs = std::move(*ISAs);
+  Config.Sandbox = SandboxOpt;
+  Config.SandboxDir = besideTool(Argv0, "lib/twochains/sandbox");
+  if (Config.Sandbox)
+    for (const std::string &ISA : Config.ISAs)
+      if (ISA != "aarch64")
+        return driverError("--sandbox builds aarch64 jams only so far (docs/sandbox.md); "
+                           "--isa names " +
+                           ISA);
+  if (Config.Sandbox && !sys::fs::exists(Config.SandboxDir + "/as"))
+    return driverError("cannot find the sandbox's assembler " + Config.SandboxDir + "/as");
   Config.BuildDir = buildDirectory(Config.Package);
   for (const std::string &Tool : {Config.Plugin, Config.Clang})
     if (!sys::fs::exists(Tool))
