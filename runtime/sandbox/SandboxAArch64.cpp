@@ -1,43 +1,43 @@
 //===- SandboxAArch64.cpp - Entering and leaving the sandbox on aarch64 ---===//
 //
-// tc_sandbox_enter saves the runtime's callee-saved registers and stack
+// twochains_sandbox_enter saves the runtime's callee-saved registers and stack
 // pointer, sets the sandbox's registers (x27 = x28 = the region's base, sp
 // the region's stack, x30 the exit stub, docs/sandbox.md) and branches to
-// the jam. The jam returns to the exit stub, which calls tc_sandbox_exit
+// the jam. The jam returns to the exit stub, which calls twochains_sandbox_exit
 // through the call table: it restores the runtime's stack pointer and
-// registers and returns from tc_sandbox_enter. The other general registers
+// registers and returns from twochains_sandbox_enter. The other general registers
 // are cleared on the way in, so the jam learns no address of the runtime.
 //
 // A service (Services.h) is call table slot s >= 1, whose entry is thunk s:
-// it records s and goes to tc_sandbox_service, which saves the jam's sp,
+// it records s and goes to twochains_sandbox_service, which saves the jam's sp,
 // x30 and x17 (the stub's copy of the jam's return address), moves to the
-// runtime's stack below tc_sandbox_enter's frame, calls the dispatcher,
+// runtime's stack below twochains_sandbox_enter's frame, calls the dispatcher,
 // restores the jam's registers and clears the caller-saved ones it might
-// have left runtime addresses in. tc_sandbox_abort leaves the jam from a
-// service as the exit does, tc_sandbox_enter then returning 1.
+// have left runtime addresses in. twochains_sandbox_abort leaves the jam from a
+// service as the exit does, twochains_sandbox_enter then returning 1.
 //
 //===----------------------------------------------------------------------===//
 #include "sandbox/Region.h"
 #include "sandbox/Services.h"
 
 extern "C" {
-__attribute__((visibility("hidden"))) uint64_t tc_sandbox_saved_sp;
-__attribute__((visibility("hidden"))) uint64_t tc_sandbox_jam_state[3];
-__attribute__((visibility("hidden"))) extern const uint8_t tc_sandbox_thunks[];
-__attribute__((visibility("hidden"))) int tc_sandbox_enter(const uint8_t *Entry, void *Ctx,
-                                                           void *Payload, size_t Size,
-                                                           uint8_t *Base, uint8_t *StackTop,
-                                                           const uint8_t *ExitStub);
-__attribute__((visibility("hidden"))) void tc_sandbox_exit();
+__attribute__((visibility("hidden"))) uint64_t twochains_sandbox_saved_sp;
+__attribute__((visibility("hidden"))) uint64_t twochains_sandbox_jam_state[3];
+__attribute__((visibility("hidden"))) extern const uint8_t twochains_sandbox_thunks[];
+__attribute__((visibility("hidden"))) int twochains_sandbox_enter(const uint8_t *Entry, void *Ctx,
+                                                                  void *Payload, size_t Size,
+                                                                  uint8_t *Base, uint8_t *StackTop,
+                                                                  const uint8_t *ExitStub);
+__attribute__((visibility("hidden"))) void twochains_sandbox_exit();
 }
 
 asm(R"(
   .text
   .p2align 2
-  .globl tc_sandbox_enter
-  .hidden tc_sandbox_enter
-  .type tc_sandbox_enter, %function
-tc_sandbox_enter:
+  .globl twochains_sandbox_enter
+  .hidden twochains_sandbox_enter
+  .type twochains_sandbox_enter, %function
+twochains_sandbox_enter:
   stp x29, x30, [sp, #-160]!
   stp x19, x20, [sp, #16]
   stp x21, x22, [sp, #32]
@@ -48,8 +48,8 @@ tc_sandbox_enter:
   stp d10, d11, [sp, #112]
   stp d12, d13, [sp, #128]
   stp d14, d15, [sp, #144]
-  adrp x9, tc_sandbox_saved_sp
-  add x9, x9, :lo12:tc_sandbox_saved_sp
+  adrp x9, twochains_sandbox_saved_sp
+  add x9, x9, :lo12:twochains_sandbox_saved_sp
   mov x10, sp
   str x10, [x9]
   mov x16, x0
@@ -85,15 +85,15 @@ tc_sandbox_enter:
   mov x26, xzr
   mov x29, xzr
   br x16
-  .size tc_sandbox_enter, .-tc_sandbox_enter
+  .size twochains_sandbox_enter, .-twochains_sandbox_enter
 
   .p2align 2
-  .globl tc_sandbox_exit
-  .hidden tc_sandbox_exit
-  .type tc_sandbox_exit, %function
-tc_sandbox_exit:
-  adrp x9, tc_sandbox_saved_sp
-  add x9, x9, :lo12:tc_sandbox_saved_sp
+  .globl twochains_sandbox_exit
+  .hidden twochains_sandbox_exit
+  .type twochains_sandbox_exit, %function
+twochains_sandbox_exit:
+  adrp x9, twochains_sandbox_saved_sp
+  add x9, x9, :lo12:twochains_sandbox_saved_sp
   ldr x10, [x9]
   mov sp, x10
   ldp x19, x20, [sp, #16]
@@ -108,15 +108,15 @@ tc_sandbox_exit:
   ldp x29, x30, [sp], #160
   mov x0, xzr
   ret
-  .size tc_sandbox_exit, .-tc_sandbox_exit
+  .size twochains_sandbox_exit, .-twochains_sandbox_exit
 
   .p2align 2
-  .globl tc_sandbox_abort
-  .hidden tc_sandbox_abort
-  .type tc_sandbox_abort, %function
-tc_sandbox_abort:
-  adrp x9, tc_sandbox_saved_sp
-  add x9, x9, :lo12:tc_sandbox_saved_sp
+  .globl twochains_sandbox_abort
+  .hidden twochains_sandbox_abort
+  .type twochains_sandbox_abort, %function
+twochains_sandbox_abort:
+  adrp x9, twochains_sandbox_saved_sp
+  add x9, x9, :lo12:twochains_sandbox_saved_sp
   ldr x10, [x9]
   mov sp, x10
   ldp x19, x20, [sp, #16]
@@ -131,32 +131,32 @@ tc_sandbox_abort:
   ldp x29, x30, [sp], #160
   mov x0, #1
   ret
-  .size tc_sandbox_abort, .-tc_sandbox_abort
+  .size twochains_sandbox_abort, .-twochains_sandbox_abort
 
   .p2align 3
-  .globl tc_sandbox_thunks
-  .hidden tc_sandbox_thunks
-tc_sandbox_thunks:
+  .globl twochains_sandbox_thunks
+  .hidden twochains_sandbox_thunks
+twochains_sandbox_thunks:
   .irp n, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
   mov x16, #\n
-  b tc_sandbox_service
+  b twochains_sandbox_service
   .endr
 
   .p2align 2
-  .type tc_sandbox_service, %function
-tc_sandbox_service:
-  adrp x9, tc_sandbox_jam_state
-  add x9, x9, :lo12:tc_sandbox_jam_state
+  .type twochains_sandbox_service, %function
+twochains_sandbox_service:
+  adrp x9, twochains_sandbox_jam_state
+  add x9, x9, :lo12:twochains_sandbox_jam_state
   mov x10, sp
   stp x10, x30, [x9]
   str x17, [x9, #16]
-  adrp x10, tc_sandbox_saved_sp
-  ldr x10, [x10, :lo12:tc_sandbox_saved_sp]
+  adrp x10, twochains_sandbox_saved_sp
+  ldr x10, [x10, :lo12:twochains_sandbox_saved_sp]
   mov sp, x10
   mov x6, x16
-  bl tc_sandbox_dispatch
-  adrp x9, tc_sandbox_jam_state
-  add x9, x9, :lo12:tc_sandbox_jam_state
+  bl twochains_sandbox_dispatch
+  adrp x9, twochains_sandbox_jam_state
+  add x9, x9, :lo12:twochains_sandbox_jam_state
   ldp x10, x30, [x9]
   ldr x17, [x9, #16]
   mov sp, x10
@@ -178,21 +178,21 @@ tc_sandbox_service:
   mov x16, xzr
   mov x18, xzr
   ret
-  .size tc_sandbox_service, .-tc_sandbox_service
+  .size twochains_sandbox_service, .-twochains_sandbox_service
 )");
 
 namespace twochains::rt {
 
 bool enterSandbox(const uint8_t *Entry, void *Ctx, void *Payload, size_t Size, uint8_t *Base,
                   uint8_t *StackTop, const uint8_t *ExitStub, bool &Abandoned) {
-  Abandoned = tc_sandbox_enter(Entry, Ctx, Payload, Size, Base, StackTop, ExitStub) != 0;
+  Abandoned = twochains_sandbox_enter(Entry, Ctx, Payload, Size, Base, StackTop, ExitStub) != 0;
   return true;
 }
 
 const void *sandboxSlotEntry(unsigned S) {
   if (S == 0)
-    return reinterpret_cast<const void *>(&tc_sandbox_exit);
-  return S < 16 ? tc_sandbox_thunks + 8 * (S - 1) : nullptr;
+    return reinterpret_cast<const void *>(&twochains_sandbox_exit);
+  return S < 16 ? twochains_sandbox_thunks + 8 * (S - 1) : nullptr;
 }
 
 } // namespace twochains::rt

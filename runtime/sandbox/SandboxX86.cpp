@@ -20,5 +20,7 @@ const void *sandboxSlotEntry(unsigned) { return nullptr; }
 
 extern "C" {
 // The services' way out of a jam; never reached where no jam runs.
-[[noreturn]] __attribute__((visibility("hidden"))) void tc_sandbox_abort() { __builtin_trap(); }
+[[noreturn]] __attribute__((visibility("hidden"))) void twochains_sandbox_abort() {
+  __builtin_trap();
+}
 }

@@ -4,7 +4,7 @@
 // base plus their low 32 bits. A range is served only if it lies wholly
 // inside one area of the running jam (its payload, stack, statics, code),
 // writable where the service writes; otherwise the jam is abandoned
-// (tc_sandbox_abort) and the refusal says which argument was out.
+// (twochains_sandbox_abort) and the refusal says which argument was out.
 //
 //===----------------------------------------------------------------------===//
 #include "sandbox/Services.h"
@@ -14,19 +14,19 @@
 using namespace twochains::rt;
 
 extern "C" {
-[[noreturn]] __attribute__((visibility("hidden"))) void tc_sandbox_abort();
-__attribute__((visibility("hidden"))) uint64_t tc_sandbox_dispatch(uint64_t A0, uint64_t A1,
-                                                                   uint64_t A2, uint64_t A3,
-                                                                   uint64_t A4, uint64_t A5,
-                                                                   uint64_t Slot);
-__attribute__((visibility("hidden"))) extern const void *const tc_sandbox_slot_entries[];
+[[noreturn]] __attribute__((visibility("hidden"))) void twochains_sandbox_abort();
+__attribute__((visibility("hidden"))) uint64_t twochains_sandbox_dispatch(uint64_t A0, uint64_t A1,
+                                                                          uint64_t A2, uint64_t A3,
+                                                                          uint64_t A4, uint64_t A5,
+                                                                          uint64_t Slot);
+__attribute__((visibility("hidden"))) extern const void *const twochains_sandbox_slot_entries[];
 }
 
 namespace {
 
 [[noreturn]] void refuse(const std::string &Why) {
   sandboxAreas().Refusal = Why;
-  tc_sandbox_abort();
+  twochains_sandbox_abort();
 }
 
 /// The runtime address of the jam's pointer P, checked to span N bytes of
@@ -91,8 +91,8 @@ constexpr unsigned ServiceCount = sizeof(Services) / sizeof(Services[0]);
 
 } // namespace
 
-uint64_t tc_sandbox_dispatch(uint64_t A0, uint64_t A1, uint64_t A2, uint64_t, uint64_t, uint64_t,
-                             uint64_t Slot) {
+uint64_t twochains_sandbox_dispatch(uint64_t A0, uint64_t A1, uint64_t A2, uint64_t, uint64_t,
+                                    uint64_t, uint64_t Slot) {
   if (Slot == 0 || Slot > ServiceCount)
     refuse("a runtime call of slot " + std::to_string(Slot) + ", which serves nothing");
   return Services[Slot - 1].Serve(A0, A1, A2);
