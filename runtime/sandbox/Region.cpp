@@ -31,6 +31,8 @@ std::mutex &sandboxLock() {
   return Lock;
 }
 
+uint64_t pageUp(uint64_t Bytes) { return (Bytes + 4095) & ~uint64_t(4095); }
+
 bool protect(uint8_t *At, uint64_t Bytes, int Prot) { return mprotect(At, Bytes, Prot) == 0; }
 
 } // namespace
@@ -87,16 +89,21 @@ tc_status_t SandboxRegion::create(std::string &Error) {
   return TC_OK;
 }
 
-tc_status_t SandboxRegion::install(const JamImageData &Image, const uint8_t *&Entry,
+tc_status_t SandboxRegion::install(const JamImageData &Image, SandboxedImage &Out,
                                    std::string &Error) {
   using L = SandboxLayout;
   if (!Image.Sandbox) {
     Error = "image '" + Image.Element + "' was not linked for the sandbox (jamlink --sandbox)";
     return TC_ERR_BAD_IMAGE;
   }
-  if (Image.Imports.size() * 8 > L::ImportTableBytes) {
-    Error = "image '" + Image.Element + "' has more imports than the sandbox's import table holds";
-    return TC_ERR_BAD_IMAGE;
+  // Text and data windows of one span each: the next image's text starts
+  // past this one's statics, so neither its text nor its data overlap.
+  uint64_t Span = pageUp(installedSize(Image)) + 4096;
+  uint64_t TableBytes = (Image.Imports.size() * 8 + 63) & ~uint64_t(63);
+  if (Span > format::JamDataDistance - NextCode ||
+      TableBytes > L::ImportTable + L::ImportTableBytes - NextImports) {
+    Error = "the sandbox region has no room left for image '" + Image.Element + "'";
+    return TC_ERR_NO_MEMORY;
   }
   std::vector<void *> Table;
   for (const std::string &Name : Image.Imports) {
@@ -108,28 +115,31 @@ tc_status_t SandboxRegion::install(const JamImageData &Image, const uint8_t *&En
     }
     Table.push_back(Base + L::ExitStub + L::StubBytes * S);
   }
-  if (Installed || installedSize(Image) > format::JamDataDistance) {
-    Error = "the region holds an image already, or the image is too large";
-    return TC_ERR_BAD_IMAGE;
-  }
-  uint8_t *Code = Base + L::Code, *Data = Code + format::JamDataDistance;
-  uint64_t TextBytes = (Image.TextSize + 4095) & ~uint64_t(4095);
-  uint64_t DataBytes = (Image.DataSize + Image.ZeroFillSize + 4095) & ~uint64_t(4095);
+  uint8_t *Code = Base + NextCode, *Data = Code + format::JamDataDistance;
+  uint64_t TextBytes = pageUp(Image.TextSize);
+  uint64_t StaticsBytes = Image.DataSize + Image.ZeroFillSize;
+  uint8_t *StaticsPage = Data + (Image.TextSize & ~uint64_t(4095));
   if (!protect(Code, TextBytes, PROT_READ | PROT_WRITE) ||
-      (DataBytes && !protect(Data + (Image.TextSize & ~uint64_t(4095)), DataBytes + 4096,
-                             PROT_READ | PROT_WRITE))) {
+      (StaticsBytes &&
+       !protect(StaticsPage, pageUp(Data + Image.TextSize + StaticsBytes - StaticsPage),
+                PROT_READ | PROT_WRITE))) {
     Error = "cannot map the image's place in the region";
     return TC_ERR_NO_MEMORY;
   }
-  // The GOTP cell points at the import table right after the call table:
-  // base + 4 KiB decodes as two udf, so the cell is harmless code.
-  auto *Imports = reinterpret_cast<void **>(Base + L::ImportTable);
-  if (!protect(Base + L::ImportTable, L::ImportTableBytes, PROT_READ | PROT_WRITE)) {
-    Error = "cannot map the region's import table";
-    return TC_ERR_NO_MEMORY;
+  // The GOTP cell points at the image's import table, in the region's
+  // first 64 KiB: its address decodes as two udf, so the cell is harmless
+  // code.
+  uint8_t *TablePage = Base + (NextImports & ~uint64_t(4095));
+  uint64_t TablePages = pageUp(Base + NextImports + TableBytes - TablePage);
+  auto *Imports = reinterpret_cast<void **>(Base + NextImports);
+  if (TableBytes) {
+    if (!protect(TablePage, TablePages, PROT_READ | PROT_WRITE)) {
+      Error = "cannot map the region's import table";
+      return TC_ERR_NO_MEMORY;
+    }
+    std::copy(Table.begin(), Table.end(), Imports);
+    protect(TablePage, TablePages, PROT_READ);
   }
-  std::copy(Table.begin(), Table.end(), Imports);
-  protect(Base + L::ImportTable, L::ImportTableBytes, PROT_READ);
   installImage(Code, Code, Data, Image, Imports);
   verify::Violation V;
   if (!verify::verifyAArch64(Code, Image.TextSize, verify::SandboxLayout(), V)) {
@@ -145,37 +155,42 @@ tc_status_t SandboxRegion::install(const JamImageData &Image, const uint8_t *&En
   }
   __builtin___clear_cache(reinterpret_cast<char *>(Code),
                           reinterpret_cast<char *>(Code + TextBytes));
-  Installed = true;
-  TextSize = Image.TextSize;
-  StaticsSize = Image.DataSize + Image.ZeroFillSize;
-  Entry = Code + Image.Entry;
+  NextCode += Span;
+  NextImports += TableBytes;
+  Out.Entry = Code + Image.Entry;
+  Out.Code = uintptr_t(Code);
+  Out.CodeEnd = Out.Code + Image.TextSize;
+  Out.Statics = uintptr_t(Data + Image.TextSize);
+  Out.StaticsEnd = Out.Statics + StaticsBytes;
   return TC_OK;
 }
 
-tc_status_t SandboxRegion::run(const uint8_t *Entry, void *Ctx, uint8_t *Payload, size_t Size,
-                               std::string &Error) {
+std::unique_lock<std::mutex> SandboxRegion::hold() {
+  return std::unique_lock<std::mutex>(sandboxLock());
+}
+
+tc_status_t SandboxRegion::run(const SandboxedImage &Image, void *Ctx, uint8_t *Payload,
+                               size_t Size, std::string &Error) {
   using L = SandboxLayout;
   if (Size > L::PayloadBytes) {
     Error = "a payload of " + std::to_string(Size) + " bytes is larger than the region's " +
             std::to_string(L::PayloadBytes);
     return TC_ERR_TOO_LARGE;
   }
-  std::lock_guard<std::mutex> Hold(sandboxLock());
   uint8_t *Inside = Base + L::Payload;
   std::memcpy(Inside, Payload, Size);
-  // What the services may touch: the payload, the stack and the statics
-  // (writable), the code (readable).
+  // What the services may touch: the payload, the stack and the image's
+  // statics (writable), its code (readable).
   SandboxAreas &A = sandboxAreas();
-  uintptr_t Code = uintptr_t(Base + L::Code), Statics = Code + format::JamDataDistance + TextSize;
   A = SandboxAreas();
   A.Base = uintptr_t(Base);
   A.Areas[A.Count++] = {uintptr_t(Inside), uintptr_t(Inside) + Size, true};
   A.Areas[A.Count++] = {uintptr_t(Base + L::Stack), uintptr_t(Base + L::Stack + L::StackBytes),
                         true};
-  A.Areas[A.Count++] = {Statics, Statics + StaticsSize, true};
-  A.Areas[A.Count++] = {Code, Code + TextSize, false};
+  A.Areas[A.Count++] = {Image.Statics, Image.StaticsEnd, true};
+  A.Areas[A.Count++] = {Image.Code, Image.CodeEnd, false};
   bool Abandoned = false;
-  if (!enterSandbox(Entry, Ctx, Inside, Size, Base, Base + L::Stack + L::StackBytes,
+  if (!enterSandbox(Image.Entry, Ctx, Inside, Size, Base, Base + L::Stack + L::StackBytes,
                     Base + L::ExitStub, Abandoned)) {
     Error = "this ISA has no sandbox: sandboxed jams run on aarch64";
     return TC_ERR_REFUSED;

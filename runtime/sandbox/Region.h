@@ -13,13 +13,14 @@
 //   64 KiB      stubs (read+execute): the exit's `ldr x30, [x27]; blr
 //               x30`, then one of 32 bytes per service: `mov x17, x30;
 //               ldr x30, [x27, #8*s]; blr x30; add x30, x27, w17, uxtw; ret`
-//   1 MiB       code (read+execute once verified)
-//   1 GiB+1 MiB the code's data part (read+write)
+//   1 MiB       code: each image's text (read+execute once verified)
+//   1 GiB+1 MiB each image's data part, 1 GiB past its text (read+write)
 //   3 GiB       stack (1 MiB, read+write), then the payload (4 MiB)
 //
-// One call at a time runs in a process's regions (run() holds a lock):
-// the runtime's saved state is one per process, and two jams sharing a
-// region could write each other's stacks.
+// One jam runs in a process's regions at a time (the caller holds hold()
+// across run()): the runtime's saved state is one per process, and two
+// jams sharing a region could write each other's stacks. A region holds
+// many images, each with its own import table, code and statics.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TWOCHAINS_RUNTIME_SANDBOX_REGION_H
@@ -31,6 +32,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <string>
 
 namespace twochains::rt {
@@ -48,6 +50,12 @@ struct SandboxLayout {
   static constexpr unsigned ExitSlot = 0;
 };
 
+/// An image installed in a region: where it runs and what it owns.
+struct SandboxedImage {
+  const uint8_t *Entry = nullptr;
+  uintptr_t Code = 0, CodeEnd = 0, Statics = 0, StaticsEnd = 0;
+};
+
 class SandboxRegion {
 public:
   SandboxRegion() = default;
@@ -59,24 +67,30 @@ public:
   tc_status_t create(std::string &Error);
   uint8_t *base() const { return Base; }
 
-  /// Installs a sandboxed image at the region's code place: its imports
-  /// bound to the services' stubs (an import no service serves is
-  /// refused), its text verified as installed (GOTP cell and fixups
-  /// applied) before it becomes executable. Entry is set on success.
-  tc_status_t install(const JamImageData &Image, const uint8_t *&Entry, std::string &Error);
+  /// Installs a sandboxed image at the next free place of the region's
+  /// code: its imports bound to the services' stubs in an import table of
+  /// its own (an import no service serves is refused), its text verified
+  /// as installed (GOTP cell and fixups applied) before it becomes
+  /// executable. Out is set on success.
+  tc_status_t install(const JamImageData &Image, SandboxedImage &Out, std::string &Error);
 
-  /// Runs Entry(Ctx, payload, Size) on the region's stack with the payload
-  /// copied into the region, and copies it back out after. A service that
-  /// refuses its arguments abandons the jam: TC_ERR_JAM_FAULT, Error why.
-  tc_status_t run(const uint8_t *Entry, void *Ctx, uint8_t *Payload, size_t Size,
+  /// Runs Image's entry (Ctx, payload, Size) on the region's stack with
+  /// the payload copied into the region, and copies it back out after. A
+  /// service that refuses its arguments abandons the jam: TC_ERR_JAM_FAULT,
+  /// Error why. The caller holds hold().
+  tc_status_t run(const SandboxedImage &Image, void *Ctx, uint8_t *Payload, size_t Size,
                   std::string &Error);
+
+  /// The process's sandbox lock, to hold across run() from a frame above
+  /// any recovery point: a fault that jumps back unwinds nothing.
+  static std::unique_lock<std::mutex> hold();
 
 private:
   uint8_t *Reservation = nullptr;
   size_t ReservationBytes = 0;
   uint8_t *Base = nullptr;
-  bool Installed = false;
-  uint64_t TextSize = 0, StaticsSize = 0;
+  /// The next free offsets of the code and of the import tables.
+  uint64_t NextCode = SandboxLayout::Code, NextImports = SandboxLayout::ImportTable;
 };
 
 /// Runs Entry in the region at Base with the sandbox's registers set

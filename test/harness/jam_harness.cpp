@@ -17,8 +17,9 @@
 // non-zero on any difference or error.
 //
 // --sandbox: the image is a sandboxed one (jamlink --sandbox); the injected
-// runs install it in a sandbox region each (runtime/sandbox/Region.h),
-// which verifies it as installed, and run it there (aarch64).
+// runs install it twice in one sandbox region and once in another
+// (runtime/sandbox/Region.h), each install verified as installed, and run
+// it there (aarch64).
 //
 // Depends on libc and libdl only, so it can be built for aarch64 and run
 // under qemu-user.
@@ -211,22 +212,28 @@ int main(int Argc, char **Argv) {
   if (Cache.create(2 * (twochains::rt::installedSize(Img) + Img.Align + 4096), CacheError) !=
       TC_OK)
     die(CacheError);
+  // --sandbox: the image twice in one region (two places, statics apart),
+  // once in another region.
   std::vector<std::unique_ptr<twochains::rt::SandboxRegion>> Regions2;
-  for (int K = 0; Sandboxed && K < 2; ++K) {
-    Regions2.push_back(std::make_unique<twochains::rt::SandboxRegion>());
+  static const char *const Where[] = {"sandboxed", "sandboxed, same region, second place",
+                                      "sandboxed, another region"};
+  for (int K = 0; Sandboxed && K < 3; ++K) {
+    if (K != 1)
+      Regions2.push_back(std::make_unique<twochains::rt::SandboxRegion>());
     twochains::rt::SandboxRegion &S = *Regions2.back();
     std::string Error;
-    const uint8_t *Entry = nullptr;
-    if (S.create(Error) != TC_OK || S.install(Img, Entry, Error) != TC_OK)
+    twochains::rt::SandboxedImage Installed;
+    if ((K != 1 && S.create(Error) != TC_OK) || S.install(Img, Installed, Error) != TC_OK)
       die(Error);
     for (size_t I = 0; I < Regions.size(); ++I)
       std::memcpy(Regions[I].Addr, Initial[I].data(), Regions[I].Size);
     Outcome O;
     O.Payload = Payload;
-    std::printf("--- %s\n", K == 0 ? "sandboxed" : "sandboxed, another region");
+    std::printf("--- %s\n", Where[K]);
     std::fflush(stdout);
+    auto Hold = twochains::rt::SandboxRegion::hold();
     for (int R = 0; R < Repeat; ++R)
-      if (S.run(Entry, nullptr, O.Payload.data(), O.Payload.size(), Error) != TC_OK)
+      if (S.run(Installed, nullptr, O.Payload.data(), O.Payload.size(), Error) != TC_OK)
         die(Error);
     for (const StateRegion &R : Regions)
       O.State.emplace_back(R.Addr, R.Addr + R.Size);
