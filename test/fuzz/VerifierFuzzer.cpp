@@ -6,8 +6,10 @@
 // forbids by name (system, exception, pointer authentication, memory tags,
 // SVE), branch through a register other than x28 (or x30 right after a
 // runtime call's load, or a return through x30), reach memory through a
-// base other than x27, x28 or sp, or name x27 as what it writes. A
-// disagreement aborts with the word and both views of it.
+// base other than x27, x28 or sp, or write x27, x28, sp or x30 other than
+// in the forms the sandbox admits (x30: followed by its guard, or a runtime
+// call's load followed by `blr x30`). A disagreement aborts with the word
+// and both views of it.
 //
 //===----------------------------------------------------------------------===//
 #include "verify/Verify.h"
@@ -30,6 +32,7 @@
 #include <memory>
 #include <regex>
 #include <string>
+#include <vector>
 
 using namespace llvm;
 using namespace twochains::verify;
@@ -90,8 +93,48 @@ struct Disassembler {
 
 bool startsWith(const std::string &S, const char *P) { return S.rfind(P, 0) == 0; }
 
-/// LLVM's view of one accepted word; Previous is the word before it.
-void secondOpinion(Disassembler &D, uint32_t W, uint32_t Previous) {
+/// The register an instruction writes as its first operand (or, for a
+/// pair load, second), by LLVM's text: "x28", "sp", ... or empty.
+std::vector<std::string> writtenRegisters(const std::string &T, const std::string &Mnemonic) {
+  static const char *const Reads[] = {"st",    "cmp",   "cmn", "tst", "ccmp",  "ccmn",  "prfm",
+                                      "prfum", "b",     "cb",  "tb",  "fcmp",  "fccmp", "msr",
+                                      "ret",   "br",    "blr", "nop", "yield", "dmb",   "dsb",
+                                      "isb",   "clrex", "udf", "sb"};
+  bool Writes = true;
+  for (const char *R : Reads)
+    if (startsWith(Mnemonic, R))
+      Writes = false;
+  if (startsWith(Mnemonic, "stx") || startsWith(Mnemonic, "stlx"))
+    Writes = true; // the status register
+  std::vector<std::string> Out;
+  if (!Writes)
+    return Out;
+  static const std::regex First(R"(^\S+ (x\d+|w\d+|sp|wsp)[, ])");
+  static const std::regex Pair(R"(^ld\S*p \S+, (x\d+|w\d+),)");
+  // LSE's ld<op> and swp name the register they read first, the one they
+  // write second.
+  static const char *const Atomics[] = {"ldadd",  "ldclr",  "ldeor",  "ldset", "ldsmax",
+                                        "ldsmin", "ldumax", "ldumin", "swp"};
+  bool Atomic = false;
+  for (const char *A : Atomics)
+    Atomic |= startsWith(Mnemonic, A);
+  static const std::regex Second(R"(^\S+ \S+, (x\d+|w\d+|xzr|wzr),)");
+  std::smatch M;
+  if (Atomic ? std::regex_search(T, M, Second) : std::regex_search(T, M, First))
+    Out.push_back(M[1]);
+  if (std::regex_search(T, M, Pair))
+    Out.push_back(M[1]);
+  for (std::string &R : Out)
+    if (R[0] == 'w' && R != "wsp")
+      R[0] = 'x';
+    else if (R == "wsp")
+      R = "sp";
+  return Out;
+}
+
+/// LLVM's view of one accepted word; Previous and Next are the words
+/// around it (0 at the ends).
+void secondOpinion(Disassembler &D, uint32_t W, uint32_t Previous, uint32_t Next) {
   std::string T = D.text(W);
   if (T.empty())
     return; // unallocated or undefined encodings trap
@@ -121,10 +164,23 @@ void secondOpinion(Disassembler &D, uint32_t W, uint32_t Previous) {
     if (R != "x27" && R != "x28" && R != "sp")
       disagree(W, T, "reaches memory through another base");
   }
-  static const std::regex Writes27(
-      R"(^(mov|add|sub|orr|and|eor|ldr|ldp|ldur|madd|csel|movk|movz|adrp|adr|lsl|lsr|asr|neg|mul|ubfx|sbfx|bfi|bfxil) [xw]27[, ])");
-  if (std::regex_search(T, Writes27))
-    disagree(W, T, "writes x27");
+  static const std::regex Confine(R"(^add (x28|x30|sp), x27, w(\d+|zr), uxtw$)");
+  bool Confines = std::regex_search(T, Confine);
+  for (const std::string &R : writtenRegisters(T, Mnemonic)) {
+    if (R == "x27")
+      disagree(W, T, "writes x27");
+    if ((R == "x28" || R == "sp") && !Confines &&
+        !(R == "sp" && T.find("[sp") != std::string::npos))
+      disagree(W, T, "writes x28 or sp other than as base + 32-bit offset");
+    if (R == "x30" && !Confines) {
+      std::string After = D.text(Next);
+      bool Guarded = startsWith(After, "add x30, x27, w") &&
+                     After.find("uxtw") != std::string::npos;
+      bool RuntimeCall = (W & 0xFFC003FFu) == 0xF940037Eu && Next == 0xD63F03C0u;
+      if (!Guarded && !RuntimeCall)
+        disagree(W, T, "writes x30 and the next instruction does not confine it");
+    }
+  }
 }
 
 } // namespace
@@ -138,12 +194,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
       std::abort();
     return 0;
   }
-  uint32_t Previous = 0;
-  for (size_t I = 0; I + 4 <= Size; I += 4) {
-    uint32_t W = uint32_t(Data[I]) | uint32_t(Data[I + 1]) << 8 | uint32_t(Data[I + 2]) << 16 |
-                 uint32_t(Data[I + 3]) << 24;
-    secondOpinion(D, W, Previous);
-    Previous = W;
-  }
+  auto Word = [&](size_t I) {
+    return I + 4 <= Size ? uint32_t(Data[I]) | uint32_t(Data[I + 1]) << 8 |
+                               uint32_t(Data[I + 2]) << 16 | uint32_t(Data[I + 3]) << 24
+                         : 0u;
+  };
+  for (size_t I = 0; I + 4 <= Size; I += 4)
+    secondOpinion(D, Word(I), I ? Word(I - 4) : 0, Word(I + 4));
   return 0;
 }
