@@ -11,7 +11,8 @@ mv "$WORK/first" "$WORK/moved"
 P=$WORK/moved
 
 for f in bin/twochains-jamcc lib/twochains/TwoChainsJam.so lib/twochains/TwoChainsJamPass.so \
-         include/twochains/jam.h lib/cmake/TwoChains/TwoChainsConfig.cmake; do
+         include/twochains/jam.h lib/cmake/TwoChains/TwoChainsConfig.cmake \
+         bin/twochains-verify lib/twochains/sandbox/as; do
   [ -e "$P/$f" ] || { echo "missing $f in the installed prefix"; exit 1; }
 done
 if grep -rq "$WORK/first" "$P"; then
@@ -27,6 +28,20 @@ grep -qx "$P/lib/twochains/TwoChainsJam.so" "$WORK/consumer/found.txt"
 
 "$P/bin/twochains-jamcc" -c "$SRC/examples/jams/jam_hello.amc" -o "$WORK/hello.o"
 "$LLVM/llvm-readelf" -p .tc.imports "$WORK/hello.o" | grep puts >/dev/null
+# The sandbox from the moved prefix (docs/sandbox.md): twochains-jamcc
+# --sandbox finds its assembler beside itself, jamlink --sandbox links,
+# twochains-verify accepts; the same jam built plainly is refused.
+if [ -e /usr/aarch64-linux-gnu/include/stdio.h ]; then
+  "$P/bin/twochains-jamcc" --sandbox --target=aarch64-linux-gnu \
+    -c "$SRC/examples/jams/jam_server_side_sum.amc" -o "$WORK/jam_sum.o"
+  "$P/bin/jamlink" --sandbox "$WORK/jam_sum.o" -o "$WORK/sum.jam"
+  "$P/bin/twochains-verify" "$WORK/sum.jam" | grep -q "text: verified"
+  "$P/bin/twochains-jamcc" --target=aarch64-linux-gnu \
+    -c "$SRC/examples/jams/jam_server_side_sum.amc" -o "$WORK/jam_plain.o"
+  if "$P/bin/twochains-verify" -q "$WORK/jam_plain.o" 2>/dev/null; then
+    echo "a jam built without --sandbox verified"; exit 1
+  fi
+fi
 # pkg-config, from the moved prefix: a program built with its flags runs
 # against the installed library and agrees with the headers' version.
 cat > "$WORK/version.c" <<'C'
