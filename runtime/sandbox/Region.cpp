@@ -16,11 +16,11 @@ using namespace twochains::rt;
 namespace {
 
 /// `ldr x30, [x27, #ExitSlot*8]; blr x30`: a runtime call of the exit entry.
-constexpr uint32_t ExitStubCode[] = {0xF940037Eu | (SandboxLayout::ExitSlot << 10), 0xD63F03C0u};
+constexpr uint32_t ExitGateCode[] = {0xF940037Eu | (SandboxLayout::ExitSlot << 10), 0xD63F03C0u};
 
-/// Service slot S's stub: `mov x17, x30; ldr x30, [x27, #8*S]; blr x30;
+/// Service slot S's gate: `mov x17, x30; ldr x30, [x27, #8*S]; blr x30;
 /// add x30, x27, w17, uxtw; ret` (the services' entries keep x17).
-void writeServiceStub(uint8_t *At, unsigned S) {
+void writeServiceGate(uint8_t *At, unsigned S) {
   const uint32_t Code[] = {0xAA1E03F1u, 0xF940037Eu | (S << 10), 0xD63F03C0u,
                            twochains::verify::aarch64Confine(30, 17), 0xD65F03C0u};
   std::memcpy(At, Code, sizeof Code);
@@ -63,26 +63,26 @@ tc_status_t SandboxRegion::create(std::string &Error) {
   ReservationBytes = KeepEnd - Keep;
   Base = reinterpret_cast<uint8_t *>(Aligned);
 
-  // The call table and the exit stub: written, then read-only and
-  // read+execute. The stub is verified like any code in the region.
+  // The call table and the exit gate: written, then read-only and
+  // read+execute. The gate is verified like any code in the region.
   if (!protect(Base, L::CallTableBytes, PROT_READ | PROT_WRITE) ||
-      !protect(Base + L::ExitStub, 4096, PROT_READ | PROT_WRITE) ||
+      !protect(Base + L::ExitGate, 4096, PROT_READ | PROT_WRITE) ||
       !protect(Base + L::Stack, L::StackBytes + L::PayloadBytes, PROT_READ | PROT_WRITE)) {
     Error = "cannot map the sandbox region's parts";
     return TC_ERR_NO_MEMORY;
   }
   for (unsigned S = 0; S < sandboxSlots(); ++S)
     reinterpret_cast<const void **>(Base)[S] = sandboxSlotEntry(S);
-  std::memcpy(Base + L::ExitStub, ExitStubCode, sizeof ExitStubCode);
+  std::memcpy(Base + L::ExitGate, ExitGateCode, sizeof ExitGateCode);
   for (unsigned S = 1; S < sandboxSlots(); ++S)
-    writeServiceStub(Base + L::ExitStub + L::StubBytes * S, S);
+    writeServiceGate(Base + L::ExitGate + L::GateBytes * S, S);
   verify::Violation V;
-  if (!verify::verifyAArch64(Base + L::ExitStub, 4096, verify::SandboxLayout(), V)) {
-    Error = "the sandbox's own stubs do not verify: " + V.Detail;
+  if (!verify::verifyAArch64(Base + L::ExitGate, 4096, verify::SandboxLayout(), V)) {
+    Error = "the sandbox's own gates do not verify: " + V.Detail;
     return TC_ERR_BAD_IMAGE;
   }
   if (!protect(Base, L::CallTableBytes, PROT_READ) ||
-      !protect(Base + L::ExitStub, 4096, PROT_READ | PROT_EXEC)) {
+      !protect(Base + L::ExitGate, 4096, PROT_READ | PROT_EXEC)) {
     Error = "cannot protect the sandbox region's call table";
     return TC_ERR_NO_MEMORY;
   }
@@ -113,7 +113,7 @@ tc_status_t SandboxRegion::install(const JamImageData &Image, SandboxedImage &Ou
               "', which the sandbox does not serve (docs/sandbox.md)";
       return TC_ERR_MISSING_IMPORT;
     }
-    Table.push_back(Base + L::ExitStub + L::StubBytes * S);
+    Table.push_back(Base + L::ExitGate + L::GateBytes * S);
   }
   uint8_t *Code = Base + NextCode, *Data = Code + format::JamDataDistance;
   uint64_t TextBytes = pageUp(Image.TextSize);
@@ -191,7 +191,7 @@ tc_status_t SandboxRegion::run(const SandboxedImage &Image, void *Ctx, uint8_t *
   A.Areas[A.Count++] = {Image.Code, Image.CodeEnd, false};
   bool Abandoned = false;
   if (!enterSandbox(Image.Entry, Ctx, Inside, Size, Base, Base + L::Stack + L::StackBytes,
-                    Base + L::ExitStub, Abandoned)) {
+                    Base + L::ExitGate, Abandoned)) {
     Error = "this ISA has no sandbox: sandboxed jams run on aarch64";
     return TC_ERR_REFUSED;
   }

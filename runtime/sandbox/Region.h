@@ -9,8 +9,8 @@
 //   0           call table (read-only): the runtime's entries, slot 0 the
 //               exit, slots 1 ... the services (Services.h)
 //   4 KiB       import table (read-only): an image's imports, each the
-//               address of its service's stub
-//   64 KiB      stubs (read+execute): the exit's `ldr x30, [x27]; blr
+//               address of its service's gate
+//   64 KiB      gates (read+execute): the exit's `ldr x30, [x27]; blr
 //               x30`, then one of 32 bytes per service: `mov x17, x30;
 //               ldr x30, [x27, #8*s]; blr x30; add x30, x27, w17, uxtw; ret`
 //   1 MiB       code: each image's text (read+execute once verified)
@@ -42,7 +42,7 @@ struct SandboxLayout {
   static constexpr uint64_t GuardBytes = 128 << 10;
   static constexpr uint64_t CallTable = 0, CallTableBytes = 4096;
   static constexpr uint64_t ImportTable = 4096, ImportTableBytes = 60 << 10;
-  static constexpr uint64_t ExitStub = 64 << 10, StubBytes = 32;
+  static constexpr uint64_t ExitGate = 64 << 10, GateBytes = 32;
   static constexpr uint64_t Code = 1 << 20;
   static constexpr uint64_t Stack = uint64_t(3) << 30, StackBytes = 1 << 20;
   static constexpr uint64_t Payload = Stack + StackBytes, PayloadBytes = 4 << 20;
@@ -63,12 +63,12 @@ public:
   SandboxRegion &operator=(const SandboxRegion &) = delete;
   ~SandboxRegion();
 
-  /// Reserves the region and maps its call table, exit stub and stack.
+  /// Reserves the region and maps its call table, exit gate and stack.
   tc_status_t create(std::string &Error);
   uint8_t *base() const { return Base; }
 
   /// Installs a sandboxed image at the next free place of the region's
-  /// code: its imports bound to the services' stubs in an import table of
+  /// code: its imports bound to the services' gates in an import table of
   /// its own (an import no service serves is refused), its text verified
   /// as installed (GOTP cell and fixups applied) before it becomes
   /// executable. Out is set on success.
@@ -97,7 +97,7 @@ private:
 /// (aarch64: SandboxAArch64.cpp); false where the ISA has no sandbox.
 /// Abandoned: a service left the jam.
 bool enterSandbox(const uint8_t *Entry, void *Ctx, void *Payload, size_t Size, uint8_t *Base,
-                  uint8_t *StackTop, const uint8_t *ExitStub, bool &Abandoned);
+                  uint8_t *StackTop, const uint8_t *ExitGate, bool &Abandoned);
 
 } // namespace twochains::rt
 

@@ -2,15 +2,15 @@
 //
 // twochains_sandbox_enter saves the runtime's callee-saved registers and stack
 // pointer, sets the sandbox's registers (x27 = x28 = the region's base, sp
-// the region's stack, x30 the exit stub, docs/sandbox.md) and branches to
-// the jam. The jam returns to the exit stub, which calls twochains_sandbox_exit
+// the region's stack, x30 the exit gate, docs/sandbox.md) and branches to
+// the jam. The jam returns to the exit gate, which calls twochains_sandbox_exit
 // through the call table: it restores the runtime's stack pointer and
 // registers and returns from twochains_sandbox_enter. The other general registers
 // are cleared on the way in, so the jam learns no address of the runtime.
 //
 // A service (Services.h) is call table slot s >= 1, whose entry is thunk s:
 // it records s and goes to twochains_sandbox_service, which saves the jam's sp,
-// x30 and x17 (the stub's copy of the jam's return address), moves to the
+// x30 and x17 (the gate's copy of the jam's return address), moves to the
 // runtime's stack below twochains_sandbox_enter's frame, calls the dispatcher,
 // restores the jam's registers and clears the caller-saved ones it might
 // have left runtime addresses in. twochains_sandbox_abort leaves the jam from a
@@ -27,7 +27,7 @@ __attribute__((visibility("hidden"))) extern const uint8_t twochains_sandbox_thu
 __attribute__((visibility("hidden"))) int twochains_sandbox_enter(const uint8_t *Entry, void *Ctx,
                                                                   void *Payload, size_t Size,
                                                                   uint8_t *Base, uint8_t *StackTop,
-                                                                  const uint8_t *ExitStub);
+                                                                  const uint8_t *ExitGate);
 __attribute__((visibility("hidden"))) void twochains_sandbox_exit();
 }
 
@@ -171,8 +171,8 @@ twochains_sandbox_service:
 namespace twochains::rt {
 
 bool enterSandbox(const uint8_t *Entry, void *Ctx, void *Payload, size_t Size, uint8_t *Base,
-                  uint8_t *StackTop, const uint8_t *ExitStub, bool &Abandoned) {
-  Abandoned = twochains_sandbox_enter(Entry, Ctx, Payload, Size, Base, StackTop, ExitStub) != 0;
+                  uint8_t *StackTop, const uint8_t *ExitGate, bool &Abandoned) {
+  Abandoned = twochains_sandbox_enter(Entry, Ctx, Payload, Size, Base, StackTop, ExitGate) != 0;
   return true;
 }
 

@@ -2,7 +2,7 @@
 //
 // A sandboxed jam reaches the runtime only through the call table at its
 // region's base (docs/sandbox.md). Each import an image names is bound to
-// a service by name; the service's stub in the region makes the runtime
+// a service by name; the service's gate in the region makes the runtime
 // call, and the runtime's entry switches to the runtime's stack and calls
 // the service, which checks every pointer it is given against the memory
 // the jam may read or write. A check that fails abandons the jam.

@@ -2,8 +2,8 @@
 //
 // What a region promises before any jam runs (docs/sandbox.md), checked on
 // this machine's memory map: 4 GiB aligned, guard zones never accessible,
-// the call table read-only and the stubs verified and read+execute, an
-// image's imports bound to their services' stubs through a GOTP cell that
+// the call table read-only and the gates verified and read+execute, an
+// image's imports bound to their services' gates through a GOTP cell that
 // decodes as two udf, code executable only once verified as installed,
 // statics read+write, images of one region apart. The images are aarch64
 // words written here; running them needs aarch64 (run-in-region.test,
@@ -88,20 +88,20 @@ TEST_F(SandboxRegionTest, IsFourGiBAlignedBetweenGuardsNoAccessReaches) {
   EXPECT_EQ(permissionsAt(Base + L::RegionBytes), "---p");
   EXPECT_EQ(permissionsAt(Base + L::RegionBytes + L::GuardBytes - 1), "---p");
   EXPECT_EQ(permissionsAt(Base), "r--p");               // the call table
-  EXPECT_EQ(permissionsAt(Base + L::ExitStub), "r-xp"); // the stubs
+  EXPECT_EQ(permissionsAt(Base + L::ExitGate), "r-xp"); // the gates
   EXPECT_EQ(permissionsAt(Base + L::Code), "---p");     // no image yet
   EXPECT_EQ(permissionsAt(Base + L::Stack), "rw-p");
 }
 
-TEST_F(SandboxRegionTest, ItsStubsVerifyAndCallTheirSlots) {
+TEST_F(SandboxRegionTest, ItsGatesVerifyAndCallTheirSlots) {
   twochains::verify::Violation V;
-  EXPECT_TRUE(twochains::verify::verifyAArch64(Region.base() + L::ExitStub, 4096,
+  EXPECT_TRUE(twochains::verify::verifyAArch64(Region.base() + L::ExitGate, 4096,
                                                twochains::verify::SandboxLayout(), V))
       << V.Detail;
   unsigned Memset = sandboxServiceSlot("memset");
   ASSERT_NE(Memset, 0u);
   uint32_t Load;
-  std::memcpy(&Load, Region.base() + L::ExitStub + L::StubBytes * Memset + 4, 4);
+  std::memcpy(&Load, Region.base() + L::ExitGate + L::GateBytes * Memset + 4, 4);
   EXPECT_EQ(Load, 0xF940037Eu | (Memset << 10)); // ldr x30, [x27, #8*slot]
 }
 
@@ -114,8 +114,8 @@ TEST_F(SandboxRegionTest, BindsImportsToTheirServicesThroughAGotpCellThatIsTwoUd
   EXPECT_EQ(uint32_t(Cell) >> 16, 0u) << "the cell's low word is not a udf";
   ASSERT_EQ(Cell & ~uint64_t(0xFFFF), uintptr_t(Region.base()));
   auto *Table = reinterpret_cast<uint8_t *const *>(Cell);
-  EXPECT_EQ(Table[0], Region.base() + L::ExitStub + L::StubBytes * sandboxServiceSlot("memset"));
-  EXPECT_EQ(Table[1], Region.base() + L::ExitStub + L::StubBytes * sandboxServiceSlot("memcpy"));
+  EXPECT_EQ(Table[0], Region.base() + L::ExitGate + L::GateBytes * sandboxServiceSlot("memset"));
+  EXPECT_EQ(Table[1], Region.base() + L::ExitGate + L::GateBytes * sandboxServiceSlot("memcpy"));
   EXPECT_EQ(permissionsAt(Table), "r--p");
   EXPECT_EQ(Installed.Entry, reinterpret_cast<const uint8_t *>(Installed.Code) + 8);
 }
