@@ -93,19 +93,26 @@ typedef enum tc_mailbox_mode {
 /* Who may put code into this process (docs/security.md, "Code trust";
  * docs/deploying.md). */
 typedef enum tc_code_trust {
-  TC_CODE_TRUST_DEFAULT = 0,  /* the TC_CODE_TRUST environment variable
-                                 ("package", "job", "signed"), else
-                                 TC_CODE_TRUST_PACKAGE */
-  TC_CODE_TRUST_PACKAGE = 1,  /* only the images of the packages this
+  TC_CODE_TRUST_DEFAULT = 0, /* the TC_CODE_TRUST environment variable
+                                 ("package", "job", "signed",
+                                 "verified"), else TC_CODE_TRUST_PACKAGE */
+  TC_CODE_TRUST_PACKAGE = 1, /* only the images of the packages this
                                  receiver loaded run; peers choose which
                                  elements, with what payload, nothing more */
-  TC_CODE_TRUST_JOB = 2,      /* any authenticated peer may deploy code of
+  TC_CODE_TRUST_JOB = 2,     /* any authenticated peer may deploy code of
                                  its own (the paper's model: holders of the
                                  job's key are trusted as far as the rieds
                                  they could push); jams read their payload
                                  in the ring */
-  TC_CODE_TRUST_SIGNED = 3    /* only packages whose manifest is signed by a
+  TC_CODE_TRUST_SIGNED = 3,  /* only packages whose manifest is signed by a
                                  key in trusted_signers, whoever sends them */
+  TC_CODE_TRUST_VERIFIED = 4 /* any authenticated peer may deploy packages
+                                 of sandboxed jams, each admitted only if
+                                 this receiver's verifier accepts it and run
+                                 in a sandbox region of its package; no
+                                 native library of theirs is loaded; with
+                                 trusted_signers, signed packages run as
+                                 under TC_CODE_TRUST_SIGNED (docs/verified.md) */
 } tc_code_trust_t;
 
 typedef struct tc_context_params {
@@ -174,7 +181,7 @@ typedef struct tc_context_params {
                                         (TC_MAX_STARTUPS_PER_ADDRESS, else 4) */
   uint32_t reserved6;
   /* version 7: the code-trust policy (tc_code_trust_t) and, for
-   * TC_CODE_TRUST_SIGNED, the file of trusted signers ("tc-ed25519 <public
+   * TC_CODE_TRUST_SIGNED (optional for TC_CODE_TRUST_VERIFIED), the file of trusted signers ("tc-ed25519 <public
    * key in hex> [comment]" per line, as twochains-pkg-gen --print-signer
    * prints them; NULL: the file named by TC_TRUSTED_SIGNERS). */
   uint32_t code_trust;

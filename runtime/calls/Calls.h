@@ -11,6 +11,10 @@ namespace twochains::rt {
 /// frames, abandoned frames, released peers) and the housekeeping of calls
 /// and of jams' routes.
 ucs_status_t setupCalls(CoreContext *Ctx);
+/// Serves the jam API (tc_jam_return, tc_jam_reply, ...) to sandboxed jams
+/// (calls/SandboxServices.cpp), once per process; false if the sandbox's
+/// call table has no room for them.
+bool addJamSandboxServices();
 
 /// Caller: the answers that came by message from this peer end their
 /// calls; the caller holds the peer's channel.

@@ -77,6 +77,8 @@ struct CodeContext {
     uint64_t NeededBytes = 0;
     uint64_t StartedNs = 0, AskedNs = 0, InstallNs = 0;
     std::string Deployer; // who offered it (deployerOf, code/Deploy.cpp)
+    /// Under the verified policy, unless a trusted signer signed it.
+    PackageCode Code = PackageCode::Native;
     std::shared_ptr<PackageLoad> Load;
     std::string Dir; // the package's folder, while it loads
   };

@@ -91,26 +91,56 @@ std::string namedPackage(const std::string &Manifest) {
   return Manifest.substr(At + 9, End == std::string::npos ? std::string::npos : End - At - 9);
 }
 
+/// Whether the manifest's text names a ried built for Isa (checked in full
+/// when the package loads; this spares asking for the files of one that
+/// cannot).
+static bool namesRied(const std::string &Manifest, const std::string &Isa) {
+  for (size_t At = Manifest.find("\nried "); At != std::string::npos;
+       At = Manifest.find("\nried ", At + 1)) {
+    size_t End = Manifest.find('\n', At + 1);
+    std::string Line = Manifest.substr(At + 1, End == std::string::npos ? End : End - At - 1);
+    if (Line.find(" isa=" + Isa + " ") != std::string::npos)
+      return true;
+  }
+  return false;
+}
+
+void noteInstalled(CoreContext *Ctx, tc_peer *Peer, const Incoming &D, bool Added);
+
 /// The offer, taken: what the receiver lacks is asked for, or the package
 /// is installed from what it holds.
 void takeOffer(CoreContext *Ctx, tc_peer *Peer, Incoming &D) {
   DeployHeader H;
   std::memcpy(&H, D.Body.data(), sizeof H);
   std::string Why;
+  // Refused here: counted and said once, then answered.
+  auto Refuse = [&](tc_status_t St) {
+    D.Status = St;
+    D.At = Stage::Answer;
+    noteInstalled(Ctx, Peer, D, /*Added=*/false);
+  };
   if (parseDeployOffer(H, D.Body.data() + sizeof H, D.Body.size() - sizeof H, D.Manifest,
                        D.Signature, D.Files, Why) != TC_OK) {
-    D.Status = TC_ERR_BAD_OFFER;
     D.Reason = "its offer is out of bounds: " + Why;
-    D.At = Stage::Answer;
-    return;
+    return Refuse(TC_ERR_BAD_OFFER);
   }
   D.Body.clear();
   D.Body.shrink_to_fit();
   if (Ctx->Package->CodeTrust == TC_CODE_TRUST_SIGNED &&
-      checkSignature(Ctx, D.Manifest, D.Signature, D.Reason) != TC_OK) {
-    D.Status = TC_ERR_UNTRUSTED;
-    D.At = Stage::Answer;
-    return;
+      checkSignature(Ctx, D.Manifest, D.Signature, D.Reason) != TC_OK)
+    return Refuse(TC_ERR_UNTRUSTED);
+  if (Ctx->Package->CodeTrust == TC_CODE_TRUST_VERIFIED) {
+    // A trusted signer's package runs natively; anything else only as
+    // sandboxed jams this receiver verifies (docs/verified.md).
+    std::string Unsigned;
+    bool Signed = !Ctx->Package->TrustedSigners.empty() &&
+                  checkSignature(Ctx, D.Manifest, D.Signature, Unsigned) == TC_OK;
+    D.Code = Signed ? PackageCode::Native : PackageCode::Sandboxed;
+    if (!Signed && namesRied(D.Manifest, isaName(hostIsa()))) {
+      D.Reason = "its package has rieds, native libraries the verified policy loads only "
+                 "from a trusted signer's package";
+      return Refuse(TC_ERR_UNTRUSTED);
+    }
   }
   if (loadedWithIdentity(Ctx, namedIdentity(D.Manifest))) {
     D.At = Stage::Answer; // held already: nothing to send
@@ -215,7 +245,7 @@ ucs_status_t onDeploy(void *Arg, const void *Header, size_t HeaderLength, void *
   if (Ctx->Package->CodeTrust == TC_CODE_TRUST_PACKAGE)
     return Refuse(TC_ERR_REFUSED,
                   "its code-trust policy is package: it runs only the packages it loaded "
-                  "(TC_CODE_TRUST=job or signed lets peers deploy)");
+                  "(TC_CODE_TRUST=job, signed or verified lets peers deploy)");
   constexpr uint64_t MaxOfferBody = MaxDeployManifest + MaxDeploySignature +
                                     uint64_t(MaxDeployFiles) * (74 + MaxDeployPath);
   if (H.BodySize != Length || Length > MaxOfferBody)
@@ -335,11 +365,6 @@ void processDeployments(CoreContext *Ctx) {
       }
     }
     if (D.At == Stage::Answer) {
-      if (D.Status == TC_ERR_UNTRUSTED || D.Status == TC_ERR_BAD_OFFER) {
-        countHeld(Ctx, &tc_stats_t::deployments_refused);
-        logLimited(Peer->RefusedMessageLog, TC_LOG_ERROR,
-                   "refused a package deployed by " + Peer->Name + ": " + D.Reason);
-      }
       answer(Ctx, Peer, D.Id, D.Status, D.Reason);
       It = Ctx->Code->Deployments.erase(It);
       continue;

@@ -228,11 +228,11 @@ bool loadingIdentity(const CoreContext *Ctx, const std::string &Identity) {
 /// Loads the package at ManifestPath into Load on a thread of its own,
 /// then wakes the context if it is still there.
 static void startLoad(CoreContext *Ctx, const std::shared_ptr<PackageLoad> &Load,
-                      const std::string &ManifestPath) {
+                      const std::string &ManifestPath, PackageCode Code) {
   std::shared_ptr<LoadWaker> Waker = Ctx->Code->DeployWaker;
-  std::thread([Load, ManifestPath, Waker] {
+  std::thread([Load, ManifestPath, Waker, Code] {
     Load->Status = loadPackage(ManifestPath, nullptr, TC_PACKAGE_RECEIVER | TC_PACKAGE_SENDER,
-                               nullptr, Load->Package, Load->Error);
+                               nullptr, Load->Package, Load->Error, Code);
     Load->Done.store(true, std::memory_order_release);
     std::lock_guard<std::mutex> Guard(Waker->M);
     if (Waker->Ctx)
@@ -302,9 +302,10 @@ static tc_status_t installInto(CoreContext *Ctx, Incoming &D, const std::string 
       return TC_ERR_PACKAGE_MISMATCH;
     }
   // Its rieds' initialisers run as it loads: the deployer's code, which
-  // may take any time, and so not on the context's progress.
+  // may take any time, and so not on the context's progress. (A sandboxed
+  // load runs none; its verifying may take a while too.)
   D.Load = std::make_shared<PackageLoad>();
-  startLoad(Ctx, D.Load, ManifestPath);
+  startLoad(Ctx, D.Load, ManifestPath, D.Code);
   return TC_OK;
 }
 

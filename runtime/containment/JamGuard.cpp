@@ -136,6 +136,7 @@ const char *signalName(int Signal) {
   case SIGBUS: return "SIGBUS";
   case SIGILL: return "SIGILL";
   case SIGFPE: return "SIGFPE";
+  case SIGSYS: return "SIGSYS"; // a sandboxed jam's service call, refused
   default: return Signal == jamInterruptSignal() ? "the time limit" : "a signal";
   }
 }

@@ -336,9 +336,10 @@ static tc_status_t chooseCodeTrust(tc_context *Ctx, const tc_context_params_t *P
     tc_code_trust_t Trust;
   } Names[] = {{"package", TC_CODE_TRUST_PACKAGE},
                {"job", TC_CODE_TRUST_JOB},
-               {"signed", TC_CODE_TRUST_SIGNED}};
+               {"signed", TC_CODE_TRUST_SIGNED},
+               {"verified", TC_CODE_TRUST_VERIFIED}};
   uint32_t Trust = Params && Params->version >= 7 ? Params->code_trust : 0;
-  if (Trust > TC_CODE_TRUST_SIGNED) {
+  if (Trust > TC_CODE_TRUST_VERIFIED) {
     logError("code_trust " + std::to_string(Trust) + " is none of the tc_code_trust_t values");
     return TC_ERR_INVALID_PARAM;
   }
@@ -349,16 +350,20 @@ static tc_status_t chooseCodeTrust(tc_context *Ctx, const tc_context_params_t *P
       if (Name == N.Name)
         Trust = N.Trust;
     if (Trust == TC_CODE_TRUST_DEFAULT) {
-      logError("TC_CODE_TRUST='" + Name + "' is none of package, job, signed");
+      logError("TC_CODE_TRUST='" + Name + "' is none of package, job, signed, verified");
       return TC_ERR_INVALID_PARAM;
     }
   }
   Ctx->Package->CodeTrust = tc_code_trust_t(Trust);
-  if (Ctx->Package->CodeTrust != TC_CODE_TRUST_SIGNED)
+  bool Verified = Ctx->Package->CodeTrust == TC_CODE_TRUST_VERIFIED;
+  if (Ctx->Package->CodeTrust != TC_CODE_TRUST_SIGNED && !Verified)
     return TC_OK;
   const char *File = Params && Params->version >= 7 ? Params->trusted_signers : nullptr;
   if (!File || !*File)
     File = std::getenv("TC_TRUSTED_SIGNERS");
+  // Verified: signers are optional; their packages then run unsandboxed.
+  if ((!File || !*File) && Verified)
+    return TC_OK;
   if (!File || !*File) {
     logError("the signed code-trust policy needs a file of trusted signers "
              "(trusted_signers, or TC_TRUSTED_SIGNERS)");
@@ -426,6 +431,10 @@ static tc_status_t setupControlWorker(tc_context *Ctx, const tc_context_params_t
 /// Each feature registers its control-message handlers and housekeeping,
 /// in the order the control turn runs them.
 static tc_status_t setupFeatures(tc_context *Ctx) {
+  if (!addJamSandboxServices()) {
+    logError("the sandbox's call table has no room for the jam API's services");
+    return TC_ERR_NO_MEMORY;
+  }
   setupControl(Ctx);
   ucs_status_t St;
   if ((St = setupFramePath(Ctx)) != UCS_OK || (St = setupRiedPush(Ctx)) != UCS_OK ||

@@ -129,6 +129,48 @@ static tc_status_t loadReceiverSide(tc_package &P, const ManifestData &M, std::s
   return loadLocalLibrary(P, M, Error);
 }
 
+/// The verified policy's receiver side (docs/verified.md): no ried and no
+/// Local-Function library (native code no verifier has seen), every jam an
+/// image built for the sandbox and accepted by this process's verifier as
+/// it is installed into the package's region.
+static tc_status_t loadSandboxedSide(tc_package &P, const ManifestData &M, std::string &Error) {
+  for (const ManifestElement &E : M.Elements)
+    if (E.Kind == "ried" && E.Fields.at("isa") == P.ISA) {
+      Error = "package '" + P.Name + "': ried '" + E.Name +
+              "' is a native library, which the verified policy never loads";
+      return TC_ERR_UNTRUSTED;
+    }
+  if (!sandboxAvailable()) {
+    Error = "package '" + P.Name + "': this receiver (" + P.ISA +
+            ") has no sandbox yet, so under the verified policy it runs only packages signed "
+            "by its trusted signers (docs/verified.md)";
+    return TC_ERR_UNTRUSTED;
+  }
+  for (const PackageElement &E : P.Elements)
+    if (E.Present && E.IsJam && E.Image.Sandbox != twochains::format::JamSandboxScheme) {
+      Error = "package '" + P.Name + "': jam '" + E.Name +
+              "' is not built for the sandbox (twochains-pkg-gen --sandbox), which the "
+              "verified policy requires";
+      return TC_ERR_UNTRUSTED;
+    }
+  auto Region = std::make_unique<SandboxRegion>();
+  if (tc_status_t St = Region->create(Error); St != TC_OK) {
+    Error = "package '" + P.Name + "': " + Error;
+    return St;
+  }
+  for (PackageElement &E : P.Elements) {
+    if (!E.Present || !E.IsJam)
+      continue;
+    std::string Why;
+    if (tc_status_t St = Region->install(E.Image, E.Sandboxed, Why); St != TC_OK) {
+      Error = "package '" + P.Name + "': " + Why;
+      return St == TC_ERR_BAD_IMAGE ? TC_ERR_UNTRUSTED : St;
+    }
+  }
+  P.Region = std::move(Region);
+  return TC_OK;
+}
+
 /// A jam's image, and the digest and key frames name it by.
 static tc_status_t readImage(const ManifestData &M, const ManifestElement &E,
                              PackageElement &PE, std::string &Error) {
@@ -142,7 +184,8 @@ static tc_status_t readImage(const ManifestData &M, const ManifestElement &E,
 namespace twochains::rt {
 
 tc_status_t loadPackage(const std::string &ManifestPath, const char *Name, uint32_t Roles,
-                        const char *Isa, std::unique_ptr<tc_package> &Out, std::string &Error) {
+                        const char *Isa, std::unique_ptr<tc_package> &Out, std::string &Error,
+                        PackageCode Code) {
   ManifestData M;
   std::vector<uint8_t> Text;
   std::string Why;
@@ -224,8 +267,12 @@ tc_status_t loadPackage(const std::string &ManifestPath, const char *Name, uint3
     }
     P->OtherIsas.emplace_back(Other, std::move(Images));
   }
-  St = (P->Roles & TC_PACKAGE_RECEIVER) ? loadReceiverSide(*P, M, Error)
-                                        : loadLocalLibrary(*P, M, Error);
+  if (!(P->Roles & TC_PACKAGE_RECEIVER))
+    St = loadLocalLibrary(*P, M, Error);
+  else if (Code == PackageCode::Sandboxed)
+    St = loadSandboxedSide(*P, M, Error);
+  else
+    St = loadReceiverSide(*P, M, Error);
   if (St != TC_OK)
     return St;
   Out = std::move(P);

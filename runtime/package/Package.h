@@ -2,6 +2,7 @@
 #ifndef TWOCHAINS_RUNTIME_PACKAGE_H
 #define TWOCHAINS_RUNTIME_PACKAGE_H
 
+#include "sandbox/Region.h"
 #include "wire/Formats.h"
 #include "twochains/package.h"
 
@@ -25,6 +26,7 @@ struct PackageElement {
   JamEntry LocalEntry = nullptr;   // receiver: from the Local-Function library
   void *PayloadSize = nullptr;     // sender-side helpers, if the jam has them
   void *PayloadInit = nullptr;
+  SandboxedImage Sandboxed; // receiver of a sandboxed package: its place in the region
 };
 
 } // namespace twochains::rt
@@ -64,6 +66,10 @@ struct tc_package {
   /// Deployed into this process by a peer (code/Deploy.cpp): owned by the
   /// context, which unloads it at its end.
   bool Deployed = false;
+  /// Admitted by the verified policy (docs/verified.md): its jams were
+  /// verified into this region of their own and run only there; no
+  /// library of the package was loaded. Null: it runs natively.
+  std::unique_ptr<twochains::rt::SandboxRegion> Region;
 };
 
 namespace twochains::rt {
@@ -71,11 +77,17 @@ namespace twochains::rt {
 /// The largest manifest.tcm.sig read.
 constexpr size_t MaxSignatureFileSize = 4096;
 
+/// How a receiver takes a package's code: natively (its rieds and Local
+/// library loaded, its jams' imports bound in the process), or sandboxed
+/// (every jam verified into a region of the package, nothing native loaded).
+enum class PackageCode { Native, Sandboxed };
+
 /// Loads the package whose manifest is ManifestPath (tc_package_load's
 /// work; deployments load theirs so too): Name, if given, must be its
 /// name. Out is set only on TC_OK; otherwise Error says why (not logged).
 tc_status_t loadPackage(const std::string &ManifestPath, const char *Name, uint32_t Roles,
-                        const char *Isa, std::unique_ptr<tc_package> &Out, std::string &Error);
+                        const char *Isa, std::unique_ptr<tc_package> &Out, std::string &Error,
+                        PackageCode Code = PackageCode::Native);
 
 /// Hex SHA-256 of the package's name and its rieds' lines (kind, ID, name,
 /// ISA, hash): what the handshake compares.

@@ -20,6 +20,7 @@
 #include "base/Log.h"
 #include "base/StatusString.h"
 #include "code/InjectedCode.h"
+#include "code/SandboxedCode.h"
 #include "core/Events.h"
 #include "core/Lock.h"
 #include "core/Stats.h"
@@ -115,6 +116,17 @@ static tc_status_t runFrame(CoreContext *Ctx, tc_peer *Peer, const FrameView &V,
     return St;
   const PackageElement &E = *Checked;
   tc_jam_ctx JamCtx = {Peer, H.Sequence, Pkg, &Run, Peer->Receiving->FramesBefore};
+  if (Pkg->Region) {
+    // Admitted by the verified policy: whatever the frame carries, the
+    // copy verified into the package's region runs there.
+    tc_status_t St = checkSandboxedFrame(E, V);
+    if (St == TC_OK)
+      St = runSandboxed(*Pkg, E, &JamCtx, const_cast<uint8_t *>(V.Payload), H.PayloadSize);
+    if (St == TC_OK)
+      countHeld(Ctx, H.Kind == FrameLocal ? &tc_stats_t::frames_executed_local
+                                          : &tc_stats_t::frames_executed_injected);
+    return St;
+  }
   if (H.Kind == FrameLocal) {
     if (!E.LocalEntry)
       return TC_ERR_UNKNOWN_ELEMENT;
@@ -165,6 +177,7 @@ static tc_status_t runContained(CoreContext *Ctx, tc_peer *Peer, const FrameView
 __attribute__((noinline)) static tc_status_t abandonFrame(CoreContext *Ctx, tc_peer *Peer,
                                                           const FrameView &V, JamRun &Run,
                                                           bool Timeout) {
+  leaveSandboxAfterAbandon();
   const FrameHeader &H = V.Header;
   countHeld(Ctx, Timeout ? &tc_stats_t::jams_timed_out : &tc_stats_t::jams_faulted);
   count(Peer, &tc_peer_stats_t::jams_abandoned);
@@ -301,7 +314,7 @@ static void runRecords(CoreContext *Ctx, tc_peer *Peer, FrameView &One, const ui
     tc_package *Pkg = nullptr;
     const PackageElement *E = nullptr;
     tc_status_t St = checkJam(Ctx, Peer, One.Header, Pkg, E);
-    if (St == TC_OK && !E->LocalEntry)
+    if (St == TC_OK && !E->LocalEntry && !Pkg->Region)
       St = TC_ERR_UNKNOWN_ELEMENT;
     if (St != TC_OK) {
       for (; Next < Count; ++Next) {
@@ -318,6 +331,8 @@ static void runRecords(CoreContext *Ctx, tc_peer *Peer, FrameView &One, const ui
     Run.CodeEnd = Pkg->LocalCodeEnd;
     // Read again after a jump back: kept in memory, not in a register.
     volatile uint32_t At = Next;
+    // Records of a sandboxed package a service refused (each refused alone).
+    volatile uint32_t Refused = 0;
     Ctx->Receive->RunningJam = true;
     ThreadRunningJamOf = Ctx;
     int End = TWOCHAINS_SET_RECOVERY_POINT(Run.Recover);
@@ -327,22 +342,29 @@ static void runRecords(CoreContext *Ctx, tc_peer *Peer, FrameView &One, const ui
         Run.Serial.store(Run.Serial.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
         JamCtx.Frame = FirstFrame + I;
         std::atomic_signal_fence(std::memory_order_seq_cst);
-        E->LocalEntry(&JamCtx, const_cast<uint8_t *>(First + I * Stride), Size);
+        uint8_t *Payload = const_cast<uint8_t *>(First + I * Stride);
+        if (!Pkg->Region) {
+          E->LocalEntry(&JamCtx, Payload, Size);
+        } else if (tc_status_t R = runSandboxed(*Pkg, *E, &JamCtx, Payload, Size); R != TC_OK) {
+          One.Payload = Payload;
+          refuseFrame(Ctx, Peer, R, One, Seq);
+          Refused = Refused + 1;
+        }
         std::atomic_signal_fence(std::memory_order_seq_cst);
       }
       Run.Active.store(false, std::memory_order_release);
       ThreadRunningJamOf = nullptr;
       Ctx->Receive->RunningJam = false;
-      countHeld(Ctx, &tc_stats_t::frames_executed_local, Count - Next);
-      count(Peer, &tc_peer_stats_t::frames_executed, Count - Next);
+      countHeld(Ctx, &tc_stats_t::frames_executed_local, Count - Next - Refused);
+      count(Peer, &tc_peer_stats_t::frames_executed, Count - Next - Refused);
       return;
     }
     // Abandoned: the handler jumped back here, from frame At.
     ThreadRunningJamOf = nullptr;
     Ctx->Receive->RunningJam = false;
     uint32_t Failed = At;
-    countHeld(Ctx, &tc_stats_t::frames_executed_local, Failed - Next);
-    count(Peer, &tc_peer_stats_t::frames_executed, Failed - Next);
+    countHeld(Ctx, &tc_stats_t::frames_executed_local, Failed - Next - Refused);
+    count(Peer, &tc_peer_stats_t::frames_executed, Failed - Next - Refused);
     One.Payload = First + Failed * Stride;
     refuseFrame(Ctx, Peer, abandonFrame(Ctx, Peer, One, Run, End == int(JamEnd::TimedOut)), One,
                 Seq);

@@ -182,7 +182,9 @@ tc_status_t SandboxRegion::run(const SandboxedImage &Image, void *Ctx, uint8_t *
   // What the services may touch: the payload, the stack and the image's
   // statics (writable), its code (readable).
   SandboxAreas &A = sandboxAreas();
+  void *Caller = A.Caller;
   A = SandboxAreas();
+  A.Caller = Caller;
   A.Base = uintptr_t(Base);
   A.Areas[A.Count++] = {uintptr_t(Inside), uintptr_t(Inside) + Size, true};
   A.Areas[A.Count++] = {uintptr_t(Base + L::Stack), uintptr_t(Base + L::Stack + L::StackBytes),

@@ -66,6 +66,10 @@ public:
   /// Reserves the region and maps its call table, exit gate and stack.
   tc_status_t create(std::string &Error);
   uint8_t *base() const { return Base; }
+  /// Where the code of the images installed so far lies: a PC there is
+  /// the jam's own (the time limit's test, containment/JamGuard.h).
+  uintptr_t codeBegin() const { return uintptr_t(Base) + SandboxLayout::Code; }
+  uintptr_t codeEnd() const { return uintptr_t(Base) + NextCode; }
 
   /// Installs a sandboxed image at the next free place of the region's
   /// code: its imports bound to the services' gates in an import table of
@@ -92,6 +96,9 @@ private:
   /// The next free offsets of the code and of the import tables.
   uint64_t NextCode = SandboxLayout::Code, NextImports = SandboxLayout::ImportTable;
 };
+
+/// Whether this ISA has the sandbox (aarch64 so far).
+bool sandboxAvailable();
 
 /// Runs Entry in the region at Base with the sandbox's registers set
 /// (aarch64: SandboxAArch64.cpp); false where the ISA has no sandbox.

@@ -176,6 +176,8 @@ bool enterSandbox(const uint8_t *Entry, void *Ctx, void *Payload, size_t Size, u
   return true;
 }
 
+bool sandboxAvailable() { return true; }
+
 const void *sandboxSlotEntry(unsigned S) {
   if (S == 0)
     return reinterpret_cast<const void *>(&twochains_sandbox_exit);

@@ -14,6 +14,8 @@ bool enterSandbox(const uint8_t *, void *, void *, size_t, uint8_t *, uint8_t *,
   return false;
 }
 
+bool sandboxAvailable() { return false; }
+
 const void *sandboxSlotEntry(unsigned) { return nullptr; }
 
 } // namespace twochains::rt

@@ -9,7 +9,10 @@
 //===----------------------------------------------------------------------===//
 #include "sandbox/Services.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <mutex>
 
 using namespace twochains::rt;
 
@@ -29,9 +32,10 @@ namespace {
   twochains_sandbox_abort();
 }
 
-/// The runtime address of the jam's pointer P, checked to span N bytes of
-/// one area (writable if Write).
-uint8_t *checked(const char *Service, const char *What, uint64_t P, uint64_t N, bool Write) {
+} // namespace
+
+uint8_t *twochains::rt::sandboxPointer(const char *Service, const char *What, uint64_t P,
+                                       uint64_t N, bool Write) {
   SandboxAreas &A = sandboxAreas();
   uintptr_t At = A.Base + (P & 0xFFFFFFFFu);
   for (unsigned I = 0; I < A.Count; ++I) {
@@ -42,6 +46,29 @@ uint8_t *checked(const char *Service, const char *What, uint64_t P, uint64_t N, 
   refuse(std::string(Service) + "'s " + What + " (" + std::to_string(N) +
          " bytes at region offset " + std::to_string(P & 0xFFFFFFFFu) +
          ") is outside the memory the jam may " + (Write ? "write" : "read"));
+}
+
+const char *twochains::rt::sandboxString(const char *Service, const char *What, uint64_t P,
+                                         size_t MaxLength) {
+  const uint8_t *First = sandboxPointer(Service, What, P, 1, false);
+  SandboxAreas &A = sandboxAreas();
+  for (unsigned I = 0; I < A.Count; ++I)
+    if (uintptr_t(First) >= A.Areas[I].Begin && uintptr_t(First) < A.Areas[I].End) {
+      size_t Room = std::min<size_t>(A.Areas[I].End - uintptr_t(First), MaxLength + 1);
+      if (!std::memchr(First, 0, Room))
+        refuse(std::string(Service) + "'s " + What +
+               " does not end inside the memory the jam "
+               "may read within " +
+               std::to_string(MaxLength) + " bytes");
+      return reinterpret_cast<const char *>(First);
+    }
+  refuse(std::string(Service) + "'s " + What + " is outside the memory the jam may read");
+}
+
+namespace {
+
+uint8_t *checked(const char *Service, const char *What, uint64_t P, uint64_t N, bool Write) {
+  return sandboxPointer(Service, What, P, N, Write);
 }
 
 uint64_t serveMemcpy(uint64_t D, uint64_t S, uint64_t N) {
@@ -76,26 +103,47 @@ uint64_t serveStrlen(uint64_t S, uint64_t, uint64_t) {
   refuse("strlen's string is outside the memory the jam may read");
 }
 
+template <uint64_t (*Serve)(uint64_t, uint64_t, uint64_t)>
+uint64_t threeArguments(uint64_t A0, uint64_t A1, uint64_t A2, uint64_t, uint64_t, uint64_t) {
+  return Serve(A0, A1, A2);
+}
+
 struct Service {
   const char *Name;
-  uint64_t (*Serve)(uint64_t, uint64_t, uint64_t);
+  SandboxServe Serve;
 };
-// Slot 1 onwards, in this order; the exit is slot 0.
-constexpr Service Services[] = {
-    {"memcpy", serveMemcpy},
-    {"memmove", serveMemmove},
-    {"memset", serveMemset},
-    {"strlen", serveStrlen},
+/// Slot 1 onwards, in the order added; the exit is slot 0. As many as the
+/// entry has thunks (SandboxAArch64.cpp).
+constexpr unsigned MaxServices = 15;
+Service Services[MaxServices] = {
+    {"memcpy", threeArguments<serveMemcpy>},
+    {"memmove", threeArguments<serveMemmove>},
+    {"memset", threeArguments<serveMemset>},
+    {"strlen", threeArguments<serveStrlen>},
 };
-constexpr unsigned ServiceCount = sizeof(Services) / sizeof(Services[0]);
+/// Read by every dispatch, written only by addSandboxService.
+std::atomic<unsigned> ServiceCount{4};
+std::mutex Adding;
 
 } // namespace
 
-uint64_t twochains_sandbox_dispatch(uint64_t A0, uint64_t A1, uint64_t A2, uint64_t, uint64_t,
-                                    uint64_t, uint64_t Slot) {
-  if (Slot == 0 || Slot > ServiceCount)
+uint64_t twochains_sandbox_dispatch(uint64_t A0, uint64_t A1, uint64_t A2, uint64_t A3, uint64_t A4,
+                                    uint64_t A5, uint64_t Slot) {
+  if (Slot == 0 || Slot > ServiceCount.load(std::memory_order_acquire))
     refuse("a runtime call of slot " + std::to_string(Slot) + ", which serves nothing");
-  return Services[Slot - 1].Serve(A0, A1, A2);
+  return Services[Slot - 1].Serve(A0, A1, A2, A3, A4, A5);
+}
+
+bool twochains::rt::addSandboxService(const char *Name, SandboxServe Serve) {
+  std::lock_guard<std::mutex> Guard(Adding);
+  if (sandboxServiceSlot(Name))
+    return true;
+  unsigned N = ServiceCount.load(std::memory_order_relaxed);
+  if (N == MaxServices)
+    return false;
+  Services[N] = {Name, Serve};
+  ServiceCount.store(N + 1, std::memory_order_release);
+  return true;
 }
 
 SandboxAreas &twochains::rt::sandboxAreas() {
@@ -104,10 +152,10 @@ SandboxAreas &twochains::rt::sandboxAreas() {
 }
 
 unsigned twochains::rt::sandboxServiceSlot(const std::string &Name) {
-  for (unsigned I = 0; I < ServiceCount; ++I)
+  for (unsigned I = 0, N = ServiceCount.load(std::memory_order_acquire); I < N; ++I)
     if (Name == Services[I].Name)
       return I + 1;
   return 0;
 }
 
-unsigned twochains::rt::sandboxSlots() { return ServiceCount + 1; }
+unsigned twochains::rt::sandboxSlots() { return MaxServices + 1; }

@@ -68,7 +68,7 @@ tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *B
                " bytes (at most " + std::to_string(MaxRingBytes) + ")");
   if (O.MailboxMode != TC_MAILBOX_CODE_CACHE && O.MailboxMode != TC_MAILBOX_NO_CACHE)
     return Bad("mailbox mode " + std::to_string(O.MailboxMode));
-  if (O.CodeTrust < TC_CODE_TRUST_PACKAGE || O.CodeTrust > TC_CODE_TRUST_SIGNED)
+  if (O.CodeTrust < TC_CODE_TRUST_PACKAGE || O.CodeTrust > TC_CODE_TRUST_VERIFIED)
     return Bad("code-trust policy " + std::to_string(O.CodeTrust));
   if (O.Flags & ~(OfferStoresDirect | OfferPayloadsByRma) ||
       ((O.Flags & OfferPayloadsByRma) && O.Path != PathRma))

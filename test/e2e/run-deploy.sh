@@ -90,7 +90,7 @@ if [ "$ONLY" = all ] || [ "$ONLY" = signed ]; then
   signed() { # name prefix expected-status [tampered file]
     PORT=$((PORT + 1))
     mkfifo "$OUT/in-$1"
-    "$BIN" receiver "$OUT/v1" $PORT signed "$SIGNERS" < "$OUT/in-$1" > "$OUT/r-$1" 2>&1 &
+    "$BIN" receiver "$OUT/v1" $PORT "${POLICY:-signed}" "$SIGNERS" < "$OUT/in-$1" > "$OUT/r-$1" 2>&1 &
     exec 3> "$OUT/in-$1"
     wait_for_listening "$OUT/r-$1" || { cat "$OUT/r-$1"; exit 1; }
     local st=0
@@ -115,6 +115,14 @@ if [ "$ONLY" = all ] || [ "$ONLY" = signed ]; then
   grep -q "refused package 'dep' .*hist.jam" "$OUT/s-tampered"
   signed trusted "$OUT/v2-trusted" 0
   grep -q "receiver: 1 deployed, 0 refused" "$OUT/r-trusted"
+  # The verified policy with trusted signers (docs/verified.md): a signed
+  # package runs as under signed; an unsigned one must be sandboxed, which
+  # this x86_64 receiver cannot run; nor may a package with a ried be.
+  POLICY=verified signed verified-trusted "$OUT/v2-trusted" 0
+  grep -q "receiver: 1 deployed, 0 refused" "$OUT/r-verified-trusted"
+  POLICY=verified signed verified-unsigned "$OUT/v2" -31
+  grep -q "refused package 'dep' .*rieds, native libraries" "$OUT/s-verified-unsigned"
+  grep -q "receiver: 0 deployed, 1 refused" "$OUT/r-verified-unsigned"
   unset SIGNERS
 fi
 if [ "$ONLY" = folders ]; then

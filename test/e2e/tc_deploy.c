@@ -2,7 +2,7 @@
  *
  *   tc-deploy receiver PREFIX PORT POLICY [SIGNERS]
  *       loads package 'dep' (the build in PREFIX), listens on 127.0.0.1
- *       under the code-trust policy (package, job, signed), runs frames
+ *       under the code-trust policy (package, job, signed, verified), runs frames
  *       on its executor until STOP appears on stdin (or 120 s), then
  *       prints its deployment counters
  *   tc-deploy sender PREFIX PORT SCENARIO [PREFIX2]
@@ -66,9 +66,10 @@ static uint32_t element(tc_package_t *pkg, const char *name) {
 
 static int receiver(const char *prefix, uint16_t port, const char *policy, const char *signers) {
   tc_context_params_t cp = {TC_CONTEXT_PARAMS_VERSION};
-  cp.code_trust = !strcmp(policy, "job")      ? TC_CODE_TRUST_JOB
-                  : !strcmp(policy, "signed") ? TC_CODE_TRUST_SIGNED
-                                              : TC_CODE_TRUST_PACKAGE;
+  cp.code_trust = !strcmp(policy, "job")        ? TC_CODE_TRUST_JOB
+                  : !strcmp(policy, "signed")   ? TC_CODE_TRUST_SIGNED
+                  : !strcmp(policy, "verified") ? TC_CODE_TRUST_VERIFIED
+                                                : TC_CODE_TRUST_PACKAGE;
   cp.trusted_signers = signers;
   /* Slots smaller than the images: injected frames ship them ahead. */
   if (getenv("DEPLOY_SLOT_SIZE"))

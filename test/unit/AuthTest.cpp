@@ -281,7 +281,7 @@ TEST(Offer, Packages) {
   EXPECT_EQ(parse(O, NotHex), TC_ERR_BAD_OFFER);
   // A code-trust policy that is none.
   Offer Policy = O;
-  for (uint32_t Trust : {uint32_t(TC_CODE_TRUST_DEFAULT), uint32_t(TC_CODE_TRUST_SIGNED) + 1}) {
+  for (uint32_t Trust : {uint32_t(TC_CODE_TRUST_DEFAULT), uint32_t(TC_CODE_TRUST_VERIFIED) + 1}) {
     Policy.CodeTrust = Trust;
     EXPECT_EQ(parse(Policy, Body), TC_ERR_BAD_OFFER) << Trust;
   }

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The verified code-trust policy (docs/verified.md): an aarch64 receiver
+# under qemu-aarch64, holding no package and no trusted signer, takes
+# package 'tenant' from a peer it does not trust: the build without the
+# sandbox is refused, the sandboxed build (twochains-pkg-gen --sandbox) is
+# verified into a region and its jams answer there; a jam whose service
+# call names memory outside it, and one that stores to the region's
+# read-only call table, are abandoned and the receiver goes on.
+#   run-verified.sh <tc-verified for aarch64> <twochains-pkg-gen> <package source>
+#                   <qemu-aarch64> <aarch64 LD_LIBRARY_PATH>
+set -euo pipefail
+A64=$1 PKGGEN=$2 SRC=$3 QEMU=$4 LIBS=$5
+. "$(dirname "$0")/lib.sh"
+for f in "$A64" "$QEMU"; do
+  [ -x "$f" ] || { echo "skipped: $f is missing"; exit 77; }
+done
+OUT=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$OUT"' EXIT
+export TC_KEY=${TC_KEY:-verified-e2e-key-0123456789abcdef}
+export UCX_TCP_CM_REUSEADDR=y
+cp -r "$SRC" "$OUT/src"
+"$PKGGEN" --package tenant --source "$OUT/src" --prefix "$OUT/sandboxed" --isa aarch64 --sandbox \
+          --build-dir "$OUT/build" > "$OUT/pkg-gen.log" 2>&1 &&
+  "$PKGGEN" --package tenant --source "$OUT/src" --prefix "$OUT/plain" --isa aarch64 \
+            --build-dir "$OUT/build" >> "$OUT/pkg-gen.log" 2>&1 ||
+  { cat "$OUT/pkg-gen.log"; echo "FAILED: building package 'tenant'"; exit 1; }
+PORT=$((20000 + RANDOM % 10000))
+mkfifo "$OUT/in"
+timeout 300 "$QEMU" -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH="$LIBS" -E TC_KEY="$TC_KEY" \
+  "$A64" receiver $PORT < "$OUT/in" > "$OUT/receiver" 2>&1 &
+exec 3> "$OUT/in"
+wait_for_listening "$OUT/receiver" || { cat "$OUT/receiver"; echo "FAILED: no receiver"; exit 1; }
+st=0
+timeout 300 "$QEMU" -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH="$LIBS" -E TC_KEY="$TC_KEY" \
+  "$A64" sender $PORT "$OUT/sandboxed" "$OUT/plain" > "$OUT/sender" 2>&1 || st=$?
+echo STOP >&3
+exec 3>&-
+wait || true
+echo "--- sender"; cat "$OUT/sender"
+echo "--- receiver"; cat "$OUT/receiver"
+[ $st -eq 0 ] && ! grep -q FAILED "$OUT/sender" &&
+  grep -q "receiver: 1 deployed, 1 refused, 2 faulted" "$OUT/receiver" &&
+  grep -q "jam 'escape' of package 'tenant' raised SIGSYS" "$OUT/receiver" &&
+  grep -q "jam 'crash' of package 'tenant' raised SIGSEGV at offset 0x[0-9a-f]* in its code" \
+    "$OUT/receiver" &&
+  grep -q "is not built for the sandbox" "$OUT/receiver" &&
+  grep -q "tc_jam_return's reply (64 bytes at region offset 4096) is outside" "$OUT/receiver" ||
+  { echo "FAILED: the verified policy"; exit 1; }
+echo "PASSED: a sandboxed package from an untrusted peer verified, run and contained"

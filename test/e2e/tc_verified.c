@@ -1,0 +1,159 @@
+/*===- tc_verified.c - Code from a peer the receiver does not trust -------===
+ *
+ *   tc-verified receiver PORT
+ *       a context under the verified code-trust policy, holding no package
+ *       and no trusted signer, listens on 127.0.0.1 and progresses (no
+ *       executor thread) until STOP appears on stdin (or 120 s); then
+ *       prints its counters
+ *   tc-verified sender PORT SANDBOXED-PREFIX PLAIN-PREFIX
+ *       package 'tenant' built twice, with twochains-pkg-gen --sandbox and
+ *       without; prints one line per check, "ok" or "FAILED":
+ *         the plain build's deployment is refused (TC_ERR_UNTRUSTED)
+ *         the sandboxed build is deployed, unsigned
+ *         'sum' answers in both send modes; 'count' keeps its statics
+ *         'escape' (a service given memory outside the jam) and 'crash'
+ *         (a store to the region's read-only call table) are abandoned
+ *         and the receiver goes on: 'sum' answers after each
+ *   tc-verified sender PORT FORGED-PREFIX - EXPECT
+ *       a forged build of 'tenant' (test/e2e/forge-sandboxed.py): its
+ *       deployment must end with status EXPECT (a number)
+ *===----------------------------------------------------------------------===*/
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <twochains/twochains.h>
+
+static int failures;
+
+static void check(int ok, const char *what, tc_status_t st) {
+  printf("%s: %s (%s)\n", ok ? "ok" : "FAILED", what, tc_status_string(st));
+  fflush(stdout);
+  failures += !ok;
+}
+
+static tc_package_t *load(const char *prefix) {
+  tc_package_params_t pp = {TC_PACKAGE_PARAMS_VERSION, TC_PACKAGE_SENDER, prefix, "tenant", NULL};
+  tc_package_t *pkg = NULL;
+  if (tc_package_load(&pp, &pkg) != TC_OK) {
+    fprintf(stderr, "cannot load package 'tenant' from %s\n", prefix);
+    exit(1);
+  }
+  return pkg;
+}
+
+static uint32_t element(tc_package_t *pkg, const char *name) {
+  uint32_t id;
+  if (tc_package_find(pkg, name, &id) != TC_OK) {
+    fprintf(stderr, "no element '%s'\n", name);
+    exit(1);
+  }
+  return id;
+}
+
+static int receiver(uint16_t port) {
+  tc_context_params_t cp = {TC_CONTEXT_PARAMS_VERSION};
+  cp.code_trust = TC_CODE_TRUST_VERIFIED;
+  tc_context_t *ctx;
+  if (tc_context_create(&cp, &ctx) != TC_OK || tc_listen(ctx, "127.0.0.1", port) != TC_OK)
+    return 1;
+  printf("listening\n");
+  fflush(stdout);
+  time_t end = time(NULL) + 120;
+  for (;;) {
+    tc_progress(ctx, NULL);
+    tc_wait(ctx, 20);
+    struct pollfd in = {0, POLLIN, 0};
+    char line[64];
+    if (time(NULL) > end ||
+        (poll(&in, 1, 0) == 1 && (!fgets(line, sizeof line, stdin) || !strncmp(line, "STOP", 4))))
+      break;
+  }
+  tc_stats_t s;
+  tc_context_stats(ctx, &s);
+  printf("receiver: %llu deployed, %llu refused, %llu faulted\n",
+         (unsigned long long)s.deployments_received, (unsigned long long)s.deployments_refused,
+         (unsigned long long)s.jams_faulted);
+  tc_context_destroy(ctx);
+  return 0;
+}
+
+static void sum_answers(tc_peer_t *peer, tc_package_t *pkg, const char *after) {
+  int v[16];
+  long want = 0, got = 0;
+  for (int i = 0; i < 16; ++i)
+    want += v[i] = i * i - 7;
+  tc_send_mode_t modes[2] = {TC_SEND_LOCAL, TC_SEND_INJECTED};
+  for (int m = 0; m < 2; ++m) {
+    size_t n = 0;
+    tc_status_t st = tc_call(peer, pkg, element(pkg, "sum"), modes[m], v, sizeof v, &got,
+                             sizeof got, &n, 20000);
+    char what[160];
+    snprintf(what, sizeof what, "'sum' answers %s, sent %s", after, m ? "injected" : "Local");
+    check(st == TC_OK && n == sizeof got && got == want, what, st);
+  }
+}
+
+static int sender(uint16_t port, const char *sandboxed, const char *plain, const char *expect) {
+  tc_package_t *pkg = load(sandboxed);
+  tc_context_t *ctx;
+  tc_context_params_t cp = {TC_CONTEXT_PARAMS_VERSION};
+  if (tc_context_create(&cp, &ctx) != TC_OK || tc_context_add_package(ctx, pkg) != TC_OK)
+    return 1;
+  tc_peer_t *peer;
+  tc_status_t st = tc_connect(ctx, "127.0.0.1", port, 20000, &peer);
+  check(st == TC_OK, "a peer the receiver does not trust connects", st);
+  if (st != TC_OK)
+    return 1;
+  if (expect) {
+    st = tc_deploy(peer, pkg, 60000);
+    char what[96];
+    snprintf(what, sizeof what, "the forged build's deployment ends with status %s", expect);
+    check(st == (tc_status_t)atoi(expect), what, st);
+    return failures != 0;
+  }
+  tc_package_t *unsandboxed = load(plain);
+  st = tc_deploy(peer, unsandboxed, 60000);
+  check(st == TC_ERR_UNTRUSTED, "a build without the sandbox is refused", st);
+  st = tc_deploy(peer, pkg, 60000);
+  check(st == TC_OK, "the sandboxed build is deployed, unsigned", st);
+  if (st != TC_OK)
+    return 1;
+  sum_answers(peer, pkg, "from the region");
+  for (long i = 1; i <= 3; ++i) {
+    long got[2] = {0, 0};
+    size_t n = 0;
+    st = tc_call(peer, pkg, element(pkg, "count"), TC_SEND_LOCAL, NULL, 0, got, sizeof got, &n,
+                 20000);
+    char what[96];
+    snprintf(what, sizeof what, "'count' keeps its statics in the region: call %ld answers %ld", i,
+             i);
+    check(st == TC_OK && n == sizeof got && got[0] == i, what, st);
+  }
+  const char *hostile[2] = {"escape", "crash"};
+  for (int h = 0; h < 2; ++h) {
+    long got[8];
+    size_t n = 0;
+    st = tc_call(peer, pkg, element(pkg, hostile[h]), TC_SEND_LOCAL, got, sizeof got, got,
+                 sizeof got, &n, 20000);
+    char what[96];
+    snprintf(what, sizeof what, "'%s' is abandoned, not answered", hostile[h]);
+    check(st == TC_ERR_JAM_FAULT, what, st);
+    snprintf(what, sizeof what, "after '%s'", hostile[h]);
+    sum_answers(peer, pkg, what);
+  }
+  tc_context_destroy(ctx);
+  return failures != 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 3 && !strcmp(argv[1], "receiver"))
+    return receiver((uint16_t)atoi(argv[2]));
+  if (argc == 5 && !strcmp(argv[1], "sender"))
+    return sender((uint16_t)atoi(argv[2]), argv[3], argv[4], NULL);
+  if (argc == 6 && !strcmp(argv[1], "sender"))
+    return sender((uint16_t)atoi(argv[2]), argv[3], argv[4], argv[5]);
+  fprintf(stderr, "usage: tc-verified receiver PORT | sender PORT SANDBOXED PLAIN [EXPECT]\n");
+  return 2;
+}
