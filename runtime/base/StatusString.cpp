@@ -38,7 +38,9 @@ const char *twochains::rt::statusString(tc_status_t Status) {
   case TC_ERR_NO_ISA_IMAGE: return "the package has no image for the receiver's instruction set";
   case TC_ERR_TIMED_OUT: return "timed out: no answer within the time given";
   case TC_ERR_REFUSED: return "refused by the peer";
-  case TC_ERR_UNTRUSTED: return "code not signed by a key the receiver trusts";
+  case TC_ERR_UNTRUSTED:
+    return "code the receiver's code-trust policy does not admit (not signed by a key it "
+           "trusts, or not verified into its sandbox)";
   }
   return "unknown status";
 }

@@ -68,6 +68,15 @@ const PackageElement *elementOf(CoreContext *Ctx, uint64_t Package, uint32_t Ele
   return nullptr;
 }
 
+/// Whether the package frames name by Package runs sandboxed (admitted by
+/// the verified policy).
+bool sandboxedPackage(CoreContext *Ctx, uint64_t Package) {
+  for (const tc_package *P : Ctx->Package->Packages)
+    if (P->Tag == Package)
+      return P->Region != nullptr;
+  return false;
+}
+
 void onCodeBody(void *Arg, tc_status_t St) {
   auto *C = static_cast<CodeContext::PushedCode *>(Arg);
   C->Status = St;
@@ -166,7 +175,10 @@ void processPushedCode(CoreContext *Ctx) {
       logError("refused code shipped by " + (Peer ? Peer->Name : std::string("a peer gone")) +
                ": jam '" + E->Name + "': the bytes are not this receiver's image");
     }
-    if (St == TC_OK && !installResident(Ctx, It->Package, It->Element, *E))
+    // A sandboxed package's jams run only as verified into its region:
+    // nothing of it enters the code cache, and its frames name the code.
+    if (St == TC_OK && !sandboxedPackage(Ctx, It->Package) &&
+        !installResident(Ctx, It->Package, It->Element, *E))
       St = TC_ERR_NO_MEMORY;
     if (St == TC_OK)
       countHeld(Ctx, &tc_stats_t::code_transfers_received);

@@ -115,11 +115,16 @@ ucs_status_t onRied(void *Arg, const void *Header, size_t HeaderLength, void *Da
     return UCS_OK;
   };
   // Under the signed policy code comes only inside signed packages: a
-  // pushed library would bypass the signature (docs/security.md).
-  if (Ctx->Package->CodeTrust == TC_CODE_TRUST_SIGNED)
-    return Refuse("its code-trust policy is signed: rieds come only inside signed packages",
-                  TC_ERR_REFUSED,
-                  "its code-trust policy is signed: rieds come only inside signed packages");
+  // pushed library would bypass the signature (docs/security.md). Under
+  // the verified policy native code comes only so too: a pushed library
+  // is code no verifier has seen (docs/verified.md).
+  if (Ctx->Package->CodeTrust == TC_CODE_TRUST_SIGNED ||
+      Ctx->Package->CodeTrust == TC_CODE_TRUST_VERIFIED) {
+    std::string Why = std::string("its code-trust policy is ") +
+                      (Ctx->Package->CodeTrust == TC_CODE_TRUST_SIGNED ? "signed" : "verified") +
+                      ": rieds come only inside signed packages";
+    return Refuse(Why, TC_ERR_REFUSED, Why);
+  }
   if (!(Ctx->Flags & TC_CONTEXT_ACCEPT_RIEDS))
     return Refuse("this context does not accept rieds (TC_CONTEXT_ACCEPT_RIEDS)", TC_ERR_REFUSED,
                   "it does not accept rieds (TC_CONTEXT_ACCEPT_RIEDS)");

@@ -3,8 +3,8 @@
 # its initialiser runs), to one that does not (it refuses, and says why),
 # and a file that is no library to one that accepts rieds (it cannot load
 # it, and says why: the pusher logs the receiver's reason); and the ried to
-# one that accepts rieds under the signed code-trust policy (refused: code
-# comes there only inside signed packages).
+# one that accepts rieds under the signed or the verified code-trust policy
+# (refused: native code comes there only inside signed packages).
 #   run-ried-push.sh <tc-ried-push> <ried library>
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -14,11 +14,11 @@ trap 'kill $RPID 2>/dev/null || true; rm -rf "$OUT"' EXIT
 # Not a shared object: the receiver's dlopen fails on it.
 printf 'not a library\n%.0s' $(seq 64) > "$OUT/bad.so"
 printf '# no signer trusted\n' > "$OUT/signers"
-for run in accept:$LIB refuse:$LIB accept:$OUT/bad.so signed:$LIB; do
+for run in accept:$LIB refuse:$LIB accept:$OUT/bad.so signed:$LIB verified:$LIB; do
   policy=${run%%:*} pushed=${run#*:}
   PORT=$(( 20000 + RANDOM % 11000 ))
-  if [ $policy = signed ]; then
-    TC_CODE_TRUST=signed TC_TRUSTED_SIGNERS=$OUT/signers \
+  if [ $policy = signed ] || [ $policy = verified ]; then
+    TC_CODE_TRUST=$policy TC_TRUSTED_SIGNERS=$OUT/signers \
       timeout 30 "$TOOL" receiver accept $PORT > "$OUT/receiver" 2>&1 &
   else
     timeout 30 "$TOOL" receiver $policy $PORT > "$OUT/receiver" 2>&1 &
@@ -31,9 +31,9 @@ for run in accept:$LIB refuse:$LIB accept:$OUT/bad.so signed:$LIB; do
   if [ $policy = accept ] && [ "$pushed" = "$LIB" ]; then
     grep -q "pusher: success" "$OUT/pusher"
     grep -q "receiver: pushed ried loaded, marker 4242" "$OUT/receiver"
-  elif [ $policy = signed ]; then
+  elif [ $policy = signed ] || [ $policy = verified ]; then
     grep -q "pusher: refused by the peer" "$OUT/pusher"
-    grep -q "refused the ried '$(basename "$LIB")': its code-trust policy is signed" "$OUT/pusher"
+    grep -q "refused the ried '$(basename "$LIB")': its code-trust policy is $policy" "$OUT/pusher"
     grep -q "receiver: no pushed ried" "$OUT/receiver"
   elif [ $policy = refuse ]; then
     grep -q "pusher: refused by the peer" "$OUT/pusher"

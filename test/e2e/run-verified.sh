@@ -5,11 +5,17 @@
 # sandbox is refused, the sandboxed build (twochains-pkg-gen --sandbox) is
 # verified into a region and its jams answer there; a jam whose service
 # call names memory outside it, and one that stores to the region's
-# read-only call table, are abandoned and the receiver goes on.
-#   run-verified.sh <tc-verified for aarch64> <twochains-pkg-gen> <package source>
-#                   <qemu-aarch64> <aarch64 LD_LIBRARY_PATH>
+# read-only call table, are abandoned, one that loops is interrupted by
+# the time limit inside its region, and the receiver goes on. Then
+# hostile builds of it (tc-forge-jam: the sandboxed image with words of a
+# deployer's choosing at its entry, every hash made to match): a store
+# through an unguarded register, a write to the base register, a branch
+# through an unguarded register, a system call; each refused by the
+# receiver's verifier, which names the rule.
+#   run-verified.sh <tc-verified for aarch64> <twochains-pkg-gen> <tc-forge-jam>
+#                   <package source> <qemu-aarch64> <aarch64 LD_LIBRARY_PATH>
 set -euo pipefail
-A64=$1 PKGGEN=$2 SRC=$3 QEMU=$4 LIBS=$5
+A64=$1 PKGGEN=$2 FORGE=$3 SRC=$4 QEMU=$5 LIBS=$6
 . "$(dirname "$0")/lib.sh"
 for f in "$A64" "$QEMU"; do
   [ -x "$f" ] || { echo "skipped: $f is missing"; exit 77; }
@@ -26,24 +32,44 @@ cp -r "$SRC" "$OUT/src"
   { cat "$OUT/pkg-gen.log"; echo "FAILED: building package 'tenant'"; exit 1; }
 PORT=$((20000 + RANDOM % 10000))
 mkfifo "$OUT/in"
+# Slots of 128 bytes, smaller than the images: injected frames ship them
+# ahead, which for a sandboxed package must install nothing natively.
 timeout 300 "$QEMU" -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH="$LIBS" -E TC_KEY="$TC_KEY" \
-  "$A64" receiver $PORT < "$OUT/in" > "$OUT/receiver" 2>&1 &
+  -E TC_SLOT_SIZE=128 "$A64" receiver $PORT < "$OUT/in" > "$OUT/receiver" 2>&1 &
 exec 3> "$OUT/in"
 wait_for_listening "$OUT/receiver" || { cat "$OUT/receiver"; echo "FAILED: no receiver"; exit 1; }
 st=0
 timeout 300 "$QEMU" -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH="$LIBS" -E TC_KEY="$TC_KEY" \
   "$A64" sender $PORT "$OUT/sandboxed" "$OUT/plain" > "$OUT/sender" 2>&1 || st=$?
+# name, words written at sum's entry, the rule the receiver must name
+forged() {
+  cp -r "$OUT/sandboxed" "$OUT/$1"
+  "$FORGE" "$OUT/$1" tenant aarch64 sum "$2" >> "$OUT/sender" 2>&1 &&
+    timeout 300 "$QEMU" -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH="$LIBS" \
+      -E TC_KEY="$TC_KEY" "$A64" sender $PORT "$OUT/$1" - -31 >> "$OUT/sender" 2>&1 || st=1
+  grep -q "image 'sum' as installed breaks the sandbox's rule $3 at text offset" "$OUT/receiver" ||
+    { echo "FAILED: the receiver did not name rule $3 for $1"; st=1; }
+}
+forged store-outside f9000020 memory-base      # str x0, [x1]
+forged writes-base aa0003fb writes-base        # mov x27, x0
+forged branch-outside d61f0020 indirect-branch # br x1
+forged system-call d4000001 forbidden          # svc #0
 echo STOP >&3
 exec 3>&-
 wait || true
 echo "--- sender"; cat "$OUT/sender"
 echo "--- receiver"; cat "$OUT/receiver"
 [ $st -eq 0 ] && ! grep -q FAILED "$OUT/sender" &&
-  grep -q "receiver: 1 deployed, 1 refused, 2 faulted" "$OUT/receiver" &&
+  grep -q "receiver: 1 deployed, 5 refused, 2 faulted, 1 timed out" "$OUT/receiver" &&
+  grep -q "receiver: code shipped ahead [1-9][0-9]*, installed in the code cache 0" \
+    "$OUT/receiver" &&
+  grep -q "jam 'spin' of package 'tenant' ran past the time limit (1000 ms): interrupted at offset" \
+    "$OUT/receiver" &&
   grep -q "jam 'escape' of package 'tenant' raised SIGSYS" "$OUT/receiver" &&
   grep -q "jam 'crash' of package 'tenant' raised SIGSEGV at offset 0x[0-9a-f]* in its code" \
     "$OUT/receiver" &&
   grep -q "is not built for the sandbox" "$OUT/receiver" &&
   grep -q "tc_jam_return's reply (64 bytes at region offset 4096) is outside" "$OUT/receiver" ||
   { echo "FAILED: the verified policy"; exit 1; }
-echo "PASSED: a sandboxed package from an untrusted peer verified, run and contained"
+echo "PASSED: a sandboxed package from an untrusted peer verified, run and contained;" \
+     "four hostile builds refused by rule"

@@ -2,7 +2,9 @@
  *
  *   tc-verified receiver PORT
  *       a context under the verified code-trust policy, holding no package
- *       and no trusted signer, listens on 127.0.0.1 and progresses (no
+ *       and no trusted signer (slots as TC_SLOT_SIZE says: small ones make
+ *       injected frames ship their images ahead), listens on 127.0.0.1 and
+ *       progresses (no
  *       executor thread) until STOP appears on stdin (or 120 s); then
  *       prints its counters
  *   tc-verified sender PORT SANDBOXED-PREFIX PLAIN-PREFIX
@@ -12,8 +14,10 @@
  *         the sandboxed build is deployed, unsigned
  *         'sum' answers in both send modes; 'count' keeps its statics
  *         'escape' (a service given memory outside the jam) and 'crash'
- *         (a store to the region's read-only call table) are abandoned
- *         and the receiver goes on: 'sum' answers after each
+ *         (a store to the region's read-only call table) are abandoned,
+ *         'spin' (a loop) is interrupted by the receiver's time limit
+ *         (its default, 1 s), and the receiver goes on: 'sum' answers
+ *         after each
  *   tc-verified sender PORT FORGED-PREFIX - EXPECT
  *       a forged build of 'tenant' (test/e2e/forge-sandboxed.py): its
  *       deployment must end with status EXPECT (a number)
@@ -72,9 +76,11 @@ static int receiver(uint16_t port) {
   }
   tc_stats_t s;
   tc_context_stats(ctx, &s);
-  printf("receiver: %llu deployed, %llu refused, %llu faulted\n",
+  printf("receiver: %llu deployed, %llu refused, %llu faulted, %llu timed out\n",
          (unsigned long long)s.deployments_received, (unsigned long long)s.deployments_refused,
-         (unsigned long long)s.jams_faulted);
+         (unsigned long long)s.jams_faulted, (unsigned long long)s.jams_timed_out);
+  printf("receiver: code shipped ahead %llu, installed in the code cache %llu\n",
+         (unsigned long long)s.code_transfers_received, (unsigned long long)s.cache_installs);
   tc_context_destroy(ctx);
   return 0;
 }
@@ -143,6 +149,12 @@ static int sender(uint16_t port, const char *sandboxed, const char *plain, const
     snprintf(what, sizeof what, "after '%s'", hostile[h]);
     sum_answers(peer, pkg, what);
   }
+  long spun[1];
+  size_t n = 0;
+  st = tc_call(peer, pkg, element(pkg, "spin"), TC_SEND_LOCAL, NULL, 0, spun, sizeof spun, &n,
+               20000);
+  check(st == TC_ERR_JAM_TIMEOUT, "'spin' is interrupted in its region by the time limit", st);
+  sum_answers(peer, pkg, "after 'spin'");
   tc_context_destroy(ctx);
   return failures != 0;
 }
