@@ -252,7 +252,7 @@ void addJamJobs(const BuildConfig &Config, const Element &E, const std::string &
   std::string LocalOut = Base + "jam_" + E.Name + ".local.o";
   Job Inject = makeJob(E, Args, "compile jam_" + E.Name + ".amc (" + ISA + ", inject)", InjectOut,
                        Base + "jam_" + E.Name + ".d", {"-fplugin=" + Config.Plugin});
-  if (Config.Sandbox)
+  if (Config.sandboxes(ISA))
     for (std::string A : {std::string("-fplugin-arg-twochains-sandbox"),
                           std::string("-fno-integrated-as"), "-B" + Config.SandboxDir})
       Inject.Args.push_back(std::move(A));
@@ -375,7 +375,7 @@ Error linkPrebuilt(const BuildConfig &Config, const Element &E, const std::strin
     Objs.push_back(std::move(*Obj));
   }
   jamlink::LinkOptions Opts{E.Name, ""};
-  Opts.Sandbox = Config.Sandbox;
+  Opts.Sandbox = Config.sandboxes(ISA);
   auto Image = jamlink::linkImage(Files, Opts);
   if (!Image)
     return Image.takeError();
@@ -409,7 +409,7 @@ Error linkPackage(const BuildConfig &Config, const std::vector<Element> &Element
         continue;
       }
       jamlink::LinkOptions Opts;
-      Opts.Sandbox = Config.Sandbox;
+      Opts.Sandbox = Config.sandboxes(ISA);
       auto Image = jamlink::linkImage(**Obj, Opts);
       if (!Image) {
         Errors.push_back(toString(Image.takeError()));

@@ -11,11 +11,13 @@
 # deployer's choosing at its entry, every hash made to match): a store
 # through an unguarded register, a write to the base register, a branch
 # through an unguarded register, a system call; each refused by the
-# receiver's verifier, which names the rule.
-#   run-verified.sh <tc-verified for aarch64> <twochains-pkg-gen> <tc-forge-jam>
-#                   <package source> <qemu-aarch64> <aarch64 LD_LIBRARY_PATH>
+# receiver's verifier, which names the rule. Last, an x86_64 peer deploys
+# the build of both ISAs (aarch64 sandboxed, x86_64 plain: it has no
+# sandbox yet), whose aarch64 jams answer in both send modes.
+#   run-verified.sh <tc-verified for aarch64> <tc-verified> <twochains-pkg-gen>
+#                   <tc-forge-jam> <package source> <qemu-aarch64> <aarch64 LD_LIBRARY_PATH>
 set -euo pipefail
-A64=$1 PKGGEN=$2 FORGE=$3 SRC=$4 QEMU=$5 LIBS=$6
+A64=$1 X86=$2 PKGGEN=$3 FORGE=$4 SRC=$5 QEMU=$6 LIBS=$7
 . "$(dirname "$0")/lib.sh"
 for f in "$A64" "$QEMU"; do
   [ -x "$f" ] || { echo "skipped: $f is missing"; exit 77; }
@@ -28,7 +30,9 @@ cp -r "$SRC" "$OUT/src"
 "$PKGGEN" --package tenant --source "$OUT/src" --prefix "$OUT/sandboxed" --isa aarch64 --sandbox \
           --build-dir "$OUT/build" > "$OUT/pkg-gen.log" 2>&1 &&
   "$PKGGEN" --package tenant --source "$OUT/src" --prefix "$OUT/plain" --isa aarch64 \
-            --build-dir "$OUT/build" >> "$OUT/pkg-gen.log" 2>&1 ||
+            --build-dir "$OUT/build" >> "$OUT/pkg-gen.log" 2>&1 &&
+  "$PKGGEN" --package tenant --source "$OUT/src" --prefix "$OUT/both" --isa x86_64,aarch64 \
+            --sandbox --build-dir "$OUT/build-both" >> "$OUT/pkg-gen.log" 2>&1 ||
   { cat "$OUT/pkg-gen.log"; echo "FAILED: building package 'tenant'"; exit 1; }
 PORT=$((20000 + RANDOM % 10000))
 mkfifo "$OUT/in"
@@ -54,13 +58,14 @@ forged store-outside f9000020 memory-base      # str x0, [x1]
 forged writes-base aa0003fb writes-base        # mov x27, x0
 forged branch-outside d61f0020 indirect-branch # br x1
 forged system-call d4000001 forbidden          # svc #0
+timeout 300 "$X86" sender $PORT "$OUT/both" - 0 >> "$OUT/sender" 2>&1 || st=1
 echo STOP >&3
 exec 3>&-
 wait || true
 echo "--- sender"; cat "$OUT/sender"
 echo "--- receiver"; cat "$OUT/receiver"
 [ $st -eq 0 ] && ! grep -q FAILED "$OUT/sender" &&
-  grep -q "receiver: 1 deployed, 5 refused, 2 faulted, 1 timed out" "$OUT/receiver" &&
+  grep -q "receiver: 2 deployed, 5 refused, 2 faulted, 1 timed out" "$OUT/receiver" &&
   grep -q "receiver: code shipped ahead [1-9][0-9]*, installed in the code cache 0" \
     "$OUT/receiver" &&
   grep -q "jam 'spin' of package 'tenant' ran past the time limit (1000 ms): interrupted at offset" \
