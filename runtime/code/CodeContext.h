@@ -83,6 +83,8 @@ struct CodeContext {
     std::string Dir; // the package's folder, while it loads
   };
   std::list<IncomingDeployment> Deployments;
+  /// Injected frames of sandboxed images refused in packages run natively.
+  LogLimit SandboxedImageLog;
   /// Where deployed packages' files are written (made at the first one,
   /// removed with the context), the lock that says its process lives
   /// (held open: a later process removes a folder whose lock it can take),

@@ -68,13 +68,13 @@ const PackageElement *elementOf(CoreContext *Ctx, uint64_t Package, uint32_t Ele
   return nullptr;
 }
 
-/// Whether the package frames name by Package runs sandboxed (admitted by
-/// the verified policy).
-bool sandboxedPackage(CoreContext *Ctx, uint64_t Package) {
+/// The package frames name by Package (the first of that tag, as
+/// elementOf finds its element), or null.
+const tc_package *packageOf(CoreContext *Ctx, uint64_t Package) {
   for (const tc_package *P : Ctx->Package->Packages)
     if (P->Tag == Package)
-      return P->Region != nullptr;
-  return false;
+      return P;
+  return nullptr;
 }
 
 void onCodeBody(void *Arg, tc_status_t St) {
@@ -177,7 +177,11 @@ void processPushedCode(CoreContext *Ctx) {
     }
     // A sandboxed package's jams run only as verified into its region:
     // nothing of it enters the code cache, and its frames name the code.
-    if (St == TC_OK && !sandboxedPackage(Ctx, It->Package) &&
+    // A sandboxed image of a package run natively never runs at all.
+    const tc_package *Owner = packageOf(Ctx, It->Package);
+    if (St == TC_OK && E->Image.Sandbox && Owner && !Owner->Region)
+      St = refuseSandboxedImage(Ctx, *Owner, *E);
+    if (St == TC_OK && !(Owner && Owner->Region) &&
         !installResident(Ctx, It->Package, It->Element, *E))
       St = TC_ERR_NO_MEMORY;
     if (St == TC_OK)

@@ -120,6 +120,14 @@ static tc_status_t runCached(CoreContext *Ctx, const tc_package &Pkg, uint32_t E
 
 namespace twochains::rt {
 
+tc_status_t refuseSandboxedImage(CoreContext *Ctx, const tc_package &Pkg, const PackageElement &E) {
+  logLimited(Ctx->Code->SandboxedImageLog, TC_LOG_ERROR,
+             "refused an injected frame of jam '" + E.Name + "' of package '" + Pkg.Name +
+                 "': its image is built for the sandbox, and this receiver runs the package "
+                 "natively (its Local frames run; docs/verified.md)");
+  return TC_ERR_REFUSED;
+}
+
 const CachedCode *installResident(CoreContext *Ctx, uint64_t Package, uint32_t Element,
                                   const PackageElement &E) {
   if (!Ctx->Image->Cache) {
@@ -156,6 +164,11 @@ const CachedCode *installResident(CoreContext *Ctx, uint64_t Package, uint32_t E
 tc_status_t runInjected(CoreContext *Ctx, const tc_package &Pkg, uint32_t Element,
                         const FrameView &V, tc_jam_ctx *JamCtx) {
   const PackageElement &E = Pkg.Elements[Element];
+  // An image built for the sandbox runs only in a region (its code takes
+  // x27 for a region's base): in a package this receiver runs natively,
+  // only its Local-Function copy runs, and no such image enters the cache.
+  if (E.Image.Sandbox)
+    return refuseSandboxedImage(Ctx, Pkg, E);
   if (Ctx->Code->Mode == TC_MAILBOX_CODE_CACHE)
     return runCached(Ctx, Pkg, Element, V, JamCtx);
   if (V.Header.Kind == FrameCached) {

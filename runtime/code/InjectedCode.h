@@ -32,6 +32,10 @@ inline bool runHeldCode(CoreContext *Ctx, const PackageElement &E, const FrameVi
   return true;
 }
 
+/// An injected frame (or code shipped ahead) of a sandboxed image, in a
+/// package this receiver runs natively: refused and said (limited).
+tc_status_t refuseSandboxedImage(CoreContext *Ctx, const tc_package &Pkg, const PackageElement &E);
+
 /// Runs a checked injected or cached frame as the context's mailbox mode
 /// says. TC_ERR_NOT_CACHED: a cached frame names code this receiver does
 /// not hold (the caller asks the sender for it).

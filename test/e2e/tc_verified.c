@@ -13,6 +13,9 @@
  *         the plain build's deployment is refused (TC_ERR_UNTRUSTED)
  *         the sandboxed build is deployed, unsigned
  *         'sum' answers in both send modes; 'count' keeps its statics
+ *         'whoami' answers what the services say of its frame; 'echo'
+ *         replies with frames of 'sink': the Local one runs here, the
+ *         injected one (a sandboxed image) is refused here
  *         'escape' (a service given memory outside the jam) and 'crash'
  *         (a store to the region's read-only call table) are abandoned,
  *         'spin' (a loop) is interrupted by the receiver's time limit
@@ -28,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <twochains/jam.h>
 #include <twochains/twochains.h>
 
 static int failures;
@@ -38,8 +42,8 @@ static void check(int ok, const char *what, tc_status_t st) {
   failures += !ok;
 }
 
-static tc_package_t *load(const char *prefix) {
-  tc_package_params_t pp = {TC_PACKAGE_PARAMS_VERSION, TC_PACKAGE_SENDER, prefix, "tenant", NULL};
+static tc_package_t *load(const char *prefix, uint32_t roles) {
+  tc_package_params_t pp = {TC_PACKAGE_PARAMS_VERSION, roles, prefix, "tenant", NULL};
   tc_package_t *pkg = NULL;
   if (tc_package_load(&pp, &pkg) != TC_OK) {
     fprintf(stderr, "cannot load package 'tenant' from %s\n", prefix);
@@ -103,7 +107,8 @@ static void sum_answers(tc_peer_t *peer, tc_package_t *pkg, const char *after) {
 }
 
 static int sender(uint16_t port, const char *sandboxed, const char *plain, const char *expect) {
-  tc_package_t *pkg = load(sandboxed);
+  /* A receiver too: echo's replies come back as frames of 'sink'. */
+  tc_package_t *pkg = load(sandboxed, TC_PACKAGE_SENDER | TC_PACKAGE_RECEIVER);
   tc_context_t *ctx;
   tc_context_params_t cp = {TC_CONTEXT_PARAMS_VERSION};
   if (tc_context_create(&cp, &ctx) != TC_OK || tc_context_add_package(ctx, pkg) != TC_OK)
@@ -122,7 +127,7 @@ static int sender(uint16_t port, const char *sandboxed, const char *plain, const
       sum_answers(peer, pkg, "from the region");
     return failures != 0;
   }
-  tc_package_t *unsandboxed = load(plain);
+  tc_package_t *unsandboxed = load(plain, TC_PACKAGE_SENDER);
   st = tc_deploy(peer, unsandboxed, 60000);
   check(st == TC_ERR_UNTRUSTED, "a build without the sandbox is refused", st);
   st = tc_deploy(peer, pkg, 60000);
@@ -140,10 +145,39 @@ static int sender(uint16_t port, const char *sandboxed, const char *plain, const
              i);
     check(st == TC_OK && n == sizeof got && got[0] == i, what, st);
   }
+  unsigned long long who[5] = {0};
+  size_t n = 0;
+  st = tc_call(peer, pkg, element(pkg, "whoami"), TC_SEND_LOCAL, NULL, 0, who, sizeof who, &n,
+               20000);
+  check(st == TC_OK && n == sizeof who && who[0] >= 1 && who[1] == TC_JAM_NO_RANK &&
+            who[2] == TC_JAM_NO_RANK && who[3] == 0 && who[4] > 0,
+        "the services say the frame's sender, ranks, job size and sequence", st);
+  /* echo replies twice: a Local frame of 'sink', which runs here, and an
+   * injected one, whose sandboxed image this process (running the package
+   * natively) refuses to run. */
+  tc_stats_t before, after;
+  tc_context_stats(ctx, &before);
+  long word = 42;
+  st = tc_send_wait(peer, pkg, element(pkg, "echo"), TC_SEND_LOCAL, &word, sizeof word, 20000);
+  check(st == TC_OK, "'echo' is sent", st);
+  time_t end = time(NULL) + 20;
+  do {
+    tc_progress(ctx, NULL);
+    tc_wait(ctx, 20);
+    tc_context_stats(ctx, &after);
+  } while (time(NULL) < end && (after.frames_executed_local == before.frames_executed_local ||
+                                after.frames_rejected == before.frames_rejected));
+  check(after.frames_executed_local == before.frames_executed_local + 1,
+        "'echo' replies with tc_jam_reply: its 'sink' frame runs here", TC_OK);
+  check(after.frames_rejected == before.frames_rejected + 1 &&
+            after.frames_executed_injected == before.frames_executed_injected,
+        "its injected reply (tc_jam_reply_mode) is refused here: a sandboxed image never runs "
+        "natively",
+        TC_OK);
   const char *hostile[2] = {"escape", "crash"};
   for (int h = 0; h < 2; ++h) {
     long got[8];
-    size_t n = 0;
+    n = 0;
     st = tc_call(peer, pkg, element(pkg, hostile[h]), TC_SEND_LOCAL, got, sizeof got, got,
                  sizeof got, &n, 20000);
     char what[96];
@@ -153,7 +187,7 @@ static int sender(uint16_t port, const char *sandboxed, const char *plain, const
     sum_answers(peer, pkg, what);
   }
   long spun[1];
-  size_t n = 0;
+  n = 0;
   st = tc_call(peer, pkg, element(pkg, "spin"), TC_SEND_LOCAL, NULL, 0, spun, sizeof spun, &n,
                20000);
   check(st == TC_ERR_JAM_TIMEOUT, "'spin' is interrupted in its region by the time limit", st);
