@@ -5,8 +5,8 @@
 // every pointer as the sandbox does (region base plus its low 32 bits,
 // inside the jam's own memory), and acts on the frame being run: the
 // context argument the jam passes is ignored, so no jam can name another
-// frame, peer or package. Strings (element names) end within the jam's
-// memory and ElementNameMax bytes.
+// frame, peer or package. Strings (element names, addresses) end within
+// the jam's memory and 255 bytes.
 //
 //===----------------------------------------------------------------------===//
 #include "calls/Calls.h"
@@ -22,6 +22,9 @@ using namespace twochains::rt;
 namespace {
 
 constexpr size_t ElementNameMax = 255;
+/// A host name or address for tc_jam_forward (the forward_allow list
+/// holds the same).
+constexpr size_t AddressMax = 255;
 
 tc_jam_ctx_t *running() { return static_cast<tc_jam_ctx_t *>(sandboxAreas().Caller); }
 
@@ -44,6 +47,17 @@ uint64_t serveReplyMode(uint64_t, uint64_t Element, uint64_t Mode, uint64_t Payl
   const char *Name = sandboxString("tc_jam_reply_mode", "element", Element, ElementNameMax);
   const uint8_t *Bytes = sandboxPointer("tc_jam_reply_mode", "payload", Payload, Size, false);
   return status(tc_jam_reply_mode(running(), Name, int(Mode), Bytes, Size));
+}
+
+uint64_t serveForward(uint64_t, uint64_t Address, uint64_t Port, uint64_t Element, uint64_t Payload,
+                      uint64_t Size) {
+  const char *Host = sandboxString("tc_jam_forward", "address", Address, AddressMax);
+  const char *Name = sandboxString("tc_jam_forward", "element", Element, ElementNameMax);
+  const uint8_t *Bytes = sandboxPointer("tc_jam_forward", "payload", Payload, Size, false);
+  // The port as the C signature's unsigned: the service takes x2 whole.
+  if (Port > 65535)
+    return status(TC_ERR_INVALID_PARAM);
+  return status(tc_jam_forward(running(), Host, unsigned(Port), Name, Bytes, Size));
 }
 
 uint64_t serveSender(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t) {
@@ -71,10 +85,11 @@ bool addServices() {
     const char *Name;
     SandboxServe Serve;
   } Services[] = {
-      {"tc_jam_return", serveReturn},          {"tc_jam_reply", serveReply},
-      {"tc_jam_reply_mode", serveReplyMode},   {"tc_jam_sender", serveSender},
-      {"tc_jam_sender_rank", serveSenderRank}, {"tc_jam_job_rank", serveJobRank},
-      {"tc_jam_job_size", serveJobSize},       {"tc_jam_sequence", serveSequence},
+      {"tc_jam_return", serveReturn},        {"tc_jam_reply", serveReply},
+      {"tc_jam_reply_mode", serveReplyMode}, {"tc_jam_forward", serveForward},
+      {"tc_jam_sender", serveSender},        {"tc_jam_sender_rank", serveSenderRank},
+      {"tc_jam_job_rank", serveJobRank},     {"tc_jam_job_size", serveJobSize},
+      {"tc_jam_sequence", serveSequence},
   };
   bool Added = true;
   for (const auto &S : Services)

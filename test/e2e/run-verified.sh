@@ -35,16 +35,19 @@ cp -r "$SRC" "$OUT/src"
             --sandbox --build-dir "$OUT/build-both" >> "$OUT/pkg-gen.log" 2>&1 ||
   { cat "$OUT/pkg-gen.log"; echo "FAILED: building package 'tenant'"; exit 1; }
 PORT=$((20000 + RANDOM % 10000))
+FORWARD_PORT=$((PORT + 1))
 mkfifo "$OUT/in"
 # Slots of 128 bytes, smaller than the images: injected frames ship them
 # ahead, which for a sandboxed package must install nothing natively.
 timeout 300 "$QEMU" -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH="$LIBS" -E TC_KEY="$TC_KEY" \
-  -E TC_SLOT_SIZE=128 "$A64" receiver $PORT < "$OUT/in" > "$OUT/receiver" 2>&1 &
+  -E TC_SLOT_SIZE=128 -E FORWARD_ALLOW=127.0.0.1:$FORWARD_PORT \
+  "$A64" receiver $PORT < "$OUT/in" > "$OUT/receiver" 2>&1 &
 exec 3> "$OUT/in"
 wait_for_listening "$OUT/receiver" || { cat "$OUT/receiver"; echo "FAILED: no receiver"; exit 1; }
 st=0
 timeout 300 "$QEMU" -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH="$LIBS" -E TC_KEY="$TC_KEY" \
-  "$A64" sender $PORT "$OUT/sandboxed" "$OUT/plain" > "$OUT/sender" 2>&1 || st=$?
+  -E FORWARD_PORT=$FORWARD_PORT "$A64" sender $PORT "$OUT/sandboxed" "$OUT/plain" \
+  > "$OUT/sender" 2>&1 || st=$?
 # name, words written at sum's entry, the rule the receiver must name
 forged() {
   cp -r "$OUT/sandboxed" "$OUT/$1"

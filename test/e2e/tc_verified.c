@@ -64,6 +64,7 @@ static uint32_t element(tc_package_t *pkg, const char *name) {
 static int receiver(uint16_t port) {
   tc_context_params_t cp = {TC_CONTEXT_PARAMS_VERSION};
   cp.code_trust = TC_CODE_TRUST_VERIFIED;
+  cp.forward_allow = getenv("FORWARD_ALLOW"); /* where 'relay' may forward */
   tc_context_t *ctx;
   if (tc_context_create(&cp, &ctx) != TC_OK || tc_listen(ctx, "127.0.0.1", port) != TC_OK)
     return 1;
@@ -174,6 +175,39 @@ static int sender(uint16_t port, const char *sandboxed, const char *plain, const
         "its injected reply (tc_jam_reply_mode) is refused here: a sandboxed image never runs "
         "natively",
         TC_OK);
+  /* relay forwards a word to this process's listener (FORWARD_PORT, in
+   * the receiver's forward_allow), as a frame of 'sink'; and to a port
+   * the list does not name, which it refuses. */
+  const char *forward_port = getenv("FORWARD_PORT");
+  if (forward_port) {
+    check(tc_listen(ctx, "127.0.0.1", (uint16_t)atoi(forward_port)) == TC_OK,
+          "the tenant listens for forwards", TC_OK);
+    struct {
+      char address[16];
+      unsigned port;
+      long word;
+    } relay = {"127.0.0.1", (unsigned)atoi(forward_port), 7};
+    long answer = 1;
+    tc_context_stats(ctx, &before);
+    n = 0;
+    st = tc_call(peer, pkg, element(pkg, "relay"), TC_SEND_LOCAL, &relay, sizeof relay, &answer,
+                 sizeof answer, &n, 20000);
+    check(st == TC_OK && n == sizeof answer && answer == TC_OK,
+          "'relay' forwards with tc_jam_forward from its region", st);
+    end = time(NULL) + 20;
+    do {
+      tc_progress(ctx, NULL);
+      tc_wait(ctx, 20);
+      tc_context_stats(ctx, &after);
+    } while (time(NULL) < end && after.frames_executed_local == before.frames_executed_local);
+    check(after.frames_executed_local == before.frames_executed_local + 1,
+          "the forwarded 'sink' frame runs here", TC_OK);
+    relay.port += 1;
+    st = tc_call(peer, pkg, element(pkg, "relay"), TC_SEND_LOCAL, &relay, sizeof relay, &answer,
+                 sizeof answer, &n, 20000);
+    check(st == TC_OK && answer == TC_ERR_INVALID_PARAM,
+          "a forward to a place forward_allow does not name is refused", st);
+  }
   const char *hostile[2] = {"escape", "crash"};
   for (int h = 0; h < 2; ++h) {
     long got[8];
