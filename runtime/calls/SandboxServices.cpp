@@ -15,6 +15,7 @@
 #include "sandbox/Services.h"
 #include "twochains/jam.h"
 
+#include <cstdint>
 #include <mutex>
 
 using namespace twochains::rt;
@@ -60,6 +61,15 @@ uint64_t serveForward(uint64_t, uint64_t Address, uint64_t Port, uint64_t Elemen
   return status(tc_jam_forward(running(), Host, unsigned(Port), Name, Bytes, Size));
 }
 
+uint64_t serveForwardRank(uint64_t, uint64_t Rank, uint64_t Element, uint64_t Mode,
+                          uint64_t Payload, uint64_t Size) {
+  const char *Name = sandboxString("tc_jam_forward_rank", "element", Element, ElementNameMax);
+  const uint8_t *Bytes = sandboxPointer("tc_jam_forward_rank", "payload", Payload, Size, false);
+  if (Rank > UINT32_MAX)
+    return status(TC_ERR_INVALID_PARAM);
+  return status(tc_jam_forward_rank(running(), unsigned(Rank), Name, int(Mode), Bytes, Size));
+}
+
 uint64_t serveSender(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t) {
   return tc_jam_sender(running());
 }
@@ -85,10 +95,15 @@ bool addServices() {
     const char *Name;
     SandboxServe Serve;
   } Services[] = {
-      {"tc_jam_return", serveReturn},        {"tc_jam_reply", serveReply},
-      {"tc_jam_reply_mode", serveReplyMode}, {"tc_jam_forward", serveForward},
-      {"tc_jam_sender", serveSender},        {"tc_jam_sender_rank", serveSenderRank},
-      {"tc_jam_job_rank", serveJobRank},     {"tc_jam_job_size", serveJobSize},
+      {"tc_jam_return", serveReturn},
+      {"tc_jam_reply", serveReply},
+      {"tc_jam_reply_mode", serveReplyMode},
+      {"tc_jam_forward", serveForward},
+      {"tc_jam_forward_rank", serveForwardRank},
+      {"tc_jam_sender", serveSender},
+      {"tc_jam_sender_rank", serveSenderRank},
+      {"tc_jam_job_rank", serveJobRank},
+      {"tc_jam_job_size", serveJobSize},
       {"tc_jam_sequence", serveSequence},
   };
   bool Added = true;

@@ -13,7 +13,9 @@
 # through an unguarded register, a system call; each refused by the
 # receiver's verifier, which names the rule. Last, an x86_64 peer deploys
 # the build of both ISAs (aarch64 sandboxed, x86_64 plain: it has no
-# sandbox yet), whose aarch64 jams answer in both send modes.
+# sandbox yet), whose aarch64 jams answer in both send modes. Then a job
+# of two aarch64 ranks: rank 1 deploys to rank 0 (verified), whose 'hop'
+# answers its job's services and forwards back to rank 1 by rank.
 #   run-verified.sh <tc-verified for aarch64> <tc-verified> <twochains-pkg-gen>
 #                   <tc-forge-jam> <package source> <qemu-aarch64> <aarch64 LD_LIBRARY_PATH>
 set -euo pipefail
@@ -65,6 +67,18 @@ timeout 300 "$X86" sender $PORT "$OUT/both" - 0 >> "$OUT/sender" 2>&1 || st=1
 echo STOP >&3
 exec 3>&-
 wait || true
+# A job of two aarch64 ranks: rank 1 deploys to rank 0 (verified), whose
+# 'hop' forwards back to rank 1 by rank.
+mkdir "$OUT/job"
+ranks=()
+for r in 0 1; do
+  timeout 300 "$QEMU" -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH="$LIBS" -E TC_KEY="$TC_KEY" \
+    "$A64" job "$OUT/job" $r "$OUT/sandboxed" > "$OUT/rank$r" 2>&1 &
+  ranks+=($!)
+done
+for p in "${ranks[@]}"; do wait "$p" || st=1; done
+cat "$OUT/rank0" "$OUT/rank1" >> "$OUT/sender"
+grep -q "rank 0: 1 deployed, 0 faulted" "$OUT/rank0" || st=1
 echo "--- sender"; cat "$OUT/sender"
 echo "--- receiver"; cat "$OUT/receiver"
 [ $st -eq 0 ] && ! grep -q FAILED "$OUT/sender" &&

@@ -25,12 +25,18 @@
  *       the build of 'tenant' in PREFIX (a forged one: tc-forge-jam): its
  *       deployment must end with status EXPECT (a number); if that is 0,
  *       'sum' must then answer in both send modes
+ *   tc-verified job DIR RANK PREFIX
+ *       two ranks joined by address blobs in DIR: rank 0 under the
+ *       verified policy, rank 1 deploying PREFIX's build to it and calling
+ *       'hop', which answers its job's services and forwards to rank 1
+ *       (tc_jam_forward_rank)
  *===----------------------------------------------------------------------===*/
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <twochains/jam.h>
 #include <twochains/twochains.h>
 
@@ -230,7 +236,90 @@ static int sender(uint16_t port, const char *sandboxed, const char *plain, const
   return failures != 0;
 }
 
+/* job DIR RANK PREFIX: two ranks joined by address blobs left in DIR.
+ * Rank 0 runs under the verified policy and holds nothing; rank 1 deploys
+ * the sandboxed build to it and calls 'hop', whose forward comes back to
+ * rank 1 as a frame of 'sink'. Rank 1 leaves DIR/done when it has checked;
+ * rank 0 then prints its counters. */
+static int job(const char *dir, unsigned rank, const char *prefix) {
+  tc_context_params_t cp = {TC_CONTEXT_PARAMS_VERSION};
+  cp.code_trust = rank == 0 ? TC_CODE_TRUST_VERIFIED : TC_CODE_TRUST_PACKAGE;
+  tc_context_t *ctx;
+  tc_package_t *pkg = rank == 0 ? NULL : load(prefix, TC_PACKAGE_SENDER | TC_PACKAGE_RECEIVER);
+  if (tc_context_create(&cp, &ctx) != TC_OK || (pkg && tc_context_add_package(ctx, pkg) != TC_OK) ||
+      tc_listen(ctx, "127.0.0.1", 0) != TC_OK)
+    return 1;
+  uint8_t blobs[2][512];
+  size_t sizes[2] = {sizeof blobs[0], sizeof blobs[1]};
+  const void *pointers[2] = {blobs[0], blobs[1]};
+  char path[300], tmp[310];
+  if (tc_context_address(ctx, blobs[rank], &sizes[rank]) != TC_OK)
+    return 1;
+  snprintf(path, sizeof path, "%s/%u", dir, rank);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "wb");
+  if (!f || fwrite(blobs[rank], 1, sizes[rank], f) != sizes[rank] || fclose(f) || rename(tmp, path))
+    return 1;
+  unsigned other = 1 - rank;
+  snprintf(path, sizeof path, "%s/%u", dir, other);
+  time_t end = time(NULL) + 120;
+  while (!(f = fopen(path, "rb")) && time(NULL) < end)
+    usleep(10000);
+  if (!f)
+    return 1;
+  sizes[other] = fread(blobs[other], 1, sizeof blobs[other], f);
+  fclose(f);
+  tc_job_params_t jp = {TC_JOB_PARAMS_VERSION, rank, 2};
+  jp.blobs = pointers;
+  jp.blob_sizes = sizes;
+  tc_status_t st = tc_job_join(ctx, &jp);
+  check(st == TC_OK, rank ? "rank 1 joins" : "rank 0 joins", st);
+  if (st != TC_OK)
+    return 1;
+  snprintf(path, sizeof path, "%s/done", dir);
+  if (rank == 0) {
+    while (access(path, F_OK) != 0 && time(NULL) < end) {
+      tc_progress(ctx, NULL);
+      tc_wait(ctx, 20);
+    }
+    tc_stats_t s;
+    tc_context_stats(ctx, &s);
+    printf("rank 0: %llu deployed, %llu faulted\n", (unsigned long long)s.deployments_received,
+           (unsigned long long)s.jams_faulted);
+    tc_context_destroy(ctx);
+    return failures != 0;
+  }
+  tc_peer_t *peer;
+  st = tc_job_peer(ctx, 0, &peer);
+  if (st == TC_OK)
+    st = tc_deploy(peer, pkg, 60000);
+  check(st == TC_OK, "rank 1 deploys the sandboxed build to rank 0", st);
+  tc_stats_t before, after;
+  tc_context_stats(ctx, &before);
+  long answer[4] = {-1, -1, -1, -1};
+  size_t n = 0;
+  st = tc_call(peer, pkg, element(pkg, "hop"), TC_SEND_LOCAL, NULL, 0, answer, sizeof answer, &n,
+               20000);
+  check(st == TC_OK && n == sizeof answer && answer[0] == 0 && answer[1] == 2 && answer[2] == 1 &&
+            answer[3] == TC_OK,
+        "'hop' in rank 0's region: job rank 0 of 2, sent by rank 1, forwarded back", st);
+  do {
+    tc_progress(ctx, NULL);
+    tc_wait(ctx, 20);
+    tc_context_stats(ctx, &after);
+  } while (time(NULL) < end && after.frames_executed_local == before.frames_executed_local);
+  check(after.frames_executed_local == before.frames_executed_local + 1,
+        "the 'sink' frame tc_jam_forward_rank sent runs on rank 1", TC_OK);
+  f = fopen(path, "w");
+  if (f)
+    fclose(f);
+  tc_context_destroy(ctx);
+  return failures != 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 5 && !strcmp(argv[1], "job"))
+    return job(argv[2], (unsigned)atoi(argv[3]), argv[4]);
   if (argc == 3 && !strcmp(argv[1], "receiver"))
     return receiver((uint16_t)atoi(argv[2]));
   if (argc == 5 && !strcmp(argv[1], "sender"))
