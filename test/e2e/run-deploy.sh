@@ -123,6 +123,22 @@ if [ "$ONLY" = all ] || [ "$ONLY" = signed ]; then
   POLICY=verified signed verified-unsigned "$OUT/v2" -31
   grep -q "refused package 'dep' .*rieds, native libraries" "$OUT/s-verified-unsigned"
   grep -q "receiver: 0 deployed, 1 refused" "$OUT/r-verified-unsigned"
+  # An unsigned package without rieds: this x86_64 receiver has no sandbox,
+  # so under verified it runs only what a trusted signer signed.
+  PORT=$((PORT + 1))
+  mkfifo "$OUT/in-nosandbox"
+  "$BIN" receiver "$OUT/v1" $PORT verified "$SIGNERS" < "$OUT/in-nosandbox" \
+    > "$OUT/r-nosandbox" 2>&1 &
+  exec 3> "$OUT/in-nosandbox"
+  wait_for_listening "$OUT/r-nosandbox" || { cat "$OUT/r-nosandbox"; exit 1; }
+  st=0
+  "$BIN" sender "$OUT/v1" $PORT deploy=-31 "$OUT/lost" lost > "$OUT/s-nosandbox" 2>&1 || st=$?
+  echo STOP >&3
+  exec 3>&-
+  wait || true
+  echo "--- verified, no sandbox: sender"; cat "$OUT/s-nosandbox"
+  [ $st -eq 0 ] && grep -q "refused package 'lost' .*(x86_64) has no sandbox yet" "$OUT/s-nosandbox" ||
+    { echo "FAILED: verified, no sandbox"; exit 1; }
   unset SIGNERS
 fi
 if [ "$ONLY" = folders ]; then

@@ -67,6 +67,18 @@ static uint32_t element(tc_package_t *pkg, const char *name) {
   return id;
 }
 
+/* Progresses until a frame ran here since before (and, if rejected, one
+ * was refused here too), or end; after: the counters then. */
+static void await_frames(tc_context_t *ctx, const tc_stats_t *before, tc_stats_t *after,
+                         int rejected, time_t end) {
+  do {
+    tc_progress(ctx, NULL);
+    tc_wait(ctx, 20);
+    tc_context_stats(ctx, after);
+  } while (time(NULL) < end && (after->frames_executed_local == before->frames_executed_local ||
+                                (rejected && after->frames_rejected == before->frames_rejected)));
+}
+
 static int receiver(uint16_t port) {
   tc_context_params_t cp = {TC_CONTEXT_PARAMS_VERSION};
   cp.code_trust = TC_CODE_TRUST_VERIFIED;
@@ -167,13 +179,7 @@ static int sender(uint16_t port, const char *sandboxed, const char *plain, const
   long word = 42;
   st = tc_send_wait(peer, pkg, element(pkg, "echo"), TC_SEND_LOCAL, &word, sizeof word, 20000);
   check(st == TC_OK, "'echo' is sent", st);
-  time_t end = time(NULL) + 20;
-  do {
-    tc_progress(ctx, NULL);
-    tc_wait(ctx, 20);
-    tc_context_stats(ctx, &after);
-  } while (time(NULL) < end && (after.frames_executed_local == before.frames_executed_local ||
-                                after.frames_rejected == before.frames_rejected));
+  await_frames(ctx, &before, &after, 1, time(NULL) + 20);
   check(after.frames_executed_local == before.frames_executed_local + 1,
         "'echo' replies with tc_jam_reply: its 'sink' frame runs here", TC_OK);
   check(after.frames_rejected == before.frames_rejected + 1 &&
@@ -200,12 +206,7 @@ static int sender(uint16_t port, const char *sandboxed, const char *plain, const
                  sizeof answer, &n, 20000);
     check(st == TC_OK && n == sizeof answer && answer == TC_OK,
           "'relay' forwards with tc_jam_forward from its region", st);
-    end = time(NULL) + 20;
-    do {
-      tc_progress(ctx, NULL);
-      tc_wait(ctx, 20);
-      tc_context_stats(ctx, &after);
-    } while (time(NULL) < end && after.frames_executed_local == before.frames_executed_local);
+    await_frames(ctx, &before, &after, 0, time(NULL) + 20);
     check(after.frames_executed_local == before.frames_executed_local + 1,
           "the forwarded 'sink' frame runs here", TC_OK);
     relay.port += 1;
@@ -303,11 +304,7 @@ static int job(const char *dir, unsigned rank, const char *prefix) {
   check(st == TC_OK && n == sizeof answer && answer[0] == 0 && answer[1] == 2 && answer[2] == 1 &&
             answer[3] == TC_OK,
         "'hop' in rank 0's region: job rank 0 of 2, sent by rank 1, forwarded back", st);
-  do {
-    tc_progress(ctx, NULL);
-    tc_wait(ctx, 20);
-    tc_context_stats(ctx, &after);
-  } while (time(NULL) < end && after.frames_executed_local == before.frames_executed_local);
+  await_frames(ctx, &before, &after, 0, end);
   check(after.frames_executed_local == before.frames_executed_local + 1,
         "the 'sink' frame tc_jam_forward_rank sent runs on rank 1", TC_OK);
   f = fopen(path, "w");
