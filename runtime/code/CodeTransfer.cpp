@@ -58,23 +58,20 @@ void answer(CoreContext *Ctx, tc_peer *Peer, uint64_t Package, uint32_t Element,
   sendMessage(Ctx, Peer, AmCodeAck, &A, sizeof A, nullptr, 0);
 }
 
-const PackageElement *elementOf(CoreContext *Ctx, uint64_t Package, uint32_t Element) {
-  for (const tc_package *P : Ctx->Package->Packages)
-    if (P->Tag == Package)
-      return Element < P->Elements.size() && P->Elements[Element].Present &&
-                     P->Elements[Element].IsJam
-                 ? &P->Elements[Element]
-                 : nullptr;
-  return nullptr;
-}
-
-/// The package frames name by Package (the first of that tag, as
-/// elementOf finds its element), or null.
+/// The package frames name by Package (the first of that tag), or null.
 const tc_package *packageOf(CoreContext *Ctx, uint64_t Package) {
   for (const tc_package *P : Ctx->Package->Packages)
     if (P->Tag == Package)
       return P;
   return nullptr;
+}
+
+const PackageElement *elementOf(CoreContext *Ctx, uint64_t Package, uint32_t Element) {
+  const tc_package *P = packageOf(Ctx, Package);
+  return P && Element < P->Elements.size() && P->Elements[Element].Present &&
+                 P->Elements[Element].IsJam
+             ? &P->Elements[Element]
+             : nullptr;
 }
 
 void onCodeBody(void *Arg, tc_status_t St) {
