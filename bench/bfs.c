@@ -453,6 +453,9 @@ int main(int argc, char **argv) {
         fail(names[variant], "the depths differ from the one-process search");
       searched_edges = edges;
       inverse_teps[variant] += slowest / (double)edges;
+      if (phases && rank_ == 0)
+        printf("bfs: root %u %s: %llu edges in %.3f ms\n", k, names[variant],
+               (unsigned long long)edges, slowest * 1e3);
     }
     free(ref);
   }
@@ -477,6 +480,11 @@ int main(int argc, char **argv) {
       printf("bfs: %llu visits arrived at the wrong rank\n", (unsigned long long)all_errors);
   }
   if (phases && ran[0]) {
+    tc_stats_t stats;
+    if (tc_context_stats(ctx, &stats) == TC_OK)
+      printf("bfs: rank %u: frames sent %llu, of them in bundles %llu, credit reports %llu\n",
+             rank_, (unsigned long long)stats.frames_sent,
+             (unsigned long long)stats.frames_coalesced, (unsigned long long)stats.credit_reports);
     double mine[2] = {phase_expand, phase_quiesce}, most[2];
     MPI_Reduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (rank_ == 0)

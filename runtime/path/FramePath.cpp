@@ -15,6 +15,7 @@
 #include "path/FramePath.h"
 
 #include "base/Log.h"
+#include "base/Ticks.h"
 #include "base/Timeouts.h"
 #include "control/ControlMessage.h"
 #include "core/Lock.h"
@@ -124,17 +125,23 @@ tc_status_t flushFrameBatch(tc_peer *Peer) {
   return St;
 }
 
-/// A corked peer's frame joins its batch, which leaves first if the frame
-/// does not follow on or would overfill it, and at once when it is full.
+/// A corked or gathering peer's frame joins its batch, which leaves at
+/// once when it is full.
 static tc_status_t batchFrame(tc_peer *Peer, const uint8_t *Frame, size_t Size,
                               uint64_t Sequence) {
   PeerSendHalf &Tx = *Peer->Tx;
-  if (Tx.BatchFrames && (Sequence != Tx.BatchFirst + Tx.BatchFrames ||
-                         Tx.Batch.size() + Size > MaxFrameBatchBytes))
+  uint64_t Now = cpuTicks();
+  // It leaves first if the frame does not follow on, would overfill it,
+  // or its first frame has waited GatherAgeUs.
+  if (Tx.BatchFrames &&
+      (Sequence != Tx.BatchFirst + Tx.BatchFrames || Tx.Batch.size() + Size > MaxFrameBatchBytes ||
+       Now - Tx.BatchSince >= GatherAgeUs * ticksPerMicrosecond()))
     if (tc_status_t St = flushFrameBatch(Peer); St != TC_OK)
       return St;
-  if (!Tx.BatchFrames)
+  if (!Tx.BatchFrames) {
     Tx.BatchFirst = Sequence;
+    Tx.BatchSince = Now;
+  }
   Tx.Batch.insert(Tx.Batch.end(), Frame, Frame + Size);
   ++Tx.BatchFrames;
   if (Tx.Batch.size() + FrameLine > MaxFrameBatchBytes || Tx.BatchFrames >= Tx.Slots)

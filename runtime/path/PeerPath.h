@@ -62,6 +62,7 @@ struct PeerSendHalf {
   std::vector<uint8_t> Batch;
   uint32_t BatchFrames = 0;
   uint64_t BatchFirst = 0;
+  uint64_t BatchSince = 0; // its first frame's time (base/Ticks.h)
   /// The receiver's doorbell as UCX maps it here (shared memory), or null,
   /// the word that holds this side's place in it and the place's bit:
   /// while the receiver says this side's ring is cold (CreditWordCold),

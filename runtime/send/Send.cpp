@@ -516,7 +516,7 @@ __attribute__((noinline)) static tc_status_t sendToHandle(tc_peer *Handle, const
 /// it waits for run where processes outnumber cores (one run spun 851 M
 /// times; yielding made it 8x faster), at no cost to a send that succeeds.
 static constexpr unsigned NoCreditSpins = 64;
-static thread_local unsigned NoCreditStreak = 0;
+__attribute__((tls_model("initial-exec"))) static thread_local unsigned NoCreditStreak = 0;
 
 static inline tc_status_t backOffIfRefused(tc_status_t St) {
   if (__builtin_expect(St != TC_ERR_NO_CREDIT, 1)) {
@@ -570,7 +570,7 @@ extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_
 
 /// tc_send_wait's sends between two turns of the context (a power of 2).
 static constexpr unsigned SendsPerTurn = 1024;
-static thread_local unsigned SendsSinceTurn = 0;
+__attribute__((tls_model("initial-exec"))) static thread_local unsigned SendsSinceTurn = 0;
 
 extern "C" tc_status_t tc_send_wait(tc_peer_t *Peer, const tc_package_t *Pkg,
                                     uint32_t Element, tc_send_mode_t Mode,

@@ -32,7 +32,7 @@ struct alignas(64) Slot {
 
 } // namespace
 
-TEST(Bundle, FramesAppendedAreThereAtOnceAndTheSealEndsThem) {
+TEST(Bundle, FramesPublishedAreThereAndTheSealEndsThem) {
   Slot S;
   uint32_t V = 0;
   openBundle(S.Bytes, SlotSize, 7, 3, sizeof V, 11, &V);
@@ -46,8 +46,13 @@ TEST(Bundle, FramesAppendedAreThereAtOnceAndTheSealEndsThem) {
   EXPECT_TRUE(bundleBegun(S.Bytes, SlotSize));
   EXPECT_TRUE(frameBegun(S.Bytes, 11)) << "an idle receiver's one load sees it";
   EXPECT_EQ(bundleCount(S.Bytes, H), 1u);
+  Slot Stage;
   for (V = 1; V < 5; ++V)
-    appendToBundle(S.Bytes, H.Stride, V, &V, sizeof V);
+    writeBundleFrame(Stage.Bytes, H.Stride, V, &V, sizeof V);
+  EXPECT_EQ(bundleCount(S.Bytes, H), 1u) << "gathered frames are not the receiver's yet";
+  publishBundleFrames(S.Bytes, Stage.Bytes, H.Stride, 1, 3);
+  EXPECT_EQ(bundleCount(S.Bytes, H), 3u);
+  publishBundleFrames(S.Bytes, Stage.Bytes, H.Stride, 3, 5);
   EXPECT_EQ(bundleCount(S.Bytes, H), 5u);
   EXPECT_FALSE(bundleSealed(S.Bytes, SlotSize, 11));
   sealBundle(S.Bytes, SlotSize, 11);
@@ -386,10 +391,11 @@ TEST_F(Bundles, AStreamOfWaitingSendsRunsWhatArrivesMeanwhile) {
   EXPECT_EQ(flush(), TC_OK) << describe();
 }
 
-/// Frames that went into a bundle run though the sender never calls the
-/// library again (a program that sends, then waits in MPI): the receiver
-/// alone takes them, and the bundle's slot once the sender seals it.
-TEST_F(Bundles, BundledFramesRunWithoutTheSendersNextCall) {
+/// Frames that went into a bundle reach the receiver a run of them at a
+/// time (send/Bundle.h, BundleRunBytes) though the sender does not call
+/// the library again; the rest leave at its next call (here tc_progress),
+/// and every frame runs once, in order.
+TEST_F(Bundles, BundledFramesLeaveByRunsAndTheRestAtTheSendersNextCall) {
   setSlots(16);
   ASSERT_NO_FATAL_FAILURE(start());
   uint64_t From = logBytes();
@@ -398,13 +404,48 @@ TEST_F(Bundles, BundledFramesRunWithoutTheSendersNextCall) {
   for (uint32_t I = 0; I < Count; ++I)
     ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Append, TC_SEND_LOCAL, &I, sizeof I), TC_OK);
   ASSERT_TRUE(twochains::rt::bundleOpen(Peer)) << describe();
-  // Only the receiver runs from here on.
+  // Only the receiver runs: it takes what is in its ring, at least every
+  // whole run gathered since the bundle opened.
+  const OpenBundle &B = Peer->Sending->Bundle;
+  uint32_t Opened = Count - B.Count, Published = B.Published;
+  uint32_t Runs = uint32_t((B.Count - 1) * B.Stride / BundleRunBytes * BundleRunBytes / B.Stride);
+  EXPECT_GE(Published, 1 + Runs) << describe();
   auto Deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(WaitMs);
+  while (logFrom(From).size() < Opened + Published && std::chrono::steady_clock::now() < Deadline)
+    tc_progress(Receiver.Ctx, nullptr);
+  EXPECT_EQ(logFrom(From).size(), Opened + Published) << describe();
+  // The sender's next call sends the rest.
+  ASSERT_EQ(tc_progress(Sender.Ctx, nullptr), TC_OK);
+  EXPECT_FALSE(twochains::rt::bundleOpen(Peer));
+  Deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(WaitMs);
   while (logFrom(From).size() < Count && std::chrono::steady_clock::now() < Deadline)
     tc_progress(Receiver.Ctx, nullptr);
   ASSERT_NO_FATAL_FAILURE(expectAppendsInOrder(From, Count));
   EXPECT_EQ(flush(), TC_OK) << describe();
   EXPECT_GT(stats(Sender).frames_coalesced, Count / 2);
+}
+
+/// While the sender keeps sending, a gathered frame waits at most about
+/// GatherAgeUs: it leaves when the next frame is appended after that.
+TEST_F(Bundles, AGatheredFrameLeavesWithTheNextOnceItIsOld) {
+  setSlots(16);
+  ASSERT_NO_FATAL_FAILURE(start());
+  uint32_t Append = element(Sender.Stdlib, "append");
+  uint32_t I = 0;
+  for (; I < 8 && !twochains::rt::bundleOpen(Peer); ++I)
+    ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Append, TC_SEND_LOCAL, &I, sizeof I), TC_OK);
+  ASSERT_TRUE(twochains::rt::bundleOpen(Peer)) << describe();
+  const OpenBundle &B = Peer->Sending->Bundle;
+  ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Append, TC_SEND_LOCAL, &I, sizeof I), TC_OK);
+  ++I;
+  uint32_t Gathered = B.Count;
+  // Ticks are about a microsecond's worth: wait far longer than the bound.
+  std::this_thread::sleep_for(std::chrono::microseconds(50 * GatherAgeUs));
+  ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Append, TC_SEND_LOCAL, &I, sizeof I), TC_OK);
+  ++I;
+  EXPECT_EQ(B.Published, Gathered) << "the old frame left\n" << describe();
+  EXPECT_EQ(B.Count, Gathered + 1);
+  EXPECT_EQ(flush(), TC_OK) << describe();
 }
 
 //===----------------------------------------------------------------------===//
@@ -433,7 +474,7 @@ TEST_F(Bundles, OverMessagesACallAfterGatheredFramesIsAnsweredAfterThem) {
   if (IsSkipped())
     return;
   uint64_t From = logBytes();
-  ASSERT_NO_FATAL_FAILURE(sendAppends(12)); // behind from the 8th: gathered
+  ASSERT_NO_FATAL_FAILURE(sendAppends(12)); // behind from the 3rd: gathered
   EXPECT_GT(Peer->Tx->BatchFrames, 0u) << "frames wait in the batch";
   uint32_t Echo = element(Sender.Calls, "echo");
   const char Question[] = "after the batch";
@@ -447,6 +488,29 @@ TEST_F(Bundles, OverMessagesACallAfterGatheredFramesIsAnsweredAfterThem) {
       << describe();
   EXPECT_EQ(std::string(Reply, Size), std::string(Question, sizeof Question));
   ASSERT_NO_FATAL_FAILURE(expectAppendsInOrder(From, 12));
+}
+
+/// Over messages too, while the sender keeps sending, a gathered frame
+/// waits at most about GatherAgeUs: the batch leaves when the next frame
+/// comes after that.
+TEST_F(Bundles, OverMessagesAGatheredFrameLeavesWithTheNextOnceItIsOld) {
+  ASSERT_NO_FATAL_FAILURE(startOverMessages());
+  if (IsSkipped())
+    return;
+  uint64_t From = logBytes();
+  uint32_t Append = element(Sender.Stdlib, "append");
+  uint32_t I = 0;
+  for (; I < 8 && !Peer->Tx->BatchFrames; ++I)
+    ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Append, TC_SEND_LOCAL, &I, sizeof I), TC_OK);
+  ASSERT_GT(Peer->Tx->BatchFrames, 0u) << "frames wait in the batch\n" << describe();
+  uint64_t Sent = stats(Sender).frames_sent;
+  std::this_thread::sleep_for(std::chrono::microseconds(50 * GatherAgeUs));
+  ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Append, TC_SEND_LOCAL, &I, sizeof I), TC_OK);
+  ++I;
+  EXPECT_EQ(Peer->Tx->BatchFrames, 1u) << "the old batch left\n" << describe();
+  EXPECT_EQ(stats(Sender).frames_sent, Sent + 1);
+  ASSERT_EQ(flush(), TC_OK) << describe();
+  ASSERT_NO_FATAL_FAILURE(expectAppendsInOrder(From, I));
 }
 
 /// tc_peer_aggregate(peer, 0) over messages: every frame leaves alone.
