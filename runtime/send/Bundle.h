@@ -6,8 +6,8 @@
 // bundle in the next slot of its ring, and the frames after it of the
 // same element and payload size join that bundle instead of taking a slot
 // each (wire/Bundle.h). They are gathered here and stored into the ring a
-// run of BundleRunBytes at a time, or before the next frame once the
-// first waiting one is GatherAgeUs old. The bundle is sealed (what is
+// run of BundleRunBytes at a time, or before a later frame once the first
+// waiting one is GatherAgeUs old. The bundle is sealed (what is
 // gathered stored first) when full, before any other frame to the
 // receiver (frames to one peer run in the order sent), and at this
 // context's next progress, wait, flush, call or quiesce; sealing needs no
@@ -68,8 +68,10 @@ inline bool joinsBundle(const tc_peer *Peer, uint64_t Package, uint32_t Element,
 /// run of lines stored at once costs the cores far less than lines the
 /// receiver reads stored into a frame at a time (a BFS's sends: 1.5x).
 constexpr size_t BundleRunBytes = 1024;
-/// ... and before the next frame is appended once the first waiting one
-/// is GatherAgeUs old (path/FramePath.h).
+/// ... and before a frame is appended once the first waiting one is
+/// GatherAgeUs old (path/FramePath.h), as seen every GatherAgeChecks
+/// frames.
+constexpr uint32_t GatherAgeChecks = 32;
 
 /// Copies the open bundle's frames gathered since the last run into the
 /// receiver's ring (a bundle is open, its ring stored into, the peer not
@@ -80,11 +82,18 @@ void publishGathered(tc_peer *Peer);
 /// with the run it completes or at the seal.
 inline void appendFrame(tc_peer *Peer, const void *Payload, size_t Size) {
   OpenBundle &B = Peer->Sending->Bundle;
-  uint64_t Now = cpuTicks();
-  if (B.Count != B.Published && Now - B.GatheredSince >= GatherAgeUs * ticksPerMicrosecond())
-    publishGathered(Peer);
-  if (B.Count == B.Published)
-    B.GatheredSince = Now;
+  // The counter is read at every GatherAgeChecks-th frame gathered only:
+  // on a virtual machine a read can cost as much as the rest of the send.
+  uint32_t Waiting = B.Count - B.Published;
+  if (Waiting % GatherAgeChecks == 0) {
+    uint64_t Now = cpuTicks();
+    if (Waiting && Now - B.GatheredSince >= GatherAgeUs * ticksPerMicrosecond()) {
+      publishGathered(Peer);
+      Waiting = 0;
+    }
+    if (!Waiting)
+      B.GatheredSince = Now;
+  }
   writeBundleFrame(Peer->Sending->BundleStage.get(), B.Stride, B.Count, Payload, uint32_t(Size));
   if ((++B.Count - B.Published) * B.Stride >= BundleRunBytes)
     publishGathered(Peer);

@@ -570,6 +570,11 @@ extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_
 
 /// tc_send_wait's sends between two turns of the context (a power of 2).
 static constexpr unsigned SendsPerTurn = 1024;
+/// Such a turn (serviceSends) stores what open bundles gathered into the
+/// rings but leaves them open: the stream goes on, and a bundle sealed at
+/// each turn would leave most of its slot empty (a ring of them fills,
+/// and the stream waits for credits).
+__attribute__((tls_model("initial-exec"))) static thread_local bool InStreamTurn = false;
 __attribute__((tls_model("initial-exec"))) static thread_local unsigned SendsSinceTurn = 0;
 
 extern "C" tc_status_t tc_send_wait(tc_peer_t *Peer, const tc_package_t *Pkg,
@@ -587,8 +592,11 @@ extern "C" tc_status_t tc_send_wait(tc_peer_t *Peer, const tc_package_t *Pkg,
     // and their credits go back, while the stream lasts, not after it
     // (a BFS's every rank sends a level's visits before it receives).
     if (__builtin_expect((++SendsSinceTurn & (SendsPerTurn - 1)) == 0, 0) &&
-        !Ctx->ExecutorRunning.load(std::memory_order_acquire))
+        !Ctx->ExecutorRunning.load(std::memory_order_acquire)) {
+      InStreamTurn = true;
       Ctx->Progress(Ctx);
+      InStreamTurn = false;
+    }
     return St;
   }
   uint64_t Deadline = nowNs() + msToNs(uint64_t(TimeoutMs));
@@ -684,8 +692,12 @@ void serviceSends(tc_peer *Peer, bool ReportTurn) {
   }
   if (Peer->Tx->BatchFrames)
     flushFrameBatch(Peer); // a failure marks the peer failed
-  if (bundleOpen(Peer))
-    sealOpenBundle(Peer); // its slot is finished, and credited, only then
+  if (bundleOpen(Peer)) {
+    if (InStreamTurn && Peer->Tx->RingDirect && !Peer->Failed)
+      publishGathered(Peer);
+    else
+      sealOpenBundle(Peer); // its slot is finished, and credited, only then
+  }
   if (!Peer->Sending->Queued.empty() || Peer->Code->Deploying.active())
     sendQueued(Peer);
 }
