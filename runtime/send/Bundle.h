@@ -80,7 +80,8 @@ void publishGathered(tc_peer *Peer);
 
 /// Appends a frame that joinsBundle: gathered, and in the receiver's ring
 /// with the run it completes or at the seal.
-inline void appendFrame(tc_peer *Peer, const void *Payload, size_t Size) {
+__attribute__((always_inline)) inline void appendFrame(tc_peer *Peer, const void *Payload,
+                                                       size_t Size) {
   OpenBundle &B = Peer->Sending->Bundle;
   // The counter is read at every GatherAgeChecks-th frame gathered only:
   // on a virtual machine a read can cost as much as the rest of the send.

@@ -544,10 +544,12 @@ static inline bool joinOpenBundle(tc_peer *Peer, const tc_package *Pkg, uint32_t
   return true;
 }
 
-static tc_status_t sendOnce(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
-                            tc_send_mode_t Mode, const void *Payload, size_t PayloadSize) {
-  if (Peer && joinOpenBundle(Peer, Pkg, Element, Mode, Payload, PayloadSize))
-    return TC_OK;
+/// A send that does not join an open bundle. Out of line: the stream's
+/// inline path stays a few loads and stores.
+__attribute__((noinline)) static tc_status_t sendNotJoined(tc_peer *Peer, const tc_package *Pkg,
+                                                           uint32_t Element, tc_send_mode_t Mode,
+                                                           const void *Payload,
+                                                           size_t PayloadSize) {
   PayloadHold Hold = PayloadHold::Copy;
   if (__builtin_expect(Mode & TC_SEND_NO_COPY, 0)) {
     Hold = PayloadHold::Borrow;
@@ -561,6 +563,13 @@ static tc_status_t sendOnce(tc_peer *Peer, const tc_package *Pkg, uint32_t Eleme
     return sendToHandle(Peer, Pkg, Element, Mode, Payload, PayloadSize, Hold);
   PeerGuard Guard(Peer);
   return sendLocked(Peer, Pkg, Element, Mode, Payload, PayloadSize, nullptr, Hold);
+}
+
+static inline tc_status_t sendOnce(tc_peer *Peer, const tc_package *Pkg, uint32_t Element,
+                                   tc_send_mode_t Mode, const void *Payload, size_t PayloadSize) {
+  if (__builtin_expect(Peer && joinOpenBundle(Peer, Pkg, Element, Mode, Payload, PayloadSize), 1))
+    return TC_OK;
+  return sendNotJoined(Peer, Pkg, Element, Mode, Payload, PayloadSize);
 }
 
 extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_t Element,
@@ -577,6 +586,37 @@ static constexpr unsigned SendsPerTurn = 1024;
 __attribute__((tls_model("initial-exec"))) static thread_local bool InStreamTurn = false;
 __attribute__((tls_model("initial-exec"))) static thread_local unsigned SendsSinceTurn = 0;
 
+/// tc_send_wait's wait, once the peer had no credit: progressing and
+/// sleeping as tc_call does. Out of line: the send that goes at once pays
+/// nothing for it.
+__attribute__((noinline)) static tc_status_t sendWhenCredited(tc_peer *Peer, const tc_package *Pkg,
+                                                              uint32_t Element, tc_send_mode_t Mode,
+                                                              const void *Payload,
+                                                              size_t PayloadSize, int TimeoutMs) {
+  CoreContext *Ctx = Peer->Ctx;
+  uint64_t Deadline = nowNs() + msToNs(uint64_t(TimeoutMs));
+  IdleWait Idle;
+  for (;;) {
+    uint64_t Now = nowNs();
+    if (Now >= Deadline)
+      return TC_ERR_TIMED_OUT;
+    // The executor, where it runs, takes the credits; else this thread.
+    if (!Ctx->ExecutorRunning.load(std::memory_order_acquire) && Ctx->Progress(Ctx))
+      Idle.busy();
+    Idle.idle(Ctx, Now, Deadline);
+    tc_status_t St = sendOnce(Peer, Pkg, Element, Mode, Payload, PayloadSize);
+    if (St != TC_ERR_NO_CREDIT)
+      return St;
+  }
+}
+
+/// A stream's turn of the context (tc_send_wait).
+__attribute__((noinline)) static void takeStreamTurn(CoreContext *Ctx) {
+  InStreamTurn = true;
+  Ctx->Progress(Ctx);
+  InStreamTurn = false;
+}
+
 extern "C" tc_status_t tc_send_wait(tc_peer_t *Peer, const tc_package_t *Pkg,
                                     uint32_t Element, tc_send_mode_t Mode,
                                     const void *Payload, size_t PayloadSize, int TimeoutMs) {
@@ -592,27 +632,11 @@ extern "C" tc_status_t tc_send_wait(tc_peer_t *Peer, const tc_package_t *Pkg,
     // and their credits go back, while the stream lasts, not after it
     // (a BFS's every rank sends a level's visits before it receives).
     if (__builtin_expect((++SendsSinceTurn & (SendsPerTurn - 1)) == 0, 0) &&
-        !Ctx->ExecutorRunning.load(std::memory_order_acquire)) {
-      InStreamTurn = true;
-      Ctx->Progress(Ctx);
-      InStreamTurn = false;
-    }
+        !Ctx->ExecutorRunning.load(std::memory_order_acquire))
+      takeStreamTurn(Ctx);
     return St;
   }
-  uint64_t Deadline = nowNs() + msToNs(uint64_t(TimeoutMs));
-  IdleWait Idle;
-  for (;;) {
-    uint64_t Now = nowNs();
-    if (Now >= Deadline)
-      return TC_ERR_TIMED_OUT;
-    // The executor, where it runs, takes the credits; else this thread.
-    if (!Ctx->ExecutorRunning.load(std::memory_order_acquire) && Ctx->Progress(Ctx))
-      Idle.busy();
-    Idle.idle(Ctx, Now, Deadline);
-    St = sendOnce(Peer, Pkg, Element, Mode, Payload, PayloadSize);
-    if (St != TC_ERR_NO_CREDIT)
-      return St;
-  }
+  return sendWhenCredited(Peer, Pkg, Element, Mode, Payload, PayloadSize, TimeoutMs);
 }
 
 tc_status_t twochains::rt::payloadFromArgs(const tc_peer *Peer, const tc_package *Pkg,
