@@ -392,13 +392,11 @@ tc_status_t tc_peer_cork(tc_peer_t *peer, int corked);
  * payload bytes sent by tc_send or tc_send_wait while the peer is behind
  * (frames it has not reported finished fill an eighth of its ring or
  * more) goes into a bundle with others to that peer: one slot of its ring
- * holding many frames. They are gathered in this process and stored into
- * the slot 1 KiB of them at a time; one that waits longer than about
- * 20 us leaves before the next frame sent to that peer; the rest
- * at the seal. A bundle is sealed when full, before any other frame to
+ * holding many frames, each stored there at once and run as the peer
+ * comes to it. A bundle is sealed when full, before any other frame to
  * the peer, and at this context's next tc_progress, tc_wait, tc_flush,
- * tc_call or tc_job_quiesce (or the executor's turn); its slot is
- * credited once sealed. The peer runs them in order, each checked and run as if sent
+ * tc_call or tc_job_quiesce (or the executor's turn; not at the turns a
+ * stream of tc_send_wait takes); its slot is credited once sealed. The peer runs them in order, each checked and run as if sent
  * alone.
  * Calls, and sends to a peer that keeps up, leave at once. On by default
  * for peers whose ring this side stores into (shared memory);
@@ -424,8 +422,7 @@ tc_status_t tc_send_wait(tc_peer_t *peer, const tc_package_t *package, uint32_t 
 /* Where the frames to a peer stand, counted over its connection (answers
  * and forwards to it included), for an application that counts its own
  * completions rather than flushing: queued (waiting in this process for
- * credits, code shipped ahead or the connection, or gathered for a
- * bundle), sent (given a slot of
+ * credits, code shipped ahead or the connection), sent (given a slot of
  * the peer's ring, in order: every frame queued leaves before later
  * ones), finished (run or refused by the peer, as its credit reports say
  * so far, and its payload's buffer no longer read: TC_SEND_NO_COPY). A

@@ -41,12 +41,11 @@ tc_status_t completePut(tc_peer *Peer, uint32_t Slot);
 /// Busy (report again later), or with Wait, waits for it a bounded while.
 enum class CreditReport { Sent, Busy, Failed };
 CreditReport reportCreditWord(tc_peer *Peer, unsigned Word, uint64_t Value, bool Wait = false);
-/// Frames gathered on the sender (a bundle's, a batch by message) leave
-/// at the next frame gathered once the first waiting one is this old
-/// (microseconds, about): while a thread sends, nothing it gathered waits
-/// longer. What it gathered before it left the library leaves at its next
-/// tc_progress, tc_wait, tc_flush, tc_call or tc_job_quiesce (or the
-/// executor's next turn).
+/// Frames gathered into a batch by message leave before the next frame
+/// once the first waiting one is this old (microseconds, about): while a
+/// thread sends, nothing it gathered waits longer. What it gathered
+/// before it left the library leaves at its next tc_progress, tc_wait,
+/// tc_flush, tc_call or tc_job_quiesce (or the executor's next turn).
 constexpr uint64_t GatherAgeUs = 20;
 
 /// What wakeIfSleeping found: the peer sleeps (sends it an AmWake if its

@@ -37,21 +37,13 @@ static void countSent(tc_peer *Peer) {
   count(Peer, &tc_peer_stats_t::frames_sent);
 }
 
-/// Gathered frames are counted sent (the ring's frames, the statistics)
-/// as they reach the receiver's ring.
-void publishGathered(tc_peer *Peer) {
+void appendFrame(tc_peer *Peer, const void *Payload, size_t Size) {
   OpenBundle &B = Peer->Sending->Bundle;
-  uint32_t Frames = B.Count - B.Published;
-  if (!Frames)
-    return;
-  // Counted first: a receiver's report of them is then never ahead of
-  // this side's count.
-  Peer->Tx->Send->addFrames(Frames);
-  count(Peer->Ctx, &tc_stats_t::frames_sent, Frames);
-  count(Peer, &tc_peer_stats_t::frames_sent, Frames);
-  publishBundleFrames(B.Slot, Peer->Sending->BundleStage.get(), B.Stride, B.Published, B.Count);
-  B.Published = B.Count;
+  appendToBundle(B.Slot, B.Stride, B.Count, Payload, uint32_t(Size));
+  ++B.Count;
+  Peer->Tx->Send->addFrames(1);
   wakeIfSleeping(Peer);
+  countSent(Peer);
 }
 
 void sealOpenBundle(tc_peer *Peer) {
@@ -59,7 +51,6 @@ void sealOpenBundle(tc_peer *Peer) {
   if (!B.Slot)
     return;
   if (Peer->Tx->RingDirect && !Peer->Failed) {
-    publishGathered(Peer);
     sealBundle(B.Slot, Peer->Tx->SlotSize, B.Sequence);
     wakeIfSleeping(Peer);
   }
@@ -87,11 +78,6 @@ bool bundleFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Element, const v
       !Pkg->Elements[Element].IsJam || (Peer->Code->DeployCheck && !peerHolds(Peer, Pkg)) ||
       !receiverBehind(Peer))
     return false;
-  std::unique_ptr<uint8_t[]> &Stage = Peer->Sending->BundleStage;
-  if (!Stage)
-    Stage.reset(new (std::nothrow) uint8_t[Tx.SlotSize]);
-  if (!Stage)
-    return false; // a slot of its own needs no memory
   uint64_t Seq;
   uint32_t Slot;
   if (Tx.Send->reserve(&Seq, &Slot) != TC_OK || !claimSlot(Peer, Seq)) {
@@ -101,8 +87,8 @@ bool bundleFrame(tc_peer *Peer, const tc_package *Pkg, uint32_t Element, const v
   uint8_t *At = ringSlot(Tx.RingDirect, Tx.SlotSize, Slot);
   openBundle(At, Tx.SlotSize, Pkg->Tag, Element, uint32_t(PayloadSize), Seq, Payload);
   Peer->Sending->Bundle = {
-      At, Seq,      Pkg->Tag, Element, uint32_t(PayloadSize), uint32_t(bundleStride(PayloadSize)),
-      1,  Capacity, 1};
+      At, Seq,     Pkg->Tag, Element, uint32_t(PayloadSize), uint32_t(bundleStride(PayloadSize)),
+      1,  Capacity};
   wakeIfSleeping(Peer);
   countSent(Peer);
   St = TC_OK;

@@ -5,13 +5,12 @@
 // not reported finished fill an eighth of its ring or more — opens a
 // bundle in the next slot of its ring, and the frames after it of the
 // same element and payload size join that bundle instead of taking a slot
-// each (wire/Bundle.h). They are gathered here and stored into the ring a
-// run of BundleRunBytes at a time, or before a later frame once the first
-// waiting one is GatherAgeUs old. The bundle is sealed (what is
-// gathered stored first) when full, before any other frame to the
-// receiver (frames to one peer run in the order sent), and at this
-// context's next progress, wait, flush, call or quiesce; sealing needs no
-// credit. A lone send, a call, or any
+// each (wire/Bundle.h). Each is in the receiver's ring, and runs, as soon
+// as it is sent: nothing waits for this side's next call. The bundle is
+// sealed when full, before any other frame to the receiver (frames to one
+// peer run in the order sent), and at this context's next progress, wait,
+// flush, call or quiesce (not at the turns a stream of tc_send_wait
+// takes: the stream fills it); sealing needs no credit. A lone send, a call, or any
 // send to a receiver that keeps up takes a slot of its own, as before.
 // Shared-memory rings this side stores into (RingDirect) only.
 //
@@ -19,7 +18,6 @@
 #ifndef TWOCHAINS_RUNTIME_SEND_BUNDLE_H
 #define TWOCHAINS_RUNTIME_SEND_BUNDLE_H
 
-#include "base/Ticks.h"
 #include "core/Peer.h"
 #include "path/FramePath.h"
 #include "path/PeerPath.h"
@@ -63,42 +61,8 @@ inline bool joinsBundle(const tc_peer *Peer, uint64_t Package, uint32_t Element,
          B.Count < B.Capacity;
 }
 
-/// Frames of an open bundle are gathered on this side and copied into the
-/// receiver's ring when this many bytes of them wait, and at its seal: a
-/// run of lines stored at once costs the cores far less than lines the
-/// receiver reads stored into a frame at a time (a BFS's sends: 1.5x).
-constexpr size_t BundleRunBytes = 1024;
-/// ... and before a frame is appended once the first waiting one is
-/// GatherAgeUs old (path/FramePath.h), as seen every GatherAgeChecks
-/// frames.
-constexpr uint32_t GatherAgeChecks = 32;
-
-/// Copies the open bundle's frames gathered since the last run into the
-/// receiver's ring (a bundle is open, its ring stored into, the peer not
-/// failed).
-void publishGathered(tc_peer *Peer);
-
-/// Appends a frame that joinsBundle: gathered, and in the receiver's ring
-/// with the run it completes or at the seal.
-__attribute__((always_inline)) inline void appendFrame(tc_peer *Peer, const void *Payload,
-                                                       size_t Size) {
-  OpenBundle &B = Peer->Sending->Bundle;
-  // The counter is read at every GatherAgeChecks-th frame gathered only:
-  // on a virtual machine a read can cost as much as the rest of the send.
-  uint32_t Waiting = B.Count - B.Published;
-  if (Waiting % GatherAgeChecks == 0) {
-    uint64_t Now = cpuTicks();
-    if (Waiting && Now - B.GatheredSince >= GatherAgeUs * ticksPerMicrosecond()) {
-      publishGathered(Peer);
-      Waiting = 0;
-    }
-    if (!Waiting)
-      B.GatheredSince = Now;
-  }
-  writeBundleFrame(Peer->Sending->BundleStage.get(), B.Stride, B.Count, Payload, uint32_t(Size));
-  if ((++B.Count - B.Published) * B.Stride >= BundleRunBytes)
-    publishGathered(Peer);
-}
+/// Appends a frame that joinsBundle: in the receiver's ring, at once.
+void appendFrame(tc_peer *Peer, const void *Payload, size_t Size);
 
 /// Puts the frame into a bundle if one it joins is open, or the receiver
 /// is behind (a new bundle): true, St its status (TC_OK, or

@@ -34,8 +34,6 @@ extern "C" tc_status_t tc_peer_frames(tc_peer_t *Peer, tc_peer_frames_t *Out) {
   if (Peer) {
     PeerGuard Guard(Peer);
     F.queued += Peer->Sending->Queued.size();
-    const OpenBundle &B = Peer->Sending->Bundle;
-    F.queued += B.Slot ? B.Count - B.Published : 0; // gathered for it
     if (Peer->Tx->Send) {
       if (Peer->Tx->CreditWord)
         Peer->Tx->Send->credit(Peer->Tx->CreditWord[CreditWordFinished]);

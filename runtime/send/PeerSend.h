@@ -49,11 +49,6 @@ struct OpenBundle {
   uint64_t Sequence = 0;
   uint64_t Package = 0;
   uint32_t Element = 0, Size = 0, Stride = 0, Count = 0, Capacity = 0;
-  /// Frames in the receiver's ring, its count published; those after
-  /// wait in the peer's BundleStage (send/Bundle.h), the first of them
-  /// since GatheredSince (base/Ticks.h).
-  uint32_t Published = 0;
-  uint64_t GatheredSince = 0;
 };
 
 /// Whether a payload sent ahead of its frame leaves from a copy (the
@@ -120,10 +115,6 @@ struct PeerSend {
   /// frames may be bundled to this peer (tc_peer_aggregate, TC_AGGREGATE).
   OpenBundle Bundle;
   bool Aggregate = true;
-  /// The open bundle's frames are gathered here, laid out as in its slot,
-  /// and copied into the ring a run of lines at a time (a slot's size,
-  /// allocated with the first bundle).
-  std::unique_ptr<uint8_t[]> BundleStage;
 };
 
 /// Makes the send layer's part of a new peer.

@@ -579,10 +579,9 @@ extern "C" tc_status_t tc_send(tc_peer_t *Peer, const tc_package_t *Pkg, uint32_
 
 /// tc_send_wait's sends between two turns of the context (a power of 2).
 static constexpr unsigned SendsPerTurn = 1024;
-/// Such a turn (serviceSends) stores what open bundles gathered into the
-/// rings but leaves them open: the stream goes on, and a bundle sealed at
-/// each turn would leave most of its slot empty (a ring of them fills,
-/// and the stream waits for credits).
+/// Such a turn (serviceSends) leaves open bundles open: the stream goes
+/// on, and a bundle sealed at each turn would leave most of its slot
+/// empty (a ring of them fills, and the stream waits for credits).
 __attribute__((tls_model("initial-exec"))) static thread_local bool InStreamTurn = false;
 __attribute__((tls_model("initial-exec"))) static thread_local unsigned SendsSinceTurn = 0;
 
@@ -716,12 +715,8 @@ void serviceSends(tc_peer *Peer, bool ReportTurn) {
   }
   if (Peer->Tx->BatchFrames)
     flushFrameBatch(Peer); // a failure marks the peer failed
-  if (bundleOpen(Peer)) {
-    if (InStreamTurn && Peer->Tx->RingDirect && !Peer->Failed)
-      publishGathered(Peer);
-    else
-      sealOpenBundle(Peer); // its slot is finished, and credited, only then
-  }
+  if (bundleOpen(Peer) && !InStreamTurn)
+    sealOpenBundle(Peer); // its slot is finished, and credited, only then
   if (!Peer->Sending->Queued.empty() || Peer->Code->Deploying.active())
     sendQueued(Peer);
 }

@@ -14,10 +14,10 @@ void openBundle(uint8_t *Slot, size_t SlotSize, uint64_t Package, uint32_t Eleme
   L[1] = Package;
   L[2] = Sequence;
   L[3] = uint64_t(Element) | uint64_t(Size) << 32;
+  L[4] = 0;                         // the count
   L[5] = uint64_t(FrameLine) << 32; // no image; the payloads from line 1
   L[6] = 0;
-  writeBundleFrame(Slot, bundleStride(Size), 0, First, Size);
-  L[4] = 1; // the count: the first frame
+  appendToBundle(Slot, bundleStride(Size), 0, First, Size);
   __atomic_store_n(&L[7], echoWord(Sequence), __ATOMIC_RELEASE);
 }
 

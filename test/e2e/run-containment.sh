@@ -105,7 +105,9 @@ if want quarantine; then
   expect "$OUT/receiver" "abandoned: faulted 3, timed out 0; quarantined 2" "three faults, then refused"
   expect "$OUT/receiver" "events: peers gone [0-9]*, frames rejected 2, jams abandoned 3" "events: three abandoned, two refused"
   expect "$OUT/receiver" "its further frames from this peer are refused (quarantine)" "logged once"
-  expect "$OUT/q" "last fault: sequence 3, element 0, kind 3" "the sender learns of the quarantine"
+  # The refused frames may share a bundle's slot (and its sequence) or
+  # have slots of their own, as the receiver was behind or not.
+  expect "$OUT/q" "last fault: sequence [2-4], element 0, kind 3" "the sender learns of the quarantine"
 fi
 
 if want stall; then
