@@ -10,8 +10,9 @@
 // sealed when full, before any other frame to the receiver (frames to one
 // peer run in the order sent), and at this context's next progress, wait,
 // flush, call or quiesce (not at the turns a stream of tc_send_wait
-// takes: the stream fills it); sealing needs no credit. A lone send, a call, or any
-// send to a receiver that keeps up takes a slot of its own, as before.
+// takes: the stream fills it); sealing needs no credit. A lone send, a
+// call, or any send to a receiver that keeps up takes a slot of its own,
+// as before.
 // Shared-memory rings this side stores into (RingDirect) only.
 //
 //===----------------------------------------------------------------------===//
@@ -19,7 +20,6 @@
 #define TWOCHAINS_RUNTIME_SEND_BUNDLE_H
 
 #include "core/Peer.h"
-#include "path/FramePath.h"
 #include "path/PeerPath.h"
 #include "send/PeerSend.h"
 #include "wire/Bundle.h"
@@ -45,9 +45,10 @@ bool receiverBehind(tc_peer *Peer);
 /// stored into: a frame that is not a call's, to a receiver that is behind
 /// (or while frames gathered so far wait), joins the peer's batch, which
 /// leaves as one message when full, before any frame that does not join
-/// it, before the next frame once its first is GatherAgeUs old, and at the
-/// sender's next tc_progress, tc_wait, tc_flush, tc_call or
-/// tc_job_quiesce (path/FramePath.cpp, the batch of tc_peer_cork).
+/// it, before the next frame once its first is GatherAgeUs old
+/// (path/FramePath.h), and at the sender's next tc_progress, tc_wait,
+/// tc_flush, tc_call or tc_job_quiesce (path/FramePath.cpp, the batch of
+/// tc_peer_cork).
 inline bool gathersFrames(tc_peer *Peer, const uint64_t *Sequence) {
   return !Sequence && Peer->Sending->Aggregate && Peer->Path != PathRma &&
          (Peer->Tx->BatchFrames || receiverBehind(Peer));

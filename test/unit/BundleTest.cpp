@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "TwoContexts.h"
 
+#include "path/FramePath.h"
 #include "send/Bundle.h"
 #include "wire/Bundle.h"
 #include "wire/Frame.h"
