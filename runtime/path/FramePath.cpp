@@ -130,12 +130,14 @@ tc_status_t flushFrameBatch(tc_peer *Peer) {
 static tc_status_t batchFrame(tc_peer *Peer, const uint8_t *Frame, size_t Size,
                               uint64_t Sequence) {
   PeerSendHalf &Tx = *Peer->Tx;
-  uint64_t Now = cpuTicks();
+  // Only what aggregation gathered has an age bound: a corked peer's
+  // frames wait for the uncork, a flush or a full batch, as asked.
+  uint64_t Now = Tx.Corked ? 0 : cpuTicks();
   // It leaves first if the frame does not follow on, would overfill it,
   // or its first frame has waited GatherAgeUs.
   if (Tx.BatchFrames &&
       (Sequence != Tx.BatchFirst + Tx.BatchFrames || Tx.Batch.size() + Size > MaxFrameBatchBytes ||
-       Now - Tx.BatchSince >= GatherAgeUs * ticksPerMicrosecond()))
+       (!Tx.Corked && Now - Tx.BatchSince >= GatherAgeUs * ticksPerMicrosecond())))
     if (tc_status_t St = flushFrameBatch(Peer); St != TC_OK)
       return St;
   if (!Tx.BatchFrames) {

@@ -494,6 +494,25 @@ TEST_F(Bundles, OverMessagesAGatheredFrameLeavesWithTheNextOnceItIsOld) {
   ASSERT_NO_FATAL_FAILURE(expectAppendsInOrder(From, I));
 }
 
+/// A corked peer's batch has no age bound: its frames wait for the
+/// uncork (or a flush, or a full batch), however slowly they come.
+TEST_F(Bundles, OverMessagesACorkedBatchWaitsWhateverItsAge) {
+  ASSERT_NO_FATAL_FAILURE(startOverMessages());
+  if (IsSkipped())
+    return;
+  uint64_t From = logBytes();
+  ASSERT_EQ(tc_peer_cork(Peer, 1), TC_OK);
+  uint32_t Append = element(Sender.Stdlib, "append");
+  for (uint32_t I = 0; I < 2; ++I) {
+    ASSERT_EQ(tc_send(Peer, Sender.Stdlib, Append, TC_SEND_LOCAL, &I, sizeof I), TC_OK);
+    std::this_thread::sleep_for(std::chrono::microseconds(50 * GatherAgeUs));
+  }
+  EXPECT_EQ(Peer->Tx->BatchFrames, 2u) << "both wait in the batch\n" << describe();
+  ASSERT_EQ(tc_peer_cork(Peer, 0), TC_OK);
+  ASSERT_EQ(flush(), TC_OK) << describe();
+  ASSERT_NO_FATAL_FAILURE(expectAppendsInOrder(From, 2));
+}
+
 /// tc_peer_aggregate(peer, 0) over messages: every frame leaves alone.
 TEST_F(Bundles, OverMessagesTurnedOffForAPeerEveryFrameLeavesAlone) {
   ASSERT_NO_FATAL_FAILURE(startOverMessages());
