@@ -456,18 +456,15 @@ int main(int argc, char **argv) {
         search_mpi(root[k], frontier);
       double t = now() - t0, slowest = 0;
       MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      uint64_t edges = 0;
+      if (!check(ref, &edges))
+        fail(names[variant], "the depths differ from the one-process search");
       if (pass < 0) {
-        uint64_t edges = 0;
-        if (!check(ref, &edges))
-          fail(names[variant], "the depths differ from the one-process search");
         warm_up[variant] = slowest;
         if (variant == 0)
           phase_expand = phase_quiesce = phase_levels = 0;
         continue;
       }
-      uint64_t edges = 0;
-      if (!check(ref, &edges))
-        fail(names[variant], "the depths differ from the one-process search");
       searched_edges = edges;
       inverse_teps[variant] += slowest / (double)edges;
       if (phases && rank_ == 0)
