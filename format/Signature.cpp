@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <memory>
 #include <openssl/bio.h>
+#include <openssl/bn.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -321,21 +322,94 @@ bool verifyEd25519(const uint8_t PublicKey[32], const void *Data, size_t Size,
   return OK;
 }
 
-Ed25519KeyPair::~Ed25519KeyPair() { EVP_PKEY_free(Key); }
+namespace {
+
+/// Ed25519's private scalar as X25519 takes it: the first half of the
+/// SHA-512 of the key's 32-byte seed (X25519 clamps it as Ed25519 does).
+Pkey agreementKey(EVP_PKEY *Signing) {
+  uint8_t Seed[32], Hash[64];
+  size_t Size = sizeof Seed;
+  unsigned HashSize = 0;
+  Pkey Out;
+  if (EVP_PKEY_get_raw_private_key(Signing, Seed, &Size) == 1 && Size == sizeof Seed &&
+      EVP_Digest(Seed, sizeof Seed, Hash, &HashSize, EVP_sha512(), nullptr) == 1 &&
+      HashSize == sizeof Hash)
+    Out.reset(EVP_PKEY_new_raw_private_key(EVP_PKEY_X25519, nullptr, Hash, 32));
+  OPENSSL_cleanse(Seed, sizeof Seed);
+  OPENSSL_cleanse(Hash, sizeof Hash);
+  return Out;
+}
+
+struct BnFree {
+  void operator()(BIGNUM *B) const { BN_free(B); }
+};
+struct BnCtxFree {
+  void operator()(BN_CTX *C) const { BN_CTX_free(C); }
+};
+using Bn = std::unique_ptr<BIGNUM, BnFree>;
+
+/// The Montgomery u of an Ed25519 public key, u = (1 + y) / (1 - y) mod
+/// 2^255 - 19 (RFC 7748, section 4.1), y its encoding without the sign
+/// bit; false for y = 1, the identity, which has none.
+bool montgomeryOfEdwards(const uint8_t Edwards[32], uint8_t U[32]) {
+  uint8_t Y[32];
+  std::copy(Edwards, Edwards + 32, Y);
+  Y[31] &= 0x7f;
+  std::unique_ptr<BN_CTX, BnCtxFree> Ctx(BN_CTX_new());
+  Bn P(BN_new()), Yn(BN_lebin2bn(Y, 32, nullptr)), One(BN_new()), Num(BN_new()), Den(BN_new()),
+      Out(BN_new());
+  if (!Ctx || !P || !Yn || !One || !Num || !Den || !Out || !BN_set_bit(P.get(), 255) ||
+      !BN_sub_word(P.get(), 19) || !BN_one(One.get()) ||
+      !BN_mod_add(Num.get(), One.get(), Yn.get(), P.get(), Ctx.get()) ||
+      !BN_mod_sub(Den.get(), One.get(), Yn.get(), P.get(), Ctx.get()) || BN_is_zero(Den.get()) ||
+      !BN_mod_inverse(Den.get(), Den.get(), P.get(), Ctx.get()) ||
+      !BN_mod_mul(Out.get(), Num.get(), Den.get(), P.get(), Ctx.get()))
+    return false;
+  return BN_bn2lebinpad(Out.get(), U, 32) == 32;
+}
+
+} // namespace
+
+Ed25519KeyPair::~Ed25519KeyPair() {
+  EVP_PKEY_free(Key);
+  EVP_PKEY_free(Agreement);
+}
 
 bool Ed25519KeyPair::generate() {
   EVP_PKEY_free(Key);
-  Key = nullptr;
+  EVP_PKEY_free(Agreement);
+  Key = Agreement = nullptr;
   Public = {};
   Pkey Made(EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519"));
   std::array<uint8_t, 32> Half;
   bool OK = Made && rawPublicKey(Made.get(), Half);
+  Pkey Agreeing = OK ? agreementKey(Made.get()) : Pkey();
   ERR_clear_error();
-  if (!OK)
+  if (!OK || !Agreeing)
     return false;
   Key = Made.release();
+  Agreement = Agreeing.release();
   Public = Half;
   return true;
+}
+
+bool Ed25519KeyPair::agree(const uint8_t Peer[32], uint8_t Out[32]) const {
+  uint8_t U[32];
+  size_t Size = 32;
+  bool OK = false;
+  if (Agreement && montgomeryOfEdwards(Peer, U)) {
+    Pkey PeerKey(EVP_PKEY_new_raw_public_key(EVP_PKEY_X25519, nullptr, U, sizeof U));
+    std::unique_ptr<EVP_PKEY_CTX, decltype(&EVP_PKEY_CTX_free)> Ctx(
+        EVP_PKEY_CTX_new(Agreement, nullptr), EVP_PKEY_CTX_free);
+    // libcrypto refuses a secret of zeros (a peer point of small order).
+    OK = PeerKey && Ctx && EVP_PKEY_derive_init(Ctx.get()) == 1 &&
+         EVP_PKEY_derive_set_peer(Ctx.get(), PeerKey.get()) == 1 &&
+         EVP_PKEY_derive(Ctx.get(), Out, &Size) == 1 && Size == 32;
+  }
+  ERR_clear_error();
+  if (!OK)
+    std::fill(Out, Out + 32, uint8_t(0));
+  return OK;
 }
 
 bool Ed25519KeyPair::sign(const void *Data, size_t Size, uint8_t Out[64]) const {

@@ -13,7 +13,7 @@
 // another. The secret itself never travels. Without a key the MACs are
 // keyed with nothing: peers still agree, but prove nothing. The key proves
 // membership, not which member: a job's rank proves its rank with a
-// signature of its own (wireup/Handshake.cpp).
+// key of its own (wireup/RankProof.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TWOCHAINS_RUNTIME_AUTH_H

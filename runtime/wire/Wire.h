@@ -141,7 +141,7 @@ struct RankKnock {
 constexpr uint32_t PayloadMagic = controlMagic('T', 'C', 'P', 'L');   // PAYLOAD
 static_assert(HandshakeMagic == 0x54434853, "offers keep the magic they always had");
 constexpr uint32_t HandshakeVersion =
-    15; // 15: AUTH proves the key (a MAC of its nonce and time); 14: offers carry the offering rank's proof (a signature of the nonces) and whom it is for; 13: credit lines carry quiescence words between ranks; 12: offers carry the bytes of payloads ahead a receiver takes, frames a flag for them; 11: offers carry a doorbell, credit lines a cold flag; 10: package entries carry the rieds' interface, offers the code-trust policy; 9: offers carry the job and rank; 4: offers carry the packages; 5: the ISA; 6: slots a line apart, frame version 3; 7: frames by message carry credits; 8: a magic per message type
+    16; // 16: a rank's proof to a rank is a MAC under the pair's agreed key; 15: AUTH proves the key (a MAC of its nonce and time); 14: offers carry the offering rank's proof (a signature of the nonces) and whom it is for; 13: credit lines carry quiescence words between ranks; 12: offers carry the bytes of payloads ahead a receiver takes, frames a flag for them; 11: offers carry a doorbell, credit lines a cold flag; 10: package entries carry the rieds' interface, offers the code-trust policy; 9: offers carry the job and rank; 4: offers carry the packages; 5: the ISA; 6: slots a line apart, frame version 3; 7: frames by message carry credits; 8: a magic per message type
 
 /// The instruction set an offering side runs injected code as: a sender
 /// sends the images built for its receiver's (docs/heterogeneous.md). The
@@ -244,10 +244,12 @@ struct Offer {
   /// connected to an address the application named; WELCOME: the
   /// sender's rank, as its HELLO proved it, or NoJobRank).
   uint32_t ProofFor;
-  /// A job's offer: the offering rank's Ed25519 signature, by the key its
-  /// address blob published, of the label ("tc-rank-v1 hello"|"welcome"),
-  /// Job, JobRank, ProofFor and both nonces (wireup/Handshake.cpp): a
-  /// rank is proved, not claimed. Zeros outside a job.
+  /// A job's offer: the offering rank's proof, by the key its address
+  /// blob published, of the label ("tc-rank-v1 hello"|"welcome"), Job,
+  /// JobRank, ProofFor and both nonces (wireup/RankProof.cpp): for a rank,
+  /// HMAC-SHA256 under the key the two ranks' keys agree, then 32 zeros;
+  /// for NoJobRank, the Ed25519 signature. A rank is proved, not claimed.
+  /// Zeros outside a job.
   uint8_t RankProof[64];
 };
 static_assert(sizeof(Offer) == 200, "wire layout");

@@ -8,9 +8,9 @@
 //   sender   -> receiver  HELLO      MAC, offer: its ring, credit line
 //   receiver -> sender    WELCOME    MAC, offer: the same for its side
 //
-// A job's HELLO and WELCOME also prove the offering side's rank: its
-// Ed25519 signature of the job, the rank and both nonces, checked with the
-// key its address blob published (a rank is proved, not claimed).
+// A job's HELLO and WELCOME also prove the offering side's rank, by the
+// key its address blob published, over the job, the rank and both nonces
+// (a rank is proved, not claimed: RankProof.cpp).
 //
 // Nothing of an offer is parsed before its MAC is checked; a sender that
 // finds the receiver's proof wrong still sends a HELLO, with no offer, so

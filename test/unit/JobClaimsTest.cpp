@@ -117,6 +117,26 @@ TEST_F(TwoContexts, AClaimOfAnotherRankWithoutItsKeyIsRefused) {
   EXPECT_FALSE(holdsRank(Receiver.Ctx, 2));
 }
 
+/// The same impostor connecting as the job connects, to the rank it
+/// names: its proof is a MAC under the key rank 2 and rank 1 agree, which
+/// it cannot make. Refused; the real rank 2's proof (the next test) is
+/// taken.
+TEST_F(TwoContexts, AJobConnectClaimingAnotherRankIsRefused) {
+  Side *Rank2 = nullptr;
+  std::vector<RankKey> Keys;
+  ASSERT_NO_FATAL_FAILURE(startThreeContexts(*this, Rank2, Keys));
+  std::vector<uint16_t> Ports = {0, Port, 0};
+  makeRank(Receiver.Ctx, 1, Keys, Ports);
+  makeRank(Sender.Ctx, 2, Keys, Ports); // the impostor
+  uint64_t Failures = stats(Receiver).auth_failures;
+  tc_peer_t *Handle = nullptr;
+  ASSERT_EQ(tc_job_peer(Sender.Ctx, 1, &Handle), TC_OK);
+  EXPECT_NE(tc_flush(Handle, WaitMs), TC_OK) << "a key holder was taken for rank 2";
+  EXPECT_TRUE(logged("claims rank 2 and does not prove it")) << describe();
+  EXPECT_GT(stats(Receiver).auth_failures, Failures);
+  EXPECT_FALSE(holdsRank(Receiver.Ctx, 2));
+}
+
 /// The impostor reaches rank 1 first and keeps its connection; the real
 /// rank 2's connection to rank 1 (its handle, in the background) is still
 /// made and taken as rank 2's. Before, rank 1 refused it as crossed while

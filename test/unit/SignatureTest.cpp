@@ -138,6 +138,40 @@ TEST(Ed25519, UnknownKeyFails) {
       verifyEd25519(B.PublicKey.data(), Manifest, sizeof Manifest - 1, A.Signature.data()));
 }
 
+/// A job's ranks prove themselves to each other with a MAC under the
+/// secret their published keys agree (runtime/wireup/RankProof.cpp): each
+/// side gets the same bytes, and no third key gets them.
+TEST(Ed25519, KeyPairsAgreeASecretOnlyWithEachOther) {
+  Ed25519KeyPair A, B, C;
+  ASSERT_TRUE(A.generate() && B.generate() && C.generate());
+  uint8_t AB[32], BA[32], AC[32], CB[32];
+  ASSERT_TRUE(A.agree(B.publicKey().data(), AB));
+  ASSERT_TRUE(B.agree(A.publicKey().data(), BA));
+  ASSERT_TRUE(A.agree(C.publicKey().data(), AC));
+  ASSERT_TRUE(C.agree(B.publicKey().data(), CB));
+  EXPECT_EQ(std::vector<uint8_t>(AB, AB + 32), std::vector<uint8_t>(BA, BA + 32));
+  EXPECT_NE(std::vector<uint8_t>(AB, AB + 32), std::vector<uint8_t>(AC, AC + 32));
+  EXPECT_NE(std::vector<uint8_t>(AB, AB + 32), std::vector<uint8_t>(CB, CB + 32));
+  EXPECT_NE(std::vector<uint8_t>(AB, AB + 32), std::vector<uint8_t>(32, 0));
+}
+
+/// Points that would make the secret known without either private key
+/// are refused: the identity (y = 1) and the point of order 2 (y = -1,
+/// whose secret is zero), and the secret is left zero.
+TEST(Ed25519, KeysOfSmallOrderAgreeNothing) {
+  Ed25519KeyPair A, NoKey;
+  ASSERT_TRUE(A.generate());
+  uint8_t Identity[32] = {1}, OrderTwo[32], Out[32];
+  std::fill(OrderTwo, OrderTwo + 32, uint8_t(0xff));
+  OrderTwo[0] = 0xec; // 2^255 - 20: y = -1
+  OrderTwo[31] = 0x7f;
+  EXPECT_FALSE(A.agree(Identity, Out));
+  EXPECT_EQ(std::vector<uint8_t>(Out, Out + 32), std::vector<uint8_t>(32, 0));
+  EXPECT_FALSE(A.agree(OrderTwo, Out));
+  EXPECT_EQ(std::vector<uint8_t>(Out, Out + 32), std::vector<uint8_t>(32, 0));
+  EXPECT_FALSE(NoKey.agree(A.publicKey().data(), Out));
+}
+
 TEST(Ed25519, KeysThatCannotSign) {
   TempDir D;
   ManifestSignature S;
