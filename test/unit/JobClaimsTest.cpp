@@ -46,6 +46,18 @@ void startThreeContexts(TwoContexts &T, TwoContexts::Side *&Rank2, std::vector<R
   Keys = keysOf({T.Sender.Ctx, T.Receiver.Ctx, Rank2->Ctx});
 }
 
+/// The three as a job: the receiver rank 1, listening; the third the real
+/// rank 2; the sender an impostor, holding the job's key, that claims
+/// rank 2. Call under ASSERT_NO_FATAL_FAILURE.
+void startWithAnImpostor(TwoContexts &T, TwoContexts::Side *&Rank2) {
+  std::vector<RankKey> Keys;
+  ASSERT_NO_FATAL_FAILURE(startThreeContexts(T, Rank2, Keys));
+  std::vector<uint16_t> Ports = {0, T.Port, 0};
+  makeRank(T.Receiver.Ctx, 1, Keys, Ports);
+  makeRank(T.Sender.Ctx, 2, Keys, Ports);
+  makeRank(Rank2->Ctx, 2, Keys, Ports);
+}
+
 /// Connects From to the receiver's port, closes what it got; the status.
 tc_status_t connectOnce(tc_context_t *From, uint16_t Port, int TimeoutMs) {
   tc_peer_t *P = nullptr;
@@ -123,11 +135,7 @@ TEST_F(TwoContexts, AClaimOfAnotherRankWithoutItsKeyIsRefused) {
 /// taken.
 TEST_F(TwoContexts, AJobConnectClaimingAnotherRankIsRefused) {
   Side *Rank2 = nullptr;
-  std::vector<RankKey> Keys;
-  ASSERT_NO_FATAL_FAILURE(startThreeContexts(*this, Rank2, Keys));
-  std::vector<uint16_t> Ports = {0, Port, 0};
-  makeRank(Receiver.Ctx, 1, Keys, Ports);
-  makeRank(Sender.Ctx, 2, Keys, Ports); // the impostor
+  ASSERT_NO_FATAL_FAILURE(startWithAnImpostor(*this, Rank2));
   uint64_t Failures = stats(Receiver).auth_failures;
   tc_peer_t *Handle = nullptr;
   ASSERT_EQ(tc_job_peer(Sender.Ctx, 1, &Handle), TC_OK);
@@ -143,12 +151,7 @@ TEST_F(TwoContexts, AJobConnectClaimingAnotherRankIsRefused) {
 /// the impostor's stayed, and its frames and calls timed out.
 TEST_F(TwoContexts, TheRealRankIsTakenAfterAnImpostorsClaim) {
   Side *Rank2 = nullptr;
-  std::vector<RankKey> Keys;
-  ASSERT_NO_FATAL_FAILURE(startThreeContexts(*this, Rank2, Keys));
-  std::vector<uint16_t> Ports = {0, Port, 0};
-  makeRank(Receiver.Ctx, 1, Keys, Ports);
-  makeRank(Sender.Ctx, 2, Keys, Ports); // the impostor
-  makeRank(Rank2->Ctx, 2, Keys, Ports);
+  ASSERT_NO_FATAL_FAILURE(startWithAnImpostor(*this, Rank2));
 
   tc_peer_t *Impostor = nullptr;
   tc_status_t St = tc_connect(Sender.Ctx, "127.0.0.1", Port, ConnectTimeoutMs, &Impostor);
