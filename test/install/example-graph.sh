@@ -16,11 +16,14 @@ out=$(mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$NP" \
 echo "$out"
 [ "$(grep -c "matches one process" <<<"$out")" = 4 ] || { echo "FAILED: every mode"; exit 1; }
 # A correct run says nothing a user must act on: flow control and races
-# that recover are no errors. (At 64 ranks on 2 cores a handshake may
-# outlast handshake_timeout_ms, which the receiver reports as an error
-# the user may have to act on, though the connect is tried again.)
-if [ "$NP" -le 8 ] && grep -q "error:" <<<"$out"; then
-  echo "FAILED: a correct run logged errors"; exit 1
+# that recover are no errors, and UCX, configured by the library, warns
+# of nothing (a receive-buffer option set for shared-memory interfaces a
+# context does not open makes every worker warn). (At 64 ranks on 2
+# cores a handshake may outlast handshake_timeout_ms, which the receiver
+# reports as an error the user may have to act on, though the connect is
+# tried again.)
+if [ "$NP" -le 8 ] && grep -qE "error:|UCX +(WARN|ERROR)" <<<"$out"; then
+  echo "FAILED: a correct run logged errors or UCX's warnings"; exit 1
 fi
 # One process gives the same depths (its own check) and the same sums.
 one=$(mpirun --allow-run-as-root -np 1 "$WORK/build/graph-example" --scale "$SCALE" \
