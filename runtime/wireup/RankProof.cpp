@@ -61,13 +61,17 @@ static bool pairKey(CoreContext *Ctx, uint32_t Rank, const JobKey *&Out) {
     const auto &Low = Job.RankKeys[std::min(Rank, Job.Rank)];
     const auto &High = Job.RankKeys[std::max(Rank, Job.Rank)];
     Pair.Key.Bytes.resize(MacSize);
-    hmacSha256(Secret,
-               {{Label, sizeof Label},
-                {&Job.Id, sizeof Job.Id},
-                {Low.data(), Low.size()},
-                {High.data(), High.size()}},
-               Pair.Key.Bytes.data());
+    bool Made = hmacSha256(Secret,
+                           {{Label, sizeof Label},
+                            {&Job.Id, sizeof Job.Id},
+                            {Low.data(), Low.size()},
+                            {High.data(), High.size()}},
+                           Pair.Key.Bytes.data());
     OPENSSL_cleanse(Secret.Bytes.data(), Secret.Bytes.size());
+    if (!Made) { // kept for no later proof: the next tries again
+      Pair.Key.Bytes.clear();
+      return false;
+    }
     Pair.With = Job.RankKeys[Rank];
   }
   Out = &Pair.Key;
