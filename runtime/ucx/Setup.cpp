@@ -34,12 +34,28 @@ namespace twochains::rt {
 static const char MmRxBufsGrow[] = "64";
 static const char AsyncMaxEvents[] = "65536";
 static const char RmaAllocPriority[] = "md:posix,md:sysv,huge,thp,md:*,mmap,heap";
+/// The control context's transports where the user left UCX_TLS unset:
+/// every one but the shared-memory FIFOs. Its endpoints detect a peer's
+/// failure (UCP_ERR_HANDLING_MODE_PEER), which UCX 1.13's posix and sysv
+/// interfaces do not offer (MM_ERROR_HANDLING=n), so no endpoint ever
+/// used them; but each was opened, woken and armed with the worker, and
+/// weighed for every endpoint's lanes.
+static const char ControlTransports[] = "^posix,sysv";
+/// Without those interfaces UCX closes their memory domains, from which
+/// its worker's buffer pools came (UCX's order: sysv, posix, huge, thp,
+/// ...): "thp" is the heap, where a flood of 8 KiB messages then grew
+/// them by 4 MiB. Anonymous mappings, which take no System V segment
+/// either (SHMMNI: 4096 for the host); a value the user set (UCX_ALLOC_PRIO)
+/// is kept.
+static const char ControlAllocPriority[] = "mmap,heap";
 
 /// Whether UCX may open its shared-memory interfaces under Transports
 /// (null: UCX_TLS's), by UCX's names and aliases: the receive buffers'
 /// option set where none opens is warned about at each worker's creation.
 static bool sharedMemoryTransports(const char *Transports) {
   const char *Tls = Transports ? Transports : std::getenv("UCX_TLS");
+  if (Tls && !std::strcmp(Tls, ControlTransports))
+    return false;
   if (!Tls || !*Tls || *Tls == '^')
     return true;
   std::string List = std::string(",") + Tls + ",";
@@ -68,6 +84,8 @@ ucs_status_t createUcp(uint64_t Features, const char *Transports, const char *Ne
   ucs_status_t St = ucp_config_read(nullptr, nullptr, &Config);
   if (St != UCS_OK)
     return St;
+  if (Control && !Transports && !std::getenv("UCX_TLS"))
+    Transports = ControlTransports;
   bool RxBufsSet = std::getenv("UCX_MM_RX_BUFS_GROW") || std::getenv("UCX_POSIX_RX_BUFS_GROW") ||
                    std::getenv("UCX_SYSV_RX_BUFS_GROW") || !sharedMemoryTransports(Transports);
   if ((Transports && (St = ucp_config_modify(Config, "TLS", Transports)) != UCS_OK) ||
@@ -76,7 +94,10 @@ ucs_status_t createUcp(uint64_t Features, const char *Transports, const char *Ne
       (Control && !std::getenv("UCX_MAX_RNDV_LANES") &&
        (St = ucp_config_modify(Config, "MAX_RNDV_LANES", "1")) != UCS_OK) ||
       (!Control && !std::getenv("UCX_ALLOC_PRIO") && !std::getenv("UCX_ALLOC") &&
-       (St = ucp_config_modify(Config, "ALLOC_PRIO", RmaAllocPriority)) != UCS_OK)) {
+       (St = ucp_config_modify(Config, "ALLOC_PRIO", RmaAllocPriority)) != UCS_OK) ||
+      (Control && Transports == ControlTransports && !std::getenv("UCX_ALLOC_PRIO") &&
+       !std::getenv("UCX_ALLOC") &&
+       (St = ucp_config_modify(Config, "ALLOC_PRIO", ControlAllocPriority)) != UCS_OK)) {
     ucp_config_release(Config);
     return St;
   }
