@@ -119,6 +119,9 @@ struct MdCtxFree {
 struct BioFree {
   void operator()(BIO *B) const { BIO_free(B); }
 };
+struct PkeyCtxFree {
+  void operator()(EVP_PKEY_CTX *C) const { EVP_PKEY_CTX_free(C); }
+};
 using Pkey = std::unique_ptr<EVP_PKEY, PkeyFree>;
 using MdCtx = std::unique_ptr<EVP_MD_CTX, MdCtxFree>;
 
@@ -399,8 +402,7 @@ bool Ed25519KeyPair::agree(const uint8_t Peer[32], uint8_t Out[32]) const {
   bool OK = false;
   if (Agreement && montgomeryOfEdwards(Peer, U)) {
     Pkey PeerKey(EVP_PKEY_new_raw_public_key(EVP_PKEY_X25519, nullptr, U, sizeof U));
-    std::unique_ptr<EVP_PKEY_CTX, decltype(&EVP_PKEY_CTX_free)> Ctx(
-        EVP_PKEY_CTX_new(Agreement, nullptr), EVP_PKEY_CTX_free);
+    std::unique_ptr<EVP_PKEY_CTX, PkeyCtxFree> Ctx(EVP_PKEY_CTX_new(Agreement, nullptr));
     // libcrypto refuses a secret of zeros (a peer point of small order).
     OK = PeerKey && Ctx && EVP_PKEY_derive_init(Ctx.get()) == 1 &&
          EVP_PKEY_derive_set_peer(Ctx.get(), PeerKey.get()) == 1 &&

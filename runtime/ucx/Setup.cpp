@@ -54,8 +54,6 @@ static const char ControlAllocPriority[] = "mmap,heap";
 /// option set where none opens is warned about at each worker's creation.
 static bool sharedMemoryTransports(const char *Transports) {
   const char *Tls = Transports ? Transports : std::getenv("UCX_TLS");
-  if (Tls && !std::strcmp(Tls, ControlTransports))
-    return false;
   if (!Tls || !*Tls || *Tls == '^')
     return true;
   std::string List = std::string(",") + Tls + ",";
@@ -84,20 +82,23 @@ ucs_status_t createUcp(uint64_t Features, const char *Transports, const char *Ne
   ucs_status_t St = ucp_config_read(nullptr, nullptr, &Config);
   if (St != UCS_OK)
     return St;
-  if (Control && !Transports && !std::getenv("UCX_TLS"))
+  bool WithoutFifos = Control && !Transports && !std::getenv("UCX_TLS");
+  if (WithoutFifos)
     Transports = ControlTransports;
   bool RxBufsSet = std::getenv("UCX_MM_RX_BUFS_GROW") || std::getenv("UCX_POSIX_RX_BUFS_GROW") ||
-                   std::getenv("UCX_SYSV_RX_BUFS_GROW") || !sharedMemoryTransports(Transports);
+                   std::getenv("UCX_SYSV_RX_BUFS_GROW") || WithoutFifos ||
+                   !sharedMemoryTransports(Transports);
+  const char *AllocPriority = !Control       ? RmaAllocPriority
+                              : WithoutFifos ? ControlAllocPriority
+                                             : nullptr;
+  if (std::getenv("UCX_ALLOC_PRIO") || std::getenv("UCX_ALLOC"))
+    AllocPriority = nullptr;
   if ((Transports && (St = ucp_config_modify(Config, "TLS", Transports)) != UCS_OK) ||
       (!RxBufsSet && (St = ucp_config_modify(Config, "MM_RX_BUFS_GROW", MmRxBufsGrow)) != UCS_OK) ||
       (NetDevices && (St = ucp_config_modify(Config, "NET_DEVICES", NetDevices)) != UCS_OK) ||
       (Control && !std::getenv("UCX_MAX_RNDV_LANES") &&
        (St = ucp_config_modify(Config, "MAX_RNDV_LANES", "1")) != UCS_OK) ||
-      (!Control && !std::getenv("UCX_ALLOC_PRIO") && !std::getenv("UCX_ALLOC") &&
-       (St = ucp_config_modify(Config, "ALLOC_PRIO", RmaAllocPriority)) != UCS_OK) ||
-      (Control && Transports == ControlTransports && !std::getenv("UCX_ALLOC_PRIO") &&
-       !std::getenv("UCX_ALLOC") &&
-       (St = ucp_config_modify(Config, "ALLOC_PRIO", ControlAllocPriority)) != UCS_OK)) {
+      (AllocPriority && (St = ucp_config_modify(Config, "ALLOC_PRIO", AllocPriority)) != UCS_OK)) {
     ucp_config_release(Config);
     return St;
   }
