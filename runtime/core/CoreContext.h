@@ -31,6 +31,7 @@
 #ifndef TWOCHAINS_RUNTIME_CORE_CORECONTEXT_H
 #define TWOCHAINS_RUNTIME_CORE_CORECONTEXT_H
 
+#include "base/SharedSegment.h"
 #include "core/Peer.h"
 #include "core/Subscribers.h"
 #include "ucx/Request.h"
@@ -122,13 +123,13 @@ struct CoreContext {
   uint32_t MaxPeers = 256;
   /// The peers whose rings every pass polls (core/Polled.h): the others'
   /// rings are cold, and their senders ring the doorbell. Doorbell: this
-  /// side's, mapped for RMA once the first RMA peer is offered a place;
-  /// DoorbellPeers[place] is the peer given it (null: free).
+  /// side's, a segment shared with processes of this host
+  /// (base/SharedSegment.h), made once the first RMA peer is offered a
+  /// place; DoorbellPeers[place] is the peer given it (null: free).
   std::vector<tc_peer *> Polled;
-  ucp_mem_h DoorbellMem = nullptr;
+  SharedSegment DoorbellSegment;
   uint64_t *Doorbell = nullptr;
   std::vector<tc_peer *> DoorbellPeers;
-  std::vector<uint8_t> DoorbellKey; // packed once
   /// Rings made cold and not yet warm again; where the sweep goes next.
   unsigned ColdPeers = 0;
   size_t SweepAt = 0;

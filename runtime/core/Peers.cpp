@@ -6,16 +6,7 @@ namespace twochains::rt {
 tc_peer *peerOfEndpoint(CoreContext *Ctx, ucp_ep_h Ep) {
   if (!Ep)
     return nullptr;
-  for (auto &P : Ctx->Accepted)
-    if (P->Ep == Ep || P->DataEp == Ep)
-      return P.get();
-  for (tc_peer *P : Ctx->Connected)
-    if (P->Ep == Ep || P->DataEp == Ep)
-      return P;
-  for (tc_peer *P : Ctx->Connecting)
-    if (P->Ep == Ep || P->DataEp == Ep)
-      return P;
-  return nullptr;
+  return findConnection(Ctx, [&](tc_peer *P) { return P->Ep == Ep || P->DataEp == Ep; });
 }
 
 std::unique_ptr<tc_peer> makePeer(CoreContext *Ctx) {

@@ -13,6 +13,19 @@ namespace twochains::rt {
 /// The peer (accepted, connected or connecting) whose control or RMA
 /// endpoint is Ep, or null.
 tc_peer *peerOfEndpoint(CoreContext *Ctx, ucp_ep_h Ep);
+/// The first connection (accepted, connected or connecting) Match takes.
+template <class Fn> tc_peer *findConnection(CoreContext *Ctx, Fn Match) {
+  for (auto &P : Ctx->Accepted)
+    if (Match(P.get()))
+      return P.get();
+  for (tc_peer *P : Ctx->Connected)
+    if (Match(P))
+      return P;
+  for (tc_peer *P : Ctx->Connecting)
+    if (Match(P))
+      return P;
+  return nullptr;
+}
 
 /// Core's own state of a peer (core/Peer.h) changes only through these:
 /// the layers that make, name, prove, hand out and cut off connections

@@ -2,7 +2,7 @@
 #include "core/Polled.h"
 
 #include "base/Log.h"
-#include "base/Mappings.h"
+#include "base/SharedSegment.h"
 #include "core/Sleep.h"
 #include "core/Stats.h"
 
@@ -72,28 +72,14 @@ static uint32_t doorbellPlaces(const CoreContext *Ctx) {
 
 static bool mapDoorbell(CoreContext *Ctx) {
   uint32_t Places = doorbellPlaces(Ctx);
-  ucp_mem_map_params_t M = {};
-  M.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
-                 UCP_MEM_MAP_PARAM_FIELD_FLAGS;
-  M.length = doorbellBytes(Places);
-  M.flags = UCP_MEM_MAP_ALLOCATE;
-  ucp_mem_attr_t A = {};
-  A.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
-  std::unique_lock<std::mutex> Mapping(sharedMappingLock());
-  if (ucp_mem_map(Ctx->RmaUcp, &M, &Ctx->DoorbellMem) != UCS_OK)
-    return false;
-  void *Key = nullptr;
-  size_t KeySize = 0;
-  if (ucp_mem_query(Ctx->DoorbellMem, &A) != UCS_OK ||
-      ucp_rkey_pack(Ctx->RmaUcp, Ctx->DoorbellMem, &Key, &KeySize) != UCS_OK) {
-    ucp_mem_unmap(Ctx->RmaUcp, Ctx->DoorbellMem);
-    Ctx->DoorbellMem = nullptr;
+  size_t Length = doorbellSegmentBytes(Places);
+  std::string Why;
+  if (!createSharedSegment(SegmentKind::Doorbell, Length, doorbellTokenAt(Length),
+                           Ctx->DoorbellSegment, Why)) {
+    logWarning("no doorbell (" + Why + "): every ring is polled");
     return false;
   }
-  Ctx->DoorbellKey.assign(static_cast<uint8_t *>(Key), static_cast<uint8_t *>(Key) + KeySize);
-  ucp_rkey_buffer_release(Key);
-  std::memset(A.address, 0, M.length);
-  Ctx->Doorbell = static_cast<uint64_t *>(A.address);
+  Ctx->Doorbell = reinterpret_cast<uint64_t *>(Ctx->DoorbellSegment.Base);
   Ctx->DoorbellPeers.assign(Places, nullptr);
   return true;
 }
@@ -155,9 +141,7 @@ unsigned answerDoorbell(CoreContext *Ctx, void (*RangWhilePolled)(tc_peer *)) {
 }
 
 void releaseDoorbell(CoreContext *Ctx) {
-  if (Ctx->DoorbellMem)
-    ucp_mem_unmap(Ctx->RmaUcp, Ctx->DoorbellMem);
-  Ctx->DoorbellMem = nullptr;
+  releaseSharedSegment(Ctx->DoorbellSegment);
   Ctx->Doorbell = nullptr;
   Ctx->DoorbellPeers.clear();
 }

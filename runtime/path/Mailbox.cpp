@@ -2,9 +2,13 @@
 //
 // On the RMA path the ring and the credit line are memory UCX allocates and
 // maps in the RMA context (UCX-allocated memory takes the fast shared-
-// memory path), and their keys travel in the offer. On the message path
-// they are plain memory of this process that only its own handlers write
-// (FramePath.cpp): no key and no address is handed out.
+// memory path), and their keys travel in the offer; between ranks of one
+// host they are a memory file of this process's instead
+// (base/SharedSegment.h), which the other rank maps itself, with no key
+// and no RMA endpoint between the two. The doorbell is always such a
+// file. On the message path they are plain memory of this process that
+// only its own handlers write (FramePath.cpp): no key and no address is
+// handed out.
 //
 //===----------------------------------------------------------------------===//
 #include "path/Mailbox.h"
@@ -12,6 +16,7 @@
 
 #include "base/Log.h"
 #include "base/Mappings.h"
+#include "base/SharedSegment.h"
 #include "base/Timeouts.h"
 #include "containment/PeerMappings.h"
 #include "core/Peers.h"
@@ -83,11 +88,45 @@ static void *mapForRma(CoreContext *Ctx, size_t Length, ucp_mem_h &Mem) {
   return A.address;
 }
 
+/// How a segment of this process is named to a peer of this host.
+static SharedSegmentRecord recordOf(const SharedSegment &S) {
+  SharedSegmentRecord R = {};
+  R.Base = reinterpret_cast<uint64_t>(S.Base);
+  R.Length = S.Length;
+  R.Pid = uint32_t(getpid());
+  R.Fd = S.Fd;
+  std::memcpy(R.Host, hostIdentity(), sizeof R.Host);
+  std::memcpy(R.Token, S.Token, sizeof R.Token);
+  return R;
+}
+
+/// Maps the segment a peer's record names, if it is of this host (Base
+/// null, no Why, if it is not: nothing to map here).
+static bool attachRecord(SegmentKind Kind, const SharedSegmentRecord &R, size_t TokenAt,
+                         uint8_t *&Base, std::string &Why) {
+  Base = nullptr;
+  if (std::memcmp(R.Host, hostIdentity(), sizeof R.Host))
+    return false;
+  return attachSharedSegment(Kind, R.Pid, R.Fd, R.Length, TokenAt, R.Token, Base, Why);
+}
+
 namespace twochains::rt {
 
 tc_status_t setupLocalSide(CoreContext *Ctx, tc_peer *Peer) {
   Peer->Rx->RingBytes = size_t(Ctx->Slots) * slotStride(Ctx->SlotSize);
-  if (Peer->Path == PathRma) {
+  if (Peer->Path == PathRma && Peer->Rx->Shared) {
+    // The same layout, in a memory file of this side's: the credit line,
+    // the token after it, the ring from the second page.
+    size_t Page = size_t(sysconf(_SC_PAGESIZE));
+    std::string Why;
+    if (!createSharedSegment(SegmentKind::Mailbox, Page + Peer->Rx->RingBytes, MailboxTokenAt,
+                             Peer->Rx->SharedMailbox, Why)) {
+      logError("cannot allocate a ring and credit line for " + Peer->Name + ": " + Why);
+      return TC_ERR_NO_MEMORY;
+    }
+    Peer->Tx->CreditWord = reinterpret_cast<volatile uint64_t *>(Peer->Rx->SharedMailbox.Base);
+    Peer->Rx->Ring = Peer->Rx->SharedMailbox.Base + Page;
+  } else if (Peer->Path == PathRma) {
     // One segment for what the peer writes here, the credit line on its
     // first page and the ring from the second: a segment costs a file, a
     // mapping and a key to unpack on each side, a fifth of a 64-rank
@@ -166,35 +205,42 @@ tc_status_t offerLocalSide(CoreContext *Ctx, tc_peer *Peer, Offer &O, std::vecto
   // Whether this side will store into the other's ring (where UCX maps
   // it here), which decides whether the other lets this side's ring go
   // cold: a side that puts neither rings nor obeys a limit.
-  if (directStores())
+  if (directStores() || Peer->Rx->Shared)
     O.Flags |= OfferStoresDirect;
-  // The credit line and the ring are one segment (setupLocalSide): its
-  // key goes as both.
-  void *Key = nullptr;
-  size_t KeySize = 0;
-  if (ucp_rkey_pack(Ctx->RmaUcp, Peer->Rx->MailboxMem, &Key, &KeySize) != UCS_OK)
-    return TC_ERR_IO;
+  auto Append = [&](const void *P, size_t N) {
+    Body.insert(Body.end(), static_cast<const uint8_t *>(P), static_cast<const uint8_t *>(P) + N);
+  };
+  if (Peer->Rx->Shared) {
+    O.Flags |= OfferSharedMemory;
+    SharedSegmentRecord Mailbox = recordOf(Peer->Rx->SharedMailbox);
+    O.RingKeySize = uint32_t(sizeof Mailbox);
+    Append(&Mailbox, sizeof Mailbox);
+  } else {
+    // The credit line and the ring are one segment (setupLocalSide): its
+    // key goes as both.
+    void *Key = nullptr;
+    size_t KeySize = 0;
+    if (ucp_rkey_pack(Ctx->RmaUcp, Peer->Rx->MailboxMem, &Key, &KeySize) != UCS_OK)
+      return TC_ERR_IO;
+    O.CreditKeySize = O.RingKeySize = uint32_t(KeySize);
+    Append(Key, KeySize);
+    Append(Key, KeySize);
+    ucp_rkey_buffer_release(Key);
+  }
+  O.CreditAddress = reinterpret_cast<uint64_t>(Peer->Tx->CreditWord);
+  O.RingAddress = reinterpret_cast<uint64_t>(Peer->Rx->Ring);
+  O.WorkerAddressSize = uint32_t(Ctx->WorkerAddressSize);
+  Append(Ctx->WorkerAddress, Ctx->WorkerAddressSize);
   // A place in the doorbell, for a peer that may store into the ring: its
   // ring may then go cold (core/Polled.h).
   uint32_t Place = takeDoorbellPlace(Ctx, Peer);
   if (Place != NoDoorbell) {
-    O.DoorbellAddress = reinterpret_cast<uint64_t>(Ctx->Doorbell);
-    O.DoorbellKeySize = uint32_t(Ctx->DoorbellKey.size());
+    SharedSegmentRecord Doorbell = recordOf(Ctx->DoorbellSegment);
+    O.DoorbellAddress = Doorbell.Base;
+    O.DoorbellKeySize = uint32_t(sizeof Doorbell);
     O.DoorbellIndex = Place;
+    Append(&Doorbell, sizeof Doorbell);
   }
-  O.CreditAddress = reinterpret_cast<uint64_t>(Peer->Tx->CreditWord);
-  O.RingAddress = reinterpret_cast<uint64_t>(Peer->Rx->Ring);
-  O.CreditKeySize = O.RingKeySize = uint32_t(KeySize);
-  O.WorkerAddressSize = uint32_t(Ctx->WorkerAddressSize);
-  auto Append = [&](const void *P, size_t N) {
-    Body.insert(Body.end(), static_cast<const uint8_t *>(P), static_cast<const uint8_t *>(P) + N);
-  };
-  Append(Key, KeySize);
-  Append(Key, KeySize);
-  Append(Ctx->WorkerAddress, Ctx->WorkerAddressSize);
-  if (Place != NoDoorbell)
-    Append(Ctx->DoorbellKey.data(), Ctx->DoorbellKey.size());
-  ucp_rkey_buffer_release(Key);
   return TC_OK;
 }
 
@@ -364,8 +410,26 @@ void countRmaPeer(CoreContext *Ctx, tc_peer *Peer) {
   if (putsTo(Peer))
     ++Ctx->PutPeers;
   logInfo(Peer->Name + ": frames by " +
-          (Peer->Tx->RingDirect ? "direct stores into its ring (UCX maps it here)" : "put") +
+          (Peer->Rx->Shared       ? "direct stores into its ring (its memory file, mapped here)"
+           : Peer->Tx->RingDirect ? "direct stores into its ring (UCX maps it here)"
+                                  : "put") +
           ", credits by " + (Peer->Rx->CreditDirect ? "direct stores" : "put"));
+}
+
+/// The peer's segment of its credit line and ring (OfferSharedMemory),
+/// mapped here once.
+static bool attachPeerMailbox(tc_peer *Peer, const ParsedOffer &Parsed, std::string &Why) {
+  if (Peer->Tx->MailboxMapped)
+    return true;
+  uint8_t *Base = nullptr;
+  if (!attachRecord(SegmentKind::Mailbox, Parsed.Mailbox, MailboxTokenAt, Base, Why)) {
+    if (Why.empty())
+      Why = "its shared segment is another host's";
+    return false;
+  }
+  Peer->Tx->MailboxMapped = Base;
+  Peer->Tx->MailboxMappedBytes = size_t(Parsed.Mailbox.Length);
+  return true;
 }
 
 bool rmaReaches(CoreContext *Ctx, tc_peer *Peer, const ParsedOffer &Hello) {
@@ -373,39 +437,108 @@ bool rmaReaches(CoreContext *Ctx, tc_peer *Peer, const ParsedOffer &Hello) {
   // a sender on another host without RDMA hardware gets the message path.
   if (!Ctx->DataWorker || Hello.Header.Path != PathRma)
     return false;
+  // A rank of this host offers its memory: frames and credits are stored
+  // into it, no UCX endpoint between the RMA workers. One that cannot be
+  // mapped here (another PID namespace, another user) gets the message
+  // path, as one this side cannot store into (TC_DIRECT_STORES=0).
+  if (Hello.Header.Flags & OfferSharedMemory) {
+    std::string Why = directStores() ? "" : "this side does not store into peers' memory";
+    if (Why.empty() && attachPeerMailbox(Peer, Hello, Why)) {
+      Peer->Rx->Shared = true;
+      return true;
+    }
+    logWarning(Peer->Name + ": frames by message: its memory cannot be used here (" + Why + ")");
+    return false;
+  }
   setDataEndpoint(Peer, connectToWorker(Ctx, Hello.WorkerAddress));
   return Peer->DataEp != nullptr;
 }
 
+void shareMemoryWith(tc_peer *Peer) {
+  if (directStores())
+    Peer->Rx->Shared = true;
+}
+
+tc_peer *peerOfMailboxToken(CoreContext *Ctx, const uint8_t *Token, ucp_ep_h From) {
+  tc_peer *Peer = findConnection(Ctx, [&](tc_peer *P) {
+    if (!P->Rx->Shared || !P->Rx->SharedMailbox.Base)
+      return false;
+    uint8_t Differ = 0;
+    for (size_t I = 0; I < SegmentTokenBytes; ++I)
+      Differ |= uint8_t(P->Rx->SharedMailbox.Token[I] ^ Token[I]);
+    return Differ == 0;
+  });
+  // The endpoint the connection took is the only one its payloads may
+  // come on from then on.
+  if (!Peer || (Peer->DataEp && Peer->DataEp != From))
+    return nullptr;
+  if (!Peer->DataEp && From)
+    setDataEndpoint(Peer, From);
+  return Peer;
+}
+
+ucp_ep_h dataEndpoint(CoreContext *Ctx, tc_peer *Peer) {
+  if (!Peer->DataEp && !Peer->Tx->WorkerAddress.empty() && Ctx->DataWorker)
+    setDataEndpoint(Peer, connectToWorker(Ctx, Peer->Tx->WorkerAddress.data()));
+  return Peer->DataEp;
+}
+
 /// The peer's doorbell, where this side stores straight into its ring:
-/// mapped here, its summary and sleeping words and this side's place all
-/// inside the one segment its key maps (checkKeyRange), and guarded as the
-/// ring is. Without it (a key that does not map here, a place outside),
-/// this side never rings, and the peer finds its frames by its sweep.
-static void mapDoorbell(tc_peer *Peer, const ParsedOffer &Parsed,
-                        const std::vector<SharedMapping> &Mapped) {
+/// its segment mapped here, of this host, sealed, with this side's place
+/// inside (parseOffer). Without it (another host's, a segment that is not
+/// what the record says), this side never rings, and the peer finds its
+/// frames by its sweep.
+static void mapDoorbell(tc_peer *Peer, const ParsedOffer &Parsed) {
   const Offer &O = Parsed.Header;
   std::string Why;
-  uint8_t *Doorbell = nullptr;
-  size_t Length = doorbellBytes(O.DoorbellIndex + 1);
-  if (O.DoorbellAddress % alignof(uint64_t) ||
-      !checkKeyRange(Peer->Tx->DoorbellKey, Mapped, O.DoorbellAddress, Length, "doorbell", Why,
-                     Doorbell) ||
-      !Doorbell ||
-      (Peer->Tx->DoorbellGuard = guardPeerMapping(Mapped[0].Begin, Mapped[0].End)) < 0) {
+  uint8_t *Base = nullptr;
+  if (!attachRecord(SegmentKind::Doorbell, Parsed.Doorbell, doorbellTokenAt(Parsed.Doorbell.Length),
+                    Base, Why)) {
     if (!Why.empty())
       logWarning(Peer->Name + ": its doorbell is not used: " + Why);
     return;
   }
-  Peer->Tx->Doorbell = reinterpret_cast<uint64_t *>(Doorbell);
+  Peer->Tx->DoorbellMapped = Base;
+  Peer->Tx->DoorbellMappedBytes = size_t(Parsed.Doorbell.Length);
+  Peer->Tx->Doorbell = reinterpret_cast<uint64_t *>(Base);
   Peer->Tx->DoorbellWord = Peer->Tx->Doorbell + DoorbellBits + O.DoorbellIndex / 64;
   Peer->Tx->DoorbellBit = 1ull << (O.DoorbellIndex % 64);
+}
+
+/// The peer's credit line and ring in its shared segment, already checked
+/// to lie inside it (parseOffer): stored into directly.
+static tc_status_t attachSharedSide(tc_peer *Peer, const ParsedOffer &Parsed, std::string &Why) {
+  const Offer &O = Parsed.Header;
+  if (!Peer->Rx->Shared) {
+    Why = "it offers shared memory, which this side did not";
+    return TC_ERR_BAD_OFFER;
+  }
+  if (!attachPeerMailbox(Peer, Parsed, Why)) {
+    Why = "its shared segment cannot be mapped: " + Why;
+    return TC_ERR_BAD_OFFER;
+  }
+  uint8_t *Base = Peer->Tx->MailboxMapped;
+  Peer->Rx->CreditAddress = O.CreditAddress;
+  Peer->Tx->RingAddress = O.RingAddress;
+  Peer->Tx->RingDirect = Base + (O.RingAddress - Parsed.Mailbox.Base);
+  Peer->Rx->CreditDirect = reinterpret_cast<uint64_t *>(Base);
+  Peer->Tx->WorkerAddress.assign(Parsed.WorkerAddress, Parsed.WorkerAddress + O.WorkerAddressSize);
+  std::memcpy(Peer->Tx->MailboxToken, Parsed.Mailbox.Token, SegmentTokenBytes);
+  return TC_OK;
 }
 
 tc_status_t attachRemoteSide(CoreContext *Ctx, tc_peer *Peer, const ParsedOffer &Parsed,
                              std::string &Why) {
   const Offer &O = Parsed.Header;
-  if (Peer->Path == PathRma) {
+  if (Peer->Path == PathRma && (O.Flags & OfferSharedMemory)) {
+    if (tc_status_t St = attachSharedSide(Peer, Parsed, Why); St != TC_OK)
+      return St;
+    if (O.DoorbellKeySize)
+      mapDoorbell(Peer, Parsed);
+  } else if (Peer->Path == PathRma && Peer->Rx->Shared) {
+    Why = "it answers shared memory with memory keys";
+    return TC_ERR_BAD_OFFER;
+  } else if (Peer->Path == PathRma) {
     if (!Peer->DataEp)
       setDataEndpoint(Peer, connectToWorker(Ctx, Parsed.WorkerAddress));
     if (!Peer->DataEp) {
@@ -415,10 +548,6 @@ tc_status_t attachRemoteSide(CoreContext *Ctx, tc_peer *Peer, const ParsedOffer 
     std::vector<PeerKey> Keys = {
         {Parsed.CreditKey, O.CreditKeySize, &Peer->Rx->CreditKey, O.CreditAddress, {}},
         {Parsed.RingKey, O.RingKeySize, &Peer->Tx->RingKey, O.RingAddress, {}}};
-    // The doorbell is rung only by a side that stores into the ring.
-    if (O.DoorbellKeySize && directStores())
-      Keys.push_back(
-          {Parsed.DoorbellKey, O.DoorbellKeySize, &Peer->Tx->DoorbellKey, O.DoorbellAddress, {}});
     if (!unpackKeys(Peer->DataEp, Keys, Why))
       return TC_ERR_BAD_OFFER;
     const std::vector<SharedMapping> &CreditMapped = Keys[0].Attached,
@@ -445,8 +574,9 @@ tc_status_t attachRemoteSide(CoreContext *Ctx, tc_peer *Peer, const ParsedOffer 
       if (O.CreditAddress % alignof(uint64_t) == 0)
         Peer->Rx->CreditDirect = reinterpret_cast<uint64_t *>(Credits);
     }
-    if (Peer->Tx->RingDirect && Keys.size() > 2)
-      mapDoorbell(Peer, Parsed, Keys[2].Attached);
+    // The doorbell is rung only by a side that stores into the ring.
+    if (Peer->Tx->RingDirect && O.DoorbellKeySize)
+      mapDoorbell(Peer, Parsed);
   }
   Peer->Rx->SenderStores = O.Path == PathRma && (O.Flags & OfferStoresDirect);
   Peer->Tx->Slots = O.Slots;
@@ -490,11 +620,12 @@ void detachRemoteSide(CoreContext *Ctx, tc_peer *Peer) {
   Peer->Tx->Doorbell = Peer->Tx->DoorbellWord = nullptr;
   releasePeerMapping(Peer->Tx->RingGuard);
   releasePeerMapping(Peer->Rx->CreditGuard);
-  releasePeerMapping(Peer->Tx->DoorbellGuard);
-  Peer->Tx->RingGuard = Peer->Rx->CreditGuard = Peer->Tx->DoorbellGuard = -1;
-  if (Peer->Tx->DoorbellKey)
-    ucp_rkey_destroy(Peer->Tx->DoorbellKey);
-  Peer->Tx->DoorbellKey = nullptr;
+  Peer->Tx->RingGuard = Peer->Rx->CreditGuard = -1;
+  if (Peer->Tx->DoorbellMapped)
+    munmap(Peer->Tx->DoorbellMapped, Peer->Tx->DoorbellMappedBytes);
+  if (Peer->Tx->MailboxMapped)
+    munmap(Peer->Tx->MailboxMapped, Peer->Tx->MailboxMappedBytes);
+  Peer->Tx->DoorbellMapped = Peer->Tx->MailboxMapped = nullptr;
   if (Peer->Rx->CreditKey)
     ucp_rkey_destroy(Peer->Rx->CreditKey);
   if (Peer->Tx->RingKey)
@@ -523,6 +654,8 @@ void releaseLocalSide(CoreContext *Ctx, tc_peer *Peer) {
   giveBackDoorbellPlace(Ctx, Peer);
   if (Peer->Rx->MailboxMem)
     ucp_mem_unmap(Ctx->RmaUcp, Peer->Rx->MailboxMem);
+  else if (Peer->Rx->SharedMailbox.Base)
+    releaseSharedSegment(Peer->Rx->SharedMailbox);
   else if (Peer->Rx->Ring)
     munmap(Peer->Rx->Ring, Peer->Rx->RingBytes);
   Peer->Rx->Ring = nullptr;

@@ -60,7 +60,22 @@ bool useOwnCreditLine(tc_peer *Peer);
 bool directStores();
 /// Receiver: whether frames from this sender can travel by RMA: the
 /// sender can, and this side's RMA worker reaches its RMA worker.
+/// A HELLO of shared memory (OfferSharedMemory) reaches if this side maps
+/// the sender's segment, and makes the connection one of shared memory.
 bool rmaReaches(CoreContext *Ctx, tc_peer *Peer, const ParsedOffer &Hello);
+/// Sender: Peer is a rank of this host, whose blob names this side's
+/// addresses: its ring and credit line will be this side's memory file,
+/// offered as such (unless TC_DIRECT_STORES=0). Before setupLocalSide.
+void shareMemoryWith(tc_peer *Peer);
+/// Peer's RMA endpoint, made now if the connection is one of shared memory
+/// that had no need of one yet (a payload goes by RMA); null if none.
+ucp_ep_h dataEndpoint(CoreContext *Ctx, tc_peer *Peer);
+/// The connection of shared memory whose mailbox token this is, for a
+/// payload that came by RMA from From, an endpoint no peer holds (UCX made
+/// it for the sender): the connection takes it as its RMA endpoint, as if
+/// it had made it (UCX gives this side that one when it connects). Null
+/// if no connection has the token, or one has another endpoint.
+tc_peer *peerOfMailboxToken(CoreContext *Ctx, const uint8_t *Token, ucp_ep_h From);
 /// True if this side puts to Peer (frames or credits), rather than storing
 /// into memory UCX maps here.
 bool putsTo(const tc_peer *Peer);

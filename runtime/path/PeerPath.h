@@ -14,6 +14,7 @@
 #ifndef TWOCHAINS_RUNTIME_PATH_PEERPATH_H
 #define TWOCHAINS_RUNTIME_PATH_PEERPATH_H
 
+#include "base/SharedSegment.h"
 #include "core/Peer.h"
 #include "wire/Frame.h"
 #include "wire/Ring.h"
@@ -72,8 +73,18 @@ struct PeerSendHalf {
   /// after the last frame stored found it (0: open; FramePath.h).
   uint64_t ClosedAt = 0;
   uint64_t DoorbellBit = 0;
-  ucp_rkey_h DoorbellKey = nullptr;
-  int DoorbellGuard = -1;
+  /// The peer's doorbell segment as mapped here (base/SharedSegment.h).
+  uint8_t *DoorbellMapped = nullptr;
+  size_t DoorbellMappedBytes = 0;
+  /// A shared-memory connection (PeerReceiveHalf::Shared): the peer's
+  /// segment of its credit line and ring as mapped here, and the address
+  /// of its RMA worker, to which an endpoint is made only if a payload
+  /// goes there (dataEndpoint).
+  uint8_t *MailboxMapped = nullptr;
+  size_t MailboxMappedBytes = 0;
+  /// Its segment's token: a payload by RMA names this side with it.
+  uint8_t MailboxToken[SegmentTokenBytes] = {};
+  std::vector<uint8_t> WorkerAddress;
   /// The credit line's words as the last sleep looked at them
   /// (SleepLook.cpp): one that changed since is something to do.
   uint64_t SleepCredit[CreditWordsWatched] = {};
@@ -87,6 +98,11 @@ struct PeerReceiveHalf {
   /// (its first page) and the ring (from its second); else the ring is
   /// anonymous memory.
   ucp_mem_h MailboxMem = nullptr;
+  /// A connection between ranks of one host: the segment is this side's
+  /// memory file (base/SharedSegment.h), not a UCX allocation, and the
+  /// peer's is mapped the same way (OfferSharedMemory).
+  bool Shared = false;
+  SharedSegment SharedMailbox;
   uint8_t *Ring = nullptr;
   size_t RingBytes = 0;
   std::unique_ptr<twochains::rt::ReceiverRing> Receive;

@@ -7,6 +7,7 @@
 #include "control/ControlMessage.h"
 #include "control/ControlWorker.h"
 #include "core/Stats.h"
+#include "path/Mailbox.h"
 #include "wire/Ring.h"
 #include "wire/Wire.h"
 
@@ -75,6 +76,23 @@ ucs_status_t takePayloadMessage(CoreContext *Ctx, ucp_worker_h Worker, const voi
                                 size_t HeaderLength, void *Data, size_t Length,
                                 const ucp_am_recv_param_t *Param) {
   tc_peer *Peer = senderOf(Ctx, Param);
+  // Over a connection of shared memory the sender names itself by the
+  // receiver's mailbox token (wire/Wire.h, SharedPayloadHeader): it must be
+  // its connection's, whichever endpoint it came on.
+  if (Worker == Ctx->DataWorker && HeaderLength == sizeof(SharedPayloadHeader)) {
+    SharedPayloadHeader S;
+    std::memcpy(&S, Header, sizeof S);
+    ucp_ep_h From = (Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ? Param->reply_ep
+                                                                         : nullptr;
+    tc_peer *Named = peerOfMailboxToken(Ctx, S.Token, From);
+    if (!Named || (Peer && Named != Peer)) {
+      refuseMessage(Ctx, Peer, "a payload naming no connection of shared memory of its endpoint",
+                    Param);
+      return UCS_OK;
+    }
+    Peer = Named;
+    HeaderLength = sizeof(PayloadHeader);
+  }
   if (!Peer || !Peer->Welcomed || !Peer->Rx->Receive) {
     refuseMessage(Ctx, nullptr, "a payload from an endpoint that is no welcomed peer", Param);
     return UCS_OK;

@@ -7,6 +7,7 @@
 #include "core/Lock.h"
 #include "core/Stats.h"
 #include "path/FramePath.h"
+#include "path/Mailbox.h"
 #include "ucx/Status.h"
 #include "wire/Ring.h"
 #include "wire/Wire.h"
@@ -28,7 +29,7 @@ struct PayloadInFlight {
   CoreContext *Ctx;
   /// The peer's count of its sends in flight, which outlives the peer.
   std::shared_ptr<std::atomic<unsigned>> Sending;
-  PayloadHeader Header; // UCX reads it until the send completes
+  SharedPayloadHeader Header; // UCX reads it until the send completes
   std::unique_ptr<uint8_t[]> Bytes;
   std::shared_ptr<std::atomic<bool>> BorrowDone;
   bool OnControl = false;
@@ -39,7 +40,7 @@ void onPayloadSent(void *Request, ucs_status_t, void *User) {
   --P->Ctx->PayloadsAheadActive;
   if (P->OnControl)
     --P->Ctx->PayloadsAheadOnControl;
-  *P->Sending -= P->Header.Size;
+  *P->Sending -= P->Header.Header.Size;
   if (P->BorrowDone)
     P->BorrowDone->store(true, std::memory_order_release);
   delete P;
@@ -104,7 +105,7 @@ tc_status_t twochains::rt::sendPayloadAhead(tc_peer *Peer, uint64_t Sequence, co
   // By the RMA endpoint where the receiver takes them there: shared
   // memory or CMA on one host, RDMA between hosts; else the control one.
   bool ByRma = Peer->Sending->PayloadsByRma;
-  ucp_ep_h Ep = ByRma ? Peer->DataEp : Peer->Ep;
+  ucp_ep_h Ep = ByRma ? dataEndpoint(Ctx, Peer) : Peer->Ep;
   if (Peer->Failed || !Ep)
     return TC_ERR_IO;
   if (!Peer->Sending->PayloadSending)
@@ -124,15 +125,21 @@ tc_status_t twochains::rt::sendPayloadAhead(tc_peer *Peer, uint64_t Sequence, co
     delete Copy;
     return TC_ERR_NO_MEMORY;
   }
-  Copy->Header = {PayloadMagic, uint32_t(Size), Sequence};
+  Copy->Header.Header = {PayloadMagic, uint32_t(Size), Sequence};
+  // A connection of shared memory names itself to the receiver's RMA
+  // worker, which may hold no endpoint to this side yet.
+  size_t HeaderBytes = sizeof(PayloadHeader);
+  if (ByRma && Peer->Rx->Shared) {
+    std::memcpy(Copy->Header.Token, Peer->Tx->MailboxToken, sizeof Copy->Header.Token);
+    HeaderBytes = sizeof(SharedPayloadHeader);
+  }
   ucp_request_param_t P = {};
   P.op_attr_mask =
       UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   P.flags = UCP_AM_SEND_FLAG_REPLY;
   P.cb.send = onPayloadSent;
   P.user_data = Copy;
-  ucs_status_ptr_t R = ucp_am_send_nbx(Ep, AmPayload, &Copy->Header, sizeof Copy->Header, Bytes,
-                                       Size, &P);
+  ucs_status_ptr_t R = ucp_am_send_nbx(Ep, AmPayload, &Copy->Header, HeaderBytes, Bytes, Size, &P);
   if (UCS_PTR_IS_ERR(R)) {
     delete Copy;
     logError(Peer->Name + ": cannot send a " + std::to_string(Size) +

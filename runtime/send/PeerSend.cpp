@@ -4,6 +4,7 @@
 
 #include "core/CoreContext.h"
 #include "core/Peer.h"
+#include "path/PeerPath.h"
 #include "wire/Frame.h"
 
 namespace twochains::rt {
@@ -16,7 +17,10 @@ void takeOfferedSendSide(tc_peer *Peer, uint32_t Slots, uint32_t SlotSize, bool 
   if (SlotCopies)
     S.SlotFrames.assign(size_t(Slots) * S.FrameStride, 0);
   S.PayloadAheadBytes = PayloadAheadBytes;
-  S.PayloadsByRma = PayloadsByRma && Peer->Path == PathRma && Peer->DataEp && !Peer->Ctx->Channels;
+  // A connection of shared memory makes its RMA endpoint at its first
+  // payload (path/Mailbox.h, dataEndpoint).
+  S.PayloadsByRma = PayloadsByRma && Peer->Path == PathRma &&
+                    (Peer->DataEp || !Peer->Tx->WorkerAddress.empty()) && !Peer->Ctx->Channels;
   S.Aggregate = aggregationByDefault();
 }
 

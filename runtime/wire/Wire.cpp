@@ -1,5 +1,7 @@
 //===- Wire.cpp - Checking what peers offer -------------------------------===//
 #include "wire/Wire.h"
+#include "base/SharedSegment.h"
+#include "wire/Frame.h"
 #include "JamAbi.h"
 #include "twochains/twochains.h"
 
@@ -70,8 +72,8 @@ tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *B
     return Bad("mailbox mode " + std::to_string(O.MailboxMode));
   if (O.CodeTrust < TC_CODE_TRUST_PACKAGE || O.CodeTrust > TC_CODE_TRUST_VERIFIED)
     return Bad("code-trust policy " + std::to_string(O.CodeTrust));
-  if (O.Flags & ~(OfferStoresDirect | OfferPayloadsByRma) ||
-      ((O.Flags & OfferPayloadsByRma) && O.Path != PathRma))
+  if (O.Flags & ~(OfferStoresDirect | OfferPayloadsByRma | OfferSharedMemory) ||
+      ((O.Flags & (OfferPayloadsByRma | OfferSharedMemory)) && O.Path != PathRma))
     return Bad("offer flags " + std::to_string(O.Flags));
   if (O.PayloadAheadBytes > MaxPayloadAheadBytes)
     return Bad("payloads ahead of " + std::to_string(O.PayloadAheadBytes) +
@@ -124,17 +126,23 @@ tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *B
   BodyLength -= O.PackagesSize; // what is left: the RMA path's keys and address
   uint64_t Sum = uint64_t(O.CreditKeySize) + O.RingKeySize + O.WorkerAddressSize +
                  O.DoorbellKeySize;
-  // A doorbell is offered whole (key, address and place) or not at all
+  bool Shared = O.Flags & OfferSharedMemory;
+  // A doorbell is offered whole (segment, address and place) or not at all
   // (all three zero).
   bool Doorbell = O.DoorbellKeySize;
   if (!Doorbell && (O.DoorbellAddress || O.DoorbellIndex))
-    return Bad("a doorbell place without a key");
+    return Bad("a doorbell place without its segment");
+  SharedSegmentRecord Mailbox = {}, Bell = {};
   if (O.Path == PathAm) {
     if (Sum || BodyLength || O.CreditAddress || O.RingAddress || Doorbell)
       return Bad("an active-message offer that carries memory keys or addresses");
   } else if (O.Path == PathRma) {
-    if (!O.CreditKeySize || O.CreditKeySize > MaxRkeySize || !O.RingKeySize ||
-        O.RingKeySize > MaxRkeySize)
+    if (Shared && (O.CreditKeySize || O.RingKeySize != sizeof(SharedSegmentRecord)))
+      return Bad("a shared-memory offer with memory keys of " + std::to_string(O.CreditKeySize) +
+                 " and " + std::to_string(O.RingKeySize) + " bytes (0 and " +
+                 std::to_string(sizeof(SharedSegmentRecord)) + ")");
+    if (!Shared && (!O.CreditKeySize || O.CreditKeySize > MaxRkeySize || !O.RingKeySize ||
+                    O.RingKeySize > MaxRkeySize))
       return Bad("memory keys of " + std::to_string(O.CreditKeySize) + " and " +
                  std::to_string(O.RingKeySize) + " bytes (1 to " +
                  std::to_string(MaxRkeySize) + ")");
@@ -146,16 +154,41 @@ tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *B
                  std::to_string(Sum));
     if (!O.CreditAddress || !O.RingAddress)
       return Bad("an RMA offer without addresses");
-    if (Doorbell && (O.DoorbellKeySize > MaxRkeySize || !O.DoorbellAddress ||
+    if (Doorbell && (O.DoorbellKeySize != sizeof(SharedSegmentRecord) || !O.DoorbellAddress ||
                      O.DoorbellIndex >= MaxDoorbellPlaces))
-      return Bad("a doorbell of " + std::to_string(O.DoorbellKeySize) + " key bytes, place " +
-                 std::to_string(O.DoorbellIndex) + " (key 1 to " + std::to_string(MaxRkeySize) +
-                 " bytes, place below " + std::to_string(MaxDoorbellPlaces) + ")");
-    size_t DoorbellAt = size_t(O.CreditKeySize) + O.RingKeySize + O.WorkerAddressSize;
-    if (!checkPackedRkey(Body, O.CreditKeySize) ||
-        !checkPackedRkey(Body + O.CreditKeySize, O.RingKeySize) ||
-        (Doorbell && !checkPackedRkey(Body + DoorbellAt, O.DoorbellKeySize)))
+      return Bad("a doorbell of " + std::to_string(O.DoorbellKeySize) + " record bytes, place " +
+                 std::to_string(O.DoorbellIndex) + " (record " +
+                 std::to_string(sizeof(SharedSegmentRecord)) + " bytes, place below " +
+                 std::to_string(MaxDoorbellPlaces) + ")");
+    if (!Shared && (!checkPackedRkey(Body, O.CreditKeySize) ||
+                    !checkPackedRkey(Body + O.CreditKeySize, O.RingKeySize)))
       return Bad("a malformed memory key");
+    // A segment is named by process and descriptor, and holds what the
+    // offer's addresses name: credit line first, then the token, then the
+    // ring; a doorbell's places, then its token.
+    auto BadSegment = [](const SharedSegmentRecord &R, uint64_t MaxLength) {
+      return !R.Pid || R.Fd < 0 || !R.Length || R.Length > MaxLength || R.Base + R.Length < R.Base;
+    };
+    if (Shared) {
+      std::memcpy(&Mailbox, Body + O.CreditKeySize, sizeof Mailbox);
+      uint64_t RingBytes = uint64_t(O.Slots) * slotStride(O.SlotSize);
+      if (BadSegment(Mailbox, MaxRingBytes + MaxSlots * uint64_t(FrameLine) + (64 << 10)) ||
+          O.CreditAddress != Mailbox.Base ||
+          O.RingAddress < Mailbox.Base + MailboxTokenAt + SegmentTokenBytes ||
+          O.RingAddress - Mailbox.Base > Mailbox.Length ||
+          RingBytes > Mailbox.Length - (O.RingAddress - Mailbox.Base))
+        return Bad("a shared segment of " + std::to_string(Mailbox.Length) + " bytes (process " +
+                   std::to_string(Mailbox.Pid) + ", descriptor " + std::to_string(Mailbox.Fd) +
+                   ") that does not hold its credit line, token and ring");
+    }
+    if (Doorbell) {
+      std::memcpy(&Bell, Body + O.CreditKeySize + O.RingKeySize + O.WorkerAddressSize, sizeof Bell);
+      if (BadSegment(Bell, doorbellSegmentBytes(MaxDoorbellPlaces)) ||
+          O.DoorbellAddress != Bell.Base || Bell.Length < doorbellSegmentBytes(O.DoorbellIndex + 1))
+        return Bad("a doorbell segment of " + std::to_string(Bell.Length) + " bytes (process " +
+                   std::to_string(Bell.Pid) + ", descriptor " + std::to_string(Bell.Fd) +
+                   ") without place " + std::to_string(O.DoorbellIndex));
+    }
   } else {
     return Bad("frame path " + std::to_string(O.Path));
   }
@@ -163,12 +196,11 @@ tc_status_t parseOffer(const void *Header, size_t HeaderLength, const uint8_t *B
   Out.Packages = std::move(Packages);
   Out.Interfaces = std::move(Interfaces);
   Out.Receives = std::move(Receives);
-  Out.CreditKey = O.Path == PathRma ? Body : nullptr;
-  Out.RingKey = O.Path == PathRma ? Body + O.CreditKeySize : nullptr;
+  Out.CreditKey = O.Path == PathRma && !Shared ? Body : nullptr;
+  Out.RingKey = O.Path == PathRma && !Shared ? Body + O.CreditKeySize : nullptr;
   Out.WorkerAddress = O.Path == PathRma ? Body + O.CreditKeySize + O.RingKeySize : nullptr;
-  Out.DoorbellKey = O.Path == PathRma && O.DoorbellKeySize
-                        ? Body + O.CreditKeySize + O.RingKeySize + O.WorkerAddressSize
-                        : nullptr;
+  Out.Mailbox = Mailbox;
+  Out.Doorbell = Bell;
   return TC_OK;
 }
 

@@ -10,6 +10,7 @@
 #define TWOCHAINS_RUNTIME_WIRE_H
 
 #include "Isa.h"
+#include "base/SharedSegment.h"
 #include "wire/Auth.h"
 #include "twochains/status.h"
 #include "twochains/twochains.h"
@@ -89,6 +90,30 @@ constexpr size_t doorbellBytes(uint32_t Places) {
   return (DoorbellBits + (size_t(Places) + 63) / 64) * sizeof(uint64_t);
 }
 
+/// A segment of the offering process's memory that a process of the same
+/// host maps (base/SharedSegment.h): an offer's doorbell always, and with
+/// OfferSharedMemory its credit line and ring. Base is its address in the
+/// offering process, which the offer's addresses lie inside.
+struct SharedSegmentRecord {
+  uint64_t Base;
+  uint64_t Length;
+  uint32_t Pid;
+  int32_t Fd;
+  uint8_t Host[SegmentHostBytes];   // the offering host's (hostIdentity)
+  uint8_t Token[SegmentTokenBytes]; // what the segment holds at its token's place
+};
+static_assert(sizeof(SharedSegmentRecord) == 56, "wire layout");
+/// Where each kind of segment holds its token: a mailbox right after its
+/// credit line (its first page, which the ring follows), a doorbell at its
+/// end (after the places).
+constexpr size_t MailboxTokenAt = CreditLineBytes;
+constexpr size_t doorbellSegmentBytes(uint32_t Places) {
+  return doorbellBytes(Places) + SegmentTokenBytes;
+}
+constexpr size_t doorbellTokenAt(uint64_t SegmentBytes) {
+  return size_t(SegmentBytes) - SegmentTokenBytes;
+}
+
 /// UCX active-message ids (docs/runtime.md).
 enum : unsigned {
   AmHello = 0x7c01,
@@ -141,7 +166,7 @@ struct RankKnock {
 constexpr uint32_t PayloadMagic = controlMagic('T', 'C', 'P', 'L');   // PAYLOAD
 static_assert(HandshakeMagic == 0x54434853, "offers keep the magic they always had");
 constexpr uint32_t HandshakeVersion =
-    16; // 16: a rank's proof to a rank is a MAC under the pair's agreed key; 15: AUTH proves the key (a MAC of its nonce and time); 14: offers carry the offering rank's proof (a signature of the nonces) and whom it is for; 13: credit lines carry quiescence words between ranks; 12: offers carry the bytes of payloads ahead a receiver takes, frames a flag for them; 11: offers carry a doorbell, credit lines a cold flag; 10: package entries carry the rieds' interface, offers the code-trust policy; 9: offers carry the job and rank; 4: offers carry the packages; 5: the ISA; 6: slots a line apart, frame version 3; 7: frames by message carry credits; 8: a magic per message type
+    17; // 17: ranks of one host share memory files (OfferSharedMemory), doorbells are memory files; 16: a rank's proof to a rank is a MAC under the pair's agreed key; 15: AUTH proves the key (a MAC of its nonce and time); 14: offers carry the offering rank's proof (a signature of the nonces) and whom it is for; 13: credit lines carry quiescence words between ranks; 12: offers carry the bytes of payloads ahead a receiver takes, frames a flag for them; 11: offers carry a doorbell, credit lines a cold flag; 10: package entries carry the rieds' interface, offers the code-trust policy; 9: offers carry the job and rank; 4: offers carry the packages; 5: the ISA; 6: slots a line apart, frame version 3; 7: frames by message carry credits; 8: a magic per message type
 
 /// The instruction set an offering side runs injected code as: a sender
 /// sends the images built for its receiver's (docs/heterogeneous.md). The
@@ -231,8 +256,9 @@ struct Offer {
   /// OfferPayloadsByRma: it takes payloads sent ahead on its RMA worker.
   /// Other bits 0.
   uint32_t Flags;
-  /// RMA: the offering side's doorbell, and the place in it that is the
-  /// other side's (all three 0: none offered).
+  /// RMA: the offering side's doorbell (DoorbellKeySize: the size of its
+  /// SharedSegmentRecord), and the place in it that is the other side's
+  /// (all three 0: none offered).
   uint64_t DoorbellAddress;
   uint32_t DoorbellKeySize, DoorbellIndex;
   /// The bytes of payloads larger than a slot the offering side takes from
@@ -263,6 +289,14 @@ constexpr uint32_t OfferStoresDirect = 1;
 /// by the RMA endpoint's transports (shared memory, CMA, RDMA), not the
 /// control endpoint's TCP (send/PayloadAhead.cpp).
 constexpr uint32_t OfferPayloadsByRma = 2;
+/// Offer::Flags. The offering side's credit line and ring are one
+/// segment of its memory shared with processes of its host
+/// (SharedSegmentRecord, in the place of the ring's key; no credit key),
+/// not a UCX key: ranks of one host, which then store frames and credits
+/// into each other's memory without a UCX endpoint between their RMA
+/// workers (path/Mailbox.cpp). Only with RMA; a WELCOME has it if and
+/// only if its HELLO did.
+constexpr uint32_t OfferSharedMemory = 4;
 /// Ranks a job may have.
 constexpr uint32_t MaxJobRanks = 1u << 20;
 static_assert(offsetof(Offer, PackagesSize) == 84 && offsetof(Offer, Isa) == 88,
@@ -272,8 +306,11 @@ static_assert(offsetof(Offer, Magic) == MacSize, "the MAC covers what follows it
 /// An offer that passed every check; pointers into the body given.
 struct ParsedOffer {
   Offer Header;
-  const uint8_t *CreditKey = nullptr, *RingKey = nullptr, *WorkerAddress = nullptr,
-                *DoorbellKey = nullptr;
+  const uint8_t *CreditKey = nullptr, *RingKey = nullptr, *WorkerAddress = nullptr;
+  /// OfferSharedMemory: the segment of the credit line and the ring.
+  SharedSegmentRecord Mailbox = {};
+  /// The doorbell, if offered (Header.DoorbellKeySize).
+  SharedSegmentRecord Doorbell = {};
   /// Name and identity of each package the offering side added, and its
   /// interface and whether it runs its frames (receiver role; the same
   /// index in Interfaces and Receives).
@@ -419,6 +456,17 @@ struct PayloadHeader {
   uint64_t Sequence;
 };
 static_assert(sizeof(PayloadHeader) == 16, "wire layout");
+/// PAYLOAD on the RMA worker over a connection of shared memory
+/// (OfferSharedMemory), which makes no RMA endpoint until a payload goes:
+/// the header carries the token of the receiver's mailbox segment, which
+/// only the two sides know, by which the receiver knows the sender before
+/// it holds an endpoint to it (it then takes the one UCX made for the
+/// sender as the connection's: path/Mailbox.h, peerOfMailboxToken).
+struct SharedPayloadHeader {
+  PayloadHeader Header;
+  uint8_t Token[SegmentTokenBytes];
+};
+static_assert(sizeof(SharedPayloadHeader) == 32, "wire layout");
 /// Checks a PAYLOAD message from a sender whose ring expects frame Expected
 /// next (of Slots), carrying Length bytes, against the share Share this
 /// side offers it: TC_OK (Out set), else why, in Why. TC_ERR_BAD_LENGTH,

@@ -24,6 +24,7 @@
 #include "receive/PayloadAhead.h"
 #include "receive/Receive.h"
 #include "path/FramePath.h"
+#include "path/Mailbox.h"
 #include "ucx/Request.h"
 #include "ucx/Status.h"
 #include "ucx/UcxAsyncGuard.h"
@@ -334,6 +335,9 @@ tc_peer *twochains::rt::startConnectOn(CoreContext *Ctx, ucp_ep_h Ep, const sock
                                        uint64_t DeadlineNs) {
   std::unique_ptr<tc_peer> Peer = newClient(Ctx, SA, Where, /*Retry=*/true);
   setControlEndpoint(Peer.get(), Ep);
+  // A worker address reaches ranks of this host only (job/RankEndpoints.cpp):
+  // their rings are each other's memory, shared as files.
+  shareMemoryWith(Peer.get());
   return startBackground(Ctx, std::move(Peer), ExpectJobRank, DeadlineNs);
 }
 

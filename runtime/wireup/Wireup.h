@@ -34,7 +34,8 @@ tc_peer *startConnect(CoreContext *Ctx, const sockaddr_in &SA, const std::string
                       uint32_t ExpectJobRank, uint64_t DeadlineNs);
 /// The same on an endpoint made already (connectToControlWorker): the
 /// peer owns it from now on, closing it when released; SA and Where name
-/// the receiver.
+/// the receiver, a rank of this host, whose ring and credit line are
+/// offered as memory of this host (path/Mailbox.h, shareMemoryWith).
 tc_peer *startConnectOn(CoreContext *Ctx, ucp_ep_h Ep, const sockaddr_in &SA,
                         const std::string &Where, uint32_t ExpectJobRank, uint64_t DeadlineNs);
 /// An endpoint to a control worker from its UCX address, failures to

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "wire/Wire.h"
+#include "wire/Frame.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -48,20 +49,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
       broken("package entry is out of bounds");
   if (O.Path == PathRma) {
     const uint8_t *End = Body.data() + Body.size() - O.PackagesSize;
-    if (P.CreditKey != Body.data() || P.RingKey + O.RingKeySize > End ||
-        P.WorkerAddress + O.WorkerAddressSize + O.DoorbellKeySize != End)
+    bool Shared = O.Flags & OfferSharedMemory;
+    if (P.WorkerAddress + O.WorkerAddressSize + O.DoorbellKeySize != End ||
+        (!Shared && (P.CreditKey != Body.data() || P.RingKey + O.RingKeySize > End)))
       broken("parts lie outside its body");
-    if (!checkPackedRkey(P.CreditKey, O.CreditKeySize) ||
-        !checkPackedRkey(P.RingKey, O.RingKeySize))
+    if (!Shared && (!checkPackedRkey(P.CreditKey, O.CreditKeySize) ||
+                    !checkPackedRkey(P.RingKey, O.RingKeySize)))
       broken("keys are malformed");
-    // A doorbell whole or not at all; its place inside what any doorbell has.
+    // A shared segment holds the credit line at its start, then the
+    // token, then the ring, all inside it.
+    if (Shared && (P.CreditKey || P.RingKey || O.CreditAddress != P.Mailbox.Base ||
+                   O.RingAddress < P.Mailbox.Base + MailboxTokenAt + SegmentTokenBytes ||
+                   O.RingAddress + uint64_t(O.Slots) * slotStride(O.SlotSize) >
+                       P.Mailbox.Base + P.Mailbox.Length ||
+                   P.Mailbox.Base + P.Mailbox.Length < P.Mailbox.Base || P.Mailbox.Fd < 0))
+      broken("shared segment does not hold what the offer names");
+    // A doorbell whole or not at all; its place inside its segment.
     if (O.DoorbellKeySize
-            ? (P.DoorbellKey != P.WorkerAddress + O.WorkerAddressSize ||
-               !checkPackedRkey(P.DoorbellKey, O.DoorbellKeySize) || !O.DoorbellAddress ||
-               O.DoorbellIndex >= MaxDoorbellPlaces)
-            : (P.DoorbellKey || O.DoorbellAddress || O.DoorbellIndex))
+            ? (O.DoorbellKeySize != sizeof(SharedSegmentRecord) ||
+               O.DoorbellAddress != P.Doorbell.Base || O.DoorbellIndex >= MaxDoorbellPlaces ||
+               P.Doorbell.Length < doorbellSegmentBytes(O.DoorbellIndex + 1) ||
+               P.Doorbell.Base + P.Doorbell.Length < P.Doorbell.Base || P.Doorbell.Fd < 0)
+            : (O.DoorbellAddress || O.DoorbellIndex))
       broken("doorbell is malformed");
-  } else if (Body.size() != O.PackagesSize || P.DoorbellKey || O.DoorbellKeySize) {
+  } else if (Body.size() != O.PackagesSize || O.DoorbellKeySize) {
     broken("message path carries more than its packages");
   }
   return 0;

@@ -1,6 +1,7 @@
 //===- AuthTest.cpp - HMAC-SHA256, the job key, offers ----------------------===//
 #include "wire/Auth.h"
 #include "wire/Wire.h"
+#include "wire/Frame.h"
 #include "twochains/twochains.h"
 
 #include <gtest/gtest.h>
@@ -202,7 +203,9 @@ TEST(Offer, Bounds) {
   EXPECT_EQ(parse(O), TC_OK);
   O.Flags = OfferPayloadsByRma; // only an RMA offer takes payloads on its RMA worker
   EXPECT_EQ(parse(O), TC_ERR_BAD_OFFER);
-  O.Flags = 4; // a flag no side sends
+  O.Flags = OfferSharedMemory; // only an RMA offer shares memory
+  EXPECT_EQ(parse(O), TC_ERR_BAD_OFFER);
+  O.Flags = 8; // a flag no side sends
   EXPECT_EQ(parse(O), TC_ERR_BAD_OFFER);
   EXPECT_EQ(parse(goodOffer(), std::vector<uint8_t>(8)), TC_ERR_BAD_OFFER); // AM with a body
   O = goodOffer();
@@ -216,44 +219,124 @@ TEST(Offer, Bounds) {
   EXPECT_EQ(parseOffer(&O, sizeof O - 1, nullptr, 0, Out, Why), TC_ERR_BAD_OFFER);
 }
 
-/// An RMA offer's body: two keys and a worker address, and a doorbell key
-/// of DoorbellKey bytes (each key the smallest well-formed one).
-static std::vector<uint8_t> rmaBody(Offer &O, uint32_t DoorbellKey) {
+/// A segment record as a process of this host would send it.
+static SharedSegmentRecord segmentRecord(uint64_t Base, uint64_t Length) {
+  SharedSegmentRecord R = {};
+  R.Base = Base;
+  R.Length = Length;
+  R.Pid = 1;
+  R.Fd = 3;
+  return R;
+}
+
+/// An RMA offer's body: two keys and a worker address, and a doorbell
+/// segment if Doorbell (each key the smallest well-formed one).
+static std::vector<uint8_t> rmaBody(Offer &O, bool Doorbell,
+                                    const SharedSegmentRecord &Bell = segmentRecord(0x2000, 4096)) {
   O.Path = PathRma;
   O.CreditAddress = O.RingAddress = 0x1000;
   O.CreditKeySize = O.RingKeySize = 9;
   O.WorkerAddressSize = 1;
-  O.DoorbellKeySize = DoorbellKey;
-  return std::vector<uint8_t>(9 + 9 + 1 + DoorbellKey, 0);
+  O.DoorbellKeySize = Doorbell ? sizeof Bell : 0;
+  std::vector<uint8_t> Body(9 + 9 + 1, 0);
+  if (Doorbell)
+    Body.insert(Body.end(), reinterpret_cast<const uint8_t *>(&Bell),
+                reinterpret_cast<const uint8_t *>(&Bell) + sizeof Bell);
+  return Body;
 }
 
 TEST(Offer, Doorbell) {
   Offer O = goodOffer();
-  std::vector<uint8_t> Body = rmaBody(O, 0);
+  std::vector<uint8_t> Body = rmaBody(O, false);
   EXPECT_EQ(parse(O, Body), TC_OK); // no doorbell
-  Body = rmaBody(O, 9);
+  Body = rmaBody(O, true, segmentRecord(0x2000, doorbellSegmentBytes(4096)));
   O.DoorbellAddress = 0x2000;
   O.DoorbellIndex = 4095;
   ParsedOffer Out;
   std::string Why;
   ASSERT_EQ(parseOffer(&O, sizeof O, Body.data(), Body.size(), Out, Why), TC_OK) << Why;
-  EXPECT_EQ(Out.DoorbellKey, Body.data() + 19);
+  EXPECT_EQ(Out.Doorbell.Base, 0x2000u);
+  EXPECT_EQ(Out.Doorbell.Length, doorbellSegmentBytes(4096));
+  O.DoorbellIndex = 4096; // a place past the segment's end
+  EXPECT_EQ(parse(O, Body), TC_ERR_BAD_OFFER);
   O.DoorbellIndex = MaxDoorbellPlaces; // a place no doorbell has
   EXPECT_EQ(parse(O, Body), TC_ERR_BAD_OFFER);
   O.DoorbellIndex = 1;
   O.DoorbellAddress = 0;
   EXPECT_EQ(parse(O, Body), TC_ERR_BAD_OFFER);
-  Body = rmaBody(O, 0);
-  O.DoorbellAddress = 0x2000; // a place without a key
+  O.DoorbellAddress = 0x3000; // not the segment's start
   EXPECT_EQ(parse(O, Body), TC_ERR_BAD_OFFER);
-  Body = rmaBody(O, 9);
-  Body[19 + 8] = 0xff; // a malformed doorbell key
+  Body = rmaBody(O, false);
+  O.DoorbellAddress = 0x2000; // a place without a segment
+  EXPECT_EQ(parse(O, Body), TC_ERR_BAD_OFFER);
+  SharedSegmentRecord Bell = segmentRecord(0x2000, doorbellSegmentBytes(64));
+  Bell.Fd = -1; // a descriptor no process has
+  Body = rmaBody(O, true, Bell);
   O.DoorbellIndex = 0;
   EXPECT_EQ(parse(O, Body), TC_ERR_BAD_OFFER);
+  Bell = segmentRecord(~0ull - 100, doorbellSegmentBytes(64)); // wraps
+  Body = rmaBody(O, true, Bell);
+  O.DoorbellAddress = Bell.Base;
+  EXPECT_EQ(parse(O, Body), TC_ERR_BAD_OFFER);
+  Bell = segmentRecord(0x2000, doorbellSegmentBytes(MaxDoorbellPlaces) + 64); // too long
+  Body = rmaBody(O, true, Bell);
+  O.DoorbellAddress = Bell.Base;
+  EXPECT_EQ(parse(O, Body), TC_ERR_BAD_OFFER);
+  Body = rmaBody(O, true);
+  Body.pop_back(); // a record cut short
+  O.DoorbellKeySize -= 1;
+  EXPECT_EQ(parse(O, Body), TC_ERR_BAD_OFFER);
   O = goodOffer();
-  O.DoorbellKeySize = 9; // the message path has no doorbell
+  O.DoorbellKeySize = sizeof(SharedSegmentRecord); // the message path has no doorbell
   O.DoorbellAddress = 0x2000;
-  EXPECT_EQ(parse(O, std::vector<uint8_t>(9)), TC_ERR_BAD_OFFER);
+  EXPECT_EQ(parse(O, std::vector<uint8_t>(sizeof(SharedSegmentRecord))), TC_ERR_BAD_OFFER);
+}
+
+/// A shared-memory offer's body: the mailbox segment and a worker address.
+static std::vector<uint8_t> sharedBody(Offer &O, const SharedSegmentRecord &Mailbox) {
+  O.Path = PathRma;
+  O.Flags = OfferSharedMemory | OfferStoresDirect;
+  O.CreditKeySize = 0;
+  O.RingKeySize = sizeof Mailbox;
+  O.WorkerAddressSize = 1;
+  std::vector<uint8_t> Body(reinterpret_cast<const uint8_t *>(&Mailbox),
+                            reinterpret_cast<const uint8_t *>(&Mailbox) + sizeof Mailbox);
+  Body.push_back(0);
+  return Body;
+}
+
+TEST(Offer, SharedMemory) {
+  Offer O = goodOffer(); // 64 slots of 4 KiB
+  uint64_t Ring = 64 * slotStride(O.SlotSize);
+  SharedSegmentRecord M = segmentRecord(0x10000, 4096 + Ring);
+  std::vector<uint8_t> Body = sharedBody(O, M);
+  O.CreditAddress = 0x10000;
+  O.RingAddress = 0x11000;
+  ParsedOffer Out;
+  std::string Why;
+  ASSERT_EQ(parseOffer(&O, sizeof O, Body.data(), Body.size(), Out, Why), TC_OK) << Why;
+  EXPECT_EQ(Out.Mailbox.Length, 4096 + Ring);
+  EXPECT_EQ(Out.CreditKey, nullptr);
+  EXPECT_EQ(Out.RingKey, nullptr);
+  EXPECT_EQ(Out.WorkerAddress, Body.data() + sizeof M);
+  O.CreditAddress = 0x10040; // the credit line is the segment's start
+  EXPECT_EQ(parse(O, Body), TC_ERR_BAD_OFFER);
+  O.CreditAddress = 0x10000;
+  O.RingAddress = 0x10000 + MailboxTokenAt; // over the token
+  EXPECT_EQ(parse(O, Body), TC_ERR_BAD_OFFER);
+  O.RingAddress = 0x11040; // its end past the segment's
+  EXPECT_EQ(parse(O, Body), TC_ERR_BAD_OFFER);
+  O.RingAddress = 0x11000;
+  O.Slots = 65; // more ring than the segment holds
+  EXPECT_EQ(parse(O, Body), TC_ERR_BAD_OFFER);
+  O.Slots = 64;
+  M.Pid = 0; // no process
+  EXPECT_EQ(parse(O, sharedBody(O, M)), TC_ERR_BAD_OFFER);
+  M = segmentRecord(0x10000, 4096 + Ring);
+  Body = sharedBody(O, M);
+  O.CreditKeySize = 9; // memory keys beside the segment
+  Body.insert(Body.begin(), 9, 0);
+  EXPECT_EQ(parse(O, Body), TC_ERR_BAD_OFFER);
 }
 
 TEST(Offer, Packages) {

@@ -20,10 +20,12 @@
 #include "control/ControlMessage.h"
 #include "core/Peers.h"
 #include "path/Mailbox.h"
+#include "base/SharedSegment.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <unistd.h>
 
 namespace {
 
@@ -387,6 +389,85 @@ void hostileWelcome(CoreContext *Core) {
                W.Mac);
     HostileSent = sendMessage(Ctx, Peer, AmWelcome, &W, sizeof W, Body.data(), Body.size());
   }
+}
+
+/// A HELLO of shared memory (OfferSharedMemory, as ranks of one host send)
+/// whose segment the receiver cannot take as named: a token the segment
+/// does not hold, a length it does not have, a descriptor that is a pipe,
+/// a segment of another host. The receiver maps none of them, stores
+/// nothing into the attacker's memory, and answers on the message path;
+/// the segment as named is taken, and stored into, on the RMA path.
+TEST_F(HostileOffers, SharedMemoryItCannotMapGetsTheMessagePath) {
+  ASSERT_NO_FATAL_FAILURE(startAttack());
+  auto *Attacker = coreOf(Sender.Ctx);
+  Offer Small = rawpeer::smallOffer();
+  size_t Length = 4096 + size_t(Small.Slots) * slotStride(Small.SlotSize);
+  SharedSegment Segment;
+  std::string Why;
+  ASSERT_TRUE(createSharedSegment(SegmentKind::Mailbox, Length, MailboxTokenAt, Segment, Why))
+      << Why;
+  int Pipe[2];
+  ASSERT_EQ(pipe(Pipe), 0);
+  auto Untouched = [&] {
+    for (size_t I = 0; I < Length; ++I)
+      if ((I < MailboxTokenAt || I >= MailboxTokenAt + SegmentTokenBytes) && Segment.Base[I])
+        return false;
+    return true;
+  };
+  enum Break { Token, Longer, APipe, OtherHost, None };
+  for (Break B : {Token, Longer, APipe, OtherHost, None}) {
+    SCOPED_TRACE("break " + std::to_string(B));
+    Offer O = Small;
+    O.Path = PathRma;
+    O.Flags = OfferSharedMemory | OfferStoresDirect;
+    O.RingKeySize = sizeof(SharedSegmentRecord);
+    O.WorkerAddressSize = uint32_t(Attacker->WorkerAddressSize);
+    SharedSegmentRecord R = {};
+    R.Base = O.CreditAddress = reinterpret_cast<uint64_t>(Segment.Base);
+    O.RingAddress = R.Base + 4096;
+    R.Length = Length;
+    R.Pid = uint32_t(getpid());
+    R.Fd = Segment.Fd;
+    std::memcpy(R.Host, hostIdentity(), sizeof R.Host);
+    std::memcpy(R.Token, Segment.Token, sizeof R.Token);
+    if (B == Token)
+      R.Token[0] ^= 0x80;
+    else if (B == Longer)
+      R.Length += 4096;
+    else if (B == APipe)
+      R.Fd = Pipe[1];
+    else if (B == OtherHost)
+      R.Host[5] ^= 1;
+    std::vector<uint8_t> Body(reinterpret_cast<uint8_t *>(&R),
+                              reinterpret_cast<uint8_t *>(&R) + sizeof R);
+    auto *W = reinterpret_cast<const uint8_t *>(Attacker->WorkerAddress);
+    Body.insert(Body.end(), W, W + Attacker->WorkerAddressSize);
+    tc_status_t Answer;
+    Offer Welcome = {};
+    {
+      RawPeer P(Sender.Ctx);
+      ASSERT_NO_FATAL_FAILURE(P.connect(Port));
+      ASSERT_NO_FATAL_FAILURE(P.authenticate());
+      ASSERT_NO_FATAL_FAILURE(P.hello(O, Body, false, Answer, &Welcome));
+    }
+    ASSERT_EQ(Answer, TC_OK) << tc_status_string(Answer) << "\n" << describe();
+    if (B != None) {
+      EXPECT_EQ(Welcome.Path, PathAm) << describe();
+      EXPECT_FALSE(Welcome.Flags & OfferSharedMemory);
+      EXPECT_TRUE(Untouched()) << "the receiver stored into memory it refused";
+    } else {
+      EXPECT_EQ(Welcome.Path, PathRma) << describe();
+      EXPECT_TRUE(Welcome.Flags & OfferSharedMemory);
+    }
+  }
+  EXPECT_TRUE(logged("does not hold the segment's token")) << describe();
+  EXPECT_TRUE(logged("not a twochains-mailbox segment")) << describe();
+  EXPECT_TRUE(logged("sealed against shrinking")) << describe();
+  EXPECT_TRUE(logged("its shared segment is another host's")) << describe();
+  close(Pipe[0]);
+  close(Pipe[1]);
+  releaseSharedSegment(Segment);
+  ASSERT_NO_FATAL_FAILURE(goodPeerRuns(4));
 }
 
 /// A hostile receiver's WELCOME whose ring or credit line lies outside

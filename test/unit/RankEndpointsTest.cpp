@@ -16,6 +16,7 @@
 
 #include "context/Context.h"
 #include "job/JobContext.h"
+#include "path/PeerPath.h"
 #include "wireup/Wireup.h"
 
 #include <algorithm>
@@ -108,6 +109,140 @@ TEST_F(TwoContexts, AHigherRankIsConnectedToFromItsWorkerAddress) {
   }
   ASSERT_NO_FATAL_FAILURE(sendGoodFrames(4));
   Peer = nullptr; // a job's handle: the context's
+}
+
+/// The connection of a rank of this host, as Api's handle of Rank is
+/// bound to it (null if it is not).
+tc_peer *boundConnection(tc_context_t *Api, uint32_t Rank) {
+  auto *Ctx = coreOf(Api);
+  std::lock_guard<std::recursive_mutex> G(Ctx->Lock);
+  RouteTarget &T = Ctx->Job->Ranks[Rank];
+  return T.Handle ? T.Handle->Bound : nullptr;
+}
+
+/// Two ranks of one host store frames and credits into each other's
+/// memory files (base/SharedSegment.h): no UCX key, no endpoint between
+/// their RMA workers until a payload goes there. Frames run, and a
+/// payload larger than the receiver's slot goes ahead by RMA on an
+/// endpoint made for it.
+TEST_F(TwoContexts, RanksOfOneHostStoreIntoEachOthersMemoryFiles) {
+  Receiver.Params.slot_size = 512;
+  ASSERT_NO_FATAL_FAILURE(startTwoRanks(*this));
+  tc_peer_t *Handle = nullptr;
+  ASSERT_EQ(tc_job_peer(Sender.Ctx, 0, &Handle), TC_OK);
+  Peer = Handle;
+  ASSERT_TRUE(senderProgressUntil(*this, [&] {
+    return boundByWorkerAddress(Sender.Ctx, 0) && boundByWorkerAddress(Receiver.Ctx, 1);
+  })) << describe();
+  for (auto [Api, Rank] : {std::pair{Sender.Ctx, 0u}, std::pair{Receiver.Ctx, 1u}}) {
+    tc_peer *B = boundConnection(Api, Rank);
+    ASSERT_NE(B, nullptr);
+    std::lock_guard<std::recursive_mutex> G(coreOf(Api)->Lock);
+    EXPECT_TRUE(B->Rx->Shared) << "rank " << Rank << "'s connection is not of shared memory";
+    EXPECT_EQ(B->Rx->MailboxMem, nullptr) << "its ring is a UCX allocation";
+    EXPECT_NE(B->Rx->SharedMailbox.Fd, -1);
+    EXPECT_EQ(B->DataEp, nullptr) << "an RMA endpoint made before anything needed it";
+    ASSERT_NE(B->Tx->MailboxMapped, nullptr);
+    EXPECT_GE(B->Tx->RingDirect, B->Tx->MailboxMapped);
+    EXPECT_LT(B->Tx->RingDirect, B->Tx->MailboxMapped + B->Tx->MailboxMappedBytes);
+    EXPECT_EQ(reinterpret_cast<uint8_t *>(B->Rx->CreditDirect), B->Tx->MailboxMapped);
+    EXPECT_NE(B->Tx->Doorbell, nullptr) << "the peer's doorbell is not mapped";
+  }
+  ASSERT_NO_FATAL_FAILURE(sendGoodFrames(4));
+  auto *Total = receiverSymbol<int64_t>("tc_stdlib_total");
+  ASSERT_NE(Total, nullptr);
+  int64_t Before = readTotal(Total);
+  auto Large = sumPayload(1000, 5);
+  ASSERT_EQ(sendRetrying(Sender.Stdlib, element(Sender.Stdlib, "server_side_sum"), TC_SEND_LOCAL,
+                         Large.data(), Large.size() * 4),
+            TC_OK);
+  ASSERT_EQ(flush(), TC_OK) << describe();
+  EXPECT_EQ(readTotal(Total) - Before, sumOf(Large));
+  EXPECT_EQ(stats(Sender).payloads_ahead_by_rma, 1u) << describe();
+  EXPECT_NE(boundConnection(Sender.Ctx, 0)->DataEp, nullptr);
+  Peer = nullptr; // a job's handle: the context's
+}
+
+/// A payload by RMA over a connection of shared memory names the
+/// connection by the receiver's mailbox token, and the receiver takes the
+/// endpoint it came on as the connection's. From a third process's
+/// endpoint, one naming a token no connection has is refused; once the
+/// real sender's payload has come, one naming the right token from
+/// another endpoint is refused too, and nothing of either is run.
+TEST_F(TwoContexts, APayloadNamingAConnectionItIsNotOnIsRefused) {
+  Receiver.Params.slot_size = 512;
+  ASSERT_NO_FATAL_FAILURE(startTwoRanks(*this));
+  Side *Impostor = nullptr;
+  ASSERT_NO_FATAL_FAILURE(Impostor = listeningThirdContext(*this, "impostor"));
+  ASSERT_NE(Impostor, nullptr);
+  tc_peer_t *Handle = nullptr;
+  ASSERT_EQ(tc_job_peer(Sender.Ctx, 0, &Handle), TC_OK);
+  Peer = Handle;
+  ASSERT_TRUE(senderProgressUntil(*this, [&] {
+    return boundByWorkerAddress(Sender.Ctx, 0) && boundByWorkerAddress(Receiver.Ctx, 1);
+  })) << describe();
+  tc_peer *Real = boundConnection(Receiver.Ctx, 1);
+  ASSERT_TRUE(Real && Real->Rx->Shared);
+  uint8_t Token[SegmentTokenBytes];
+  std::memcpy(Token, Real->Rx->SharedMailbox.Token, sizeof Token);
+  auto *Ictx = coreOf(Impostor->Ctx);
+  auto *Rctx = coreOf(Receiver.Ctx);
+  ucp_ep_h Ep = nullptr;
+  {
+    std::lock_guard<std::recursive_mutex> G(Ictx->Lock);
+    ucp_ep_params_t P = {};
+    P.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+    P.address = reinterpret_cast<const ucp_address_t *>(Rctx->WorkerAddress);
+    ASSERT_EQ(ucp_ep_create(Ictx->DataWorker, &P, &Ep), UCS_OK);
+  }
+  static std::vector<uint8_t> Bytes(600, 7);
+  auto ForgeWith = [&](const uint8_t *Named) {
+    // For the frame the ring expects next: a payload the connection may
+    // send now, refused only for where it came from.
+    uint64_t Next = 0;
+    {
+      std::lock_guard<std::recursive_mutex> G(Rctx->Lock);
+      Next = Real->Rx->Receive->expected();
+    }
+    static SharedPayloadHeader H;
+    H.Header = {PayloadMagic, uint32_t(Bytes.size()), Next};
+    std::memcpy(H.Token, Named, sizeof H.Token);
+    uint64_t Refused = stats(Receiver).messages_refused;
+    ucp_request_param_t P = {};
+    P.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    P.flags = UCP_AM_SEND_FLAG_REPLY;
+    ucs_status_ptr_t R = ucp_am_send_nbx(Ep, AmPayload, &H, sizeof H, Bytes.data(), Bytes.size(),
+                                         &P);
+    // The receiver's data worker turns as it would with a frame waiting
+    // for its payload (an idle receiver does not watch it).
+    bool Seen = progressUntilDone(*this, Impostor->Ctx, [&] {
+      tc_progress(Receiver.Ctx, nullptr);
+      std::lock_guard<std::recursive_mutex> G(Ictx->Lock);
+      ucp_worker_progress(Ictx->DataWorker);
+      return stats(Receiver).messages_refused != Refused;
+    });
+    if (UCS_PTR_IS_PTR(R))
+      ucp_request_free(R);
+    return Seen;
+  };
+  uint8_t Wrong[SegmentTokenBytes];
+  std::memcpy(Wrong, Token, sizeof Wrong);
+  Wrong[3] ^= 0x10;
+  EXPECT_TRUE(ForgeWith(Wrong)) << "a payload naming no connection was not refused\n" << describe();
+  EXPECT_EQ(Real->DataEp, nullptr) << "a forged payload gave the connection its endpoint";
+  auto Large = sumPayload(200, 3);
+  ASSERT_EQ(sendRetrying(Sender.Stdlib, element(Sender.Stdlib, "server_side_sum"), TC_SEND_LOCAL,
+                         Large.data(), Large.size() * 4),
+            TC_OK);
+  ASSERT_EQ(flush(), TC_OK) << describe();
+  ASSERT_NE(Real->DataEp, nullptr);
+  EXPECT_TRUE(ForgeWith(Token)) << "a payload from another endpoint was taken as the sender's\n"
+                                << describe();
+  EXPECT_TRUE(logged("a payload naming no connection of shared memory of its endpoint"));
+  EXPECT_EQ(stats(Receiver).payloads_ahead_received, 1u);
+  std::lock_guard<std::recursive_mutex> G(Ictx->Lock);
+  closeEndpointByForce(Ictx->DataWorker, Ep);
+  Peer = nullptr;
 }
 
 /// The lower rank wants the higher: it connects from the higher's worker

@@ -115,7 +115,8 @@ public:
   /// HELLO with offer O (its MAC made here, broken if BadMac), then the
   /// receiver's answer: TC_OK for a WELCOME, the refusal's status, or
   /// TC_ERR_TIMED_OUT if none came. Call under ASSERT_NO_FATAL_FAILURE.
-  void hello(Offer O, const std::vector<uint8_t> &Body, bool BadMac, tc_status_t &Answer) {
+  void hello(Offer O, const std::vector<uint8_t> &Body, bool BadMac, tc_status_t &Answer,
+             Offer *Welcome = nullptr) {
     static const char Label[] = "tc-auth-v1 hello";
     const auto *Fields = reinterpret_cast<const uint8_t *>(&O) + MacSize;
     ASSERT_TRUE(hmacSha256(Ctx->Key,
@@ -133,9 +134,11 @@ public:
          nowNs() < Deadline && Answer == TC_ERR_TIMED_OUT && !Peer->Failed;) {
       ucp_worker_progress(Ctx->Worker);
       for (auto &H : Ctx->Wireup->Handshakes)
-        if (H.Ep == Peer->Ep && H.Id == AmWelcome)
+        if (H.Ep == Peer->Ep && H.Id == AmWelcome) {
           Answer = TC_OK;
-        else if (H.Ep == Peer->Ep && H.Id == AmRefused && H.Header.size() == sizeof(Refusal)) {
+          if (Welcome && H.Header.size() == sizeof *Welcome)
+            std::memcpy(Welcome, H.Header.data(), sizeof *Welcome);
+        } else if (H.Ep == Peer->Ep && H.Id == AmRefused && H.Header.size() == sizeof(Refusal)) {
           Refusal F;
           std::memcpy(&F, H.Header.data(), sizeof F);
           Answer = tc_status_t(F.Status);
