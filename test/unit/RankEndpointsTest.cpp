@@ -111,6 +111,18 @@ TEST_F(TwoContexts, AHigherRankIsConnectedToFromItsWorkerAddress) {
   Peer = nullptr; // a job's handle: the context's
 }
 
+/// The sender (rank 1) takes its handle of rank 0 as the test's peer and
+/// both ranks bind their handles to the connection made from rank 1's
+/// worker address. Call under ASSERT_NO_FATAL_FAILURE.
+void bindTheRanks(TwoContexts &T) {
+  tc_peer_t *Handle = nullptr;
+  ASSERT_EQ(tc_job_peer(T.Sender.Ctx, 0, &Handle), TC_OK);
+  T.Peer = Handle;
+  ASSERT_TRUE(senderProgressUntil(T, [&] {
+    return boundByWorkerAddress(T.Sender.Ctx, 0) && boundByWorkerAddress(T.Receiver.Ctx, 1);
+  })) << T.describe();
+}
+
 /// The connection of a rank of this host, as Api's handle of Rank is
 /// bound to it (null if it is not).
 tc_peer *boundConnection(tc_context_t *Api, uint32_t Rank) {
@@ -128,12 +140,7 @@ tc_peer *boundConnection(tc_context_t *Api, uint32_t Rank) {
 TEST_F(TwoContexts, RanksOfOneHostStoreIntoEachOthersMemoryFiles) {
   Receiver.Params.slot_size = 512;
   ASSERT_NO_FATAL_FAILURE(startTwoRanks(*this));
-  tc_peer_t *Handle = nullptr;
-  ASSERT_EQ(tc_job_peer(Sender.Ctx, 0, &Handle), TC_OK);
-  Peer = Handle;
-  ASSERT_TRUE(senderProgressUntil(*this, [&] {
-    return boundByWorkerAddress(Sender.Ctx, 0) && boundByWorkerAddress(Receiver.Ctx, 1);
-  })) << describe();
+  ASSERT_NO_FATAL_FAILURE(bindTheRanks(*this));
   for (auto [Api, Rank] : {std::pair{Sender.Ctx, 0u}, std::pair{Receiver.Ctx, 1u}}) {
     tc_peer *B = boundConnection(Api, Rank);
     ASSERT_NE(B, nullptr);
@@ -175,12 +182,7 @@ TEST_F(TwoContexts, APayloadNamingAConnectionItIsNotOnIsRefused) {
   Side *Impostor = nullptr;
   ASSERT_NO_FATAL_FAILURE(Impostor = listeningThirdContext(*this, "impostor"));
   ASSERT_NE(Impostor, nullptr);
-  tc_peer_t *Handle = nullptr;
-  ASSERT_EQ(tc_job_peer(Sender.Ctx, 0, &Handle), TC_OK);
-  Peer = Handle;
-  ASSERT_TRUE(senderProgressUntil(*this, [&] {
-    return boundByWorkerAddress(Sender.Ctx, 0) && boundByWorkerAddress(Receiver.Ctx, 1);
-  })) << describe();
+  ASSERT_NO_FATAL_FAILURE(bindTheRanks(*this));
   tc_peer *Real = boundConnection(Receiver.Ctx, 1);
   ASSERT_TRUE(Real && Real->Rx->Shared);
   uint8_t Token[SegmentTokenBytes];

@@ -40,6 +40,18 @@ protected:
       munmap(Mapped, Length);
     releaseSharedSegment(Made);
   }
+  /// Fd sized as the segment, with its token in place: all a file of
+  /// another sort has in common with it.
+  void holdTheToken(int Fd) {
+    ASSERT_EQ(ftruncate(Fd, Length), 0);
+    ASSERT_EQ(pwrite(Fd, Made.Token, SegmentTokenBytes, TokenAt), ssize_t(SegmentTokenBytes));
+  }
+  /// Whether attaching the file as a mailbox is refused, for the reason
+  /// Because.
+  bool refusedBecause(int Fd, const char *Because) {
+    return !attach(SegmentKind::Mailbox, Fd, Length, Made.Token) &&
+           Why.find(Because) != std::string::npos;
+  }
   bool attach(SegmentKind Kind, int Fd, uint64_t Bytes, const uint8_t *Token) {
     Why.clear();
     return attachSharedSegment(Kind, uint32_t(getpid()), Fd, Bytes, TokenAt, Token, Mapped, Why);
@@ -93,10 +105,8 @@ TEST_F(SharedSegmentTest, AnotherKindIsRefused) {
 TEST_F(SharedSegmentTest, AnUnsealedMemoryFileIsRefused) {
   int Fd = memfd_create("twochains-mailbox", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   ASSERT_GE(Fd, 0);
-  ASSERT_EQ(ftruncate(Fd, Length), 0);
-  ASSERT_EQ(pwrite(Fd, Made.Token, SegmentTokenBytes, TokenAt), ssize_t(SegmentTokenBytes));
-  EXPECT_FALSE(attach(SegmentKind::Mailbox, Fd, Length, Made.Token));
-  EXPECT_NE(Why.find("sealed against shrinking"), std::string::npos) << Why;
+  ASSERT_NO_FATAL_FAILURE(holdTheToken(Fd));
+  EXPECT_TRUE(refusedBecause(Fd, "sealed against shrinking")) << Why;
   close(Fd);
 }
 
@@ -105,18 +115,15 @@ TEST_F(SharedSegmentTest, AnUnsealedMemoryFileIsRefused) {
 TEST_F(SharedSegmentTest, WhatIsNotAMemoryFileIsNotOpened) {
   int Pipe[2];
   ASSERT_EQ(pipe(Pipe), 0);
-  EXPECT_FALSE(attach(SegmentKind::Mailbox, Pipe[0], Length, Made.Token));
-  EXPECT_NE(Why.find("not a twochains-mailbox segment"), std::string::npos) << Why;
+  EXPECT_TRUE(refusedBecause(Pipe[0], "not a twochains-mailbox segment")) << Why;
   close(Pipe[0]);
   close(Pipe[1]);
   char Name[] = "/tmp/tc-segment-XXXXXX";
   int File = mkstemp(Name);
   ASSERT_GE(File, 0);
   unlink(Name);
-  ASSERT_EQ(ftruncate(File, Length), 0);
-  ASSERT_EQ(pwrite(File, Made.Token, SegmentTokenBytes, TokenAt), ssize_t(SegmentTokenBytes));
-  EXPECT_FALSE(attach(SegmentKind::Mailbox, File, Length, Made.Token));
-  EXPECT_NE(Why.find("not a twochains-mailbox segment"), std::string::npos) << Why;
+  ASSERT_NO_FATAL_FAILURE(holdTheToken(File));
+  EXPECT_TRUE(refusedBecause(File, "not a twochains-mailbox segment")) << Why;
   close(File);
 }
 
