@@ -26,6 +26,7 @@
 #include "core/Polled.h"
 #include "core/Stats.h"
 #include "path/FramePath.h"
+#include "path/Mailbox.h"
 #include "send/Bundle.h"
 #include "send/Send.h"
 #include "wire/Frame.h"
@@ -279,6 +280,8 @@ static ucs_status_t onReady(void *Arg, const void *Header, size_t HeaderLength, 
   }
   RouteTarget &T = Ctx->Job->Ranks[Peer->JobRank];
   T.Welcomed = nullptr;
+  // It mapped this side's memory file as it took the welcome.
+  closeMailboxFile(Peer);
   makeHandle(Ctx, T);
   if (!T.Handle->Bound || T.Handle->Bound->Failed)
     bindHandle(T.Handle.get(), Peer);

@@ -454,6 +454,13 @@ bool rmaReaches(CoreContext *Ctx, tc_peer *Peer, const ParsedOffer &Hello) {
   return Peer->DataEp != nullptr;
 }
 
+void closeMailboxFile(tc_peer *Peer) {
+  SharedSegment &S = Peer->Rx->SharedMailbox;
+  if (S.Fd >= 0)
+    close(S.Fd);
+  S.Fd = -1;
+}
+
 void shareMemoryWith(tc_peer *Peer) {
   if (directStores())
     Peer->Rx->Shared = true;

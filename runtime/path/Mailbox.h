@@ -67,6 +67,10 @@ bool rmaReaches(CoreContext *Ctx, tc_peer *Peer, const ParsedOffer &Hello);
 /// addresses: its ring and credit line will be this side's memory file,
 /// offered as such (unless TC_DIRECT_STORES=0). Before setupLocalSide.
 void shareMemoryWith(tc_peer *Peer);
+/// The peer has mapped this side's memory file (it took the welcome, or
+/// this side took its): the file's descriptor is closed, so that a
+/// connection holds none and no other process can open the file after.
+void closeMailboxFile(tc_peer *Peer);
 /// Peer's RMA endpoint, made now if the connection is one of shared memory
 /// that had no need of one yet (a payload goes by RMA); null if none.
 ucp_ep_h dataEndpoint(CoreContext *Ctx, tc_peer *Peer);

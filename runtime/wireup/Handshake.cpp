@@ -528,6 +528,8 @@ static tc_status_t takeWelcome(CoreContext *Ctx, tc_peer *Peer,
   takeOfferedPackages(Peer, std::move(Held));
   if (tc_status_t S = acceptOffer(Ctx, Peer, Welcome, Why); S != TC_OK)
     return connectFailed(Peer, S, Why);
+  // The receiver mapped this side's memory file before it welcomed it.
+  closeMailboxFile(Peer);
   return TC_OK;
 }
 

@@ -147,7 +147,8 @@ TEST_F(TwoContexts, RanksOfOneHostStoreIntoEachOthersMemoryFiles) {
     std::lock_guard<std::recursive_mutex> G(coreOf(Api)->Lock);
     EXPECT_TRUE(B->Rx->Shared) << "rank " << Rank << "'s connection is not of shared memory";
     EXPECT_EQ(B->Rx->MailboxMem, nullptr) << "its ring is a UCX allocation";
-    EXPECT_NE(B->Rx->SharedMailbox.Fd, -1);
+    EXPECT_NE(B->Rx->SharedMailbox.Base, nullptr);
+    EXPECT_EQ(B->Rx->SharedMailbox.Fd, -1) << "its memory file's descriptor is still open";
     EXPECT_EQ(B->DataEp, nullptr) << "an RMA endpoint made before anything needed it";
     ASSERT_NE(B->Tx->MailboxMapped, nullptr);
     EXPECT_GE(B->Tx->RingDirect, B->Tx->MailboxMapped);
