@@ -5,7 +5,8 @@
 // 64 KiB images, and a 200-byte one), and one handshake MAC (HMAC-SHA256
 // of ~200 bytes: label, both nonces and an offer), and where the tree has
 // them, the Ed25519 check a `signed` receiver makes of a package's
-// manifest signature (once per package). Built from the sources
+// manifest signature (once per package), and the X25519 agreement two
+// ranks make once per pair (where the tree has it). Built from the sources
 // of a tree, so bench/run-crypto-bench.sh builds it alike against this
 // tree (OpenSSL's libcrypto) and an older one (the hand-written code) and
 // compares (docs/security.md, "Cryptography").
@@ -26,10 +27,17 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 using namespace twochains;
 using Clock = std::chrono::steady_clock;
+
+template <typename K, typename = void> struct HasAgree : std::false_type {};
+template <typename K>
+struct HasAgree<K, std::void_t<decltype(std::declval<const K &>().agree(nullptr, nullptr))>>
+    : std::true_type {};
 
 /// Keeps the compiler from dropping what is measured.
 static volatile uint8_t Sink;
@@ -57,6 +65,23 @@ static void measure(const char *Name, unsigned Ms, const std::function<void()> &
   }
   std::sort(Ns.begin(), Ns.end());
   std::printf("%-22s %10.1f %10.1f\n", Name, Ns[Ns.size() / 2], Ns.front());
+}
+
+/// A pair key as two ranks agree it at their first handshake (each side
+/// once per other rank): the X25519 secret with another rank's key. Only
+/// where the tree's key pairs agree (a template, so that older trees build).
+template <typename KeyPair> static void measureAgreement(unsigned Ms) {
+  if constexpr (HasAgree<KeyPair>::value) {
+    KeyPair Mine, Theirs;
+    if (!Mine.generate() || !Theirs.generate()) {
+      std::fprintf(stderr, "crypto-bench: cannot make Ed25519 keys\n");
+      std::exit(1);
+    }
+    measure("x25519-agree", Ms, [&] {
+      uint8_t Secret[32];
+      Sink = Mine.agree(Theirs.publicKey().data(), Secret) ? Secret[0] : 0;
+    });
+  }
 }
 
 int main(int Argc, char **Argv) {
@@ -124,6 +149,9 @@ int main(int Argc, char **Argv) {
     return 1;
   }
   measure("ed25519-verify", Ms, [&] { Sink = format::verifyEd25519(Pk, "", 0, Sig); });
+#endif
+#if __has_include("Signature.h")
+  measureAgreement<format::Ed25519KeyPair>(Ms);
 #endif
   return 0;
 }
