@@ -204,8 +204,9 @@ tc_status_t offerLocalSide(CoreContext *Ctx, tc_peer *Peer, Offer &O, std::vecto
     return TC_OK;
   // Whether this side will store into the other's ring (where UCX maps
   // it here), which decides whether the other lets this side's ring go
-  // cold: a side that puts neither rings nor obeys a limit.
-  if (directStores() || Peer->Rx->Shared)
+  // cold: a side that puts neither rings nor obeys a limit. (A connection
+  // of shared memory is made only by a side that stores directly.)
+  if (directStores())
     O.Flags |= OfferStoresDirect;
   auto Append = [&](const void *P, size_t N) {
     Body.insert(Body.end(), static_cast<const uint8_t *>(P), static_cast<const uint8_t *>(P) + N);
@@ -466,15 +467,24 @@ void shareMemoryWith(tc_peer *Peer) {
     Peer->Rx->Shared = true;
 }
 
-tc_peer *peerOfMailboxToken(CoreContext *Ctx, const uint8_t *Token, ucp_ep_h From) {
-  tc_peer *Peer = findConnection(Ctx, [&](tc_peer *P) {
-    if (!P->Rx->Shared || !P->Rx->SharedMailbox.Base)
-      return false;
-    uint8_t Differ = 0;
-    for (size_t I = 0; I < SegmentTokenBytes; ++I)
-      Differ |= uint8_t(P->Rx->SharedMailbox.Token[I] ^ Token[I]);
-    return Differ == 0;
-  });
+/// Whether Token is the one in Peer's mailbox segment (a connection of
+/// shared memory only), compared in constant time.
+static bool holdsMailboxToken(const tc_peer *Peer, const uint8_t *Token) {
+  if (!Peer->Rx->Shared || !Peer->Rx->SharedMailbox.Base)
+    return false;
+  uint8_t Differ = 0;
+  for (size_t I = 0; I < SegmentTokenBytes; ++I)
+    Differ |= uint8_t(Peer->Rx->SharedMailbox.Token[I] ^ Token[I]);
+  return Differ == 0;
+}
+
+tc_peer *peerOfMailboxToken(CoreContext *Ctx, const uint8_t *Token, ucp_ep_h From,
+                            tc_peer *Sender) {
+  // A sender known by its endpoint is the only connection the token may
+  // name: no search of every connection for each of its payloads.
+  tc_peer *Peer = Sender ? (holdsMailboxToken(Sender, Token) ? Sender : nullptr)
+                         : findConnection(Ctx,
+                                          [&](tc_peer *P) { return holdsMailboxToken(P, Token); });
   // The endpoint the connection took is the only one its payloads may
   // come on from then on.
   if (!Peer || (Peer->DataEp && Peer->DataEp != From))

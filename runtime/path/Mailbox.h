@@ -78,8 +78,9 @@ ucp_ep_h dataEndpoint(CoreContext *Ctx, tc_peer *Peer);
 /// payload that came by RMA from From, an endpoint no peer holds (UCX made
 /// it for the sender): the connection takes it as its RMA endpoint, as if
 /// it had made it (UCX gives this side that one when it connects). Null
-/// if no connection has the token, or one has another endpoint.
-tc_peer *peerOfMailboxToken(CoreContext *Ctx, const uint8_t *Token, ucp_ep_h From);
+/// if no connection has the token, or one has another endpoint. Sender:
+/// the peer that holds From already, if one does (only it is compared).
+tc_peer *peerOfMailboxToken(CoreContext *Ctx, const uint8_t *Token, ucp_ep_h From, tc_peer *Sender);
 /// True if this side puts to Peer (frames or credits), rather than storing
 /// into memory UCX maps here.
 bool putsTo(const tc_peer *Peer);

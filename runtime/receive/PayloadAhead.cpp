@@ -84,8 +84,8 @@ ucs_status_t takePayloadMessage(CoreContext *Ctx, ucp_worker_h Worker, const voi
     std::memcpy(&S, Header, sizeof S);
     ucp_ep_h From = (Param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ? Param->reply_ep
                                                                          : nullptr;
-    tc_peer *Named = peerOfMailboxToken(Ctx, S.Token, From);
-    if (!Named || (Peer && Named != Peer)) {
+    tc_peer *Named = peerOfMailboxToken(Ctx, S.Token, From, Peer);
+    if (!Named) {
       refuseMessage(Ctx, Peer, "a payload naming no connection of shared memory of its endpoint",
                     Param);
       return UCS_OK;
