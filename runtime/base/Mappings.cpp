@@ -10,6 +10,8 @@
 #include <fcntl.h>
 #include <mutex>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -42,20 +44,28 @@ std::vector<SharedMapping> sharedMappings() {
       continue;
     At += 5;
     std::strtoull(At, &At, 16); // offset
-    std::strtoul(At, &At, 16);  // major
+    unsigned long Major = std::strtoul(At, &At, 16);
     if (*At++ != ':')
       continue;
-    std::strtoul(At, &At, 16); // minor
+    unsigned long Minor = std::strtoul(At, &At, 16);
     char *Before = At;
     unsigned long long Inode = std::strtoull(At, &At, 10);
     if (At != Before)
-      Out.push_back({uintptr_t(Start), uintptr_t(End), Inode});
+      Out.push_back({uintptr_t(Start), uintptr_t(End), Inode,
+                     uint64_t(makedev(unsigned(Major), unsigned(Minor)))});
     // A line longer than the buffer: skip the rest of it.
     while (!std::strchr(Line, '\n') && std::fgets(Line, sizeof Line, Maps))
       ;
   }
   std::fclose(Maps);
   return Out;
+}
+
+FileId fileIdOf(int Fd) {
+  struct stat St;
+  if (Fd < 0 || fstat(Fd, &St) != 0)
+    return {};
+  return {uint64_t(St.st_dev), uint64_t(St.st_ino)};
 }
 
 uint64_t virtualSize() {
@@ -93,7 +103,7 @@ bool madeAreAllNew(const std::vector<MadeMapping> &Made, uint64_t SizeBefore, ui
         M.Begin + M.Length < M.Begin)
       break;
     uint64_t Length = (uint64_t(M.Length) + Page - 1) / Page * Page;
-    Out.push_back({M.Begin, uintptr_t(M.Begin + Length), M.Inode});
+    Out.push_back({M.Begin, uintptr_t(M.Begin + Length), M.Inode, M.Device});
     Pages += Length;
   }
   if (!SizeBefore || !SizeAfter || Out.size() != Made.size() || SizeAfter < SizeBefore ||
@@ -137,9 +147,10 @@ std::vector<SharedMapping> newMappings(const std::vector<SharedMapping> &Before,
   // A process with thousands of peers maps thousands of segments: sorted,
   // not compared pair by pair (which took most of a handshake at 1500).
   auto Less = [](const SharedMapping &A, const SharedMapping &B) {
-    return A.Begin != B.Begin ? A.Begin < B.Begin
-           : A.End != B.End   ? A.End < B.End
-                              : A.Inode < B.Inode;
+    return A.Begin != B.Begin   ? A.Begin < B.Begin
+           : A.End != B.End     ? A.End < B.End
+           : A.Inode != B.Inode ? A.Inode < B.Inode
+                                : A.Device < B.Device;
   };
   std::vector<SharedMapping> Sorted(Before);
   std::sort(Sorted.begin(), Sorted.end(), Less);

@@ -16,13 +16,27 @@
 
 namespace twochains::rt {
 
+/// A file as the kernel names it: its file system's device and its inode
+/// (Inode 0: none, an anonymous mapping).
+struct FileId {
+  uint64_t Device = 0, Inode = 0;
+  bool operator<(const FileId &O) const {
+    return Device != O.Device ? Device < O.Device : Inode < O.Inode;
+  }
+  bool operator==(const FileId &O) const { return Device == O.Device && Inode == O.Inode; }
+};
+/// The file Fd is open on ({0, 0} if fstat fails).
+FileId fileIdOf(int Fd);
+
 /// One writable shared mapping of this process (/proc/self/maps).
 struct SharedMapping {
   uintptr_t Begin = 0, End = 0;
   uint64_t Inode = 0;
+  uint64_t Device = 0; // of the file system of Inode, as stat's st_dev
   bool operator==(const SharedMapping &O) const {
-    return Begin == O.Begin && End == O.End && Inode == O.Inode;
+    return Begin == O.Begin && End == O.End && Inode == O.Inode && Device == O.Device;
   }
+  FileId file() const { return {Device, Inode}; }
 };
 
 /// This process's writable shared mappings, or none if the kernel does not
@@ -47,6 +61,7 @@ struct MadeMapping {
   size_t Length = 0;
   int Prot = 0, Flags = 0;
   uint64_t Inode = 0;
+  uint64_t Device = 0;
 };
 /// Made as this process's new writable shared mappings, if they are all the
 /// virtual memory that appeared between two counts of it (virtualSize):

@@ -69,6 +69,7 @@ bool createSharedSegment(SegmentKind Kind, size_t Length, size_t TokenAt, Shared
     return false;
   }
   S.Base = static_cast<uint8_t *>(Base);
+  S.File = fileIdOf(S.Fd);
   std::memcpy(S.Base + TokenAt, S.Token, sizeof S.Token);
   Out = S;
   return true;
@@ -84,7 +85,7 @@ void releaseSharedSegment(SharedSegment &Segment) {
 
 bool attachSharedSegment(SegmentKind Kind, uint32_t Pid, int32_t Fd, uint64_t Length,
                          size_t TokenAt, const uint8_t Token[SegmentTokenBytes], uint8_t *&Base,
-                         std::string &Why) {
+                         std::string &Why, FileId *File) {
   if (!Pid || Fd < 0 || !Length || Length > SIZE_MAX || TokenAt + SegmentTokenBytes > Length) {
     Why = "process " + std::to_string(Pid) + ", descriptor " + std::to_string(Fd) + ", " +
           std::to_string(Length) + " bytes";
@@ -142,6 +143,8 @@ bool attachSharedSegment(SegmentKind Kind, uint32_t Pid, int32_t Fd, uint64_t Le
     return false;
   }
   Base = Bytes;
+  if (File)
+    *File = {uint64_t(St.st_dev), uint64_t(St.st_ino)};
   return true;
 }
 

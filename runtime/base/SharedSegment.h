@@ -22,6 +22,8 @@
 #ifndef TWOCHAINS_RUNTIME_BASE_SHAREDSEGMENT_H
 #define TWOCHAINS_RUNTIME_BASE_SHAREDSEGMENT_H
 
+#include "base/Mappings.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -40,6 +42,7 @@ struct SharedSegment {
   uint8_t *Base = nullptr;
   size_t Length = 0;
   int Fd = -1;
+  FileId File; // the memory file, known after its descriptor is closed
   uint8_t Token[SegmentTokenBytes] = {};
 };
 
@@ -52,12 +55,12 @@ bool createSharedSegment(SegmentKind Kind, size_t Length, size_t TokenAt, Shared
 void releaseSharedSegment(SharedSegment &Segment);
 
 /// Maps the segment process Pid holds as Fd, if it is a sealed memory file
-/// of Kind, exactly Length bytes long, with Token at TokenAt. Base is set
-/// only on success (unmap it with munmap(Base, Length)); else Why says
-/// which check failed.
+/// of Kind, exactly Length bytes long, with Token at TokenAt. Base (and
+/// File, the file mapped, if asked for) is set only on success (unmap it
+/// with munmap(Base, Length)); else Why says which check failed.
 bool attachSharedSegment(SegmentKind Kind, uint32_t Pid, int32_t Fd, uint64_t Length,
                          size_t TokenAt, const uint8_t Token[SegmentTokenBytes], uint8_t *&Base,
-                         std::string &Why);
+                         std::string &Why, FileId *File = nullptr);
 
 /// This host's identity as an offer carries it (the kernel's boot id):
 /// a segment of another host is not looked for here.

@@ -41,6 +41,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <ucp/api/ucp.h>
 #include <unordered_map>
 #include <vector>
@@ -146,6 +147,12 @@ struct CoreContext {
   /// RMA peers that this side puts frames or credits to (no direct
   /// mapping): their requests complete only as the data worker progresses.
   unsigned PutPeers = 0;
+  /// The files of this context's own segments, which peers store into
+  /// (its rings and credit lines, its doorbell; path/Mailbox.cpp): a
+  /// peer's key or record is to name the peer's memory, and one that maps
+  /// any of these is refused, since a peer can name this process's
+  /// descriptors as well as its own.
+  std::set<FileId> OwnSegmentFiles;
 
   /// Serialises the API when the executor thread runs (recursive: jams call
   /// tc_jam_reply from inside tc_progress). Core/Lock.h takes it.

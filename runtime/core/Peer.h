@@ -125,6 +125,11 @@ struct tc_peer {
   /// The handshake is over: both offers taken, the rings and credit lines
   /// set up (wireup/).
   bool Welcomed = false;
+  /// Both ends of this connection are this context's (it connected to its
+  /// own listener; wireup/ knows by the handshake's nonces): its offers may
+  /// name this context's own segments, which no other peer's may
+  /// (CoreContext::OwnSegmentFiles).
+  bool ConnectsToItself = false;
   /// How the connection is made and proved, from its first message to its
   /// welcome or refusal, and its end: wireup's part (wireup/PeerWireup.h).
   twochains::rt::PeerPart<twochains::rt::PeerWireup> Wireup;

@@ -35,6 +35,8 @@ void setDataEndpoint(tc_peer *Peer, ucp_ep_h Ep) { Peer->DataEp = Ep; }
 
 void setFramePath(tc_peer *Peer, FramePath Path) { Peer->Path = Path; }
 
+void markConnectsToItself(tc_peer *Peer) { Peer->ConnectsToItself = true; }
+
 void markWelcomed(tc_peer *Peer, bool Channelled) {
   Peer->Channelled = Channelled;
   Peer->Welcomed = true;

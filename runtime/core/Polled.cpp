@@ -81,6 +81,7 @@ static bool mapDoorbell(CoreContext *Ctx) {
   }
   Ctx->Doorbell = reinterpret_cast<uint64_t *>(Ctx->DoorbellSegment.Base);
   Ctx->DoorbellPeers.assign(Places, nullptr);
+  Ctx->OwnSegmentFiles.insert(Ctx->DoorbellSegment.File);
   return true;
 }
 
@@ -141,6 +142,7 @@ unsigned answerDoorbell(CoreContext *Ctx, void (*RangWhilePolled)(tc_peer *)) {
 }
 
 void releaseDoorbell(CoreContext *Ctx) {
+  Ctx->OwnSegmentFiles.erase(Ctx->DoorbellSegment.File);
   releaseSharedSegment(Ctx->DoorbellSegment);
   Ctx->Doorbell = nullptr;
   Ctx->DoorbellPeers.clear();

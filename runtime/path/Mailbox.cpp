@@ -67,7 +67,10 @@ static void zeroResident(uint8_t *Begin, size_t Length) {
   }
 }
 
-static void *mapForRma(CoreContext *Ctx, size_t Length, ucp_mem_h &Mem) {
+/// Allocates Length bytes that peers may put into; File: the file UCX
+/// mapped them from (none where UCX mapped otherwise than ucs_mmap, as
+/// System V segments are: ucx/UcxMappings.h).
+static void *mapForRma(CoreContext *Ctx, size_t Length, ucp_mem_h &Mem, FileId &File) {
   ucp_mem_map_params_t M = {};
   M.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
                  UCP_MEM_MAP_PARAM_FIELD_FLAGS;
@@ -77,15 +80,36 @@ static void *mapForRma(CoreContext *Ctx, size_t Length, ucp_mem_h &Mem) {
   ucp_mem_attr_t A = {};
   A.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
   std::unique_lock<std::mutex> Mapping(sharedMappingLock());
-  if (ucp_mem_map(Ctx->RmaUcp, &M, &Mem) != UCS_OK)
+  twochains_ucx_mapping Watched[4];
+  size_t Count = 0;
+  twochains_ucx_watch_begin();
+  ucs_status_t St = ucp_mem_map(Ctx->RmaUcp, &M, &Mem);
+  bool Seen = twochains_ucx_watch_end(Watched, std::size(Watched), &Count);
+  if (St != UCS_OK)
     return nullptr;
   if (ucp_mem_query(Mem, &A) != UCS_OK) {
     ucp_mem_unmap(Ctx->RmaUcp, Mem);
     Mem = nullptr;
     return nullptr;
   }
+  File = {};
+  for (size_t I = 0; Seen && I < Count; ++I)
+    if (Watched[I].Begin == uintptr_t(A.address) && Watched[I].Inode)
+      File = {Watched[I].Device, Watched[I].Inode};
   zeroResident(static_cast<uint8_t *>(A.address), Length);
   return A.address;
+}
+
+/// Why a peer's key or record that maps one of this side's own segments
+/// (CoreContext::OwnSegmentFiles) is refused.
+static const char OwnSegmentNamed[] =
+    "it maps a segment of this side's own (a ring or doorbell of this process), not the peer's";
+
+/// Whether File, which Peer's key or record mapped here, is one of this
+/// side's own segments that Peer may not name (only a connection of this
+/// context to itself may).
+static bool namesOwnSegment(const tc_peer *Peer, const FileId &File) {
+  return !Peer->ConnectsToItself && Peer->Ctx->OwnSegmentFiles.count(File);
 }
 
 /// How a segment of this process is named to a peer of this host.
@@ -102,12 +126,22 @@ static SharedSegmentRecord recordOf(const SharedSegment &S) {
 
 /// Maps the segment a peer's record names, if it is of this host (Base
 /// null, no Why, if it is not: nothing to map here).
-static bool attachRecord(SegmentKind Kind, const SharedSegmentRecord &R, size_t TokenAt,
-                         uint8_t *&Base, std::string &Why) {
+static bool attachRecord(const tc_peer *Peer, SegmentKind Kind, const SharedSegmentRecord &R,
+                         size_t TokenAt, uint8_t *&Base, std::string &Why) {
   Base = nullptr;
   if (std::memcmp(R.Host, hostIdentity(), sizeof R.Host))
     return false;
-  return attachSharedSegment(Kind, R.Pid, R.Fd, R.Length, TokenAt, R.Token, Base, Why);
+  FileId File;
+  uint8_t *Mapped = nullptr;
+  if (!attachSharedSegment(Kind, R.Pid, R.Fd, R.Length, TokenAt, R.Token, Mapped, Why, &File))
+    return false;
+  if (namesOwnSegment(Peer, File)) {
+    munmap(Mapped, size_t(R.Length));
+    Why = OwnSegmentNamed;
+    return false;
+  }
+  Base = Mapped;
+  return true;
 }
 
 namespace twochains::rt {
@@ -126,6 +160,7 @@ tc_status_t setupLocalSide(CoreContext *Ctx, tc_peer *Peer) {
     }
     Peer->Tx->CreditWord = reinterpret_cast<volatile uint64_t *>(Peer->Rx->SharedMailbox.Base);
     Peer->Rx->Ring = Peer->Rx->SharedMailbox.Base + Page;
+    Peer->Rx->MailboxFile = Peer->Rx->SharedMailbox.File;
   } else if (Peer->Path == PathRma) {
     // One segment for what the peer writes here, the credit line on its
     // first page and the ring from the second: a segment costs a file, a
@@ -133,7 +168,7 @@ tc_status_t setupLocalSide(CoreContext *Ctx, tc_peer *Peer) {
     // job's first round when each had its own.
     size_t Page = size_t(sysconf(_SC_PAGESIZE));
     auto *Segment = static_cast<uint8_t *>(
-        mapForRma(Ctx, Page + Peer->Rx->RingBytes, Peer->Rx->MailboxMem));
+        mapForRma(Ctx, Page + Peer->Rx->RingBytes, Peer->Rx->MailboxMem, Peer->Rx->MailboxFile));
     Peer->Tx->CreditWord = reinterpret_cast<volatile uint64_t *>(Segment);
     Peer->Rx->Ring = Segment ? Segment + Page : nullptr;
   } else {
@@ -147,6 +182,8 @@ tc_status_t setupLocalSide(CoreContext *Ctx, tc_peer *Peer) {
     logError("cannot allocate a ring and credit line for " + Peer->Name);
     return TC_ERR_NO_MEMORY;
   }
+  if (Peer->Rx->MailboxFile.Inode)
+    Ctx->OwnSegmentFiles.insert(Peer->Rx->MailboxFile);
   Peer->Rx->Receive = std::make_unique<ReceiverRing>(Ctx->Slots, Ctx->Batch);
   return TC_OK;
 }
@@ -313,8 +350,8 @@ static bool unpackAndListNew(ucp_ep_h Ep, std::vector<PeerKey> &Keys,
     return false;
   std::vector<MadeMapping> Made;
   for (size_t I = 0; Seen && I < Count; ++I)
-    Made.push_back(
-        {Watched[I].Begin, Watched[I].Length, Watched[I].Prot, Watched[I].Flags, Watched[I].Inode});
+    Made.push_back({Watched[I].Begin, Watched[I].Length, Watched[I].Prot, Watched[I].Flags,
+                    Watched[I].Inode, Watched[I].Device});
   if (Seen && madeAreAllNew(Made, SizeBefore, SizeAfter, New))
     return true;
   for (PeerKey &K : Keys) {
@@ -331,7 +368,8 @@ static bool unpackAndListNew(ucp_ep_h Ep, std::vector<PeerKey> &Keys,
 /// Unpacks the keys, and gives each key the new mapping its address lies
 /// in; a new mapping that is no key's means some key mapped more than one
 /// segment (Why).
-static bool unpackKeys(ucp_ep_h Ep, std::vector<PeerKey> &Keys, std::string &Why) {
+static bool unpackKeys(const tc_peer *Peer, ucp_ep_h Ep, std::vector<PeerKey> &Keys,
+                       std::string &Why) {
   std::vector<SharedMapping> New;
   if (!unpackAndListNew(Ep, Keys, New, Why))
     return false;
@@ -345,6 +383,13 @@ static bool unpackKeys(ucp_ep_h Ep, std::vector<PeerKey> &Keys, std::string &Why
     Why = "its memory keys map " + std::to_string(New.size()) + " segments here, not one each";
     return false;
   }
+  // A key names its segment by a process and a descriptor there (UCX's
+  // POSIX segments), or a file name: it may name this process's own.
+  for (const SharedMapping &M : New)
+    if (M.Inode && namesOwnSegment(Peer, M.file())) {
+      Why = std::string("its memory key: ") + OwnSegmentNamed;
+      return false;
+    }
   for (size_t I = 0; I < Keys.size(); ++I)
     Keys[I].Attached = std::move(Attached[I]);
   return true;
@@ -423,7 +468,7 @@ static bool attachPeerMailbox(tc_peer *Peer, const ParsedOffer &Parsed, std::str
   if (Peer->Tx->MailboxMapped)
     return true;
   uint8_t *Base = nullptr;
-  if (!attachRecord(SegmentKind::Mailbox, Parsed.Mailbox, MailboxTokenAt, Base, Why)) {
+  if (!attachRecord(Peer, SegmentKind::Mailbox, Parsed.Mailbox, MailboxTokenAt, Base, Why)) {
     if (Why.empty())
       Why = "its shared segment is another host's";
     return false;
@@ -509,8 +554,8 @@ static void mapDoorbell(tc_peer *Peer, const ParsedOffer &Parsed) {
   const Offer &O = Parsed.Header;
   std::string Why;
   uint8_t *Base = nullptr;
-  if (!attachRecord(SegmentKind::Doorbell, Parsed.Doorbell, doorbellTokenAt(Parsed.Doorbell.Length),
-                    Base, Why)) {
+  if (!attachRecord(Peer, SegmentKind::Doorbell, Parsed.Doorbell,
+                    doorbellTokenAt(Parsed.Doorbell.Length), Base, Why)) {
     if (!Why.empty())
       logWarning(Peer->Name + ": its doorbell is not used: " + Why);
     return;
@@ -565,7 +610,7 @@ tc_status_t attachRemoteSide(CoreContext *Ctx, tc_peer *Peer, const ParsedOffer 
     std::vector<PeerKey> Keys = {
         {Parsed.CreditKey, O.CreditKeySize, &Peer->Rx->CreditKey, O.CreditAddress, {}},
         {Parsed.RingKey, O.RingKeySize, &Peer->Tx->RingKey, O.RingAddress, {}}};
-    if (!unpackKeys(Peer->DataEp, Keys, Why))
+    if (!unpackKeys(Peer, Peer->DataEp, Keys, Why))
       return TC_ERR_BAD_OFFER;
     const std::vector<SharedMapping> &CreditMapped = Keys[0].Attached,
                                      &RingMapped = Keys[1].Attached;
@@ -669,6 +714,8 @@ void closeDataEndpoint(CoreContext *Ctx, tc_peer *Peer, bool GaveUp) {
 void releaseLocalSide(CoreContext *Ctx, tc_peer *Peer) {
   stopPolling(Ctx, Peer);
   giveBackDoorbellPlace(Ctx, Peer);
+  Ctx->OwnSegmentFiles.erase(Peer->Rx->MailboxFile);
+  Peer->Rx->MailboxFile = {};
   if (Peer->Rx->MailboxMem)
     ucp_mem_unmap(Ctx->RmaUcp, Peer->Rx->MailboxMem);
   else if (Peer->Rx->SharedMailbox.Base)

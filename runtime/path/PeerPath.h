@@ -98,6 +98,9 @@ struct PeerReceiveHalf {
   /// (its first page) and the ring (from its second); else the ring is
   /// anonymous memory.
   ucp_mem_h MailboxMem = nullptr;
+  /// The file of the segment above (either kind), while this side keeps
+  /// it: in CoreContext::OwnSegmentFiles, so that no peer's key maps it.
+  FileId MailboxFile;
   /// A connection between ranks of one host: the segment is this side's
   /// memory file (base/SharedSegment.h), not a UCX allocation, and the
   /// peer's is mapped the same way (OfferSharedMemory).

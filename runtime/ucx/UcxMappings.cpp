@@ -73,8 +73,9 @@ __attribute__((visibility("default"))) void *ucs_mmap(void *Address, size_t Leng
   void *Made = Real(Address, Length, Prot, Flags, Fd, Offset, Name);
   if (ThisThread.On && Made != MAP_FAILED) {
     struct stat St;
-    uint64_t Inode = Fd >= 0 && fstat(Fd, &St) == 0 ? uint64_t(St.st_ino) : 0;
-    ThisThread.Made.push_back({uintptr_t(Made), Length, Prot, Flags, Inode});
+    bool Known = Fd >= 0 && fstat(Fd, &St) == 0;
+    ThisThread.Made.push_back({uintptr_t(Made), Length, Prot, Flags,
+                               Known ? uint64_t(St.st_ino) : 0, Known ? uint64_t(St.st_dev) : 0});
   }
   return Made;
 }

@@ -22,7 +22,8 @@ struct twochains_ucx_mapping {
   uintptr_t Begin;
   size_t Length; // as asked for: the kernel maps whole pages
   int Prot, Flags;
-  uint64_t Inode; // of the descriptor mapped (0: anonymous)
+  uint64_t Inode;  // of the descriptor mapped (0: anonymous)
+  uint64_t Device; // of its file system (st_dev)
 };
 
 /// Starts watching this thread's key unpacks (forgetting earlier ones).

@@ -191,6 +191,25 @@ static ucs_status_t onMessage(void *Arg, const void *Header, size_t HeaderLength
 }
 
 /// Receiver: AUTH. Answers with a fresh nonce and the proof of the key.
+/// Marks Peer, and the connection of this context at its other end, if
+/// there is one: both ends hold the same two nonces, which each side drew
+/// at random and only the two ends of one handshake share. Known once the
+/// CHALLENGE has been sent (server) or taken (client).
+static void noteConnectionToItself(CoreContext *Ctx, tc_peer *Peer) {
+  const PeerWireup &W = *Peer->Wireup;
+  if (std::all_of(W.ServerNonce, W.ServerNonce + NonceSize, [](uint8_t B) { return B == 0; }))
+    return;
+  tc_peer *Other = findConnection(Ctx, [&](tc_peer *P) {
+    return P != Peer && P->Wireup &&
+           !std::memcmp(P->Wireup->ClientNonce, W.ClientNonce, NonceSize) &&
+           !std::memcmp(P->Wireup->ServerNonce, W.ServerNonce, NonceSize);
+  });
+  if (!Other)
+    return;
+  markConnectsToItself(Peer);
+  markConnectsToItself(Other);
+}
+
 static void answerAuth(CoreContext *Ctx, tc_peer *Peer, const WireupContext::PendingMessage &M) {
   AuthRequest R;
   if (Peer->Wireup->AuthState != PeerWireup::Auth::None || M.Header.size() != sizeof R || !M.Body.empty())
@@ -228,6 +247,7 @@ static void answerHello(CoreContext *Ctx, tc_peer *Peer, const WireupContext::Pe
                       TC_ERR_AUTH);
   }
   Peer->Wireup->AuthState = PeerWireup::Auth::Authenticated;
+  noteConnectionToItself(Ctx, Peer);
   // Places for authenticated peers are theirs alone (a connection still
   // authenticating took one of max_startups instead).
   size_t Peers = 0;
@@ -487,6 +507,7 @@ static tc_status_t takeWelcome(CoreContext *Ctx, tc_peer *Peer,
     countHeld(Ctx, &tc_stats_t::offers_refused);
     return connectFailed(Peer, TC_ERR_BAD_OFFER, "its welcome is out of bounds: " + Why);
   }
+  noteConnectionToItself(Ctx, Peer);
   if (Welcome.Header.Path == PathRma && Peer->Path != PathRma)
     return connectFailed(Peer, TC_ERR_BAD_OFFER,
                          "the receiver chose RMA, which this side did not offer");

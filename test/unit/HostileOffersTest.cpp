@@ -25,6 +25,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <dirent.h>
+#include <map>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace {
@@ -323,6 +326,149 @@ TEST_F(HostileOffers, OffersAimedOutsideTheirSegmentAreRefused) {
       << "the reason named";
   EXPECT_TRUE(std::all_of(Canary.begin(), Canary.end(), [](uint8_t B) { return B == 0xc5; }))
       << "something was stored into the receiver's memory";
+  ASSERT_NO_FATAL_FAILURE(goodPeerRuns(4));
+}
+
+/// This process's open descriptors that are regular files, by number.
+std::map<int, struct stat> openFiles() {
+  std::map<int, struct stat> Out;
+  if (DIR *D = opendir("/proc/self/fd")) {
+    while (dirent *E = readdir(D)) {
+      struct stat St;
+      int Fd = std::atoi(E->d_name);
+      if (E->d_name[0] != '.' && Fd != dirfd(D) && fstat(Fd, &St) == 0 && S_ISREG(St.st_mode))
+        Out[Fd] = St;
+    }
+    closedir(D);
+  }
+  return Out;
+}
+
+/// A key names a segment by its owner's PID and a descriptor number there
+/// (UCX's POSIX segments, `/proc/PID/fd/N`): a peer may name the
+/// receiver's own PID and the descriptor of one of the receiver's own
+/// rings, for another peer's frames. Mapping it as the attacker's ring
+/// would aim the receiver's stores (credits, answers) at its own memory
+/// and let the attacker's frames reach another peer's ring. Here the
+/// attacker's key is made to name the receiver's segment for a first,
+/// good peer (the descriptor its key names is made a copy of the
+/// receiver's); it is refused at the handshake, and the good peer keeps
+/// its ring.
+TEST_F(HostileOffers, AKeyNamingTheReceiversOwnSegmentIsRefused) {
+  ASSERT_NO_FATAL_FAILURE(startAttack());
+  auto *Attacker = coreOf(Sender.Ctx);
+  std::vector<std::unique_ptr<OwnMemory>> Memory;
+  tc_status_t Answer;
+  // The good peer: the receiver makes a segment for its ring.
+  Offer Good = rawpeer::smallOffer();
+  std::vector<uint8_t> GoodBody;
+  size_t Region;
+  Memory.push_back(std::make_unique<OwnMemory>());
+  ASSERT_NO_FATAL_FAILURE(rawpeer::rmaOffer(Attacker, Good, GoodBody, *Memory.back(), Region));
+  std::map<int, struct stat> FilesBefore = openFiles();
+  RawPeer First(Sender.Ctx);
+  ASSERT_NO_FATAL_FAILURE(First.connect(Port));
+  ASSERT_NO_FATAL_FAILURE(First.authenticate());
+  ASSERT_NO_FATAL_FAILURE(First.hello(Good, GoodBody, false, Answer));
+  ASSERT_EQ(Answer, TC_OK) << "the good peer's offer: " << tc_status_string(Answer);
+  if (stats(Receiver).peers_rma == Before.peers_rma)
+    GTEST_SKIP() << "no RMA path here";
+  // The receiver's new segments whose descriptors it keeps (UCX's POSIX
+  // segments, named to peers by them).
+  std::vector<int> Receivers;
+  for (auto &[Fd, St] : openFiles())
+    if (!FilesBefore.count(Fd) && !mappingsOfInode(uint64_t(St.st_ino)).empty())
+      Receivers.push_back(Fd);
+  if (Receivers.empty())
+    GTEST_SKIP() << "the receiver keeps no descriptor of its segment: a key cannot name it";
+  unsigned Refused = 0;
+  for (int Target : Receivers) {
+    SCOPED_TRACE("the receiver's descriptor " + std::to_string(Target));
+    Offer O = rawpeer::smallOffer();
+    std::vector<uint8_t> Body;
+    std::map<int, struct stat> Mine = openFiles();
+    Memory.push_back(std::make_unique<OwnMemory>());
+    ASSERT_NO_FATAL_FAILURE(rawpeer::rmaOffer(Attacker, O, Body, *Memory.back(), Region));
+    // The descriptor the attacker's key names now names the receiver's
+    // segment (the attacker's own mapping stays as it was).
+    int Named = -1;
+    uint64_t Inode = inodeOfMapping(Memory.back()->Base);
+    for (auto &[Fd, St] : openFiles())
+      if (!Mine.count(Fd) && Inode && uint64_t(St.st_ino) == Inode)
+        Named = Fd;
+    ASSERT_GE(Named, 0) << "the descriptor of the attacker's segment";
+    ASSERT_EQ(dup2(Target, Named), Named);
+    ASSERT_NO_FATAL_FAILURE(offer(O, Body, false, Answer));
+    EXPECT_EQ(Answer, TC_ERR_BAD_OFFER) << tc_status_string(Answer) << "\n" << describe();
+    Refused += Answer == TC_ERR_BAD_OFFER;
+  }
+  EXPECT_EQ(stats(Receiver).offers_refused - Before.offers_refused, Refused);
+  EXPECT_GE(loggedMatching("maps a segment of this side's own"), 1u) << "the reason named";
+  ASSERT_NO_FATAL_FAILURE(goodPeerRuns(4));
+}
+
+/// The same through a record of shared memory (as ranks of one host offer
+/// their rings): a second connection names the memory file the receiver
+/// made for a first one, with the token the receiver gave the first in its
+/// WELCOME. The receiver does not take its own memory for the second
+/// peer's ring: the second gets the message path, the first keeps its ring.
+TEST_F(HostileOffers, ARecordNamingTheReceiversOwnSegmentIsRefused) {
+  ASSERT_NO_FATAL_FAILURE(startAttack());
+  auto *Attacker = coreOf(Sender.Ctx);
+  Offer Small = rawpeer::smallOffer();
+  size_t Length = 4096 + size_t(Small.Slots) * slotStride(Small.SlotSize);
+  SharedSegment Segment;
+  std::string Why;
+  ASSERT_TRUE(createSharedSegment(SegmentKind::Mailbox, Length, MailboxTokenAt, Segment, Why))
+      << Why;
+  auto SharedHello = [&](const SharedSegmentRecord &R, Offer &O, std::vector<uint8_t> &Body) {
+    O = Small;
+    O.Path = PathRma;
+    O.Flags = OfferSharedMemory | OfferStoresDirect;
+    O.RingKeySize = sizeof(SharedSegmentRecord);
+    O.WorkerAddressSize = uint32_t(Attacker->WorkerAddressSize);
+    O.CreditAddress = R.Base;
+    O.RingAddress = R.Base + 4096;
+    Body.assign(reinterpret_cast<const uint8_t *>(&R),
+                reinterpret_cast<const uint8_t *>(&R) + sizeof R);
+    auto *W = reinterpret_cast<const uint8_t *>(Attacker->WorkerAddress);
+    Body.insert(Body.end(), W, W + Attacker->WorkerAddressSize);
+  };
+  SharedSegmentRecord Mine = {};
+  Mine.Base = reinterpret_cast<uint64_t>(Segment.Base);
+  Mine.Length = Length;
+  Mine.Pid = uint32_t(getpid());
+  Mine.Fd = Segment.Fd;
+  std::memcpy(Mine.Host, hostIdentity(), sizeof Mine.Host);
+  std::memcpy(Mine.Token, Segment.Token, sizeof Mine.Token);
+  Offer O;
+  std::vector<uint8_t> Body, WelcomeBody;
+  SharedHello(Mine, O, Body);
+  tc_status_t Answer;
+  Offer Welcome = {};
+  RawPeer First(Sender.Ctx);
+  ASSERT_NO_FATAL_FAILURE(First.connect(Port));
+  ASSERT_NO_FATAL_FAILURE(First.authenticate());
+  ASSERT_NO_FATAL_FAILURE(First.hello(O, Body, false, Answer, &Welcome, &WelcomeBody));
+  ASSERT_EQ(Answer, TC_OK) << tc_status_string(Answer) << "\n" << describe();
+  if (!(Welcome.Flags & OfferSharedMemory))
+    GTEST_SKIP() << "the receiver offers no memory file here";
+  ASSERT_GE(WelcomeBody.size(), sizeof(SharedSegmentRecord));
+  SharedSegmentRecord Receivers;
+  std::memcpy(&Receivers, WelcomeBody.data(), sizeof Receivers);
+  ASSERT_EQ(Receivers.Length, Length) << "the receiver's segment is as large as the offer's";
+
+  SharedHello(Receivers, O, Body);
+  Offer Second = {};
+  RawPeer Next(Sender.Ctx);
+  ASSERT_NO_FATAL_FAILURE(Next.connect(Port));
+  ASSERT_NO_FATAL_FAILURE(Next.authenticate());
+  ASSERT_NO_FATAL_FAILURE(Next.hello(O, Body, false, Answer, &Second));
+  ASSERT_EQ(Answer, TC_OK) << tc_status_string(Answer) << "\n" << describe();
+  EXPECT_EQ(Second.Path, PathAm) << "the receiver took its own memory for a peer's ring\n"
+                                 << describe();
+  EXPECT_TRUE(logged("maps a segment of this side's own")) << describe();
+  releaseSharedSegment(Segment);
   ASSERT_NO_FATAL_FAILURE(goodPeerRuns(4));
 }
 

@@ -116,7 +116,7 @@ public:
   /// receiver's answer: TC_OK for a WELCOME, the refusal's status, or
   /// TC_ERR_TIMED_OUT if none came. Call under ASSERT_NO_FATAL_FAILURE.
   void hello(Offer O, const std::vector<uint8_t> &Body, bool BadMac, tc_status_t &Answer,
-             Offer *Welcome = nullptr) {
+             Offer *Welcome = nullptr, std::vector<uint8_t> *WelcomeBody = nullptr) {
     static const char Label[] = "tc-auth-v1 hello";
     const auto *Fields = reinterpret_cast<const uint8_t *>(&O) + MacSize;
     ASSERT_TRUE(hmacSha256(Ctx->Key,
@@ -138,6 +138,8 @@ public:
           Answer = TC_OK;
           if (Welcome && H.Header.size() == sizeof *Welcome)
             std::memcpy(Welcome, H.Header.data(), sizeof *Welcome);
+          if (WelcomeBody)
+            *WelcomeBody = H.Body;
         } else if (H.Ep == Peer->Ep && H.Id == AmRefused && H.Header.size() == sizeof(Refusal)) {
           Refusal F;
           std::memcpy(&F, H.Header.data(), sizeof F);
