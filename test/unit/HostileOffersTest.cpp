@@ -78,6 +78,37 @@ protected:
         << describe();
   }
 
+  /// How the attacker names its memory file S, as ranks of one host name
+  /// theirs.
+  static SharedSegmentRecord recordOfSegment(const SharedSegment &S) {
+    SharedSegmentRecord R = {};
+    R.Base = reinterpret_cast<uint64_t>(S.Base);
+    R.Length = S.Length;
+    R.Pid = uint32_t(getpid());
+    R.Fd = S.Fd;
+    std::memcpy(R.Host, hostIdentity(), sizeof R.Host);
+    std::memcpy(R.Token, S.Token, sizeof R.Token);
+    return R;
+  }
+
+  /// A HELLO of shared memory (OfferSharedMemory) naming R: the credit
+  /// line at its start, the ring a page after, the attacker's worker
+  /// address after the record.
+  void sharedHello(const SharedSegmentRecord &R, Offer &O, std::vector<uint8_t> &Body) {
+    auto *Attacker = coreOf(Sender.Ctx);
+    O = rawpeer::smallOffer();
+    O.Path = PathRma;
+    O.Flags = OfferSharedMemory | OfferStoresDirect;
+    O.RingKeySize = sizeof(SharedSegmentRecord);
+    O.WorkerAddressSize = uint32_t(Attacker->WorkerAddressSize);
+    O.CreditAddress = R.Base;
+    O.RingAddress = R.Base + 4096;
+    Body.assign(reinterpret_cast<const uint8_t *>(&R),
+                reinterpret_cast<const uint8_t *>(&R) + sizeof R);
+    auto *W = reinterpret_cast<const uint8_t *>(Attacker->WorkerAddress);
+    Body.insert(Body.end(), W, W + Attacker->WorkerAddressSize);
+  }
+
   tc_stats_t Before = {};
 };
 
@@ -414,36 +445,15 @@ TEST_F(HostileOffers, AKeyNamingTheReceiversOwnSegmentIsRefused) {
 /// peer's ring: the second gets the message path, the first keeps its ring.
 TEST_F(HostileOffers, ARecordNamingTheReceiversOwnSegmentIsRefused) {
   ASSERT_NO_FATAL_FAILURE(startAttack());
-  auto *Attacker = coreOf(Sender.Ctx);
   Offer Small = rawpeer::smallOffer();
   size_t Length = 4096 + size_t(Small.Slots) * slotStride(Small.SlotSize);
   SharedSegment Segment;
   std::string Why;
   ASSERT_TRUE(createSharedSegment(SegmentKind::Mailbox, Length, MailboxTokenAt, Segment, Why))
       << Why;
-  auto SharedHello = [&](const SharedSegmentRecord &R, Offer &O, std::vector<uint8_t> &Body) {
-    O = Small;
-    O.Path = PathRma;
-    O.Flags = OfferSharedMemory | OfferStoresDirect;
-    O.RingKeySize = sizeof(SharedSegmentRecord);
-    O.WorkerAddressSize = uint32_t(Attacker->WorkerAddressSize);
-    O.CreditAddress = R.Base;
-    O.RingAddress = R.Base + 4096;
-    Body.assign(reinterpret_cast<const uint8_t *>(&R),
-                reinterpret_cast<const uint8_t *>(&R) + sizeof R);
-    auto *W = reinterpret_cast<const uint8_t *>(Attacker->WorkerAddress);
-    Body.insert(Body.end(), W, W + Attacker->WorkerAddressSize);
-  };
-  SharedSegmentRecord Mine = {};
-  Mine.Base = reinterpret_cast<uint64_t>(Segment.Base);
-  Mine.Length = Length;
-  Mine.Pid = uint32_t(getpid());
-  Mine.Fd = Segment.Fd;
-  std::memcpy(Mine.Host, hostIdentity(), sizeof Mine.Host);
-  std::memcpy(Mine.Token, Segment.Token, sizeof Mine.Token);
   Offer O;
   std::vector<uint8_t> Body, WelcomeBody;
-  SharedHello(Mine, O, Body);
+  sharedHello(recordOfSegment(Segment), O, Body);
   tc_status_t Answer;
   Offer Welcome = {};
   RawPeer First(Sender.Ctx);
@@ -458,7 +468,7 @@ TEST_F(HostileOffers, ARecordNamingTheReceiversOwnSegmentIsRefused) {
   std::memcpy(&Receivers, WelcomeBody.data(), sizeof Receivers);
   ASSERT_EQ(Receivers.Length, Length) << "the receiver's segment is as large as the offer's";
 
-  SharedHello(Receivers, O, Body);
+  sharedHello(Receivers, O, Body);
   Offer Second = {};
   RawPeer Next(Sender.Ctx);
   ASSERT_NO_FATAL_FAILURE(Next.connect(Port));
@@ -545,7 +555,6 @@ void hostileWelcome(CoreContext *Core) {
 /// the segment as named is taken, and stored into, on the RMA path.
 TEST_F(HostileOffers, SharedMemoryItCannotMapGetsTheMessagePath) {
   ASSERT_NO_FATAL_FAILURE(startAttack());
-  auto *Attacker = coreOf(Sender.Ctx);
   Offer Small = rawpeer::smallOffer();
   size_t Length = 4096 + size_t(Small.Slots) * slotStride(Small.SlotSize);
   SharedSegment Segment;
@@ -563,19 +572,7 @@ TEST_F(HostileOffers, SharedMemoryItCannotMapGetsTheMessagePath) {
   enum Break { Token, Longer, APipe, OtherHost, None };
   for (Break B : {Token, Longer, APipe, OtherHost, None}) {
     SCOPED_TRACE("break " + std::to_string(B));
-    Offer O = Small;
-    O.Path = PathRma;
-    O.Flags = OfferSharedMemory | OfferStoresDirect;
-    O.RingKeySize = sizeof(SharedSegmentRecord);
-    O.WorkerAddressSize = uint32_t(Attacker->WorkerAddressSize);
-    SharedSegmentRecord R = {};
-    R.Base = O.CreditAddress = reinterpret_cast<uint64_t>(Segment.Base);
-    O.RingAddress = R.Base + 4096;
-    R.Length = Length;
-    R.Pid = uint32_t(getpid());
-    R.Fd = Segment.Fd;
-    std::memcpy(R.Host, hostIdentity(), sizeof R.Host);
-    std::memcpy(R.Token, Segment.Token, sizeof R.Token);
+    SharedSegmentRecord R = recordOfSegment(Segment);
     if (B == Token)
       R.Token[0] ^= 0x80;
     else if (B == Longer)
@@ -584,10 +581,9 @@ TEST_F(HostileOffers, SharedMemoryItCannotMapGetsTheMessagePath) {
       R.Fd = Pipe[1];
     else if (B == OtherHost)
       R.Host[5] ^= 1;
-    std::vector<uint8_t> Body(reinterpret_cast<uint8_t *>(&R),
-                              reinterpret_cast<uint8_t *>(&R) + sizeof R);
-    auto *W = reinterpret_cast<const uint8_t *>(Attacker->WorkerAddress);
-    Body.insert(Body.end(), W, W + Attacker->WorkerAddressSize);
+    Offer O;
+    std::vector<uint8_t> Body;
+    sharedHello(R, O, Body);
     tc_status_t Answer;
     Offer Welcome = {};
     {
