@@ -112,18 +112,6 @@ static bool namesOwnSegment(const tc_peer *Peer, const FileId &File) {
   return !Peer->ConnectsToItself && Peer->Ctx->OwnSegmentFiles.count(File);
 }
 
-/// How a segment of this process is named to a peer of this host.
-static SharedSegmentRecord recordOf(const SharedSegment &S) {
-  SharedSegmentRecord R = {};
-  R.Base = reinterpret_cast<uint64_t>(S.Base);
-  R.Length = S.Length;
-  R.Pid = uint32_t(getpid());
-  R.Fd = S.Fd;
-  std::memcpy(R.Host, hostIdentity(), sizeof R.Host);
-  std::memcpy(R.Token, S.Token, sizeof R.Token);
-  return R;
-}
-
 /// Maps the segment a peer's record names, if it is of this host (Base
 /// null, no Why, if it is not: nothing to map here).
 static bool attachRecord(const tc_peer *Peer, SegmentKind Kind, const SharedSegmentRecord &R,
@@ -145,6 +133,17 @@ static bool attachRecord(const tc_peer *Peer, SegmentKind Kind, const SharedSegm
 }
 
 namespace twochains::rt {
+
+SharedSegmentRecord recordOfSegment(const SharedSegment &S) {
+  SharedSegmentRecord R = {};
+  R.Base = reinterpret_cast<uint64_t>(S.Base);
+  R.Length = S.Length;
+  R.Pid = uint32_t(getpid());
+  R.Fd = S.Fd;
+  std::memcpy(R.Host, hostIdentity(), sizeof R.Host);
+  std::memcpy(R.Token, S.Token, sizeof R.Token);
+  return R;
+}
 
 tc_status_t setupLocalSide(CoreContext *Ctx, tc_peer *Peer) {
   Peer->Rx->RingBytes = size_t(Ctx->Slots) * slotStride(Ctx->SlotSize);
@@ -250,7 +249,7 @@ tc_status_t offerLocalSide(CoreContext *Ctx, tc_peer *Peer, Offer &O, std::vecto
   };
   if (Peer->Rx->Shared) {
     O.Flags |= OfferSharedMemory;
-    SharedSegmentRecord Mailbox = recordOf(Peer->Rx->SharedMailbox);
+    SharedSegmentRecord Mailbox = recordOfSegment(Peer->Rx->SharedMailbox);
     O.RingKeySize = uint32_t(sizeof Mailbox);
     Append(&Mailbox, sizeof Mailbox);
   } else {
@@ -273,7 +272,7 @@ tc_status_t offerLocalSide(CoreContext *Ctx, tc_peer *Peer, Offer &O, std::vecto
   // ring may then go cold (core/Polled.h).
   uint32_t Place = takeDoorbellPlace(Ctx, Peer);
   if (Place != NoDoorbell) {
-    SharedSegmentRecord Doorbell = recordOf(Ctx->DoorbellSegment);
+    SharedSegmentRecord Doorbell = recordOfSegment(Ctx->DoorbellSegment);
     O.DoorbellAddress = Doorbell.Base;
     O.DoorbellKeySize = uint32_t(sizeof Doorbell);
     O.DoorbellIndex = Place;

@@ -81,6 +81,9 @@ ucp_ep_h dataEndpoint(CoreContext *Ctx, tc_peer *Peer);
 /// if no connection has the token, or one has another endpoint. Sender:
 /// the peer that holds From already, if one does (only it is compared).
 tc_peer *peerOfMailboxToken(CoreContext *Ctx, const uint8_t *Token, ucp_ep_h From, tc_peer *Sender);
+/// How a segment of this process is named to a peer of this host (in an
+/// offer of shared memory, or as its doorbell).
+SharedSegmentRecord recordOfSegment(const SharedSegment &S);
 /// True if this side puts to Peer (frames or credits), rather than storing
 /// into memory UCX maps here.
 bool putsTo(const tc_peer *Peer);

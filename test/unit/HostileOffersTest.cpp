@@ -78,19 +78,6 @@ protected:
         << describe();
   }
 
-  /// How the attacker names its memory file S, as ranks of one host name
-  /// theirs.
-  static SharedSegmentRecord recordOfSegment(const SharedSegment &S) {
-    SharedSegmentRecord R = {};
-    R.Base = reinterpret_cast<uint64_t>(S.Base);
-    R.Length = S.Length;
-    R.Pid = uint32_t(getpid());
-    R.Fd = S.Fd;
-    std::memcpy(R.Host, hostIdentity(), sizeof R.Host);
-    std::memcpy(R.Token, S.Token, sizeof R.Token);
-    return R;
-  }
-
   /// A HELLO of shared memory (OfferSharedMemory) naming R: the credit
   /// line at its start, the ring a page after, the attacker's worker
   /// address after the record.
