@@ -41,7 +41,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
-#include <set>
+#include <map>
 #include <ucp/api/ucp.h>
 #include <unordered_map>
 #include <vector>
@@ -147,12 +147,13 @@ struct CoreContext {
   /// RMA peers that this side puts frames or credits to (no direct
   /// mapping): their requests complete only as the data worker progresses.
   unsigned PutPeers = 0;
-  /// The files of this context's own segments, which peers store into
-  /// (its rings and credit lines, its doorbell; path/Mailbox.cpp): a
-  /// peer's key or record is to name the peer's memory, and one that maps
-  /// any of these is refused, since a peer can name this process's
-  /// descriptors as well as its own.
-  std::set<FileId> OwnSegmentFiles;
+  /// The files of this context's own segments, which peers store into,
+  /// with the Number of the peer each is for (its ring and credit line;
+  /// 0: the doorbell; path/Mailbox.cpp): a peer's key or record is to name
+  /// the peer's memory, and one that maps any of these is refused (but its
+  /// counterpart's, tc_peer::Counterpart), since a peer can name this
+  /// process's descriptors as well as its own.
+  std::map<FileId, unsigned> OwnSegmentFiles;
 
   /// Serialises the API when the executor thread runs (recursive: jams call
   /// tc_jam_reply from inside tc_progress). Core/Lock.h takes it.

@@ -125,11 +125,14 @@ struct tc_peer {
   /// The handshake is over: both offers taken, the rings and credit lines
   /// set up (wireup/).
   bool Welcomed = false;
-  /// Both ends of this connection are this context's (it connected to its
-  /// own listener; wireup/ knows by the handshake's nonces): its offers may
-  /// name this context's own segments, which no other peer's may
-  /// (CoreContext::OwnSegmentFiles).
-  bool ConnectsToItself = false;
+  /// The Number of the connection of this context that holds the same two
+  /// handshake nonces as this one (0: none), as the other end of a
+  /// connection this context made to its own listener does (wireup/).
+  /// This connection's offers may name that one's segments (and the
+  /// doorbell), which no other peer's may (CoreContext::OwnSegmentFiles).
+  /// A peer that relays one connection's nonces into another can pair two
+  /// of its own connections so: it then names only its own ring.
+  unsigned Counterpart = 0;
   /// How the connection is made and proved, from its first message to its
   /// welcome or refusal, and its end: wireup's part (wireup/PeerWireup.h).
   twochains::rt::PeerPart<twochains::rt::PeerWireup> Wireup;

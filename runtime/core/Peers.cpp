@@ -35,7 +35,10 @@ void setDataEndpoint(tc_peer *Peer, ucp_ep_h Ep) { Peer->DataEp = Ep; }
 
 void setFramePath(tc_peer *Peer, FramePath Path) { Peer->Path = Path; }
 
-void markConnectsToItself(tc_peer *Peer) { Peer->ConnectsToItself = true; }
+void pairCounterparts(tc_peer *Peer, tc_peer *Other) {
+  Peer->Counterpart = Other->Number;
+  Other->Counterpart = Peer->Number;
+}
 
 void markWelcomed(tc_peer *Peer, bool Channelled) {
   Peer->Channelled = Channelled;

@@ -57,8 +57,8 @@ void setFramePath(tc_peer *Peer, FramePath Path);
 /// The handshake is over (Channelled: calls on it hold its channel alone),
 /// or the connection is released.
 void markWelcomed(tc_peer *Peer, bool Channelled);
-/// Peer's other end is a connection of this same context.
-void markConnectsToItself(tc_peer *Peer);
+/// Peer and Other hold the same handshake nonces (tc_peer::Counterpart).
+void pairCounterparts(tc_peer *Peer, tc_peer *Other);
 void markReleased(tc_peer *Peer);
 /// Peer is a handle, not a connection: bound to Connection once it is
 /// made (frames sent meanwhile wait in its queue), lost once it will not

@@ -81,7 +81,7 @@ static bool mapDoorbell(CoreContext *Ctx) {
   }
   Ctx->Doorbell = reinterpret_cast<uint64_t *>(Ctx->DoorbellSegment.Base);
   Ctx->DoorbellPeers.assign(Places, nullptr);
-  Ctx->OwnSegmentFiles.insert(Ctx->DoorbellSegment.File);
+  Ctx->OwnSegmentFiles[Ctx->DoorbellSegment.File] = 0;
   return true;
 }
 

@@ -106,10 +106,13 @@ static const char OwnSegmentNamed[] =
     "it maps a segment of this side's own (a ring or doorbell of this process), not the peer's";
 
 /// Whether File, which Peer's key or record mapped here, is one of this
-/// side's own segments that Peer may not name (only a connection of this
-/// context to itself may).
+/// side's own segments that Peer may not name: any but its counterpart's
+/// ring and the doorbell, for a connection of this context to itself.
 static bool namesOwnSegment(const tc_peer *Peer, const FileId &File) {
-  return !Peer->ConnectsToItself && Peer->Ctx->OwnSegmentFiles.count(File);
+  auto It = Peer->Ctx->OwnSegmentFiles.find(File);
+  if (It == Peer->Ctx->OwnSegmentFiles.end())
+    return false;
+  return !Peer->Counterpart || (It->second && It->second != Peer->Counterpart);
 }
 
 /// Maps the segment a peer's record names, if it is of this host (Base
@@ -182,7 +185,7 @@ tc_status_t setupLocalSide(CoreContext *Ctx, tc_peer *Peer) {
     return TC_ERR_NO_MEMORY;
   }
   if (Peer->Rx->MailboxFile.Inode)
-    Ctx->OwnSegmentFiles.insert(Peer->Rx->MailboxFile);
+    Ctx->OwnSegmentFiles[Peer->Rx->MailboxFile] = Peer->Number;
   Peer->Rx->Receive = std::make_unique<ReceiverRing>(Ctx->Slots, Ctx->Batch);
   return TC_OK;
 }

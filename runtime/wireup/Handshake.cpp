@@ -191,10 +191,12 @@ static ucs_status_t onMessage(void *Arg, const void *Header, size_t HeaderLength
 }
 
 /// Receiver: AUTH. Answers with a fresh nonce and the proof of the key.
-/// Marks Peer, and the connection of this context at its other end, if
-/// there is one: both ends hold the same two nonces, which each side drew
-/// at random and only the two ends of one handshake share. Known once the
-/// CHALLENGE has been sent (server) or taken (client).
+/// Pairs Peer with the connection of this context at its other end, if
+/// there is one: both ends hold the same two nonces, one drawn by each
+/// side. Known once the CHALLENGE has been sent (server) or taken
+/// (client). A peer can make two of its own connections hold the same
+/// nonces (relaying each one's into the other): it then gains only the
+/// right to name its own ring (tc_peer::Counterpart).
 static void noteConnectionToItself(CoreContext *Ctx, tc_peer *Peer) {
   const PeerWireup &W = *Peer->Wireup;
   if (std::all_of(W.ServerNonce, W.ServerNonce + NonceSize, [](uint8_t B) { return B == 0; }))
@@ -204,10 +206,8 @@ static void noteConnectionToItself(CoreContext *Ctx, tc_peer *Peer) {
            !std::memcmp(P->Wireup->ClientNonce, W.ClientNonce, NonceSize) &&
            !std::memcmp(P->Wireup->ServerNonce, W.ServerNonce, NonceSize);
   });
-  if (!Other)
-    return;
-  markConnectsToItself(Peer);
-  markConnectsToItself(Other);
+  if (Other)
+    pairCounterparts(Peer, Other);
 }
 
 static void answerAuth(CoreContext *Ctx, tc_peer *Peer, const WireupContext::PendingMessage &M) {
