@@ -14,6 +14,7 @@ PACKAGES=(
   libc6-dev-arm64-cross libgcc-12-dev-arm64-cross libstdc++-12-dev-arm64-cross qemu-user
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
   libssl-dev openssl
+  libzydis-dev
   slurm-wlm slurm-wlm-basic-plugins munge
 )
 

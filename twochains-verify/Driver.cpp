@@ -2,7 +2,7 @@
 //
 //   twochains-verify x.jam                 a jam image's code
 //   twochains-verify jam_x.o               each executable section
-//   twochains-verify --raw --isa=aarch64 code.bin
+//   twochains-verify --raw --isa=x86_64 code.bin
 //
 // Exit status: 0 when every input verifies, 1 when one does not, 2 when
 // an input cannot be read.
@@ -43,7 +43,7 @@ static cl::list<std::string> Inputs(cl::Positional, cl::desc("<jam image, object
                                     cl::OneOrMore, cl::cat(Category));
 static cl::opt<bool> Raw("raw", cl::desc("Inputs are raw code (with --isa)"), cl::cat(Category));
 static cl::opt<std::string> IsaName("isa", cl::desc("Instruction set of --raw inputs"),
-                                    cl::value_desc("aarch64"), cl::init("aarch64"),
+                                    cl::value_desc("aarch64|x86_64"), cl::init("aarch64"),
                                     cl::cat(Category));
 static cl::opt<unsigned> CallTableBytes(
     "call-table-bytes", cl::desc("Size of the runtime's call table at the region's base"),
@@ -77,7 +77,8 @@ std::string disassemble(uint32_t Isa, ArrayRef<uint8_t> Bytes) {
   std::unique_ptr<MCRegisterInfo> MRI(T->createMCRegInfo(TripleName));
   MCTargetOptions Options;
   std::unique_ptr<MCAsmInfo> MAI(T->createMCAsmInfo(*MRI, TripleName, Options));
-  std::unique_ptr<MCSubtargetInfo> STI(T->createMCSubtargetInfo(TripleName, "", "+all"));
+  std::unique_ptr<MCSubtargetInfo> STI(
+      T->createMCSubtargetInfo(TripleName, "", Isa == format::IsaAArch64 ? "+all" : ""));
   std::unique_ptr<MCInstrInfo> MII(T->createMCInstrInfo());
   MCContext Ctx(TT, MAI.get(), MRI.get(), STI.get());
   std::unique_ptr<MCDisassembler> DisAsm(T->createMCDisassembler(*STI, Ctx));
@@ -103,27 +104,41 @@ bool verifyRange(StringRef Input, uint32_t Isa, const CodeRange &R) {
   verify::SandboxLayout Layout;
   Layout.CallTableBytes = CallTableBytes;
   verify::Violation V;
-  if (Isa != format::IsaAArch64) {
-    WithColor::error(errs(), Input) << R.Where << ": no verifier for " << format::isaName(Isa)
-                                    << " yet: sandboxed code is aarch64 only (docs/sandbox.md)\n";
+  bool X86 = Isa == format::IsaX86_64;
+  if (Isa != format::IsaAArch64 && !X86) {
+    WithColor::error(errs(), Input)
+        << R.Where << ": no verifier for " << format::isaName(Isa) << " (docs/sandbox.md)\n";
     return false;
   }
-  if (verify::verifyAArch64(R.Bytes.data(), R.Bytes.size(), Layout, V)) {
-    if (!Quiet)
-      outs() << Input << ": " << R.Where << ": verified, " << R.Bytes.size() / 4
-             << " instructions\n";
+  bool Verified = X86 ? verify::verifyX86_64(R.Bytes.data(), R.Bytes.size(), Layout, V)
+                      : verify::verifyAArch64(R.Bytes.data(), R.Bytes.size(), Layout, V);
+  if (Verified) {
+    if (!Quiet) {
+      outs() << Input << ": " << R.Where << ": verified, ";
+      if (X86)
+        outs() << R.Bytes.size() << " bytes\n";
+      else
+        outs() << R.Bytes.size() / 4 << " instructions\n";
+    }
     return true;
   }
-  std::string Text = V.Broken == verify::Rule::Truncated
-                         ? std::string("<partial>")
-                         : disassemble(
-                               Isa, R.Bytes.slice(V.Offset,
-                                                  std::min<size_t>(4, R.Bytes.size() - V.Offset)));
+  size_t Length = std::min<size_t>(V.Length,
+                                   R.Bytes.size() - std::min<size_t>(V.Offset, R.Bytes.size()));
+  ArrayRef<uint8_t> At = R.Bytes.slice(std::min<size_t>(V.Offset, R.Bytes.size()), Length);
+  std::string Text = V.Broken == verify::Rule::Truncated ? std::string("<partial>")
+                                                         : disassemble(Isa, At);
+  // aarch64's word as one number; x86-64's bytes in their order.
+  std::string Encoding;
+  raw_string_ostream EncodingOS(Encoding);
+  if (X86)
+    for (size_t I = 0; I < At.size(); ++I)
+      EncodingOS << (I ? " " : "") << format_hex_no_prefix(At[I], 2);
+  else
+    EncodingOS << format_hex_no_prefix(V.Word, 8);
   WithColor::error(errs(), Input) << R.Where << "+0x" << utohexstr(V.Offset, true) << " (offset 0x"
                                   << utohexstr(R.Offset + V.Offset, true)
                                   << "): " << verify::ruleName(V.Broken) << ": `" << Text << "` ("
-                                  << format_hex_no_prefix(V.Word, 8) << ", " << V.Instruction
-                                  << "): " << V.Detail << "\n";
+                                  << Encoding << ", " << V.Instruction << "): " << V.Detail << "\n";
   return false;
 }
 
@@ -210,7 +225,7 @@ int main(int Argc, char **Argv) {
       "(docs/sandbox.md)\n\n"
       "  twochains-verify x.jam              a jam image's text\n"
       "  twochains-verify jam_x.o            an object's executable sections\n"
-      "  twochains-verify --raw code.bin     raw aarch64 code\n\n"
+      "  twochains-verify --raw --isa=x86_64 code.bin   raw code of an ISA\n\n"
       "Prints the first violation of each input with its offset, instruction and rule.\n"
       "Exit status: 0 all verified, 1 a violation, 2 an input that cannot be read.\n");
   bool AllGood = true, Unreadable = false;

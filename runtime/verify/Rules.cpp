@@ -28,16 +28,21 @@ constexpr RuleInfo Rules[] = {
     {"branch-outside", "a direct branch lands inside the code"},
     {"indirect-branch",
      "an indirect branch goes through the address register, a return through the link register"},
-    {"ends-unguarded", "the code does not end inside a guard sequence"},
+    {"ends-unguarded", "the code does not end inside a guard sequence or fall off its end"},
+    {"rip-outside", "a %rip-relative operand reaches inside the region"},
+    {"crosses-bundle", "no instruction crosses a 32-byte bundle"},
+    {"branch-into-guard",
+     "a direct branch lands on an instruction's start, not inside a guard sequence"},
+    {"call-position", "a call ends at its bundle's end"},
 };
-static_assert(sizeof(Rules) / sizeof(Rules[0]) == unsigned(Rule::EndsUnguarded) + 1,
+static_assert(sizeof(Rules) / sizeof(Rules[0]) == unsigned(Rule::CallPosition) + 1,
               "one entry per rule");
 } // namespace
 
 const char *twochains::verify::ruleName(Rule R) {
-  return unsigned(R) <= unsigned(Rule::EndsUnguarded) ? Rules[unsigned(R)].Name : "unknown";
+  return unsigned(R) <= unsigned(Rule::CallPosition) ? Rules[unsigned(R)].Name : "unknown";
 }
 
 const char *twochains::verify::ruleText(Rule R) {
-  return unsigned(R) <= unsigned(Rule::EndsUnguarded) ? Rules[unsigned(R)].Text : "unknown";
+  return unsigned(R) <= unsigned(Rule::CallPosition) ? Rules[unsigned(R)].Text : "unknown";
 }

@@ -55,8 +55,19 @@ enum class Rule : unsigned {
   /// An indirect branch goes through the address register; a return
   /// through the link register.
   IndirectBranch,
-  /// The code ends in the middle of a guard sequence.
+  /// The code ends in the middle of a guard sequence (x86-64: or in an
+  /// instruction that falls through).
   EndsUnguarded,
+  /// x86-64: a %rip-relative operand reaches inside the region.
+  RipOutside,
+  /// x86-64: no instruction crosses a 32-byte bundle.
+  CrossesBundle,
+  /// x86-64: a direct branch lands on an instruction's start, not inside a
+  /// guard sequence.
+  BranchIntoGuard,
+  /// x86-64: a call ends at its bundle's end, so that the return address a
+  /// masked return jumps to starts a bundle.
+  CallPosition,
 };
 
 /// A rule's short name (as twochains-verify prints it: "writes-base").
@@ -69,12 +80,19 @@ struct SandboxLayout {
   /// The runtime's call table, read-only, at the region's base: a runtime
   /// call's slot lies below this.
   uint32_t CallTableBytes = 4096;
+  /// Where the code's first byte lies from the region's base (x86-64's
+  /// %rip-relative operands must reach inside the region); the first
+  /// image's place unless the code is verified as installed.
+  uint64_t CodeOffset = 1u << 20;
+  uint64_t RegionBytes = uint64_t(4) << 30;
 };
 
 /// The first violation found: where, the instruction, and which rule.
 struct Violation {
   uint64_t Offset = 0;
+  /// The instruction's first bytes (aarch64: its word), and its length.
   uint32_t Word = 0;
+  unsigned Length = 4;
   Rule Broken = Rule::None;
   /// The instruction's kind as the decoder saw it ("ldr (register
   /// offset)"), and what about it breaks the rule.
@@ -86,6 +104,19 @@ struct Violation {
 /// otherwise false with Out describing the first violation (Out is left
 /// alone on success).
 bool verifyAArch64(const uint8_t *Code, size_t Bytes, const SandboxLayout &Layout, Violation &Out);
+
+/// Verifies Bytes bytes of x86-64 code that will run at Layout.CodeOffset
+/// of a region, the first byte starting a bundle; as verifyAArch64.
+bool verifyX86_64(const uint8_t *Code, size_t Bytes, const SandboxLayout &Layout, Violation &Out);
+
+/// x86-64's bundles; how far %rsp may be stepped by an immediate (the next
+/// instruction must touch the stack within X86StackTouchBytes of it), and
+/// how far from %rsp an operand may reach. With %rsp inside the region but
+/// for a touch's slack, every access lands inside it or in the 128 KiB
+/// guard zones around it, a signal's frame included.
+constexpr unsigned X86BundleBytes = 32;
+constexpr unsigned X86StackStepBytes = 64 << 10, X86StackReachBytes = 64 << 10,
+                   X86StackTouchBytes = 64;
 
 /// The encodings of the guard sequences (the compiler emits them, the
 /// verifier accepts them): `add Xd, x27, wM, uxtw`.

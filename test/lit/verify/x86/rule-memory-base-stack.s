@@ -1,0 +1,9 @@
+// The rule memory-base (x86-64): %rsp plus an index register.
+// RUN: llvm-mc -triple=x86_64 -filetype=obj %s -o %t.o
+// RUN: not %verify %t.o 2>&1 | FileCheck %s
+// CHECK: error: .text+0x2 {{.*}}: memory-base: `movq (%rsp,%rax), %rbx`{{.*}}index
+  .text
+  .bundle_align_mode 5
+  movl %eax, %ebx
+  movq (%rsp,%rax), %rbx
+  ud2
