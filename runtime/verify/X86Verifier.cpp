@@ -80,6 +80,17 @@ const char *forbiddenMnemonic(ZydisMnemonic M) {
   case ZYDIS_MNEMONIC_MASKMOVDQU:
   case ZYDIS_MNEMONIC_VMASKMOVDQU:
     return "reaches memory through a register its operands do not name";
+  case ZYDIS_MNEMONIC_CLI:
+  case ZYDIS_MNEMONIC_STI:
+  case ZYDIS_MNEMONIC_SGDT:
+  case ZYDIS_MNEMONIC_SIDT:
+  case ZYDIS_MNEMONIC_SLDT:
+  case ZYDIS_MNEMONIC_STR:
+  case ZYDIS_MNEMONIC_SMSW:
+  case ZYDIS_MNEMONIC_LAR:
+  case ZYDIS_MNEMONIC_LSL:
+  case ZYDIS_MNEMONIC_VERR:
+  case ZYDIS_MNEMONIC_VERW:
   case ZYDIS_MNEMONIC_CPUID:
   case ZYDIS_MNEMONIC_RDTSC:
   case ZYDIS_MNEMONIC_RDTSCP:
@@ -480,6 +491,16 @@ bool Checker::run(Violation &Out) {
       continue;
     }
     {
+      // A REX before a legacy prefix, or a prefix repeated, is ignored by
+      // the processor and read differently by decoders; compilers never
+      // write one.
+      bool Ignored = false;
+      for (unsigned N = 0; N < Y.I.raw.prefix_count; ++N)
+        Ignored |= Y.I.raw.prefixes[N].type == ZYDIS_PREFIX_TYPE_IGNORED;
+      if (Ignored) {
+        fail(Y, Rule::Undecodable, "a prefix the processor ignores", Found);
+        break;
+      }
       if (!admittedExtension(Y.I.meta.isa_ext) && Y.I.meta.isa_ext != ZYDIS_ISA_EXT_RDWRFSGS) {
         fail(Y, Rule::Forbidden,
              std::string("an instruction of the ") + ZydisISAExtGetString(Y.I.meta.isa_ext) +
