@@ -3,10 +3,13 @@
 // The small PIC code model reaches every byte of the image RIP-relative with
 // a 32-bit displacement, and the stack-protector canary is read from %fs,
 // so the defaults already suit a jam. Larger code models use absolute
-// 64-bit addresses and cannot travel.
+// 64-bit addresses and cannot travel. A sandboxed jam needs more
+// (adjustForSandbox).
 //
 //===----------------------------------------------------------------------===//
 #include "TargetConfig.h"
+
+#include "clang/Frontend/CompilerInstance.h"
 
 using namespace clang;
 
@@ -15,12 +18,30 @@ namespace {
 
 class X86_64TargetConfig final : public TargetConfig {
 public:
+  /// The sandbox's rewriter (clang-plugin/sandbox/X86Rewriter.cpp) confines
+  /// memory operands, %rsp and branches; what it cannot confine, clang is
+  /// told not to emit: jump tables (their targets are not bundles), the red
+  /// zone (a stack step's touch pushes below %rsp), the stack protector
+  /// (its canary is in %fs) and the frame pointer (an epilogue's
+  /// `leaq -N(%rbp), %rsp`). Functions start bundles, as masked calls to
+  /// them land there.
   bool adjustForSandbox(CompilerInstance &CI) const override {
     DiagnosticsEngine &D = CI.getDiagnostics();
-    D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
-                               "sandboxed jams are built for aarch64 only so far "
-                               "(docs/sandbox.md); build for --target=aarch64-linux-gnu"));
-    return false;
+    if (CI.getFrontendOpts().ProgramAction == frontend::EmitObj) {
+      D.Report(D.getCustomDiagID(
+          DiagnosticsEngine::Error,
+          "a sandboxed jam is assembled by the sandbox's rewriter, not by clang's "
+          "integrated assembler: compile with twochains-jamcc --sandbox"));
+      return false;
+    }
+    CodeGenOptions &CG = CI.getCodeGenOpts();
+    CG.NoUseJumpTables = true;
+    CG.DisableRedZone = true;
+    CG.setFramePointer(CodeGenOptions::FramePointerKind::None);
+    LangOptions &L = CI.getLangOpts();
+    L.setStackProtector(LangOptions::SSPOff);
+    L.FunctionAlignment = 5;
+    return true;
   }
 
   bool adjust(CompilerInstance &CI) const override {

@@ -285,8 +285,6 @@ static bool checkFacts(std::map<std::string, std::string> &Facts, uint16_t Machi
     return Fail("unknown ISA '" + Img.ISA + "' (jams are x86_64 or aarch64)");
   if (ISAMachine != Machine)
     return Fail("ISA " + Img.ISA + " does not match the ELF machine " + std::to_string(Machine));
-  if (Img.Sandbox && ImageIsa != IsaAArch64)
-    return Fail("a sandboxed image for " + Img.ISA + ": the sandbox is aarch64's only");
   if (Img.Sandbox && Img.ReadOnlySize)
     return Fail("a sandboxed image with read-only data in its text, where only code may be");
   return true;
@@ -321,11 +319,17 @@ static bool checkLayout(const uint8_t *ImageBytes, uint64_t N, const JamImageDat
     return false;
   };
   // GOTP at 0, the code right after it (jam-image-format.md, "Layout");
-  // written as differences so that no sum can wrap.
-  if (Img.GOTP != 0)
+  // a sandboxed x86-64 image's GOTP first in its data part, the code at 0,
+  // its text padded with traps (docs/sandbox.md, "x86-64"). Written as
+  // differences so that no sum can wrap.
+  const bool X86Sandbox = Img.Sandbox && isaOf(Img.ISA) == IsaX86_64;
+  if (X86Sandbox ? Img.GOTP != Img.TextSize + JamDataDistance || Img.DataSize < 8 : Img.GOTP != 0)
     return Fail("GOTP offset " + std::to_string(Img.GOTP) +
-                " is not 0, where the format places it");
-  const uint64_t CodeStart = 8;
+                (X86Sandbox ? " is not the data part's start, where a sandboxed x86_64 image "
+                              "places it"
+                            : " is not 0, where the format places it"));
+  const uint64_t CodeStart = Img.codeStart();
+  const uint8_t Padding = X86Sandbox ? 0xcc : 0;
   if (Img.TextSize % 64 || Img.DataSize % 64 || Img.ZeroFillSize % 64)
     return Fail("text, data and bss sizes must be whole 64-byte lines");
   if (Img.TextSize > N || Img.DataSize != N - Img.TextSize)
@@ -349,8 +353,8 @@ static bool checkLayout(const uint8_t *ImageBytes, uint64_t N, const JamImageDat
     return Fail("image alignment " + std::to_string(Img.Align) +
                 " is not a power of two up to " + std::to_string(JamImageMaxAlign));
   for (uint64_t I = TextUsed; I < Img.TextSize; ++I)
-    if (ImageBytes[I])
-      return Fail("padding at " + std::to_string(I) + " is not zero");
+    if (ImageBytes[I] != Padding)
+      return Fail("padding at " + std::to_string(I) + (Padding ? " is not int3" : " is not zero"));
   return true;
 }
 

@@ -60,9 +60,13 @@ struct JamImageData {
   /// bss follow the data on the receiver. All whole 64-byte lines.
   uint64_t TextSize = 0, DataSize = 0, ZeroFillSize = 0;
   /// JamSandboxScheme for an image built for the verified sandbox: its
-  /// text is code only (read-only data lies in the data part).
+  /// text is code only (read-only data lies in the data part; on x86_64
+  /// the GOTP cell too, first there, and the text is padded with int3).
   uint32_t Sandbox = 0;
   bool hasData() const { return DataSize || ZeroFillSize; }
+  /// Where the code starts: after the GOTP cell at 0, or at 0 when the
+  /// cell lies in the data part.
+  uint64_t codeStart() const { return GOTP == 0 ? 8 : 0; }
   std::vector<uint8_t> Bytes;
   std::vector<std::string> Imports;
   std::vector<ImageFixup> Fixups;

@@ -55,7 +55,7 @@ static Error disassemble(const JamImage &Image, raw_ostream &OS) {
   IP->setPrintBranchImmAsAddress(true);
   std::unique_ptr<MCInstrAnalysis> MIA(T->createMCInstrAnalysis(MII.get()));
 
-  uint64_t Begin = Image.GOTP + 8;
+  uint64_t Begin = Image.codeStart();
   uint64_t End = std::min<uint64_t>(Begin + Image.CodeSize, Image.Bytes.size());
   ArrayRef<uint8_t> Bytes(Image.Bytes);
   OS << "code:\n";

@@ -116,13 +116,13 @@ void assignLayout(LinkContext &Ctx) {
     });
   };
 
-  // GOTP first, at offset 0: the plugin's cell if it made one.
+  // GOTP first, at offset 0: the plugin's cell if it made one (or first
+  // in the data part, below).
   Ctx.GOTPOffset = 0;
-  Off = 8;
+  Off = T.gotpInDataPart() ? 0 : 8;
   Each(SectionKind::GOTP, [&](InputSection &S) {
     if (S.Size != 8)
       Ctx.error(S.File->Path + ": section .tc.gotp must be 8 bytes");
-    S.ImageOffset = 0;
   });
 
   uint64_t CodeStart = Off;
@@ -157,6 +157,11 @@ void assignLayout(LinkContext &Ctx) {
   // travels plus the zero-fill the receiver allocates.
   Ctx.DataLinkBase = Ctx.Image.TextSize + format::JamDataDistance;
   uint64_t DataStart = Off;
+  if (T.gotpInDataPart()) {
+    Ctx.GOTPOffset = Ctx.DataLinkBase;
+    Grow(8);
+  }
+  Each(SectionKind::GOTP, [&](InputSection &S) { S.ImageOffset = Ctx.GOTPOffset; });
   auto PlaceData = [&](InputSection &S) {
     Place(S, S.Align);
     S.ImageOffset += format::JamDataDistance;
@@ -176,6 +181,7 @@ void assignLayout(LinkContext &Ctx) {
     return;
   Ctx.Image.Align = MaxAlign;
   Ctx.Image.Bytes.assign(Ctx.Image.TextSize + Ctx.Image.DataSize, 0);
+  std::fill_n(Ctx.Image.Bytes.begin(), Ctx.Image.TextSize, T.textPadding());
 }
 
 } // namespace twochains::jamlink

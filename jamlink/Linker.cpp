@@ -152,10 +152,6 @@ void findEntry(LinkContext &Ctx) {
 Expected<JamImage> linkImage(ArrayRef<InputObject *> Objs, const LinkOptions &Opts) {
   if (Objs.empty())
     return createStringError(inconvertibleErrorCode(), "no jam object to link");
-  if (Opts.Sandbox && Objs[0]->Machine != ELF::EM_AARCH64)
-    return createStringError(inconvertibleErrorCode(),
-                             Objs[0]->Path + ": sandboxed jams are aarch64 only so far "
-                                             "(docs/sandbox.md)");
   std::unique_ptr<TargetInfo> Target = createTarget(Objs[0]->Machine, Opts.Sandbox);
   if (!Target)
     return createStringError(inconvertibleErrorCode(), Objs[0]->Path + ": unsupported machine " +

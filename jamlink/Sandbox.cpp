@@ -52,11 +52,19 @@ static std::string placeOf(const LinkContext &Ctx, uint64_t At) {
 void verifySandboxed(LinkContext &Ctx) {
   const std::vector<uint8_t> &Bytes = Ctx.Image.Bytes;
   verify::Violation V;
-  if (verify::verifyAArch64(Bytes.data(), Ctx.Image.TextSize, verify::SandboxLayout(), V))
+  bool X86 = Ctx.Target.machine() == ELF::EM_X86_64;
+  if (X86 ? verify::verifyX86_64(Bytes.data(), Ctx.Image.TextSize, verify::SandboxLayout(), V)
+          : verify::verifyAArch64(Bytes.data(), Ctx.Image.TextSize, verify::SandboxLayout(), V))
     return;
+  std::string Encoding;
+  if (X86)
+    for (unsigned I = 0; I < V.Length && V.Offset + I < Bytes.size(); ++I)
+      Encoding += (I ? " " : "") + utohexstr(Bytes[V.Offset + I], true);
+  else
+    Encoding = "0x" + utohexstr(V.Word, true);
   Ctx.error(placeOf(Ctx, V.Offset) + " (image offset 0x" + utohexstr(V.Offset, true) +
-            "): the sandbox's verifier rejects " + V.Instruction + " (0x" +
-            utohexstr(V.Word, true) + "): " + verify::ruleName(V.Broken) + ": " + V.Detail +
+            "): the sandbox's verifier rejects " + V.Instruction + " (" + Encoding +
+            "): " + verify::ruleName(V.Broken) + ": " + V.Detail +
             "; was it compiled with twochains-jamcc --sandbox? (docs/sandbox.md)");
 }
 

@@ -8,7 +8,7 @@ namespace twochains::jamlink {
 
 std::unique_ptr<TargetInfo> createTarget(uint16_t Machine, bool Sandboxed) {
   switch (Machine) {
-  case llvm::ELF::EM_X86_64: return Sandboxed ? nullptr : createX86_64Target();
+  case llvm::ELF::EM_X86_64: return createX86_64Target(Sandboxed);
   case llvm::ELF::EM_AARCH64: return createAArch64Target(Sandboxed);
   default:
     return nullptr;

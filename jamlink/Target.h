@@ -82,13 +82,20 @@ public:
   virtual unsigned trampolineSize() const = 0;
   virtual void writeTrampoline(uint8_t *Buf, uint64_t TrampolineOffset,
                          uint64_t GOTPOffset, unsigned ImportIndex) const = 0;
+
+  /// Sandboxed x86-64 keeps the GOTP cell at the start of the data part:
+  /// a confined jump may land on the text's first byte, which must be code
+  /// (aarch64's cell, once filled, decodes as two traps).
+  virtual bool gotpInDataPart() const { return false; }
+  /// The byte that fills the text between and after sections: zero, or a
+  /// trap where zeros would decode as an instruction (x86-64: int3).
+  virtual uint8_t textPadding() const { return 0; }
 };
 
 /// Returns the target for an ELF e_machine, or null.
-/// Sandboxed: the target writes the sandbox's forms (docs/sandbox.md);
-/// only aarch64 has them (null otherwise).
+/// Sandboxed: the target writes the sandbox's forms (docs/sandbox.md).
 std::unique_ptr<TargetInfo> createTarget(uint16_t Machine, bool Sandboxed = false);
-std::unique_ptr<TargetInfo> createX86_64Target();
+std::unique_ptr<TargetInfo> createX86_64Target(bool Sandboxed = false);
 std::unique_ptr<TargetInfo> createAArch64Target(bool Sandboxed = false);
 
 /// Helpers shared by the targets.

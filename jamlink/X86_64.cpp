@@ -11,11 +11,16 @@ namespace {
 
 class X86_64 final : public TargetInfo {
 public:
+  explicit X86_64(bool Sandboxed) : Sandboxed(Sandboxed) {}
   llvm::StringRef name() const override {
     return twochains::format::isaName(twochains::format::IsaX86_64);
   }
   uint16_t machine() const override { return EM_X86_64; }
-  unsigned codeAlignment() const override { return 1; }
+  /// Sandboxed: functions start 32-byte bundles (masked branches land
+  /// there), and so does each section of code.
+  unsigned codeAlignment() const override { return Sandboxed ? 32 : 1; }
+  bool gotpInDataPart() const override { return Sandboxed; }
+  uint8_t textPadding() const override { return Sandboxed ? 0xcc : 0; }
 
   RelExpr classify(uint32_t Type) const override {
     switch (Type) {
@@ -124,21 +129,39 @@ public:
   // movq GOTP(%rip), %r11      4C 8B 1D disp32
   // jmpq *(8*i)(%r11)          41 FF A3 disp32
   // %r11 is the scratch register the psABI gives PLT trampolines.
-  unsigned trampolineSize() const override { return 14; }
+  //
+  // Sandboxed (docs/sandbox.md, "x86-64"), one 32-byte bundle:
+  // movq GOTP(%rip), %r11          4C 8B 1D disp32
+  // movq %gs:(8*i)(%r11d), %r11    65 67 4D 8B 9B disp32
+  // andl $-32, %r11d               41 83 E3 E0
+  // addq %gs:0, %r11               65 4C 03 1C 25 00 00 00 00
+  // jmpq *%r11                     41 FF E3
+  unsigned trampolineSize() const override { return Sandboxed ? 32 : 14; }
   void writeTrampoline(uint8_t *Buf, uint64_t TrampolineOffset, uint64_t GOTPOffset,
                  unsigned ImportIndex) const override {
-    const uint8_t Insn[] = {0x4c, 0x8b, 0x1d, 0, 0, 0, 0,
-                            0x41, 0xff, 0xa3, 0, 0, 0, 0};
-    std::copy(std::begin(Insn), std::end(Insn), Buf);
+    const uint8_t Load[] = {0x4c, 0x8b, 0x1d, 0, 0, 0, 0};
+    std::copy(std::begin(Load), std::end(Load), Buf);
     write32le(Buf + 3, uint32_t(int64_t(GOTPOffset) - int64_t(TrampolineOffset + 7)));
-    write32le(Buf + 10, uint32_t(ImportIndex * 8));
+    if (!Sandboxed) {
+      const uint8_t Jump[] = {0x41, 0xff, 0xa3, 0, 0, 0, 0};
+      std::copy(std::begin(Jump), std::end(Jump), Buf + 7);
+      write32le(Buf + 10, uint32_t(ImportIndex * 8));
+      return;
+    }
+    const uint8_t Confined[] = {0x65, 0x67, 0x4d, 0x8b, 0x9b, 0, 0, 0, 0, 0x41, 0x83, 0xe3, 0xe0,
+                                0x65, 0x4c, 0x03, 0x1c, 0x25, 0, 0, 0, 0, 0x41, 0xff, 0xe3};
+    std::copy(std::begin(Confined), std::end(Confined), Buf + 7);
+    write32le(Buf + 12, uint32_t(ImportIndex * 8));
   }
+
+private:
+  bool Sandboxed;
 };
 
 } // namespace
 
-std::unique_ptr<TargetInfo> createX86_64Target() {
-  return std::make_unique<X86_64>();
+std::unique_ptr<TargetInfo> createX86_64Target(bool Sandboxed) {
+  return std::make_unique<X86_64>(Sandboxed);
 }
 
 } // namespace twochains::jamlink

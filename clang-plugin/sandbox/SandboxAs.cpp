@@ -5,13 +5,16 @@
 // it would call GNU as,
 //
 //   as [-EL] [-march=...] [-mcpu=...] -o jam_x.o /tmp/jam_x-1234.s
+//   as --64 -o jam_x.o /tmp/jam_x-1234.s                    (x86_64)
 //
-// and it rewrites the assembly into its sandboxed form (AArch64Rewriter.h),
+// and it rewrites the assembly into its sandboxed form (AArch64Rewriter.h,
+// X86Rewriter.h),
 // then assembles that with clang's own assembler. Other options of GNU as
 // that clang may pass are accepted and ignored.
 //
 //===----------------------------------------------------------------------===//
 #include "AArch64Rewriter.h"
+#include "X86Rewriter.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringRef.h"
@@ -28,11 +31,13 @@
 using namespace llvm;
 
 static int usage() {
-  errs() << "usage: twochains-sandbox-as [-march=<arch>] [-mcpu=<cpu>] -o <object> <input.s>\n"
-            "       twochains-sandbox-as --emit-rewritten -o <output.s> <input.s>\n"
-            "The assembler twochains-jamcc --sandbox has clang call: rewrites aarch64\n"
-            "assembly into the sandbox's guarded form (docs/sandbox.md) and assembles it.\n"
-            "Keep the rewritten assembly with TWOCHAINS_SANDBOX_KEEP=<file>.\n";
+  errs()
+      << "usage: twochains-sandbox-as [--64] [-march=<arch>] [-mcpu=<cpu>] -o <object> <input.s>\n"
+         "       twochains-sandbox-as [--64] --emit-rewritten -o <output.s> <input.s>\n"
+         "The assembler twochains-jamcc --sandbox has clang call: rewrites aarch64\n"
+         "assembly (x86-64 with --64) into the sandbox's guarded form (docs/sandbox.md)\n"
+         "and assembles it.\n"
+         "Keep the rewritten assembly with TWOCHAINS_SANDBOX_KEEP=<file>.\n";
   return 2;
 }
 
@@ -41,6 +46,7 @@ int main(int Argc, char **Argv) {
   std::string Output, Input;
   std::vector<std::string> Forward;
   bool EmitRewritten = false; // write the rewritten assembly to -o (tests)
+  bool X86 = false;
   for (int I = 1; I < Argc; ++I) {
     StringRef A = Argv[I];
     if (A == "-o" && I + 1 < Argc)
@@ -51,6 +57,8 @@ int main(int Argc, char **Argv) {
       EmitRewritten = true;
     else if (A.starts_with("-march=") || A.starts_with("-mcpu="))
       Forward.push_back(A.str());
+    else if (A == "--64")
+      X86 = true; // what clang passes for x86_64
     else if (A == "-" || !A.starts_with("-"))
       Input = A.str();
     // -EL, -mabi=lp64, --64, -g and the like: nothing to do.
@@ -64,8 +72,10 @@ int main(int Argc, char **Argv) {
         << Input << ": " << Source.getError().message() << "\n";
     return 1;
   }
-  Expected<std::string> Rewritten = twochains::sandbox::rewriteAArch64((*Source)->getBuffer(),
-                                                                       Input);
+  Expected<std::string> Rewritten = X86 ? twochains::sandbox::rewriteX86_64((*Source)->getBuffer(),
+                                                                            Input)
+                                        : twochains::sandbox::rewriteAArch64((*Source)->getBuffer(),
+                                                                             Input);
   if (!Rewritten) {
     WithColor::error(errs(), "twochains-sandbox-as") << toString(Rewritten.takeError()) << "\n";
     return 1;
@@ -98,8 +108,14 @@ int main(int Argc, char **Argv) {
     if (!EC)
       K << *Rewritten;
   }
-  std::vector<StringRef> Args = {
-      TWOCHAINS_CLANG, "--target=aarch64-linux-gnu", "-c", "-x", "assembler", Temp, "-o", Output};
+  std::vector<StringRef> Args = {TWOCHAINS_CLANG,
+                                 X86 ? "--target=x86_64-linux-gnu" : "--target=aarch64-linux-gnu",
+                                 "-c",
+                                 "-x",
+                                 "assembler",
+                                 Temp,
+                                 "-o",
+                                 Output};
   for (const std::string &F : Forward)
     Args.push_back(F);
   std::string Error;

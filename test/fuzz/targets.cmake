@@ -22,5 +22,5 @@ tc_add_fuzzer(fuzz-deploy-offer SOURCES test/fuzz/DeployOfferFuzzer.cpp LINK tc_
 tc_add_fuzzer(fuzz-exclude-list SOURCES test/fuzz/ExcludeListFuzzer.cpp pkg-gen/Exclusion.cpp LINK tc_fuzz_jamlink)
 tc_add_fuzzer(fuzz-manifest-signature SOURCES test/fuzz/ManifestSignatureFuzzer.cpp format/Signature.cpp format/JamImageFormat.cpp)
 tc_add_fuzzer(fuzz-trusted-signers SOURCES test/fuzz/TrustedSignersFuzzer.cpp format/Signature.cpp format/JamImageFormat.cpp)
-tc_add_fuzzer(fuzz-verifier-x86 SOURCES test/fuzz/X86VerifierFuzzer.cpp runtime/verify/X86Verifier.cpp runtime/verify/Rules.cpp LINK tc_fuzz_jamlink ${TC_FUZZ_ZYDIS})
+tc_add_fuzzer(fuzz-verifier-x86 SOURCES test/fuzz/X86VerifierFuzzer.cpp LINK tc_fuzz_jamlink)
 tc_add_fuzzer(fuzz-verifier SOURCES test/fuzz/VerifierFuzzer.cpp runtime/verify/AArch64Verifier.cpp runtime/verify/Rules.cpp LINK tc_fuzz_jamlink)

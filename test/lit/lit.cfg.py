@@ -2,6 +2,7 @@
 #   %jamcc      clang -x c -O2 with the jam plugin, for x86_64
 #   %jamcc-a64  the same for aarch64 (REQUIRES: aarch64-headers)
 #   %jamcc-a64-sandbox  the same for the sandbox (twochains-jamcc --sandbox)
+#   %jamcc-x86-sandbox  x86_64 for the sandbox
 #   %sandbox-as the sandbox's assembler hook (--emit-rewritten shows rewrites)
 #   %jamopt     opt with the jam passes loaded
 #   %jamlink    the jam linker
@@ -29,6 +30,8 @@ if lit_config.params.get("disable-pass", "0") not in ("0", ""):
 
 jamcc = "%s -x c -O2 -fplugin=%s -I%s" % (config.clang, config.jam_plugin, config.include_dir)
 config.substitutions.append(("%jamcc-a64-sandbox", jamcc + " --target=aarch64-linux-gnu"
+                              " -fplugin-arg-twochains-sandbox -fno-integrated-as -B" + config.sandbox_dir))
+config.substitutions.append(("%jamcc-x86-sandbox", jamcc + " --target=x86_64-linux-gnu"
                               " -fplugin-arg-twochains-sandbox -fno-integrated-as -B" + config.sandbox_dir))
 config.substitutions.append(("%sandbox-as", os.path.join(config.sandbox_dir, "as")))
 config.substitutions.append(("%jamcc-a64", jamcc + " --target=aarch64-linux-gnu"))
