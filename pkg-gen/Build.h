@@ -33,7 +33,9 @@ struct BuildConfig {
   std::string SandboxDir;
   /// Whether ISA's jams are built for the sandbox: with --sandbox, those of
   /// the ISAs that have one (aarch64); the others' are built plain.
-  bool sandboxes(const std::string &ISA) const { return Sandbox && ISA == "aarch64"; }
+  bool sandboxes(const std::string &ISA) const {
+    return Sandbox && (ISA == "aarch64" || ISA == "x86_64");
+  }
 };
 
 /// What the build produced for one ISA, as paths in the build directory.

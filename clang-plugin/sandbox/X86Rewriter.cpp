@@ -20,8 +20,9 @@
 // keep their form. The plugin compiles sandboxed jams without jump tables,
 // red zone, stack protector or frame pointer, with functions aligned to
 // bundles (X86_64.cpp), so what is left to refuse here is what no guard
-// can confine: %fs (thread storage), string instructions, absolute
-// addresses, other writes to %rsp.
+// can confine: %fs (thread storage), string instructions, addresses of
+// symbols outside the region, other writes to %rsp. A constant address is
+// an offset into the region (`movq $1, 16` becomes `movq $1, %gs:16`).
 //
 //===----------------------------------------------------------------------===//
 #include "X86Rewriter.h"
@@ -132,8 +133,14 @@ Error Rewriter::confineMemory(std::string &Op, unsigned Number, StringRef Text) 
     return fail(Number, Text, "a segment override in a sandboxed jam");
   if (M.Base == "%rip")
     return Error::success();
-  if (!M.HasParens || (M.Base.empty() && M.Index.empty()))
-    return fail(Number, Text, "an absolute address in a sandboxed jam");
+  if (!M.HasParens || (M.Base.empty() && M.Index.empty())) {
+    // A constant address is an offset into the region, as on aarch64.
+    int64_t D = 0;
+    if (StringRef(M.Displacement).getAsInteger(0, D) || D < 0 || D > INT32_MAX)
+      return fail(Number, Text, "an absolute address in a sandboxed jam");
+    Op = "%gs:" + M.Displacement;
+    return Error::success();
+  }
   if (M.Base == "%rsp" && M.Index.empty()) {
     int64_t D = 0;
     if (M.Displacement.empty() ||

@@ -14,7 +14,8 @@ namespace twochains::rt {
 
 namespace {
 
-constexpr int FaultSignals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE};
+/// SIGTRAP: int3, which pads sandboxed x86-64 code (docs/sandbox.md).
+constexpr int FaultSignals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP};
 
 struct sigaction Previous[NSIG];
 
@@ -136,6 +137,7 @@ const char *signalName(int Signal) {
   case SIGBUS: return "SIGBUS";
   case SIGILL: return "SIGILL";
   case SIGFPE: return "SIGFPE";
+  case SIGTRAP: return "SIGTRAP";
   case SIGSYS: return "SIGSYS"; // a sandboxed jam's service call, refused
   default: return Signal == jamInterruptSignal() ? "the time limit" : "a signal";
   }

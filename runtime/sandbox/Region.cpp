@@ -15,17 +15,6 @@ using namespace twochains::rt;
 
 namespace {
 
-/// `ldr x30, [x27, #ExitSlot*8]; blr x30`: a runtime call of the exit entry.
-constexpr uint32_t ExitGateCode[] = {0xF940037Eu | (SandboxLayout::ExitSlot << 10), 0xD63F03C0u};
-
-/// Service slot S's gate: `mov x17, x30; ldr x30, [x27, #8*S]; blr x30;
-/// add x30, x27, w17, uxtw; ret` (the services' entries keep x17).
-void writeServiceGate(uint8_t *At, unsigned S) {
-  const uint32_t Code[] = {0xAA1E03F1u, 0xF940037Eu | (S << 10), 0xD63F03C0u,
-                           twochains::verify::aarch64Confine(30, 17), 0xD65F03C0u};
-  std::memcpy(At, Code, sizeof Code);
-}
-
 std::mutex &sandboxLock() {
   static std::mutex Lock;
   return Lock;
@@ -71,13 +60,9 @@ tc_status_t SandboxRegion::create(std::string &Error) {
     Error = "cannot map the sandbox region's parts";
     return TC_ERR_NO_MEMORY;
   }
-  for (unsigned S = 0; S < sandboxSlots(); ++S)
-    reinterpret_cast<const void **>(Base)[S] = sandboxSlotEntry(S);
-  std::memcpy(Base + L::ExitGate, ExitGateCode, sizeof ExitGateCode);
-  for (unsigned S = 1; S < sandboxSlots(); ++S)
-    writeServiceGate(Base + L::ExitGate + L::GateBytes * S, S);
+  writeSandboxGates(Base);
   verify::Violation V;
-  if (!verify::verifyAArch64(Base + L::ExitGate, 4096, verify::SandboxLayout(), V)) {
+  if (!verifySandboxCode(Base + L::ExitGate, 4096, L::ExitGate, V)) {
     Error = "the sandbox's own gates do not verify: " + V.Detail;
     return TC_ERR_BAD_IMAGE;
   }
@@ -113,7 +98,7 @@ tc_status_t SandboxRegion::install(const JamImageData &Image, SandboxedImage &Ou
               "', which the sandbox does not serve (docs/sandbox.md)";
       return TC_ERR_MISSING_IMPORT;
     }
-    Table.push_back(Base + L::ExitGate + L::GateBytes * S);
+    Table.push_back(Base + L::ExitGate + L::GateStride * S);
   }
   uint8_t *Code = Base + NextCode, *Data = Code + format::JamDataDistance;
   uint64_t TextBytes = pageUp(Image.TextSize);
@@ -127,8 +112,8 @@ tc_status_t SandboxRegion::install(const JamImageData &Image, SandboxedImage &Ou
     return TC_ERR_NO_MEMORY;
   }
   // The GOTP cell points at the image's import table, in the region's
-  // first 64 KiB: its address decodes as two udf, so the cell is harmless
-  // code.
+  // first 64 KiB (aarch64's cell, in the text, decodes as two udf; x86-64
+  // keeps it in the data part).
   uint8_t *TablePage = Base + (NextImports & ~uint64_t(4095));
   uint64_t TablePages = pageUp(Base + NextImports + TableBytes - TablePage);
   auto *Imports = reinterpret_cast<void **>(Base + NextImports);
@@ -140,9 +125,12 @@ tc_status_t SandboxRegion::install(const JamImageData &Image, SandboxedImage &Ou
     std::copy(Table.begin(), Table.end(), Imports);
     protect(TablePage, TablePages, PROT_READ);
   }
+  // The text's page past the image holds traps: a confined jump may land
+  // on any bundle of an executable page.
+  std::memset(Code + Image.TextSize, sandboxCodeFill(), TextBytes - Image.TextSize);
   installImage(Code, Code, Data, Image, Imports);
   verify::Violation V;
-  if (!verify::verifyAArch64(Code, Image.TextSize, verify::SandboxLayout(), V)) {
+  if (!verifySandboxCode(Code, TextBytes, NextCode, V)) {
     protect(Code, TextBytes, PROT_NONE);
     Error = "image '" + Image.Element + "' as installed breaks the sandbox's rule " +
             verify::ruleName(V.Broken) + " at text offset " + std::to_string(V.Offset) + ": " +
@@ -194,7 +182,7 @@ tc_status_t SandboxRegion::run(const SandboxedImage &Image, void *Ctx, uint8_t *
   bool Abandoned = false;
   if (!enterSandbox(Image.Entry, Ctx, Inside, Size, Base, Base + L::Stack + L::StackBytes,
                     Base + L::ExitGate, Abandoned)) {
-    Error = "this ISA has no sandbox: sandboxed jams run on aarch64";
+    Error = "this ISA has no sandbox";
     return TC_ERR_REFUSED;
   }
   if (Abandoned) {

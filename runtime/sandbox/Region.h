@@ -26,6 +26,7 @@
 #ifndef TWOCHAINS_RUNTIME_SANDBOX_REGION_H
 #define TWOCHAINS_RUNTIME_SANDBOX_REGION_H
 
+#include "verify/Verify.h"
 #include "wire/Formats.h"
 
 #include "twochains/status.h"
@@ -46,8 +47,17 @@ struct SandboxLayout {
   static constexpr uint64_t Code = 1 << 20;
   static constexpr uint64_t Stack = uint64_t(3) << 30, StackBytes = 1 << 20;
   static constexpr uint64_t Payload = Stack + StackBytes, PayloadBytes = 4 << 20;
+#if defined(__x86_64__)
+  /// Call table slots: the region's base (what `addq %gs:0, %rR` adds),
+  /// the services, then the exit. A gate is two bundles: the call ending
+  /// the first, the masked return in the second.
+  static constexpr unsigned BaseSlot = 0, ExitSlot = 16;
+  static constexpr uint64_t GateStride = 64;
+#else
   /// Call table slots: the exit, then the services.
   static constexpr unsigned ExitSlot = 0;
+  static constexpr uint64_t GateStride = GateBytes;
+#endif
 };
 
 /// An image installed in a region: where it runs and what it owns.
@@ -97,14 +107,24 @@ private:
   uint64_t NextCode = SandboxLayout::Code, NextImports = SandboxLayout::ImportTable;
 };
 
-/// Whether this ISA has the sandbox (aarch64 so far).
+/// Whether this ISA has the sandbox.
 bool sandboxAvailable();
 
-/// Runs Entry in the region at Base with the sandbox's registers set
-/// (aarch64: SandboxAArch64.cpp); false where the ISA has no sandbox.
-/// Abandoned: a service left the jam.
+/// What differs by ISA (SandboxAArch64.cpp, SandboxX86.cpp):
+
+/// Runs Entry in the region at Base with the sandbox's registers set;
+/// false where the ISA has no sandbox. Abandoned: a service left the jam.
 bool enterSandbox(const uint8_t *Entry, void *Ctx, void *Payload, size_t Size, uint8_t *Base,
                   uint8_t *StackTop, const uint8_t *ExitGate, bool &Abandoned);
+/// Fills the call table (CallTableBytes at Base) and the gate page (4 KiB
+/// at Base + ExitGate, whole: a confined jump may land on any of it).
+void writeSandboxGates(uint8_t *Base);
+/// The ISA's verifier over Bytes of code lying CodeOffset into a region.
+bool verifySandboxCode(const uint8_t *Code, size_t Bytes, uint64_t CodeOffset,
+                       verify::Violation &V);
+/// What fills an executable page of the region past an image's text: a
+/// trap, never code that reaches anything.
+uint8_t sandboxCodeFill();
 
 } // namespace twochains::rt
 

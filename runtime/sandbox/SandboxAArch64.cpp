@@ -20,6 +20,8 @@
 #include "sandbox/Region.h"
 #include "sandbox/Services.h"
 
+#include <cstring>
+
 extern "C" {
 __attribute__((visibility("hidden"))) uint64_t twochains_sandbox_saved_sp;
 __attribute__((visibility("hidden"))) uint64_t twochains_sandbox_jam_state[3];
@@ -177,6 +179,31 @@ bool enterSandbox(const uint8_t *Entry, void *Ctx, void *Payload, size_t Size, u
 }
 
 bool sandboxAvailable() { return true; }
+
+void writeSandboxGates(uint8_t *Base) {
+  using L = SandboxLayout;
+  for (unsigned S = 0; S < sandboxSlots(); ++S)
+    reinterpret_cast<const void **>(Base)[S] = sandboxSlotEntry(S);
+  // The exit: `ldr x30, [x27, #ExitSlot*8]; blr x30`. Service slot S's
+  // gate: `mov x17, x30; ldr x30, [x27, #8*S]; blr x30; add x30, x27, w17,
+  // uxtw; ret` (the services' entries keep x17). Zeros elsewhere: udf.
+  const uint32_t Exit[] = {0xF940037Eu | (L::ExitSlot << 10), 0xD63F03C0u};
+  std::memcpy(Base + L::ExitGate, Exit, sizeof Exit);
+  for (unsigned S = 1; S < sandboxSlots(); ++S) {
+    const uint32_t Code[] = {0xAA1E03F1u, 0xF940037Eu | (S << 10), 0xD63F03C0u,
+                             verify::aarch64Confine(30, 17), 0xD65F03C0u};
+    std::memcpy(Base + L::ExitGate + L::GateStride * S, Code, sizeof Code);
+  }
+}
+
+bool verifySandboxCode(const uint8_t *Code, size_t Bytes, uint64_t CodeOffset,
+                       verify::Violation &V) {
+  verify::SandboxLayout Layout;
+  Layout.CodeOffset = CodeOffset;
+  return verify::verifyAArch64(Code, Bytes, Layout, V);
+}
+
+uint8_t sandboxCodeFill() { return 0; } // udf
 
 const void *sandboxSlotEntry(unsigned S) {
   if (S == 0)

@@ -16,6 +16,9 @@
 // restored before each run). Prints MATCH or the first difference; exits
 // non-zero on any difference or error.
 //
+// --time: prints each run's nanoseconds a call (the Repeat calls timed
+// together; a region's run includes the payload's copy in and out).
+//
 // --sandbox: the image is a sandboxed one (jamlink --sandbox); the injected
 // runs install it twice in one sandbox region and once in another
 // (runtime/sandbox/Region.h), each install verified as installed, and run
@@ -36,6 +39,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 #include <memory>
+#include <time.h>
 #include <vector>
 
 #include "image/CodeCache.h"
@@ -123,11 +127,23 @@ std::vector<uint8_t> parseHex(const std::string &Hex) {
 
 } // namespace
 
+static uint64_t nowNs() {
+  timespec T;
+  clock_gettime(CLOCK_MONOTONIC, &T);
+  return uint64_t(T.tv_sec) * 1000000000u + uint64_t(T.tv_nsec);
+}
+
+static void printTime(bool Time, uint64_t Ns, int Repeat) {
+  if (Time)
+    std::printf("time: %.1f ns a call (%d calls)\n", double(Ns) / Repeat, Repeat);
+}
+
 int main(int Argc, char **Argv) {
   std::string ImagePath, LocalPath;
   std::vector<std::string> Libs, States;
   std::vector<uint8_t> Payload;
   int Repeat = 1;
+  bool Time = false;
   bool Sandboxed = false;
   for (int I = 1; I < Argc; ++I) {
     std::string A = Argv[I];
@@ -143,6 +159,8 @@ int main(int Argc, char **Argv) {
     else if (A == "--payload-hex") Payload = parseHex(Next());
     else if (A == "--payload-file") Payload = readFile(Next());
     else if (A == "--repeat") Repeat = std::max(1, std::atoi(Next().c_str()));
+    else if (A == "--time")
+      Time = true;
     else if (A == "--sandbox")
       Sandboxed = true;
     else die("unknown argument " + A);
@@ -197,8 +215,10 @@ int main(int Argc, char **Argv) {
     std::printf("--- %s\n", How);
     std::fflush(stdout);
     int Ctx = 0;
+    uint64_t Start = nowNs();
     for (int K = 0; K < Repeat; ++K)
       Fn(&Ctx, O.Payload.data(), O.Payload.size());
+    printTime(Time, nowNs() - Start, Repeat);
     std::fflush(stdout);
     for (const StateRegion &R : Regions)
       O.State.emplace_back(R.Addr, R.Addr + R.Size);
@@ -232,9 +252,11 @@ int main(int Argc, char **Argv) {
     std::printf("--- %s\n", Where[K]);
     std::fflush(stdout);
     auto Hold = twochains::rt::SandboxRegion::hold();
+    uint64_t Start = nowNs();
     for (int R = 0; R < Repeat; ++R)
       if (S.run(Installed, nullptr, O.Payload.data(), O.Payload.size(), Error) != TC_OK)
         die(Error);
+    printTime(Time, nowNs() - Start, Repeat);
     for (const StateRegion &R : Regions)
       O.State.emplace_back(R.Addr, R.Addr + R.Size);
     Results.push_back(std::move(O));

@@ -9,10 +9,12 @@
 #   %verify     twochains-verify, the sandbox's verifier
 #   %run-jam    test/harness/run-jam.sh: build a jam both ways and run it in
 #               the loader harness (features: harness-aarch64 under qemu)
+#   %harness    the host's loader harness (x86_64)
 #   %clang, %plugin, %pass-plugin, %include
 # Parameter: --param disable-pass=1 runs the suite with the jam pass switched
 # off (TWOCHAINS_JAM_DISABLE_PASS), to show which tests depend on it.
 import os
+import platform
 import sys
 import lit.formats
 
@@ -46,6 +48,7 @@ config.substitutions.append(("%jamlink", config.jamlink))
 config.substitutions.append(("%pkg-gen", config.pkg_gen))
 config.substitutions.append(("%verify", config.verify))
 config.substitutions.append(("%harness-a64", os.path.join(config.harness_dir, "aarch64", "jam-harness")))
+config.substitutions.append(("%harness", os.path.join(config.harness_dir, "jam-harness")))
 config.substitutions.append(("%run-jam", "bash %s/test/harness/run-jam.sh" % config.twochains_src_root))
 for var, value in [("TC_CLANG", config.clang), ("TC_PLUGIN", config.jam_plugin),
                    ("TC_INCLUDE", config.include_dir), ("TC_JAMLINK", config.jamlink),
@@ -55,6 +58,9 @@ for var, value in [("TC_CLANG", config.clang), ("TC_PLUGIN", config.jam_plugin),
 if os.path.exists(os.path.join(config.harness_dir, "aarch64", "jam-harness")) and \
         os.path.exists("/usr/bin/qemu-aarch64"):
     config.available_features.add("harness-aarch64")
+
+if platform.machine() == "x86_64":
+    config.available_features.add("x86_64-host")
 
 if os.path.exists("/usr/aarch64-linux-gnu/include/stdio.h"):
     config.available_features.add("aarch64-headers")

@@ -3,11 +3,12 @@
 // What a region promises before any jam runs (docs/sandbox.md), checked on
 // this machine's memory map: 4 GiB aligned, guard zones never accessible,
 // the call table read-only and the gates verified and read+execute, an
-// image's imports bound to their services' gates through a GOTP cell that
-// decodes as two udf, code executable only once verified as installed,
-// statics read+write, images of one region apart. The images are aarch64
-// words written here; running them needs aarch64 (run-in-region.test,
-// under qemu).
+// image's imports bound to their services' gates through its GOTP cell
+// (aarch64's in the text, decoding as two udf; x86-64's first in the data
+// part), code executable only once verified as installed, statics
+// read+write, images of one region apart. The images are this machine's
+// code written here; on x86_64 one also runs (aarch64 runs under qemu in
+// run-in-region.test).
 //
 //===----------------------------------------------------------------------===//
 #include "sandbox/Region.h"
@@ -26,27 +27,64 @@ using L = SandboxLayout;
 
 namespace {
 
-constexpr uint32_t Ret = 0xD65F03C0u;
-constexpr uint32_t LoadThroughX1 = 0xF9400420u; // ldr x0, [x1, #8]: memory-base
+using Code = std::vector<uint8_t>;
 
-/// A sandboxed aarch64 image: the GOTP cell, then Code, padded to a line.
-JamImageData image(const std::vector<uint32_t> &Code, std::vector<std::string> Imports = {},
-                   uint64_t DataSize = 0, uint64_t Bss = 0) {
+#if defined(__x86_64__)
+/// x86-64 (SandboxX86.cpp): code from 0, the GOTP cell first in the data
+/// part, the text padded with int3.
+constexpr bool X86 = true;
+constexpr uint64_t CodeStart = 0;
+/// popq %r11 ; andl $-32, %r11d ; addq %gs:0, %r11 ; jmpq *%r11
+const Code Ret = {0x41, 0x5b, 0x41, 0x83, 0xe3, 0xe0, 0x65, 0x4c, 0x03,
+                  0x1c, 0x25, 0x00, 0x00, 0x00, 0x00, 0x41, 0xff, 0xe3};
+const Code LoadThroughRegister = {0x48, 0x8b, 0x46, 0x08}; // movq 8(%rsi), %rax: memory-base
+const Code Pad = {0xcc};                                   // int3
+const char *const AddressRule = "";                        // an address's bytes decode as anything
+#else
+constexpr bool X86 = false;
+constexpr uint64_t CodeStart = 8;
+const Code Ret = {0xc0, 0x03, 0x5f, 0xd6};
+const Code LoadThroughRegister = {0x20, 0x04, 0x40, 0xf9}; // ldr x0, [x1, #8]: memory-base
+const Code Pad = {0, 0, 0, 0};                             // udf
+const char *const AddressRule = "undecodable";             // an address's bytes
+#endif
+
+Code operator+(Code A, const Code &B) {
+  A.insert(A.end(), B.begin(), B.end());
+  return A;
+}
+
+/// A padded with traps to a bundle's end (x86-64: instructions never cross
+/// one).
+Code toBundleEnd(Code A) {
+  while (X86 && (CodeStart + A.size()) % twochains::verify::X86BundleBytes)
+    A = A + Pad;
+  return A;
+}
+
+/// A sandboxed image of this machine's ISA: Code, padded to a line, and
+/// DataSize bytes of 0x5a after the GOTP cell where that lies in the data
+/// part.
+JamImageData image(const Code &Text, std::vector<std::string> Imports = {}, uint64_t DataSize = 0,
+                   uint64_t Bss = 0) {
   JamImageData I;
   I.Element = "probe";
-  I.ISA = "aarch64";
+  I.ISA = X86 ? "x86_64" : "aarch64";
   I.Sandbox = twochains::format::JamSandboxScheme;
-  I.Entry = 8;
+  I.Entry = CodeStart;
   I.Align = 4096;
-  I.Bytes.assign(8, 0);
-  for (uint32_t W : Code)
-    for (int B = 0; B < 4; ++B)
-      I.Bytes.push_back(uint8_t(W >> (8 * B)));
-  I.CodeSize = I.Bytes.size() - 8;
-  I.Bytes.resize((I.Bytes.size() + 63) / 64 * 64);
+  I.Bytes.assign(CodeStart, 0);
+  I.Bytes.insert(I.Bytes.end(), Text.begin(), Text.end());
+  I.CodeSize = I.Bytes.size() - CodeStart;
+  I.Bytes.resize((I.Bytes.size() + 63) / 64 * 64, X86 ? 0xcc : 0);
   I.TextSize = I.Bytes.size();
-  I.DataSize = DataSize;
+  if (X86) { // the GOTP cell, then the data
+    I.GOTP = I.TextSize + twochains::format::JamDataDistance;
+    I.Bytes.resize(I.Bytes.size() + 8, 0);
+    DataSize = (DataSize + 8 + 63) / 64 * 64 - 8;
+  }
   I.Bytes.resize(I.Bytes.size() + DataSize, 0x5a);
+  I.DataSize = I.Bytes.size() - I.TextSize;
   I.ZeroFillSize = Bss;
   I.Imports = std::move(Imports);
   return I;
@@ -95,39 +133,52 @@ TEST_F(SandboxRegionTest, IsFourGiBAlignedBetweenGuardsNoAccessReaches) {
 
 TEST_F(SandboxRegionTest, ItsGatesVerifyAndCallTheirSlots) {
   twochains::verify::Violation V;
-  EXPECT_TRUE(twochains::verify::verifyAArch64(Region.base() + L::ExitGate, 4096,
-                                               twochains::verify::SandboxLayout(), V))
-      << V.Detail;
+  EXPECT_TRUE(verifySandboxCode(Region.base() + L::ExitGate, 4096, L::ExitGate, V)) << V.Detail;
   unsigned Memset = sandboxServiceSlot("memset");
   ASSERT_NE(Memset, 0u);
+  const uint8_t *Gate = Region.base() + L::ExitGate + L::GateStride * Memset;
   uint32_t Load;
-  std::memcpy(&Load, Region.base() + L::ExitGate + L::GateBytes * Memset + 4, 4);
-  EXPECT_EQ(Load, 0xF940037Eu | (Memset << 10)); // ldr x30, [x27, #8*slot]
+  if (X86) {
+    // callq *%gs:8*slot, ending the gate's first bundle.
+    const uint8_t Call[] = {0x65, 0xff, 0x14, 0x25};
+    EXPECT_EQ(std::memcmp(Gate + 24, Call, 4), 0);
+    std::memcpy(&Load, Gate + 28, 4);
+    EXPECT_EQ(Load, 8 * Memset);
+    EXPECT_EQ(*reinterpret_cast<uint8_t *const *>(Region.base()), Region.base())
+        << "the call table's first cell is not the region's base";
+  } else {
+    std::memcpy(&Load, Gate + 4, 4);
+    EXPECT_EQ(Load, 0xF940037Eu | (Memset << 10)); // ldr x30, [x27, #8*slot]
+  }
 }
 
-TEST_F(SandboxRegionTest, BindsImportsToTheirServicesThroughAGotpCellThatIsTwoUdf) {
+TEST_F(SandboxRegionTest, BindsImportsToTheirServicesThroughItsGotpCell) {
   SandboxedImage Installed;
-  ASSERT_EQ(Region.install(image({Ret}, {"memset", "memcpy"}), Installed, Error), TC_OK) << Error;
+  ASSERT_EQ(Region.install(image(Ret, {"memset", "memcpy"}), Installed, Error), TC_OK) << Error;
   uint64_t Cell;
-  std::memcpy(&Cell, reinterpret_cast<const void *>(Installed.Code), 8);
-  EXPECT_EQ(Cell >> 32 >> 16, 0u) << "the cell's high word is not a udf";
-  EXPECT_EQ(uint32_t(Cell) >> 16, 0u) << "the cell's low word is not a udf";
+  if (X86) {
+    std::memcpy(&Cell, reinterpret_cast<const void *>(Installed.Statics), 8);
+  } else {
+    std::memcpy(&Cell, reinterpret_cast<const void *>(Installed.Code), 8);
+    EXPECT_EQ(Cell >> 32 >> 16, 0u) << "the cell's high word is not a udf";
+    EXPECT_EQ(uint32_t(Cell) >> 16, 0u) << "the cell's low word is not a udf";
+  }
   ASSERT_EQ(Cell & ~uint64_t(0xFFFF), uintptr_t(Region.base()));
   auto *Table = reinterpret_cast<uint8_t *const *>(Cell);
-  EXPECT_EQ(Table[0], Region.base() + L::ExitGate + L::GateBytes * sandboxServiceSlot("memset"));
-  EXPECT_EQ(Table[1], Region.base() + L::ExitGate + L::GateBytes * sandboxServiceSlot("memcpy"));
+  EXPECT_EQ(Table[0], Region.base() + L::ExitGate + L::GateStride * sandboxServiceSlot("memset"));
+  EXPECT_EQ(Table[1], Region.base() + L::ExitGate + L::GateStride * sandboxServiceSlot("memcpy"));
   EXPECT_EQ(permissionsAt(Table), "r--p");
-  EXPECT_EQ(Installed.Entry, reinterpret_cast<const uint8_t *>(Installed.Code) + 8);
+  EXPECT_EQ(Installed.Entry, reinterpret_cast<const uint8_t *>(Installed.Code) + CodeStart);
 }
 
 TEST_F(SandboxRegionTest, RefusesAnImportNoServiceServes) {
   SandboxedImage Installed;
-  EXPECT_EQ(Region.install(image({Ret}, {"printf"}), Installed, Error), TC_ERR_MISSING_IMPORT);
+  EXPECT_EQ(Region.install(image(Ret, {"printf"}), Installed, Error), TC_ERR_MISSING_IMPORT);
   EXPECT_NE(Error.find("'printf', which the sandbox does not serve"), std::string::npos) << Error;
 }
 
 TEST_F(SandboxRegionTest, RefusesAnImageNotLinkedForTheSandbox) {
-  JamImageData Plain = image({Ret});
+  JamImageData Plain = image(Ret);
   Plain.Sandbox = 0;
   SandboxedImage Installed;
   EXPECT_EQ(Region.install(Plain, Installed, Error), TC_ERR_BAD_IMAGE);
@@ -136,39 +187,65 @@ TEST_F(SandboxRegionTest, RefusesAnImageNotLinkedForTheSandbox) {
 
 TEST_F(SandboxRegionTest, NeverMakesCodeThatBreaksARuleExecutable) {
   SandboxedImage Installed;
-  EXPECT_EQ(Region.install(image({LoadThroughX1, Ret}), Installed, Error), TC_ERR_BAD_IMAGE);
-  EXPECT_NE(Error.find("memory-base at text offset 8"), std::string::npos) << Error;
+  EXPECT_EQ(Region.install(image(LoadThroughRegister + Ret), Installed, Error), TC_ERR_BAD_IMAGE);
+  EXPECT_NE(Error.find("memory-base at text offset " + std::to_string(CodeStart)),
+            std::string::npos)
+      << Error;
   EXPECT_EQ(permissionsAt(Region.base() + L::Code), "---p");
 }
 
 TEST_F(SandboxRegionTest, VerifiesTheTextAsInstalledWithItsFixups) {
-  // ret, then 8 bytes that are zero as linked (two udf) and an address of
-  // the image once its fixup is applied.
-  JamImageData I = image({Ret, 0, 0, 0});
-  I.Fixups.push_back({16, twochains::format::FixupImage64, 0, 0, 8});
+  // A return, then traps to an 8-byte boundary and 8 bytes of traps as
+  // linked (two udf, eight int3) that are an address of the image once its
+  // fixup is applied.
+  Code Text = Ret;
+  while ((CodeStart + Text.size()) % 8)
+    Text = Text + Pad;
+  uint64_t At = CodeStart + Text.size();
+  Text = Text + Pad + Pad;
+  if (X86)
+    Text = Text + Code(6, 0xcc);
+  JamImageData I = image(Text);
+  I.Fixups.push_back({At, twochains::format::FixupImage64, 0, 0, 8});
   SandboxedImage Installed;
   EXPECT_EQ(Region.install(I, Installed, Error), TC_ERR_BAD_IMAGE);
-  EXPECT_NE(Error.find("as installed breaks the sandbox's rule undecodable at text offset 16"),
-            std::string::npos)
-      << Error;
+  if (X86) {
+    // The address is added to the traps as linked: whatever it decodes
+    // as, the first violation lies in its bytes.
+    const std::string Lead = "as installed breaks the sandbox's rule ";
+    size_t Where = Error.find(" at text offset ");
+    ASSERT_NE(Error.find(Lead), std::string::npos) << Error;
+    ASSERT_NE(Where, std::string::npos) << Error;
+    uint64_t Offset = std::stoull(Error.substr(Where + 16));
+    EXPECT_GE(Offset, At) << Error;
+    EXPECT_LT(Offset, At + 8) << Error;
+  } else {
+    EXPECT_NE(Error.find(std::string("as installed breaks the sandbox's rule ") + AddressRule +
+                         " at text offset " + std::to_string(At)),
+              std::string::npos)
+        << Error;
+  }
 }
 
 TEST_F(SandboxRegionTest, MakesCodeReadExecuteAndStaticsReadWrite) {
   SandboxedImage Installed;
-  ASSERT_EQ(Region.install(image({Ret}, {}, 64, 4096), Installed, Error), TC_OK) << Error;
+  ASSERT_EQ(Region.install(image(Ret, {}, 56, 4096), Installed, Error), TC_OK) << Error;
+  uint64_t Data = X86 ? 64 : 56; // x86-64's GOTP cell comes first
   EXPECT_EQ(permissionsAt(reinterpret_cast<void *>(Installed.Code)), "r-xp");
   EXPECT_EQ(Installed.Statics, Installed.Code + twochains::format::JamDataDistance + 64);
-  EXPECT_EQ(Installed.StaticsEnd - Installed.Statics, 64u + 4096u);
+  EXPECT_EQ(Installed.StaticsEnd - Installed.Statics, Data + 4096u);
   EXPECT_EQ(permissionsAt(reinterpret_cast<void *>(Installed.Statics)), "rw-p");
   EXPECT_EQ(permissionsAt(reinterpret_cast<void *>(Installed.StaticsEnd - 1)), "rw-p");
-  EXPECT_EQ(*reinterpret_cast<const uint8_t *>(Installed.Statics), 0x5a);
+  EXPECT_EQ(*reinterpret_cast<const uint8_t *>(Installed.Statics + Data - 56), 0x5a);
 }
 
 TEST_F(SandboxRegionTest, KeepsTheImagesOfOneRegionApart) {
   std::vector<SandboxedImage> All;
   for (uint64_t Bss : {0u, 70000u, 3u << 20, 64u}) {
     SandboxedImage Installed;
-    ASSERT_EQ(Region.install(image({Ret, Ret, Ret}, {"memcpy"}, 128, Bss), Installed, Error), TC_OK)
+    ASSERT_EQ(
+        Region.install(image(toBundleEnd(Ret + Pad) + Ret, {"memcpy"}, 128, Bss), Installed, Error),
+        TC_OK)
         << Error;
     All.push_back(Installed);
   }
@@ -188,13 +265,19 @@ TEST_F(SandboxRegionTest, KeepsTheImagesOfOneRegionApart) {
 }
 
 #if defined(__x86_64__)
-TEST_F(SandboxRegionTest, RunsNothingWhereTheIsaHasNoSandbox) {
+TEST_F(SandboxRegionTest, RunsAJamOnItsStackWithItsPayloadInside) {
+  // movl $42, %gs:(%esi) ; movl %edx, %gs:4(%esi), then the masked return:
+  // the payload copied in, changed through the region, copied back out.
+  const Code Store = {0x65, 0x67, 0xc7, 0x06, 0x2a, 0x00, 0x00, 0x00, 0x65, 0x67, 0x89, 0x56, 0x04};
   SandboxedImage Installed;
-  ASSERT_EQ(Region.install(image({Ret}), Installed, Error), TC_OK) << Error;
+  ASSERT_EQ(Region.install(image(Store + Ret), Installed, Error), TC_OK) << Error;
   uint8_t Payload[8] = {};
   auto Hold = SandboxRegion::hold();
-  EXPECT_EQ(Region.run(Installed, nullptr, Payload, sizeof Payload, Error), TC_ERR_REFUSED);
-  EXPECT_NE(Error.find("sandboxed jams run on aarch64"), std::string::npos) << Error;
+  ASSERT_EQ(Region.run(Installed, nullptr, Payload, sizeof Payload, Error), TC_OK) << Error;
+  uint32_t Words[2];
+  std::memcpy(Words, Payload, sizeof Words);
+  EXPECT_EQ(Words[0], 42u);
+  EXPECT_EQ(Words[1], sizeof Payload);
 }
 #endif
 

@@ -10,7 +10,7 @@
 # VERIFIED: .text: verified
 # RUN: rm -rf %t.d && split-file %S/Inputs/unconfinable-x86.txt %t.d
 # RUN: for f in %t.d/*.s; do not %sandbox-as --64 -o %t.o $f 2>&1; done | FileCheck %s --check-prefix=REFUSED
-# REFUSED: absolute.s:1: an absolute address in a sandboxed jam: `movq 4096, %rax`
+# REFUSED: absolute.s:1: an absolute address in a sandboxed jam: `movq foo, %rax`
 # REFUSED: fs.s:1: thread-local storage (%fs) in a sandboxed jam: `movq %fs:40, %rax`
 # REFUSED: rsp.s:1: a write to %rsp the sandbox cannot confine: `xchgq %rax, %rsp`
 # REFUSED: string.s:1: a string instruction (it reaches memory through %rsi and %rdi): `rep movsb`
@@ -39,6 +39,8 @@ f:
 # CHECK-NEXT: movq g(%rip), %rax
 	leaq	8(%rax,%rbx), %rdx
 # CHECK-NEXT: leaq 8(%rax,%rbx), %rdx
+	movq	$1, 16
+# CHECK-NEXT: movq $1, %gs:16
 	callq	f
 # CHECK-NEXT: .bundle_lock align_to_end
 # CHECK-NEXT: callq f
