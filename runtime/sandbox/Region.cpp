@@ -60,7 +60,7 @@ tc_status_t SandboxRegion::create(std::string &Error) {
     Error = "cannot map the sandbox region's parts";
     return TC_ERR_NO_MEMORY;
   }
-  writeSandboxGates(Base);
+  writeSandboxGates(Base, sandboxSlots());
   verify::Violation V;
   if (!verifySandboxCode(Base + L::ExitGate, 4096, L::ExitGate, V)) {
     Error = "the sandbox's own gates do not verify: " + V.Detail;

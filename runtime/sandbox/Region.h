@@ -116,9 +116,10 @@ bool sandboxAvailable();
 /// false where the ISA has no sandbox. Abandoned: a service left the jam.
 bool enterSandbox(const uint8_t *Entry, void *Ctx, void *Payload, size_t Size, uint8_t *Base,
                   uint8_t *StackTop, const uint8_t *ExitGate, bool &Abandoned);
-/// Fills the call table (CallTableBytes at Base) and the gate page (4 KiB
-/// at Base + ExitGate, whole: a confined jump may land on any of it).
-void writeSandboxGates(uint8_t *Base);
+/// Fills the call table (CallTableBytes at Base) for Slots slots and the
+/// gate page (4 KiB at Base + ExitGate, whole: a confined jump may land on
+/// any of it).
+void writeSandboxGates(uint8_t *Base, unsigned Slots);
 /// The ISA's verifier over Bytes of code lying CodeOffset into a region.
 bool verifySandboxCode(const uint8_t *Code, size_t Bytes, uint64_t CodeOffset,
                        verify::Violation &V);

@@ -23,7 +23,7 @@
 #include <cstring>
 
 extern "C" {
-__attribute__((visibility("hidden"))) uint64_t twochains_sandbox_saved_sp;
+__attribute__((visibility("hidden"))) extern uint64_t twochains_sandbox_saved_sp;
 __attribute__((visibility("hidden"))) uint64_t twochains_sandbox_jam_state[3];
 __attribute__((visibility("hidden"))) extern const uint8_t twochains_sandbox_thunks[];
 __attribute__((visibility("hidden"))) int twochains_sandbox_enter(const uint8_t *Entry, void *Ctx,
@@ -89,39 +89,6 @@ twochains_sandbox_enter:
   br x16
   .size twochains_sandbox_enter, .-twochains_sandbox_enter
 
-  .p2align 2
-  .globl twochains_sandbox_exit
-  .hidden twochains_sandbox_exit
-  .type twochains_sandbox_exit, %function
-twochains_sandbox_exit:
-  mov x0, xzr
-  b 1f
-  .size twochains_sandbox_exit, .-twochains_sandbox_exit
-
-  .p2align 2
-  .globl twochains_sandbox_abort
-  .hidden twochains_sandbox_abort
-  .type twochains_sandbox_abort, %function
-twochains_sandbox_abort:
-  mov x0, #1
-1:
-  adrp x9, twochains_sandbox_saved_sp
-  add x9, x9, :lo12:twochains_sandbox_saved_sp
-  ldr x10, [x9]
-  mov sp, x10
-  ldp x19, x20, [sp, #16]
-  ldp x21, x22, [sp, #32]
-  ldp x23, x24, [sp, #48]
-  ldp x25, x26, [sp, #64]
-  ldp x27, x28, [sp, #80]
-  ldp d8, d9, [sp, #96]
-  ldp d10, d11, [sp, #112]
-  ldp d12, d13, [sp, #128]
-  ldp d14, d15, [sp, #144]
-  ldp x29, x30, [sp], #160
-  ret
-  .size twochains_sandbox_abort, .-twochains_sandbox_abort
-
   .p2align 3
   .globl twochains_sandbox_thunks
   .hidden twochains_sandbox_thunks
@@ -180,16 +147,16 @@ bool enterSandbox(const uint8_t *Entry, void *Ctx, void *Payload, size_t Size, u
 
 bool sandboxAvailable() { return true; }
 
-void writeSandboxGates(uint8_t *Base) {
+void writeSandboxGates(uint8_t *Base, unsigned Slots) {
   using L = SandboxLayout;
-  for (unsigned S = 0; S < sandboxSlots(); ++S)
+  for (unsigned S = 0; S < Slots; ++S)
     reinterpret_cast<const void **>(Base)[S] = sandboxSlotEntry(S);
   // The exit: `ldr x30, [x27, #ExitSlot*8]; blr x30`. Service slot S's
   // gate: `mov x17, x30; ldr x30, [x27, #8*S]; blr x30; add x30, x27, w17,
   // uxtw; ret` (the services' entries keep x17). Zeros elsewhere: udf.
   const uint32_t Exit[] = {0xF940037Eu | (L::ExitSlot << 10), 0xD63F03C0u};
   std::memcpy(Base + L::ExitGate, Exit, sizeof Exit);
-  for (unsigned S = 1; S < sandboxSlots(); ++S) {
+  for (unsigned S = 1; S < Slots; ++S) {
     const uint32_t Code[] = {0xAA1E03F1u, 0xF940037Eu | (S << 10), 0xD63F03C0u,
                              verify::aarch64Confine(30, 17), 0xD65F03C0u};
     std::memcpy(Base + L::ExitGate + L::GateStride * S, Code, sizeof Code);

@@ -11,9 +11,8 @@
 // stack with the exit gate as the return address, clears every other
 // general register (the jam learns no runtime address) and jumps to the
 // jam. The jam's return (pop, mask, jump) lands on the exit gate, whose
-// `callq *%gs:8*ExitSlot` reaches twochains_sandbox_exit: it restores the
-// runtime's state and returns 0 from twochains_sandbox_enter;
-// twochains_sandbox_abort, from a service, returns 1 the same way.
+// `callq *%gs:8*ExitSlot` reaches twochains_sandbox_exit, which leaves
+// (SandboxLeaveX86.cpp).
 //
 // A service gate is `callq *%gs:8*S` ending its first bundle, then the
 // masked return to the jam. Slot S's entry is thunk S: it records S and
@@ -32,7 +31,7 @@
 #include <unistd.h>
 
 extern "C" {
-__attribute__((visibility("hidden"))) uint64_t twochains_sandbox_saved_sp;
+__attribute__((visibility("hidden"))) extern uint64_t twochains_sandbox_saved_sp;
 __attribute__((visibility("hidden"))) uint64_t twochains_sandbox_jam_sp;
 __attribute__((visibility("hidden"))) extern const uint8_t twochains_sandbox_thunks[];
 __attribute__((visibility("hidden"))) int twochains_sandbox_enter(const uint8_t *Entry, void *Ctx,
@@ -80,36 +79,6 @@ twochains_sandbox_enter:
   cld
   jmpq *%r11
   .size twochains_sandbox_enter, .-twochains_sandbox_enter
-
-  .p2align 4
-  .globl twochains_sandbox_exit
-  .hidden twochains_sandbox_exit
-  .type twochains_sandbox_exit, @function
-twochains_sandbox_exit:
-  xorl %eax, %eax
-  jmp 1f
-  .size twochains_sandbox_exit, .-twochains_sandbox_exit
-
-  .p2align 4
-  .globl twochains_sandbox_abort
-  .hidden twochains_sandbox_abort
-  .type twochains_sandbox_abort, @function
-twochains_sandbox_abort:
-  movl $1, %eax
-1:
-  movq twochains_sandbox_saved_sp(%rip), %rsp
-  ldmxcsr (%rsp)
-  fldcw 4(%rsp)
-  addq $16, %rsp
-  popq %r15
-  popq %r14
-  popq %r13
-  popq %r12
-  popq %rbx
-  popq %rbp
-  cld
-  retq
-  .size twochains_sandbox_abort, .-twochains_sandbox_abort
 
   .p2align 4
   .globl twochains_sandbox_thunks
@@ -192,11 +161,11 @@ const void *sandboxSlotEntry(unsigned S) {
   return S >= 1 && S < 16 ? twochains_sandbox_thunks + 16 * (S - 1) : nullptr;
 }
 
-void writeSandboxGates(uint8_t *Base) {
+void writeSandboxGates(uint8_t *Base, unsigned Slots) {
   using L = SandboxLayout;
   auto **Table = reinterpret_cast<const void **>(Base);
   Table[L::BaseSlot] = Base;
-  for (unsigned S = 1; S < sandboxSlots(); ++S)
+  for (unsigned S = 1; S < Slots; ++S)
     Table[S] = sandboxSlotEntry(S);
   Table[L::ExitSlot] = sandboxSlotEntry(L::ExitSlot);
   uint8_t *Gates = Base + L::ExitGate;
@@ -206,7 +175,7 @@ void writeSandboxGates(uint8_t *Base) {
   // jmpq *%r11.
   const uint8_t Return[] = {0x41, 0x5b, 0x41, 0x83, 0xe3, 0xe0, 0x65, 0x4c, 0x03,
                             0x1c, 0x25, 0x00, 0x00, 0x00, 0x00, 0x41, 0xff, 0xe3};
-  for (unsigned S = 1; S < sandboxSlots(); ++S) {
+  for (unsigned S = 1; S < Slots; ++S) {
     uint8_t *Gate = Gates + L::GateStride * S;
     writeRuntimeCall(Gate, S);
     std::memcpy(Gate + verify::X86BundleBytes, Return, sizeof Return);

@@ -11,7 +11,7 @@
 # security) with corpus/<name>/ and regressions/<name>/.
 #
 # Sources here must not need UCX: the sub-project has no UCX.
-tc_add_fuzzer(fuzz-image-reader SOURCES test/fuzz/ImageReaderFuzzer.cpp format/JamImageFormat.cpp format/ManifestFormat.cpp runtime/package/Package.cpp runtime/image/ImageInstall.cpp runtime/sandbox/Region.cpp runtime/sandbox/SandboxX86.cpp runtime/sandbox/Services.cpp runtime/verify/AArch64Verifier.cpp runtime/verify/X86Verifier.cpp runtime/verify/Rules.cpp LINK ${TC_FUZZ_ZYDIS})
+tc_add_fuzzer(fuzz-image-reader SOURCES test/fuzz/ImageReaderFuzzer.cpp format/JamImageFormat.cpp format/ManifestFormat.cpp runtime/package/Package.cpp runtime/image/ImageInstall.cpp runtime/sandbox/Region.cpp runtime/sandbox/SandboxX86.cpp runtime/sandbox/SandboxLeaveX86.cpp runtime/sandbox/Services.cpp runtime/verify/AArch64Verifier.cpp runtime/verify/X86Verifier.cpp runtime/verify/Rules.cpp LINK ${TC_FUZZ_ZYDIS})
 tc_add_fuzzer(fuzz-manifest-reader SOURCES test/fuzz/ManifestReaderFuzzer.cpp format/ManifestFormat.cpp format/JamImageFormat.cpp)
 tc_add_fuzzer(fuzz-frame-validator SOURCES test/fuzz/FrameValidatorFuzzer.cpp LINK tc_fuzz_wire)
 tc_add_fuzzer(fuzz-jamlink-input SOURCES test/fuzz/JamlinkInputFuzzer.cpp LINK tc_fuzz_jamlink)
