@@ -16,10 +16,14 @@
 //
 // A service gate is `callq *%gs:8*S` ending its first bundle, then the
 // masked return to the jam. Slot S's entry is thunk S: it records S and
-// goes to twochains_sandbox_service, which saves the jam's %rsp, moves to
-// the runtime's stack below twochains_sandbox_enter's frame, calls the
-// dispatcher, restores the jam's %rsp, clears the caller-saved registers
-// it might have left runtime addresses in and returns to the gate.
+// goes to twochains_sandbox_service, which saves the jam's %rsp and the
+// return address its call pushed, moves to the runtime's stack below
+// twochains_sandbox_enter's frame, calls the dispatcher, restores the
+// jam's %rsp, clears the caller-saved registers it might have left runtime
+// addresses in and jumps to the saved return address. Not `retq`: the
+// address lies in the jam's stack, which the service may just have
+// written (a memcpy the jam aimed at it), and the runtime's return is not
+// masked.
 //
 //===----------------------------------------------------------------------===//
 #include "sandbox/Region.h"
@@ -33,6 +37,7 @@
 extern "C" {
 __attribute__((visibility("hidden"))) extern uint64_t twochains_sandbox_saved_sp;
 __attribute__((visibility("hidden"))) uint64_t twochains_sandbox_jam_sp;
+__attribute__((visibility("hidden"))) uint64_t twochains_sandbox_service_return;
 __attribute__((visibility("hidden"))) extern const uint8_t twochains_sandbox_thunks[];
 __attribute__((visibility("hidden"))) int twochains_sandbox_enter(const uint8_t *Entry, void *Ctx,
                                                                   void *Payload, size_t Size,
@@ -93,6 +98,8 @@ twochains_sandbox_thunks:
   .p2align 4
   .type twochains_sandbox_service, @function
 twochains_sandbox_service:
+  movq (%rsp), %r11
+  movq %r11, twochains_sandbox_service_return(%rip)
   movq %rsp, twochains_sandbox_jam_sp(%rip)
   movq twochains_sandbox_saved_sp(%rip), %rsp
   andq $-16, %rsp
@@ -101,6 +108,8 @@ twochains_sandbox_service:
   cld
   callq twochains_sandbox_dispatch
   movq twochains_sandbox_jam_sp(%rip), %rsp
+  addq $8, %rsp
+  movq twochains_sandbox_service_return(%rip), %r11
   xorl %ecx, %ecx
   xorl %edx, %edx
   xorl %esi, %esi
@@ -108,8 +117,7 @@ twochains_sandbox_service:
   xorl %r8d, %r8d
   xorl %r9d, %r9d
   xorl %r10d, %r10d
-  xorl %r11d, %r11d
-  retq
+  jmpq *%r11
   .size twochains_sandbox_service, .-twochains_sandbox_service
 )");
 

@@ -279,6 +279,32 @@ TEST_F(SandboxRegionTest, RunsAJamOnItsStackWithItsPayloadInside) {
   EXPECT_EQ(Words[0], 42u);
   EXPECT_EQ(Words[1], sizeof Payload);
 }
+
+TEST_F(SandboxRegionTest, AServiceWritingTheJamsStackCannotRedirectTheRuntimesReturn) {
+  // memcpy(%rsp - 16, payload, 8) through the import table: the 8 bytes
+  // land where the gate's `callq` pushed its return address, which the
+  // runtime's service returned through once (a jump to 0x4141...).
+  const Code Setup = {0x48, 0x8d, 0x7c, 0x24, 0xf0,                       // leaq -16(%rsp), %rdi
+                      0xba, 0x08, 0x00, 0x00, 0x00,                       // movl $8, %edx
+                      0x48, 0x8b, 0x05, 0,    0,    0, 0,                 // movq GOTP(%rip), %rax
+                      0x65, 0x67, 0x48, 0x8b, 0x00,                       // movq %gs:(%eax), %rax
+                      0x0f, 0x1f, 0x84, 0,    0,    0, 0, 0, 0x66, 0x90}; // nops to the bundle
+  const Code Call = {0x0f, 0x1f, 0x84, 0,    0,    0,    0,    0,    0x0f, 0x1f, 0x84,
+                     0,    0,    0,    0,    0,    0x66, 0x90, 0x83, 0xe0, 0xe0, // andl $-32, %eax
+                     0x65, 0x48, 0x03, 0x04, 0x25, 0,    0,    0,    0,          // addq %gs:0, %rax
+                     0xff, 0xd0};                                                // callq *%rax
+  JamImageData I = image(Setup + Call + Ret, {"memcpy"});
+  ASSERT_EQ(Setup.size(), 32u);
+  ASSERT_EQ(Call.size(), 32u);
+  uint32_t Disp = uint32_t(I.GOTP - 17);
+  std::memcpy(I.Bytes.data() + 13, &Disp, 4);
+  SandboxedImage Installed;
+  ASSERT_EQ(Region.install(I, Installed, Error), TC_OK) << Error;
+  uint8_t Payload[8];
+  std::memset(Payload, 0x41, sizeof Payload);
+  auto Hold = SandboxRegion::hold();
+  EXPECT_EQ(Region.run(Installed, nullptr, Payload, sizeof Payload, Error), TC_OK) << Error;
+}
 #endif
 
 } // namespace
