@@ -213,15 +213,16 @@ private:
   /// Instruction starts, and starts inside a guard sequence (not the
   /// sequence's first): what a direct branch may and may not land on.
   std::vector<bool> Start, Interior;
-  /// The last three instructions, the newest last (guard sequences).
+  /// The last three instructions (guard sequences), a ring: decoded in
+  /// place, never copied. Newest is Window[Newest].
   Instruction Window[3];
-  unsigned Seen = 0;
+  unsigned Newest = 0, Seen = 0;
   /// Direct branches: (offset of the branch, its target).
   std::vector<std::pair<size_t, int64_t>> Branches;
   /// A stack step waits for the next instruction to touch the stack.
   bool StepPending = false;
 
-  const Instruction &back(unsigned N) const { return Window[2 - N]; }
+  const Instruction &back(unsigned N) const { return Window[(Newest + 3 - N) % 3]; }
   bool fail(const Instruction &X, Rule R, std::string Detail, Violation &Out);
   bool checkMemory(const Instruction &X, const ZydisDecodedOperand &O, Violation &Out);
   bool checkWrites(const Instruction &X, Violation &Out);
@@ -435,7 +436,7 @@ bool Checker::run(Violation &Out) {
   Violation Found;
   bool Good = true;
   while (Offset < Bytes) {
-    Instruction X;
+    Instruction &X = Window[(Newest + 1) % 3];
     X.Offset = Offset;
     ZyanStatus St = ZydisDecoderDecodeFull(&Decoder, Code + Offset, Bytes - Offset, &X.I, X.Ops);
     if (!ZYAN_SUCCESS(St)) {
@@ -461,11 +462,9 @@ bool Checker::run(Violation &Out) {
       break;
     }
     Start[Offset] = true;
-    Window[0] = Window[1];
-    Window[1] = Window[2];
-    Window[2] = X;
+    Newest = (Newest + 1) % 3;
     ++Seen;
-    const Instruction &Y = Window[2];
+    const Instruction &Y = X;
     Good = false;
     if (!sameBundle(Y.Offset, Y.end() - 1)) {
       fail(Y, Rule::CrossesBundle,
@@ -550,7 +549,7 @@ bool Checker::run(Violation &Out) {
   }
   // The end: nothing falls off it, no step is left untouched.
   if (Good && Seen) {
-    const Instruction &Last = Window[2];
+    const Instruction &Last = back(0);
     ZydisInstructionCategory C = Last.I.meta.category;
     bool Stops = isTrap(Last.mnemonic()) || C == ZYDIS_CATEGORY_UNCOND_BR;
     if (StepPending || !Stops) {
