@@ -62,14 +62,6 @@ public:
   // backend never allocates them, and the assembler hook
   // (twochains-sandbox-as) can use them in the sequences it inserts.
   bool adjustForSandbox(CompilerInstance &CI) const override {
-    DiagnosticsEngine &D = CI.getDiagnostics();
-    if (CI.getFrontendOpts().ProgramAction == frontend::EmitObj) {
-      D.Report(D.getCustomDiagID(
-          DiagnosticsEngine::Error,
-          "a sandboxed jam is assembled by the sandbox's rewriter, not by clang's "
-          "integrated assembler: compile with twochains-jamcc --sandbox"));
-      return false;
-    }
     std::vector<std::string> &Features = CI.getTargetOpts().Features;
     for (const char *R : {"+reserve-x26", "+reserve-x27", "+reserve-x28"})
       Features.push_back(R);

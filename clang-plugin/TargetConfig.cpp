@@ -84,6 +84,15 @@ bool configureJamTarget(CompilerInstance &CI, bool Sandbox) {
                                "-fno-pic is ignored"));
     CG.RelocationModel = llvm::Reloc::PIC_;
   }
+  if (Sandbox && CI.getFrontendOpts().ProgramAction == frontend::EmitObj) {
+    // Every ISA's guards are written by the sandbox's assembler, after
+    // clang; its integrated assembler would emit the unguarded code.
+    D.Report(
+        D.getCustomDiagID(DiagnosticsEngine::Error,
+                          "a sandboxed jam is assembled by the sandbox's rewriter, not by clang's "
+                          "integrated assembler: compile with twochains-jamcc --sandbox"));
+    return false;
+  }
   return Config->adjust(CI) && (!Sandbox || Config->adjustForSandbox(CI));
 }
 

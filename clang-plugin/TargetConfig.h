@@ -20,8 +20,9 @@ public:
   /// Adjusts CI's code generation options; reports through CI's diagnostics
   /// and returns false if the user's options cannot produce a valid jam.
   virtual bool adjust(clang::CompilerInstance &CI) const = 0;
-  /// Adjusts code generation for the sandbox (docs/sandbox.md); reports and
-  /// returns false where the ISA has no sandbox.
+  /// Adjusts code generation for the sandbox (docs/sandbox.md), once
+  /// configureJamTarget has checked what every ISA's sandbox needs; reports
+  /// and returns false where the ISA cannot.
   virtual bool adjustForSandbox(clang::CompilerInstance &CI) const = 0;
 };
 

@@ -26,14 +26,6 @@ public:
   /// `leaq -N(%rbp), %rsp`). Functions start bundles, as masked calls to
   /// them land there.
   bool adjustForSandbox(CompilerInstance &CI) const override {
-    DiagnosticsEngine &D = CI.getDiagnostics();
-    if (CI.getFrontendOpts().ProgramAction == frontend::EmitObj) {
-      D.Report(D.getCustomDiagID(
-          DiagnosticsEngine::Error,
-          "a sandboxed jam is assembled by the sandbox's rewriter, not by clang's "
-          "integrated assembler: compile with twochains-jamcc --sandbox"));
-      return false;
-    }
     CodeGenOptions &CG = CI.getCodeGenOpts();
     CG.NoUseJumpTables = true;
     CG.DisableRedZone = true;

@@ -14,18 +14,9 @@
 //===----------------------------------------------------------------------===//
 #include "verify/Verify.h"
 
-#include "llvm/MC/MCAsmInfo.h"
-#include "llvm/MC/MCContext.h"
-#include "llvm/MC/MCDisassembler/MCDisassembler.h"
-#include "llvm/MC/MCInst.h"
-#include "llvm/MC/MCInstPrinter.h"
-#include "llvm/MC/MCInstrInfo.h"
-#include "llvm/MC/MCRegisterInfo.h"
-#include "llvm/MC/MCSubtargetInfo.h"
-#include "llvm/MC/MCTargetOptions.h"
-#include "llvm/MC/TargetRegistry.h"
+#include "LlvmDisassembler.h"
+
 #include "llvm/Support/TargetSelect.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -39,50 +30,20 @@ using namespace twochains::verify;
 
 namespace {
 
-struct Disassembler {
-  std::unique_ptr<MCRegisterInfo> MRI;
-  std::unique_ptr<MCAsmInfo> MAI;
-  std::unique_ptr<MCSubtargetInfo> STI;
-  std::unique_ptr<MCInstrInfo> MII;
-  std::unique_ptr<MCContext> Ctx;
-  std::unique_ptr<MCDisassembler> DisAsm;
-  std::unique_ptr<MCInstPrinter> IP;
-
-  Disassembler() {
+/// LLVM's aarch64 disassembler, every extension on.
+struct Disassembler : twochains::fuzz::LlvmDisassembler {
+  Disassembler() : LlvmDisassembler((initialize(), "aarch64-linux-gnu"), "+all") {}
+  static void initialize() {
     LLVMInitializeAArch64TargetInfo();
     LLVMInitializeAArch64TargetMC();
     LLVMInitializeAArch64Disassembler();
-    std::string Err, Name = "aarch64-linux-gnu";
-    const Target *T = TargetRegistry::lookupTarget(Name, Err);
-    if (!T)
-      std::abort();
-    MRI.reset(T->createMCRegInfo(Name));
-    MCTargetOptions Options;
-    MAI.reset(T->createMCAsmInfo(*MRI, Name, Options));
-    STI.reset(T->createMCSubtargetInfo(Name, "", "+all"));
-    MII.reset(T->createMCInstrInfo());
-    Ctx = std::make_unique<MCContext>(Triple(Name), MAI.get(), MRI.get(), STI.get());
-    DisAsm.reset(T->createMCDisassembler(*STI, *Ctx));
-    IP.reset(T->createMCInstPrinter(Triple(Name), 0, *MAI, *MII, *MRI));
   }
 
   /// The instruction as text, or empty where LLVM does not decode it.
   std::string text(uint32_t W) {
     uint8_t B[4] = {uint8_t(W), uint8_t(W >> 8), uint8_t(W >> 16), uint8_t(W >> 24)};
-    MCInst Inst;
     uint64_t Size;
-    if (DisAsm->getInstruction(Inst, Size, ArrayRef<uint8_t>(B, 4), 0, nulls()) !=
-        MCDisassembler::Success)
-      return "";
-    std::string S;
-    raw_string_ostream OS(S);
-    IP->printInst(&Inst, 0, "", *STI, OS);
-    OS.flush();
-    for (char &C : S)
-      if (C == '\t')
-        C = ' ';
-    size_t First = S.find_first_not_of(' ');
-    return First == std::string::npos ? "" : S.substr(First);
+    return LlvmDisassembler::text(ArrayRef<uint8_t>(B, 4), Size);
   }
 };
 

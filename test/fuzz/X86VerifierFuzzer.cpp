@@ -16,18 +16,9 @@
 //===----------------------------------------------------------------------===//
 #include "verify/Verify.h"
 
-#include "llvm/MC/MCAsmInfo.h"
-#include "llvm/MC/MCContext.h"
-#include "llvm/MC/MCDisassembler/MCDisassembler.h"
-#include "llvm/MC/MCInst.h"
-#include "llvm/MC/MCInstPrinter.h"
-#include "llvm/MC/MCInstrInfo.h"
-#include "llvm/MC/MCRegisterInfo.h"
-#include "llvm/MC/MCSubtargetInfo.h"
-#include "llvm/MC/MCTargetOptions.h"
-#include "llvm/MC/TargetRegistry.h"
+#include "LlvmDisassembler.h"
+
 #include "llvm/Support/TargetSelect.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -40,49 +31,13 @@ using namespace twochains::verify;
 
 namespace {
 
-struct Disassembler {
-  std::unique_ptr<MCRegisterInfo> MRI;
-  std::unique_ptr<MCAsmInfo> MAI;
-  std::unique_ptr<MCSubtargetInfo> STI;
-  std::unique_ptr<MCInstrInfo> MII;
-  std::unique_ptr<MCContext> Ctx;
-  std::unique_ptr<MCDisassembler> DisAsm;
-  std::unique_ptr<MCInstPrinter> IP;
-
-  Disassembler() {
+/// LLVM's x86-64 disassembler, baseline features.
+struct Disassembler : twochains::fuzz::LlvmDisassembler {
+  Disassembler() : LlvmDisassembler((initialize(), "x86_64-linux-gnu"), "") {}
+  static void initialize() {
     LLVMInitializeX86TargetInfo();
     LLVMInitializeX86TargetMC();
     LLVMInitializeX86Disassembler();
-    std::string Err, Name = "x86_64-linux-gnu";
-    const Target *T = TargetRegistry::lookupTarget(Name, Err);
-    if (!T)
-      std::abort();
-    MRI.reset(T->createMCRegInfo(Name));
-    MCTargetOptions Options;
-    MAI.reset(T->createMCAsmInfo(*MRI, Name, Options));
-    STI.reset(T->createMCSubtargetInfo(Name, "", ""));
-    MII.reset(T->createMCInstrInfo());
-    Ctx = std::make_unique<MCContext>(Triple(Name), MAI.get(), MRI.get(), STI.get());
-    DisAsm.reset(T->createMCDisassembler(*STI, *Ctx));
-    IP.reset(T->createMCInstPrinter(Triple(Name), 0, *MAI, *MII, *MRI));
-  }
-
-  /// The instruction at Bytes as AT&T text and its length; empty where
-  /// LLVM does not decode it.
-  std::string text(ArrayRef<uint8_t> Bytes, uint64_t &Size) {
-    MCInst Inst;
-    Size = 0;
-    if (DisAsm->getInstruction(Inst, Size, Bytes, 0, nulls()) != MCDisassembler::Success)
-      return "";
-    std::string S;
-    raw_string_ostream OS(S);
-    IP->printInst(&Inst, 0, "", *STI, OS);
-    OS.flush();
-    for (char &C : S)
-      if (C == '\t')
-        C = ' ';
-    size_t First = S.find_first_not_of(' ');
-    return First == std::string::npos ? "" : S.substr(First);
   }
 };
 
