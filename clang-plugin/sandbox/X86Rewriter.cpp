@@ -239,8 +239,8 @@ Error Rewriter::line(StringRef Line, unsigned Number, std::string &Out) {
     return Error::success();
   }
   // Branches name labels, not memory.
-  bool Reaches = !M.starts_with("lea") && !M.starts_with("nop") && !M.starts_with("prefetch") &&
-                 !M.starts_with("j") && !M.starts_with("loop");
+  bool Reaches = !M.starts_with("lea") && !M.starts_with("nop") && !M.starts_with("j") &&
+                 !M.starts_with("loop");
   if (Reaches)
     for (std::string &Op : Ops)
       if (Error E = confineMemory(Op, Number, Body))

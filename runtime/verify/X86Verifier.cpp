@@ -523,6 +523,16 @@ bool Checker::run(Violation &Out) {
         fail(Y, Rule::Forbidden, std::string("it ") + Why, Found);
         break;
       }
+      // A bit test of memory by a register's bit offset reaches up to 2^60
+      // bytes past its operand, past any guard zone.
+      bool BitTest = M == ZYDIS_MNEMONIC_BT || M == ZYDIS_MNEMONIC_BTS || M == ZYDIS_MNEMONIC_BTR ||
+                     M == ZYDIS_MNEMONIC_BTC;
+      if (BitTest && Y.visible() == 2 && Y.op(0).type == ZYDIS_OPERAND_TYPE_MEMORY &&
+          Y.op(1).type == ZYDIS_OPERAND_TYPE_REGISTER) {
+        fail(Y, Rule::Forbidden,
+             "a bit test of memory by a register offset (it reaches past its operand)", Found);
+        break;
+      }
     }
     // A return writes %rsp too; it is refused as the branch it is.
     if ((Y.I.meta.category == ZYDIS_CATEGORY_RET && !checkBranch(Y, Found)) ||

@@ -41,6 +41,8 @@ f:
 # CHECK-NEXT: leaq 8(%rax,%rbx), %rdx
 	movq	$1, 16
 # CHECK-NEXT: movq $1, %gs:16
+	prefetcht0	64(%rsi)
+# CHECK-NEXT: prefetcht0 %gs:64(%esi)
 	callq	f
 # CHECK-NEXT: .bundle_lock align_to_end
 # CHECK-NEXT: callq f
