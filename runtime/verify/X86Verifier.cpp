@@ -288,7 +288,9 @@ bool Checker::checkMemory(const Instruction &X, const ZydisDecodedOperand &O, Vi
       return fail(X, Rule::MemoryBase, "%gs: relative to the instruction pointer", Out);
     if (X.I.address_width == 32)
       return true; // base + any 32-bit address lies in the region
-    if (Base == ZYDIS_REGISTER_NONE && Index == ZYDIS_REGISTER_NONE && Disp >= 0)
+    // A displacement alone, 64-bit: a movabs's reaches anywhere.
+    if (Base == ZYDIS_REGISTER_NONE && Index == ZYDIS_REGISTER_NONE && Disp >= 0 &&
+        uint64_t(Disp) < Layout.RegionBytes)
       return true;
     return fail(X, Rule::MemoryBase,
                 "%gs: with a 64-bit address (it needs the 0x67 prefix, a 32-bit address)", Out);

@@ -22,6 +22,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <regex>
 #include <string>
@@ -87,8 +88,9 @@ void secondOpinion(Disassembler &D, const uint8_t *Data, size_t Size) {
         R"(^((addr32|data16|data32|rex64|lock|rep|repne|cs|ds|es|ss|fs|gs|notrack) +)+)");
     T = std::regex_replace(T, Prefixes, "");
     // A SIB byte naming neither base nor index is the plain displacement.
+    static const std::regex NoIndexAlone(R"(:\(,%[re]iz,\d\))");
     static const std::regex NoIndex(R"(\(,%[re]iz,\d\))");
-    T = std::regex_replace(T, NoIndex, "");
+    T = std::regex_replace(std::regex_replace(T, NoIndexAlone, ":0"), NoIndex, "");
     std::string Mnemonic = T.substr(0, T.find(' '));
     for (const char *F : Forbidden)
       if (startsWith(T, F))
@@ -116,6 +118,16 @@ void secondOpinion(Disassembler &D, const uint8_t *Data, size_t Size) {
       } else if (!Index.empty()) {
         disagree(Data, At, Length, T, "indexes %rsp or %rip");
       }
+    }
+    // A %gs: displacement alone (movabs, or an absolute operand) stays
+    // inside the region unless the address is 32-bit.
+    static const std::regex Absolute(R"(%gs:(-?(0x)?[0-9a-f]+)(,|$))");
+    std::smatch A;
+    if (std::regex_search(T, A, Absolute)) {
+      long long V = std::strtoll(A[1].str().c_str(), nullptr, 0);
+      bool Addr32 = Length > 0 && std::memchr(Data + At, 0x67, Length) != nullptr;
+      if (!Addr32 && (V < 0 || V >= (1ll << 32)))
+        disagree(Data, At, Length, T, "reaches %gs: plus a displacement outside the region");
     }
     // AT&T writes its destination last.
     std::string Last = T.substr(T.rfind(' ') + 1);
